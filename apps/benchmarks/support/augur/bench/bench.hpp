@@ -1,0 +1,112 @@
+// Shared benchmark harness: timing by median over repetitions after warm-up, and Markdown output.
+//
+// Host timings use the monotonic clock; device timings use CUDA events around the enqueued work
+// (never a host clock around asynchronous work). Every benchmark prints rows of one Markdown table so
+// that scripts/gpu-check can collect them and docs/benchmarks.md can quote them.
+#pragma once
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "augur/platform/clock.hpp"
+#include "augur/platform/stream.hpp"
+
+namespace augur::bench {
+
+/// Median of `values` (copied; empty → 0).
+inline double median(std::vector<double> values) {
+    if (values.empty()) {
+        return 0.0;
+    }
+    std::sort(values.begin(), values.end());
+    const std::size_t mid = values.size() / 2;
+    return values.size() % 2 == 1 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
+}
+
+/// Median wall time of `fn()` in microseconds.
+template <typename Fn>
+double hostMedian_us(Fn&& fn, int warmup = 3, int repetitions = 20) {
+    for (int i = 0; i < warmup; ++i) {
+        fn();
+    }
+    std::vector<double> times;
+    times.reserve(static_cast<std::size_t>(repetitions));
+    for (int i = 0; i < repetitions; ++i) {
+        const auto start = platform::monotonicNow_ns();
+        fn();
+        times.push_back(static_cast<double>(platform::monotonicNow_ns() - start) * 1e-3);
+    }
+    return median(std::move(times));
+}
+
+/// Median device time of the work `enqueue(stream)` puts on `stream`, in microseconds, measured with
+/// CUDA events. Returns a negative value if a CUDA call failed (the caller reports it).
+template <typename Fn>
+double deviceMedian_us(platform::StreamHandle stream, Fn&& enqueue, int warmup = 5, int repetitions = 50) {
+    auto start = platform::Event::create(true);
+    auto stop = platform::Event::create(true);
+    if (!start || !stop) {
+        return -1.0;
+    }
+    for (int i = 0; i < warmup; ++i) {
+        enqueue(stream);
+    }
+    std::vector<double> times;
+    times.reserve(static_cast<std::size_t>(repetitions));
+    for (int i = 0; i < repetitions; ++i) {
+        if (!start->record(stream)) {
+            return -1.0;
+        }
+        enqueue(stream);
+        if (!stop->record(stream) || !stop->synchronize()) {
+            return -1.0;
+        }
+        auto ms = platform::Event::elapsed_ms(*start, *stop);
+        if (!ms) {
+            return -1.0;
+        }
+        times.push_back(static_cast<double>(*ms) * 1e3);
+    }
+    return median(std::move(times));
+}
+
+/// A Markdown table printed as it fills, so partial output survives a timeout.
+class Table {
+public:
+    Table(std::string title, std::vector<std::string> columns) : m_columns(std::move(columns)) {
+        std::printf("\n### %s\n\n|", title.c_str());
+        for (const auto& c : m_columns) {
+            std::printf(" %s |", c.c_str());
+        }
+        std::printf("\n|");
+        for (std::size_t i = 0; i < m_columns.size(); ++i) {
+            std::printf(" --- |");
+        }
+        std::printf("\n");
+        std::fflush(stdout);
+    }
+
+    void row(const std::vector<std::string>& cells) const {
+        std::printf("|");
+        for (const auto& c : cells) {
+            std::printf(" %s |", c.c_str());
+        }
+        std::printf("\n");
+        std::fflush(stdout);
+    }
+
+private:
+    std::vector<std::string> m_columns;
+};
+
+/// Formats a number with `digits` significant decimals.
+inline std::string fmt(double value, int digits = 2) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof(buffer), "%.*f", digits, value);
+    return buffer;
+}
+
+}  // namespace augur::bench

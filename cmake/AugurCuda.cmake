@@ -1,0 +1,39 @@
+# Decides whether the CUDA backend is built.
+#   AUGUR_ENABLE_CUDA = AUTO (default): build it when nvcc is found;
+#                       ON: build it or fail configuration with a clear message;
+#                       OFF: CPU-only build.
+# Result: AUGUR_HAVE_CUDA (ON/OFF), CUDA language enabled, CUDA::cudart etc. available.
+set(AUGUR_ENABLE_CUDA AUTO CACHE STRING "Build the CUDA backend: AUTO, ON or OFF")
+set_property(CACHE AUGUR_ENABLE_CUDA PROPERTY STRINGS AUTO ON OFF)
+string(TOUPPER "${AUGUR_ENABLE_CUDA}" _augur_cuda_mode)
+if(NOT _augur_cuda_mode MATCHES "^(AUTO|ON|OFF)$")
+  message(FATAL_ERROR "AUGUR_ENABLE_CUDA must be AUTO, ON or OFF (got '${AUGUR_ENABLE_CUDA}')")
+endif()
+
+set(AUGUR_HAVE_CUDA OFF)
+if(NOT _augur_cuda_mode STREQUAL "OFF")
+  # The CUDA Toolkit lives in /usr/local/cuda on our hosts even when it is not on PATH.
+  if(NOT DEFINED CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX} AND EXISTS "/usr/local/cuda/bin/nvcc")
+    set(CMAKE_CUDA_COMPILER "/usr/local/cuda/bin/nvcc" CACHE FILEPATH "CUDA compiler")
+  endif()
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    # Orin (sm_87) and the H100 used for testing (sm_90). Xavier is 72 (needs a CUDA release before 13).
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      set(CMAKE_CUDA_ARCHITECTURES "87;90" CACHE STRING "CUDA architectures to build device code for")
+    endif()
+    enable_language(CUDA)
+    set(CMAKE_CUDA_STANDARD 20)
+    set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+    find_package(CUDAToolkit REQUIRED)
+    set(AUGUR_HAVE_CUDA ON)
+  elseif(_augur_cuda_mode STREQUAL "ON")
+    message(FATAL_ERROR
+      "AUGUR_ENABLE_CUDA=ON but no CUDA compiler (nvcc) was found. Install the CUDA Toolkit in "
+      "/usr/local/cuda, put nvcc on PATH or set CMAKE_CUDA_COMPILER, or configure with "
+      "-DAUGUR_ENABLE_CUDA=OFF (or AUTO) for a CPU-only build.")
+  else()
+    message(STATUS "augur: no CUDA compiler found, building the CPU backend only")
+  endif()
+endif()

@@ -1,0 +1,20 @@
+# augur_add_test(<name> SOURCES ... [LIBS ...] [GPU] [LABELS ...])
+# One GoogleTest executable; every test in it becomes a CTest test. GPU suites carry the `gpu` label
+# and report themselves as skipped (GTEST_SKIP) on machines without a CUDA device.
+include(GoogleTest)
+function(augur_add_test name)
+  cmake_parse_arguments(ARG "GPU" "" "SOURCES;LIBS;LABELS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_LIBS} augur::testing GTest::gtest augur::warnings)
+  set(labels ${ARG_LABELS})
+  if(ARG_GPU)
+    list(APPEND labels gpu)
+  else()
+    list(APPEND labels cpu)
+  endif()
+  gtest_discover_tests(${name}
+    DISCOVERY_MODE PRE_TEST
+    DISCOVERY_TIMEOUT 120
+    PROPERTIES LABELS "${labels}" SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]"
+               ENVIRONMENT "AUGUR_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+endfunction()

@@ -1,0 +1,238 @@
+// The messages that cross process boundaries (iceoryx shared memory).
+//
+// Every message is a trivially copyable struct with fixed capacities, starts with a MessageHeader
+// carrying MESSAGE_SCHEMA_VERSION, and has a size that is a multiple of 8 bytes so it fits an
+// iceoryx chunk payload without padding surprises. Positions are in the map frame (metres, x east,
+// y north, the local metric frame of the loaded map); headings in radians counter-clockwise from +x;
+// times in nanoseconds of the sensor's / runtime's monotonic clock.
+//
+// Capacities here are the compiled limits; a deployment's configured capacities must not exceed them
+// (config validation checks this).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace augur {
+
+/// Bumped on every layout change; a reader rejects any other version.
+inline constexpr std::uint32_t MESSAGE_SCHEMA_VERSION = 1;
+
+inline constexpr std::size_t MAX_OBJECTS = 128;               ///< objects per perception list
+inline constexpr std::size_t MAX_TRACKS = 128;                ///< tracks per track list
+inline constexpr std::size_t MAX_PREDICTED_VEHICLES = 64;     ///< vehicles with intention / motion output
+inline constexpr std::size_t MAX_CORRIDORS_PER_VEHICLE = 8;   ///< candidate corridors per vehicle
+inline constexpr std::size_t MAX_HORIZON_STEPS = 40;          ///< predicted steps per corridor
+inline constexpr std::size_t MAX_GRID_SIDE_CELLS = 128;       ///< occupancy grid width/height limit
+inline constexpr std::size_t MAX_GRID_FRAMES = 8;             ///< occupancy grids per prediction
+inline constexpr std::size_t STAGE_COUNT = 7;                 ///< pipeline stages (see Stage)
+
+/// Common prefix of every message.
+struct MessageHeader {
+    std::uint32_t schemaVersion{MESSAGE_SCHEMA_VERSION};
+    std::uint32_t reserved{0};
+    std::uint64_t sequence{0};  ///< strictly increasing per publisher
+    std::int64_t stamp_ns{0};   ///< sensor time (object list) or cycle start (outputs)
+};
+
+enum class ObjectClass : std::uint8_t { Unknown = 0, Car, Truck, Bus, Motorcycle, Bicycle, Pedestrian, Count };
+
+/// The ego vehicle's state at the time of the object list.
+struct EgoState {
+    float x_m{0.0F};
+    float y_m{0.0F};
+    float heading_rad{0.0F};
+    float speed_mps{0.0F};
+};
+
+/// One perceived road user with its standard deviations (all > 0).
+struct PerceivedObject {
+    std::uint32_t id{0};
+    ObjectClass objectClass{ObjectClass::Unknown};
+    std::uint8_t reserved[3]{};
+    float x_m{0.0F};
+    float y_m{0.0F};
+    float heading_rad{0.0F};
+    float speed_mps{0.0F};
+    float length_m{0.0F};
+    float width_m{0.0F};
+    float stdX_m{0.0F};
+    float stdY_m{0.0F};
+    float stdHeading_rad{0.0F};
+    float stdSpeed_mps{0.0F};
+};
+
+/// Perception → augur: the objects seen in one sensor cycle.
+struct ObjectList {
+    MessageHeader header;
+    EgoState ego;
+    std::uint32_t objectCount{0};
+    std::uint32_t reserved{0};
+    PerceivedObject objects[MAX_OBJECTS];
+};
+
+/// One tracked road user (Kalman bank output), state in the map frame.
+struct Track {
+    std::uint32_t id{0};  ///< the perception object id
+    ObjectClass objectClass{ObjectClass::Unknown};
+    std::uint8_t reserved{0};
+    std::uint16_t missedCycles{0};
+    std::uint32_t ageCycles{0};
+    float x_m{0.0F};
+    float y_m{0.0F};
+    float vx_mps{0.0F};
+    float vy_mps{0.0F};
+    float ax_mps2{0.0F};
+    float ay_mps2{0.0F};
+    float covXX_m2{0.0F};
+    float covXY_m2{0.0F};
+    float covYY_m2{0.0F};
+    float covVxVx_m2ps2{0.0F};
+    float covVyVy_m2ps2{0.0F};
+    float reserved2{0.0F};
+};
+
+struct TrackList {
+    MessageHeader header;
+    std::uint32_t trackCount{0};
+    std::uint32_t stale{0};  ///< 1 when published after a deadline miss
+    Track tracks[MAX_TRACKS];
+};
+
+/// Intentions of one vehicle (intention particle filter output).
+struct IntentionEstimate {
+    std::uint32_t trackId{0};
+    std::uint32_t corridorCount{0};
+    std::uint32_t corridorIds[MAX_CORRIDORS_PER_VEHICLE]{};
+    float corridorProbability[MAX_CORRIDORS_PER_VEHICLE]{};  ///< sums to 1 over corridorCount
+    float stopProbability{0.0F};
+    float laneChangeProbability{0.0F};
+};
+
+struct IntentionList {
+    MessageHeader header;
+    std::uint32_t vehicleCount{0};
+    std::uint32_t stale{0};
+    IntentionEstimate vehicles[MAX_PREDICTED_VEHICLES];
+};
+
+/// Distribution along a corridor at one horizon step.
+struct CorridorPoint {
+    float sMean_m{0.0F};  ///< arc length along the corridor from the vehicle's position at t0
+    float sStd_m{0.0F};
+    float x_m{0.0F};  ///< centreline position at sMean
+    float y_m{0.0F};
+};
+
+struct CorridorPrediction {
+    std::uint32_t corridorId{0};
+    float probability{0.0F};
+    CorridorPoint points[MAX_HORIZON_STEPS];
+};
+
+struct VehiclePrediction {
+    std::uint32_t trackId{0};
+    std::uint32_t corridorCount{0};
+    CorridorPrediction corridors[MAX_CORRIDORS_PER_VEHICLE];
+};
+
+/// Ego-centred occupancy probability, one frame per output horizon step; cell (row, col) covers
+/// x ∈ [originX + col·res, +res), y ∈ [originY + row·res, +res). Probability = cell / 65535.
+struct OccupancyGrid {
+    float originX_m{0.0F};
+    float originY_m{0.0F};
+    float resolution_m{0.0F};
+    float frameInterval_s{0.0F};
+    std::uint32_t widthCells{0};
+    std::uint32_t heightCells{0};
+    std::uint32_t frameCount{0};
+    std::uint32_t reserved{0};
+    std::uint16_t cells[MAX_GRID_FRAMES][MAX_GRID_SIDE_CELLS * MAX_GRID_SIDE_CELLS];
+};
+
+/// augur → planner: motion prediction of every vehicle.
+struct MotionPrediction {
+    MessageHeader header;
+    float step_s{0.0F};
+    std::uint32_t horizonSteps{0};
+    std::uint32_t vehicleCount{0};
+    std::uint32_t stale{0};
+    VehiclePrediction vehicles[MAX_PREDICTED_VEHICLES];
+    OccupancyGrid grid;
+};
+
+/// Why an incoming object list was rejected.
+enum class RejectReason : std::uint8_t {
+    None = 0,               ///< accepted
+    UnknownSchemaVersion,   ///< header.schemaVersion != MESSAGE_SCHEMA_VERSION
+    CountOverCapacity,      ///< objectCount > configured (or compiled) maximum
+    NonFinite,              ///< NaN or infinity in any numeric field
+    InvalidField,           ///< a field out of its domain: std dev <= 0, negative size/speed, unknown class
+    DuplicateId,            ///< two objects share an id
+    SequenceNotIncreasing,  ///< sequence <= the last accepted one
+    TimestampBackwards,     ///< stamp earlier than the last accepted one
+    Stale,                  ///< older than the configured maximum age when taken
+    Count
+};
+inline constexpr std::size_t REJECT_REASON_COUNT = static_cast<std::size_t>(RejectReason::Count);
+
+/// Pipeline stages in execution order.
+enum class Stage : std::uint8_t { Ingest = 0, Track, Relations, Intention, Motion, Platoons, Publish, Count };
+static_assert(static_cast<std::size_t>(Stage::Count) == STAGE_COUNT);
+
+/// Degradation ladder, best first.
+enum class RuntimeMode : std::uint8_t {
+    Nominal = 0,        ///< full pipeline
+    ReducedParticles,   ///< intention filter with fewer particles
+    ConstantVelocity,   ///< Kalman tracks + constant-velocity prediction only
+    HoldLast,           ///< last valid prediction, with its age
+    NoPrediction,       ///< explicit "no prediction" state for the planner
+    Count
+};
+
+/// Latency statistics over the health window, microseconds.
+struct LatencyStats {
+    float p50_us{0.0F};
+    float p99_us{0.0F};
+    float max_us{0.0F};
+    float last_us{0.0F};
+};
+
+/// augur → monitoring: health, every cycle.
+struct Health {
+    MessageHeader header;
+    std::uint64_t cycle{0};
+    RuntimeMode mode{RuntimeMode::Nominal};
+    std::uint8_t backendIsCuda{0};
+    std::uint8_t lastCycleHadInput{0};
+    std::uint8_t reserved[1]{};
+    std::uint32_t consecutiveMisses{0};
+    std::uint64_t deadlineMisses{0};
+    std::uint64_t modeChanges{0};
+    std::uint64_t loanFailures{0};
+    std::uint64_t gpuErrors{0};
+    std::uint64_t acceptedInputs{0};
+    std::uint64_t rejections[REJECT_REASON_COUNT]{};
+    LatencyStats cycleLatency;
+    LatencyStats stageLatency[STAGE_COUNT];
+};
+
+const char* toString(ObjectClass value) noexcept;
+const char* toString(RejectReason value) noexcept;
+const char* toString(Stage value) noexcept;
+const char* toString(RuntimeMode value) noexcept;
+
+namespace detail {
+template <typename T>
+inline constexpr bool IS_WIRE_MESSAGE =
+    std::is_trivially_copyable_v<T> && std::is_standard_layout_v<T> && sizeof(T) % 8 == 0 && alignof(T) <= 8;
+}  // namespace detail
+
+static_assert(detail::IS_WIRE_MESSAGE<ObjectList>);
+static_assert(detail::IS_WIRE_MESSAGE<TrackList>);
+static_assert(detail::IS_WIRE_MESSAGE<IntentionList>);
+static_assert(detail::IS_WIRE_MESSAGE<MotionPrediction>);
+static_assert(detail::IS_WIRE_MESSAGE<Health>);
+
+}  // namespace augur

@@ -1,0 +1,50 @@
+#include "augur/platform/gpu_info.hpp"
+
+#include <cstring>
+
+#if AUGUR_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace augur::platform {
+
+bool cudaCompiledIn() noexcept { return AUGUR_HAVE_CUDA != 0; }
+
+int gpuCount() noexcept {
+#if AUGUR_HAVE_CUDA
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        (void)cudaGetLastError();  // clear the sticky "no device" / "no driver" error
+        return 0;
+    }
+    return count;
+#else
+    return 0;
+#endif
+}
+
+Result<GpuInfo, GpuError> queryGpu(int device) noexcept {
+#if AUGUR_HAVE_CUDA
+    cudaDeviceProp prop{};
+    if (auto status = AUGUR_CUDA_CHECK(cudaGetDeviceProperties(&prop, device)); !status) {
+        return fail(status.error());
+    }
+    GpuInfo info;
+    info.device = device;
+    std::strncpy(info.name, prop.name, sizeof(info.name) - 1);
+    info.computeMajor = prop.major;
+    info.computeMinor = prop.minor;
+    info.multiprocessors = prop.multiProcessorCount;
+    info.integrated = prop.integrated != 0;
+    info.globalMemory_bytes = prop.totalGlobalMem;
+    int busWidth = 0;
+    (void)cudaDeviceGetAttribute(&busWidth, cudaDevAttrGlobalMemoryBusWidth, device);
+    info.memoryBusWidth_bits = busWidth;
+    return info;
+#else
+    (void)device;
+    return fail(GpuError{100 /* cudaErrorNoDevice */, "queryGpu", __FILE__, __LINE__});
+#endif
+}
+
+}  // namespace augur::platform

@@ -1,0 +1,134 @@
+#include "augur/platform/memory.hpp"
+
+#if AUGUR_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace augur::platform {
+namespace {
+#if !AUGUR_HAVE_CUDA
+constexpr int CUDA_ERROR_NO_DEVICE = 100;  // cudaErrorNoDevice: a CPU-only build has no device
+GpuStatus noCuda(const char* what) noexcept { return fail(GpuError{CUDA_ERROR_NO_DEVICE, what, __FILE__, __LINE__}); }
+#endif
+}  // namespace
+
+DeviceMemory::DeviceMemory(DeviceMemory&& other) noexcept
+    : m_ptr(std::exchange(other.m_ptr, nullptr)), m_bytes(std::exchange(other.m_bytes, 0)) {}
+
+DeviceMemory& DeviceMemory::operator=(DeviceMemory&& other) noexcept {
+    if (this != &other) {
+        DeviceMemory old(std::move(*this));
+        m_ptr = std::exchange(other.m_ptr, nullptr);
+        m_bytes = std::exchange(other.m_bytes, 0);
+    }
+    return *this;
+}
+
+DeviceMemory::~DeviceMemory() {
+#if AUGUR_HAVE_CUDA
+    if (m_ptr != nullptr) {
+        (void)cudaFree(m_ptr);
+    }
+#endif
+}
+
+Result<DeviceMemory, GpuError> DeviceMemory::allocate(std::size_t bytes) noexcept {
+#if AUGUR_HAVE_CUDA
+    DeviceMemory memory;
+    if (bytes > 0) {
+        if (auto status = AUGUR_CUDA_CHECK(cudaMalloc(&memory.m_ptr, bytes)); !status) {
+            return fail(status.error());
+        }
+    }
+    memory.m_bytes = bytes;
+    return memory;
+#else
+    (void)bytes;
+    return fail(noCuda("DeviceMemory::allocate").error());
+#endif
+}
+
+PinnedMemory::PinnedMemory(PinnedMemory&& other) noexcept
+    : m_ptr(std::exchange(other.m_ptr, nullptr)),
+      m_devicePtr(std::exchange(other.m_devicePtr, nullptr)),
+      m_bytes(std::exchange(other.m_bytes, 0)) {}
+
+PinnedMemory& PinnedMemory::operator=(PinnedMemory&& other) noexcept {
+    if (this != &other) {
+        PinnedMemory old(std::move(*this));
+        m_ptr = std::exchange(other.m_ptr, nullptr);
+        m_devicePtr = std::exchange(other.m_devicePtr, nullptr);
+        m_bytes = std::exchange(other.m_bytes, 0);
+    }
+    return *this;
+}
+
+PinnedMemory::~PinnedMemory() {
+#if AUGUR_HAVE_CUDA
+    if (m_ptr != nullptr) {
+        (void)cudaFreeHost(m_ptr);
+    }
+#endif
+}
+
+Result<PinnedMemory, GpuError> PinnedMemory::allocate(std::size_t bytes, bool mapped) noexcept {
+#if AUGUR_HAVE_CUDA
+    PinnedMemory memory;
+    if (bytes > 0) {
+        const unsigned flags = mapped ? cudaHostAllocMapped : cudaHostAllocDefault;
+        if (auto status = AUGUR_CUDA_CHECK(cudaHostAlloc(&memory.m_ptr, bytes, flags)); !status) {
+            return fail(status.error());
+        }
+        if (mapped) {
+            if (auto status = AUGUR_CUDA_CHECK(cudaHostGetDevicePointer(&memory.m_devicePtr, memory.m_ptr, 0));
+                !status) {
+                return fail(status.error());
+            }
+        }
+    }
+    memory.m_bytes = bytes;
+    return memory;
+#else
+    (void)bytes;
+    (void)mapped;
+    return fail(noCuda("PinnedMemory::allocate").error());
+#endif
+}
+
+GpuStatus copyToDevice(void* dst, const void* src, std::size_t bytes, StreamHandle stream) noexcept {
+#if AUGUR_HAVE_CUDA
+    return AUGUR_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream));
+#else
+    (void)dst, (void)src, (void)bytes, (void)stream;
+    return noCuda("copyToDevice");
+#endif
+}
+
+GpuStatus copyToHost(void* dst, const void* src, std::size_t bytes, StreamHandle stream) noexcept {
+#if AUGUR_HAVE_CUDA
+    return AUGUR_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream));
+#else
+    (void)dst, (void)src, (void)bytes, (void)stream;
+    return noCuda("copyToHost");
+#endif
+}
+
+GpuStatus copyDeviceToDevice(void* dst, const void* src, std::size_t bytes, StreamHandle stream) noexcept {
+#if AUGUR_HAVE_CUDA
+    return AUGUR_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
+#else
+    (void)dst, (void)src, (void)bytes, (void)stream;
+    return noCuda("copyDeviceToDevice");
+#endif
+}
+
+GpuStatus fillDevice(void* dst, int byteValue, std::size_t bytes, StreamHandle stream) noexcept {
+#if AUGUR_HAVE_CUDA
+    return AUGUR_CUDA_CHECK(cudaMemsetAsync(dst, byteValue, bytes, stream));
+#else
+    (void)dst, (void)byteValue, (void)bytes, (void)stream;
+    return noCuda("fillDevice");
+#endif
+}
+
+}  // namespace augur::platform

@@ -1,0 +1,202 @@
+#include "augur/platform/stream.hpp"
+
+#include <utility>
+
+#if AUGUR_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace augur::platform {
+namespace {
+#if !AUGUR_HAVE_CUDA
+constexpr int CUDA_ERROR_NO_DEVICE = 100;  // cudaErrorNoDevice: a CPU-only build has no device
+GpuError noCuda(const char* what) noexcept { return GpuError{CUDA_ERROR_NO_DEVICE, what, __FILE__, __LINE__}; }
+#endif
+}  // namespace
+
+// ---- Stream ----------------------------------------------------------------------------------------
+
+Stream::Stream(Stream&& other) noexcept : m_stream(std::exchange(other.m_stream, nullptr)) {}
+
+Stream& Stream::operator=(Stream&& other) noexcept {
+    if (this != &other) {
+        Stream old(std::move(*this));
+        m_stream = std::exchange(other.m_stream, nullptr);
+    }
+    return *this;
+}
+
+Stream::~Stream() {
+#if AUGUR_HAVE_CUDA
+    if (m_stream != nullptr) {
+        (void)cudaStreamDestroy(m_stream);
+    }
+#endif
+}
+
+Result<Stream, GpuError> Stream::create(StreamPriority priority) noexcept {
+#if AUGUR_HAVE_CUDA
+    int leastPriority = 0;
+    int greatestPriority = 0;
+    if (auto s = AUGUR_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&leastPriority, &greatestPriority)); !s) {
+        return fail(s.error());
+    }
+    Stream stream;
+    const int value = priority == StreamPriority::High ? greatestPriority : leastPriority;
+    if (auto s = AUGUR_CUDA_CHECK(cudaStreamCreateWithPriority(&stream.m_stream, cudaStreamNonBlocking, value)); !s) {
+        return fail(s.error());
+    }
+    return stream;
+#else
+    (void)priority;
+    return fail(noCuda("Stream::create"));
+#endif
+}
+
+GpuStatus Stream::synchronize() const noexcept {
+#if AUGUR_HAVE_CUDA
+    return AUGUR_CUDA_CHECK(cudaStreamSynchronize(m_stream));
+#else
+    return fail(noCuda("Stream::synchronize"));
+#endif
+}
+
+// ---- Event -----------------------------------------------------------------------------------------
+
+Event::Event(Event&& other) noexcept : m_event(std::exchange(other.m_event, nullptr)) {}
+
+Event& Event::operator=(Event&& other) noexcept {
+    if (this != &other) {
+        Event old(std::move(*this));
+        m_event = std::exchange(other.m_event, nullptr);
+    }
+    return *this;
+}
+
+Event::~Event() {
+#if AUGUR_HAVE_CUDA
+    if (m_event != nullptr) {
+        (void)cudaEventDestroy(m_event);
+    }
+#endif
+}
+
+Result<Event, GpuError> Event::create(bool timing) noexcept {
+#if AUGUR_HAVE_CUDA
+    Event event;
+    const unsigned flags = timing ? cudaEventDefault : cudaEventDisableTiming;
+    if (auto s = AUGUR_CUDA_CHECK(cudaEventCreateWithFlags(&event.m_event, flags)); !s) {
+        return fail(s.error());
+    }
+    return event;
+#else
+    (void)timing;
+    return fail(noCuda("Event::create"));
+#endif
+}
+
+GpuStatus Event::record(StreamHandle stream) noexcept {
+#if AUGUR_HAVE_CUDA
+    return AUGUR_CUDA_CHECK(cudaEventRecord(m_event, stream));
+#else
+    (void)stream;
+    return fail(noCuda("Event::record"));
+#endif
+}
+
+Result<EventState, GpuError> Event::query() const noexcept {
+#if AUGUR_HAVE_CUDA
+    const cudaError_t err = cudaEventQuery(m_event);
+    if (err == cudaSuccess) {
+        return EventState::Complete;
+    }
+    if (err == cudaErrorNotReady) {
+        return EventState::Pending;
+    }
+    return fail(GpuError{static_cast<int>(err), "cudaEventQuery", __FILE__, __LINE__});
+#else
+    return fail(noCuda("Event::query"));
+#endif
+}
+
+GpuStatus Event::synchronize() const noexcept {
+#if AUGUR_HAVE_CUDA
+    return AUGUR_CUDA_CHECK(cudaEventSynchronize(m_event));
+#else
+    return fail(noCuda("Event::synchronize"));
+#endif
+}
+
+Result<float, GpuError> Event::elapsed_ms(const Event& start, const Event& stop) noexcept {
+#if AUGUR_HAVE_CUDA
+    float ms = 0.0F;
+    if (auto s = AUGUR_CUDA_CHECK(cudaEventElapsedTime(&ms, start.m_event, stop.m_event)); !s) {
+        return fail(s.error());
+    }
+    return ms;
+#else
+    (void)start, (void)stop;
+    return fail(noCuda("Event::elapsed_ms"));
+#endif
+}
+
+// ---- Graph -----------------------------------------------------------------------------------------
+
+Graph::Graph(Graph&& other) noexcept : m_exec(std::exchange(other.m_exec, nullptr)) {}
+
+Graph& Graph::operator=(Graph&& other) noexcept {
+    if (this != &other) {
+        Graph old(std::move(*this));
+        m_exec = std::exchange(other.m_exec, nullptr);
+    }
+    return *this;
+}
+
+Graph::~Graph() {
+#if AUGUR_HAVE_CUDA
+    if (m_exec != nullptr) {
+        (void)cudaGraphExecDestroy(m_exec);
+    }
+#endif
+}
+
+Result<Graph, GpuError> Graph::capture(StreamHandle stream,
+                                       const std::function<GpuStatus(StreamHandle)>& enqueue) noexcept {
+#if AUGUR_HAVE_CUDA
+    if (auto s = AUGUR_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal)); !s) {
+        return fail(s.error());
+    }
+    const GpuStatus enqueued = enqueue(stream);
+    cudaGraph_t graph = nullptr;
+    const GpuStatus ended = AUGUR_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+    if (!enqueued || !ended) {
+        if (graph != nullptr) {
+            (void)cudaGraphDestroy(graph);
+        }
+        (void)cudaGetLastError();
+        return fail(!enqueued ? enqueued.error() : ended.error());
+    }
+    Graph result;
+    const GpuStatus instantiated = AUGUR_CUDA_CHECK(cudaGraphInstantiate(&result.m_exec, graph, 0ULL));
+    (void)cudaGraphDestroy(graph);
+    if (!instantiated) {
+        return fail(instantiated.error());
+    }
+    return result;
+#else
+    (void)stream;
+    (void)enqueue;
+    return fail(noCuda("Graph::capture"));
+#endif
+}
+
+GpuStatus Graph::launch(StreamHandle stream) const noexcept {
+#if AUGUR_HAVE_CUDA
+    return AUGUR_CUDA_CHECK(cudaGraphLaunch(m_exec, stream));
+#else
+    (void)stream;
+    return fail(noCuda("Graph::launch"));
+#endif
+}
+
+}  // namespace augur::platform

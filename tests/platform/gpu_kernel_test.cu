@@ -1,0 +1,90 @@
+// A real kernel through the whole path: nvcc build, launch check, stream, graph capture and replay.
+#include <gtest/gtest.h>
+
+#include <cuda_runtime.h>
+
+#include <vector>
+
+#include "augur/platform/cuda_check.hpp"
+#include "augur/platform/memory.hpp"
+#include "augur/platform/stream.hpp"
+#include "augur/testing/testing.hpp"
+
+namespace augur::platform {
+namespace {
+
+constexpr int COUNT = 100'003;  // not a multiple of the block size
+constexpr float SCALE = 3.0F;
+constexpr int REPLAYS = 4;
+
+__global__ void scaleAdd(float* data, int n, float scale) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        data[i] = data[i] * scale + 1.0F;
+    }
+}
+
+GpuStatus enqueueScaleAdd(float* data, StreamHandle stream) {
+    scaleAdd<<<(COUNT + 255) / 256, 256, 0, stream>>>(data, COUNT, SCALE);
+    return AUGUR_CUDA_CHECK_LAUNCH();
+}
+
+std::vector<float> ramp() {
+    std::vector<float> v(COUNT);
+    for (int i = 0; i < COUNT; ++i) {
+        v[i] = 0.001F * static_cast<float>(i % 1000) - 0.5F;
+    }
+    return v;
+}
+
+TEST(GpuKernel, LaunchComputesEveryElement) {
+    AUGUR_REQUIRE_GPU();
+    const auto input = ramp();
+    auto buffer = DeviceBuffer<float>::create(COUNT);
+    auto stream = Stream::create();
+    ASSERT_TRUE(buffer && stream);
+    ASSERT_TRUE(buffer->upload(input, stream->get()));
+    ASSERT_TRUE(enqueueScaleAdd(buffer->data(), stream->get()));
+    std::vector<float> out(COUNT);
+    ASSERT_TRUE(buffer->download(out, stream->get()));
+    ASSERT_TRUE(stream->synchronize());
+    for (int i = 0; i < COUNT; ++i) {
+        ASSERT_FLOAT_EQ(out[i], input[i] * SCALE + 1.0F) << "at " << i;
+    }
+}
+
+TEST(GpuKernel, GraphReplayEqualsDirectLaunches) {
+    AUGUR_REQUIRE_GPU();
+    const auto input = ramp();
+    auto buffer = DeviceBuffer<float>::create(COUNT);
+    auto stream = Stream::create();
+    ASSERT_TRUE(buffer && stream);
+    float* data = buffer->data();
+    auto sut = Graph::capture(stream->get(), [data](StreamHandle s) { return enqueueScaleAdd(data, s); });
+    ASSERT_TRUE(sut.hasValue()) << describe(sut.error());
+    ASSERT_TRUE(buffer->upload(input, stream->get()));
+    for (int r = 0; r < REPLAYS; ++r) {
+        ASSERT_TRUE(sut->launch(stream->get()));
+    }
+    std::vector<float> out(COUNT);
+    ASSERT_TRUE(buffer->download(out, stream->get()));
+    ASSERT_TRUE(stream->synchronize());
+    for (int i = 0; i < COUNT; ++i) {
+        float expected = input[i];
+        for (int r = 0; r < REPLAYS; ++r) {
+            expected = expected * SCALE + 1.0F;
+        }
+        ASSERT_FLOAT_EQ(out[i], expected) << "at " << i;
+    }
+}
+
+TEST(GpuKernel, BadLaunchConfigurationIsReported) {
+    AUGUR_REQUIRE_GPU();
+    scaleAdd<<<1, 4096>>>(nullptr, 0, 1.0F);  // more threads per block than any device allows
+    const auto sut = AUGUR_CUDA_CHECK_LAUNCH();
+    ASSERT_TRUE(sut.hasError());
+    EXPECT_EQ(sut.error().code, static_cast<int>(cudaErrorInvalidConfiguration));
+}
+
+}  // namespace
+}  // namespace augur::platform
