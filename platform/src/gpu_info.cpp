@@ -1,6 +1,6 @@
 #include "augur/platform/gpu_info.hpp"
 
-#include <cstring>
+#include <cstdio>
 
 #if AUGUR_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -31,7 +31,7 @@ Result<GpuInfo, GpuError> queryGpu(int device) noexcept {
     }
     GpuInfo info;
     info.device = device;
-    std::strncpy(info.name, prop.name, sizeof(info.name) - 1);
+    std::snprintf(info.name, sizeof(info.name), "%s", prop.name);
     info.computeMajor = prop.major;
     info.computeMinor = prop.minor;
     info.multiprocessors = prop.multiProcessorCount;

@@ -77,7 +77,7 @@ public:
         DeviceBuffer buffer;
         buffer.m_memory = std::move(memory).value();
         buffer.m_count = count;
-        return buffer;
+        return Result<DeviceBuffer, GpuError>(std::move(buffer));  // nvcc lacks the implicit move here
     }
 
     [[nodiscard]] T* data() const noexcept { return static_cast<T*>(m_memory.get()); }
