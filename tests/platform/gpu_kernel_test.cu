@@ -3,6 +3,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cmath>
 #include <vector>
 
 #include "augur/platform/cuda_check.hpp"
@@ -20,7 +21,7 @@ constexpr int REPLAYS = 4;
 __global__ void scaleAdd(float* data, int n, float scale) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) {
-        data[i] = data[i] * scale + 1.0F;
+        data[i] = fmaf(data[i], scale, 1.0F);  // explicit FMA: the host expectation uses std::fma
     }
 }
 
@@ -49,7 +50,7 @@ TEST(GpuKernel, LaunchComputesEveryElement) {
     ASSERT_TRUE(buffer->download(out, stream->get()));
     ASSERT_TRUE(stream->synchronize());
     for (int i = 0; i < COUNT; ++i) {
-        ASSERT_FLOAT_EQ(out[i], input[i] * SCALE + 1.0F) << "at " << i;
+        ASSERT_EQ(out[i], std::fma(input[i], SCALE, 1.0F)) << "at " << i;
     }
 }
 
@@ -72,9 +73,9 @@ TEST(GpuKernel, GraphReplayEqualsDirectLaunches) {
     for (int i = 0; i < COUNT; ++i) {
         float expected = input[i];
         for (int r = 0; r < REPLAYS; ++r) {
-            expected = expected * SCALE + 1.0F;
+            expected = std::fma(expected, SCALE, 1.0F);
         }
-        ASSERT_FLOAT_EQ(out[i], expected) << "at " << i;
+        ASSERT_EQ(out[i], expected) << "at " << i;
     }
 }
 
@@ -83,7 +84,9 @@ TEST(GpuKernel, BadLaunchConfigurationIsReported) {
     scaleAdd<<<1, 4096>>>(nullptr, 0, 1.0F);  // more threads per block than any device allows
     const auto sut = AUGUR_CUDA_CHECK_LAUNCH();
     ASSERT_TRUE(sut.hasError());
-    EXPECT_EQ(sut.error().code, static_cast<int>(cudaErrorInvalidConfiguration));
+    // The runtime reports an oversized block as invalid configuration or invalid value, by driver.
+    const auto code = static_cast<cudaError_t>(sut.error().code);
+    EXPECT_TRUE(code == cudaErrorInvalidConfiguration || code == cudaErrorInvalidValue) << cudaGetErrorName(code);
 }
 
 }  // namespace
