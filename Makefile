@@ -1,0 +1,34 @@
+# augur — the two commands:
+#   make demo   the main job (installs dependencies, configures, builds, runs it)
+#   make test   the whole test suite (installs dependencies, configures, builds, runs every test)
+# Both use the CMake preset `default` (Release; CUDA backend when nvcc is found, else CPU only).
+# Warnings are errors when CI is set (CI=true), as in continuous integration.
+
+PRESET ?= default
+WERROR ?= $(if $(CI),ON,OFF)
+JOBS ?= $(shell nproc)
+BUILD_DIR := build/$(PRESET)
+CONFIG ?= config/default.yaml
+
+.PHONY: demo test deps configure build clean gpu-check
+
+deps:
+	scripts/install-deps
+
+configure: deps
+	cmake --preset $(PRESET) -DAUGUR_WERROR=$(WERROR)
+
+build: configure
+	cmake --build --preset $(PRESET) -j $(JOBS)
+
+test: build
+	ctest --preset $(PRESET) -j $(JOBS)
+
+demo: build
+	$(BUILD_DIR)/apps/augur-runtime/augur-runtime --config $(CONFIG)
+
+gpu-check:
+	scripts/gpu-check
+
+clean:
+	rm -rf build
