@@ -1,0 +1,207 @@
+// Zero-copy publish/subscribe over iceoryx shared memory, without iceoryx types in the interface.
+//
+// Init phase: connectToRouDi() (or an EmbeddedRouDi), then create publishers and subscribers.
+// Run phase: loan → fill → publish; take → read → release. No allocation, no blocking, noexcept.
+// A failed loan (all chunks in use, or the iceoryx limit of 8 outstanding loans per publisher) is a
+// returned error that the caller counts, never fatal.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <string>
+
+#include "augur/core/result.hpp"
+
+namespace augur::platform {
+
+enum class TransportError {
+    RouDiUnavailable,    ///< no RouDi answered within the timeout
+    RouDiAlreadyRunning, ///< an embedded RouDi cannot start: another RouDi runs on this machine
+    AlreadyConnected,    ///< this process already has an iceoryx runtime under another name
+    InvalidName,         ///< empty or too long (iceoryx ids are at most 100 characters)
+    LoanFailed,          ///< no chunk available (pool exhausted or too many outstanding loans)
+    NoData,              ///< nothing new to take
+    TooManyChunksHeld,   ///< the subscriber holds the maximum number of samples
+};
+
+[[nodiscard]] const char* toString(TransportError error) noexcept;
+
+/// An iceoryx service description: service / instance / event, each ≤ 100 characters.
+struct ServiceName {
+    std::string service;
+    std::string instance;
+    std::string event;
+};
+
+/// Registers this process with a running RouDi as `appName`. Fails with RouDiUnavailable after
+/// `timeout_ms` if no RouDi is listening (iceoryx's own wait would take 60 s). Init phase; once per
+/// process (a second call with the same name succeeds without effect).
+[[nodiscard]] Result<void, TransportError> connectToRouDi(const std::string& appName, std::int64_t timeout_ms) noexcept;
+
+/// True when a RouDi daemon is listening on this machine (checks its IPC socket). Init phase.
+[[nodiscard]] bool rouDiListening() noexcept;
+
+/// Untyped publisher; see Publisher<T>.
+class RawPublisher {
+public:
+    RawPublisher();
+    RawPublisher(RawPublisher&&) noexcept;
+    RawPublisher& operator=(RawPublisher&&) noexcept;
+    ~RawPublisher();
+
+    /// `historyCapacity`: samples a late subscriber receives on subscription (≤ 16).
+    [[nodiscard]] static Result<RawPublisher, TransportError> create(const ServiceName& name,
+                                                                     std::uint64_t historyCapacity) noexcept;
+    [[nodiscard]] Result<void*, TransportError> loan(std::uint32_t size, std::uint32_t alignment) noexcept;
+    void publish(void* payload) noexcept;
+    void release(void* payload) noexcept;
+    [[nodiscard]] bool hasSubscribers() const noexcept;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+/// Untyped subscriber; see Subscriber<T>.
+class RawSubscriber {
+public:
+    RawSubscriber();
+    RawSubscriber(RawSubscriber&&) noexcept;
+    RawSubscriber& operator=(RawSubscriber&&) noexcept;
+    ~RawSubscriber();
+
+    /// `queueCapacity`: samples queued before the oldest is discarded (counted by missedSamples()).
+    [[nodiscard]] static Result<RawSubscriber, TransportError> create(const ServiceName& name,
+                                                                      std::uint64_t queueCapacity,
+                                                                      std::uint64_t historyRequest) noexcept;
+    [[nodiscard]] Result<const void*, TransportError> take() noexcept;
+    void release(const void* payload) noexcept;
+    /// True once since the last call if the queue overflowed and samples were discarded.
+    [[nodiscard]] bool hasMissedData() noexcept;
+    [[nodiscard]] bool hasData() const noexcept;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+/// A loaned, not yet published message. Releases its chunk unless published. Move-only.
+template <typename T>
+class Loan {
+public:
+    Loan(RawPublisher& publisher, T* payload) noexcept : m_publisher(&publisher), m_payload(payload) {}
+    Loan(Loan&& other) noexcept : m_publisher(other.m_publisher), m_payload(other.m_payload) { other.m_payload = nullptr; }
+    Loan& operator=(Loan&&) = delete;
+    Loan(const Loan&) = delete;
+    Loan& operator=(const Loan&) = delete;
+    ~Loan() {
+        if (m_payload != nullptr) {
+            m_publisher->release(m_payload);
+        }
+    }
+
+    T* operator->() noexcept { return m_payload; }
+    T& operator*() noexcept { return *m_payload; }
+    T* get() noexcept { return m_payload; }
+
+    /// Hands the message to the subscribers; the loan is empty afterwards.
+    void publish() noexcept {
+        m_publisher->publish(m_payload);
+        m_payload = nullptr;
+    }
+
+private:
+    RawPublisher* m_publisher;
+    T* m_payload;
+};
+
+/// A received message, read-only, returned to the pool when destroyed. Move-only.
+template <typename T>
+class Sample {
+public:
+    Sample(RawSubscriber& subscriber, const T* payload) noexcept : m_subscriber(&subscriber), m_payload(payload) {}
+    Sample(Sample&& other) noexcept : m_subscriber(other.m_subscriber), m_payload(other.m_payload) {
+        other.m_payload = nullptr;
+    }
+    Sample& operator=(Sample&&) = delete;
+    Sample(const Sample&) = delete;
+    Sample& operator=(const Sample&) = delete;
+    ~Sample() {
+        if (m_payload != nullptr) {
+            m_subscriber->release(m_payload);
+        }
+    }
+
+    const T* operator->() const noexcept { return m_payload; }
+    const T& operator*() const noexcept { return *m_payload; }
+
+private:
+    RawSubscriber* m_subscriber;
+    const T* m_payload;
+};
+
+/// Publishes messages of type T (trivially copyable, see core/messages.hpp).
+template <typename T>
+class Publisher {
+public:
+    [[nodiscard]] static Result<Publisher, TransportError> create(const ServiceName& name,
+                                                                  std::uint64_t historyCapacity = 1) noexcept {
+        auto raw = RawPublisher::create(name, historyCapacity);
+        if (!raw) {
+            return fail(raw.error());
+        }
+        Publisher publisher;
+        publisher.m_raw = std::move(raw).value();
+        return Result<Publisher, TransportError>(std::move(publisher));
+    }
+
+    /// Loans an uninitialised T in shared memory. Run-phase safe.
+    [[nodiscard]] Result<Loan<T>, TransportError> loan() noexcept {
+        auto chunk = m_raw.loan(static_cast<std::uint32_t>(sizeof(T)), static_cast<std::uint32_t>(alignof(T)));
+        if (!chunk) {
+            return fail(chunk.error());
+        }
+        return Loan<T>(m_raw, static_cast<T*>(chunk.value()));
+    }
+
+    [[nodiscard]] bool hasSubscribers() const noexcept { return m_raw.hasSubscribers(); }
+
+private:
+    RawPublisher m_raw;
+};
+
+/// Receives messages of type T.
+template <typename T>
+class Subscriber {
+public:
+    [[nodiscard]] static Result<Subscriber, TransportError> create(const ServiceName& name,
+                                                                   std::uint64_t queueCapacity = 16,
+                                                                   std::uint64_t historyRequest = 0) noexcept {
+        auto raw = RawSubscriber::create(name, queueCapacity, historyRequest);
+        if (!raw) {
+            return fail(raw.error());
+        }
+        Subscriber subscriber;
+        subscriber.m_raw = std::move(raw).value();
+        return Result<Subscriber, TransportError>(std::move(subscriber));
+    }
+
+    /// The oldest queued message, or NoData. Run-phase safe.
+    [[nodiscard]] Result<Sample<T>, TransportError> take() noexcept {
+        auto chunk = m_raw.take();
+        if (!chunk) {
+            return fail(chunk.error());
+        }
+        return Sample<T>(m_raw, static_cast<const T*>(chunk.value()));
+    }
+
+    [[nodiscard]] bool hasMissedData() noexcept { return m_raw.hasMissedData(); }
+    [[nodiscard]] bool hasData() const noexcept { return m_raw.hasData(); }
+
+private:
+    RawSubscriber m_raw;
+};
+
+}  // namespace augur::platform
