@@ -1,0 +1,72 @@
+#include "augur/platform/realtime.hpp"
+
+#include <pthread.h>
+#include <sched.h>
+#include <sys/mman.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace augur::platform {
+
+const char* toString(RealtimeStep step) noexcept {
+    switch (step) {
+        case RealtimeStep::LockMemory: return "memory locking (mlockall)";
+        case RealtimeStep::PrefaultStack: return "stack pre-faulting";
+        case RealtimeStep::CpuAffinity: return "CPU affinity";
+        case RealtimeStep::SchedulerPriority: return "SCHED_FIFO priority";
+    }
+    return "unknown step";
+}
+
+RealtimeOutcome lockMemory() noexcept {
+    const int rc = mlockall(MCL_CURRENT | MCL_FUTURE);
+    return {RealtimeStep::LockMemory, rc == 0 ? 0 : errno};
+}
+
+RealtimeOutcome prefaultStack(std::size_t bytes) noexcept {
+    // A variable-length region on this frame's stack, written page by page. volatile: not optimised out.
+    constexpr std::size_t PAGE_BYTES = 4096;
+    constexpr std::size_t MAX_BYTES = 8U * 1024U * 1024U;
+    const std::size_t size = bytes < MAX_BYTES ? bytes : MAX_BYTES;
+    auto* region = static_cast<volatile unsigned char*>(__builtin_alloca(size));
+    for (std::size_t i = 0; i < size; i += PAGE_BYTES) {
+        region[i] = 0;
+    }
+    return {RealtimeStep::PrefaultStack, 0};
+}
+
+RealtimeOutcome pinCurrentThread(std::span<const int> cores) noexcept {
+    if (cores.empty()) {
+        return {RealtimeStep::CpuAffinity, 0};
+    }
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (const int core : cores) {
+        if (core < 0 || core >= CPU_SETSIZE) {
+            return {RealtimeStep::CpuAffinity, EINVAL};
+        }
+        CPU_SET(static_cast<std::size_t>(core), &set);
+    }
+    const int rc = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+    return {RealtimeStep::CpuAffinity, rc};
+}
+
+RealtimeOutcome setFifoPriority(int priority) noexcept {
+    if (priority == 0) {
+        return {RealtimeStep::SchedulerPriority, 0};
+    }
+    if (priority < sched_get_priority_min(SCHED_FIFO) || priority > sched_get_priority_max(SCHED_FIFO)) {
+        return {RealtimeStep::SchedulerPriority, EINVAL};
+    }
+    sched_param param{};
+    param.sched_priority = priority;
+    const int rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param);
+    return {RealtimeStep::SchedulerPriority, rc};
+}
+
+std::string describe(const RealtimeOutcome& outcome) {
+    return std::string(toString(outcome.step)) + ": " + (outcome.errnoValue == 0 ? "ok" : std::strerror(outcome.errnoValue));
+}
+
+}  // namespace augur::platform
