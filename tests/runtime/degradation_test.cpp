@@ -1,0 +1,64 @@
+#include "augur/runtime/degradation.hpp"
+
+#include <gtest/gtest.h>
+
+namespace augur::runtime {
+namespace {
+
+constexpr std::uint32_t GOOD_CYCLES = 3;
+
+TEST(DegradationLadder, StartsNominalAndStaysThereWhenOnTime) {
+    DegradationLadder sut({GOOD_CYCLES});
+    for (int i = 0; i < 10; ++i) {
+        EXPECT_FALSE(sut.onCycle(false).has_value());
+    }
+    EXPECT_EQ(sut.mode(), RuntimeMode::Nominal);
+}
+
+TEST(DegradationLadder, EachMissStepsDownOneRungToNoPrediction) {
+    DegradationLadder sut({GOOD_CYCLES});
+    const RuntimeMode expected[] = {RuntimeMode::ReducedParticles, RuntimeMode::ConstantVelocity,
+                                    RuntimeMode::HoldLast, RuntimeMode::NoPrediction, RuntimeMode::NoPrediction};
+    for (const RuntimeMode mode : expected) {
+        (void)sut.onCycle(true);
+        EXPECT_EQ(sut.mode(), mode);
+    }
+    EXPECT_EQ(sut.consecutiveMisses(), 5U);
+    EXPECT_EQ(sut.transitions(), 4U);
+}
+
+TEST(DegradationLadder, StepsBackUpAfterARunOfGoodCycles) {
+    DegradationLadder sut({GOOD_CYCLES});
+    (void)sut.onCycle(true);
+    (void)sut.onCycle(true);
+    ASSERT_EQ(sut.mode(), RuntimeMode::ConstantVelocity);
+    EXPECT_FALSE(sut.onCycle(false).has_value());
+    EXPECT_FALSE(sut.onCycle(false).has_value());
+    const auto transition = sut.onCycle(false);
+    ASSERT_TRUE(transition.has_value());
+    EXPECT_EQ(transition->from, RuntimeMode::ConstantVelocity);
+    EXPECT_EQ(transition->to, RuntimeMode::ReducedParticles);
+    for (std::uint32_t i = 0; i < GOOD_CYCLES; ++i) {
+        (void)sut.onCycle(false);
+    }
+    EXPECT_EQ(sut.mode(), RuntimeMode::Nominal);
+}
+
+TEST(DegradationLadder, AMissResetsTheGoodRun) {
+    DegradationLadder sut({GOOD_CYCLES});
+    (void)sut.onCycle(true);
+    (void)sut.onCycle(false);
+    (void)sut.onCycle(false);
+    (void)sut.onCycle(true);  // back down before the run completed
+    EXPECT_EQ(sut.mode(), RuntimeMode::ConstantVelocity);
+}
+
+TEST(DegradationLadder, ForceAtLeastOnlyStepsDown) {
+    DegradationLadder sut({GOOD_CYCLES});
+    EXPECT_TRUE(sut.forceAtLeast(RuntimeMode::ConstantVelocity).has_value());
+    EXPECT_FALSE(sut.forceAtLeast(RuntimeMode::ReducedParticles).has_value());
+    EXPECT_EQ(sut.mode(), RuntimeMode::ConstantVelocity);
+}
+
+}  // namespace
+}  // namespace augur::runtime
