@@ -1,0 +1,28 @@
+// Minimum-cost assignment (the linear assignment problem) for the bench's metrics.
+//
+// Kuhn–Munkres ("Hungarian") algorithm with row/column potentials and shortest augmenting paths
+// (Kuhn 1955; Munkres 1957; the O(n²·m) formulation of Jonker & Volgenant 1987). Offline code:
+// allocates its working arrays on each call.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+namespace augur::hil {
+
+/// Point in the map frame, metres.
+struct Point2 {
+    double x_m{0.0};
+    double y_m{0.0};
+};
+
+/// Euclidean distance, metres.
+double distance(const Point2& a, const Point2& b) noexcept;
+
+/// Assigns rows to columns of the row-major `rows`×`cols` matrix `cost` (finite values) so that
+/// min(rows, cols) pairs are formed and the summed cost is minimal. Returns, for each row, its column,
+/// or -1 for rows left over when rows > cols. O(min³·max) time, O(rows + cols) extra memory.
+std::vector<int> minimumCostAssignment(std::span<const double> cost, std::size_t rows, std::size_t cols);
+
+}  // namespace augur::hil

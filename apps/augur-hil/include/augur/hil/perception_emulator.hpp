@@ -1,0 +1,109 @@
+// Perception emulation: turns a scenario's ground truth into the object lists a real perception stack
+// on one ego vehicle would publish (augur::ObjectList, core/include/augur/core/messages.hpp).
+//
+// Model, per scenario step (one object list per step, stamped with the step's time):
+//   * field of view: every other road user whose footprint centre lies within range_m of the ego's
+//     centre (all around, no occlusion); the nearest `maxObjects` are sent, the rest counted;
+//   * dropouts: each visible object is missing from a list with probability dropoutProbability;
+//   * false ids: each visible object switches to a fresh, never used id with probability
+//     falseIdProbability per list (an id switch of the upstream tracker); it keeps the new id after;
+//   * noise: x, y + N(0, stdPosition_m²) each, heading + N(0, stdHeading_rad²) (wrapped), speed +
+//     N(0, stdSpeed_mps²) clamped at 0; length and width exact;
+//   * reported standard deviations: the configured ones, floored at MIN_REPORTED_STD so that noise-free
+//     runs still pass the runtime's validation (which requires std devs > 0).
+// Randomness is counter-based (a hash of seed, step, true id and channel), so a list depends only on the
+// seed, the step and the id history, never on call order or platform (see perception_emulator.cpp).
+// The ego state in each list is the ego's true state (localisation is not emulated).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "augur/core/messages.hpp"
+#include "augur/core/result.hpp"
+#include "augur/hil/scenario.hpp"
+
+namespace augur::hil {
+
+/// Smallest standard deviation written into a message (validation requires > 0).
+inline constexpr float MIN_REPORTED_STD = 0.01F;
+/// Perceived ids from id switches start here; the true ids of a scenario are far below it.
+inline constexpr std::uint32_t FALSE_ID_BASE = 1'000'000U;
+
+struct PerceptionConfig {
+    std::uint32_t egoId{0};              ///< the scenario id of the ego vehicle
+    float range_m{80.0F};                ///< sensor range, > 0
+    float stdPosition_m{0.3F};           ///< per axis, >= 0
+    float stdHeading_rad{0.05F};         ///< >= 0
+    float stdSpeed_mps{0.3F};            ///< >= 0
+    float dropoutProbability{0.05F};     ///< [0, 1]
+    float falseIdProbability{0.01F};     ///< [0, 1]
+    std::uint64_t seed{1};
+    std::int64_t startStamp_ns{0};       ///< stamp of scenario step 0
+    std::uint32_t maxObjects{static_cast<std::uint32_t>(MAX_OBJECTS)};  ///< per list, 1..MAX_OBJECTS
+};
+
+enum class PerceptionConfigError : std::uint8_t {
+    EgoNotInScenario,   ///< egoId never appears in the scenario
+    InvalidRange,       ///< range_m not finite or <= 0
+    InvalidNoise,       ///< a standard deviation negative or not finite
+    InvalidProbability, ///< a probability outside [0, 1]
+    InvalidCapacity,    ///< maxObjects 0 or > MAX_OBJECTS
+};
+
+const char* toString(PerceptionConfigError error) noexcept;
+
+/// Counters over all lists emitted so far.
+struct PerceptionStats {
+    std::uint64_t listsEmitted{0};
+    std::uint64_t objectsEmitted{0};
+    std::uint64_t objectsDropped{0};     ///< visible but dropped (dropouts)
+    std::uint64_t objectsTruncated{0};   ///< visible but beyond maxObjects
+    std::uint64_t idSwitches{0};
+};
+
+enum class EmitStatus : std::uint8_t {
+    Emitted,       ///< `out` holds the step's list
+    EgoAbsent,     ///< the ego is not in the scenario at this step; `out` untouched, no sequence used
+    StepOutOfRange ///< step >= scenario.stepCount(); `out` untouched
+};
+
+class PerceptionEmulator {
+public:
+    /// Init phase: validates `config` against `scenario` (which must outlive the emulator) and allocates
+    /// all scratch, sized by the scenario. Fails with the first invalid setting.
+    static Result<PerceptionEmulator, PerceptionConfigError> create(const Scenario& scenario, const PerceptionConfig& config);
+
+    /// Writes the object list of `step` into `out`: header (schema version, sequence = 1, 2, ... per
+    /// emitted list, stamp = startStamp_ns + step · step_s), ego state, objects nearest first.
+    /// Call with increasing steps (id switches persist from one call to the next).
+    /// noexcept, allocation-free; O(n log n) in the states of the step.
+    EmitStatus emit(std::size_t step, ObjectList& out) noexcept;
+
+    /// The scenario id behind a perceived id (identity for ids below FALSE_ID_BASE), 0 when unknown.
+    /// Used to score tracks against ground truth. O(1), allocation-free.
+    [[nodiscard]] std::uint32_t trueIdOf(std::uint32_t perceivedId) const noexcept;
+
+    [[nodiscard]] const PerceptionStats& stats() const noexcept { return m_stats; }
+    [[nodiscard]] const PerceptionConfig& config() const noexcept { return m_config; }
+
+private:
+    struct Candidate {
+        float distance_m;
+        std::uint32_t stateIndex;
+    };
+
+    PerceptionEmulator(const Scenario& scenario, const PerceptionConfig& config);
+
+    const Scenario* m_scenario;
+    PerceptionConfig m_config;
+    PerceptionStats m_stats;
+    std::uint64_t m_nextSequence{1};
+    std::vector<std::uint32_t> m_currentId;     // indexed by true id: the id perception uses now
+    std::vector<std::uint32_t> m_falseIdOwner;  // indexed by perceived id − FALSE_ID_BASE: the true id
+    std::size_t m_falseIdCount{0};              // used entries of m_falseIdOwner (capacity: one per state)
+    std::vector<Candidate> m_candidates;        // scratch, capacity maxStatesPerStep
+};
+
+}  // namespace augur::hil

@@ -1,0 +1,188 @@
+#include "augur/hil/perception_emulator.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+namespace augur::hil {
+namespace {
+
+// Random channels: each draw of a (step, id) pair has its own stream.
+enum class Channel : std::uint64_t { NoiseX = 0, NoiseY, NoiseHeading, NoiseSpeed, Dropout, FalseId };
+
+/// SplitMix64 finaliser (Steele, Lea, Flood, "Fast splittable pseudorandom number generators", 2014).
+constexpr std::uint64_t mix64(std::uint64_t z) noexcept {
+    z += 0x9E3779B97F4A7C15ULL;
+    z = (z ^ (z >> 30U)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27U)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31U);
+}
+
+/// Counter-based random bits for (seed, step, id, channel, draw).
+constexpr std::uint64_t counterBits(std::uint64_t seed, std::uint64_t step, std::uint32_t id, Channel channel,
+                                    std::uint64_t draw) noexcept {
+    return mix64(mix64(mix64(mix64(mix64(seed) ^ step) ^ id) ^ static_cast<std::uint64_t>(channel)) ^ draw);
+}
+
+/// Uniform in the open interval (0, 1) from the top 53 bits.
+constexpr double uniformOpen(std::uint64_t bits) noexcept {
+    return (static_cast<double>(bits >> 11U) + 0.5) * 0x1.0p-53;
+}
+
+/// Standard normal by Box–Muller from two independent uniforms.
+double standardNormal(std::uint64_t seed, std::uint64_t step, std::uint32_t id, Channel channel) noexcept {
+    const double u1 = uniformOpen(counterBits(seed, step, id, channel, 0));
+    const double u2 = uniformOpen(counterBits(seed, step, id, channel, 1));
+    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+}
+
+float wrapAngle(float a) noexcept {
+    constexpr double TWO_PI = 2.0 * std::numbers::pi;
+    double w = std::fmod(static_cast<double>(a) + std::numbers::pi, TWO_PI);
+    if (w <= 0.0) {
+        w += TWO_PI;
+    }
+    return static_cast<float>(w - std::numbers::pi);
+}
+
+bool validStd(float s) noexcept { return std::isfinite(s) && s >= 0.0F; }
+bool validProbability(float p) noexcept { return std::isfinite(p) && p >= 0.0F && p <= 1.0F; }
+
+}  // namespace
+
+const char* toString(PerceptionConfigError error) noexcept {
+    switch (error) {
+        case PerceptionConfigError::EgoNotInScenario: return "ego_not_in_scenario";
+        case PerceptionConfigError::InvalidRange: return "invalid_range";
+        case PerceptionConfigError::InvalidNoise: return "invalid_noise";
+        case PerceptionConfigError::InvalidProbability: return "invalid_probability";
+        case PerceptionConfigError::InvalidCapacity: return "invalid_capacity";
+    }
+    return "invalid";
+}
+
+PerceptionEmulator::PerceptionEmulator(const Scenario& scenario, const PerceptionConfig& config)
+    : m_scenario(&scenario), m_config(config) {}
+
+Result<PerceptionEmulator, PerceptionConfigError> PerceptionEmulator::create(const Scenario& scenario,
+                                                                             const PerceptionConfig& config) {
+    if (!std::isfinite(config.range_m) || config.range_m <= 0.0F) {
+        return fail(PerceptionConfigError::InvalidRange);
+    }
+    if (!validStd(config.stdPosition_m) || !validStd(config.stdHeading_rad) || !validStd(config.stdSpeed_mps)) {
+        return fail(PerceptionConfigError::InvalidNoise);
+    }
+    if (!validProbability(config.dropoutProbability) || !validProbability(config.falseIdProbability)) {
+        return fail(PerceptionConfigError::InvalidProbability);
+    }
+    if (config.maxObjects == 0 || config.maxObjects > MAX_OBJECTS) {
+        return fail(PerceptionConfigError::InvalidCapacity);
+    }
+    std::uint32_t maxId = 0;
+    bool egoSeen = false;
+    for (std::size_t step = 0; step < scenario.stepCount(); ++step) {
+        for (const GroundTruthState& s : scenario.frame(step)) {
+            maxId = std::max(maxId, s.id);
+            egoSeen = egoSeen || s.id == config.egoId;
+        }
+    }
+    if (!egoSeen) {
+        return fail(PerceptionConfigError::EgoNotInScenario);
+    }
+    AUGUR_ASSERT(maxId < FALSE_ID_BASE, "scenario ids must stay below FALSE_ID_BASE");
+    PerceptionEmulator sut(scenario, config);
+    sut.m_currentId.resize(static_cast<std::size_t>(maxId) + 1);
+    for (std::uint32_t id = 0; id <= maxId; ++id) {
+        sut.m_currentId[id] = id;
+    }
+    sut.m_falseIdOwner.resize(scenario.stateCount());
+    sut.m_candidates.resize(scenario.maxStatesPerStep());
+    return Result<PerceptionEmulator, PerceptionConfigError>(std::move(sut));
+}
+
+EmitStatus PerceptionEmulator::emit(std::size_t step, ObjectList& out) noexcept {
+    if (step >= m_scenario->stepCount()) {
+        return EmitStatus::StepOutOfRange;
+    }
+    const GroundTruthState* ego = m_scenario->find(step, m_config.egoId);
+    if (ego == nullptr) {
+        return EmitStatus::EgoAbsent;
+    }
+    const auto states = m_scenario->frame(step);
+    std::size_t candidateCount = 0;
+    for (std::size_t i = 0; i < states.size(); ++i) {
+        const GroundTruthState& s = states[i];
+        if (s.id == m_config.egoId) {
+            continue;
+        }
+        const float distance_m = std::hypot(s.x_m - ego->x_m, s.y_m - ego->y_m);
+        if (distance_m <= m_config.range_m) {
+            m_candidates[candidateCount++] = Candidate{distance_m, static_cast<std::uint32_t>(i)};
+        }
+    }
+    // Nearest first; ties by id (state order) so the list is fully determined.
+    std::sort(m_candidates.begin(), m_candidates.begin() + static_cast<std::ptrdiff_t>(candidateCount),
+              [](const Candidate& a, const Candidate& b) {
+                  return a.distance_m != b.distance_m ? a.distance_m < b.distance_m : a.stateIndex < b.stateIndex;
+              });
+
+    const std::uint64_t seed = m_config.seed;
+    out.header.schemaVersion = MESSAGE_SCHEMA_VERSION;
+    out.header.reserved = 0;
+    out.header.sequence = m_nextSequence++;
+    out.header.stamp_ns = m_config.startStamp_ns +
+                          static_cast<std::int64_t>(std::llround(static_cast<double>(step) * m_scenario->step_s() * 1e9));
+    out.ego = EgoState{ego->x_m, ego->y_m, ego->heading_rad, ego->speed_mps};
+    out.reserved = 0;
+    std::uint32_t count = 0;
+    for (std::size_t k = 0; k < candidateCount; ++k) {
+        const GroundTruthState& s = states[m_candidates[k].stateIndex];
+        // Id switches happen whether or not the object is dropped this step (the tracker upstream
+        // loses the object either way); the draw is keyed by (step, true id).
+        if (uniformOpen(counterBits(seed, step, s.id, Channel::FalseId, 0)) < m_config.falseIdProbability &&
+            m_falseIdCount < m_falseIdOwner.size()) {
+            m_falseIdOwner[m_falseIdCount] = s.id;
+            m_currentId[s.id] = FALSE_ID_BASE + static_cast<std::uint32_t>(m_falseIdCount);
+            ++m_falseIdCount;
+            ++m_stats.idSwitches;
+        }
+        if (uniformOpen(counterBits(seed, step, s.id, Channel::Dropout, 0)) < m_config.dropoutProbability) {
+            ++m_stats.objectsDropped;
+            continue;
+        }
+        if (count == m_config.maxObjects) {
+            ++m_stats.objectsTruncated;
+            continue;
+        }
+        PerceivedObject& o = out.objects[count++];
+        o.id = m_currentId[s.id];
+        o.objectClass = s.objectClass;
+        o.reserved[0] = o.reserved[1] = o.reserved[2] = 0;
+        o.x_m = s.x_m + m_config.stdPosition_m * static_cast<float>(standardNormal(seed, step, s.id, Channel::NoiseX));
+        o.y_m = s.y_m + m_config.stdPosition_m * static_cast<float>(standardNormal(seed, step, s.id, Channel::NoiseY));
+        o.heading_rad = wrapAngle(s.heading_rad + m_config.stdHeading_rad *
+                                                      static_cast<float>(standardNormal(seed, step, s.id, Channel::NoiseHeading)));
+        o.speed_mps = std::max(0.0F, s.speed_mps + m_config.stdSpeed_mps *
+                                                       static_cast<float>(standardNormal(seed, step, s.id, Channel::NoiseSpeed)));
+        o.length_m = s.length_m;
+        o.width_m = s.width_m;
+        o.stdX_m = std::max(m_config.stdPosition_m, MIN_REPORTED_STD);
+        o.stdY_m = o.stdX_m;
+        o.stdHeading_rad = std::max(m_config.stdHeading_rad, MIN_REPORTED_STD);
+        o.stdSpeed_mps = std::max(m_config.stdSpeed_mps, MIN_REPORTED_STD);
+    }
+    out.objectCount = count;
+    ++m_stats.listsEmitted;
+    m_stats.objectsEmitted += count;
+    return EmitStatus::Emitted;
+}
+
+std::uint32_t PerceptionEmulator::trueIdOf(std::uint32_t perceivedId) const noexcept {
+    if (perceivedId < FALSE_ID_BASE) {
+        return perceivedId < m_currentId.size() ? perceivedId : 0;
+    }
+    const std::size_t index = perceivedId - FALSE_ID_BASE;
+    return index < m_falseIdCount ? m_falseIdOwner[index] : 0;
+}
+
+}  // namespace augur::hil

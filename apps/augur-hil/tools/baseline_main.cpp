@@ -1,0 +1,47 @@
+// augur-hil-baseline — constant-velocity baseline of a scenario's ground truth.
+//
+//   augur-hil-baseline SCENARIO_DIR [--sample-every-steps N]
+//
+// Predicts every road user at every N-th step (default 1) from its true state with the constant-velocity
+// model and prints ADE, FDE and miss rate (FDE > 2 m) at 1, 2, 3 and 4 s as a Markdown table. These are
+// the figures the bench compares augur's predictions with (docs/benchmarks-hil.md).
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "augur/hil/cv_baseline.hpp"
+#include "augur/hil/prediction_metrics.hpp"
+#include "augur/hil/scenario.hpp"
+
+int main(int argc, char** argv) {
+    using namespace augur::hil;
+    if (argc != 2 && argc != 4) {
+        std::fprintf(stderr, "usage: %s SCENARIO_DIR [--sample-every-steps N]\n", argv[0]);
+        return 2;
+    }
+    std::size_t sampleEvery = 1;
+    if (argc == 4) {
+        if (std::string_view(argv[2]) != "--sample-every-steps" || std::atoi(argv[3]) < 1) {
+            std::fprintf(stderr, "usage: %s SCENARIO_DIR [--sample-every-steps N]  (N >= 1)\n", argv[0]);
+            return 2;
+        }
+        sampleEvery = static_cast<std::size_t>(std::atoi(argv[3]));
+    }
+    auto loaded = Scenario::load(argv[1]);
+    if (!loaded) {
+        std::fprintf(stderr, "augur-hil-baseline: %s (%s)\n", loaded.error().detail.c_str(), toString(loaded.error().code));
+        return 1;
+    }
+    const Scenario& scenario = loaded.value();
+    std::printf("scenario %s: %zu steps of %.3f s, %zu road users, %zu states, seed %s, sampled every %zu steps\n\n",
+                scenario.name().c_str(), scenario.stepCount(), scenario.step_s(), scenario.vehicles().size(),
+                scenario.stateCount(), scenario.seed().c_str(), sampleEvery);
+    const auto results = evaluateConstantVelocityBaseline(scenario, REPORT_HORIZONS_S, sampleEvery);
+    std::printf("| horizon (s) | samples | CV ADE (m) | CV FDE (m) | CV miss rate (FDE > %.0f m) |\n", MISS_THRESHOLD_M);
+    std::printf("| ---: | ---: | ---: | ---: | ---: |\n");
+    for (const HorizonErrors& h : results) {
+        std::printf("| %.1f | %zu | %.3f | %.3f | %.3f |\n", h.horizon_s, h.samples, h.ade_m, h.fde_m, h.missRate);
+    }
+    return 0;
+}
