@@ -19,7 +19,7 @@ Standard library only.
 import argparse
 import math
 import os
-import shutil
+import re
 import sys
 import xml.etree.ElementTree as ET
 
@@ -51,6 +51,17 @@ def read_vtypes(path):
         types[vt.get("id")] = (VCLASS_TO_CLASS.get(vclass, "unknown"), float(vt.get("length", DEFAULT_LENGTH_M)),
                                float(vt.get("width", DEFAULT_WIDTH_M)))
     return types
+
+
+def copy_network(net, target):
+    """Copies the SUMO network without netconvert's leading "generated on <date>" comment (which also names
+    local paths), so that regenerating a scenario gives byte-identical files."""
+    with open(net, encoding="utf-8") as f:
+        text = f.read()
+    text = re.sub(r"<!-- generated on .*?-->\s*", "<!-- SUMO network written by netconvert (scripts/scenarios/build-scenario) -->\n\n",
+                  text, count=1, flags=re.DOTALL)
+    with open(target, "w", encoding="utf-8") as f:
+        f.write(text)
 
 
 def convert(fcd, net, vtypes_path, out, name, seed, begin_s, end_s, sumo_version="unknown"):
@@ -107,8 +118,7 @@ def convert(fcd, net, vtypes_path, out, name, seed, begin_s, end_s, sumo_version
         f.write("id,sumo_id,vtype,first_step,last_step\n")
         for sid, (nid, _, first, last) in sorted(ids.items(), key=lambda kv: kv[1][0]):
             f.write(f"{nid},{sid},{vtype_of[sid]},{first},{last}\n")
-    if os.path.abspath(net) != os.path.abspath(os.path.join(out, "map.net.xml")):
-        shutil.copyfile(net, os.path.join(out, "map.net.xml"))
+    copy_network(net, os.path.join(out, "map.net.xml"))
     return len(rows), len(ids)
 
 
