@@ -71,6 +71,7 @@ def convert(fcd, net, vtypes_path, out, name, seed, begin_s, end_s, sumo_version
     rows = []
     step_s = None
     first_time = None
+    last_time = None
     prev_time = None
     for _, elem in ET.iterparse(fcd, events=("end",)):
         if elem.tag != "timestep":
@@ -84,6 +85,7 @@ def convert(fcd, net, vtypes_path, out, name, seed, begin_s, end_s, sumo_version
             continue
         if first_time is None:
             first_time = t
+        last_time = t
         for v in elem.iter("vehicle"):
             sid, vtype = v.get("id"), v.get("type")
             if vtype not in types:
@@ -98,8 +100,7 @@ def convert(fcd, net, vtypes_path, out, name, seed, begin_s, end_s, sumo_version
         sys.exit(f"fcd_to_scenario: {fcd} holds fewer than two time steps in the requested window")
     with open(os.path.join(out, "scenario.csv"), "w", encoding="utf-8") as f:
         f.write(f"# augur-scenario {FORMAT_VERSION}\n# name {name}\n# step_s {step_s}\n# map map.net.xml\n"
-                f"# seed {seed}\n# source SUMO {sumo_version} fcd-output, window [{first_time}, "
-                f"{end_s if end_s is not None else 'end'}] s\n")
+                f"# seed {seed}\n# source SUMO {sumo_version} fcd-output, simulation time {first_time} s to {last_time} s\n")
         f.write("step,id,class,x_m,y_m,heading_rad,speed_mps,length_m,width_m\n")
         for t, sid, cls, x, y, heading, speed, length, width in rows:
             step = int(round((t - first_time) / step_s))

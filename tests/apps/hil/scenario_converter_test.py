@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""The SUMO → scenario converter (scripts/scenarios) against a tiny SUMO run made here.
+
+Builds a 10 s intersection scenario with build-scenario (netconvert, randomTrips.py, sumo) and checks
+the scenario files against the raw FCD output. Needs SUMO: a missing sumo/netconvert FAILS the test
+(the bench cannot be qualified without it); install it with scripts/install-deps.
+"""
+import csv
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+
+SOURCE_DIR = os.environ.get("AUGUR_SOURCE_DIR", os.path.abspath(os.path.join(os.path.dirname(__file__), "../../..")))
+SCRIPTS = os.path.join(SOURCE_DIR, "scripts", "scenarios")
+sys.path.insert(0, SCRIPTS)
+import fcd_to_scenario  # noqa: E402
+
+SEED = 7
+WARMUP_S = 5.0
+DURATION_S = 10.0
+STEP_S = 0.1
+POSITION_TOLERANCE_M = 1e-3  # the scenario keeps millimetres
+
+
+def read_scenario(path):
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    header = {}
+    body = []
+    for line in lines:
+        if line.startswith("#"):
+            key, _, value = line[1:].strip().partition(" ")
+            header[key] = value
+        else:
+            body.append(line)
+    return header, list(csv.DictReader(body))
+
+
+class ConversionFormulas(unittest.TestCase):
+    def test_sumo_angle_becomes_counter_clockwise_heading_from_east(self):
+        cases = {0.0: math.pi / 2, 90.0: 0.0, 180.0: -math.pi / 2, 270.0: math.pi, 45.0: math.pi / 4, 359.0: math.radians(91)}
+        for angle_deg, heading in cases.items():
+            self.assertAlmostEqual(fcd_to_scenario.sumo_angle_to_heading(angle_deg), heading, places=9, msg=angle_deg)
+
+    def test_wrap_angle_keeps_the_half_open_interval(self):
+        self.assertAlmostEqual(fcd_to_scenario.wrap_angle(-math.pi), math.pi)
+        self.assertAlmostEqual(fcd_to_scenario.wrap_angle(3 * math.pi), math.pi)
+        self.assertAlmostEqual(fcd_to_scenario.wrap_angle(0.5), 0.5)
+
+
+class TinySumoRun(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        for tool in ("sumo", "netconvert"):
+            if shutil.which(tool) is None:
+                raise AssertionError(f"'{tool}' not found: SUMO is required (scripts/install-deps installs sumo, sumo-tools)")
+        cls.tmp = tempfile.mkdtemp(prefix="augur_converter_")
+        cls.out = os.path.join(cls.tmp, "a")
+        cls.run_builder(cls.out)
+        cls.header, cls.rows = read_scenario(os.path.join(cls.out, "scenario.csv"))
+        with open(os.path.join(cls.out, "vehicles.csv"), encoding="utf-8") as f:
+            cls.vehicles = list(csv.DictReader(f))
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    @staticmethod
+    def run_builder(out):
+        subprocess.run([os.path.join(SCRIPTS, "build-scenario"), "intersection", out, "--seed", str(SEED),
+                        "--warmup-s", str(WARMUP_S), "--duration-s", str(DURATION_S), "--period-s", "1.5"],
+                       check=True, stdout=subprocess.DEVNULL)
+
+    def fcd_states(self):
+        """(time, sumo id) -> FCD vehicle attributes, inside the scenario's window."""
+        states = {}
+        for step in ET.parse(os.path.join(self.out, "work", "fcd.xml")).getroot().iter("timestep"):
+            t = float(step.get("time"))
+            if WARMUP_S - 1e-9 <= t <= WARMUP_S + DURATION_S + 1e-9:
+                for v in step.iter("vehicle"):
+                    states[(round(t, 3), v.get("id"))] = v.attrib
+        return states
+
+    def test_header_names_format_step_map_and_seed(self):
+        self.assertEqual(self.header["augur-scenario"], "1")
+        self.assertEqual(float(self.header["step_s"]), STEP_S)
+        self.assertEqual(self.header["map"], "map.net.xml")
+        self.assertEqual(self.header["seed"], str(SEED))
+        self.assertTrue(os.path.exists(os.path.join(self.out, "map.net.xml")))
+
+    def test_every_fcd_state_in_the_window_becomes_one_row(self):
+        fcd = self.fcd_states()
+        self.assertGreater(len(fcd), 100, "the tiny run should hold traffic")
+        self.assertEqual(len(self.rows), len(fcd))
+        steps = [int(r["step"]) for r in self.rows]
+        self.assertEqual(min(steps), 0)
+        self.assertEqual(max(steps), round(DURATION_S / STEP_S) - 1)  # sumo --end is exclusive
+        self.assertEqual(steps, sorted(steps))
+
+    def test_rows_hold_the_footprint_centre_and_counter_clockwise_heading(self):
+        fcd = self.fcd_states()
+        sumo_of = {v["id"]: v["sumo_id"] for v in self.vehicles}
+        for r in self.rows:
+            v = fcd[(round(WARMUP_S + int(r["step"]) * STEP_S, 3), sumo_of[r["id"]])]
+            heading = float(r["heading_rad"])
+            length = float(r["length_m"])
+            # Independent check of the conventions: moving half a length forward along the heading
+            # from the centre must land on SUMO's front-bumper point.
+            self.assertAlmostEqual(float(r["x_m"]) + 0.5 * length * math.cos(heading), float(v["x"]), delta=2e-3)
+            self.assertAlmostEqual(float(r["y_m"]) + 0.5 * length * math.sin(heading), float(v["y"]), delta=2e-3)
+            self.assertAlmostEqual(float(r["speed_mps"]), float(v["speed"]), places=3)
+
+    def test_positions_advance_along_the_heading_at_the_speed(self):
+        # Kinematic consistency: Δp/Δt ≈ speed · (cos θ, sin θ) for vehicles driving straight.
+        last = {}
+        residuals = []
+        for r in self.rows:
+            vid, step = r["id"], int(r["step"])
+            x, y, h, v = float(r["x_m"]), float(r["y_m"]), float(r["heading_rad"]), float(r["speed_mps"])
+            if vid in last and last[vid][0] == step - 1 and abs(last[vid][3] - h) < 1e-3 and v > 1.0:
+                px, py = last[vid][1], last[vid][2]
+                vx, vy = (x - px) / STEP_S, (y - py) / STEP_S
+                residuals.append(math.hypot(vx - v * math.cos(h), vy - v * math.sin(h)))
+            last[vid] = (step, x, y, h)
+        self.assertGreater(len(residuals), 50)
+        # SUMO moves by the new speed each step, so the residual is bounded by the speed change (≤ 0.45 m/s
+        # for decel 4.5 m/s² over 0.1 s), never the several m/s a wrong axis or sign would give.
+        self.assertLess(max(residuals), 0.5)
+
+    def test_ids_are_numbered_by_first_appearance_and_listed_with_their_sumo_ids(self):
+        ids = []
+        for r in self.rows:
+            if r["id"] not in ids:
+                ids.append(r["id"])
+        self.assertEqual(ids, [str(i) for i in range(1, len(ids) + 1)])
+        self.assertEqual([v["id"] for v in self.vehicles], ids)
+        for v in self.vehicles:
+            steps = [int(r["step"]) for r in self.rows if r["id"] == v["id"]]
+            self.assertEqual((int(v["first_step"]), int(v["last_step"])), (min(steps), max(steps)))
+
+    def test_classes_and_sizes_come_from_the_vehicle_types(self):
+        sizes = {"car": (4.5, 1.8), "van": (5.5, 2.0), "truck": (9.0, 2.5), "bus": (12.0, 2.5), "motorcycle": (2.2, 0.8)}
+        classes = {"car": "car", "van": "car", "truck": "truck", "bus": "bus", "motorcycle": "motorcycle"}
+        vtype_of = {v["id"]: v["vtype"] for v in self.vehicles}
+        for r in self.rows:
+            vtype = vtype_of[r["id"]]
+            self.assertEqual(r["class"], classes[vtype])
+            self.assertEqual((float(r["length_m"]), float(r["width_m"])), sizes[vtype])
+
+    def test_the_same_seed_rebuilds_identical_files(self):
+        again = os.path.join(self.tmp, "b")
+        self.run_builder(again)
+        for name in ("scenario.csv", "vehicles.csv", "map.net.xml"):
+            with open(os.path.join(self.out, name), "rb") as a, open(os.path.join(again, name), "rb") as b:
+                self.assertEqual(a.read(), b.read(), name)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
