@@ -16,7 +16,7 @@ void predictConstantVelocity(Point2 start, double heading_rad, double speed_mps,
 }
 
 std::vector<HorizonErrors> evaluateConstantVelocityBaseline(const Scenario& scenario, std::span<const double> horizons_s,
-                                                            std::size_t sampleEverySteps) {
+                                                            std::size_t sampleEverySteps, double minSpeed_mps) {
     AUGUR_ASSERT(sampleEverySteps >= 1, "evaluateConstantVelocityBaseline: sampleEverySteps >= 1");
     PredictionAccumulator sut(scenario.step_s(), horizons_s);
     double longest_s = 0.0;
@@ -29,6 +29,9 @@ std::vector<HorizonErrors> evaluateConstantVelocityBaseline(const Scenario& scen
     truth.reserve(maxSteps);
     for (std::size_t t0 = 0; t0 < scenario.stepCount(); t0 += sampleEverySteps) {
         for (const GroundTruthState& s : scenario.frame(t0)) {
+            if (s.speed_mps < minSpeed_mps) {
+                continue;
+            }
             truth.clear();
             for (std::size_t k = 1; k <= maxSteps; ++k) {
                 const GroundTruthState* future = scenario.find(t0 + k, s.id);

@@ -259,6 +259,12 @@ TEST(ConstantVelocityBaseline, ScoresAScenarioAgainstHandComputedErrors) {
     EXPECT_NEAR(r[1].ade_m, 0.5 / 3.0, TOLERANCE);
     EXPECT_NEAR(r[1].fde_m, 1.0 / 3.0, TOLERANCE);
     EXPECT_NEAR(r[1].missRate, 0.0, TOLERANCE);
+
+    const auto moving = evaluateConstantVelocityBaseline(scenario.value(), horizons, 1, 1.0);  // vehicle 2 stands
+    EXPECT_EQ(moving[0].samples, 3U);
+    EXPECT_NEAR(moving[0].ade_m, 0.0, TOLERANCE);
+    const auto sparse = evaluateConstantVelocityBaseline(scenario.value(), horizons, 2);  // t0 = 0, 2
+    EXPECT_EQ(sparse[0].samples, 3U);  // vehicle 1 from 0 and 2, vehicle 2 from 0
 }
 
 std::unique_ptr<OccupancyGrid> makeGrid() {

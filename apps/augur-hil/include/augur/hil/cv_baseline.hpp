@@ -21,9 +21,10 @@ void predictConstantVelocity(Point2 start, double heading_rad, double speed_mps,
 
 /// Scores the baseline on a scenario's ground truth: every `sampleEverySteps`-th step, every road user
 /// whose future is known over a horizon is predicted from its true state and scored (ADE/FDE/miss) per
-/// horizon. A road user that leaves the scenario before a horizon is not scored at that horizon.
+/// horizon. A road user that leaves the scenario before a horizon is not scored at that horizon; one
+/// slower than `minSpeed_mps` at t0 is not scored at all (0 scores everyone, queues included).
 /// Preconditions: sampleEverySteps >= 1, each horizon >= the scenario's step.
 std::vector<HorizonErrors> evaluateConstantVelocityBaseline(const Scenario& scenario, std::span<const double> horizons_s,
-                                                            std::size_t sampleEverySteps);
+                                                            std::size_t sampleEverySteps, double minSpeed_mps = 0.0);
 
 }  // namespace augur::hil
