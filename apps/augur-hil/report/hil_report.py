@@ -6,7 +6,7 @@
 RUN_DIR holds the files the bench writes after a run (format: docs/hil-run-format.md):
     run.csv              key,value: scenario, map, backend, deadline, thresholds, date, command
     cycles.csv           one row per runtime cycle: latency, mode, stale flag, input flag
-    horizon_errors.csv   ADE/FDE/minADE/minFDE/miss rate per horizon, for "ours" and "cv"
+    horizon_errors.csv   ADE/FDE (most likely, weighted mean, best) and miss rate per horizon, "ours" and "cv"
     metrics.csv          name,value,unit: tracking RMSE, OSPA/GOSPA, occupancy hit rate, rejections ...
     snapshot_grid.csv    one occupancy grid frame (augur::OccupancyGrid layout, probabilities 0..1)
     snapshot_paths.csv   at the snapshot: ego, true futures, our corridors, the CV prediction
@@ -156,6 +156,8 @@ def plot_errors(run, errors, path):
         axes[0].plot(h, [float(r["ade_m"]) for r in rows], "o-", color=colour, label=f"{label} ADE")
         axes[1].plot(h, [float(r["fde_m"]) for r in rows], "o-", color=colour, label=f"{label} FDE")
         if key == "ours":
+            axes[0].plot(h, [float(r["weighted_ade_m"]) for r in rows], "^:", color=colour, label=f"{label} weighted ADE")
+            axes[1].plot(h, [float(r["weighted_fde_m"]) for r in rows], "^:", color=colour, label=f"{label} weighted FDE")
             axes[0].plot(h, [float(r["min_ade_m"]) for r in rows], "s--", color=colour, label=f"{label} minADE")
             axes[1].plot(h, [float(r["min_fde_m"]) for r in rows], "s--", color=colour, label=f"{label} minFDE")
         axes[2].plot(h, [100.0 * float(r["miss_rate"]) for r in rows], "o-", color=colour, label=label)
@@ -250,16 +252,21 @@ def write_summary(run, cycles, errors, metrics, out_dir, figures):
     rejections = [m for m in metrics if m["name"].startswith("rejected_")]
     if rejections:
         lines += ["Rejected inputs by reason: " + ", ".join(f"{m['name'][len('rejected_'):]} {m['value']}" for m in rejections), ""]
-    lines += ["## Prediction", "", "| horizon (s) | ADE ours (m) | ADE CV (m) | FDE ours (m) | FDE CV (m) | minADE ours (m) | minFDE ours (m) | miss rate ours | miss rate CV | samples |",
-              "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines += ["## Prediction", "",
+              "ADE/FDE: most likely corridor; weighted: probability-weighted mean of the corridors (the seed paper's "
+              "definition); min: best corridor; miss: minFDE > 2 m. CV: constant-velocity baseline on the same samples.", "",
+              "| horizon (s) | ADE ours (m) | ADE CV (m) | FDE ours (m) | FDE CV (m) | weighted ADE ours (m) | weighted FDE ours (m) | "
+              "minADE ours (m) | minFDE ours (m) | miss rate ours | miss rate CV | samples |",
+              "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     by = {(r["method"], round(float(r["horizon_s"]), 3)): r for r in errors}
     for h in sorted({round(float(r["horizon_s"]), 3) for r in errors}):
         o, c = by.get(("ours", h)), by.get(("cv", h))
 
         def g(r, k):
             return fmt(float(r[k])) if r else "—"
-        lines.append(f"| {h:g} | {g(o, 'ade_m')} | {g(c, 'ade_m')} | {g(o, 'fde_m')} | {g(c, 'fde_m')} | {g(o, 'min_ade_m')} | "
-                     f"{g(o, 'min_fde_m')} | {g(o, 'miss_rate')} | {g(c, 'miss_rate')} | {o['samples'] if o else '—'} |")
+        lines.append(f"| {h:g} | {g(o, 'ade_m')} | {g(c, 'ade_m')} | {g(o, 'fde_m')} | {g(c, 'fde_m')} | {g(o, 'weighted_ade_m')} | "
+                     f"{g(o, 'weighted_fde_m')} | {g(o, 'min_ade_m')} | {g(o, 'min_fde_m')} | {g(o, 'miss_rate')} | {g(c, 'miss_rate')} | "
+                     f"{o['samples'] if o else '—'} |")
     lines.append("")
     others = [m for m in metrics if not m["name"].startswith("rejected_")]
     if others:

@@ -45,7 +45,8 @@ std::vector<HorizonErrors> evaluateConstantVelocityBaseline(const Scenario& scen
             }
             predictConstantVelocity(Point2{s.x_m, s.y_m}, s.heading_rad, s.speed_mps, scenario.step_s(), predicted);
             const std::span<const Point2> candidate(predicted);
-            sut.add(truth, std::span<const std::span<const Point2>>(&candidate, 1), 0);
+            constexpr double ONLY_CANDIDATE = 1.0;
+            sut.add(truth, std::span<const std::span<const Point2>>(&candidate, 1), std::span<const double>(&ONLY_CANDIDATE, 1));
         }
     }
     return sut.results();

@@ -40,23 +40,42 @@ PredictionAccumulator::PredictionAccumulator(double step_s, std::span<const doub
 }
 
 void PredictionAccumulator::add(std::span<const Point2> truthFuture, std::span<const std::span<const Point2>> candidates,
-                                std::size_t mostLikely) {
-    AUGUR_ASSERT(mostLikely < candidates.size(), "PredictionAccumulator::add: mostLikely out of range");
+                                std::span<const double> probabilities) {
+    AUGUR_ASSERT(!candidates.empty() && probabilities.size() == candidates.size(),
+                 "PredictionAccumulator::add: one probability per candidate, at least one candidate");
+    std::size_t mostLikely = 0;
+    double total = 0.0;
     std::size_t shortestCandidate = std::numeric_limits<std::size_t>::max();
-    for (const auto& c : candidates) {
-        shortestCandidate = std::min(shortestCandidate, c.size());
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        AUGUR_ASSERT(probabilities[i] >= 0.0, "PredictionAccumulator::add: negative probability");
+        total += probabilities[i];
+        mostLikely = probabilities[i] > probabilities[mostLikely] ? i : mostLikely;
+        shortestCandidate = std::min(shortestCandidate, candidates[i].size());
+    }
+    AUGUR_ASSERT(total > 0.0, "PredictionAccumulator::add: probabilities sum to zero");
+    const std::size_t meanSteps = std::min(shortestCandidate, truthFuture.size());
+    m_weightedMean.assign(meanSteps, Point2{});
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        const double w = probabilities[i] / total;
+        for (std::size_t k = 0; k < meanSteps; ++k) {
+            m_weightedMean[k].x_m += w * candidates[i][k].x_m;
+            m_weightedMean[k].y_m += w * candidates[i][k].y_m;
+        }
     }
     for (Sums& s : m_sums) {
-        if (s.steps > truthFuture.size() || s.steps > shortestCandidate) {
+        if (s.steps > meanSteps) {
             continue;
         }
         const DisplacementErrors e = displacementErrors(truthFuture, candidates[mostLikely], s.steps);
         const CandidateErrors m = minOverCandidates(truthFuture, candidates, s.steps);
+        const DisplacementErrors w = displacementErrors(truthFuture, m_weightedMean, s.steps);
         ++s.samples;
         s.ade += e.ade_m;
         s.fde += e.fde_m;
         s.minAde += m.minAde_m;
         s.minFde += m.minFde_m;
+        s.weightedAde += w.ade_m;
+        s.weightedFde += w.fde_m;
         s.misses += m.minFde_m > MISS_THRESHOLD_M ? 1U : 0U;
     }
 }
@@ -75,6 +94,8 @@ std::vector<HorizonErrors> PredictionAccumulator::results() const {
         out[h].fde_m = s.fde / n;
         out[h].minAde_m = s.minAde / n;
         out[h].minFde_m = s.minFde / n;
+        out[h].weightedAde_m = s.weightedAde / n;
+        out[h].weightedFde_m = s.weightedFde / n;
         out[h].missRate = static_cast<double>(s.misses) / n;
     }
     return out;

@@ -196,10 +196,12 @@ TEST(PredictionAccumulator, AveragesPerHorizonSkipsShortTruthAndCountsMisses) {
     const std::vector<Point2> a = {{1, 0}, {2, 0}, {3, 0}, {4, 4}};  // most likely; FDE@4 = 4
     const std::vector<Point2> b = {{1, 2}, {2, 2}, {3, 2}, {4, 2}};  // FDE@4 = 2: exactly the threshold, no miss
     const std::vector<std::span<const Point2>> both = {a, b};
-    sut.add(TRUTH, both, 0);
+    const std::vector<double> aLikelier = {0.75, 0.25};
+    sut.add(TRUTH, both, aLikelier);
     const std::vector<Point2> shortTruth = {{1, 0}, {2, 3}};  // known for 2 s only
     const std::vector<std::span<const Point2>> onlyA = {a};
-    sut.add(shortTruth, onlyA, 0);  // errors 0, 3: ADE@2 1.5, FDE@2 3 (a miss)
+    const std::vector<double> certain = {1.0};
+    sut.add(shortTruth, onlyA, certain);  // errors 0, 3: ADE@2 1.5, FDE@2 3 (a miss)
 
     const auto r = sut.results();
     ASSERT_EQ(r.size(), 2U);
@@ -216,6 +218,24 @@ TEST(PredictionAccumulator, AveragesPerHorizonSkipsShortTruthAndCountsMisses) {
     EXPECT_NEAR(r[1].minAde_m, 1.0, TOLERANCE);
     EXPECT_NEAR(r[1].minFde_m, 2.0, TOLERANCE);
     EXPECT_NEAR(r[1].missRate, 0.0, TOLERANCE);
+    // Weighted mean of a (0.75) and b (0.25): (k, 0.5), (k, 0.5), (k, 0.5), (4, 3.5) → errors .5, .5, .5, 3.5.
+    EXPECT_NEAR(r[1].weightedAde_m, (0.5 + 0.5 + 0.5 + 3.5) / 4.0, TOLERANCE);
+    EXPECT_NEAR(r[1].weightedFde_m, 3.5, TOLERANCE);
+    EXPECT_NEAR(r[0].weightedFde_m, (0.5 + 3.0) / 2.0, TOLERANCE);
+}
+
+TEST(PredictionAccumulator, TakesTheMostProbableCandidateForAdeAndFde) {
+    const std::vector<double> horizons = {4.0};
+    PredictionAccumulator sut(1.0, horizons);
+    const std::vector<Point2> a = {{1, 0}, {2, 0}, {3, 0}, {4, 4}};  // ADE 1, FDE 4
+    const std::vector<Point2> b = {{1, 2}, {2, 2}, {3, 2}, {4, 2}};  // ADE 2, FDE 2
+    const std::vector<std::span<const Point2>> both = {a, b};
+    const std::vector<double> bLikelier = {1.0, 3.0};  // unnormalised weights are fine
+    sut.add(TRUTH, both, bLikelier);
+    const auto r = sut.results();
+    EXPECT_NEAR(r[0].ade_m, 2.0, TOLERANCE);
+    EXPECT_NEAR(r[0].fde_m, 2.0, TOLERANCE);
+    EXPECT_NEAR(r[0].minAde_m, 1.0, TOLERANCE);
 }
 
 TEST(PredictionAccumulator, ReportsZeroSamplesWhenNothingWasAdded) {

@@ -68,10 +68,13 @@ def make_run(run_dir, ade_threshold_m, miss_threshold):
     write_csv(os.path.join(run_dir, "cycles.csv"), ["cycle", "t_s", "latency_us", "mode", "stale", "had_input"], cycles)
     errors = []
     for i, h in enumerate((1.0, 2.0, 3.0, 4.0)):
-        errors.append(["ours", h, 5000, OURS_ADE[i], 2.6 * OURS_ADE[i], 0.8 * OURS_ADE[i], 0.7 * 2.6 * OURS_ADE[i], 0.05 * h])
-        errors.append(["cv", h, 5000, CV_ADE[i], 2.8 * CV_ADE[i], CV_ADE[i], 2.8 * CV_ADE[i], 0.09 * h])
+        errors.append(["ours", h, 5000, OURS_ADE[i], 2.6 * OURS_ADE[i], 0.8 * OURS_ADE[i], 0.7 * 2.6 * OURS_ADE[i],
+                       0.9 * OURS_ADE[i], 0.9 * 2.6 * OURS_ADE[i], 0.05 * h])
+        errors.append(["cv", h, 5000, CV_ADE[i], 2.8 * CV_ADE[i], CV_ADE[i], 2.8 * CV_ADE[i], CV_ADE[i], 2.8 * CV_ADE[i],
+                       0.09 * h])
     write_csv(os.path.join(run_dir, "horizon_errors.csv"),
-              ["method", "horizon_s", "samples", "ade_m", "fde_m", "min_ade_m", "min_fde_m", "miss_rate"], errors)
+              ["method", "horizon_s", "samples", "ade_m", "fde_m", "min_ade_m", "min_fde_m", "weighted_ade_m", "weighted_fde_m",
+               "miss_rate"], errors)
     write_csv(os.path.join(run_dir, "metrics.csv"), ["name", "value", "unit"], [
         ["position_rmse", "0.412", "m"], ["velocity_rmse", "0.533", "m/s"], ["mean_ospa", "1.9", "m"],
         ["mean_gospa", "3.1", "m"], ["occupancy_hit_rate", "0.81", ""], ["rejected_stale", "3", "lists"],
@@ -138,7 +141,7 @@ class ReportWriter(unittest.TestCase):
             summary = f.read()
         self.assertIn("| 300 |", summary)                   # cycles
         self.assertIn("| 250.000 | 200 | 2 | 2 |", summary)  # max, deadline, misses, mode changes (0→1→0)
-        self.assertIn("| 4 | 1.150 | 1.710 |", summary)      # ADE at 4 s, ours and CV
+        self.assertIn("| 4 | 1.150 | 1.710 | 2.990 | 4.788 | 1.035 | 2.691 |", summary)  # ADE, FDE, weighted, at 4 s
         self.assertIn("stale 3, duplicate_id 1", summary)
         self.assertIn("| position_rmse | 0.412 | m |", summary)
         self.assertIn("**FAIL**", summary)

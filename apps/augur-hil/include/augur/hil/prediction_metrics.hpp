@@ -6,8 +6,10 @@
 //   ADE_H = (1/h) Σ_{k=1..h} ‖p̂_k − p_k‖,   FDE_H = ‖p̂_h − p_h‖,
 //   minADE_H / minFDE_H = the smallest ADE_H / FDE_H over the candidate trajectories (each minimised
 //   on its own), miss at H: minFDE_H > MISS_THRESHOLD_M.
-// "ADE"/"FDE" score the most likely candidate; with one candidate (the constant-velocity baseline)
-// they equal minADE/minFDE. Offline code.
+// "ADE"/"FDE" score the most likely candidate. "weighted ADE/FDE" score the probability-weighted mean
+// of the candidates, p̄_k = Σ_i w_i p̂_{i,k} / Σ_i w_i — the definition the seed paper uses (Hortelano et
+// al., Electronics 12(18) 3751, 2023, Section 5.7: "the weighted average position of the predictions").
+// With one candidate (the constant-velocity baseline) all three variants coincide. Offline code.
 #pragma once
 
 #include <cstddef>
@@ -47,6 +49,8 @@ struct HorizonErrors {
     double fde_m{0.0};
     double minAde_m{0.0};
     double minFde_m{0.0};
+    double weightedAde_m{0.0};
+    double weightedFde_m{0.0};
     double missRate{0.0};  ///< fraction of samples with minFDE > MISS_THRESHOLD_M
 };
 
@@ -58,8 +62,10 @@ public:
 
     /// Adds one prediction sample. `truthFuture` holds the true positions at t0 + k·step_s for as many k
     /// as are known: a horizon longer than it (or than a candidate) is skipped for this sample.
-    /// `mostLikely` indexes `candidates` (non-empty).
-    void add(std::span<const Point2> truthFuture, std::span<const std::span<const Point2>> candidates, std::size_t mostLikely);
+    /// `probabilities` weighs `candidates` (same size, non-empty, each >= 0, sum > 0); the largest marks
+    /// the most likely candidate (the first on ties).
+    void add(std::span<const Point2> truthFuture, std::span<const std::span<const Point2>> candidates,
+             std::span<const double> probabilities);
 
     [[nodiscard]] std::vector<HorizonErrors> results() const;
 
@@ -71,11 +77,14 @@ private:
         double fde{0.0};
         double minAde{0.0};
         double minFde{0.0};
+        double weightedAde{0.0};
+        double weightedFde{0.0};
         std::size_t misses{0};
     };
     double m_step_s;
     std::vector<double> m_horizons_s;
     std::vector<Sums> m_sums;
+    std::vector<Point2> m_weightedMean;  // scratch
 };
 
 }  // namespace augur::hil
