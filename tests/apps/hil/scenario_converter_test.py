@@ -19,6 +19,7 @@ SOURCE_DIR = os.environ.get("AUGUR_SOURCE_DIR", os.path.abspath(os.path.join(os.
 SCRIPTS = os.path.join(SOURCE_DIR, "scripts", "scenarios")
 sys.path.insert(0, SCRIPTS)
 import fcd_to_scenario  # noqa: E402
+import lanelet2_to_plain  # noqa: E402
 
 SEED = 7
 WARMUP_S = 5.0
@@ -158,6 +159,83 @@ class TinySumoRun(unittest.TestCase):
         for name in ("scenario.csv", "vehicles.csv", "map.net.xml"):
             with open(os.path.join(self.out, name), "rb") as a, open(os.path.join(again, name), "rb") as b:
                 self.assertEqual(a.read(), b.read(), name)
+
+
+class LaneletConversion(unittest.TestCase):
+    """lanelet2_to_plain.py on a hand-made Lanelet2 map: three lanelets along y = 0..3.5 m, eastwards."""
+
+    LANE_WIDTH_M = 3.5
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="augur_lanelet2_")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    @staticmethod
+    def latlon(x, y):
+        lat0, lon0 = lanelet2_to_plain.ORIGIN_LAT_DEG, lanelet2_to_plain.ORIGIN_LON_DEG
+        r = lanelet2_to_plain.EARTH_RADIUS_M
+        return lat0 + math.degrees(y / r), lon0 + math.degrees(x / (r * math.cos(math.radians(lat0))))
+
+    def write_map(self):
+        # Nodes: left bound (north, y = 3.5) 1..4 and right bound (south, y = 0) 11..14 at x = 0, 10, 20, 30.
+        nodes = {i + 1: (10.0 * i, self.LANE_WIDTH_M) for i in range(4)}
+        nodes.update({i + 11: (10.0 * i, 0.0) for i in range(4)})
+        ways = {
+            101: [1, 2], 111: [12, 11],   # A: left in driving direction, right stored reversed
+            102: [3, 2], 112: [13, 12],   # B: both bounds stored against the driving direction
+            103: [3, 4], 113: [13, 14],   # C: bidirectional
+            104: [1, 11],                 # not a bound: a stop line
+        }
+        lanelets = {201: (101, 111, "yes", "road"), 202: (102, 112, "yes", "road"), 203: (103, 113, "no", "road"),
+                    204: (101, 111, "yes", "crosswalk")}
+        lines = ["<?xml version='1.0' encoding='UTF-8'?>", "<osm version='0.6'>"]
+        for nid, (x, y) in nodes.items():
+            lat, lon = self.latlon(x, y)
+            lines.append(f"  <node id='{nid}' lat='{lat:.12f}' lon='{lon:.12f}' />")
+        for wid, refs in ways.items():
+            lines.append(f"  <way id='{wid}'>" + "".join(f"<nd ref='{r}' />" for r in refs) + "</way>")
+        for rid, (left, right, one_way, subtype) in lanelets.items():
+            lines.append(f"  <relation id='{rid}'><member type='way' ref='{left}' role='left' />"
+                         f"<member type='way' ref='{right}' role='right' /><tag k='type' v='lanelet' />"
+                         f"<tag k='subtype' v='{subtype}' /><tag k='one_way' v='{one_way}' /></relation>")
+        lines.append("</osm>")
+        path = os.path.join(self.tmp, "map.osm")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines))
+        return path
+
+    def convert(self):
+        prefix = os.path.join(self.tmp, "out")
+        subprocess.run([sys.executable, os.path.join(SCRIPTS, "lanelet2_to_plain.py"), self.write_map(), prefix],
+                       check=True, stdout=subprocess.DEVNULL)
+        nodes = {n.get("id"): (float(n.get("x")), float(n.get("y")))
+                 for n in ET.parse(prefix + ".nod.xml").getroot().iter("node")}
+        edges = {e.get("id"): e.attrib for e in ET.parse(prefix + ".edg.xml").getroot().iter("edge")}
+        return nodes, edges
+
+    def test_drivable_lanelets_become_edges_and_bidirectional_ones_two(self):
+        _, edges = self.convert()
+        self.assertEqual(sorted(edges), ["ll201", "ll202", "ll203", "ll203_r"])  # the crosswalk is left out
+
+    def test_edges_run_eastwards_along_the_centre_line_with_the_lane_width(self):
+        nodes, edges = self.convert()
+        for edge_id in ("ll201", "ll202", "ll203"):
+            e = edges[edge_id]
+            shape = [tuple(map(float, p.split(","))) for p in e["shape"].split()]
+            self.assertLess(shape[0][0], shape[-1][0], edge_id)  # eastwards
+            for x, y in shape:
+                self.assertAlmostEqual(y, self.LANE_WIDTH_M / 2, delta=0.01)
+            self.assertAlmostEqual(float(e["width"]), self.LANE_WIDTH_M, delta=0.01)
+            self.assertAlmostEqual(nodes[e["from"]][0] + 10.0, nodes[e["to"]][0], delta=0.01)
+        reverse = edges["ll203_r"]
+        self.assertEqual((reverse["from"], reverse["to"]), (edges["ll203"]["to"], edges["ll203"]["from"]))
+
+    def test_successive_lanelets_share_a_node(self):
+        _, edges = self.convert()
+        self.assertEqual(edges["ll201"]["to"], edges["ll202"]["from"])
+        self.assertEqual(edges["ll202"]["to"], edges["ll203"]["from"])
 
 
 if __name__ == "__main__":

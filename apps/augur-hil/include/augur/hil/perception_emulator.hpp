@@ -12,7 +12,8 @@
 //   * reported standard deviations: the configured ones, floored at MIN_REPORTED_STD so that noise-free
 //     runs still pass the runtime's validation (which requires std devs > 0).
 // Randomness is counter-based (a hash of seed, step, true id and channel), so a list depends only on the
-// seed, the step and the id history, never on call order or platform (see perception_emulator.cpp).
+// seed, the step and the id history, never on the order or number of other draws; runs are bit-identical
+// on one platform (the normal draws go through the C library's log and cos).
 // The ego state in each list is the ego's true state (localisation is not emulated).
 #pragma once
 
