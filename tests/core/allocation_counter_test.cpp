@@ -15,20 +15,21 @@
 namespace augur {
 namespace {
 
+// Pointers stored here escape, so the compiler may not elide an allocation/deallocation pair.
+void* volatile g_sink = nullptr;
+
 TEST(AllocationCounter, CountsOperatorNew) {
     const auto sut = testing::allocationsDuring([] {
-        static int* volatile sink = nullptr;  // escapes: the compiler may not elide new/delete
         auto p = std::make_unique<int>(3);
-        sink = p.get();
+        g_sink = p.get();
     });
     EXPECT_EQ(sut, 1U);
 }
 
 TEST(AllocationCounter, CountsMallocAndContainerGrowth) {
     const auto sut = testing::allocationsDuring([] {
-        static void* volatile sink = nullptr;  // escapes: the compiler may not elide the pair
-        sink = std::malloc(64);
-        std::free(sink);
+        g_sink = std::malloc(64);
+        std::free(g_sink);
         std::vector<int> v;
         v.reserve(100);
     });
