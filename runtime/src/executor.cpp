@@ -8,7 +8,7 @@ Executor::Executor(const ExecutorSettings& settings, OverrunHandler overrunHandl
     : m_settings(settings),
       m_watchdog(WatchdogBudgets{settings.deadline_ns, settings.stageBudget_ns}, settings.watchdogPoll_ns,
                  overrunHandler, overrunContext),
-      m_ladder(LadderPolicy{settings.goodCyclesToStepUp}),
+      m_ladder(LadderPolicy{settings.missesToStepDown, settings.goodCyclesToStepUp}),
       m_cycleLatency(settings.healthWindowCycles),
       m_trace(settings.traceCapacityEvents) {
     for (auto& window : m_stageLatency) {

@@ -28,6 +28,7 @@ struct ExecutorSettings {
     std::array<std::int64_t, STAGE_COUNT> stageBudget_ns{};  ///< 0: unchecked
     Trigger trigger{Trigger::Periodic};
     std::uint32_t platoonEveryNCycles{5};      ///< the Platoons stage runs on every n-th cycle
+    std::uint32_t missesToStepDown{1};
     std::uint32_t goodCyclesToStepUp{25};
     std::size_t healthWindowCycles{300};
     std::size_t traceCapacityEvents{4096};
