@@ -15,6 +15,8 @@ void fillHealth(Health& health, const CycleReport& report, const Executor& execu
     health.loanFailures = counters.loanFailures;
     health.gpuErrors = counters.gpuErrors;
     health.acceptedInputs = counters.accepted;
+    health.inputQueueOverflows = counters.inputQueueOverflows;
+    health.stageFailures = counters.stageFailures;
     for (std::size_t i = 0; i < REJECT_REASON_COUNT; ++i) {
         health.rejections[i] = counters.rejections[i];
     }
