@@ -384,7 +384,15 @@ Result<Deployment, ConfigError> load(std::string_view text, const std::string& s
     try {
         YAML::Node root;
         try {
-            root = YAML::Load(std::string(text));
+            const std::vector<YAML::Node> documents = YAML::LoadAll(std::string(text));
+            if (documents.size() > 1) {
+                const Location at = locationOf(documents[1].Mark());
+                return fail(ConfigError{ConfigErrorKind::SyntaxError, sourceName, at.line, at.column, {},
+                                        "more than one YAML document; a deployment is one document", {}});
+            }
+            if (!documents.empty()) {
+                root = documents.front();
+            }
         } catch (const YAML::Exception& e) {
             const Location at = locationOf(e.mark);
             return fail(ConfigError{ConfigErrorKind::SyntaxError, sourceName, at.line, at.column, {},
@@ -404,6 +412,8 @@ Result<Deployment, ConfigError> load(std::string_view text, const std::string& s
     } catch (const std::exception& e) {
         return fail(ConfigError{ConfigErrorKind::SyntaxError, sourceName, 0, 0, {},
                                 std::string("cannot be read: ") + e.what(), {}});
+    } catch (...) {
+        return fail(ConfigError{ConfigErrorKind::SyntaxError, sourceName, 0, 0, {}, "cannot be read", {}});
     }
 }
 

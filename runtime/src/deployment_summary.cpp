@@ -16,6 +16,11 @@ std::string number(double value) {
     return ec == std::errc{} ? std::string(buffer.data(), end) : std::string("?");
 }
 
+/// "1 cycle", "25 cycles".
+std::string count(std::uint32_t n, std::string_view singular, std::string_view plural) {
+    return std::to_string(n) + " " + std::string(n == 1 ? singular : plural);
+}
+
 std::string channel(const config::Channel& c) { return c.service + "/" + c.instance + "/" + c.event; }
 
 /// Appends "  label  text\n" with the labels aligned.
@@ -62,10 +67,10 @@ std::string describeDeployment(const config::Deployment& d) {
              (rt.rtPriority == 0 ? std::string("scheduling unchanged") : "SCHED_FIFO " + std::to_string(rt.rtPriority)) +
              ", memory " + (rt.lockMemory ? "locked" : "not locked") + ", on setup failure " +
              std::string(toString(rt.onRtSetupFailure)));
-    line(out, "watchdog", "degrade after " + std::to_string(rt.watchdog.missesToDegrade) +
-                              " consecutive misses, recover after " + std::to_string(rt.watchdog.recoverAfterGoodCycles) +
-                              " good cycles, hold last at most " + std::to_string(rt.watchdog.holdLastMaxAge_ms) +
-                              " ms; health over " + std::to_string(rt.healthWindowCycles) + " cycles");
+    line(out, "watchdog", "degrade after " + count(rt.watchdog.missesToDegrade, "miss", "consecutive misses") +
+                              ", recover after " + count(rt.watchdog.recoverAfterGoodCycles, "good cycle", "good cycles") +
+                              ", hold last at most " + std::to_string(rt.watchdog.holdLastMaxAge_ms) +
+                              " ms; health over " + count(rt.healthWindowCycles, "cycle", "cycles"));
 
     const config::Capacities& cap = d.capacities;
     line(out, "capacities", std::to_string(cap.maxObjects) + " objects, " + std::to_string(cap.maxTracks) +

@@ -32,6 +32,8 @@ struct BadCase {
     bool whole{false};
 };
 
+void PrintTo(const BadCase& c, std::ostream* os) { *os << c.name; }
+
 std::string caseName(const ::testing::TestParamInfo<BadCase>& param) { return param.param.name; }
 
 class BadConfig : public ::testing::TestWithParam<BadCase> {};
@@ -138,6 +140,7 @@ INSTANTIATE_TEST_SUITE_P(OverCompiledLimit, BadConfig, ::testing::Values(
 INSTANTIATE_TEST_SUITE_P(SyntaxError, BadConfig, ::testing::Values(
     BadCase{"UnclosedFlowList", "runtime:\n  cpu_affinity: [1, 2\n  rt_priority: 3\n", K::SyntaxError, "", L7},
     BadCase{"BadIndentation", "runtime:\n  cycle_period_ms: 100\n    deadline_ms: 90\n", K::SyntaxError, "", L7},
+    BadCase{"TwoDocuments", "---\nruntime: {}\n", K::SyntaxError, "", L6},
     BadCase{"DuplicateKey", "runtime:\n  deadline_ms: 100\n  deadline_ms: 90\n", K::SyntaxError, "runtime.deadline_ms", L7}),
     caseName);
 // clang-format on
