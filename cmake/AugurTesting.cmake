@@ -1,9 +1,10 @@
-# augur_add_test(<name> SOURCES ... [LIBS ...] [GPU] [LABELS ...])
+# augur_add_test(<name> SOURCES ... [LIBS ...] [GPU] [LABELS ...] [RESOURCE_LOCK <resource>])
 # One GoogleTest executable; every test in it becomes a CTest test. GPU suites carry the `gpu` label
-# and report themselves as skipped (GTEST_SKIP) on machines without a CUDA device.
+# and report themselves as skipped (GTEST_SKIP) on machines without a CUDA device. RESOURCE_LOCK keeps
+# tests that share a machine-wide resource (e.g. an iceoryx RouDi) from running concurrently.
 include(GoogleTest)
 function(augur_add_test name)
-  cmake_parse_arguments(ARG "GPU" "" "SOURCES;LIBS;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "GPU" "RESOURCE_LOCK" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_LIBS} augur::testing GTest::gtest augur::warnings)
   set(labels ${ARG_LABELS})
@@ -12,9 +13,13 @@ function(augur_add_test name)
   else()
     list(APPEND labels cpu)
   endif()
+  set(lock)
+  if(ARG_RESOURCE_LOCK)
+    set(lock RESOURCE_LOCK ${ARG_RESOURCE_LOCK})
+  endif()
   gtest_discover_tests(${name}
     DISCOVERY_MODE PRE_TEST
     DISCOVERY_TIMEOUT 120
     PROPERTIES LABELS "${labels}" SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]"
-               ENVIRONMENT "AUGUR_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+               ENVIRONMENT "AUGUR_SOURCE_DIR=${PROJECT_SOURCE_DIR}" ${lock})
 endfunction()
