@@ -20,6 +20,13 @@ function(augur_add_test name)
   gtest_discover_tests(${name}
     DISCOVERY_MODE PRE_TEST
     DISCOVERY_TIMEOUT 120
-    PROPERTIES LABELS "${labels}" SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]"
+    PROPERTIES SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]"
                ENVIRONMENT "AUGUR_SOURCE_DIR=${PROJECT_SOURCE_DIR}" ${lock})
+  # CMake 3.25's PRE_TEST discovery splits list-valued properties into separate arguments, so a second
+  # label would become a property name. The labels are set by a script ctest runs after the discovered
+  # tests (listed in ${name}_TESTS) are defined.
+  set(label_script "${CMAKE_CURRENT_BINARY_DIR}/${name}_labels.cmake")
+  file(WRITE "${label_script}"
+       "foreach(t IN LISTS ${name}_TESTS)\n  set_tests_properties(\"\${t}\" PROPERTIES LABELS \"${labels}\")\nendforeach()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${label_script}")
 endfunction()
