@@ -4,10 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <memory>
 #include <optional>
+#include <thread>
 
 #include "iceoryx_hoofs/log/logmanager.hpp"
+#include "iceoryx_hoofs/posix_wrapper/file_lock.hpp"
 #include "iceoryx_hoofs/posix_wrapper/posix_access_rights.hpp"
 #include "iceoryx_posh/iceoryx_posh_config.hpp"
 #include "iceoryx_posh/internal/roudi/roudi.hpp"
@@ -32,10 +35,35 @@ iox::RouDiConfig_t testRouDiConfig() {
     return config;
 }
 
+/// How long a test program waits for another RouDi on this machine (another test program, a daemon) to end.
+constexpr std::chrono::seconds ROUDI_LOCK_TIMEOUT{120};
+constexpr std::chrono::milliseconds ROUDI_LOCK_POLL{100};
+
+/// iceoryx 2.0 allows one RouDi per machine, guarded by a file lock that a second RouDi treats as a
+/// fatal error. Waits until the lock is free (taking and releasing it), or returns false at `timeout`.
+bool waitForRouDiLock(std::chrono::seconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+        auto lock = iox::posix::FileLock::create(iox::roudi::ROUDI_LOCK_NAME);
+        if (!lock.has_error()) {
+            return true;  // released here; the RouDi takes it again right away
+        }
+        if (lock.get_error() != iox::posix::FileLockError::LOCKED_BY_OTHER_PROCESS ||
+            std::chrono::steady_clock::now() > deadline) {
+            return false;
+        }
+        std::this_thread::sleep_for(ROUDI_LOCK_POLL);
+    }
+}
+
 class InProcessRouDi final : public ::testing::Environment {
   public:
     void SetUp() override {
         iox::log::LogManager::GetLogManager().SetDefaultLogLevel(iox::log::LogLevel::kError);
+        if (!waitForRouDiLock(ROUDI_LOCK_TIMEOUT)) {
+            GTEST_FAIL() << "another iceoryx RouDi (lock '" << iox::roudi::ROUDI_LOCK_NAME
+                         << "') kept running on this machine for " << ROUDI_LOCK_TIMEOUT.count() << " s";
+        }
         m_components.emplace(testRouDiConfig());
         constexpr bool KILL_PROCESSES_IN_DESTRUCTOR = false;
         m_roudi = std::make_unique<iox::roudi::RouDi>(
