@@ -61,6 +61,7 @@ ObjectList randomObjectList(std::uint64_t sequence, std::uint32_t objectCount, s
 }
 
 TEST(IceoryxPubSub, TakeOnAnEmptyQueueReportsNoChunk) {
+    AUGUR_REQUIRE_ICEORYX();
     iox::popo::Publisher<ObjectList> publisher({"augur", "test", "empty"});
     iox::popo::Subscriber<ObjectList> sut({"augur", "test", "empty"});
     ASSERT_TRUE(connected(publisher, sut));
@@ -73,6 +74,7 @@ TEST(IceoryxPubSub, TakeOnAnEmptyQueueReportsNoChunk) {
 }
 
 TEST(IceoryxPubSub, ObjectListArrivesBitIdentical) {
+    AUGUR_REQUIRE_ICEORYX();
     constexpr std::uint64_t SEQUENCE = 7;
     std::mt19937 rng(RANDOM_SEED);
     const auto expected = std::make_unique<ObjectList>(randomObjectList(SEQUENCE, MAX_OBJECTS, rng));
@@ -93,6 +95,7 @@ TEST(IceoryxPubSub, ObjectListArrivesBitIdentical) {
 }
 
 TEST(IceoryxPubSub, SamplesArriveInPublishOrder) {
+    AUGUR_REQUIRE_ICEORYX();
     constexpr std::uint64_t SAMPLE_COUNT = 32;
     constexpr std::uint32_t OBJECTS_PER_LIST = 3;
     std::mt19937 rng(RANDOM_SEED);
@@ -116,6 +119,7 @@ TEST(IceoryxPubSub, SamplesArriveInPublishOrder) {
 }
 
 TEST(IceoryxPubSub, FullQueueDiscardsTheOldestSamples) {
+    AUGUR_REQUIRE_ICEORYX();
     constexpr std::uint64_t QUEUE_CAPACITY = 4;
     constexpr std::uint64_t PUBLISHED = 10;
     constexpr std::uint64_t FIRST_KEPT = PUBLISHED - QUEUE_CAPACITY;
@@ -139,6 +143,7 @@ TEST(IceoryxPubSub, FullQueueDiscardsTheOldestSamples) {
 }
 
 TEST(IceoryxPubSub, EverySubscriberReceivesEachSample) {
+    AUGUR_REQUIRE_ICEORYX();
     constexpr std::uint64_t SAMPLE_COUNT = 5;
     std::mt19937 rng(RANDOM_SEED);
     iox::popo::Publisher<ObjectList> publisher({"augur", "test", "fanout"});
@@ -162,6 +167,7 @@ TEST(IceoryxPubSub, EverySubscriberReceivesEachSample) {
 }
 
 TEST(IceoryxPubSub, MotionPredictionOfOverHalfAMegabyteRoundTrips) {
+    AUGUR_REQUIRE_ICEORYX();
     constexpr std::uint64_t SEQUENCE = 42;
     constexpr std::uint16_t CELL_PATTERN_STEP = 7;
     iox::popo::Publisher<MotionPrediction> publisher({"augur", "test", "prediction"});
@@ -204,6 +210,7 @@ TEST(IceoryxPubSub, MotionPredictionOfOverHalfAMegabyteRoundTrips) {
 }
 
 TEST(IceoryxPubSub, LoanFailsWhenThePoolIsExhaustedAndRecoversAfterARelease) {
+    AUGUR_REQUIRE_ICEORYX();
     iox::popo::Publisher<ExhaustionProbe> sut({"augur", "test", "exhaustion"});
     std::vector<iox::popo::Sample<ExhaustionProbe>> held;
 

@@ -73,6 +73,7 @@ void receiveAll(iox::popo::Subscriber<PatternSample>& subscriber, const std::ato
 }
 
 TEST(IceoryxStress, LoanPublishTakeCyclesNeverLeakAChunk) {
+    AUGUR_REQUIRE_ICEORYX();
     const iox::capro::ServiceDescription topic{"augur", "stress", "pattern"};
     iox::popo::PublisherOptions publisherOptions;
     publisherOptions.subscriberTooSlowPolicy = iox::popo::ConsumerTooSlowPolicy::WAIT_FOR_CONSUMER;

@@ -59,6 +59,9 @@ bool waitForRouDiLock(std::chrono::seconds timeout) {
 class InProcessRouDi final : public ::testing::Environment {
   public:
     void SetUp() override {
+        if (!ICEORYX_TESTS_RUNNABLE) {
+            return;
+        }
         iox::log::LogManager::GetLogManager().SetDefaultLogLevel(iox::log::LogLevel::kError);
         if (!waitForRouDiLock(ROUDI_LOCK_TIMEOUT)) {
             GTEST_FAIL() << "another iceoryx RouDi (lock '" << iox::roudi::ROUDI_LOCK_NAME

@@ -7,6 +7,8 @@
 // this are registered with the CTest resource lock `iceoryx_roudi`.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -14,7 +16,24 @@
 
 #include "augur/core/messages.hpp"
 
+#if defined(__SANITIZE_THREAD__)
+#define AUGUR_ICEORYX_UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define AUGUR_ICEORYX_UNDER_TSAN 1
+#endif
+#endif
+
 namespace augur::testing {
+
+/// iceoryx (a system library) is not built with ThreadSanitizer, so the synchronisation of each sample
+/// handoff (atomics and process-shared mutexes in shared memory) is invisible to it and every handoff
+/// would be reported as a race. Under ThreadSanitizer no RouDi is started and the tests skip.
+#if defined(AUGUR_ICEORYX_UNDER_TSAN)
+inline constexpr bool ICEORYX_TESTS_RUNNABLE = false;
+#else
+inline constexpr bool ICEORYX_TESTS_RUNNABLE = true;
+#endif
 
 /// Payload of the loan/publish/take stress test: a sequence number and a pattern derived from it.
 struct PatternSample {
@@ -63,3 +82,11 @@ bool waitUntil(Predicate connected, std::chrono::milliseconds timeout = CONNECT_
 }
 
 }  // namespace augur::testing
+
+/// First statement of every iceoryx test (see ICEORYX_TESTS_RUNNABLE).
+#define AUGUR_REQUIRE_ICEORYX()                                                                  \
+    do {                                                                                         \
+        if (!::augur::testing::ICEORYX_TESTS_RUNNABLE) {                                         \
+            GTEST_SKIP() << "iceoryx is not instrumented for ThreadSanitizer";                   \
+        }                                                                                        \
+    } while (false)
