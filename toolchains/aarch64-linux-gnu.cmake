@@ -46,6 +46,11 @@ if(AUGUR_AARCH64_SYSROOT)
   set(CMAKE_FIND_ROOT_PATH "${AUGUR_AARCH64_SYSROOT}")
   set(_augur_emulator_prefix "${AUGUR_AARCH64_SYSROOT}")
 else()
+  if(NOT EXISTS "/usr/lib/aarch64-linux-gnu/libc.so.6" AND NOT EXISTS "/lib/aarch64-linux-gnu/libc.so.6")
+    message(FATAL_ERROR "No arm64 libraries: give a sysroot (-DAUGUR_AARCH64_SYSROOT=<dir>; "
+                        "scripts/cross-build makes one) or install the :arm64 multiarch packages "
+                        "(docs/cross-compilation.md).")
+  endif()
   # Multiarch: arm64 packages share /usr with the host. The cross compiler's own C library lives in
   # /usr/aarch64-linux-gnu; the multiarch folders are searched through CMAKE_LIBRARY_ARCHITECTURE.
   set(CMAKE_FIND_ROOT_PATH "/usr/aarch64-linux-gnu" "/")
