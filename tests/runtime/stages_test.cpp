@@ -7,6 +7,7 @@
 
 #include "augur/platform/clock.hpp"
 #include "augur/platform/roudi.hpp"
+#include "augur/testing/embedded_roudi.hpp"
 #include "augur/runtime/stages/ingest_stage.hpp"
 #include "augur/runtime/stages/publish_stage.hpp"
 
@@ -16,19 +17,8 @@ namespace {
 constexpr std::int64_t HOLD_LAST_MAX_AGE_NS = 1'000'000'000;
 constexpr std::uint64_t QUEUE = 32;
 
-class RouDiEnvironment : public ::testing::Environment {
-public:
-    void SetUp() override {
-        auto roudi = platform::EmbeddedRouDi::start("augur-stages-test");
-        ASSERT_TRUE(roudi.hasValue()) << platform::toString(roudi.error());
-        s_roudi = std::move(roudi).value();
-    }
-    void TearDown() override { s_roudi.reset(); }
-
-private:
-    static inline std::unique_ptr<platform::EmbeddedRouDi> s_roudi;
-};
-const auto* const g_environment = ::testing::AddGlobalTestEnvironment(new RouDiEnvironment);
+const auto* const g_environment =
+    ::testing::AddGlobalTestEnvironment(new testing::EmbeddedRouDiEnvironment("augur-stages-test"));
 
 platform::ServiceName channel(const char* event) {
     static int counter = 0;
@@ -56,6 +46,7 @@ void fillValid(ObjectList& list, std::uint64_t sequence) {
 class IngestStageTest : public ::testing::Test {
 protected:
     void SetUp() override {
+        AUGUR_REQUIRE_ICEORYX();
         const auto name = channel("objects");
         subscriber = std::make_unique<platform::Subscriber<ObjectList>>(
             platform::Subscriber<ObjectList>::create(name, QUEUE).value());
@@ -83,6 +74,7 @@ protected:
 };
 
 TEST_F(IngestStageTest, AcceptsValidListsInArrivalOrder) {
+    AUGUR_REQUIRE_ICEORYX();
     send(1);
     send(2);
     CycleContext context;
@@ -95,6 +87,7 @@ TEST_F(IngestStageTest, AcceptsValidListsInArrivalOrder) {
 }
 
 TEST_F(IngestStageTest, NoInputIsACycleWithoutInput) {
+    AUGUR_REQUIRE_ICEORYX();
     CycleContext context;
     EXPECT_EQ(sut->run(context), StageStatus::Skipped);
     EXPECT_FALSE(context.hadInput);
@@ -102,6 +95,7 @@ TEST_F(IngestStageTest, NoInputIsACycleWithoutInput) {
 }
 
 TEST_F(IngestStageTest, EveryRejectionReasonIsCountedAndValidInputStillFlows) {
+    AUGUR_REQUIRE_ICEORYX();
     send(1);
     send(2, [](ObjectList& l) { l.header.schemaVersion = 99; });
     send(3, [](ObjectList& l) { l.objectCount = 17; });
@@ -127,6 +121,7 @@ TEST_F(IngestStageTest, EveryRejectionReasonIsCountedAndValidInputStillFlows) {
 }
 
 TEST_F(IngestStageTest, ListsBeyondOneCyclesCapacityWaitForTheNextCycle) {
+    AUGUR_REQUIRE_ICEORYX();
     for (std::uint64_t s = 1; s <= MAX_INPUTS_PER_CYCLE + 3; ++s) {
         send(s);
     }
@@ -142,6 +137,7 @@ TEST_F(IngestStageTest, ListsBeyondOneCyclesCapacityWaitForTheNextCycle) {
 class PublishStageTest : public ::testing::Test {
 protected:
     void SetUp() override {
+        AUGUR_REQUIRE_ICEORYX();
         tracksName = channel("tracks");
         intentionsName = channel("intentions");
         predictionName = channel("prediction");
@@ -183,6 +179,7 @@ protected:
 };
 
 TEST_F(PublishStageTest, PublishesAllOutputsWithTheCycleAsSequence) {
+    AUGUR_REQUIRE_ICEORYX();
     state->tracks.trackCount = 3;
     state->prediction.vehicleCount = 2;
     CycleContext context;
@@ -201,6 +198,7 @@ TEST_F(PublishStageTest, PublishesAllOutputsWithTheCycleAsSequence) {
 }
 
 TEST_F(PublishStageTest, MissedDeadlineMarksOutputsStale) {
+    AUGUR_REQUIRE_ICEORYX();
     CycleContext context;
     context.deadlineMissed = true;
     (void)sut->run(context);
@@ -211,6 +209,7 @@ TEST_F(PublishStageTest, MissedDeadlineMarksOutputsStale) {
 }
 
 TEST_F(PublishStageTest, HoldLastRepublishesTheLastValidPrediction) {
+    AUGUR_REQUIRE_ICEORYX();
     state->prediction.vehicleCount = 4;
     state->prediction.sourceStamp_ns = 900;
     CycleContext context;
@@ -230,6 +229,7 @@ TEST_F(PublishStageTest, HoldLastRepublishesTheLastValidPrediction) {
 }
 
 TEST_F(PublishStageTest, NoPredictionWhenNothingValidIsFreshEnough) {
+    AUGUR_REQUIRE_ICEORYX();
     state->prediction.vehicleCount = 4;
     CycleContext context;
     context.mode = RuntimeMode::HoldLast;  // nothing valid yet
@@ -240,6 +240,7 @@ TEST_F(PublishStageTest, NoPredictionWhenNothingValidIsFreshEnough) {
 }
 
 TEST_F(PublishStageTest, FailedLoanIsCountedNotFatal) {
+    AUGUR_REQUIRE_ICEORYX();
     std::vector<platform::Loan<TrackList>> held;
     for (int i = 0; i < 8; ++i) {
         held.push_back(tracksPub->loan().value());
