@@ -75,7 +75,7 @@ struct OracleCase {
 class FlockCpuOracle : public ::testing::TestWithParam<OracleCase> {};
 
 TEST_P(FlockCpuOracle, MatchesBruteForceOnSeededRandomInstances) {
-    constexpr int INSTANCES = 6;
+    constexpr int INSTANCES = 12;
     const OracleCase c = GetParam();
     std::size_t reported = 0;
     for (int seed = 1; seed <= INSTANCES; ++seed) {
