@@ -121,25 +121,66 @@ bool maximalSets(FamilyView in, int minSize, MaximalScratch& scratch, FamilyBuff
     return true;
 }
 
-bool pairwiseIntersections(FamilyView first, FamilyView second, int minSize, FamilyBuffer& out,
+IntersectScratch::IntersectScratch(int maxEntities, int maxSets, std::int64_t maxMembers)
+    : m_head(std::make_unique<std::int64_t[]>(static_cast<std::size_t>(std::max(maxEntities, 1)))),
+      m_next(std::make_unique_for_overwrite<std::int64_t[]>(static_cast<std::size_t>(std::max<std::int64_t>(maxMembers, 1)))),
+      m_setOf(std::make_unique_for_overwrite<std::int32_t[]>(static_cast<std::size_t>(std::max<std::int64_t>(maxMembers, 1)))),
+      m_stamp(std::make_unique<std::uint64_t[]>(static_cast<std::size_t>(std::max(maxSets, 1)))),
+      m_maxEntities(maxEntities),
+      m_maxSets(maxSets),
+      m_maxMembers(maxMembers) {
+    std::fill(m_head.get(), m_head.get() + std::max(maxEntities, 1), std::int64_t{-1});
+}
+
+bool pairwiseIntersections(FamilyView first, FamilyView second, int minSize, IntersectScratch& s, FamilyBuffer& out,
                            Capacity* overflow) noexcept {
     out.clear();
-    for (int i = 0; i < first.count; ++i) {
+    const std::int64_t base = second.offsets[0];
+    const std::int64_t secondMembers = second.offsets[second.count] - base;
+    if (second.count > s.m_maxSets || secondMembers > s.m_maxMembers) {
+        *overflow = second.count > s.m_maxSets ? Capacity::WorkSets : Capacity::WorkMembers;
+        return false;
+    }
+    // Inverted index of the second family.
+    for (int j = 0; j < second.count; ++j) {
+        s.m_stamp[j] = 0;
+        for (std::int64_t slot = second.offsets[j] - base; slot < second.offsets[j + 1] - base; ++slot) {
+            const std::int32_t entity = second.members[base + slot];
+            s.m_setOf[slot] = j;
+            s.m_next[slot] = s.m_head[entity];
+            s.m_head[entity] = slot;
+        }
+    }
+    bool ok = true;
+    for (int i = 0; i < first.count && ok; ++i) {
         const auto a = first.set(i);
-        for (int j = 0; j < second.count; ++j) {
-            const auto b = second.set(j);
-            std::int32_t* dst = out.beginSet(static_cast<std::int64_t>(std::min(a.size(), b.size())));
-            if (dst == nullptr) {
-                *overflow = out.count() >= out.setCapacity() ? Capacity::WorkSets : Capacity::WorkMembers;
-                return false;
-            }
-            const std::int64_t size = std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), dst) - dst;
-            if (size >= minSize) {
-                out.finishSet(size);
+        const std::uint64_t stamp = ++s.m_clock;
+        for (const std::int32_t entity : a) {
+            for (std::int64_t slot = s.m_head[entity]; slot >= 0 && ok; slot = s.m_next[slot]) {
+                const int j = s.m_setOf[slot];
+                if (s.m_stamp[j] == stamp) {
+                    continue;
+                }
+                s.m_stamp[j] = stamp;
+                const auto b = second.set(j);
+                std::int32_t* dst = out.beginSet(static_cast<std::int64_t>(std::min(a.size(), b.size())));
+                if (dst == nullptr) {
+                    *overflow = out.count() >= out.setCapacity() ? Capacity::WorkSets : Capacity::WorkMembers;
+                    ok = false;
+                    break;
+                }
+                const std::int64_t size = std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), dst) - dst;
+                if (size >= minSize) {
+                    out.finishSet(size);
+                }
             }
         }
     }
-    return true;
+    // Leave the index empty for the next call.
+    for (std::int64_t slot = 0; slot < secondMembers; ++slot) {
+        s.m_head[second.members[base + slot]] = -1;
+    }
+    return ok;
 }
 
 }  // namespace augur::kernels::flock::detail

@@ -107,9 +107,29 @@ private:
 [[nodiscard]] bool maximalSets(FamilyView in, int minSize, MaximalScratch& scratch, FamilyBuffer& out,
                                Capacity* overflow) noexcept;
 
+/// Scratch for pairwiseIntersections: an inverted index entity → sets of the second family (linked
+/// lists threaded through its member slots) and a per-set stamp, so only overlapping pairs are visited.
+class IntersectScratch {
+public:
+    IntersectScratch() = default;
+    IntersectScratch(int maxEntities, int maxSets, std::int64_t maxMembers);
+
+private:
+    friend bool pairwiseIntersections(FamilyView, FamilyView, int, IntersectScratch&, FamilyBuffer&, Capacity*) noexcept;
+    std::unique_ptr<std::int64_t[]> m_head;     ///< per entity: last member slot holding it, -1 if none (kept all -1)
+    std::unique_ptr<std::int64_t[]> m_next;     ///< per member slot: previous slot with the same entity
+    std::unique_ptr<std::int32_t[]> m_setOf;    ///< per member slot: its set
+    std::unique_ptr<std::uint64_t[]> m_stamp;   ///< per set: last first-family set it was intersected with
+    std::uint64_t m_clock{0};
+    int m_maxEntities{0};
+    int m_maxSets{0};
+    std::int64_t m_maxMembers{0};
+};
+
 /// Writes into `out` every a ∩ b (a ∈ first, b ∈ second) with at least `minSize` members (not yet
-/// reduced to maximal sets). Returns false on overflow of `out`.
-[[nodiscard]] bool pairwiseIntersections(FamilyView first, FamilyView second, int minSize, FamilyBuffer& out,
-                                         Capacity* overflow) noexcept;
+/// reduced to maximal sets); pairs that share no entity are never visited. Entity indices must be
+/// below the scratch's maxEntities. O(|first|·overlaps·s + members). Returns false on overflow.
+[[nodiscard]] bool pairwiseIntersections(FamilyView first, FamilyView second, int minSize, IntersectScratch& scratch,
+                                         FamilyBuffer& out, Capacity* overflow) noexcept;
 
 }  // namespace augur::kernels::flock::detail

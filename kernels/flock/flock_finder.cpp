@@ -161,7 +161,7 @@ Result<FlockFinder, FlockFailure> FlockFinder::create(const FlockParams& params,
         impl->windowResults.resize(static_cast<std::size_t>(workers));
         impl->windowScratch.reserve(static_cast<std::size_t>(workers));
         for (int w = 0; w < workers; ++w) {
-            impl->windowScratch.emplace_back(params.windowSteps, capacities.maxWorkSets, capacities.maxWorkMembers,
+            impl->windowScratch.emplace_back(capacities.maxEntities, params.windowSteps, capacities.maxWorkSets, capacities.maxWorkMembers,
                                              capacities.maxFlocksPerBatch, capacities.maxFlockMembersPerBatch);
         }
         if (backend == Backend::Cpu) {

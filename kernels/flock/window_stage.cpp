@@ -5,12 +5,13 @@
 
 namespace augur::kernels::flock::detail {
 
-WindowScratch::WindowScratch(int windowSteps, int workSets, std::int64_t workMembers, std::int64_t maxFlocks,
+WindowScratch::WindowScratch(int maxEntities, int windowSteps, int workSets, std::int64_t workMembers, std::int64_t maxFlocks,
                              std::int64_t maxFlockMembers)
     : prefix{FamilyBuffer(workSets, workMembers), FamilyBuffer(workSets, workMembers)},
       candidates(workSets, workMembers),
       result(workSets, workMembers),
       maximal(workSets),
+      intersect(maxEntities, workSets, workMembers),
       flocks(static_cast<int>(maxFlocks), maxFlockMembers),
       flockWindow(std::make_unique_for_overwrite<std::int32_t[]>(static_cast<std::size_t>(maxFlocks) + 1)) {
     suffix.reserve(static_cast<std::size_t>(windowSteps));
@@ -27,7 +28,7 @@ bool combine(FamilyView g, FamilyView h, int minEntities, WindowScratch& s, Fami
         out.clear();
         return true;
     }
-    return pairwiseIntersections(g, h, minEntities, s.candidates, overflow) &&
+    return pairwiseIntersections(g, h, minEntities, s.intersect, s.candidates, overflow) &&
            maximalSets(s.candidates.view(), minEntities, s.maximal, out, overflow);
 }
 

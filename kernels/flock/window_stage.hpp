@@ -18,13 +18,15 @@ namespace augur::kernels::flock::detail {
 
 /// Per-worker scratch, sized at init.
 struct WindowScratch {
-    WindowScratch(int windowSteps, int workSets, std::int64_t workMembers, std::int64_t maxFlocks, std::int64_t maxFlockMembers);
+    WindowScratch(int maxEntities, int windowSteps, int workSets, std::int64_t workMembers, std::int64_t maxFlocks,
+                  std::int64_t maxFlockMembers);
 
     std::vector<FamilyBuffer> suffix;  ///< δ families
     FamilyBuffer prefix[2];
     FamilyBuffer candidates;
     FamilyBuffer result;
     MaximalScratch maximal;
+    IntersectScratch intersect;
     FamilyBuffer flocks;                         ///< this worker's output sets…
     std::unique_ptr<std::int32_t[]> flockWindow;  ///< … and their window starts
 };

@@ -1,6 +1,7 @@
 // Set-family operations and the Lemma-3 disk construction behind the flock stages.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -56,9 +57,15 @@ TEST(FlockFamily, PairwiseIntersectionsKeepOnlyLargeEnoughOnes) {
     const FamilyBuffer b = familyOf({{2, 3, 9}, {4, 7}, {1, 4}});
     FamilyBuffer sut(SETS, MEMBERS);
     Capacity overflow = Capacity::None;
-    ASSERT_TRUE(pairwiseIntersections(a.view(), b.view(), MIN_SIZE, sut, &overflow));
-    const std::vector<std::vector<std::int32_t>> expected{{2, 3}, {1, 4}};
-    EXPECT_EQ(setsOf(sut), expected);
+    IntersectScratch scratch(16, SETS, MEMBERS);
+    ASSERT_TRUE(pairwiseIntersections(a.view(), b.view(), MIN_SIZE, scratch, sut, &overflow));
+    auto actual = setsOf(sut);
+    std::sort(actual.begin(), actual.end());
+    const std::vector<std::vector<std::int32_t>> expected{{1, 4}, {2, 3}};
+    EXPECT_EQ(actual, expected);
+    // The scratch is left clean: a second call gives the same result.
+    ASSERT_TRUE(pairwiseIntersections(a.view(), b.view(), MIN_SIZE, scratch, sut, &overflow));
+    EXPECT_EQ(sut.count(), 2);
 }
 
 TEST(FlockFamily, FullBufferReportsOverflowInsteadOfGrowing) {
