@@ -189,7 +189,7 @@ int main(int argc, char** argv) {
 
     auto stream = platform::Stream::create();
     bench::Table table("Maximal flocks: CUDA vs CPU reference (all cores), end to end, ms (median)",
-                       {"scenario", "n", "τ", "ε", "μ", "δ", "disks", "|F| Σ", "flocks", "CPU pot.", "CPU ∩", "CPU total",
+                       {"scenario", "n", "τ", "ε", "μ", "δ", "disks", "ΣF_t sets", "flocks", "CPU pot.", "CPU ∩", "CPU total",
                         "GPU pot.", "GPU ∩", "GPU total", "GPU graph total", "speed-up", "same"});
     for (const Scenario& s : scenarios) {
         const SyntheticTrajectories t = generateTrajectories(s.spec);
