@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <new>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -41,8 +42,6 @@ const char* toString(Capacity capacity) noexcept {
     switch (capacity) {
         case Capacity::None: return "none";
         case Capacity::Entities: return "maxEntities";
-        case Capacity::Steps: return "steps";
-        case Capacity::GridCells: return "gridCellsPerStep";
         case Capacity::DisksPerStep: return "maxDisksPerStep";
         case Capacity::DisksPerBatch: return "maxDisksPerBatch";
         case Capacity::CandidateMembersPerStep: return "maxCandidateMembersPerStep";

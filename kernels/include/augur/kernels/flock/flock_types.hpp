@@ -61,8 +61,6 @@ struct FlockCapacities {
 enum class Capacity {
     None,
     Entities,
-    Steps,
-    GridCells,
     DisksPerStep,
     DisksPerBatch,
     CandidateMembersPerStep,
