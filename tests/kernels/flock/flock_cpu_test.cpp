@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <limits>
 #include <new>
+#include <ostream>
+#include <string>
 
 #include "augur/kernels/flock/flock_finder.hpp"
 #include "flock_oracle.hpp"
@@ -72,6 +74,14 @@ struct OracleCase {
     double missing;
 };
 
+std::string caseName(const OracleCase& c) {
+    char name[96];
+    std::snprintf(name, sizeof(name), "n%d_steps%d_mu%d_delta%d_side%d_missing%d", c.entities, c.steps, c.minEntities,
+                  c.windowSteps, static_cast<int>(c.side_m * 10), static_cast<int>(c.missing * 100));
+    return name;
+}
+void PrintTo(const OracleCase& c, std::ostream* os) { *os << caseName(c); }
+
 class FlockCpuOracle : public ::testing::TestWithParam<OracleCase> {};
 
 TEST_P(FlockCpuOracle, MatchesBruteForceOnSeededRandomInstances) {
@@ -94,7 +104,8 @@ INSTANTIATE_TEST_SUITE_P(SmallInstances, FlockCpuOracle,
                          ::testing::Values(OracleCase{4, 6, 2, 1, 2.5, 0.0}, OracleCase{8, 8, 2, 2, 3.0, 0.0},
                                            OracleCase{10, 8, 3, 3, 3.0, 0.05}, OracleCase{12, 6, 3, 2, 4.0, 0.0},
                                            OracleCase{12, 6, 4, 6, 2.5, 0.0}, OracleCase{12, 10, 2, 4, 5.0, 0.1},
-                                           OracleCase{9, 7, 5, 1, 2.0, 0.0}));
+                                           OracleCase{9, 7, 5, 1, 2.0, 0.0}),
+                         [](const ::testing::TestParamInfo<OracleCase>& param) { return caseName(param.param); });
 
 TEST(FlockCpu, PairAtExactlyTwiceTheRadiusIsAFlock) {
     Instance instance(2, 1);

@@ -2,6 +2,11 @@
 // and with the per-batch work replayed as a CUDA graph; small instances also equal the oracle.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+#include <string>
+
 #include "augur/kernels/flock/flock_finder.hpp"
 #include "augur/platform/stream.hpp"
 #include "augur/testing/testing.hpp"
@@ -41,6 +46,14 @@ struct GpuCase {
     double missing;
 };
 
+std::string caseName(const GpuCase& c) {
+    char name[96];
+    std::snprintf(name, sizeof(name), "n%d_steps%d_mu%d_delta%d_batch%d", c.entities, c.steps, c.minEntities, c.windowSteps,
+                  c.batchSteps);
+    return name;
+}
+void PrintTo(const GpuCase& c, std::ostream* os) { *os << caseName(c); }
+
 class FlockGpu : public ::testing::TestWithParam<GpuCase> {};
 
 TEST_P(FlockGpu, EqualsCpuReferenceDirectAndUnderGraphReplay) {
@@ -78,7 +91,8 @@ TEST_P(FlockGpu, EqualsCpuReferenceDirectAndUnderGraphReplay) {
 INSTANTIATE_TEST_SUITE_P(SeededInstances, FlockGpu,
                          ::testing::Values(GpuCase{40, 30, 3, 1, 1.0, 64, 0.0}, GpuCase{100, 60, 3, 4, 1.0, 16, 0.02},
                                            GpuCase{300, 50, 4, 5, 2.0, 50, 0.0}, GpuCase{150, 80, 2, 3, 1.5, 9, 0.05},
-                                           GpuCase{500, 20, 5, 20, 2.0, 20, 0.0}));
+                                           GpuCase{500, 20, 5, 20, 2.0, 20, 0.0}),
+                         [](const ::testing::TestParamInfo<GpuCase>& param) { return caseName(param.param); });
 
 TEST(FlockGpuOracle, SmallInstancesEqualTheBruteForceOracle) {
     AUGUR_REQUIRE_GPU();
