@@ -648,12 +648,14 @@ Result<BatchResult, GpuError> CudaPotentialStage::run(const TrajectoryView& view
     auto* params = static_cast<BatchParams*>(s.hostParams.get());
     params->steps = steps;
     params->entities = view.entityCount;
-    std::memcpy(s.hostX.get(), view.x_m + first, static_cast<std::size_t>(samples) * sizeof(double));
-    std::memcpy(s.hostY.get(), view.y_m + first, static_cast<std::size_t>(samples) * sizeof(double));
-    if (view.present != nullptr) {
-        std::memcpy(s.hostPresent.get(), view.present + first, static_cast<std::size_t>(samples));
-    } else {
-        std::memset(s.hostPresent.get(), 1, static_cast<std::size_t>(samples));
+    if (samples > 0) {  // with no entities the view's pointers may be null
+        std::memcpy(s.hostX.get(), view.x_m + first, static_cast<std::size_t>(samples) * sizeof(double));
+        std::memcpy(s.hostY.get(), view.y_m + first, static_cast<std::size_t>(samples) * sizeof(double));
+        if (view.present != nullptr) {
+            std::memcpy(s.hostPresent.get(), view.present + first, static_cast<std::size_t>(samples));
+        } else {
+            std::memset(s.hostPresent.get(), 1, static_cast<std::size_t>(samples));
+        }
     }
     if (s.useGraph) {
         AUGUR_CUDA_TRY(s.graph.launch(stream));
