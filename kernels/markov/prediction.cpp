@@ -28,48 +28,10 @@ Result<void, MarkovError> validate(const ChainConfig& chain, const PredictionCon
     return {};
 }
 
-namespace {
-
-double normalCdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
-
-}  // namespace
-
 void initialDistribution(const ChainConfig& c, const CorridorInput& corridor, float* p) noexcept {
-    const int na = c.inputCells;
-    const int nv = c.speedCells;
-    const int n = c.positionCells * nv * na;
-    std::fill(p, p + n, 0.0F);
-
-    float input[MAX_INPUT_CELLS]{};
-    float inputSum = 0.0F;
-    for (int j = 0; j < na; ++j) {
-        input[j] = std::max(0.0F, corridor.initialInput[j]);
-        inputSum += input[j];
-    }
-    for (int j = 0; j < na; ++j) {
-        input[j] = inputSum > 0.0F ? input[j] / inputSum : 1.0F / static_cast<float>(na);
-    }
-
-    // P(speed cell iv): a Gaussian integrated over the cell (standstill takes v ≤ 0, the top cell v > v_max).
-    const double mean = corridor.initialSpeed_mps;
-    const double sd = corridor.initialSpeedStd_mps;
-    const double dv = speedCellSize_mps(c);
-    const bool gaussian = sd > 0.0;
-    auto speedCellProbability = [&](int iv) -> float {
-        if (iv == 0) {
-            return static_cast<float>(normalCdf(-mean / sd));
-        }
-        const double upper = iv + 1 == nv ? 1.0 : normalCdf((iv * dv - mean) / sd);
-        const double lower = normalCdf(((iv - 1) * dv - mean) / sd);
-        return static_cast<float>(std::max(0.0, upper - lower));
-    };
-    const int is = positionCellOf(corridor.initialPosition_m, c);
-    const int ivPoint = speedCellOf(std::min(corridor.initialSpeed_mps, c.speedMax_mps), c);
-    for (int iv = 0; iv < nv; ++iv) {
-        const float pv = gaussian ? speedCellProbability(iv) : (iv == ivPoint ? 1.0F : 0.0F);
-        for (int j = 0; j < na; ++j) {
-            p[(is * nv + iv) * na + j] = pv * input[j];
-        }
+    const int n = c.positionCells * c.speedCells * c.inputCells;
+    for (int r = 0; r < n; ++r) {
+        p[r] = initialStateProbability(c, corridor, r);
     }
 }
 

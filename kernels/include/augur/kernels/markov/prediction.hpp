@@ -12,6 +12,7 @@
 // noexcept, no allocation, caller-provided scratch sized by the matching ...ScratchBytes query.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -73,9 +74,41 @@ struct PredictionOutputs {
     std::size_t gridFrameStride_cells{0};  ///< distance between frames (MAX_GRID_SIDE_CELLS² for OccupancyGrid)
 };
 
-/// Initial distribution p(t0) over one corridor's states: all mass in the position cell of s0, the
-/// speed a Gaussian integrated over the speed cells (clipped to [0, v_max]), the input `initialInput`.
-/// p.size() ≥ n. Run phase, allocation-free, O(n).
+/// p(t0) of state r (= (i_s·n_v + i_v)·n_a + j) of one corridor: all mass in the position cell of s0,
+/// the speed a Gaussian N(v0, σ) integrated over the speed cells (standstill takes v ≤ 0, the top cell
+/// v > v_max; σ = 0: the cell of v0), the input `initialInput` normalised (uniform when all zero).
+/// O(n_a); shared by both backends.
+AUGUR_MARKOV_HD float initialStateProbability(const ChainConfig& c, const CorridorInput& corridor, int r) {
+    const int na = c.inputCells;
+    const int nv = c.speedCells;
+    const int j = r % na;
+    const int iv = (r / na) % nv;
+    const int is = r / (na * nv);
+    if (is != positionCellOf(corridor.initialPosition_m, c)) {
+        return 0.0F;
+    }
+    float inputSum = 0.0F;
+    for (int u = 0; u < na; ++u) {
+        inputSum += corridor.initialInput[u] > 0.0F ? corridor.initialInput[u] : 0.0F;
+    }
+    const float own = corridor.initialInput[j] > 0.0F ? corridor.initialInput[j] : 0.0F;
+    const float pu = inputSum > 0.0F ? own / inputSum : 1.0F / static_cast<float>(na);
+    const float v0 = corridor.initialSpeed_mps;
+    const float sd = corridor.initialSpeedStd_mps;
+    if (!(sd > 0.0F)) {
+        return iv == speedCellOf(v0 < c.speedMax_mps ? v0 : c.speedMax_mps, c) ? pu : 0.0F;
+    }
+    // Φ(x) = erfc(−x/√2)/2, in double so that narrow Gaussians keep their mass.
+    const double dv = static_cast<double>(speedCellSize_mps(c));
+    const double inv = 1.0 / (static_cast<double>(sd) * 1.4142135623730951);
+    const double upper = iv + 1 == nv ? 1.0 : 0.5 * erfc(-(iv * dv - v0) * inv);
+    const double lower = iv == 0 ? 0.0 : 0.5 * erfc(-((iv - 1) * dv - v0) * inv);
+    const double pv = upper - lower;
+    return pv > 0.0 ? static_cast<float>(pv) * pu : 0.0F;
+}
+
+/// p(t0) of one corridor (initialStateProbability for every state). p has ≥ n entries. Run phase,
+/// allocation-free, O(n·n_a).
 void initialDistribution(const ChainConfig& chain, const CorridorInput& corridor, float* p) noexcept;
 
 /// Centreline point at arc length s (linear interpolation, clamped to the polyline's ends).
