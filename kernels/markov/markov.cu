@@ -411,6 +411,17 @@ __global__ void combineKernel(const float* __restrict__ lambda, const InputDynam
     gamma[i] = value;
 }
 
+__global__ void priorityKernel(ChainConfig c, CorridorConstraints constraints, PriorityRules rules, float time_s,
+                               float* lambda, int n) {
+    const int r = static_cast<int>(blockIdx.x) * blockDim.x + static_cast<int>(threadIdx.x);
+    if (r < n) {
+        const int na = c.inputCells;
+        const int iv = (r / na) % c.speedCells;
+        const int is = r / (na * c.speedCells);
+        lambda[r] = priority(positionCellUpper_m(is, c), speedCellUpper_mps(iv, c), r % na, time_s, constraints, rules, c);
+    }
+}
+
 }  // namespace
 
 // --- host API --------------------------------------------------------------------------------------
@@ -522,6 +533,15 @@ platform::GpuStatus predict(const DeviceChain& chain, const PredictionConfig& pc
     const int cellsPerFrame = pc.gridWidthCells * pc.gridHeightCells;
     gridKernel<<<static_cast<unsigned>((cellsPerFrame * pc.gridFrames + BLOCK - 1) / BLOCK), BLOCK, 0, stream>>>(
         s.accumulator, out.grid, cellsPerFrame, pc.gridFrames, out.gridFrameStride_cells);
+    return AUGUR_CUDA_CHECK_LAUNCH();
+}
+
+platform::GpuStatus priorityVector(const ChainConfig& chain, const CorridorConstraints& constraints,
+                                   const PriorityRules& rules, float time_s, float* lambda,
+                                   platform::StreamHandle stream) noexcept {
+    const int n = chain.positionCells * chain.speedCells * chain.inputCells;
+    priorityKernel<<<static_cast<unsigned>((n + BLOCK - 1) / BLOCK), BLOCK, 0, stream>>>(chain, constraints, rules, time_s,
+                                                                                        lambda, n);
     return AUGUR_CUDA_CHECK_LAUNCH();
 }
 

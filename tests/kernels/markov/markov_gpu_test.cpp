@@ -217,5 +217,26 @@ TEST_F(MarkovGpu, CombinationEqualsTheCpuCombination) {
     }
 }
 
+TEST_F(MarkovGpu, PriorityVectorEqualsTheCpuPriorityVector) {
+    const ChainConfig& c = chain->config();
+    const int n = chain->stateCount();
+    std::vector<CorridorInput> corridors(4);
+    testing::randomiseCorridors(corridors, c, 23);
+    auto lambdaDevice = DeviceBuffer<float>::create(static_cast<std::size_t>(n)).value();
+    for (const auto& corridor : corridors) {
+        constexpr float TIME_S = 1.3F;
+        std::vector<float> expected(static_cast<std::size_t>(n));
+        cpu::priorityVector(c, corridor.constraints, PriorityRules{}, TIME_S, expected);
+        ASSERT_TRUE(cuda::priorityVector(c, corridor.constraints, PriorityRules{}, TIME_S, lambdaDevice.data(), stream->get())
+                        .hasValue());
+        std::vector<float> sut(expected.size());
+        ASSERT_TRUE(lambdaDevice.download(sut, stream->get()).hasValue());
+        ASSERT_TRUE(stream->synchronize().hasValue());
+        for (std::size_t r = 0; r < sut.size(); ++r) {
+            ASSERT_NEAR(sut[r], expected[r], 1e-6F) << "state " << r;
+        }
+    }
+}
+
 }  // namespace
 }  // namespace augur::kernels::markov

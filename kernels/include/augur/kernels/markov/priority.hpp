@@ -126,6 +126,11 @@ void combineInputTransition(std::span<const float> lambda, const InputDynamics& 
 
 namespace cuda {
 
+/// CUDA path of cpu::priorityVector: lambda (device, ≥ n floats) for one corridor. Run phase: one kernel.
+[[nodiscard]] platform::GpuStatus priorityVector(const ChainConfig& chain, const CorridorConstraints& constraints,
+                                                 const PriorityRules& rules, float time_s, float* lambda,
+                                                 platform::StreamHandle stream) noexcept;
+
 /// CUDA path of cpu::combineInputTransition; lambda and gamma are device pointers. One thread per
 /// non-zero of Γ writing consecutive addresses, ψ_sub in shared memory. Run phase: enqueues one kernel.
 [[nodiscard]] platform::GpuStatus combineInputTransition(const float* lambda, const InputDynamics& psi, int inputCells,
