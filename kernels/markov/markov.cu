@@ -4,11 +4,12 @@
 // tuning.hpp) → thin __global__ entries → the shared __host__ __device__ maths in chain.hpp,
 // priority.hpp and prediction.hpp.
 //
-// One horizon step is one launch for all corridors: a warp owns one position row of
-// CORRIDORS_PER_THREAD corridors (lanes over speed cells); each thread gathers Υ(τ)·p and Υ([0, τ])·p
-// for its cell's n_a rows, evaluates λ for its cell, and applies Γ = diag(λ)·ψ column-renormalised
-// straight from registers: Γ is never written to memory. The position marginals come from a warp
-// reduction, the speed marginals from per-block partial sums in a fixed order (deterministic).
+// One horizon step is one launch for all corridors: a block owns whole position rows of
+// CORRIDORS_PER_THREAD corridors, a thread one state row (coalesced ELL loads and stores); each thread
+// gathers Υ(τ)·p and Υ([0, τ])·p for its row and evaluates λ for it, and Γ = diag(λ)·ψ, column-
+// renormalised, is applied from shared memory: Γ is never written to memory. The position marginals
+// come from warp reductions, the speed marginals from per-block partial sums in a fixed order
+// (deterministic).
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -23,13 +24,23 @@ namespace augur::kernels::markov {
 namespace {
 
 constexpr int CPT = tuning::CORRIDORS_PER_THREAD;
-constexpr int WARPS = tuning::STEP_WARPS;
+constexpr int STEP_SHARED_ARRAYS_BYTES_PER_STATE = 5 * sizeof(float);  // λ, q, brake, interval, mass
 constexpr int BLOCK = tuning::BLOCK_THREADS;
 constexpr std::size_t SCRATCH_ALIGN = 256;
+constexpr std::size_t MAX_STEP_SHARED_BYTES = 48 * 1024;  // without opting in to more
 
 std::size_t alignUp(std::size_t bytes) { return (bytes + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN; }
 
-int stepBlocksX(const ChainConfig& c) { return (c.positionCells + WARPS - 1) / WARPS; }
+/// Whole position rows per step block: as many as fit BLOCK threads (at least one).
+int positionRowsPerBlock(const ChainConfig& c) {
+    const int rowStates = c.speedCells * c.inputCells;
+    return rowStates >= BLOCK ? 1 : BLOCK / rowStates;
+}
+int stepBlocksX(const ChainConfig& c) { return (c.positionCells + positionRowsPerBlock(c) - 1) / positionRowsPerBlock(c); }
+std::size_t stepSharedBytes(const ChainConfig& c) {
+    return static_cast<std::size_t>(STEP_SHARED_ARRAYS_BYTES_PER_STATE) * CPT *
+           static_cast<std::size_t>(positionRowsPerBlock(c) * c.speedCells * c.inputCells);
+}
 
 struct DeviceScratch {
     float* p;                   // [corridor][n]
@@ -77,110 +88,6 @@ struct EllView {
 
 // --- device functions ------------------------------------------------------------------------------
 
-/// Propagates one cell (is, iv) of up to CPT corridors by one step; returns the cell's new mass and
-/// interval mass per corridor through `cellMass` / `intervalMass`.
-__device__ __forceinline__ void propagateCell(const ChainConfig& c, const EllView& step, const EllView& interval,
-                                              const InputDynamics& psi, const PriorityRules& rules,
-                                              const CorridorInput* corridors, int corridorBegin, int corridorCount,
-                                              const float* __restrict__ p, float* __restrict__ next, int is, int iv,
-                                              float time_s, float (&cellMass)[CPT], float (&intervalMass)[CPT]) {
-    const int na = c.inputCells;
-    const int n = c.positionCells * c.speedCells * na;
-    const int cell = is * c.speedCells + iv;
-    float q[CPT][MAX_INPUT_CELLS];
-#pragma unroll
-    for (int k = 0; k < CPT; ++k) {
-        cellMass[k] = 0.0F;
-        intervalMass[k] = 0.0F;
-#pragma unroll
-        for (int u = 0; u < MAX_INPUT_CELLS; ++u) {
-            q[k][u] = 0.0F;
-        }
-    }
-    // Υ(τ)·p and Υ([0, τ])·p for the cell's n_a rows; each Υ entry is loaded once for all CPT corridors.
-#pragma unroll
-    for (int up = 0; up < MAX_INPUT_CELLS; ++up) {
-        if (up < na) {
-            const int row = cell * na + up;
-            for (int e = 0; e < step.entries; ++e) {
-                const int slot = e * n + row;
-                const int col = __ldg(step.column + slot);
-                const float val = __ldg(step.value + slot);
-#pragma unroll
-                for (int k = 0; k < CPT; ++k) {
-                    if (k < corridorCount) {
-                        q[k][up] += val * __ldg(p + static_cast<std::size_t>(corridorBegin + k) * n + col);
-                    }
-                }
-            }
-            for (int e = 0; e < interval.entries; ++e) {
-                const int slot = e * n + row;
-                const int col = __ldg(interval.column + slot);
-                const float val = __ldg(interval.value + slot);
-#pragma unroll
-                for (int k = 0; k < CPT; ++k) {
-                    if (k < corridorCount) {
-                        intervalMass[k] += val * __ldg(p + static_cast<std::size_t>(corridorBegin + k) * n + col);
-                    }
-                }
-            }
-        }
-    }
-    // Γ(t_k) = diag(λ)·ψ with renormalised columns (priority.hpp), fused: Γ[u,u']·q[u'] =
-    // λ_u·ψ[u,u']·(q[u'] / Σ_w λ_w ψ[w,u']); an empty column sends q[u'] to the braking input.
-    const float sFar = positionCellUpper_m(is, c);
-    const float vFar = speedCellUpper_mps(iv, c);
-#pragma unroll
-    for (int k = 0; k < CPT; ++k) {
-        if (k < corridorCount) {
-            const CorridorConstraints constraints = corridors[corridorBegin + k].constraints;
-            float lambda[MAX_INPUT_CELLS];
-#pragma unroll
-            for (int u = 0; u < MAX_INPUT_CELLS; ++u) {
-                lambda[u] = u < na ? priority(sFar, vFar, u, time_s, constraints, rules, c) : 0.0F;
-            }
-            float scaled[MAX_INPUT_CELLS];
-            float brake = 0.0F;
-#pragma unroll
-            for (int up = 0; up < MAX_INPUT_CELLS; ++up) {
-                scaled[up] = 0.0F;
-                if (up < na) {
-                    float sum = 0.0F;
-#pragma unroll
-                    for (int u = 0; u < MAX_INPUT_CELLS; ++u) {
-                        if (u < na) {
-                            sum += lambda[u] * psi.psi[u * na + up];
-                        }
-                    }
-                    if (sum > 0.0F) {
-                        scaled[up] = q[k][up] * (1.0F / sum);
-                    } else {
-                        brake += q[k][up];
-                    }
-                }
-            }
-            float* out = next + static_cast<std::size_t>(corridorBegin + k) * n + static_cast<std::size_t>(cell) * na;
-#pragma unroll
-            for (int u = 0; u < MAX_INPUT_CELLS; ++u) {
-                if (u < na) {
-                    float value = 0.0F;
-#pragma unroll
-                    for (int up = 0; up < MAX_INPUT_CELLS; ++up) {
-                        if (up < na) {
-                            value += lambda[u] * psi.psi[u * na + up] * scaled[up];
-                        }
-                    }
-                    if (u == 0) {
-                        value += brake;
-                    }
-                    out[u] = value;
-                    cellMass[k] += value;
-                }
-            }
-        }
-    }
-}
-
 __device__ __forceinline__ float warpSum(float value) {
 #pragma unroll
     for (int offset = 16; offset > 0; offset /= 2) {
@@ -209,6 +116,7 @@ struct StepArgs {
     int corridorCount;
     int horizonSteps;
     int t;
+    int positionRowsPerBlock;  // position rows (n_v·n_a states each) per block
     const float* p;
     float* next;
     float* positionMarginal;  // [corridor][step][n_s]
@@ -216,69 +124,153 @@ struct StepArgs {
     float* speedPartial;      // [corridor][step][blockX][n_v]
 };
 
-__global__ void __launch_bounds__(32 * WARPS) stepKernel(const StepArgs a) {
-    extern __shared__ float speedShared[];  // [WARPS][CPT][n_v]
+/// One step of Eq. (2) for a tile of whole position rows of CPT corridors. Thread ↔ state row, so the
+/// slot-major ELL loads and the writes of p(t_{k+1}) are coalesced.
+///   phase 1: q = Υ(τ)·p and Υ([0,τ])·p for the row, λ for the row;
+///   phase 2: per column u' of the cell's Γ block, the renormaliser Σ_w λ_w ψ[w,u'];
+///   phase 3: p'_(c,u) = λ_u Σ_u' ψ[u,u'] q_u'/Σ_u' (+ the empty columns' mass at u = 0);
+///   phase 4: position marginals (one warp per (corridor, row)) and speed partial sums, fixed order.
+__global__ void __launch_bounds__(BLOCK) stepKernel(const StepArgs a) {
+    extern __shared__ float shared[];
     const ChainConfig& c = a.chain;
-    const int lane = static_cast<int>(threadIdx.x);
-    const int warp = static_cast<int>(threadIdx.y);
-    const int is = static_cast<int>(blockIdx.x) * WARPS + warp;
+    const int na = c.inputCells;
+    const int nv = c.speedCells;
+    const int n = c.positionCells * nv * na;
+    const int rowStates = nv * na;
+    const int tileRows = a.positionRowsPerBlock * rowStates;
+    const int firstRow = static_cast<int>(blockIdx.x) * a.positionRowsPerBlock;
+    const int rowsHere = min(a.positionRowsPerBlock, c.positionCells - firstRow);
+    const int tileStates = rowsHere * rowStates;
+    const int stateBase = firstRow * rowStates;
     const int corridorBegin = static_cast<int>(blockIdx.y) * CPT;
     const int count = min(CPT, a.corridorCount - corridorBegin);
-    const int nv = c.speedCells;
     const float time_s = static_cast<float>(a.t + 1) * c.step_s;
+    float* lambdaS = shared;                       // [CPT][tileRows]
+    float* qS = lambdaS + CPT * tileRows;          // q, then q / Σ
+    float* brakeS = qS + CPT * tileRows;           // q of empty columns
+    float* intervalS = brakeS + CPT * tileRows;    // (Υ([0,τ])·p) per row
+    float* massS = intervalS + CPT * tileRows;     // p(t_{k+1}) per row
+    const int tid = static_cast<int>(threadIdx.x);
 
-    float rowMass[CPT];
-    float rowInterval[CPT];
-#pragma unroll
-    for (int k = 0; k < CPT; ++k) {
-        rowMass[k] = 0.0F;
-        rowInterval[k] = 0.0F;
-    }
-    for (int iv = lane; iv < nv; iv += 32) {
-        float cellMass[CPT];
-        float intervalMass[CPT];
-        if (is < c.positionCells) {
-            propagateCell(c, a.step, a.interval, a.psi, a.rules, a.corridors, corridorBegin, count, a.p, a.next, is, iv,
-                          time_s, cellMass, intervalMass);
-        } else {
-#pragma unroll
-            for (int k = 0; k < CPT; ++k) {
-                cellMass[k] = 0.0F;
-                intervalMass[k] = 0.0F;
-            }
-        }
+    for (int local = tid; local < tileStates; local += BLOCK) {
+        const int row = stateBase + local;
+        float q[CPT];
+        float qi[CPT];
 #pragma unroll
         for (int k = 0; k < CPT; ++k) {
-            rowMass[k] += cellMass[k];
-            rowInterval[k] += intervalMass[k];
-            speedShared[(warp * CPT + k) * nv + iv] = cellMass[k];
+            q[k] = 0.0F;
+            qi[k] = 0.0F;
+        }
+#pragma unroll 2
+        for (int e = 0; e < a.step.entries; ++e) {
+            const int slot = e * n + row;
+            const int col = __ldg(a.step.column + slot);
+            const float val = __ldg(a.step.value + slot);
+#pragma unroll
+            for (int k = 0; k < CPT; ++k) {
+                if (k < count) {
+                    q[k] += val * __ldg(a.p + static_cast<std::size_t>(corridorBegin + k) * n + col);
+                }
+            }
+        }
+#pragma unroll 2
+        for (int e = 0; e < a.interval.entries; ++e) {
+            const int slot = e * n + row;
+            const int col = __ldg(a.interval.column + slot);
+            const float val = __ldg(a.interval.value + slot);
+#pragma unroll
+            for (int k = 0; k < CPT; ++k) {
+                if (k < count) {
+                    qi[k] += val * __ldg(a.p + static_cast<std::size_t>(corridorBegin + k) * n + col);
+                }
+            }
+        }
+        const int j = row % na;
+        const int iv = (row / na) % nv;
+        const int is = row / rowStates;
+        const float sFar = positionCellUpper_m(is, c);
+        const float vFar = speedCellUpper_mps(iv, c);
+#pragma unroll
+        for (int k = 0; k < CPT; ++k) {
+            const float lambda =
+                k < count ? priority(sFar, vFar, j, time_s, a.corridors[corridorBegin + k].constraints, a.rules, c) : 0.0F;
+            lambdaS[k * tileRows + local] = lambda;
+            qS[k * tileRows + local] = q[k];
+            intervalS[k * tileRows + local] = qi[k];
         }
     }
+    __syncthreads();
+    for (int local = tid; local < tileStates; local += BLOCK) {
+        const int up = local % na;
+        const int cellBase = local - up;
 #pragma unroll
-    for (int k = 0; k < CPT; ++k) {
-        const float mass = warpSum(rowMass[k]);
-        const float interval = warpSum(rowInterval[k]);
-        if (lane == 0 && is < c.positionCells && k < count) {
+        for (int k = 0; k < CPT; ++k) {
+            float sum = 0.0F;
+            for (int w = 0; w < na; ++w) {
+                sum += lambdaS[k * tileRows + cellBase + w] * a.psi.psi[w * na + up];
+            }
+            const float q = qS[k * tileRows + local];
+            brakeS[k * tileRows + local] = sum > 0.0F ? 0.0F : q;
+            qS[k * tileRows + local] = sum > 0.0F ? q * (1.0F / sum) : 0.0F;
+        }
+    }
+    __syncthreads();
+    for (int local = tid; local < tileStates; local += BLOCK) {
+        const int u = local % na;
+        const int cellBase = local - u;
+#pragma unroll
+        for (int k = 0; k < CPT; ++k) {
+            float value = 0.0F;
+            for (int up = 0; up < na; ++up) {
+                value += a.psi.psi[u * na + up] * qS[k * tileRows + cellBase + up];
+            }
+            value *= lambdaS[k * tileRows + local];
+            if (u == 0) {
+                for (int up = 0; up < na; ++up) {
+                    value += brakeS[k * tileRows + cellBase + up];
+                }
+            }
+            massS[k * tileRows + local] = value;
+            if (k < count) {
+                a.next[static_cast<std::size_t>(corridorBegin + k) * n + stateBase + local] = value;
+            }
+        }
+    }
+    __syncthreads();
+    // Position marginals: warp w reduces (corridor, row) pairs w, w + WARPS, … over the row's n_v·n_a states.
+    const int lane = tid % 32;
+    const int warp = tid / 32;
+    constexpr int WARPS_PER_BLOCK = BLOCK / 32;
+    for (int pair = warp; pair < count * rowsHere; pair += WARPS_PER_BLOCK) {
+        const int k = pair / rowsHere;
+        const int r = pair % rowsHere;
+        float mass = 0.0F;
+        float interval = 0.0F;
+        for (int i = lane; i < rowStates; i += 32) {
+            mass += massS[k * tileRows + r * rowStates + i];
+            interval += intervalS[k * tileRows + r * rowStates + i];
+        }
+        mass = warpSum(mass);
+        interval = warpSum(interval);
+        if (lane == 0) {
             const std::size_t at =
-                (static_cast<std::size_t>(corridorBegin + k) * a.horizonSteps + a.t) * c.positionCells + is;
+                (static_cast<std::size_t>(corridorBegin + k) * a.horizonSteps + a.t) * c.positionCells + firstRow + r;
             a.positionMarginal[at] = mass;
             a.intervalMarginal[at] = interval;
         }
     }
-    __syncthreads();
-    // Per-block speed partials, summed over the block's rows in a fixed order.
-    const int blocksX = static_cast<int>(gridDim.x);
-    for (int i = warp * 32 + lane; i < CPT * nv; i += 32 * WARPS) {
-        const int k = i / nv;
-        const int iv = i % nv;
-        if (k < count) {
-            float sum = 0.0F;
-            for (int w = 0; w < WARPS; ++w) {
-                sum += speedShared[(w * CPT + k) * nv + iv];
+    // Speed partials of this block: per (corridor, speed cell), over its rows and inputs in a fixed order.
+    for (int pair = tid; pair < count * nv; pair += BLOCK) {
+        const int k = pair / nv;
+        const int iv = pair % nv;
+        float sum = 0.0F;
+        for (int r = 0; r < rowsHere; ++r) {
+            for (int u = 0; u < na; ++u) {
+                sum += massS[k * tileRows + r * rowStates + iv * na + u];
             }
-            a.speedPartial[((static_cast<std::size_t>(corridorBegin + k) * a.horizonSteps + a.t) * blocksX + blockIdx.x) * nv +
-                           iv] = sum;
         }
+        a.speedPartial[((static_cast<std::size_t>(corridorBegin + k) * a.horizonSteps + a.t) * gridDim.x + blockIdx.x) * nv +
+                       iv] = sum;
     }
 }
 
@@ -296,8 +288,11 @@ struct SummaryArgs {
     CorridorPoint* points;
 };
 
+/// One warp per (corridor, step): moments of the position marginal, the speed marginal from the step
+/// blocks' partials, and the centreline point. Lane-strided sums and shuffles: a fixed order.
 __global__ void summaryKernel(const SummaryArgs a) {
-    const int i = static_cast<int>(blockIdx.x) * blockDim.x + static_cast<int>(threadIdx.x);
+    const int i = (static_cast<int>(blockIdx.x) * blockDim.x + static_cast<int>(threadIdx.x)) / 32;
+    const int lane = static_cast<int>(threadIdx.x) % 32;
     if (i >= a.corridorCount * a.horizonSteps) {
         return;
     }
@@ -306,26 +301,36 @@ __global__ void summaryKernel(const SummaryArgs a) {
     const float* pos = a.positionMarginal + static_cast<std::size_t>(i) * c.positionCells;
     double mean = 0.0;
     double second = 0.0;
-    for (int is = 0; is < c.positionCells; ++is) {
+    for (int is = lane; is < c.positionCells; is += 32) {
         const double centre = positionCellCentre_m(is, c);
         mean += pos[is] * centre;
         second += pos[is] * centre * centre;
     }
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2) {
+        mean += __shfl_down_sync(0xFFFFFFFFU, mean, offset);
+        second += __shfl_down_sync(0xFFFFFFFFU, second, offset);
+    }
     for (int iv = 0; iv < c.speedCells; ++iv) {
         float sum = 0.0F;
-        for (int b = 0; b < a.blocksX; ++b) {
+        for (int b = lane; b < a.blocksX; b += 32) {
             sum += a.speedPartial[(static_cast<std::size_t>(i) * a.blocksX + b) * c.speedCells + iv];
         }
-        a.speedMarginal[static_cast<std::size_t>(i) * c.speedCells + iv] = sum;
+        sum = warpSum(sum);
+        if (lane == 0) {
+            a.speedMarginal[static_cast<std::size_t>(i) * c.speedCells + iv] = sum;
+        }
     }
-    CorridorPoint point;
-    point.sMean_m = static_cast<float>(mean);
-    const double variance = second - mean * mean;
-    point.sStd_m = static_cast<float>(sqrt(variance > 0.0 ? variance : 0.0));
-    const std::size_t line = static_cast<std::size_t>(k) * a.maxPolylinePoints;
-    projectOnCentreline(a.polylines.x_m + line, a.polylines.y_m + line, a.polylines.s_m + line,
-                        a.corridors[k].polylinePoints, point.sMean_m, point.x_m, point.y_m);
-    a.points[i] = point;
+    if (lane == 0) {
+        CorridorPoint point;
+        point.sMean_m = static_cast<float>(mean);
+        const double variance = second - mean * mean;
+        point.sStd_m = static_cast<float>(sqrt(variance > 0.0 ? variance : 0.0));
+        const std::size_t line = static_cast<std::size_t>(k) * a.maxPolylinePoints;
+        projectOnCentreline(a.polylines.x_m + line, a.polylines.y_m + line, a.polylines.s_m + line,
+                            a.corridors[k].polylinePoints, point.sMean_m, point.x_m, point.y_m);
+        a.points[i] = point;
+    }
 }
 
 struct SplatArgs {
@@ -389,26 +394,42 @@ __global__ void gridKernel(const std::uint32_t* accumulator, std::uint16_t* grid
     grid[static_cast<std::size_t>(f) * frameStride + cell] = gridCellValue(accumulator[i]);
 }
 
-__global__ void combineKernel(const float* __restrict__ lambda, const InputDynamics psi, int na, long long count,
+constexpr int COMBINE_PER_THREAD = 4;
+
+__device__ __forceinline__ float combinedValue(const float* __restrict__ lambda, const InputDynamics& psi, int na,
+                                               int blockSize, int i, bool renormalise) {
+    // Eq. (4): Γ_i = λ_⌊i/n_a⌋ · ψ_sub[i mod n_a²].
+    const int within = i % blockSize;
+    const float value = __ldg(lambda + i / na) * psi.psi[within];
+    if (!renormalise) {
+        return value;
+    }
+    const int cellBase = (i / blockSize) * na;
+    const int up = within % na;
+    float sum = 0.0F;
+    for (int w = 0; w < na; ++w) {
+        sum += __ldg(lambda + cellBase + w) * psi.psi[w * na + up];
+    }
+    return sum > 0.0F ? value / sum : (within / na == 0 ? 1.0F : 0.0F);
+}
+
+/// Four consecutive Γ_i per thread, one 16-byte store; consecutive threads write consecutive addresses.
+__global__ void combineKernel(const float* __restrict__ lambda, const InputDynamics psi, int na, int count,
                               float* __restrict__ gamma, bool renormalise) {
-    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (i >= count) {
-        return;
-    }
-    // Eq. (4): Γ_i = λ_⌊i/n_a⌋ · ψ_sub[i mod n_a²]; consecutive threads write consecutive Γ_i.
+    const int first = (static_cast<int>(blockIdx.x) * blockDim.x + static_cast<int>(threadIdx.x)) * COMBINE_PER_THREAD;
     const int blockSize = na * na;
-    const int within = static_cast<int>(i % blockSize);
-    float value = __ldg(lambda + i / na) * psi.psi[within];
-    if (renormalise) {
-        const long long cellBase = (i / blockSize) * na;
-        const int up = within % na;
-        float sum = 0.0F;
-        for (int w = 0; w < na; ++w) {
-            sum += __ldg(lambda + cellBase + w) * psi.psi[w * na + up];
+    if (first + COMBINE_PER_THREAD <= count) {
+        float4 v;
+        v.x = combinedValue(lambda, psi, na, blockSize, first, renormalise);
+        v.y = combinedValue(lambda, psi, na, blockSize, first + 1, renormalise);
+        v.z = combinedValue(lambda, psi, na, blockSize, first + 2, renormalise);
+        v.w = combinedValue(lambda, psi, na, blockSize, first + 3, renormalise);
+        *reinterpret_cast<float4*>(gamma + first) = v;
+    } else {
+        for (int i = first; i < count; ++i) {
+            gamma[i] = combinedValue(lambda, psi, na, blockSize, i, renormalise);
         }
-        value = sum > 0.0F ? value / sum : (within / na == 0 ? 1.0F : 0.0F);
     }
-    gamma[i] = value;
 }
 
 __global__ void priorityKernel(ChainConfig c, CorridorConstraints constraints, PriorityRules rules, float time_s,
@@ -429,6 +450,9 @@ __global__ void priorityKernel(ChainConfig c, CorridorConstraints constraints, P
 namespace cuda {
 
 Result<DeviceChain, MarkovError> DeviceChain::create(const MarkovChain& chain) noexcept {
+    if (stepSharedBytes(chain.config()) > MAX_STEP_SHARED_BYTES) {
+        return fail(MarkovError::InvalidGrid);  // a position row (n_v·n_a states) too large for one block's shared memory
+    }
     DeviceChain d;
     d.m_config = chain.config();
     d.m_stepEntries = chain.stepTransition().entriesPerRow;
@@ -487,19 +511,19 @@ platform::GpuStatus predict(const DeviceChain& chain, const PredictionConfig& pc
         args.corridors = corridors;
         args.corridorCount = corridorCount;
         args.horizonSteps = H;
+        args.positionRowsPerBlock = positionRowsPerBlock(c);
         args.positionMarginal = out.positionMarginal;
         args.intervalMarginal = s.interval;
         args.speedPartial = s.speedPartial;
         const dim3 grid(static_cast<unsigned>(blocksX), static_cast<unsigned>((corridorCount + CPT - 1) / CPT));
-        const dim3 block(32, WARPS);
-        const std::size_t shared = static_cast<std::size_t>(WARPS) * CPT * static_cast<std::size_t>(c.speedCells) * sizeof(float);
+        const std::size_t shared = stepSharedBytes(c);
         float* p = s.p;
         float* next = s.next;
         for (int t = 0; t < H; ++t) {
             args.t = t;
             args.p = p;
             args.next = next;
-            stepKernel<<<grid, block, shared, stream>>>(args);
+            stepKernel<<<grid, BLOCK, shared, stream>>>(args);
             AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
             float* swap = p;
             p = next;
@@ -508,8 +532,8 @@ platform::GpuStatus predict(const DeviceChain& chain, const PredictionConfig& pc
 
         SummaryArgs summary{c,      pc.maxPolylinePoints, H, corridorCount, blocksX, corridors, polylines, out.positionMarginal,
                             s.speedPartial, out.speedMarginal, out.points};
-        const int summaries = corridorCount * H;
-        summaryKernel<<<static_cast<unsigned>((summaries + BLOCK - 1) / BLOCK), BLOCK, 0, stream>>>(summary);
+        const int summaryThreads = corridorCount * H * 32;  // one warp each
+        summaryKernel<<<static_cast<unsigned>((summaryThreads + BLOCK - 1) / BLOCK), BLOCK, 0, stream>>>(summary);
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
 
         SplatArgs splat{c,
@@ -547,12 +571,13 @@ platform::GpuStatus priorityVector(const ChainConfig& chain, const CorridorConst
 
 platform::GpuStatus combineInputTransition(const float* lambda, const InputDynamics& psi, int inputCells, int cells,
                                            float* gamma, bool renormalise, platform::StreamHandle stream) noexcept {
-    const long long count = static_cast<long long>(cells) * inputCells * inputCells;
+    const int count = cells * inputCells * inputCells;
     if (count == 0) {
         return {};
     }
-    combineKernel<<<static_cast<unsigned>((count + BLOCK - 1) / BLOCK), BLOCK, 0, stream>>>(lambda, psi, inputCells, count,
-                                                                                          gamma, renormalise);
+    const int threads = (count + COMBINE_PER_THREAD - 1) / COMBINE_PER_THREAD;
+    combineKernel<<<static_cast<unsigned>((threads + BLOCK - 1) / BLOCK), BLOCK, 0, stream>>>(lambda, psi, inputCells, count,
+                                                                                            gamma, renormalise);
     return AUGUR_CUDA_CHECK_LAUNCH();
 }
 
