@@ -176,7 +176,9 @@ namespace cuda {
 /// Υ(τ) and Υ([0, τ]) in device memory (uploaded once at init; read by every corridor of every call).
 class DeviceChain {
 public:
-    /// Uploads `chain`. Init phase: allocates device memory, synchronous.
+    /// Uploads `chain`. Init phase: allocates device memory, synchronous. Fails with InvalidGrid when a
+    /// position row has more than 614 states (n_v·n_a; the step block's shared memory), DeviceFailure
+    /// when a CUDA call fails.
     [[nodiscard]] static Result<DeviceChain, MarkovError> create(const MarkovChain& chain) noexcept;
 
     [[nodiscard]] const ChainConfig& config() const noexcept { return m_config; }
@@ -201,7 +203,8 @@ private:
 [[nodiscard]] std::size_t predictScratchBytes(const ChainConfig& chain, const PredictionConfig& prediction) noexcept;
 
 /// CUDA path of cpu::predict. `corridors`, the polylines, `out` and `scratch` are device memory.
-/// Enqueues H + 4 kernels and one memset on `stream`; capturable into a CUDA graph.
+/// Enqueues H + 4 kernels and one memset on `stream`; capturable into a CUDA graph. Deterministic:
+/// fixed reduction orders, integer grid accumulation.
 /// Run phase: noexcept, allocation-free, asynchronous.
 [[nodiscard]] platform::GpuStatus predict(const DeviceChain& chain, const PredictionConfig& prediction,
                                           const InputDynamics& psi, const CorridorInput* corridors, int corridorCount,
