@@ -31,10 +31,11 @@ void* operator new(std::size_t bytes) {
     throw std::bad_alloc();
 }
 void* operator new[](std::size_t bytes) { return operator new(bytes); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+// Out of line, so that the compiler does not pair an inlined std::free with a `new` at the call site.
+[[gnu::noinline]] void operator delete(void* p) noexcept { std::free(p); }
+[[gnu::noinline]] void operator delete[](void* p) noexcept { std::free(p); }
+[[gnu::noinline]] void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+[[gnu::noinline]] void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 
 namespace augur::kernels::markov {
 namespace {
@@ -311,6 +312,13 @@ TEST(MarkovPrediction, RunPhaseAllocatesNothing) {
                  sut.scratch.size() - 16);
     g_countAllocations = false;
     EXPECT_EQ(g_allocations.load(), 0);
+}
+
+TEST(MarkovPredictionDeathTest, MoreCorridorsThanConfiguredIsAContractBreach) {
+    const ChainConfig& c = behaviour().config();
+    constexpr int CONFIGURED = 2;
+    PredictionHarness sut(c, predictionFor(CONFIGURED), CONFIGURED + 1);
+    EXPECT_DEATH(sut.run(behaviour(), identityInputDynamics(c.inputCells)), "too many corridors");
 }
 
 TEST(MarkovPrediction, RejectsPredictionSizesBeyondTheMessageCapacities) {
