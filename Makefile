@@ -1,6 +1,7 @@
 # augur — the two commands:
 #   make demo   the main job (installs dependencies, configures, builds, runs it)
-#   make test   the whole test suite (installs dependencies, configures, builds, runs every test)
+#   make test   the whole test suite (installs dependencies, configures, builds, runs every test),
+#               then the aarch64 cross build with its tests under qemu-aarch64 (scripts/cross-build)
 # Both use the CMake preset `default` (Release; CUDA backend when nvcc is found, else CPU only).
 # Warnings are errors when CI is set (CI=true), as in continuous integration.
 
@@ -23,6 +24,7 @@ build: configure
 
 test: build
 	ctest --preset $(PRESET) -j $(JOBS)
+	scripts/cross-build --test --jobs $(JOBS)
 
 demo: build
 	$(BUILD_DIR)/apps/augur-runtime/augur-runtime --config $(CONFIG)

@@ -23,6 +23,33 @@ if(NOT _augur_cuda_mode STREQUAL "OFF")
     if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
       set(CMAKE_CUDA_ARCHITECTURES "87;90" CACHE STRING "CUDA architectures to build device code for")
     endif()
+    # Fail early and clearly when nvcc cannot target a requested architecture (CMake's own check
+    # fails later with a bare "Unsupported gpu architecture").
+    execute_process(COMMAND "${CMAKE_CUDA_COMPILER}" --list-gpu-arch
+                    OUTPUT_VARIABLE _augur_nvcc_archs RESULT_VARIABLE _augur_nvcc_rc ERROR_QUIET)
+    if(_augur_nvcc_rc EQUAL 0)
+      string(REGEX MATCHALL "compute_[0-9]+" _augur_nvcc_archs "${_augur_nvcc_archs}")
+      string(REPLACE "compute_" "" _augur_nvcc_archs "${_augur_nvcc_archs}")
+      set(_augur_bad_archs)
+      foreach(_arch IN LISTS CMAKE_CUDA_ARCHITECTURES)
+        string(REGEX REPLACE "-(real|virtual)$" "" _arch "${_arch}")
+        if(_arch MATCHES "^[0-9]+$" AND NOT _arch IN_LIST _augur_nvcc_archs)
+          list(APPEND _augur_bad_archs ${_arch})
+        endif()
+      endforeach()
+      if(_augur_bad_archs)
+        string(REPLACE ";" " " _augur_nvcc_archs "${_augur_nvcc_archs}")
+        set(_augur_hint "")
+        if("72" IN_LIST _augur_bad_archs)
+          string(CONCAT _augur_hint " sm_72 is Jetson AGX/NX Xavier (Volta), which CUDA 13 dropped: "
+                 "Xavier needs JetPack 5's CUDA 11.4 (toolchains/jetson-xavier.cmake), or a CUDA 12.x "
+                 "toolkit for augur's C++20 device code; docs/cross-compilation.md explains.")
+        endif()
+        message(FATAL_ERROR
+          "CMAKE_CUDA_ARCHITECTURES=${CMAKE_CUDA_ARCHITECTURES} asks for ${_augur_bad_archs}, which "
+          "${CMAKE_CUDA_COMPILER} cannot compile for (it supports ${_augur_nvcc_archs}).${_augur_hint}")
+      endif()
+    endif()
     enable_language(CUDA)
     # CMake 3.25 does not know nvcc's C++20 flag (the CUDA20 dialect); tell it.
     if(NOT DEFINED CMAKE_CUDA20_STANDARD_COMPILE_OPTION OR CMAKE_CUDA20_STANDARD_COMPILE_OPTION STREQUAL "")

@@ -3,7 +3,11 @@
 #include <algorithm>
 
 #include "augur/core/messages.hpp"
+#include "augur/platform/clock.hpp"
+#include "iceoryx_hoofs/log/logmanager.hpp"
+#include "iceoryx_hoofs/posix_wrapper/file_lock.hpp"
 #include "iceoryx_hoofs/posix_wrapper/posix_access_rights.hpp"
+#include "iceoryx_posh/iceoryx_posh_types.hpp"
 #include "iceoryx_posh/iceoryx_posh_config.hpp"
 #include "iceoryx_posh/internal/roudi/roudi.hpp"
 #include "iceoryx_posh/roudi/iceoryx_roudi_components.hpp"
@@ -21,6 +25,23 @@ constexpr std::uint32_t roundUpToPowerOfTwo(std::size_t bytes) {
         size *= 2;
     }
     return size;
+}
+
+constexpr std::int64_t LOCK_POLL_NS = 100'000'000;
+
+/// Waits until no RouDi holds the machine-wide lock (taking and releasing it), or `wait_ms` passed.
+bool waitForRouDiLock(std::int64_t wait_ms) {
+    const std::int64_t deadline = monotonicNow_ns() + wait_ms * 1'000'000;
+    for (;;) {
+        auto lock = iox::posix::FileLock::create(iox::roudi::ROUDI_LOCK_NAME);
+        if (!lock.has_error()) {
+            return true;  // released here; the RouDi takes it right away
+        }
+        if (lock.get_error() != iox::posix::FileLockError::LOCKED_BY_OTHER_PROCESS || monotonicNow_ns() >= deadline) {
+            return false;
+        }
+        sleepUntil_ns(monotonicNow_ns() + LOCK_POLL_NS);
+    }
 }
 
 }  // namespace
@@ -54,11 +75,14 @@ EmbeddedRouDi::~EmbeddedRouDi() {
     detail::releaseRuntimeName();
 }
 
-Result<std::unique_ptr<EmbeddedRouDi>, TransportError> EmbeddedRouDi::start(const std::string& appName) {
-    if (appName.empty() || appName.size() > 100) {
+Result<std::unique_ptr<EmbeddedRouDi>, TransportError> EmbeddedRouDi::start(const std::string& appName,
+                                                                          const std::vector<MempoolEntry>& pools,
+                                                                          std::int64_t lockWait_ms) {
+    if (appName.empty() || appName.size() > 100 || pools.empty()) {
         return fail(TransportError::InvalidName);
     }
-    if (rouDiListening()) {
+    iox::log::LogManager::GetLogManager().SetDefaultLogLevel(iox::log::LogLevel::kError);
+    if (!waitForRouDiLock(lockWait_ms)) {
         return fail(TransportError::RouDiAlreadyRunning);
     }
     if (!detail::claimRuntimeName(appName)) {
@@ -66,7 +90,7 @@ Result<std::unique_ptr<EmbeddedRouDi>, TransportError> EmbeddedRouDi::start(cons
     }
     std::unique_ptr<EmbeddedRouDi> self(new EmbeddedRouDi());
     iox::mepoo::MePooConfig mempools;
-    for (const MempoolEntry& entry : augurMempools()) {
+    for (const MempoolEntry& entry : pools) {
         mempools.addMemPool({entry.payloadBytes, entry.count});
     }
     const auto group = iox::posix::PosixGroup::getGroupOfCurrentProcess().getName();

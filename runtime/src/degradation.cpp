@@ -22,6 +22,10 @@ std::optional<ModeTransition> DegradationLadder::onCycle(bool deadlineMissed) no
     if (deadlineMissed) {
         ++m_consecutiveMisses;
         m_goodCycles = 0;
+        const std::uint32_t every = m_policy.missesToStepDown > 0 ? m_policy.missesToStepDown : 1;
+        if (m_consecutiveMisses % every != 0) {
+            return std::nullopt;
+        }
         return moveTo(static_cast<RuntimeMode>(rung < LOWEST ? rung + 1 : LOWEST));
     }
     m_consecutiveMisses = 0;

@@ -8,6 +8,7 @@
 
 #include "augur/core/messages.hpp"
 #include "augur/platform/roudi.hpp"
+#include "augur/testing/embedded_roudi.hpp"
 #include "augur/platform/transport.hpp"
 #include "augur/testing/testing.hpp"
 
@@ -17,21 +18,9 @@ namespace {
 constexpr std::uint32_t MAX_LOANS = 8;  // iceoryx 2.0.3 (Debian): chunks a publisher may hold at once
 constexpr std::uint64_t QUEUE_CAPACITY = 4;
 
-// One RouDi per process for the whole suite.
-class RouDiEnvironment : public ::testing::Environment {
-public:
-    void SetUp() override {
-        auto roudi = EmbeddedRouDi::start("augur-transport-test");
-        ASSERT_TRUE(roudi.hasValue()) << toString(roudi.error());
-        s_roudi = std::move(roudi).value();
-    }
-    void TearDown() override { s_roudi.reset(); }
 
-private:
-    static inline std::unique_ptr<EmbeddedRouDi> s_roudi;
-};
-
-const auto* const g_environment = ::testing::AddGlobalTestEnvironment(new RouDiEnvironment);
+const auto* const g_environment =
+    ::testing::AddGlobalTestEnvironment(new testing::EmbeddedRouDiEnvironment("augur-transport-test"));
 
 ServiceName uniqueService(const char* event) {
     static int counter = 0;
@@ -39,6 +28,7 @@ ServiceName uniqueService(const char* event) {
 }
 
 TEST(Transport, PublishedObjectListArrivesUnchanged) {
+    AUGUR_REQUIRE_ICEORYX();
     const auto name = uniqueService("objects");
     auto subscriber = Subscriber<ObjectList>::create(name, QUEUE_CAPACITY);
     auto sut = Publisher<ObjectList>::create(name);
@@ -61,6 +51,7 @@ TEST(Transport, PublishedObjectListArrivesUnchanged) {
 }
 
 TEST(Transport, LargestMessageFitsThePools) {
+    AUGUR_REQUIRE_ICEORYX();
     const auto name = uniqueService("prediction");
     auto subscriber = Subscriber<MotionPrediction>::create(name, QUEUE_CAPACITY);
     auto sut = Publisher<MotionPrediction>::create(name);
@@ -75,6 +66,7 @@ TEST(Transport, LargestMessageFitsThePools) {
 }
 
 TEST(Transport, NinthOutstandingLoanFailsAndPublisherRecovers) {
+    AUGUR_REQUIRE_ICEORYX();
     const auto name = uniqueService("health");
     auto sut = Publisher<Health>::create(name);
     ASSERT_TRUE(sut);
@@ -93,6 +85,7 @@ TEST(Transport, NinthOutstandingLoanFailsAndPublisherRecovers) {
 }
 
 TEST(Transport, QueueOverflowIsReportedAsMissedData) {
+    AUGUR_REQUIRE_ICEORYX();
     const auto name = uniqueService("overflow");
     auto subscriber = Subscriber<Health>::create(name, QUEUE_CAPACITY);
     auto sut = Publisher<Health>::create(name);
@@ -109,12 +102,52 @@ TEST(Transport, QueueOverflowIsReportedAsMissedData) {
     EXPECT_EQ((*first)->cycle, 2U);  // the two oldest were discarded
 }
 
+TEST(Transport, SamplesArriveInPublishOrder) {
+    AUGUR_REQUIRE_ICEORYX();
+    constexpr std::uint64_t COUNT = QUEUE_CAPACITY;
+    const auto name = uniqueService("order");
+    auto subscriber = Subscriber<Health>::create(name, QUEUE_CAPACITY);
+    auto sut = Publisher<Health>::create(name);
+    ASSERT_TRUE(subscriber && sut);
+    for (std::uint64_t i = 0; i < COUNT; ++i) {
+        auto loan = sut->loan();
+        ASSERT_TRUE(loan.hasValue());
+        (*loan)->cycle = 100 + i;
+        loan->publish();
+    }
+    for (std::uint64_t i = 0; i < COUNT; ++i) {
+        auto sample = subscriber->take();
+        ASSERT_TRUE(sample.hasValue());
+        EXPECT_EQ((*sample)->cycle, 100 + i);
+    }
+}
+
+TEST(Transport, EverySubscriberReceivesEachSample) {
+    AUGUR_REQUIRE_ICEORYX();
+    const auto name = uniqueService("fanout");
+    auto first = Subscriber<Health>::create(name, QUEUE_CAPACITY);
+    auto second = Subscriber<Health>::create(name, QUEUE_CAPACITY);
+    auto sut = Publisher<Health>::create(name);
+    ASSERT_TRUE(first && second && sut);
+    auto loan = sut->loan();
+    ASSERT_TRUE(loan.hasValue());
+    (*loan)->cycle = 5;
+    loan->publish();
+    auto a = first->take();
+    auto b = second->take();
+    ASSERT_TRUE(a.hasValue() && b.hasValue());
+    EXPECT_EQ((*a)->cycle, 5U);
+    EXPECT_EQ((*b)->cycle, 5U);
+}
+
 TEST(Transport, InvalidNamesAreRejected) {
+    AUGUR_REQUIRE_ICEORYX();
     EXPECT_EQ(Publisher<Health>::create({"", "a", "b"}).error(), TransportError::InvalidName);
     EXPECT_EQ(Subscriber<Health>::create({"a", std::string(101, 'x'), "b"}).error(), TransportError::InvalidName);
 }
 
 TEST(Transport, SecondEmbeddedRouDiIsRefused) {
+    AUGUR_REQUIRE_ICEORYX();
     const auto sut = EmbeddedRouDi::start("augur-second");
     ASSERT_TRUE(sut.hasError());
 }

@@ -8,7 +8,7 @@ namespace {
 constexpr std::uint32_t GOOD_CYCLES = 3;
 
 TEST(DegradationLadder, StartsNominalAndStaysThereWhenOnTime) {
-    DegradationLadder sut({GOOD_CYCLES});
+    DegradationLadder sut({1, GOOD_CYCLES});
     for (int i = 0; i < 10; ++i) {
         EXPECT_FALSE(sut.onCycle(false).has_value());
     }
@@ -16,7 +16,7 @@ TEST(DegradationLadder, StartsNominalAndStaysThereWhenOnTime) {
 }
 
 TEST(DegradationLadder, EachMissStepsDownOneRungToNoPrediction) {
-    DegradationLadder sut({GOOD_CYCLES});
+    DegradationLadder sut({1, GOOD_CYCLES});
     const RuntimeMode expected[] = {RuntimeMode::ReducedParticles, RuntimeMode::ConstantVelocity,
                                     RuntimeMode::HoldLast, RuntimeMode::NoPrediction, RuntimeMode::NoPrediction};
     for (const RuntimeMode mode : expected) {
@@ -28,7 +28,7 @@ TEST(DegradationLadder, EachMissStepsDownOneRungToNoPrediction) {
 }
 
 TEST(DegradationLadder, StepsBackUpAfterARunOfGoodCycles) {
-    DegradationLadder sut({GOOD_CYCLES});
+    DegradationLadder sut({1, GOOD_CYCLES});
     (void)sut.onCycle(true);
     (void)sut.onCycle(true);
     ASSERT_EQ(sut.mode(), RuntimeMode::ConstantVelocity);
@@ -45,7 +45,7 @@ TEST(DegradationLadder, StepsBackUpAfterARunOfGoodCycles) {
 }
 
 TEST(DegradationLadder, AMissResetsTheGoodRun) {
-    DegradationLadder sut({GOOD_CYCLES});
+    DegradationLadder sut({1, GOOD_CYCLES});
     (void)sut.onCycle(true);
     (void)sut.onCycle(false);
     (void)sut.onCycle(false);
@@ -53,8 +53,19 @@ TEST(DegradationLadder, AMissResetsTheGoodRun) {
     EXPECT_EQ(sut.mode(), RuntimeMode::ConstantVelocity);
 }
 
+TEST(DegradationLadder, StepsDownOnlyAfterTheConfiguredRunOfMisses) {
+    DegradationLadder sut({2, GOOD_CYCLES});
+    EXPECT_FALSE(sut.onCycle(true).has_value());
+    EXPECT_EQ(sut.mode(), RuntimeMode::Nominal);
+    EXPECT_TRUE(sut.onCycle(true).has_value());
+    EXPECT_EQ(sut.mode(), RuntimeMode::ReducedParticles);
+    EXPECT_FALSE(sut.onCycle(true).has_value());
+    EXPECT_TRUE(sut.onCycle(true).has_value());
+    EXPECT_EQ(sut.mode(), RuntimeMode::ConstantVelocity);
+}
+
 TEST(DegradationLadder, ForceAtLeastOnlyStepsDown) {
-    DegradationLadder sut({GOOD_CYCLES});
+    DegradationLadder sut({1, GOOD_CYCLES});
     EXPECT_TRUE(sut.forceAtLeast(RuntimeMode::ConstantVelocity).has_value());
     EXPECT_FALSE(sut.forceAtLeast(RuntimeMode::ReducedParticles).has_value());
     EXPECT_EQ(sut.mode(), RuntimeMode::ConstantVelocity);

@@ -28,6 +28,35 @@ inline constexpr std::size_t MAX_GRID_SIDE_CELLS = 128;       ///< occupancy gri
 inline constexpr std::size_t MAX_GRID_FRAMES = 8;             ///< occupancy grids per prediction
 inline constexpr std::size_t STAGE_COUNT = 7;                 ///< pipeline stages (see Stage)
 
+/// Why an incoming object list was rejected.
+enum class RejectReason : std::uint8_t {
+    None = 0,               ///< accepted
+    UnknownSchemaVersion,   ///< header.schemaVersion != MESSAGE_SCHEMA_VERSION
+    CountOverCapacity,      ///< objectCount > configured (or compiled) maximum
+    NonFinite,              ///< NaN or infinity in any numeric field
+    InvalidField,           ///< a field out of its domain: std dev <= 0, negative size/speed, unknown class
+    DuplicateId,            ///< two objects share an id
+    SequenceNotIncreasing,  ///< sequence <= the last accepted one
+    TimestampBackwards,     ///< stamp earlier than the last accepted one
+    Stale,                  ///< older than the configured maximum age when taken
+    Count
+};
+inline constexpr std::size_t REJECT_REASON_COUNT = static_cast<std::size_t>(RejectReason::Count);
+
+/// Pipeline stages in execution order.
+enum class Stage : std::uint8_t { Ingest = 0, Track, Relations, Intention, Motion, Platoons, Publish, Count };
+static_assert(static_cast<std::size_t>(Stage::Count) == STAGE_COUNT);
+
+/// Degradation ladder, best first.
+enum class RuntimeMode : std::uint8_t {
+    Nominal = 0,        ///< full pipeline
+    ReducedParticles,   ///< intention filter with fewer particles
+    ConstantVelocity,   ///< Kalman tracks + constant-velocity prediction only
+    HoldLast,           ///< last valid prediction, with its age
+    NoPrediction,       ///< explicit "no prediction" state for the planner
+    Count
+};
+
 /// Common prefix of every message.
 struct MessageHeader {
     std::uint32_t schemaVersion{MESSAGE_SCHEMA_VERSION};
@@ -157,38 +186,12 @@ struct MotionPrediction {
     float step_s{0.0F};
     std::uint32_t horizonSteps{0};
     std::uint32_t vehicleCount{0};
-    std::uint32_t stale{0};
+    std::uint32_t stale{0};  ///< 1 when published after a deadline miss
+    RuntimeMode mode{RuntimeMode::Nominal};  ///< NoPrediction: vehicleCount is 0 and the planner must not rely on it
+    std::uint8_t reserved[7]{};
+    std::int64_t sourceStamp_ns{0};  ///< stamp of the newest object list the prediction is based on (age = header.stamp − this)
     VehiclePrediction vehicles[MAX_PREDICTED_VEHICLES];
     OccupancyGrid grid;
-};
-
-/// Why an incoming object list was rejected.
-enum class RejectReason : std::uint8_t {
-    None = 0,               ///< accepted
-    UnknownSchemaVersion,   ///< header.schemaVersion != MESSAGE_SCHEMA_VERSION
-    CountOverCapacity,      ///< objectCount > configured (or compiled) maximum
-    NonFinite,              ///< NaN or infinity in any numeric field
-    InvalidField,           ///< a field out of its domain: std dev <= 0, negative size/speed, unknown class
-    DuplicateId,            ///< two objects share an id
-    SequenceNotIncreasing,  ///< sequence <= the last accepted one
-    TimestampBackwards,     ///< stamp earlier than the last accepted one
-    Stale,                  ///< older than the configured maximum age when taken
-    Count
-};
-inline constexpr std::size_t REJECT_REASON_COUNT = static_cast<std::size_t>(RejectReason::Count);
-
-/// Pipeline stages in execution order.
-enum class Stage : std::uint8_t { Ingest = 0, Track, Relations, Intention, Motion, Platoons, Publish, Count };
-static_assert(static_cast<std::size_t>(Stage::Count) == STAGE_COUNT);
-
-/// Degradation ladder, best first.
-enum class RuntimeMode : std::uint8_t {
-    Nominal = 0,        ///< full pipeline
-    ReducedParticles,   ///< intention filter with fewer particles
-    ConstantVelocity,   ///< Kalman tracks + constant-velocity prediction only
-    HoldLast,           ///< last valid prediction, with its age
-    NoPrediction,       ///< explicit "no prediction" state for the planner
-    Count
 };
 
 /// Latency statistics over the health window, microseconds.
@@ -213,6 +216,8 @@ struct Health {
     std::uint64_t loanFailures{0};
     std::uint64_t gpuErrors{0};
     std::uint64_t acceptedInputs{0};
+    std::uint64_t inputQueueOverflows{0};  ///< times the input queue discarded unread object lists
+    std::uint64_t stageFailures{0};
     std::uint64_t rejections[REJECT_REASON_COUNT]{};
     LatencyStats cycleLatency;
     LatencyStats stageLatency[STAGE_COUNT];

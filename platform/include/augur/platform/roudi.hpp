@@ -21,16 +21,19 @@ struct MempoolEntry {
 /// ships the same pools for an external iox-roudi; a test keeps the two in agreement.
 [[nodiscard]] std::vector<MempoolEntry> augurMempools();
 
-/// A RouDi running inside this process, with augur's pools. Other processes can connect to it like
-/// to iox-roudi; in this process, publishers and subscribers work directly (no connectToRouDi).
-/// One per process; fails with RouDiUnavailable if another RouDi already runs on this machine.
+/// A RouDi running inside this process. Other processes can connect to it like to iox-roudi; in this
+/// process, publishers and subscribers work directly (no connectToRouDi). iceoryx 2.0 allows one RouDi
+/// per machine (a file lock in /tmp): start() waits up to `lockWait_ms` for another one to end, then
+/// fails with RouDiAlreadyRunning. One per process.
 class EmbeddedRouDi {
 public:
     EmbeddedRouDi(const EmbeddedRouDi&) = delete;
     EmbeddedRouDi& operator=(const EmbeddedRouDi&) = delete;
     ~EmbeddedRouDi();
 
-    [[nodiscard]] static Result<std::unique_ptr<EmbeddedRouDi>, TransportError> start(const std::string& appName);
+    [[nodiscard]] static Result<std::unique_ptr<EmbeddedRouDi>, TransportError> start(
+        const std::string& appName, const std::vector<MempoolEntry>& pools = augurMempools(),
+        std::int64_t lockWait_ms = 0);
 
 private:
     EmbeddedRouDi();

@@ -3,8 +3,8 @@
 //
 //   Nominal → ReducedParticles → ConstantVelocity → HoldLast → NoPrediction
 //
-// Each missed cycle steps down one rung; `goodCyclesToStepUp` consecutive good cycles step up one
-// rung (and the count restarts). Every transition is returned to the caller, which logs it and
+// `missesToStepDown` consecutive missed cycles step down one rung (and again after as many more);
+// `goodCyclesToStepUp` consecutive good cycles step up one rung (and the count restarts). Every transition is returned to the caller, which logs it and
 // reports it in health. Run-phase safe: noexcept, allocation-free, O(1).
 #pragma once
 
@@ -16,6 +16,7 @@
 namespace augur::runtime {
 
 struct LadderPolicy {
+    std::uint32_t missesToStepDown{1};
     std::uint32_t goodCyclesToStepUp{25};
 };
 

@@ -1,0 +1,141 @@
+// CSV input and output of augur-flock.
+#include "trajectory_csv.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <istream>
+#include <limits>
+#include <ostream>
+#include <string_view>
+#include <unordered_map>
+
+namespace augur::apps::flock {
+
+namespace {
+
+struct Row {
+    std::int64_t entity;
+    std::int64_t step;
+    double x;
+    double y;
+};
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
+        s.remove_prefix(1);
+    }
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
+        s.remove_suffix(1);
+    }
+    return s;
+}
+
+template <typename T>
+bool parseField(std::string_view field, T& value) {
+    field = trim(field);
+    if (field.empty()) {
+        return false;
+    }
+    if constexpr (std::is_floating_point_v<T>) {
+        // from_chars for double is in libstdc++ 11+; accepts "1e3", rejects trailing junk below.
+        const auto [ptr, ec] = std::from_chars(field.data(), field.data() + field.size(), value);
+        return ec == std::errc() && ptr == field.data() + field.size();
+    } else {
+        const auto [ptr, ec] = std::from_chars(field.data(), field.data() + field.size(), value);
+        return ec == std::errc() && ptr == field.data() + field.size();
+    }
+}
+
+}  // namespace
+
+Result<Trajectories, CsvError> readTrajectories(std::istream& in) {
+    std::vector<Row> rows;
+    std::string line;
+    std::size_t lineNumber = 0;
+    while (std::getline(in, line)) {
+        ++lineNumber;
+        const std::string_view text = trim(line);
+        if (text.empty() || text.front() == '#') {
+            continue;
+        }
+        if (rows.empty() && !(std::isdigit(static_cast<unsigned char>(text.front())) || text.front() == '-' || text.front() == '+')) {
+            continue;  // header
+        }
+        std::string_view fields[4];
+        std::string_view rest = text;
+        int count = 0;
+        while (count < 4) {
+            const std::size_t comma = rest.find(',');
+            fields[count++] = rest.substr(0, comma);
+            if (comma == std::string_view::npos) {
+                rest = {};
+                break;
+            }
+            rest.remove_prefix(comma + 1);
+        }
+        Row row{};
+        if (count != 4 || !rest.empty() || !parseField(fields[0], row.entity) || !parseField(fields[1], row.step) ||
+            !parseField(fields[2], row.x) || !parseField(fields[3], row.y)) {
+            return fail(CsvError{lineNumber, "expected entity_id,step,x,y"});
+        }
+        if (!std::isfinite(row.x) || !std::isfinite(row.y)) {
+            return fail(CsvError{lineNumber, "coordinates must be finite"});
+        }
+        rows.push_back(row);
+    }
+    Trajectories t;
+    if (rows.empty()) {
+        return Result<Trajectories, CsvError>(std::move(t));
+    }
+    std::int64_t minStep = std::numeric_limits<std::int64_t>::max();
+    std::int64_t maxStep = std::numeric_limits<std::int64_t>::min();
+    for (const Row& row : rows) {
+        t.entityIds.push_back(row.entity);
+        minStep = std::min(minStep, row.step);
+        maxStep = std::max(maxStep, row.step);
+    }
+    std::sort(t.entityIds.begin(), t.entityIds.end());
+    t.entityIds.erase(std::unique(t.entityIds.begin(), t.entityIds.end()), t.entityIds.end());
+    const auto span = static_cast<long double>(maxStep) - static_cast<long double>(minStep) + 1.0L;
+    const auto n = static_cast<long double>(t.entityIds.size());
+    if (span * n > static_cast<long double>(std::numeric_limits<std::int32_t>::max())) {
+        return fail(CsvError{0, "steps × entities too large"});
+    }
+    t.firstStep = minStep;
+    t.stepCount = static_cast<int>(maxStep - minStep + 1);
+    const std::size_t samples = static_cast<std::size_t>(t.stepCount) * t.entityIds.size();
+    t.x_m.assign(samples, 0.0);
+    t.y_m.assign(samples, 0.0);
+    t.present.assign(samples, 0);
+    std::unordered_map<std::int64_t, std::size_t> index;
+    for (std::size_t i = 0; i < t.entityIds.size(); ++i) {
+        index.emplace(t.entityIds[i], i);
+    }
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        const Row& row = rows[r];
+        const std::size_t k = static_cast<std::size_t>(row.step - minStep) * t.entityIds.size() + index.at(row.entity);
+        if (t.present[k] != 0) {
+            return fail(CsvError{0, "duplicate sample for entity " + std::to_string(row.entity) + " at step " + std::to_string(row.step)});
+        }
+        t.present[k] = 1;
+        t.x_m[k] = row.x;
+        t.y_m[k] = row.y;
+    }
+    return Result<Trajectories, CsvError>(std::move(t));
+}
+
+void writeFlocks(std::ostream& out, const Trajectories& trajectories, const kernels::flock::FlockList& flocks, int windowSteps) {
+    out << "window_start,window_end,size,entity_ids\n";
+    for (const kernels::flock::Flock& flock : flocks.flocks()) {
+        const std::int64_t start = trajectories.firstStep + flock.windowStart;
+        out << start << ',' << start + windowSteps - 1 << ',' << flock.memberCount << ',';
+        const auto members = flocks.members(flock);
+        for (std::size_t i = 0; i < members.size(); ++i) {
+            out << (i == 0 ? "" : ";") << trajectories.entityIds[static_cast<std::size_t>(members[i])];
+        }
+        out << '\n';
+    }
+}
+
+}  // namespace augur::apps::flock

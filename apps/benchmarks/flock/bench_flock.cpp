@@ -1,0 +1,217 @@
+// augur-bench-flock: maximal flocks f(δ, μ, ε) on synthetic trajectories — the seed's shape (about 145
+// entities over 66,096 steps, sweeping ε, μ, δ as seeds/002 Figure 3 does) and at scale (2,000 and
+// 20,000 entities over 1,000 steps). Times are end to end (host wall clock around find(), which blocks:
+// uploads, kernels, downloads and the intersections included), split into finding the potential flocks
+// and intersecting; the CPU reference runs on all hardware threads. Each CUDA result is compared with
+// the CPU reference's (column "same").
+//
+//   augur-bench-flock [--quick] [--cpu-only]
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "augur/bench/bench.hpp"
+#include "augur/kernels/flock/flock_finder.hpp"
+#include "augur/kernels/flock/synthetic.hpp"
+
+namespace {
+
+using namespace augur;
+using namespace augur::kernels::flock;
+using bench::fmt;
+
+struct Scenario {
+    std::string name;
+    SyntheticSpec spec;
+    FlockParams params;
+};
+
+SyntheticSpec seedShape(int steps) {
+    SyntheticSpec s;
+    s.entities = 145;
+    s.steps = steps;
+    s.groups = 12;
+    s.groupSize = 8;
+    s.area_m = 20000.0;
+    s.groupSpread_m = 60.0;
+    s.stepLength_m = 30.0;
+    s.leaveProbability = 0.01;
+    s.missingProbability = 0.001;
+    s.seed = 2;
+    return s;
+}
+
+SyntheticSpec atScale(int entities, int steps) {
+    SyntheticSpec s;
+    s.entities = entities;
+    s.steps = steps;
+    s.groups = entities / 20;  // 40 % of the entities in groups of 8
+    s.groupSize = 8;
+    s.area_m = 20000.0 * std::sqrt(static_cast<double>(entities) / 145.0);
+    s.groupSpread_m = 60.0;
+    s.stepLength_m = 30.0;
+    s.leaveProbability = 0.01;
+    s.missingProbability = 0.001;
+    s.seed = 3;
+    return s;
+}
+
+FlockCapacities capacitiesFor(const SyntheticSpec& spec, const FlockParams& params, int batchSteps) {
+    FlockCapacities c;
+    c.maxEntities = spec.entities;
+    c.maxBatchSteps = std::max(params.windowSteps, std::min(spec.steps, batchSteps));
+    c.gridCellsPerStep = std::max(4096, std::min(8 * spec.entities, (1 << 28) / c.maxBatchSteps));
+    c.maxDisksPerStep = 1 << 18;
+    c.maxCandidateMembersPerStep = 1 << 22;
+    c.maxDisksPerBatch = 1 << 22;
+    c.maxCandidateMembersPerBatch = 1 << 25;
+    c.maxFamilySetsPerBatch = 1 << 20;
+    c.maxFamilyMembersPerBatch = 1 << 24;
+    c.maxWorkSets = 1 << 15;
+    c.maxWorkMembers = 1 << 21;
+    c.maxFlocksPerBatch = 1 << 18;
+    c.maxFlockMembersPerBatch = 1 << 22;
+    return c;
+}
+
+bool grow(FlockCapacities& c, std::size_t& listFlocks, std::size_t& listMembers, const FlockFailure& f) {
+    const auto to = [&f](auto& value) {
+        using T = std::decay_t<decltype(value)>;
+        const auto wanted = std::max<std::int64_t>(2 * static_cast<std::int64_t>(value), f.needed + f.needed / 4);
+        if (wanted > (std::int64_t{1} << 30)) {
+            return false;
+        }
+        value = static_cast<T>(wanted);
+        return true;
+    };
+    switch (f.capacity) {
+        case Capacity::DisksPerStep: return to(c.maxDisksPerStep);
+        case Capacity::DisksPerBatch: return to(c.maxDisksPerBatch);
+        case Capacity::CandidateMembersPerStep: return to(c.maxCandidateMembersPerStep);
+        case Capacity::CandidateMembersPerBatch: return to(c.maxCandidateMembersPerBatch);
+        case Capacity::FamilySetsPerBatch: return to(c.maxFamilySetsPerBatch);
+        case Capacity::FamilyMembersPerBatch: return to(c.maxFamilyMembersPerBatch);
+        case Capacity::WorkSets: return to(c.maxWorkSets);
+        case Capacity::WorkMembers: return to(c.maxWorkMembers);
+        case Capacity::FlocksPerBatch: return to(c.maxFlocksPerBatch);
+        case Capacity::FlockMembersPerBatch: return to(c.maxFlockMembersPerBatch);
+        case Capacity::OutputFlocks: listFlocks *= 2; return true;
+        case Capacity::OutputMembers: listMembers *= 2; return true;
+        default: return false;
+    }
+}
+
+struct Measured {
+    bool ok{false};
+    std::string error;
+    FlockStats stats;
+    double total_ms{0.0};
+    std::vector<std::int32_t> signature;  ///< flattened output for the equality check
+};
+
+Measured measure(const SyntheticTrajectories& t, const FlockParams& params, FlockCapacities capacities, kernels::Backend backend,
+                 bool graph, int repetitions, platform::StreamHandle stream) {
+    Measured m;
+    std::size_t listFlocks = 1 << 18;
+    std::size_t listMembers = 1 << 22;
+    for (int attempt = 0; attempt < 12; ++attempt) {
+        auto finder = FlockFinder::create(params, capacities, backend, FlockOptions{graph});
+        if (!finder) {
+            m.error = std::string("init: ") + toString(finder.error().error);
+            return m;
+        }
+        FlockList list = FlockList::create(listFlocks, listMembers);
+        auto first = finder->find(t.view(), list, stream);  // warm-up, and capacity discovery
+        if (!first) {
+            if (first.error().error == FlockError::CapacityExceeded && grow(capacities, listFlocks, listMembers, first.error())) {
+                continue;
+            }
+            m.error = std::string(toString(first.error().error)) + " " + toString(first.error().capacity);
+            return m;
+        }
+        std::vector<double> potential;
+        std::vector<double> intersect;
+        m.total_ms = 1e-3 * bench::hostMedian_us(
+                                [&] {
+                                    auto r = finder->find(t.view(), list, stream);
+                                    if (r) {
+                                        potential.push_back(r->potential_us);
+                                        intersect.push_back(r->intersect_us);
+                                        m.stats = *r;
+                                    }
+                                },
+                                0, repetitions);
+        m.stats.potential_us = bench::median(potential);
+        m.stats.intersect_us = bench::median(intersect);
+        for (const Flock& flock : list.flocks()) {
+            m.signature.push_back(-1 - flock.windowStart);
+            const auto members = list.members(flock);
+            m.signature.insert(m.signature.end(), members.begin(), members.end());
+        }
+        m.ok = true;
+        return m;
+    }
+    m.error = "capacities kept growing";
+    return m;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    bool quick = false;
+    bool cpuOnly = false;
+    for (int i = 1; i < argc; ++i) {
+        quick = quick || std::strcmp(argv[i], "--quick") == 0;
+        cpuOnly = cpuOnly || std::strcmp(argv[i], "--cpu-only") == 0;
+    }
+    const bool gpu = !cpuOnly && kernels::available(kernels::Backend::Cuda);
+    const int seedSteps = quick ? 4096 : 66096;
+    const int scaleSteps = quick ? 200 : 1000;
+    std::printf("CPU reference: %u hardware threads; CUDA %s\n", std::thread::hardware_concurrency(), gpu ? "available" : "not used");
+
+    std::vector<Scenario> scenarios;
+    const double eps[] = {25.0, 50.0, 75.0, 100.0};
+    for (const double e : eps) {
+        scenarios.push_back({"seed ε sweep", seedShape(seedSteps), {5, 10, e}});
+    }
+    for (const int mu : {3, 4, 6}) {
+        scenarios.push_back({"seed μ sweep", seedShape(seedSteps), {mu, 10, 50.0}});
+    }
+    for (const int delta : {5, 20}) {
+        scenarios.push_back({"seed δ sweep", seedShape(seedSteps), {5, delta, 50.0}});
+    }
+    scenarios.push_back({"scale", atScale(2000, scaleSteps), {5, 10, 50.0}});
+    scenarios.push_back({"scale", atScale(20000, scaleSteps), {5, 10, 50.0}});
+
+    auto stream = platform::Stream::create();
+    bench::Table table("Maximal flocks: CUDA vs CPU reference (all cores), end to end, ms (median)",
+                       {"scenario", "n", "τ", "ε", "μ", "δ", "disks", "ΣF_t sets", "flocks", "CPU pot.", "CPU ∩", "CPU total",
+                        "GPU pot.", "GPU ∩", "GPU total", "GPU graph total", "speed-up", "same"});
+    for (const Scenario& s : scenarios) {
+        const SyntheticTrajectories t = generateTrajectories(s.spec);
+        const int batch = s.spec.entities <= 1000 ? 8192 : 1000;
+        const FlockCapacities capacities = capacitiesFor(s.spec, s.params, batch);
+        const int cpuReps = s.spec.entities >= 20000 ? 1 : 3;
+        const Measured cpu = measure(t, s.params, capacities, kernels::Backend::Cpu, false, cpuReps, nullptr);
+        Measured cuda;
+        Measured graph;
+        if (gpu && stream) {
+            cuda = measure(t, s.params, capacities, kernels::Backend::Cuda, false, 5, stream->get());
+            graph = measure(t, s.params, capacities, kernels::Backend::Cuda, true, 5, stream->get());
+        }
+        const auto ms = [](const Measured& m, double us) { return m.ok ? fmt(us * 1e-3, 1) : std::string(m.error.empty() ? "-" : m.error); };
+        const bool same = cpu.ok && cuda.ok && graph.ok && cpu.signature == cuda.signature && cpu.signature == graph.signature;
+        const double best = graph.ok && cuda.ok ? std::min(graph.total_ms, cuda.total_ms) : (cuda.ok ? cuda.total_ms : 0.0);
+        table.row({s.name, std::to_string(s.spec.entities), std::to_string(s.spec.steps), fmt(s.params.radius_m, 0),
+                   std::to_string(s.params.minEntities), std::to_string(s.params.windowSteps), std::to_string(cpu.stats.disks),
+                   std::to_string(cpu.stats.potentialFlocks), std::to_string(cpu.stats.flocks), ms(cpu, cpu.stats.potential_us),
+                   ms(cpu, cpu.stats.intersect_us), cpu.ok ? fmt(cpu.total_ms, 1) : cpu.error, ms(cuda, cuda.stats.potential_us),
+                   ms(cuda, cuda.stats.intersect_us), cuda.ok ? fmt(cuda.total_ms, 1) : "-", graph.ok ? fmt(graph.total_ms, 1) : "-",
+                   best > 0.0 && cpu.ok ? fmt(cpu.total_ms / best, 1) + "×" : "-", gpu ? (same ? "yes" : "NO") : "-"});
+    }
+    return 0;
+}

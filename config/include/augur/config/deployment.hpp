@@ -1,0 +1,240 @@
+// A deployment: everything one YAML configuration file describes, as plain structs.
+//
+// The loader (loader.hpp) fills a Deployment from YAML and validates it against the schema
+// (schema.hpp), which declares every key once: its type, default, range, unit and description.
+// The default member initialisers below ARE the documented defaults (docs/configuration.md is
+// generated from them), so a default-constructed Deployment is the configuration of a file that sets
+// only the required keys (plus map.path). Names carry their units (`deadline_ms`, `radius_m`).
+//
+// Plain values only: no YAML type reaches this header. Init-phase data: copied into the runtime's
+// components when they are built, never read per cycle through this struct.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "augur/core/messages.hpp"
+
+namespace augur::config {
+
+/// Version of the configuration file format (`schema_version`); a file with any other version is rejected.
+inline constexpr std::int64_t CONFIG_SCHEMA_VERSION = 1;
+
+/// What starts a cycle.
+enum class Trigger : std::uint8_t { Periodic = 0, OnInput };
+/// Which kernel implementation runs: Auto picks CUDA when compiled in and a device is present.
+enum class Backend : std::uint8_t { Auto = 0, Cpu, Cuda };
+/// What the runtime does when CPU affinity, SCHED_FIFO or mlockall cannot be applied at init.
+enum class RtSetupFailurePolicy : std::uint8_t { Warn = 0, Fail };
+/// Map file format.
+enum class MapFormat : std::uint8_t { Lanelet2 = 0, Sumo };
+/// Kalman filter motion model of the tracker.
+enum class MotionModel : std::uint8_t { ConstantVelocity = 0, ConstantAcceleration };
+/// Resampling scheme of the intention particle filter.
+enum class Resampling : std::uint8_t { Systematic = 0, DifferentialEvolution };
+/// Least severe message that is logged.
+enum class LogLevel : std::uint8_t { Error = 0, Warn, Info, Debug };
+
+/// The spelling of each enumerator in YAML, indexed by the enumerator's value (the schema's allowed values).
+inline constexpr std::array<std::string_view, 2> TRIGGER_NAMES{"periodic", "on_input"};
+inline constexpr std::array<std::string_view, 3> BACKEND_NAMES{"auto", "cpu", "cuda"};
+inline constexpr std::array<std::string_view, 2> RT_SETUP_FAILURE_POLICY_NAMES{"warn", "fail"};
+inline constexpr std::array<std::string_view, 2> MAP_FORMAT_NAMES{"lanelet2", "sumo"};
+inline constexpr std::array<std::string_view, 2> MOTION_MODEL_NAMES{"constant_velocity", "constant_acceleration"};
+inline constexpr std::array<std::string_view, 2> RESAMPLING_NAMES{"systematic", "differential_evolution"};
+inline constexpr std::array<std::string_view, 4> LOG_LEVEL_NAMES{"error", "warn", "info", "debug"};
+
+[[nodiscard]] std::string_view toString(Trigger value) noexcept;
+[[nodiscard]] std::string_view toString(Backend value) noexcept;
+[[nodiscard]] std::string_view toString(RtSetupFailurePolicy value) noexcept;
+[[nodiscard]] std::string_view toString(MapFormat value) noexcept;
+[[nodiscard]] std::string_view toString(MotionModel value) noexcept;
+[[nodiscard]] std::string_view toString(Resampling value) noexcept;
+[[nodiscard]] std::string_view toString(LogLevel value) noexcept;
+
+/// Consecutive-miss handling of the cycle watchdog (degradation ladder: augur::RuntimeMode).
+struct WatchdogConfig {
+    std::uint32_t missesToDegrade{2};           ///< consecutive deadline misses before stepping one mode down
+    std::uint32_t recoverAfterGoodCycles{25};   ///< consecutive in-budget cycles before stepping one mode up
+    std::uint32_t holdLastMaxAge_ms{1000};      ///< HoldLast serves the last prediction at most this long
+    bool operator==(const WatchdogConfig&) const = default;
+};
+
+/// Cycle timing, real-time setup and health reporting.
+struct RuntimeConfig {
+    std::uint32_t cyclePeriod_ms{200};  ///< one prediction every cycle (paper 000: 200 ms, 5 Hz)
+    std::uint32_t deadline_ms{200};     ///< a cycle finishing later counts as a deadline miss; ≤ cyclePeriod_ms
+    Trigger trigger{Trigger::Periodic};
+    Backend backend{Backend::Auto};
+    std::vector<std::int32_t> cpuAffinity{};  ///< cores the cycle thread may run on; empty = unchanged
+    std::int32_t rtPriority{0};               ///< SCHED_FIFO priority 1..99; 0 = scheduling unchanged
+    bool lockMemory{false};                   ///< mlockall(MCL_CURRENT | MCL_FUTURE) at init
+    RtSetupFailurePolicy onRtSetupFailure{RtSetupFailurePolicy::Warn};
+    std::uint32_t maxInputAge_ms{400};  ///< object lists older than this are rejected as stale; 0 = no check
+    /// Budget per pipeline stage, indexed by augur::Stage; their sum must not exceed deadline_ms.
+    std::array<double, STAGE_COUNT> stageBudget_ms{5.0, 20.0, 15.0, 60.0, 60.0, 15.0, 5.0};
+    WatchdogConfig watchdog{};
+    std::uint32_t healthWindowCycles{50};  ///< latency percentiles in Health cover this many cycles
+    bool operator==(const RuntimeConfig&) const = default;
+};
+
+/// Configured capacities; each ≤ its compiled limit in augur/core/messages.hpp where one exists.
+struct Capacities {
+    std::uint32_t maxObjects{static_cast<std::uint32_t>(MAX_OBJECTS)};
+    std::uint32_t maxTracks{static_cast<std::uint32_t>(MAX_TRACKS)};
+    std::uint32_t maxPredictedVehicles{static_cast<std::uint32_t>(MAX_PREDICTED_VEHICLES)};
+    std::uint32_t maxCorridorsPerVehicle{static_cast<std::uint32_t>(MAX_CORRIDORS_PER_VEHICLE)};
+    std::uint32_t particles{1024};          ///< intention particles per predicted vehicle (nominal mode)
+    std::uint32_t trackHistoryCycles{50};   ///< past states kept per track (retrodiction, flocks)
+    bool operator==(const Capacities&) const = default;
+};
+
+/// The road map the scene is built from.
+struct MapConfig {
+    std::string path{};  ///< required; a relative path is resolved against the configuration file's folder
+    MapFormat format{MapFormat::Lanelet2};
+    double originLat_deg{0.0};  ///< projection origin, required for lanelet2
+    double originLon_deg{0.0};
+    bool operator==(const MapConfig&) const = default;
+};
+
+/// Measurement-to-track association gates.
+struct TrackingGates {
+    double mahalanobisSq{9.21};  ///< squared Mahalanobis distance gate (χ², 2 dof, 99 %)
+    double distance_m{5.0};      ///< Euclidean pre-gate
+    bool operator==(const TrackingGates&) const = default;
+};
+
+/// The batched Kalman tracker (paper 003).
+struct TrackingConfig {
+    MotionModel model{MotionModel::ConstantAcceleration};
+    double accelNoiseDensity{2.0};  ///< white-noise spectral density: m²/s³ (CV) or m²/s⁵ (CA)
+    std::uint32_t maxMissedCycles{5};   ///< a track is dropped after this many cycles without a measurement
+    std::uint32_t confirmAfterHits{2};  ///< a track is published after this many associated measurements
+    TrackingGates gates{};
+    bool operator==(const TrackingConfig&) const = default;
+};
+
+/// Differential-evolution resampling (papers 001, 004).
+struct DifferentialEvolutionConfig {
+    double crossover{0.6};             ///< CR
+    std::uint32_t maxGenerations{10};  ///< G_max
+    double scaleFactor{0.5};           ///< F, the differential weight
+    double minSpread{0.01};            ///< stop early when the weighted population spread falls below this
+    bool operator==(const DifferentialEvolutionConfig&) const = default;
+};
+
+/// Process noise of the intention particle filter's motion along a corridor.
+struct IntentionNoise {
+    double longitudinal_m{0.5};
+    double lateral_m{0.3};
+    double speed_mps{0.5};
+    double accel_mps2{0.8};
+    bool operator==(const IntentionNoise&) const = default;
+};
+
+/// The intention particle filter (paper 000).
+struct IntentionConfig {
+    std::uint32_t particlesReduced{256};  ///< particles per vehicle in RuntimeMode::ReducedParticles
+    Resampling resampling{Resampling::Systematic};
+    double resampleThreshold{0.5};  ///< resample when N_eff < threshold · N
+    std::uint64_t seed{1};          ///< key of the counter-based random number generator
+    DifferentialEvolutionConfig de{};
+    IntentionNoise noise{};
+    bool operator==(const IntentionConfig&) const = default;
+};
+
+/// Markov-chain motion prediction along corridors (paper 000).
+struct MotionConfig {
+    double horizon_s{4.0};
+    double step_s{0.1};
+    std::uint32_t positionCells{200};
+    std::uint32_t speedCells{20};
+    std::uint32_t inputCells{6};
+    double positionRange_m{200.0};  ///< corridor length covered by the position cells
+    double maxSpeed_mps{40.0};
+    double maxAccel_mps2{3.0};
+    double maxDecel_mps2{8.0};
+    std::uint32_t samplesPerCell{10};  ///< Monte-Carlo samples per cell when building the transition matrix
+    bool operator==(const MotionConfig&) const = default;
+};
+
+/// Ego-centred occupancy grid of the motion prediction.
+struct GridConfig {
+    bool enabled{true};
+    double resolution_m{0.5};
+    std::uint32_t widthCells{static_cast<std::uint32_t>(MAX_GRID_SIDE_CELLS)};
+    std::uint32_t heightCells{static_cast<std::uint32_t>(MAX_GRID_SIDE_CELLS)};
+    double frameInterval_s{1.0};  ///< one grid frame per this much of the horizon
+    bool operator==(const GridConfig&) const = default;
+};
+
+/// Maximal flock reporting f(δ, μ, ε) (paper 002).
+struct FlocksConfig {
+    bool enabled{true};
+    std::uint32_t everyNCycles{5};
+    std::uint32_t minMembers{3};    ///< μ
+    std::uint32_t windowCycles{10}; ///< δ, ≤ capacities.trackHistoryCycles
+    double radius_m{10.0};          ///< ε, the disk RADIUS
+    bool operator==(const FlocksConfig&) const = default;
+};
+
+/// One iceoryx publish/subscribe channel.
+struct Channel {
+    std::string service{};
+    std::string instance{};
+    std::string event{};
+    bool operator==(const Channel&) const = default;
+};
+
+/// Inter-process transport (iceoryx).
+struct TransportConfig {
+    std::string applicationName{"augur"};        ///< runtime name registered with RouDi
+    std::uint32_t roudiConnectTimeout_ms{5000};
+    Channel objects{"perception", "front", "objects"};  ///< subscribed
+    Channel tracks{"augur", "main", "tracks"};          ///< published
+    Channel intentions{"augur", "main", "intentions"};  ///< published
+    Channel prediction{"augur", "main", "prediction"};  ///< published
+    Channel health{"augur", "main", "health"};          ///< published
+    bool operator==(const TransportConfig&) const = default;
+};
+
+/// Logging and tracing.
+struct OutputConfig {
+    std::string tracePath{};  ///< per-cycle trace file; empty = no trace
+    LogLevel logLevel{LogLevel::Info};
+    bool operator==(const OutputConfig&) const = default;
+};
+
+/// A whole deployment.
+struct Deployment {
+    std::int64_t schemaVersion{CONFIG_SCHEMA_VERSION};
+    RuntimeConfig runtime{};
+    Capacities capacities{};
+    MapConfig map{};
+    TrackingConfig tracking{};
+    IntentionConfig intention{};
+    MotionConfig motion{};
+    GridConfig grid{};
+    FlocksConfig flocks{};
+    TransportConfig transport{};
+    OutputConfig output{};
+    bool operator==(const Deployment&) const = default;
+};
+
+/// Number of motion-prediction steps, horizon_s / step_s rounded to the nearest integer (validated
+/// to be a whole number ≤ MAX_HORIZON_STEPS by the loader).
+[[nodiscard]] std::uint32_t horizonSteps(const MotionConfig& motion) noexcept;
+
+/// Number of occupancy-grid frames, horizon_s / frameInterval_s rounded to the nearest integer
+/// (validated ≤ MAX_GRID_FRAMES by the loader); 0 when the grid is disabled.
+[[nodiscard]] std::uint32_t gridFrames(const GridConfig& grid, const MotionConfig& motion) noexcept;
+
+/// Sum of the per-stage budgets, milliseconds.
+[[nodiscard]] double stageBudgetSum_ms(const RuntimeConfig& runtime) noexcept;
+
+}  // namespace augur::config

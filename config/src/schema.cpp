@@ -1,0 +1,518 @@
+// The schema table: every key of the deployment file, bound to its Deployment field.
+#include "augur/config/schema.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <type_traits>
+
+#include "augur/core/messages.hpp"
+#include "augur/core/panic.hpp"
+
+namespace augur::config {
+namespace {
+
+// ---- binding a key to its field -------------------------------------------------------------------
+// A field is named by a captureless generic lambda returning a reference into the Deployment;
+// assignField/readField convert between the schema's Value and the field's own type.
+
+template <typename T>
+inline constexpr bool IS_INTEGER_FIELD = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
+template <typename Ref>
+using FieldType = std::remove_cvref_t<decltype(Ref{}(std::declval<Deployment&>()))>;
+
+template <typename Ref>
+void assignField(Deployment& deployment, const Value& value) {
+    using T = FieldType<Ref>;
+    T& field = Ref{}(deployment);
+    if constexpr (std::is_same_v<T, bool>) {
+        const bool* v = std::get_if<bool>(&value);
+        AUGUR_ASSERT(v != nullptr, "schema: boolean key bound to a value of another type");
+        field = *v;
+    } else if constexpr (IS_INTEGER_FIELD<T> || std::is_enum_v<T>) {
+        const std::int64_t* v = std::get_if<std::int64_t>(&value);
+        AUGUR_ASSERT(v != nullptr, "schema: integer key bound to a value of another type");
+        field = static_cast<T>(*v);
+    } else if constexpr (std::is_same_v<T, double>) {
+        const double* v = std::get_if<double>(&value);
+        AUGUR_ASSERT(v != nullptr, "schema: number key bound to a value of another type");
+        field = *v;
+    } else if constexpr (std::is_same_v<T, std::string>) {
+        const std::string* v = std::get_if<std::string>(&value);
+        AUGUR_ASSERT(v != nullptr, "schema: string key bound to a value of another type");
+        field = *v;
+    } else {
+        static_assert(std::is_same_v<T, std::vector<std::int32_t>>, "unsupported field type");
+        const std::vector<std::int64_t>* v = std::get_if<std::vector<std::int64_t>>(&value);
+        AUGUR_ASSERT(v != nullptr, "schema: list key bound to a value of another type");
+        field.clear();
+        for (const std::int64_t element : *v) {
+            field.push_back(static_cast<std::int32_t>(element));
+        }
+    }
+}
+
+template <typename Ref>
+Value readField(const Deployment& deployment) {
+    using T = FieldType<Ref>;
+    const T& field = Ref{}(deployment);
+    if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, double> || std::is_same_v<T, std::string>) {
+        return Value(field);
+    } else if constexpr (IS_INTEGER_FIELD<T> || std::is_enum_v<T>) {
+        return Value(static_cast<std::int64_t>(field));
+    } else {
+        return Value(std::vector<std::int64_t>(field.begin(), field.end()));
+    }
+}
+
+template <typename Ref>
+KeySpec bound(KeySpec spec, Ref /*field*/) {
+    spec.assign = &assignField<Ref>;
+    spec.read = &readField<Ref>;
+    return spec;
+}
+
+#define AUGUR_FIELD(member) [](auto& d) -> auto& { return d.member; }
+
+struct NumberRange {
+    double min;
+    bool minOpen;
+    double max;
+    bool maxOpen;
+};
+constexpr NumberRange closed(double min, double max) { return {min, false, max, false}; }
+constexpr NumberRange leftOpen(double min, double max) { return {min, true, max, false}; }
+
+template <typename Ref>
+KeySpec integer(std::string_view path, std::int64_t min, std::int64_t max, std::string_view unit,
+                std::string_view description, Ref field) {
+    static_assert(IS_INTEGER_FIELD<FieldType<Ref>>, "integer key bound to a non-integer field");
+    static_assert(sizeof(FieldType<Ref>) <= sizeof(std::int64_t));
+    KeySpec spec{};
+    spec.path = path;
+    spec.type = ValueType::Integer;
+    spec.minInteger = min;
+    spec.maxInteger = max;
+    spec.unit = unit;
+    spec.description = description;
+    return bound(spec, field);
+}
+
+/// An integer whose maximum is a compiled capacity of augur/core/messages.hpp.
+template <typename Ref>
+KeySpec capacity(std::string_view path, std::size_t limit, std::string_view limitName, std::string_view description,
+                 Ref field) {
+    KeySpec spec = integer(path, 1, static_cast<std::int64_t>(limit), "", description, field);
+    spec.compiledLimit = limitName;
+    return spec;
+}
+
+template <typename Ref>
+KeySpec number(std::string_view path, NumberRange range, std::string_view unit, std::string_view description,
+               Ref field) {
+    static_assert(std::is_same_v<FieldType<Ref>, double>, "number key bound to a non-double field");
+    KeySpec spec{};
+    spec.path = path;
+    spec.type = ValueType::Number;
+    spec.minNumber = range.min;
+    spec.minOpen = range.minOpen;
+    spec.maxNumber = range.max;
+    spec.maxOpen = range.maxOpen;
+    spec.unit = unit;
+    spec.description = description;
+    return bound(spec, field);
+}
+
+template <typename Ref>
+KeySpec boolean(std::string_view path, std::string_view description, Ref field) {
+    static_assert(std::is_same_v<FieldType<Ref>, bool>, "boolean key bound to a non-bool field");
+    KeySpec spec{};
+    spec.path = path;
+    spec.type = ValueType::Boolean;
+    spec.description = description;
+    return bound(spec, field);
+}
+
+template <typename Ref>
+KeySpec string(std::string_view path, std::int64_t minLength, std::int64_t maxLength, std::string_view description,
+               Ref field) {
+    static_assert(std::is_same_v<FieldType<Ref>, std::string>, "string key bound to a non-string field");
+    KeySpec spec{};
+    spec.path = path;
+    spec.type = ValueType::String;
+    spec.minInteger = minLength;
+    spec.maxInteger = maxLength;
+    spec.description = description;
+    return bound(spec, field);
+}
+
+template <typename Ref, std::size_t N>
+KeySpec enumeration(std::string_view path, const std::array<std::string_view, N>& names,
+                    std::string_view description, Ref field) {
+    static_assert(std::is_enum_v<FieldType<Ref>>, "enum key bound to a non-enum field");
+    KeySpec spec{};
+    spec.path = path;
+    spec.type = ValueType::Enumeration;
+    spec.allowed = std::span<const std::string_view>(names.data(), names.size());
+    spec.description = description;
+    return bound(spec, field);
+}
+
+template <typename Ref>
+KeySpec integerList(std::string_view path, std::int64_t min, std::int64_t max, std::string_view description,
+                    Ref field) {
+    static_assert(std::is_same_v<FieldType<Ref>, std::vector<std::int32_t>>, "list key bound to another field");
+    KeySpec spec{};
+    spec.path = path;
+    spec.type = ValueType::IntegerList;
+    spec.minInteger = min;
+    spec.maxInteger = max;
+    spec.description = description;
+    return bound(spec, field);
+}
+
+constexpr std::size_t stageIndex(Stage stage) { return static_cast<std::size_t>(stage); }
+
+KeySpec required(KeySpec spec) {
+    spec.required = true;
+    return spec;
+}
+
+constexpr std::int64_t MAX_PERIOD_MS = 10'000;
+constexpr std::int64_t MAX_DURATION_MS = 600'000;
+constexpr std::int64_t MAX_COUNT = 1'000'000;
+/// iceoryx limits service, instance and event names (capro::IdString_t) to 100 characters.
+constexpr std::int64_t ICEORYX_ID_MAX_CHARS = 100;
+/// iceoryx limits a runtime (application) name to 100 characters.
+constexpr std::int64_t ICEORYX_RUNTIME_NAME_MAX_CHARS = 100;
+constexpr std::int64_t PATH_MAX_CHARS = 4096;
+constexpr std::int64_t MAX_CPU_INDEX = 1023;
+constexpr std::int64_t MAX_PARTICLES = 1 << 20;
+
+std::vector<KeySpec> buildSchema() {
+    using S = Stage;
+    std::vector<KeySpec> keys{
+        required(integer("schema_version", CONFIG_SCHEMA_VERSION, CONFIG_SCHEMA_VERSION, "",
+                         "Version of this file format; the only version this build reads is 1.",
+                         AUGUR_FIELD(schemaVersion))),
+
+        // runtime
+        integer("runtime.cycle_period_ms", 1, MAX_PERIOD_MS, "ms",
+                "Period of the prediction cycle (trigger periodic), or the expected input period (on_input).",
+                AUGUR_FIELD(runtime.cyclePeriod_ms)),
+        integer("runtime.deadline_ms", 1, MAX_PERIOD_MS, "ms",
+                "A cycle that has not published by this time after its start is a deadline miss; "
+                "at most cycle_period_ms.",
+                AUGUR_FIELD(runtime.deadline_ms)),
+        enumeration("runtime.trigger", TRIGGER_NAMES,
+                    "What starts a cycle: the periodic timer, or the arrival of an object list.",
+                    AUGUR_FIELD(runtime.trigger)),
+        enumeration("runtime.backend", BACKEND_NAMES,
+                    "Kernel implementation: auto picks cuda when compiled in and a device is present, else cpu; "
+                    "cuda fails at init without a device.",
+                    AUGUR_FIELD(runtime.backend)),
+        integerList("runtime.cpu_affinity", 0, MAX_CPU_INDEX,
+                    "CPU cores the cycle thread is pinned to; empty leaves the affinity unchanged. "
+                    "No core may appear twice.",
+                    AUGUR_FIELD(runtime.cpuAffinity)),
+        integer("runtime.rt_priority", 0, 99, "",
+                "SCHED_FIFO priority of the cycle thread (1..99); 0 leaves the scheduling policy unchanged.",
+                AUGUR_FIELD(runtime.rtPriority)),
+        boolean("runtime.lock_memory", "Lock all current and future pages in RAM (mlockall) at init.",
+                AUGUR_FIELD(runtime.lockMemory)),
+        enumeration("runtime.on_rt_setup_failure", RT_SETUP_FAILURE_POLICY_NAMES,
+                    "When affinity, priority or memory locking cannot be applied: warn and go on, or fail init.",
+                    AUGUR_FIELD(runtime.onRtSetupFailure)),
+        integer("runtime.max_input_age_ms", 0, MAX_DURATION_MS, "ms",
+                "Object lists older than this when taken are rejected as stale; 0 disables the check.",
+                AUGUR_FIELD(runtime.maxInputAge_ms)),
+        number("runtime.stage_budgets_ms.ingest", closed(0.0, MAX_PERIOD_MS), "ms",
+               "Budget of the ingest stage (take and validate the object list).",
+               AUGUR_FIELD(runtime.stageBudget_ms[stageIndex(S::Ingest)])),
+        number("runtime.stage_budgets_ms.track", closed(0.0, MAX_PERIOD_MS), "ms",
+               "Budget of the tracking stage (Kalman bank).", AUGUR_FIELD(runtime.stageBudget_ms[stageIndex(S::Track)])),
+        number("runtime.stage_budgets_ms.relations", closed(0.0, MAX_PERIOD_MS), "ms",
+               "Budget of the relations stage (vehicles to corridors).",
+               AUGUR_FIELD(runtime.stageBudget_ms[stageIndex(S::Relations)])),
+        number("runtime.stage_budgets_ms.intention", closed(0.0, MAX_PERIOD_MS), "ms",
+               "Budget of the intention stage (particle filter).",
+               AUGUR_FIELD(runtime.stageBudget_ms[stageIndex(S::Intention)])),
+        number("runtime.stage_budgets_ms.motion", closed(0.0, MAX_PERIOD_MS), "ms",
+               "Budget of the motion stage (Markov chains, occupancy grid).",
+               AUGUR_FIELD(runtime.stageBudget_ms[stageIndex(S::Motion)])),
+        number("runtime.stage_budgets_ms.platoons", closed(0.0, MAX_PERIOD_MS), "ms",
+               "Budget of the platoons stage (flock reporting).",
+               AUGUR_FIELD(runtime.stageBudget_ms[stageIndex(S::Platoons)])),
+        number("runtime.stage_budgets_ms.publish", closed(0.0, MAX_PERIOD_MS), "ms",
+               "Budget of the publish stage (loan, fill, publish the outputs).",
+               AUGUR_FIELD(runtime.stageBudget_ms[stageIndex(S::Publish)])),
+        integer("runtime.watchdog.misses_to_degrade", 1, MAX_COUNT, "cycles",
+                "Consecutive deadline misses before the runtime steps one mode down the degradation ladder.",
+                AUGUR_FIELD(runtime.watchdog.missesToDegrade)),
+        integer("runtime.watchdog.recover_after_good_cycles", 1, MAX_COUNT, "cycles",
+                "Consecutive cycles within budget before the runtime steps one mode back up.",
+                AUGUR_FIELD(runtime.watchdog.recoverAfterGoodCycles)),
+        integer("runtime.watchdog.hold_last_max_age_ms", 0, MAX_DURATION_MS, "ms",
+                "In hold_last mode the last prediction is republished (with its age) at most this long, "
+                "then no_prediction is published.",
+                AUGUR_FIELD(runtime.watchdog.holdLastMaxAge_ms)),
+        integer("runtime.health_window_cycles", 1, MAX_COUNT, "cycles",
+                "Latency percentiles in the health message cover this many recent cycles.",
+                AUGUR_FIELD(runtime.healthWindowCycles)),
+
+        // capacities
+        capacity("capacities.max_objects", MAX_OBJECTS, "MAX_OBJECTS",
+                 "Objects accepted per perception list; a longer list is rejected (count_over_capacity).",
+                 AUGUR_FIELD(capacities.maxObjects)),
+        capacity("capacities.max_tracks", MAX_TRACKS, "MAX_TRACKS", "Tracks kept at once.",
+                 AUGUR_FIELD(capacities.maxTracks)),
+        capacity("capacities.max_predicted_vehicles", MAX_PREDICTED_VEHICLES, "MAX_PREDICTED_VEHICLES",
+                 "Vehicles that get intention and motion predictions (nearest first); at most max_tracks.",
+                 AUGUR_FIELD(capacities.maxPredictedVehicles)),
+        capacity("capacities.max_corridors_per_vehicle", MAX_CORRIDORS_PER_VEHICLE, "MAX_CORRIDORS_PER_VEHICLE",
+                 "Candidate corridors (possible paths through the map) considered per vehicle.",
+                 AUGUR_FIELD(capacities.maxCorridorsPerVehicle)),
+        integer("capacities.particles", 1, MAX_PARTICLES, "per vehicle",
+                "Intention particles per predicted vehicle in nominal mode.", AUGUR_FIELD(capacities.particles)),
+        integer("capacities.track_history_cycles", 2, 10'000, "cycles",
+                "Past states kept per track (retrodiction, flock windows).",
+                AUGUR_FIELD(capacities.trackHistoryCycles)),
+
+        // map
+        required(string("map.path", 1, PATH_MAX_CHARS,
+                        "Map file; a relative path is resolved against the folder of the configuration file. "
+                        "Opened by the runtime at init, not by the configuration loader.",
+                        AUGUR_FIELD(map.path))),
+        enumeration("map.format", MAP_FORMAT_NAMES, "Map file format: Lanelet2 OSM or SUMO net.xml.",
+                    AUGUR_FIELD(map.format)),
+        number("map.origin_lat_deg", closed(-90.0, 90.0), "deg",
+               "Latitude of the local projection origin; required when format is lanelet2, ignored for sumo.",
+               AUGUR_FIELD(map.originLat_deg)),
+        number("map.origin_lon_deg", closed(-180.0, 180.0), "deg",
+               "Longitude of the local projection origin; required when format is lanelet2, ignored for sumo.",
+               AUGUR_FIELD(map.originLon_deg)),
+
+        // tracking
+        enumeration("tracking.model", MOTION_MODEL_NAMES, "Motion model of the Kalman filter bank.",
+                    AUGUR_FIELD(tracking.model)),
+        number("tracking.accel_noise_density", leftOpen(0.0, 1000.0), "m²/s³ (CV), m²/s⁵ (CA)",
+               "Spectral density of the white process noise: acceleration for constant_velocity, "
+               "jerk for constant_acceleration.",
+               AUGUR_FIELD(tracking.accelNoiseDensity)),
+        integer("tracking.max_missed_cycles", 0, 1000, "cycles",
+                "A track is dropped after this many consecutive cycles without an associated object.",
+                AUGUR_FIELD(tracking.maxMissedCycles)),
+        integer("tracking.confirm_after_hits", 1, 1000, "cycles",
+                "A new track is published once this many objects have been associated with it.",
+                AUGUR_FIELD(tracking.confirmAfterHits)),
+        number("tracking.gates.mahalanobis_sq", leftOpen(0.0, 1000.0), "",
+               "Association gate on the squared Mahalanobis distance of the position innovation "
+               "(9.21: 99 % of a 2-dof χ²).",
+               AUGUR_FIELD(tracking.gates.mahalanobisSq)),
+        number("tracking.gates.distance_m", leftOpen(0.0, 1000.0), "m",
+               "Euclidean pre-gate between a track's predicted position and an object.",
+               AUGUR_FIELD(tracking.gates.distance_m)),
+
+        // intention
+        integer("intention.particles_reduced", 1, MAX_PARTICLES, "per vehicle",
+                "Intention particles per vehicle in the reduced_particles degraded mode; at most "
+                "capacities.particles.",
+                AUGUR_FIELD(intention.particlesReduced)),
+        enumeration("intention.resampling", RESAMPLING_NAMES,
+                    "Resampling scheme: systematic (low variance) or differential evolution.",
+                    AUGUR_FIELD(intention.resampling)),
+        number("intention.resample_threshold", closed(0.0, 1.0), "",
+               "Resample when the effective sample size N_eff falls below this fraction of the particle count.",
+               AUGUR_FIELD(intention.resampleThreshold)),
+        integer("intention.seed", 0, std::numeric_limits<std::int64_t>::max(), "",
+                "Key of the counter-based random number generator: same input and seed, same output.",
+                AUGUR_FIELD(intention.seed)),
+        number("intention.de.crossover", closed(0.0, 1.0), "", "Differential evolution crossover rate CR.",
+               AUGUR_FIELD(intention.de.crossover)),
+        integer("intention.de.max_generations", 1, 1000, "",
+                "Differential evolution generations per resampling, G_max.",
+                AUGUR_FIELD(intention.de.maxGenerations)),
+        number("intention.de.scale_factor", leftOpen(0.0, 2.0), "", "Differential weight F of the mutation.",
+               AUGUR_FIELD(intention.de.scaleFactor)),
+        number("intention.de.min_spread", closed(0.0, 1000.0), "",
+               "Stop the generations early once the weighted spread of the population falls below this.",
+               AUGUR_FIELD(intention.de.minSpread)),
+        number("intention.noise.longitudinal_m", leftOpen(0.0, 100.0), "m",
+               "Process noise standard deviation along the corridor per step.",
+               AUGUR_FIELD(intention.noise.longitudinal_m)),
+        number("intention.noise.lateral_m", leftOpen(0.0, 100.0), "m",
+               "Process noise standard deviation across the corridor per step.",
+               AUGUR_FIELD(intention.noise.lateral_m)),
+        number("intention.noise.speed_mps", leftOpen(0.0, 100.0), "m/s",
+               "Process noise standard deviation of the speed per step.", AUGUR_FIELD(intention.noise.speed_mps)),
+        number("intention.noise.accel_mps2", leftOpen(0.0, 100.0), "m/s²",
+               "Process noise standard deviation of the acceleration per step.",
+               AUGUR_FIELD(intention.noise.accel_mps2)),
+
+        // motion
+        number("motion.horizon_s", leftOpen(0.0, 60.0), "s",
+               "Prediction horizon; a whole multiple of step_s, with horizon_s / step_s ≤ MAX_HORIZON_STEPS.",
+               AUGUR_FIELD(motion.horizon_s)),
+        number("motion.step_s", leftOpen(0.0, 10.0), "s", "Time step of the Markov chains.",
+               AUGUR_FIELD(motion.step_s)),
+        integer("motion.position_cells", 2, 100'000, "", "Cells of the position along a corridor.",
+                AUGUR_FIELD(motion.positionCells)),
+        integer("motion.speed_cells", 2, 10'000, "", "Cells of the speed.", AUGUR_FIELD(motion.speedCells)),
+        integer("motion.input_cells", 1, 1000, "", "Cells of the acceleration input.",
+                AUGUR_FIELD(motion.inputCells)),
+        number("motion.position_range_m", leftOpen(0.0, 10'000.0), "m",
+               "Corridor length covered by the position cells; at least max_speed_mps · horizon_s.",
+               AUGUR_FIELD(motion.positionRange_m)),
+        number("motion.max_speed_mps", leftOpen(0.0, 150.0), "m/s", "Upper end of the speed cells.",
+               AUGUR_FIELD(motion.maxSpeed_mps)),
+        number("motion.max_accel_mps2", leftOpen(0.0, 30.0), "m/s²", "Largest acceleration input.",
+               AUGUR_FIELD(motion.maxAccel_mps2)),
+        number("motion.max_decel_mps2", leftOpen(0.0, 30.0), "m/s²", "Largest deceleration input (positive).",
+               AUGUR_FIELD(motion.maxDecel_mps2)),
+        integer("motion.samples_per_cell", 1, 100'000, "",
+                "Monte-Carlo samples per cell when the transition matrices are built at init.",
+                AUGUR_FIELD(motion.samplesPerCell)),
+
+        // grid
+        boolean("grid.enabled", "Publish the ego-centred occupancy grid with the motion prediction.",
+                AUGUR_FIELD(grid.enabled)),
+        number("grid.resolution_m", leftOpen(0.0, 100.0), "m", "Side of one grid cell.",
+               AUGUR_FIELD(grid.resolution_m)),
+        capacity("grid.width_cells", MAX_GRID_SIDE_CELLS, "MAX_GRID_SIDE_CELLS", "Cells along x.",
+                 AUGUR_FIELD(grid.widthCells)),
+        capacity("grid.height_cells", MAX_GRID_SIDE_CELLS, "MAX_GRID_SIDE_CELLS", "Cells along y.",
+                 AUGUR_FIELD(grid.heightCells)),
+        number("grid.frame_interval_s", leftOpen(0.0, 60.0), "s",
+               "One grid frame per this much of the horizon; a whole multiple of motion.step_s, with "
+               "motion.horizon_s / frame_interval_s ≤ MAX_GRID_FRAMES.",
+               AUGUR_FIELD(grid.frameInterval_s)),
+
+        // flocks
+        boolean("flocks.enabled", "Report maximal flocks (platoons) of tracks.", AUGUR_FIELD(flocks.enabled)),
+        integer("flocks.every_n_cycles", 1, 1000, "cycles", "Flocks are computed every n-th cycle.",
+                AUGUR_FIELD(flocks.everyNCycles)),
+        integer("flocks.min_members", 2, static_cast<std::int64_t>(MAX_TRACKS), "tracks",
+                "μ: least number of tracks in a flock.", AUGUR_FIELD(flocks.minMembers)),
+        integer("flocks.window_cycles", 1, 10'000, "cycles",
+                "δ: cycles the members must stay together; at most capacities.track_history_cycles.",
+                AUGUR_FIELD(flocks.windowCycles)),
+        number("flocks.radius_m", leftOpen(0.0, 1000.0), "m",
+               "ε: RADIUS of the disk that holds the members in every cycle of the window.",
+               AUGUR_FIELD(flocks.radius_m)),
+
+        // transport
+        string("transport.application_name", 1, ICEORYX_RUNTIME_NAME_MAX_CHARS,
+               "Name this process registers with the iceoryx daemon (RouDi).",
+               AUGUR_FIELD(transport.applicationName)),
+        integer("transport.roudi_connect_timeout_ms", 0, MAX_DURATION_MS, "ms",
+                "Init fails when RouDi has not answered within this time.",
+                AUGUR_FIELD(transport.roudiConnectTimeout_ms)),
+        string("transport.objects.service", 1, ICEORYX_ID_MAX_CHARS, "Object list input: iceoryx service.",
+               AUGUR_FIELD(transport.objects.service)),
+        string("transport.objects.instance", 1, ICEORYX_ID_MAX_CHARS, "Object list input: iceoryx instance.",
+               AUGUR_FIELD(transport.objects.instance)),
+        string("transport.objects.event", 1, ICEORYX_ID_MAX_CHARS, "Object list input: iceoryx event.",
+               AUGUR_FIELD(transport.objects.event)),
+        string("transport.tracks.service", 1, ICEORYX_ID_MAX_CHARS, "Track list output: iceoryx service.",
+               AUGUR_FIELD(transport.tracks.service)),
+        string("transport.tracks.instance", 1, ICEORYX_ID_MAX_CHARS, "Track list output: iceoryx instance.",
+               AUGUR_FIELD(transport.tracks.instance)),
+        string("transport.tracks.event", 1, ICEORYX_ID_MAX_CHARS, "Track list output: iceoryx event.",
+               AUGUR_FIELD(transport.tracks.event)),
+        string("transport.intentions.service", 1, ICEORYX_ID_MAX_CHARS, "Intention output: iceoryx service.",
+               AUGUR_FIELD(transport.intentions.service)),
+        string("transport.intentions.instance", 1, ICEORYX_ID_MAX_CHARS, "Intention output: iceoryx instance.",
+               AUGUR_FIELD(transport.intentions.instance)),
+        string("transport.intentions.event", 1, ICEORYX_ID_MAX_CHARS, "Intention output: iceoryx event.",
+               AUGUR_FIELD(transport.intentions.event)),
+        string("transport.prediction.service", 1, ICEORYX_ID_MAX_CHARS, "Motion prediction output: iceoryx service.",
+               AUGUR_FIELD(transport.prediction.service)),
+        string("transport.prediction.instance", 1, ICEORYX_ID_MAX_CHARS,
+               "Motion prediction output: iceoryx instance.", AUGUR_FIELD(transport.prediction.instance)),
+        string("transport.prediction.event", 1, ICEORYX_ID_MAX_CHARS, "Motion prediction output: iceoryx event.",
+               AUGUR_FIELD(transport.prediction.event)),
+        string("transport.health.service", 1, ICEORYX_ID_MAX_CHARS, "Health output: iceoryx service.",
+               AUGUR_FIELD(transport.health.service)),
+        string("transport.health.instance", 1, ICEORYX_ID_MAX_CHARS, "Health output: iceoryx instance.",
+               AUGUR_FIELD(transport.health.instance)),
+        string("transport.health.event", 1, ICEORYX_ID_MAX_CHARS, "Health output: iceoryx event.",
+               AUGUR_FIELD(transport.health.event)),
+
+        // output
+        string("output.trace_path", 0, PATH_MAX_CHARS,
+               "File the per-cycle trace is written to (relative to the working directory); empty: no trace.",
+               AUGUR_FIELD(output.tracePath)),
+        enumeration("output.log_level", LOG_LEVEL_NAMES, "Least severe log message that is written.",
+                    AUGUR_FIELD(output.logLevel)),
+    };
+    return keys;
+}
+
+#undef AUGUR_FIELD
+
+constexpr SectionSpec SECTIONS[] = {
+    {"runtime", "Cycle timing, real-time setup of the cycle thread, the watchdog and health reporting."},
+    {"runtime.stage_budgets_ms", "Time budget per pipeline stage (augur::Stage); the sum must fit the deadline."},
+    {"runtime.watchdog", "Deadline-miss handling: stepping down and up the degradation ladder "
+                         "(nominal, reduced_particles, constant_velocity, hold_last, no_prediction)."},
+    {"capacities", "Configured capacities, fixed at init. Where a compiled limit exists "
+                   "(core/include/augur/core/messages.hpp) the value may not exceed it."},
+    {"map", "The road map the scene (lanes, corridors) is built from."},
+    {"tracking", "The batched Kalman filter tracker."},
+    {"tracking.gates", "Gates for associating objects with tracks."},
+    {"intention", "The intention particle filter (corridor, stop and lane-change probabilities)."},
+    {"intention.de", "Differential-evolution resampling (used when resampling is differential_evolution)."},
+    {"intention.noise", "Process noise of the particles' motion along their corridor."},
+    {"motion", "Markov-chain motion prediction along each vehicle's corridors."},
+    {"grid", "The ego-centred occupancy grid published with the motion prediction."},
+    {"flocks", "Maximal flock (platoon) reporting f(δ, μ, ε)."},
+    {"transport", "iceoryx transport: RouDi connection and the channels' service / instance / event names."},
+    {"transport.objects", "Subscribed: perception object lists."},
+    {"transport.tracks", "Published: track lists."},
+    {"transport.intentions", "Published: intention estimates."},
+    {"transport.prediction", "Published: motion predictions."},
+    {"transport.health", "Published: health, every cycle."},
+    {"output", "Logging and tracing."},
+};
+
+}  // namespace
+
+bool ExplicitKeys::contains(std::string_view path) const noexcept {
+    return std::binary_search(paths.begin(), paths.end(), path,
+                              [](std::string_view a, std::string_view b) { return a < b; });
+}
+
+std::span<const KeySpec> schema() noexcept {
+    static const std::vector<KeySpec> KEYS = buildSchema();
+    return KEYS;
+}
+
+std::span<const SectionSpec> sections() noexcept { return SECTIONS; }
+
+const KeySpec* findKey(std::string_view path) noexcept {
+    for (const KeySpec& key : schema()) {
+        if (key.path == path) {
+            return &key;
+        }
+    }
+    return nullptr;
+}
+
+bool isSection(std::string_view path) noexcept {
+    return std::any_of(std::begin(SECTIONS), std::end(SECTIONS),
+                       [path](const SectionSpec& section) { return section.path == path; });
+}
+
+std::string_view toString(ValueType type) noexcept {
+    switch (type) {
+        case ValueType::Boolean: return "boolean";
+        case ValueType::Integer: return "integer";
+        case ValueType::Number: return "number";
+        case ValueType::String: return "string";
+        case ValueType::Enumeration: return "enum";
+        case ValueType::IntegerList: return "list of integers";
+    }
+    return "invalid";
+}
+
+}  // namespace augur::config

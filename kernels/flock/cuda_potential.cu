@@ -1,0 +1,690 @@
+// CUDA path of the potential-flock stage (seeds/002 §4.1–4.2) for a batch of steps.
+//
+// Layers: CudaPotentialStage::run (host API) → enqueueBatch (dispatch: fixed launch shapes from
+// tuning.hpp, CUB scans) → thin __global__ entries → the device functions of geometry.hpp, shared with
+// the CPU reference. Every kernel is a grid-stride loop over a capacity-sized index space and reads the
+// batch's step and entity counts from device memory, so the whole sequence is one CUDA graph.
+// Sizes are found by counting passes and prefix sums (cub::DeviceScan) into pools reserved at init;
+// a pool that is too small is detected on the device, reported in the batch header and never overrun.
+#include "cuda_potential.hpp"
+
+#include <cuda_runtime.h>
+
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <new>
+
+#include "augur/platform/memory.hpp"
+#include "augur/platform/stream.hpp"
+#include "tuning.hpp"
+
+namespace augur::kernels::flock::detail {
+
+namespace {
+
+using platform::DeviceBuffer;
+using platform::GpuError;
+using platform::GpuStatus;
+using platform::StreamHandle;
+
+/// The batch's actual sizes, uploaded with the positions (graph replays read them from here).
+struct BatchParams {
+    int steps;
+    int entities;
+};
+
+/// What the host needs back: totals from the counting passes and the first capacity that ran out.
+struct BatchHeader {
+    long long disks;
+    long long candidateMembers;
+    long long keptSets;
+    long long keptMembers;
+    long long needed;
+    int overflow;  ///< a Capacity value
+    int pad;
+};
+
+/// Everything the kernels read or write, by pointer, plus the capacities.
+struct Pools {
+    const BatchParams* params;
+    const double* x;
+    const double* y;
+    const unsigned char* present;
+    StepGrid* grids;
+    int* cellCount;
+    int* cellStart;
+    int* cellFill;
+    int* pointCell;
+    int* sortedId;
+    double* sortedX;
+    double* sortedY;
+    long long* pairCount;
+    long long* pairStart;
+    int* diskAnchor;
+    DiskOffset* diskOffset;
+    long long* diskSize;
+    long long* diskMemberStart;
+    unsigned long long* diskSignature;
+    int* members;
+    int* keep;
+    int* keptIndex;
+    long long* keptSize;
+    long long* keptMemberStart;
+    long long* familyOffsets;
+    int* familyMembers;
+    int* stepBegin;
+    BatchHeader* header;
+    // capacities
+    int maxSteps;
+    int maxEntities;
+    int cellsPerStep;
+    int sideCap;
+    long long maxDisks;
+    long long maxMembers;
+    long long maxSets;
+    long long maxFamilyMembers;
+    int minEntities;
+    Limits limits;
+};
+
+__device__ __forceinline__ long long strideStart() { return static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; }
+__device__ __forceinline__ long long strideStep() { return static_cast<long long>(gridDim.x) * blockDim.x; }
+
+/// Visits the sorted slots of the 5 × 5 cells around `cell` (a global cell index) of step `step`.
+template <typename Visit>
+__device__ void forNeighbours(const Pools& p, int step, int cell, Visit&& visit) {
+    const StepGrid grid = p.grids[step];
+    const int base = step * p.cellsPerStep;
+    const int local = cell - base;
+    const int cx = local % grid.side;
+    const int cy = local / grid.side;
+    const int y0 = max(cy - NEIGHBOUR_REACH, 0);
+    const int y1 = min(cy + NEIGHBOUR_REACH, grid.side - 1);
+    const int x0 = max(cx - NEIGHBOUR_REACH, 0);
+    const int x1 = min(cx + NEIGHBOUR_REACH, grid.side - 1);
+    for (int y = y0; y <= y1; ++y) {
+        const int row = base + y * grid.side;
+        const int end = p.cellStart[row + x1 + 1];
+        for (int k = p.cellStart[row + x0]; k < end; ++k) {
+            visit(k);
+        }
+    }
+}
+
+__device__ __forceinline__ bool activeSample(const Pools& p, long long k) {
+    const BatchParams bp = *p.params;
+    return k < static_cast<long long>(bp.steps) * bp.entities && p.present[k] != 0;
+}
+
+__device__ unsigned long long signatureOf(const int* set, long long size) {
+    unsigned long long signature = 0;
+    for (long long i = 0; i < size; ++i) {
+        const unsigned int h = static_cast<unsigned int>(set[i]) * 0x9E3779B1U;
+        signature |= 1ULL << (h >> 26U);
+    }
+    return signature;
+}
+
+__device__ bool isSubsetDevice(const int* a, long long na, const int* b, long long nb) {
+    long long j = 0;
+    for (long long i = 0; i < na; ++i) {
+        while (j < nb && b[j] < a[i]) {
+            ++j;
+        }
+        if (j == nb || b[j] != a[i]) {
+            return false;
+        }
+        ++j;
+    }
+    return true;
+}
+
+// §4.1: the grid of each step: bounding box of its present points (one block per step).
+__global__ void stepGridKernel(Pools p) {
+    __shared__ double lo[2][tuning::REDUCE_BLOCK];
+    __shared__ double hi[2][tuning::REDUCE_BLOCK];
+    const BatchParams bp = *p.params;
+    const int step = blockIdx.x;
+    double minX = INFINITY, minY = INFINITY, maxX = -INFINITY, maxY = -INFINITY;
+    if (step < bp.steps) {
+        const long long base = static_cast<long long>(step) * bp.entities;
+        for (int i = threadIdx.x; i < bp.entities; i += blockDim.x) {
+            if (p.present[base + i] != 0) {
+                minX = fmin(minX, p.x[base + i]);
+                maxX = fmax(maxX, p.x[base + i]);
+                minY = fmin(minY, p.y[base + i]);
+                maxY = fmax(maxY, p.y[base + i]);
+            }
+        }
+    }
+    lo[0][threadIdx.x] = minX;
+    lo[1][threadIdx.x] = minY;
+    hi[0][threadIdx.x] = maxX;
+    hi[1][threadIdx.x] = maxY;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s /= 2) {
+        if (threadIdx.x < s) {
+            lo[0][threadIdx.x] = fmin(lo[0][threadIdx.x], lo[0][threadIdx.x + s]);
+            lo[1][threadIdx.x] = fmin(lo[1][threadIdx.x], lo[1][threadIdx.x + s]);
+            hi[0][threadIdx.x] = fmax(hi[0][threadIdx.x], hi[0][threadIdx.x + s]);
+            hi[1][threadIdx.x] = fmax(hi[1][threadIdx.x], hi[1][threadIdx.x + s]);
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        p.grids[step] = makeStepGrid(lo[0][0], hi[0][0], lo[1][0], hi[1][0], p.limits.cellMin_m, p.sideCap);
+    }
+}
+
+// §4.1 counting pass: points per cell (atomics).
+__global__ void countCellsKernel(Pools p) {
+    const BatchParams bp = *p.params;
+    const long long total = static_cast<long long>(p.maxSteps) * p.maxEntities;
+    for (long long k = strideStart(); k < total; k += strideStep()) {
+        if (!activeSample(p, k)) {
+            p.pointCell[k] = -1;
+            continue;
+        }
+        const int step = static_cast<int>(k / bp.entities);
+        const StepGrid grid = p.grids[step];
+        const int cx = cellCoordinate(p.x[k], grid.minX_m, grid.cell_m, grid.side);
+        const int cy = cellCoordinate(p.y[k], grid.minY_m, grid.cell_m, grid.side);
+        const int cell = step * p.cellsPerStep + cy * grid.side + cx;
+        p.pointCell[k] = cell;
+        atomicAdd(&p.cellCount[cell], 1);
+    }
+}
+
+// §4.1 placement pass: each point into its cell's range (atomics for the slot within the cell).
+__global__ void placeKernel(Pools p) {
+    const BatchParams bp = *p.params;
+    const long long total = static_cast<long long>(p.maxSteps) * p.maxEntities;
+    for (long long k = strideStart(); k < total; k += strideStep()) {
+        const int cell = p.pointCell[k];
+        if (cell < 0) {
+            continue;
+        }
+        const int slot = p.cellStart[cell] + atomicAdd(&p.cellFill[cell], 1);
+        p.sortedId[slot] = static_cast<int>(k % bp.entities);
+        p.sortedX[slot] = p.x[k];
+        p.sortedY[slot] = p.y[k];
+    }
+}
+
+// §4.2: pairs at distance ≤ 2ε with a higher entity index — counted (emit = false) or written.
+template <bool EMIT>
+__global__ void pairKernel(Pools p) {
+    const BatchParams bp = *p.params;
+    const long long total = static_cast<long long>(p.maxSteps) * p.maxEntities + (EMIT ? 0 : 1);
+    for (long long k = strideStart(); k < total; k += strideStep()) {
+        if (!activeSample(p, k)) {
+            if (!EMIT) {
+                p.pairCount[k] = 0;
+            }
+            continue;
+        }
+        const int step = static_cast<int>(k / bp.entities);
+        const int a = static_cast<int>(k % bp.entities);
+        const double ax = p.x[k];
+        const double ay = p.y[k];
+        long long d = EMIT ? p.pairStart[k] : 0;
+        forNeighbours(p, step, p.pointCell[k], [&](int slot) {
+            if (p.sortedId[slot] <= a) {
+                return;
+            }
+            const double dx = subRn(p.sortedX[slot], ax);
+            const double dy = subRn(p.sortedY[slot], ay);
+            if (squaredNorm(dx, dy) > p.limits.pair2) {
+                return;
+            }
+            if (EMIT && d < p.maxDisks) {
+                p.diskAnchor[d] = static_cast<int>(k);
+                p.diskOffset[d] = rightDiskOffset(dx, dy, p.limits.radius2);
+            }
+            ++d;
+        });
+        if (!EMIT) {
+            p.pairCount[k] = d;
+        }
+    }
+}
+
+__device__ __forceinline__ long long diskTotal(const Pools& p) {
+    return p.pairStart[static_cast<long long>(p.maxSteps) * p.maxEntities];
+}
+
+// §4.2: points per disk (through the grid); disks with fewer than μ points count as 0.
+__global__ void diskCountKernel(Pools p) {
+    const BatchParams bp = *p.params;
+    const long long disks = diskTotal(p);
+    const long long live = disks <= p.maxDisks ? disks : 0;  // on overflow nothing further is computed
+    for (long long d = strideStart(); d <= p.maxDisks; d += strideStep()) {
+        if (d >= live) {
+            p.diskSize[d] = 0;
+            continue;
+        }
+        const int k = p.diskAnchor[d];
+        const int step = k / bp.entities;
+        const double ax = p.x[k];
+        const double ay = p.y[k];
+        const DiskOffset offset = p.diskOffset[d];
+        long long count = 0;
+        forNeighbours(p, step, p.pointCell[k], [&](int slot) {
+            if (insideDisk(subRn(p.sortedX[slot], ax), subRn(p.sortedY[slot], ay), offset, p.limits.member2)) {
+                ++count;
+            }
+        });
+        p.diskSize[d] = count >= p.minEntities ? count : 0;
+    }
+}
+
+// §4.2: the members of each potential flock, sorted ascending, and their signature.
+__global__ void memberKernel(Pools p) {
+    const BatchParams bp = *p.params;
+    for (long long d = strideStart(); d < p.maxDisks; d += strideStep()) {
+        const long long size = p.diskSize[d];
+        const long long start = p.diskMemberStart[d];
+        if (size == 0 || start + size > p.maxMembers) {
+            continue;
+        }
+        const int k = p.diskAnchor[d];
+        const int step = k / bp.entities;
+        const double ax = p.x[k];
+        const double ay = p.y[k];
+        const DiskOffset offset = p.diskOffset[d];
+        int* set = p.members + start;
+        long long count = 0;
+        forNeighbours(p, step, p.pointCell[k], [&](int slot) {
+            if (insideDisk(subRn(p.sortedX[slot], ax), subRn(p.sortedY[slot], ay), offset, p.limits.member2)) {
+                // insertion into the sorted prefix
+                const int id = p.sortedId[slot];
+                long long j = count++;
+                while (j > 0 && set[j - 1] > id) {
+                    set[j] = set[j - 1];
+                    --j;
+                }
+                set[j] = id;
+            }
+        });
+        p.diskSignature[d] = signatureOf(set, size);
+    }
+}
+
+// Maximal sets of each step's family: a disk's set is dropped when a disk anchored near it holds a
+// strict superset, or the same set with a lower disk index (the rule of the CPU reference).
+__global__ void maximalKernel(Pools p) {
+    const BatchParams bp = *p.params;
+    const bool valid = p.diskMemberStart[p.maxDisks] <= p.maxMembers;
+    for (long long d = strideStart(); d <= p.maxDisks; d += strideStep()) {
+        const long long size = d < p.maxDisks ? p.diskSize[d] : 0;
+        if (!valid || size == 0) {
+            p.keep[d] = 0;
+            p.keptSize[d] = 0;
+            continue;
+        }
+        const int k = p.diskAnchor[d];
+        const int step = k / bp.entities;
+        const long long stepBase = static_cast<long long>(step) * bp.entities;
+        const int* set = p.members + p.diskMemberStart[d];
+        const unsigned long long signature = p.diskSignature[d];
+        bool dominated = false;
+        forNeighbours(p, step, p.pointCell[k], [&](int slot) {
+            const long long kb = stepBase + p.sortedId[slot];
+            const long long end = p.pairStart[kb + 1];
+            for (long long e = p.pairStart[kb]; e < end && !dominated; ++e) {
+                const long long other = p.diskSize[e];
+                if (e == d || other < size || (signature & ~p.diskSignature[e]) != 0) {
+                    continue;
+                }
+                const bool subset = isSubsetDevice(set, size, p.members + p.diskMemberStart[e], other);
+                dominated = other == size ? (e < d && subset) : subset;
+            }
+        });
+        p.keep[d] = dominated ? 0 : 1;
+        p.keptSize[d] = dominated ? 0 : size;
+    }
+}
+
+// Compaction of the kept sets into the batch families (disk order, hence step order).
+__global__ void compactKernel(Pools p) {
+    for (long long d = strideStart(); d < p.maxDisks; d += strideStep()) {
+        if (p.keep[d] == 0) {
+            continue;
+        }
+        const long long s = p.keptIndex[d];
+        const long long m = p.keptMemberStart[d];
+        const long long size = p.keptSize[d];
+        if (s >= p.maxSets || m + size > p.maxFamilyMembers) {
+            continue;
+        }
+        p.familyOffsets[s] = m;
+        const int* from = p.members + p.diskMemberStart[d];
+        for (long long i = 0; i < size; ++i) {
+            p.familyMembers[m + i] = from[i];
+        }
+    }
+}
+
+__global__ void stepBeginKernel(Pools p) {
+    const BatchParams bp = *p.params;
+    for (long long t = strideStart(); t <= bp.steps; t += strideStep()) {
+        const long long firstDisk = min(p.pairStart[t * bp.entities], p.maxDisks);
+        p.stepBegin[t] = p.keptIndex[firstDisk];
+    }
+}
+
+__global__ void headerKernel(Pools p) {
+    if (strideStart() != 0) {
+        return;
+    }
+    BatchHeader h{};
+    h.disks = diskTotal(p);
+    h.candidateMembers = p.diskMemberStart[p.maxDisks];
+    h.keptSets = p.keptIndex[p.maxDisks];
+    h.keptMembers = p.keptMemberStart[p.maxDisks];
+    h.overflow = static_cast<int>(Capacity::None);
+    if (h.disks > p.maxDisks) {
+        h.overflow = static_cast<int>(Capacity::DisksPerBatch);
+        h.needed = h.disks;
+    } else if (h.candidateMembers > p.maxMembers) {
+        h.overflow = static_cast<int>(Capacity::CandidateMembersPerBatch);
+        h.needed = h.candidateMembers;
+    } else if (h.keptSets > p.maxSets) {
+        h.overflow = static_cast<int>(Capacity::FamilySetsPerBatch);
+        h.needed = h.keptSets;
+    } else if (h.keptMembers > p.maxFamilyMembers) {
+        h.overflow = static_cast<int>(Capacity::FamilyMembersPerBatch);
+        h.needed = h.keptMembers;
+    } else {
+        p.familyOffsets[h.keptSets] = h.keptMembers;
+    }
+    *p.header = h;
+}
+
+template <typename T>
+Result<DeviceBuffer<T>, GpuError> buffer(long long count) {
+    return DeviceBuffer<T>::create(static_cast<std::size_t>(std::max(count, 1LL)));
+}
+
+}  // namespace
+
+struct CudaPotentialStage::State {
+    FlockParams params;
+    FlockCapacities capacities;
+    Pools pools{};
+    int gridBlocks{1};
+    bool useGraph{false};
+    long long cells{0};
+    long long samples{0};
+
+    platform::PinnedMemory hostX, hostY, hostPresent, hostParams, hostHeader;
+    DeviceBuffer<double> x, y, sortedX, sortedY;
+    DeviceBuffer<unsigned char> present;
+    DeviceBuffer<BatchParams> batchParams;
+    DeviceBuffer<StepGrid> grids;
+    DeviceBuffer<int> cellCount, cellStart, cellFill, pointCell, sortedId, diskAnchor, members, keep, keptIndex, familyMembers,
+        stepBegin;
+    DeviceBuffer<long long> pairCount, pairStart, diskSize, diskMemberStart, keptSize, keptMemberStart, familyOffsets;
+    DeviceBuffer<DiskOffset> diskOffset;
+    DeviceBuffer<unsigned long long> diskSignature;
+    DeviceBuffer<BatchHeader> header;
+    platform::DeviceMemory scanTemp;
+    std::size_t scanTempBytes{0};
+    platform::Stream captureStream;
+    platform::Graph graph;
+
+    GpuStatus scanInt(const int* in, int* out, long long count, StreamHandle stream) {
+        std::size_t bytes = scanTempBytes;
+        return AUGUR_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scanTemp.get(), bytes, in, out, static_cast<int>(count), stream));
+    }
+    GpuStatus scanLong(const long long* in, long long* out, long long count, StreamHandle stream) {
+        std::size_t bytes = scanTempBytes;
+        return AUGUR_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scanTemp.get(), bytes, in, out, static_cast<int>(count), stream));
+    }
+
+    /// The whole batch: uploads (`uploadSamples` of them), kernels, header download. Graph-capturable.
+    GpuStatus enqueueBatch(long long uploadSamples, StreamHandle stream) {
+        const Pools& p = pools;
+        const auto n = static_cast<std::size_t>(uploadSamples);
+        AUGUR_CUDA_TRY(platform::copyToDevice(batchParams.data(), hostParams.get(), sizeof(BatchParams), stream));
+        AUGUR_CUDA_TRY(platform::copyToDevice(x.data(), hostX.get(), n * sizeof(double), stream));
+        AUGUR_CUDA_TRY(platform::copyToDevice(y.data(), hostY.get(), n * sizeof(double), stream));
+        AUGUR_CUDA_TRY(platform::copyToDevice(present.data(), hostPresent.get(), n, stream));
+        AUGUR_CUDA_TRY(platform::fillDevice(cellCount.data(), 0, cellCount.bytes(), stream));
+        AUGUR_CUDA_TRY(platform::fillDevice(cellFill.data(), 0, cellFill.bytes(), stream));
+
+        stepGridKernel<<<p.maxSteps, tuning::REDUCE_BLOCK, 0, stream>>>(p);
+        AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
+        countCellsKernel<<<gridBlocks, tuning::BLOCK, 0, stream>>>(p);
+        AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
+        AUGUR_CUDA_TRY(scanInt(p.cellCount, p.cellStart, cells + 1, stream));
+        placeKernel<<<gridBlocks, tuning::BLOCK, 0, stream>>>(p);
+        AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
+        pairKernel<false><<<gridBlocks, tuning::BLOCK, 0, stream>>>(p);
+        AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
+        AUGUR_CUDA_TRY(scanLong(p.pairCount, p.pairStart, samples + 1, stream));
+        pairKernel<true><<<gridBlocks, tuning::BLOCK, 0, stream>>>(p);
+        AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
+        diskCountKernel<<<gridBlocks, tuning::BLOCK, 0, stream>>>(p);
+        AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
+        AUGUR_CUDA_TRY(scanLong(p.diskSize, p.diskMemberStart, p.maxDisks + 1, stream));
+        memberKernel<<<gridBlocks, tuning::BLOCK, 0, stream>>>(p);
+        AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
+        maximalKernel<<<gridBlocks, tuning::BLOCK, 0, stream>>>(p);
+        AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
+        AUGUR_CUDA_TRY(scanInt(p.keep, p.keptIndex, p.maxDisks + 1, stream));
+        AUGUR_CUDA_TRY(scanLong(p.keptSize, p.keptMemberStart, p.maxDisks + 1, stream));
+        compactKernel<<<gridBlocks, tuning::BLOCK, 0, stream>>>(p);
+        AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
+        stepBeginKernel<<<gridBlocks, tuning::BLOCK, 0, stream>>>(p);
+        AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
+        headerKernel<<<1, 32, 0, stream>>>(p);
+        AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
+        return platform::copyToHost(hostHeader.get(), header.data(), sizeof(BatchHeader), stream);
+    }
+};
+
+CudaPotentialStage::CudaPotentialStage(std::unique_ptr<State> state) noexcept : m_state(std::move(state)) {}
+CudaPotentialStage::~CudaPotentialStage() = default;
+
+Result<std::unique_ptr<CudaPotentialStage>, FlockFailure> CudaPotentialStage::create(const FlockParams& params, const Limits& limits,
+                                                                                     const FlockCapacities& capacities,
+                                                                                     bool useGraph) {
+    FlockFailure failure;
+    failure.error = FlockError::Gpu;
+    const auto gpuFailure = [&failure](const GpuError& error) {
+        failure.gpu = error;
+        return failure;
+    };
+    auto state = std::make_unique<State>();
+    State& s = *state;
+    s.params = params;
+    s.capacities = capacities;
+    s.useGraph = useGraph;
+    const int sideCap = std::max(1, static_cast<int>(std::floor(std::sqrt(static_cast<double>(capacities.gridCellsPerStep)))));
+    const long long steps = capacities.maxBatchSteps;
+    const long long entities = capacities.maxEntities;
+    s.samples = steps * entities;
+    s.cells = steps * static_cast<long long>(sideCap) * sideCap;
+    if (s.cells > (1LL << 30)) {
+        failure.error = FlockError::InvalidParams;
+        return fail(failure);
+    }
+    const long long disks = capacities.maxDisksPerBatch;
+
+    int device = 0;
+    int multiprocessors = 1;
+    if (const auto st = AUGUR_CUDA_CHECK(cudaGetDevice(&device)); !st) {
+        return fail(gpuFailure(st.error()));
+    }
+    if (const auto st = AUGUR_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device)); !st) {
+        return fail(gpuFailure(st.error()));
+    }
+    s.gridBlocks = multiprocessors * tuning::BLOCKS_PER_SM;
+
+#define AUGUR_FLOCK_ALLOC(target, expr)          \
+    do {                                         \
+        auto made = (expr);                      \
+        if (!made) {                             \
+            return fail(gpuFailure(made.error())); \
+        }                                        \
+        target = std::move(made).value();        \
+    } while (false)
+
+    AUGUR_FLOCK_ALLOC(s.hostX, platform::PinnedMemory::allocate(static_cast<std::size_t>(s.samples) * sizeof(double), false));
+    AUGUR_FLOCK_ALLOC(s.hostY, platform::PinnedMemory::allocate(static_cast<std::size_t>(s.samples) * sizeof(double), false));
+    AUGUR_FLOCK_ALLOC(s.hostPresent, platform::PinnedMemory::allocate(static_cast<std::size_t>(s.samples), false));
+    AUGUR_FLOCK_ALLOC(s.hostParams, platform::PinnedMemory::allocate(sizeof(BatchParams), false));
+    AUGUR_FLOCK_ALLOC(s.hostHeader, platform::PinnedMemory::allocate(sizeof(BatchHeader), false));
+    AUGUR_FLOCK_ALLOC(s.x, buffer<double>(s.samples));
+    AUGUR_FLOCK_ALLOC(s.y, buffer<double>(s.samples));
+    AUGUR_FLOCK_ALLOC(s.present, buffer<unsigned char>(s.samples));
+    AUGUR_FLOCK_ALLOC(s.batchParams, buffer<BatchParams>(1));
+    AUGUR_FLOCK_ALLOC(s.grids, buffer<StepGrid>(steps));
+    AUGUR_FLOCK_ALLOC(s.cellCount, buffer<int>(s.cells + 1));
+    AUGUR_FLOCK_ALLOC(s.cellStart, buffer<int>(s.cells + 1));
+    AUGUR_FLOCK_ALLOC(s.cellFill, buffer<int>(s.cells + 1));
+    AUGUR_FLOCK_ALLOC(s.pointCell, buffer<int>(s.samples));
+    AUGUR_FLOCK_ALLOC(s.sortedId, buffer<int>(s.samples));
+    AUGUR_FLOCK_ALLOC(s.sortedX, buffer<double>(s.samples));
+    AUGUR_FLOCK_ALLOC(s.sortedY, buffer<double>(s.samples));
+    AUGUR_FLOCK_ALLOC(s.pairCount, buffer<long long>(s.samples + 1));
+    AUGUR_FLOCK_ALLOC(s.pairStart, buffer<long long>(s.samples + 1));
+    AUGUR_FLOCK_ALLOC(s.diskAnchor, buffer<int>(disks));
+    AUGUR_FLOCK_ALLOC(s.diskOffset, buffer<DiskOffset>(disks));
+    AUGUR_FLOCK_ALLOC(s.diskSize, buffer<long long>(disks + 1));
+    AUGUR_FLOCK_ALLOC(s.diskMemberStart, buffer<long long>(disks + 1));
+    AUGUR_FLOCK_ALLOC(s.diskSignature, buffer<unsigned long long>(disks));
+    AUGUR_FLOCK_ALLOC(s.members, buffer<int>(capacities.maxCandidateMembersPerBatch));
+    AUGUR_FLOCK_ALLOC(s.keep, buffer<int>(disks + 1));
+    AUGUR_FLOCK_ALLOC(s.keptIndex, buffer<int>(disks + 1));
+    AUGUR_FLOCK_ALLOC(s.keptSize, buffer<long long>(disks + 1));
+    AUGUR_FLOCK_ALLOC(s.keptMemberStart, buffer<long long>(disks + 1));
+    AUGUR_FLOCK_ALLOC(s.familyOffsets, buffer<long long>(capacities.maxFamilySetsPerBatch + 1));
+    AUGUR_FLOCK_ALLOC(s.familyMembers, buffer<int>(capacities.maxFamilyMembersPerBatch));
+    AUGUR_FLOCK_ALLOC(s.stepBegin, buffer<int>(steps + 1));
+    AUGUR_FLOCK_ALLOC(s.header, buffer<BatchHeader>(1));
+
+    // One scan scratch, as large as the largest scan needs.
+    std::size_t bytes = 0;
+    std::size_t need = 0;
+    const auto query = [&](auto* in, auto* out, long long count) {
+        need = 0;
+        const auto st = AUGUR_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, need, in, out, static_cast<int>(count)));
+        bytes = std::max(bytes, need);
+        return st;
+    };
+    for (const auto& st : {query(s.cellCount.data(), s.cellStart.data(), s.cells + 1),
+                           query(s.pairCount.data(), s.pairStart.data(), s.samples + 1),
+                           query(s.diskSize.data(), s.diskMemberStart.data(), disks + 1),
+                           query(s.keep.data(), s.keptIndex.data(), disks + 1)}) {
+        if (!st) {
+            return fail(gpuFailure(st.error()));
+        }
+    }
+    s.scanTempBytes = bytes;
+    AUGUR_FLOCK_ALLOC(s.scanTemp, platform::DeviceMemory::allocate(std::max<std::size_t>(bytes, 1)));
+
+    Pools& p = s.pools;
+    p.params = s.batchParams.data();
+    p.x = s.x.data();
+    p.y = s.y.data();
+    p.present = s.present.data();
+    p.grids = s.grids.data();
+    p.cellCount = s.cellCount.data();
+    p.cellStart = s.cellStart.data();
+    p.cellFill = s.cellFill.data();
+    p.pointCell = s.pointCell.data();
+    p.sortedId = s.sortedId.data();
+    p.sortedX = s.sortedX.data();
+    p.sortedY = s.sortedY.data();
+    p.pairCount = s.pairCount.data();
+    p.pairStart = s.pairStart.data();
+    p.diskAnchor = s.diskAnchor.data();
+    p.diskOffset = s.diskOffset.data();
+    p.diskSize = s.diskSize.data();
+    p.diskMemberStart = s.diskMemberStart.data();
+    p.diskSignature = s.diskSignature.data();
+    p.members = s.members.data();
+    p.keep = s.keep.data();
+    p.keptIndex = s.keptIndex.data();
+    p.keptSize = s.keptSize.data();
+    p.keptMemberStart = s.keptMemberStart.data();
+    p.familyOffsets = s.familyOffsets.data();
+    p.familyMembers = s.familyMembers.data();
+    p.stepBegin = s.stepBegin.data();
+    p.header = s.header.data();
+    p.maxSteps = static_cast<int>(steps);
+    p.maxEntities = static_cast<int>(entities);
+    p.cellsPerStep = sideCap * sideCap;
+    p.sideCap = sideCap;
+    p.maxDisks = disks;
+    p.maxMembers = capacities.maxCandidateMembersPerBatch;
+    p.maxSets = capacities.maxFamilySetsPerBatch;
+    p.maxFamilyMembers = capacities.maxFamilyMembersPerBatch;
+    p.minEntities = params.minEntities;
+    p.limits = limits;
+
+    if (useGraph) {
+        AUGUR_FLOCK_ALLOC(s.captureStream, platform::Stream::create());
+        State* raw = &s;
+        AUGUR_FLOCK_ALLOC(s.graph, platform::Graph::capture(s.captureStream.get(), [raw](StreamHandle stream) {
+                              return raw->enqueueBatch(raw->samples, stream);
+                          }));
+    }
+#undef AUGUR_FLOCK_ALLOC
+    return Result<std::unique_ptr<CudaPotentialStage>, FlockFailure>(std::unique_ptr<CudaPotentialStage>(new CudaPotentialStage(std::move(state))));
+}
+
+Result<BatchResult, GpuError> CudaPotentialStage::run(const TrajectoryView& view, int firstStep, int steps, BatchFamilies& out,
+                                                      StreamHandle stream) noexcept {
+    State& s = *m_state;
+    const long long n = view.entityCount;
+    const long long samples = static_cast<long long>(steps) * n;
+    const long long first = static_cast<long long>(firstStep) * n;
+    auto* params = static_cast<BatchParams*>(s.hostParams.get());
+    params->steps = steps;
+    params->entities = view.entityCount;
+    if (samples > 0) {  // with no entities the view's pointers may be null
+        std::memcpy(s.hostX.get(), view.x_m + first, static_cast<std::size_t>(samples) * sizeof(double));
+        std::memcpy(s.hostY.get(), view.y_m + first, static_cast<std::size_t>(samples) * sizeof(double));
+        if (view.present != nullptr) {
+            std::memcpy(s.hostPresent.get(), view.present + first, static_cast<std::size_t>(samples));
+        } else {
+            std::memset(s.hostPresent.get(), 1, static_cast<std::size_t>(samples));
+        }
+    }
+    if (s.useGraph) {
+        AUGUR_CUDA_TRY(s.graph.launch(stream));
+    } else {
+        AUGUR_CUDA_TRY(s.enqueueBatch(samples, stream));
+    }
+    AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK(cudaStreamSynchronize(stream)));
+    const BatchHeader header = *static_cast<const BatchHeader*>(s.hostHeader.get());
+    BatchResult result;
+    result.disks = header.disks;
+    result.overflow = static_cast<Capacity>(header.overflow);
+    result.needed = header.needed;
+    if (result.overflow != Capacity::None) {
+        return Result<BatchResult, GpuError>(result);
+    }
+    if (header.keptSets > out.sets.setCapacity() || header.keptMembers > out.sets.memberCapacity()) {
+        result.overflow = header.keptSets > out.sets.setCapacity() ? Capacity::FamilySetsPerBatch : Capacity::FamilyMembersPerBatch;
+        result.needed = header.keptSets > out.sets.setCapacity() ? header.keptSets : header.keptMembers;
+        return Result<BatchResult, GpuError>(result);
+    }
+    AUGUR_CUDA_TRY(platform::copyToHost(out.sets.offsetData(), s.familyOffsets.data(),
+                                        static_cast<std::size_t>(header.keptSets + 1) * sizeof(long long), stream));
+    AUGUR_CUDA_TRY(platform::copyToHost(out.sets.memberData(), s.familyMembers.data(),
+                                        static_cast<std::size_t>(header.keptMembers) * sizeof(int), stream));
+    AUGUR_CUDA_TRY(platform::copyToHost(out.stepBegin.get(), s.stepBegin.data(), static_cast<std::size_t>(steps + 1) * sizeof(int), stream));
+    AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK(cudaStreamSynchronize(stream)));
+    out.sets.assign(static_cast<int>(header.keptSets));
+    out.steps = steps;
+    return Result<BatchResult, GpuError>(result);
+}
+
+}  // namespace augur::kernels::flock::detail

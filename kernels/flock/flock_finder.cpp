@@ -1,0 +1,359 @@
+// FlockFinder: batches, the potential-flock stage (CPU workers or CUDA), the intersection stage (CPU
+// workers) and the ordered merge into the caller's FlockList.
+#include "augur/kernels/flock/flock_finder.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include "augur/platform/clock.hpp"
+#include "cpu_potential.hpp"
+#include "family.hpp"
+#include "geometry.hpp"
+#include "window_stage.hpp"
+#include "worker_pool.hpp"
+#if AUGUR_HAVE_CUDA
+#include "cuda_potential.hpp"
+#endif
+
+namespace augur::kernels::flock {
+
+using detail::BatchFamilies;
+using detail::FamilyBuffer;
+
+const char* toString(FlockError error) noexcept {
+    switch (error) {
+        case FlockError::InvalidParams: return "invalid parameters";
+        case FlockError::InvalidInput: return "invalid input";
+        case FlockError::CapacityExceeded: return "capacity exceeded";
+        case FlockError::BackendUnavailable: return "backend unavailable";
+        case FlockError::Gpu: return "GPU error";
+        case FlockError::Resources: return "out of resources";
+    }
+    return "unknown";
+}
+
+const char* toString(Capacity capacity) noexcept {
+    switch (capacity) {
+        case Capacity::None: return "none";
+        case Capacity::Entities: return "maxEntities";
+        case Capacity::DisksPerStep: return "maxDisksPerStep";
+        case Capacity::DisksPerBatch: return "maxDisksPerBatch";
+        case Capacity::CandidateMembersPerStep: return "maxCandidateMembersPerStep";
+        case Capacity::CandidateMembersPerBatch: return "maxCandidateMembersPerBatch";
+        case Capacity::FamilySetsPerBatch: return "maxFamilySetsPerBatch";
+        case Capacity::FamilyMembersPerBatch: return "maxFamilyMembersPerBatch";
+        case Capacity::WorkSets: return "maxWorkSets";
+        case Capacity::WorkMembers: return "maxWorkMembers";
+        case Capacity::FlocksPerBatch: return "maxFlocksPerBatch";
+        case Capacity::FlockMembersPerBatch: return "maxFlockMembersPerBatch";
+        case Capacity::OutputFlocks: return "output flocks";
+        case Capacity::OutputMembers: return "output members";
+    }
+    return "unknown";
+}
+
+FlockList FlockList::create(std::size_t maxFlocks, std::size_t maxMembers) {
+    FlockList list;
+    list.m_flocks.resize(maxFlocks);
+    list.m_members.resize(maxMembers);
+    return list;
+}
+
+bool FlockList::push(std::int32_t windowStart, std::span<const std::int32_t> sortedMembers) noexcept {
+    if (m_flockCount >= m_flocks.size() || m_memberCount + sortedMembers.size() > m_members.size()) {
+        return false;
+    }
+    m_flocks[m_flockCount++] = Flock{windowStart, static_cast<std::int32_t>(m_memberCount),
+                                     static_cast<std::int32_t>(sortedMembers.size())};
+    std::copy(sortedMembers.begin(), sortedMembers.end(), m_members.begin() + static_cast<std::ptrdiff_t>(m_memberCount));
+    m_memberCount += sortedMembers.size();
+    return true;
+}
+
+struct FlockFinder::Impl {
+    FlockParams params;
+    FlockCapacities capacities;
+    Backend backend{Backend::Cpu};
+    detail::Limits limits;
+    int sideCap{1};
+    std::unique_ptr<detail::WorkerPool> pool;
+    std::vector<detail::StepScratch> stepScratch;     // CPU backend: one per worker
+    std::vector<FamilyBuffer> stepPools;              // CPU backend: each worker's families, in step order
+    std::unique_ptr<std::int32_t[]> stepCounts;       // CPU backend: sets of each batch step
+    std::vector<detail::StepResult> stepResults;      // CPU backend: per worker
+    BatchFamilies families;
+    std::vector<detail::WindowScratch> windowScratch;  // one per worker
+    std::vector<detail::WindowResult> windowResults;
+#if AUGUR_HAVE_CUDA
+    std::unique_ptr<detail::CudaPotentialStage> cuda;
+#endif
+
+    Result<std::int64_t, FlockFailure> potentialCpu(const TrajectoryView& view, int firstStep, int steps) noexcept;
+    detail::WindowResult intersect(int firstStep, int windows) noexcept;
+};
+
+namespace {
+
+FlockFailure capacityFailure(Capacity capacity, std::int64_t needed) noexcept {
+    FlockFailure failure;
+    failure.error = FlockError::CapacityExceeded;
+    failure.capacity = capacity;
+    failure.needed = needed;
+    return failure;
+}
+
+FlockFailure simpleFailure(FlockError error) noexcept {
+    FlockFailure failure;
+    failure.error = error;
+    return failure;
+}
+
+constexpr std::int64_t INDEX_LIMIT = std::numeric_limits<std::int32_t>::max() / 2;
+
+bool validCapacities(const FlockCapacities& c, const FlockParams& p) noexcept {
+    const auto positive = [](std::int64_t v) { return v > 0 && v <= INDEX_LIMIT; };
+    return positive(c.maxEntities) && positive(c.maxBatchSteps) && c.maxBatchSteps >= p.windowSteps &&
+           positive(c.gridCellsPerStep) && positive(c.maxDisksPerStep) && positive(c.maxDisksPerBatch) &&
+           positive(c.maxCandidateMembersPerStep) && positive(c.maxCandidateMembersPerBatch) &&
+           positive(c.maxFamilySetsPerBatch) && positive(c.maxFamilyMembersPerBatch) && positive(c.maxWorkSets) &&
+           positive(c.maxWorkMembers) && positive(c.maxFlocksPerBatch) && positive(c.maxFlockMembersPerBatch) &&
+           c.workerThreads >= 0 && static_cast<std::int64_t>(c.maxEntities) * c.maxBatchSteps <= INDEX_LIMIT;
+}
+
+}  // namespace
+
+FlockFinder::FlockFinder(std::unique_ptr<Impl> impl) noexcept : m_impl(std::move(impl)) {}
+FlockFinder::FlockFinder(FlockFinder&&) noexcept = default;
+FlockFinder& FlockFinder::operator=(FlockFinder&&) noexcept = default;
+FlockFinder::~FlockFinder() = default;
+
+const FlockParams& FlockFinder::params() const noexcept { return m_impl->params; }
+Backend FlockFinder::backend() const noexcept { return m_impl->backend; }
+
+Result<FlockFinder, FlockFailure> FlockFinder::create(const FlockParams& params, const FlockCapacities& capacities, Backend backend,
+                                                      const FlockOptions& options) {
+    if (params.minEntities < 2 || params.windowSteps < 1 || !(params.radius_m > 0.0) || !std::isfinite(params.radius_m) ||
+        !validCapacities(capacities, params)) {
+        return fail(simpleFailure(FlockError::InvalidParams));
+    }
+    if (!available(backend)) {
+        return fail(simpleFailure(FlockError::BackendUnavailable));
+    }
+    try {
+        auto impl = std::make_unique<Impl>();
+        impl->params = params;
+        impl->capacities = capacities;
+        impl->backend = backend;
+        impl->limits = detail::makeLimits(params.radius_m, RADIUS_TOLERANCE);
+        impl->sideCap = std::max(1, static_cast<int>(std::floor(std::sqrt(static_cast<double>(capacities.gridCellsPerStep)))));
+        const int workers = capacities.workerThreads > 0 ? capacities.workerThreads
+                                                          : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+        impl->pool = std::make_unique<detail::WorkerPool>(workers);
+        impl->families.sets = FamilyBuffer(static_cast<int>(capacities.maxFamilySetsPerBatch), capacities.maxFamilyMembersPerBatch);
+        impl->families.stepBegin = std::make_unique<std::int32_t[]>(static_cast<std::size_t>(capacities.maxBatchSteps) + 1);
+        impl->windowResults.resize(static_cast<std::size_t>(workers));
+        impl->windowScratch.reserve(static_cast<std::size_t>(workers));
+        for (int w = 0; w < workers; ++w) {
+            impl->windowScratch.emplace_back(capacities.maxEntities, params.windowSteps, capacities.maxWorkSets, capacities.maxWorkMembers,
+                                             capacities.maxFlocksPerBatch, capacities.maxFlockMembersPerBatch);
+        }
+        if (backend == Backend::Cpu) {
+            impl->stepCounts = std::make_unique<std::int32_t[]>(static_cast<std::size_t>(capacities.maxBatchSteps) + 1);
+            impl->stepResults.resize(static_cast<std::size_t>(workers));
+            impl->stepScratch.reserve(static_cast<std::size_t>(workers));
+            impl->stepPools.reserve(static_cast<std::size_t>(workers));
+            for (int w = 0; w < workers; ++w) {
+                impl->stepScratch.emplace_back(capacities.maxEntities, capacities.gridCellsPerStep, capacities.maxDisksPerStep,
+                                               capacities.maxCandidateMembersPerStep);
+                impl->stepPools.emplace_back(static_cast<int>(capacities.maxFamilySetsPerBatch), capacities.maxFamilyMembersPerBatch);
+            }
+        } else {
+#if AUGUR_HAVE_CUDA
+            auto stage = detail::CudaPotentialStage::create(params, impl->limits, capacities, options.useGraph);
+            if (!stage) {
+                return fail(stage.error());
+            }
+            impl->cuda = std::move(stage).value();
+#else
+            (void)options;
+            return fail(simpleFailure(FlockError::BackendUnavailable));
+#endif
+        }
+        return Result<FlockFinder, FlockFailure>(FlockFinder(std::move(impl)));
+    } catch (const std::bad_alloc&) {
+        return fail(simpleFailure(FlockError::Resources));
+    } catch (const std::system_error&) {
+        return fail(simpleFailure(FlockError::Resources));
+    }
+}
+
+Result<std::int64_t, FlockFailure> FlockFinder::Impl::potentialCpu(const TrajectoryView& view, int firstStep, int steps) noexcept {
+    const int workers = pool->size();
+    auto work = [&](int w) noexcept {
+        const detail::Share share = detail::shareOf(steps, w, workers);
+        FamilyBuffer& out = stepPools[static_cast<std::size_t>(w)];
+        out.clear();
+        detail::StepResult total;
+        for (auto t = static_cast<int>(share.begin); t < share.end; ++t) {
+            const int before = out.count();
+            const detail::StepResult r = detail::potentialFlocksOfStep(view, firstStep + t, params.minEntities, limits, sideCap,
+                                                                       stepScratch[static_cast<std::size_t>(w)], out);
+            total.disks += r.disks;
+            stepCounts[t] = out.count() - before;
+            if (r.overflow != Capacity::None) {
+                total.overflow = r.overflow;
+                total.needed = r.needed;
+                break;
+            }
+        }
+        stepResults[static_cast<std::size_t>(w)] = total;
+    };
+    pool->forEach(work);
+
+    std::int64_t disks = 0;
+    std::int64_t sets = 0;
+    std::int64_t members = 0;
+    for (int w = 0; w < workers; ++w) {
+        const detail::StepResult& r = stepResults[static_cast<std::size_t>(w)];
+        if (r.overflow != Capacity::None) {
+            return fail(capacityFailure(r.overflow, r.needed));
+        }
+        disks += r.disks;
+        sets += stepPools[static_cast<std::size_t>(w)].count();
+        members += stepPools[static_cast<std::size_t>(w)].memberCount();
+    }
+    if (sets > families.sets.setCapacity()) {
+        return fail(capacityFailure(Capacity::FamilySetsPerBatch, sets));
+    }
+    if (members > families.sets.memberCapacity()) {
+        return fail(capacityFailure(Capacity::FamilyMembersPerBatch, members));
+    }
+    // Concatenate the workers' families in step order (each worker holds a contiguous share of steps).
+    families.steps = steps;
+    families.stepBegin[0] = 0;
+    for (int t = 0; t < steps; ++t) {
+        families.stepBegin[t + 1] = families.stepBegin[t] + stepCounts[t];
+    }
+    std::int64_t setBase = 0;
+    std::int64_t memberBase = 0;
+    std::int64_t* offsets = families.sets.offsetData();
+    std::int32_t* allMembers = families.sets.memberData();
+    for (int w = 0; w < workers; ++w) {
+        const detail::FamilyView part = stepPools[static_cast<std::size_t>(w)].view();
+        for (int i = 0; i < part.count; ++i) {
+            offsets[setBase + i] = memberBase + part.offsets[i];
+        }
+        std::memcpy(allMembers + memberBase, part.members, static_cast<std::size_t>(part.offsets[part.count]) * sizeof(std::int32_t));
+        setBase += part.count;
+        memberBase += part.offsets[part.count];
+    }
+    offsets[setBase] = memberBase;
+    families.sets.assign(static_cast<int>(setBase));
+    return Result<std::int64_t, FlockFailure>(disks);
+}
+
+detail::WindowResult FlockFinder::Impl::intersect(int firstStep, int windows) noexcept {
+    const int workers = pool->size();
+    const int blocks = (windows + params.windowSteps - 1) / params.windowSteps;
+    auto work = [&](int w) noexcept {
+        const detail::Share share = detail::shareOf(blocks, w, workers);
+        detail::WindowScratch& scratch = windowScratch[static_cast<std::size_t>(w)];
+        scratch.flocks.clear();
+        windowResults[static_cast<std::size_t>(w)] =
+            detail::flocksOfBlocks(families, firstStep, windows, static_cast<int>(share.begin), static_cast<int>(share.end),
+                                   params.minEntities, params.windowSteps, scratch);
+    };
+    pool->forEach(work);
+    for (const auto& r : windowResults) {
+        if (r.overflow != Capacity::None) {
+            return r;
+        }
+    }
+    return {};
+}
+
+Result<FlockStats, FlockFailure> FlockFinder::find(const TrajectoryView& view, FlockList& out,
+                                                   platform::StreamHandle stream) noexcept {
+    Impl& impl = *m_impl;
+    out.clear();
+    FlockStats stats;
+    if (view.entityCount < 0 || view.stepCount < 0 || view.entityCount > impl.capacities.maxEntities) {
+        return fail(capacityFailure(Capacity::Entities, view.entityCount));
+    }
+    const std::int64_t samples = static_cast<std::int64_t>(view.entityCount) * view.stepCount;
+    if (samples > 0 && (view.x_m == nullptr || view.y_m == nullptr)) {
+        return fail(simpleFailure(FlockError::InvalidInput));
+    }
+    for (std::int64_t k = 0; k < samples; ++k) {
+        const bool present = view.present == nullptr || view.present[k] != 0;
+        if (present && !(std::isfinite(view.x_m[k]) && std::isfinite(view.y_m[k]))) {
+            return fail(simpleFailure(FlockError::InvalidInput));
+        }
+    }
+    const int delta = impl.params.windowSteps;
+    const int batchSteps = impl.capacities.maxBatchSteps;
+    for (int first = 0; first + delta <= view.stepCount;) {
+        const int steps = std::min(batchSteps, view.stepCount - first);
+        const int windows = steps - delta + 1;
+        const std::int64_t t0 = platform::monotonicNow_ns();
+        if (impl.backend == Backend::Cpu) {
+            auto disks = impl.potentialCpu(view, first, steps);
+            if (!disks) {
+                out.clear();
+                return fail(disks.error());
+            }
+            stats.disks += *disks;
+        } else {
+#if AUGUR_HAVE_CUDA
+            auto batch = impl.cuda->run(view, first, steps, impl.families, stream);
+            if (!batch) {
+                out.clear();
+                FlockFailure failure = simpleFailure(FlockError::Gpu);
+                failure.gpu = batch.error();
+                return fail(failure);
+            }
+            if (batch->overflow != Capacity::None) {
+                out.clear();
+                return fail(capacityFailure(batch->overflow, batch->needed));
+            }
+            stats.disks += batch->disks;
+#else
+            (void)stream;
+            return fail(simpleFailure(FlockError::BackendUnavailable));
+#endif
+        }
+        // Each step counted once: consecutive batches overlap by the δ-1 steps after the last window start.
+        const bool lastBatch = first + steps == view.stepCount;
+        stats.potentialFlocks += impl.families.stepBegin[lastBatch ? steps : windows];
+        const std::int64_t t1 = platform::monotonicNow_ns();
+        const detail::WindowResult windowResult = impl.intersect(first, windows);
+        if (windowResult.overflow != Capacity::None) {
+            out.clear();
+            return fail(capacityFailure(windowResult.overflow, windowResult.needed));
+        }
+        for (const auto& scratch : impl.windowScratch) {
+            const detail::FamilyView flocks = scratch.flocks.view();
+            for (int i = 0; i < flocks.count; ++i) {
+                if (!out.push(scratch.flockWindow[i], flocks.set(i))) {
+                    const bool flocksFull = out.size() >= out.flockCapacity();
+                    out.clear();
+                    return fail(capacityFailure(flocksFull ? Capacity::OutputFlocks : Capacity::OutputMembers, 0));
+                }
+            }
+        }
+        stats.potential_us += static_cast<double>(t1 - t0) * 1e-3;
+        stats.intersect_us += static_cast<double>(platform::monotonicNow_ns() - t1) * 1e-3;
+        ++stats.batches;
+        first += windows;
+    }
+    stats.flocks = static_cast<std::int64_t>(out.size());
+    return Result<FlockStats, FlockFailure>(stats);
+}
+
+}  // namespace augur::kernels::flock

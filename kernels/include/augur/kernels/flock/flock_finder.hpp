@@ -1,0 +1,61 @@
+// Maximal-flock detection f(δ, μ, ε) over synchronously sampled trajectories (seeds/002), on the CUDA
+// kernels or on the CPU reference, behind one API.
+//
+//   auto finder = FlockFinder::create(params, capacities, Backend::Cuda);   // init: allocates everything
+//   auto list = FlockList::create(maxFlocks, maxMembers);                   // init
+//   auto stats = finder->find(trajectories, list, stream);                  // run: no allocation, noexcept
+//
+// Every window j = 0 … τ-δ gets all its maximal flocks, each once, ordered by window then
+// lexicographically by sorted members; the two backends return identical lists. Steps are processed in
+// batches of maxBatchSteps (consecutive batches overlap by δ-1 steps). Per batch: the potential flocks
+// of every step (grid, Lemma-3 disks, counts, maximal sets — on the GPU for Backend::Cuda, on all CPU
+// workers for Backend::Cpu), then the intersections across each window on the CPU workers.
+#pragma once
+
+#include <memory>
+
+#include "augur/kernels/backend.hpp"
+#include "augur/kernels/flock/flock_types.hpp"
+#include "augur/platform/stream.hpp"
+
+namespace augur::kernels::flock {
+
+struct FlockOptions {
+    /// CUDA backend: replay the per-batch kernel sequence as a CUDA graph captured at init.
+    bool useGraph{false};
+};
+
+class FlockFinder {
+public:
+    FlockFinder(FlockFinder&&) noexcept;
+    FlockFinder& operator=(FlockFinder&&) noexcept;
+    FlockFinder(const FlockFinder&) = delete;
+    FlockFinder& operator=(const FlockFinder&) = delete;
+    ~FlockFinder();
+
+    /// Validates the parameters and capacities, reserves every buffer (host, pinned and device), starts
+    /// the CPU workers and, with options.useGraph, captures the CUDA graph. Init phase.
+    /// Errors: InvalidParams, BackendUnavailable, Resources, Gpu.
+    [[nodiscard]] static Result<FlockFinder, FlockFailure> create(const FlockParams& params, const FlockCapacities& capacities,
+                                                                 Backend backend, const FlockOptions& options = {});
+
+    /// Reports into `out` (cleared first) every maximal flock of every window of `trajectories`.
+    /// Run phase: noexcept, allocates nothing, blocks until done (synchronises `stream` on CUDA).
+    /// Errors: InvalidInput (sizes over the capacities, null pointers, a present sample that is not
+    /// finite), CapacityExceeded (which one, and the size needed; `out` then holds no partial result), Gpu.
+    /// Complexity: O(τ · (n + disks · neighbourhood)) for the potential flocks; intersections depend on
+    /// the family sizes (about three pairwise family intersections per window).
+    [[nodiscard]] Result<FlockStats, FlockFailure> find(const TrajectoryView& trajectories, FlockList& out,
+                                                        platform::StreamHandle stream) noexcept;
+
+    [[nodiscard]] const FlockParams& params() const noexcept;
+    [[nodiscard]] Backend backend() const noexcept;
+
+    struct Impl;
+
+private:
+    explicit FlockFinder(std::unique_ptr<Impl> impl) noexcept;
+    std::unique_ptr<Impl> m_impl;
+};
+
+}  // namespace augur::kernels::flock

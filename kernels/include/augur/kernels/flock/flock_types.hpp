@@ -1,0 +1,146 @@
+// Maximal flocks f(δ, μ, ε): parameters, input view, capacities, output list and errors.
+//
+// After Fort, Sellarès, Valladares, "Reporting flock patterns on the GPU" (seeds/002), Definitions 1–2:
+// a flock in the window I_j = [t_j, t_{j+δ-1}] is a set of at least μ entities such that at every step of
+// the window some disk of RADIUS ε contains them all; a maximal flock is one not contained in another
+// flock of the same window. These are plain structs shared by the CPU reference and the CUDA path.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "augur/core/result.hpp"
+#include "augur/platform/cuda_check.hpp"
+
+namespace augur::kernels::flock {
+
+/// The pattern being searched for.
+struct FlockParams {
+    int minEntities{2};    ///< μ ≥ 2: entities in a flock
+    int windowSteps{1};    ///< δ ≥ 1: consecutive time steps of a window
+    double radius_m{1.0};  ///< ε > 0: the disk RADIUS (not its diameter), in the input's length unit
+};
+
+/// Relative slack on ε that absorbs rounding: a point counts as inside a disk of radius ε when its
+/// distance to the centre is ≤ ε·(1 + RADIUS_TOLERANCE). Far below any physical resolution.
+inline constexpr double RADIUS_TOLERANCE = 1e-9;
+
+/// Synchronously sampled trajectories, step-major: sample (step t, entity i) is at index t·entityCount + i.
+/// Entities are dense indices 0 … entityCount-1 (the CSV tool maps ids to them).
+/// A missing sample (present[k] == 0) means the entity is in no disk at that step, so it belongs to no
+/// flock whose window contains that step. `present == nullptr` means every sample is present.
+struct TrajectoryView {
+    const double* x_m{nullptr};
+    const double* y_m{nullptr};
+    const std::uint8_t* present{nullptr};
+    int entityCount{0};
+    int stepCount{0};
+};
+
+/// Sizes fixed at init. Exceeding one is reported (FlockError::CapacityExceeded with the capacity and
+/// the size that was needed), never a crash and never a silent truncation.
+struct FlockCapacities {
+    int maxEntities{0};                                  ///< entities per call
+    int maxBatchSteps{1024};                             ///< steps whose potential flocks are held at once (≥ δ)
+    int gridCellsPerStep{4096};                          ///< cells of one step's grid (side = ⌊√·⌋)
+    std::int64_t maxDisksPerStep{1 << 16};               ///< point pairs at distance ≤ 2ε in one step
+    std::int64_t maxDisksPerBatch{1 << 21};              ///< … in one batch (CUDA pool)
+    std::int64_t maxCandidateMembersPerStep{1 << 20};    ///< Σ |disk| over disks with ≥ μ points, one step
+    std::int64_t maxCandidateMembersPerBatch{1 << 24};   ///< … in one batch (CUDA pool)
+    std::int64_t maxFamilySetsPerBatch{1 << 18};         ///< maximal potential flocks, summed over a batch
+    std::int64_t maxFamilyMembersPerBatch{1 << 22};      ///< … and their members
+    int maxWorkSets{1 << 14};                            ///< sets in one intersection family (per worker)
+    std::int64_t maxWorkMembers{1 << 20};                ///< members of one intersection family (per worker)
+    std::int64_t maxFlocksPerBatch{1 << 18};             ///< flocks reported for one batch's windows
+    std::int64_t maxFlockMembersPerBatch{1 << 22};       ///< … and their members
+    int workerThreads{0};                                ///< CPU worker threads; 0: all hardware threads
+};
+
+/// Which capacity ran out (FlockError::CapacityExceeded).
+enum class Capacity {
+    None,
+    Entities,
+    DisksPerStep,
+    DisksPerBatch,
+    CandidateMembersPerStep,
+    CandidateMembersPerBatch,
+    FamilySetsPerBatch,
+    FamilyMembersPerBatch,
+    WorkSets,
+    WorkMembers,
+    FlocksPerBatch,
+    FlockMembersPerBatch,
+    OutputFlocks,
+    OutputMembers,
+};
+
+enum class FlockError {
+    InvalidParams,     ///< μ < 2, δ < 1, ε not positive and finite, or capacities inconsistent
+    InvalidInput,      ///< null coordinates, non-finite present coordinates, sizes out of range
+    CapacityExceeded,  ///< see FlockFailure::capacity and ::needed
+    BackendUnavailable,
+    Gpu,               ///< see FlockFailure::gpu
+    Resources,         ///< init could not allocate or start its workers
+};
+
+struct FlockFailure {
+    FlockError error{FlockError::InvalidParams};
+    Capacity capacity{Capacity::None};
+    std::int64_t needed{0};  ///< the size that was needed (a lower bound where counting stopped early)
+    platform::GpuError gpu{};
+};
+
+[[nodiscard]] const char* toString(FlockError error) noexcept;
+[[nodiscard]] const char* toString(Capacity capacity) noexcept;
+
+/// One reported maximal flock: window [windowStart, windowStart + δ - 1] and its members, which are
+/// FlockList::members()[memberOffset … memberOffset + memberCount), sorted ascending.
+struct Flock {
+    std::int32_t windowStart{0};
+    std::int32_t memberOffset{0};
+    std::int32_t memberCount{0};
+};
+
+/// Output of a detection, in a deterministic order: by window start, then lexicographically by the
+/// sorted member list. Storage is reserved by create(); the run phase only appends within capacity.
+class FlockList {
+public:
+    FlockList() = default;
+
+    /// Reserves room for `maxFlocks` flocks with `maxMembers` members in total. Init phase.
+    [[nodiscard]] static FlockList create(std::size_t maxFlocks, std::size_t maxMembers);
+
+    [[nodiscard]] std::span<const Flock> flocks() const noexcept { return {m_flocks.data(), m_flockCount}; }
+    [[nodiscard]] std::span<const std::int32_t> members(const Flock& flock) const noexcept {
+        return {m_members.data() + flock.memberOffset, static_cast<std::size_t>(flock.memberCount)};
+    }
+    [[nodiscard]] std::size_t size() const noexcept { return m_flockCount; }
+    [[nodiscard]] std::size_t flockCapacity() const noexcept { return m_flocks.size(); }
+    [[nodiscard]] std::size_t memberCapacity() const noexcept { return m_members.size(); }
+
+    void clear() noexcept {
+        m_flockCount = 0;
+        m_memberCount = 0;
+    }
+    /// Appends one flock; false (nothing changed) when a capacity would be exceeded. noexcept, no allocation.
+    [[nodiscard]] bool push(std::int32_t windowStart, std::span<const std::int32_t> sortedMembers) noexcept;
+
+private:
+    std::vector<Flock> m_flocks;
+    std::vector<std::int32_t> m_members;
+    std::size_t m_flockCount{0};
+    std::size_t m_memberCount{0};
+};
+
+/// What a detection did (for benchmarks and the runtime's health counters).
+struct FlockStats {
+    std::int64_t disks{0};            ///< Lemma-3 disks (point pairs at distance ≤ 2ε), all steps
+    std::int64_t potentialFlocks{0};  ///< maximal potential flocks, all steps (|F_t| summed)
+    std::int64_t flocks{0};           ///< maximal flocks reported
+    std::int64_t batches{0};
+    double potential_us{0.0};         ///< wall time finding potential flocks (incl. transfers on CUDA)
+    double intersect_us{0.0};         ///< wall time intersecting across windows
+};
+
+}  // namespace augur::kernels::flock

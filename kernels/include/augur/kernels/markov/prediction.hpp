@@ -1,0 +1,217 @@
+// Markov-chain motion prediction of many corridors over the horizon (Hortelano et al. 2023, Sec. 3.4
+// Eq. (2), Sec. 4.3): per corridor p(t_{k+1}) = Γ(t_k)·Υ(τ)·p(t_k) and p([t_k, t_{k+1}]) = Υ([0, τ])·p(t_k),
+// with Γ = diag(λ)·ψ fused into the propagation (never written to memory), the marginals over s and v,
+// the mean / std of s projected onto the corridor's centreline, and the interval occupancy splatted,
+// weighted by the corridor's probability, into an ego-centred occupancy grid.
+//
+// The outputs map onto core/messages.hpp: `points` are MotionPrediction's CorridorPoint per step,
+// `grid` is OccupancyGrid::cells (probability · 65535, row-major, one frame per group of steps).
+//
+// Two backends behind one signature: cpu::predict (the reference) and cuda::predict (one batched
+// launch per horizon step for all corridors, plus three small launches). Both are run-phase calls:
+// noexcept, no allocation, caller-provided scratch sized by the matching ...ScratchBytes query.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+#include "augur/core/messages.hpp"
+#include "augur/kernels/markov/chain.hpp"
+#include "augur/kernels/markov/priority.hpp"
+#include "augur/platform/memory.hpp"
+
+namespace augur::kernels::markov {
+
+/// Sizes fixed at init for the run phase.
+struct PredictionConfig {
+    int horizonSteps{40};          ///< H steps of τ (4 s at τ = 0.1 s); ≤ MAX_HORIZON_STEPS
+    int maxCorridors{64};          ///< corridors per call (all vehicles together)
+    int maxPolylinePoints{64};     ///< centreline points per corridor
+    int gridWidthCells{128};       ///< ≤ MAX_GRID_SIDE_CELLS
+    int gridHeightCells{128};      ///< ≤ MAX_GRID_SIDE_CELLS
+    float gridResolution_m{0.5F};  ///< cell edge
+    int gridFrames{8};             ///< ≤ MAX_GRID_FRAMES; must divide horizonSteps
+    int splatSamplesPerCell{4};    ///< points per position cell projected into the grid
+    PriorityRules rules{};
+};
+
+/// Checks `prediction` against the compiled limits and the chain. Init phase.
+[[nodiscard]] Result<void, MarkovError> validate(const ChainConfig& chain, const PredictionConfig& prediction) noexcept;
+
+/// One vehicle on one of its corridors, for one prediction.
+struct CorridorInput {
+    float probability{0.0F};          ///< P(corridor) from the intention filter; weights the grid splat
+    float initialPosition_m{0.0F};    ///< s at t0 (0: the vehicle's own position)
+    float initialSpeed_mps{0.0F};     ///< mean speed at t0
+    float initialSpeedStd_mps{0.0F};  ///< its standard deviation (0: one speed cell)
+    float initialInput[MAX_INPUT_CELLS]{};  ///< P(u_j) at t0; all zero → uniform
+    CorridorConstraints constraints{};
+    std::int32_t polylinePoints{0};   ///< centreline points used (2 … maxPolylinePoints)
+    std::int32_t reserved{0};
+};
+
+/// Corridor centrelines in the map frame: corridor k's point i at index k·maxPolylinePoints + i;
+/// s_m is the cumulative arc length (non-decreasing, s = 0 at the vehicle's position at t0).
+struct Polylines {
+    const float* x_m{nullptr};
+    const float* y_m{nullptr};
+    const float* s_m{nullptr};
+};
+
+/// Where the ego-centred grid lies this cycle (map frame, the corner of cell (0, 0)).
+struct GridPlacement {
+    float originX_m{0.0F};
+    float originY_m{0.0F};
+};
+
+/// Where the results go (host pointers for cpu::, device pointers for cuda::).
+struct PredictionOutputs {
+    float* positionMarginal{nullptr};  ///< [corridor][step][n_s]: P(s cell) at t_{k+1}
+    float* speedMarginal{nullptr};     ///< [corridor][step][n_v]: P(v cell) at t_{k+1}
+    CorridorPoint* points{nullptr};    ///< [corridor][step]: sMean, sStd and the centreline point at sMean
+    std::uint16_t* grid{nullptr};      ///< [frame][row·width + col]: P(occupied)·65535
+    std::size_t gridFrameStride_cells{0};  ///< distance between frames (MAX_GRID_SIDE_CELLS² for OccupancyGrid)
+};
+
+/// p(t0) of state r (= (i_s·n_v + i_v)·n_a + j) of one corridor: all mass in the position cell of s0,
+/// the speed a Gaussian N(v0, σ) integrated over the speed cells (standstill takes v ≤ 0, the top cell
+/// v > v_max; σ = 0: the cell of v0), the input `initialInput` normalised (uniform when all zero).
+/// O(n_a); shared by both backends.
+AUGUR_MARKOV_HD float initialStateProbability(const ChainConfig& c, const CorridorInput& corridor, int r) {
+    const int na = c.inputCells;
+    const int nv = c.speedCells;
+    const int j = r % na;
+    const int iv = (r / na) % nv;
+    const int is = r / (na * nv);
+    if (is != positionCellOf(corridor.initialPosition_m, c)) {
+        return 0.0F;
+    }
+    float inputSum = 0.0F;
+    for (int u = 0; u < na; ++u) {
+        inputSum += corridor.initialInput[u] > 0.0F ? corridor.initialInput[u] : 0.0F;
+    }
+    const float own = corridor.initialInput[j] > 0.0F ? corridor.initialInput[j] : 0.0F;
+    const float pu = inputSum > 0.0F ? own / inputSum : 1.0F / static_cast<float>(na);
+    const float v0 = corridor.initialSpeed_mps;
+    const float sd = corridor.initialSpeedStd_mps;
+    if (!(sd > 0.0F)) {
+        return iv == speedCellOf(v0 < c.speedMax_mps ? v0 : c.speedMax_mps, c) ? pu : 0.0F;
+    }
+    // Φ(x) = erfc(−x/√2)/2, in double so that narrow Gaussians keep their mass.
+    const double dv = static_cast<double>(speedCellSize_mps(c));
+    const double inv = 1.0 / (static_cast<double>(sd) * 1.4142135623730951);
+    const double upper = iv + 1 == nv ? 1.0 : 0.5 * erfc(-(iv * dv - v0) * inv);
+    const double lower = iv == 0 ? 0.0 : 0.5 * erfc(-((iv - 1) * dv - v0) * inv);
+    const double pv = upper - lower;
+    return pv > 0.0 ? static_cast<float>(pv) * pu : 0.0F;
+}
+
+/// p(t0) of one corridor (initialStateProbability for every state). p has ≥ n entries. Run phase,
+/// allocation-free, O(n·n_a).
+void initialDistribution(const ChainConfig& chain, const CorridorInput& corridor, float* p) noexcept;
+
+/// Centreline point at arc length s (linear interpolation, clamped to the polyline's ends).
+AUGUR_MARKOV_HD void projectOnCentreline(const float* x, const float* y, const float* s, int count, float sq,
+                                         float& outX, float& outY) {
+    if (count <= 0) {
+        outX = 0.0F;
+        outY = 0.0F;
+        return;
+    }
+    if (count == 1 || sq <= s[0]) {
+        outX = x[0];
+        outY = y[0];
+        return;
+    }
+    if (sq >= s[count - 1]) {
+        outX = x[count - 1];
+        outY = y[count - 1];
+        return;
+    }
+    int lo = 0;
+    int hi = count - 1;  // s[lo] < sq < s[hi]
+    while (hi - lo > 1) {
+        const int mid = (lo + hi) / 2;
+        if (s[mid] <= sq) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    const float span = s[hi] - s[lo];
+    const float w = span > 0.0F ? (sq - s[lo]) / span : 0.0F;
+    outX = x[lo] + w * (x[hi] - x[lo]);
+    outY = y[lo] + w * (y[hi] - y[lo]);
+}
+
+/// Fixed-point scale of the grid accumulators: one unit of probability = 2^20. Integer sums make the
+/// splat deterministic regardless of the order the contributions arrive in.
+inline constexpr std::uint32_t GRID_FIXED_ONE = 1U << 20;
+
+AUGUR_MARKOV_HD std::uint32_t toGridFixed(float probability) {
+    return static_cast<std::uint32_t>(probability * static_cast<float>(GRID_FIXED_ONE) + 0.5F);
+}
+AUGUR_MARKOV_HD std::uint16_t gridCellValue(std::uint32_t accumulated) {
+    const std::uint64_t scaled = (static_cast<std::uint64_t>(accumulated) * 65535U + GRID_FIXED_ONE / 2) / GRID_FIXED_ONE;
+    return static_cast<std::uint16_t>(scaled > 65535U ? 65535U : scaled);
+}
+
+namespace cpu {
+
+/// Scratch bytes cpu::predict needs (host memory, 16-byte aligned).
+[[nodiscard]] std::size_t predictScratchBytes(const ChainConfig& chain, const PredictionConfig& prediction) noexcept;
+
+/// Predicts corridors[0 … corridorCount) over the horizon and fills `out` (all four outputs).
+/// Preconditions (asserted): corridorCount ≤ maxCorridors, scratchBytes ≥ predictScratchBytes.
+/// Run phase: noexcept, allocation-free; O(corridors·H·(nnz(Υ(τ)) + nnz(Υ([0,τ])) + n·n_a)).
+void predict(const MarkovChain& chain, const PredictionConfig& prediction, const InputDynamics& psi,
+             const CorridorInput* corridors, int corridorCount, const Polylines& polylines, const GridPlacement& placement,
+             const PredictionOutputs& out, void* scratch, std::size_t scratchBytes) noexcept;
+
+}  // namespace cpu
+
+namespace cuda {
+
+/// Υ(τ) and Υ([0, τ]) in device memory (uploaded once at init; read by every corridor of every call).
+class DeviceChain {
+public:
+    /// Uploads `chain`. Init phase: allocates device memory, synchronous. Fails with InvalidGrid when a
+    /// position row has more than 614 states (n_v·n_a; the step block's shared memory), DeviceFailure
+    /// when a CUDA call fails.
+    [[nodiscard]] static Result<DeviceChain, MarkovError> create(const MarkovChain& chain) noexcept;
+
+    [[nodiscard]] const ChainConfig& config() const noexcept { return m_config; }
+    [[nodiscard]] int stepEntriesPerRow() const noexcept { return m_stepEntries; }
+    [[nodiscard]] int intervalEntriesPerRow() const noexcept { return m_intervalEntries; }
+    [[nodiscard]] const std::int32_t* stepColumn() const noexcept { return m_stepColumn.data(); }
+    [[nodiscard]] const float* stepValue() const noexcept { return m_stepValue.data(); }
+    [[nodiscard]] const std::int32_t* intervalColumn() const noexcept { return m_intervalColumn.data(); }
+    [[nodiscard]] const float* intervalValue() const noexcept { return m_intervalValue.data(); }
+
+private:
+    ChainConfig m_config{};
+    int m_stepEntries{0};
+    int m_intervalEntries{0};
+    platform::DeviceBuffer<std::int32_t> m_stepColumn;
+    platform::DeviceBuffer<float> m_stepValue;
+    platform::DeviceBuffer<std::int32_t> m_intervalColumn;
+    platform::DeviceBuffer<float> m_intervalValue;
+};
+
+/// Device scratch bytes cuda::predict needs (256-byte aligned sub-buffers).
+[[nodiscard]] std::size_t predictScratchBytes(const ChainConfig& chain, const PredictionConfig& prediction) noexcept;
+
+/// CUDA path of cpu::predict. `corridors`, the polylines, `out` and `scratch` are device memory.
+/// Enqueues H + 4 kernels and one memset on `stream`; capturable into a CUDA graph. Deterministic:
+/// fixed reduction orders, integer grid accumulation.
+/// Run phase: noexcept, allocation-free, asynchronous.
+[[nodiscard]] platform::GpuStatus predict(const DeviceChain& chain, const PredictionConfig& prediction,
+                                          const InputDynamics& psi, const CorridorInput* corridors, int corridorCount,
+                                          const Polylines& polylines, const GridPlacement& placement,
+                                          const PredictionOutputs& out, void* scratch, std::size_t scratchBytes,
+                                          platform::StreamHandle stream) noexcept;
+
+}  // namespace cuda
+
+}  // namespace augur::kernels::markov

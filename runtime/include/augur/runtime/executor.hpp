@@ -1,0 +1,131 @@
+// The static executor: runs the pipeline's stages in a fixed order once per cycle, on absolute
+// monotonic deadlines (or when new input arrives), under the watchdog, stepping the degradation
+// ladder and keeping per-stage latency statistics and a trace.
+//
+// Stages are objects the runtime owns and registers at init (StageRunner); the executor never
+// allocates after construction. runCycle() is the run phase: noexcept, allocation-free, bounded.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "augur/core/messages.hpp"
+#include "augur/runtime/degradation.hpp"
+#include "augur/runtime/latency_window.hpp"
+#include "augur/runtime/trace.hpp"
+#include "augur/runtime/watchdog.hpp"
+
+namespace augur::runtime {
+
+enum class Trigger { Periodic, OnInput };
+
+struct ExecutorSettings {
+    std::int64_t period_ns{200'000'000};
+    std::int64_t deadline_ns{200'000'000};
+    std::array<std::int64_t, STAGE_COUNT> stageBudget_ns{};  ///< 0: unchecked
+    Trigger trigger{Trigger::Periodic};
+    std::uint32_t platoonEveryNCycles{5};      ///< the Platoons stage runs on every n-th cycle
+    std::uint32_t missesToStepDown{1};
+    std::uint32_t goodCyclesToStepUp{25};
+    std::size_t healthWindowCycles{300};
+    std::size_t traceCapacityEvents{4096};
+    std::int64_t watchdogPoll_ns{1'000'000};
+};
+
+/// What a stage sees of the cycle it runs in.
+struct CycleContext {
+    std::uint64_t cycle{0};
+    std::int64_t start_ns{0};
+    RuntimeMode mode{RuntimeMode::Nominal};
+    bool hadInput{false};        ///< set by the ingest stage: a valid new object list arrived
+    bool deadlineMissed{false};  ///< set before Publish: the watchdog flagged this cycle
+};
+
+enum class StageStatus : std::uint8_t {
+    Ok,        ///< did its work
+    Skipped,   ///< nothing to do in this mode / cycle
+    Failed,    ///< could not do its work (counted; the cycle goes on with what exists)
+    GpuError,  ///< a CUDA error: the runtime falls back to the CPU backend at a degraded level
+};
+
+/// One pipeline stage. Implementations are run-phase code: noexcept, allocation-free, bounded.
+class StageRunner {
+public:
+    StageRunner() = default;
+    StageRunner(const StageRunner&) = delete;
+    StageRunner& operator=(const StageRunner&) = delete;
+    virtual ~StageRunner() = default;
+    [[nodiscard]] virtual StageStatus run(CycleContext& context) noexcept = 0;
+};
+
+/// Called after each cycle (on the cycle thread) with the cycle's outcome; e.g. to publish health.
+struct CycleReport {
+    std::uint64_t cycle;
+    std::int64_t latency_ns;
+    bool deadlineMissed;
+    bool hadInput;
+    RuntimeMode mode;                       ///< the mode the cycle ran in
+    std::optional<ModeTransition> transition;  ///< the ladder's step after this cycle
+    std::array<StageStatus, STAGE_COUNT> status;
+};
+
+class Executor {
+public:
+    /// Allocates the latency windows and trace ring. `overrunHandler` runs on the watchdog thread.
+    Executor(const ExecutorSettings& settings, OverrunHandler overrunHandler, void* overrunContext);
+    Executor(const Executor&) = delete;
+    Executor& operator=(const Executor&) = delete;
+    ~Executor();
+
+    /// Registers the runner for `stage` (init phase). Stages without a runner are skipped.
+    void setStage(Stage stage, StageRunner* runner) noexcept;
+
+    /// Starts the watchdog thread (init phase).
+    void start();
+    /// Stops the watchdog thread (shutdown).
+    void stop() noexcept;
+
+    /// Runs one cycle that started at `start_ns`. Run phase.
+    CycleReport runCycle(std::int64_t start_ns) noexcept;
+
+    /// Runs cycles until `stopRequested` becomes true or `maxCycles` cycles ran (0: unlimited), on
+    /// absolute deadlines start_k = t0 + k·period (periods lost to an overrun are skipped and
+    /// counted), or — with Trigger::OnInput — whenever `inputReady()` reports new input (polled
+    /// every millisecond, at least one cycle per period). `afterCycle` sees every report.
+    template <typename InputReady, typename AfterCycle>
+    void runLoop(const std::atomic<bool>& stopRequested, std::uint64_t maxCycles, InputReady&& inputReady,
+                 AfterCycle&& afterCycle) noexcept;
+
+    // ---- health ----
+    [[nodiscard]] LatencyStats cycleLatency() const noexcept { return m_cycleLatency.stats(); }
+    [[nodiscard]] LatencyStats stageLatency(Stage stage) const noexcept;
+    [[nodiscard]] std::uint64_t deadlineMisses() const noexcept { return m_deadlineMisses; }
+    [[nodiscard]] std::uint64_t skippedPeriods() const noexcept { return m_skippedPeriods; }
+    [[nodiscard]] const DegradationLadder& ladder() const noexcept { return m_ladder; }
+    [[nodiscard]] DegradationLadder& ladder() noexcept { return m_ladder; }
+    [[nodiscard]] const TraceRing& trace() const noexcept { return m_trace; }
+    [[nodiscard]] TraceRing& trace() noexcept { return m_trace; }
+    [[nodiscard]] const Watchdog& watchdog() const noexcept { return m_watchdog; }
+    [[nodiscard]] std::uint64_t cycles() const noexcept { return m_nextCycle; }
+
+private:
+    static bool runsThisCycle(Stage stage, std::uint64_t cycle, std::uint32_t platoonEvery) noexcept;
+
+    ExecutorSettings m_settings;
+    std::array<StageRunner*, STAGE_COUNT> m_stages{};
+    Watchdog m_watchdog;
+    DegradationLadder m_ladder;
+    LatencyWindow m_cycleLatency;
+    std::array<std::unique_ptr<LatencyWindow>, STAGE_COUNT> m_stageLatency;
+    TraceRing m_trace;
+    std::uint64_t m_nextCycle{0};
+    std::uint64_t m_deadlineMisses{0};
+    std::uint64_t m_skippedPeriods{0};
+};
+
+}  // namespace augur::runtime
+
+#include "augur/runtime/executor.inl"

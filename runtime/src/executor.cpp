@@ -1,0 +1,93 @@
+#include "augur/runtime/executor.hpp"
+
+#include "augur/platform/clock.hpp"
+
+namespace augur::runtime {
+
+Executor::Executor(const ExecutorSettings& settings, OverrunHandler overrunHandler, void* overrunContext)
+    : m_settings(settings),
+      m_watchdog(WatchdogBudgets{settings.deadline_ns, settings.stageBudget_ns}, settings.watchdogPoll_ns,
+                 overrunHandler, overrunContext),
+      m_ladder(LadderPolicy{settings.missesToStepDown, settings.goodCyclesToStepUp}),
+      m_cycleLatency(settings.healthWindowCycles),
+      m_trace(settings.traceCapacityEvents) {
+    for (auto& window : m_stageLatency) {
+        window = std::make_unique<LatencyWindow>(settings.healthWindowCycles);
+    }
+}
+
+Executor::~Executor() { stop(); }
+
+void Executor::setStage(Stage stage, StageRunner* runner) noexcept { m_stages[static_cast<std::size_t>(stage)] = runner; }
+
+void Executor::start() { m_watchdog.start(); }
+
+void Executor::stop() noexcept { m_watchdog.stop(); }
+
+LatencyStats Executor::stageLatency(Stage stage) const noexcept {
+    return m_stageLatency[static_cast<std::size_t>(stage)]->stats();
+}
+
+bool Executor::runsThisCycle(Stage stage, std::uint64_t cycle, std::uint32_t platoonEvery) noexcept {
+    if (stage == Stage::Platoons) {
+        return platoonEvery > 0 && cycle % platoonEvery == 0;
+    }
+    return true;
+}
+
+CycleReport Executor::runCycle(std::int64_t start_ns) noexcept {
+    const std::uint64_t cycle = m_nextCycle++;
+    CycleContext context;
+    context.cycle = cycle;
+    context.start_ns = start_ns;
+    context.mode = m_ladder.mode();
+
+    CycleReport report{};
+    report.cycle = cycle;
+    report.mode = context.mode;
+    report.status.fill(StageStatus::Skipped);
+
+    m_watchdog.beginCycle(cycle, start_ns);
+    for (std::size_t i = 0; i < STAGE_COUNT; ++i) {
+        const auto stage = static_cast<Stage>(i);
+        StageRunner* runner = m_stages[i];
+        if (runner == nullptr || !runsThisCycle(stage, cycle, m_settings.platoonEveryNCycles)) {
+            continue;
+        }
+        if (stage == Stage::Publish) {
+            context.deadlineMissed = m_watchdog.deadlineMissed(cycle) ||
+                                     platform::monotonicNow_ns() - start_ns > m_settings.deadline_ns;
+        } else if (m_watchdog.deadlineMissed(cycle)) {
+            continue;  // past the deadline: no more computing, go straight to publishing (stale)
+        }
+        const std::int64_t begin = platform::monotonicNow_ns();
+        m_watchdog.beginStage(stage, begin);
+        report.status[i] = runner->run(context);
+        const std::int64_t end = platform::monotonicNow_ns();
+        m_stageLatency[i]->record(static_cast<float>(end - begin) * 1e-3F);
+        m_trace.record({cycle, begin, end, stage, TraceTrack::Cpu});
+    }
+    m_watchdog.endCycle();
+
+    const std::int64_t latency = platform::monotonicNow_ns() - start_ns;
+    m_cycleLatency.record(static_cast<float>(latency) * 1e-3F);
+    report.latency_ns = latency;
+    report.deadlineMissed = m_watchdog.deadlineMissed(cycle) || latency > m_settings.deadline_ns;
+    report.hadInput = context.hadInput;
+    if (report.deadlineMissed) {
+        ++m_deadlineMisses;
+    }
+    bool gpuFailed = false;
+    for (const StageStatus s : report.status) {
+        gpuFailed = gpuFailed || s == StageStatus::GpuError;
+    }
+    report.transition = m_ladder.onCycle(report.deadlineMissed);
+    if (gpuFailed) {
+        if (auto forced = m_ladder.forceAtLeast(RuntimeMode::ConstantVelocity)) {
+            report.transition = forced;
+        }
+    }
+    return report;
+}
+
+}  // namespace augur::runtime

@@ -1,0 +1,124 @@
+// Set-family operations and the Lemma-3 disk construction behind the flock stages.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "family.hpp"
+#include "geometry.hpp"
+
+namespace augur::kernels::flock::detail {
+namespace {
+
+constexpr int SETS = 64;
+constexpr std::int64_t MEMBERS = 1024;
+
+FamilyBuffer familyOf(const std::vector<std::vector<std::int32_t>>& sets) {
+    FamilyBuffer family(SETS, MEMBERS);
+    for (const auto& set : sets) {
+        EXPECT_TRUE(family.push(set));
+    }
+    return family;
+}
+
+std::vector<std::vector<std::int32_t>> setsOf(const FamilyBuffer& family) {
+    std::vector<std::vector<std::int32_t>> sets;
+    const FamilyView view = family.view();
+    for (int i = 0; i < view.count; ++i) {
+        sets.emplace_back(view.set(i).begin(), view.set(i).end());
+    }
+    return sets;
+}
+
+TEST(FlockFamily, MaximalSetsDropSubsetsDuplicatesAndSmallSetsInLexicographicOrder) {
+    constexpr int MIN_SIZE = 2;
+    const FamilyBuffer in = familyOf({{3, 4}, {1, 2, 3}, {1, 2}, {5}, {3, 4}, {2, 3}, {0, 4, 9}});
+    MaximalScratch scratch(SETS);
+    FamilyBuffer sut(SETS, MEMBERS);
+    Capacity overflow = Capacity::None;
+    ASSERT_TRUE(maximalSets(in.view(), MIN_SIZE, scratch, sut, &overflow));
+    const std::vector<std::vector<std::int32_t>> expected{{0, 4, 9}, {1, 2, 3}, {3, 4}};
+    EXPECT_EQ(setsOf(sut), expected);
+}
+
+TEST(FlockFamily, MaximalSetsOfAnEmptyFamilyIsEmpty) {
+    const FamilyBuffer in(SETS, MEMBERS);
+    MaximalScratch scratch(SETS);
+    FamilyBuffer sut(SETS, MEMBERS);
+    Capacity overflow = Capacity::None;
+    ASSERT_TRUE(maximalSets(in.view(), 2, scratch, sut, &overflow));
+    EXPECT_EQ(sut.count(), 0);
+}
+
+TEST(FlockFamily, PairwiseIntersectionsKeepOnlyLargeEnoughOnes) {
+    constexpr int MIN_SIZE = 2;
+    const FamilyBuffer a = familyOf({{1, 2, 3, 4}, {7, 8}});
+    const FamilyBuffer b = familyOf({{2, 3, 9}, {4, 7}, {1, 4}});
+    FamilyBuffer sut(SETS, MEMBERS);
+    Capacity overflow = Capacity::None;
+    IntersectScratch scratch(16, SETS, MEMBERS);
+    ASSERT_TRUE(pairwiseIntersections(a.view(), b.view(), MIN_SIZE, scratch, sut, &overflow));
+    auto actual = setsOf(sut);
+    std::sort(actual.begin(), actual.end());
+    const std::vector<std::vector<std::int32_t>> expected{{1, 4}, {2, 3}};
+    EXPECT_EQ(actual, expected);
+    // The scratch is left clean: a second call gives the same result.
+    ASSERT_TRUE(pairwiseIntersections(a.view(), b.view(), MIN_SIZE, scratch, sut, &overflow));
+    EXPECT_EQ(sut.count(), 2);
+}
+
+TEST(FlockFamily, FullBufferReportsOverflowInsteadOfGrowing) {
+    FamilyBuffer sut(1, 2);
+    EXPECT_TRUE(sut.push(std::vector<std::int32_t>{1, 2}));
+    EXPECT_FALSE(sut.push(std::vector<std::int32_t>{3}));
+    EXPECT_EQ(sut.count(), 1);
+}
+
+TEST(FlockFamily, SubsetAndSignatureAgree) {
+    const std::vector<std::int32_t> small{2, 5, 9};
+    const std::vector<std::int32_t> big{1, 2, 5, 8, 9};
+    EXPECT_TRUE(isSubset(small, big));
+    EXPECT_FALSE(isSubset(big, small));
+    EXPECT_EQ(setSignature(small) & ~setSignature(big), 0U);
+}
+
+TEST(FlockGeometry, RightDiskHasBothPointsOnItsBoundaryAndLiesRightOfThePair) {
+    constexpr double RADIUS = 1.5;
+    const Limits limits = makeLimits(RADIUS, 1e-9);
+    constexpr double DX = 1.2;
+    constexpr double DY = 0.7;
+    const DiskOffset sut = rightDiskOffset(DX, DY, limits.radius2);
+    EXPECT_NEAR(std::hypot(sut.dx, sut.dy), RADIUS, 1e-12);
+    EXPECT_NEAR(std::hypot(sut.dx - DX, sut.dy - DY), RADIUS, 1e-12);
+    EXPECT_LT(DX * sut.dy - DY * sut.dx, 0.0);  // cross(pair, centre) < 0: centre on the right
+    EXPECT_TRUE(insideDisk(0.0, 0.0, sut, limits.member2));
+    EXPECT_TRUE(insideDisk(DX, DY, sut, limits.member2));
+}
+
+TEST(FlockGeometry, PairAtTwiceTheRadiusGetsTheMidpointAndCoincidentPairTheAnchor) {
+    const Limits limits = makeLimits(1.0, 1e-9);
+    const DiskOffset diameter = rightDiskOffset(2.0, 0.0, limits.radius2);
+    EXPECT_EQ(diameter.dx, 1.0);
+    EXPECT_EQ(diameter.dy, 0.0);
+    const DiskOffset coincident = rightDiskOffset(0.0, 0.0, limits.radius2);
+    EXPECT_EQ(coincident.dx, 0.0);
+    EXPECT_EQ(coincident.dy, 0.0);
+}
+
+TEST(FlockGeometry, GridCellsAreNeverNarrowerThanTheRadiusAndSideIsCapped) {
+    const Limits limits = makeLimits(1.0, 1e-9);
+    constexpr int SIDE_CAP = 8;
+    const StepGrid fine = makeStepGrid(0.0, 5.0, 0.0, 2.0, limits.cellMin_m, SIDE_CAP);
+    EXPECT_EQ(fine.side, 5);
+    EXPECT_GE(fine.cell_m, 1.0);
+    const StepGrid coarse = makeStepGrid(0.0, 1000.0, 0.0, 10.0, limits.cellMin_m, SIDE_CAP);
+    EXPECT_EQ(coarse.side, SIDE_CAP);
+    EXPECT_GE(coarse.cell_m * coarse.side, 1000.0);  // the whole extent is covered
+    EXPECT_LE(cellCoordinate(1000.0, 0.0, coarse.cell_m, coarse.side), SIDE_CAP - 1);
+    const StepGrid empty = makeStepGrid(INFINITY, -INFINITY, INFINITY, -INFINITY, limits.cellMin_m, SIDE_CAP);
+    EXPECT_EQ(empty.side, 1);
+}
+
+}  // namespace
+}  // namespace augur::kernels::flock::detail

@@ -1,0 +1,242 @@
+// The CUDA path against the CPU reference: the prediction (marginals, corridor points, grid) at the
+// seed's grid size on seeded random corridors, directly and replayed from a captured CUDA graph, and the
+// seed's combination Γ = diag(λ)·ψ.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "augur/kernels/markov/chain.hpp"
+#include "augur/kernels/markov/prediction.hpp"
+#include "augur/kernels/markov/priority.hpp"
+#include "augur/platform/memory.hpp"
+#include "augur/platform/stream.hpp"
+#include "augur/testing/testing.hpp"
+#include "markov_test_support.hpp"
+
+namespace augur::kernels::markov {
+namespace {
+
+using platform::DeviceBuffer;
+using platform::DeviceMemory;
+using platform::Stream;
+using testing::PredictionHarness;
+
+constexpr float MARGINAL_TOLERANCE = 2e-5F;
+constexpr float POSITION_TOLERANCE_M = 2e-3F;
+constexpr int GRID_TOLERANCE = 3;  // fixed-point units of 1/65535: float rounding may flip a few
+
+/// Device copies of a harness's inputs and room for its outputs.
+struct DevicePrediction {
+    DeviceBuffer<CorridorInput> corridors;
+    DeviceBuffer<float> x, y, s;
+    DeviceBuffer<float> positionMarginal, speedMarginal;
+    DeviceBuffer<CorridorPoint> points;
+    DeviceBuffer<std::uint16_t> grid;
+    DeviceMemory scratch;
+
+    static DevicePrediction upload(const PredictionHarness& h, const ChainConfig& chain) {
+        DevicePrediction d;
+        d.corridors = DeviceBuffer<CorridorInput>::create(std::max<std::size_t>(1, h.corridors.size())).value();
+        d.x = DeviceBuffer<float>::create(h.x.size()).value();
+        d.y = DeviceBuffer<float>::create(h.y.size()).value();
+        d.s = DeviceBuffer<float>::create(h.s.size()).value();
+        d.positionMarginal = DeviceBuffer<float>::create(h.positionMarginal.size()).value();
+        d.speedMarginal = DeviceBuffer<float>::create(h.speedMarginal.size()).value();
+        d.points = DeviceBuffer<CorridorPoint>::create(h.points.size()).value();
+        d.grid = DeviceBuffer<std::uint16_t>::create(h.grid.size()).value();
+        d.scratch = DeviceMemory::allocate(cuda::predictScratchBytes(chain, h.config)).value();
+        EXPECT_TRUE(d.corridors.upload(h.corridors).hasValue());
+        EXPECT_TRUE(d.x.upload(h.x).hasValue());
+        EXPECT_TRUE(d.y.upload(h.y).hasValue());
+        EXPECT_TRUE(d.s.upload(h.s).hasValue());
+        return d;
+    }
+
+    [[nodiscard]] Polylines polylines() const { return {x.data(), y.data(), s.data()}; }
+    [[nodiscard]] PredictionOutputs outputs(const PredictionHarness& h) const {
+        return {positionMarginal.data(), speedMarginal.data(), points.data(), grid.data(),
+                static_cast<std::size_t>(h.config.gridWidthCells) * static_cast<std::size_t>(h.config.gridHeightCells)};
+    }
+
+    platform::GpuStatus enqueue(const cuda::DeviceChain& chain, const PredictionHarness& h, const InputDynamics& psi,
+                                platform::StreamHandle stream) const {
+        return cuda::predict(chain, h.config, psi, corridors.data(), static_cast<int>(h.corridors.size()), polylines(),
+                             h.placement, outputs(h), scratch.get(), scratch.bytes(), stream);
+    }
+
+    /// Downloads the outputs into `h`'s host vectors (of a second harness used as the sink).
+    void download(PredictionHarness& h, platform::StreamHandle stream) const {
+        ASSERT_TRUE(positionMarginal.download(h.positionMarginal, stream).hasValue());
+        ASSERT_TRUE(speedMarginal.download(h.speedMarginal, stream).hasValue());
+        ASSERT_TRUE(points.download(h.points, stream).hasValue());
+        ASSERT_TRUE(grid.download(h.grid, stream).hasValue());
+    }
+};
+
+void expectMatchesReference(const PredictionHarness& reference, const PredictionHarness& sut, int corridors) {
+    const ChainConfig& c = reference.chainConfig;
+    for (int k = 0; k < corridors; ++k) {
+        for (int t = 0; t < reference.config.horizonSteps; ++t) {
+            for (int is = 0; is < c.positionCells; ++is) {
+                ASSERT_NEAR(sut.positionAt(k, t)[is], reference.positionAt(k, t)[is], MARGINAL_TOLERANCE)
+                    << "corridor " << k << " step " << t << " s cell " << is;
+            }
+            for (int iv = 0; iv < c.speedCells; ++iv) {
+                ASSERT_NEAR(sut.speedAt(k, t)[iv], reference.speedAt(k, t)[iv], MARGINAL_TOLERANCE)
+                    << "corridor " << k << " step " << t << " v cell " << iv;
+            }
+            const CorridorPoint& a = sut.pointAt(k, t);
+            const CorridorPoint& b = reference.pointAt(k, t);
+            ASSERT_NEAR(a.sMean_m, b.sMean_m, POSITION_TOLERANCE_M) << k << "," << t;
+            ASSERT_NEAR(a.sStd_m, b.sStd_m, POSITION_TOLERANCE_M) << k << "," << t;
+            ASSERT_NEAR(a.x_m, b.x_m, POSITION_TOLERANCE_M) << k << "," << t;
+            ASSERT_NEAR(a.y_m, b.y_m, POSITION_TOLERANCE_M) << k << "," << t;
+        }
+    }
+    for (std::size_t i = 0; i < reference.grid.size(); ++i) {
+        ASSERT_LE(std::abs(static_cast<int>(sut.grid[i]) - static_cast<int>(reference.grid[i])), GRID_TOLERANCE)
+            << "grid cell " << i;
+    }
+}
+
+class MarkovGpu : public ::testing::Test {
+protected:
+    static constexpr int CORRIDORS = 9;  // not a multiple of the corridors a thread propagates together
+
+    void SetUp() override {
+        AUGUR_REQUIRE_GPU();
+        auto built = MarkovChain::build(ChainConfig{});
+        ASSERT_TRUE(built.hasValue());
+        chain = std::make_unique<MarkovChain>(std::move(built).value());
+        auto device = cuda::DeviceChain::create(*chain);
+        ASSERT_TRUE(device.hasValue());
+        deviceChain = std::make_unique<cuda::DeviceChain>(std::move(device).value());
+        auto created = Stream::create();
+        ASSERT_TRUE(created.hasValue());
+        stream = std::make_unique<Stream>(std::move(created).value());
+    }
+
+    PredictionHarness harness(int corridors, std::uint32_t seed) const {
+        PredictionConfig p = testing::predictionFor(CORRIDORS);
+        p.gridWidthCells = 128;
+        p.gridHeightCells = 64;
+        p.gridResolution_m = 1.0F;
+        PredictionHarness h(chain->config(), p, corridors);
+        testing::randomiseCorridors(h.corridors, chain->config(), seed);
+        return h;
+    }
+
+    std::unique_ptr<MarkovChain> chain;
+    std::unique_ptr<cuda::DeviceChain> deviceChain;
+    std::unique_ptr<Stream> stream;
+    InputDynamics psi = bandedInputDynamics(6, 0.7F);
+};
+
+TEST_F(MarkovGpu, PredictionEqualsTheCpuReference) {
+    PredictionHarness reference = harness(CORRIDORS, 31);
+    reference.run(*chain, psi);
+    PredictionHarness sut = harness(CORRIDORS, 31);
+    const auto device = DevicePrediction::upload(sut, chain->config());
+    const auto status = device.enqueue(*deviceChain, sut, psi, stream->get());
+    ASSERT_TRUE(status.hasValue()) << platform::describe(status.error());
+    device.download(sut, stream->get());
+    ASSERT_TRUE(stream->synchronize().hasValue());
+    expectMatchesReference(reference, sut, CORRIDORS);
+}
+
+TEST_F(MarkovGpu, CapturedGraphReplayEqualsTheCpuReferenceAndTheDirectLaunch) {
+    PredictionHarness reference = harness(CORRIDORS, 47);
+    reference.run(*chain, psi);
+    PredictionHarness direct = harness(CORRIDORS, 47);
+    PredictionHarness sut = harness(CORRIDORS, 47);
+    const auto device = DevicePrediction::upload(sut, chain->config());
+    ASSERT_TRUE(device.enqueue(*deviceChain, direct, psi, stream->get()).hasValue());
+    device.download(direct, stream->get());
+    ASSERT_TRUE(stream->synchronize().hasValue());
+
+    const cuda::DeviceChain& dc = *deviceChain;
+    const InputDynamics dynamics = psi;
+    auto graph = platform::Graph::capture(stream->get(), [&](platform::StreamHandle s) {
+        return device.enqueue(dc, sut, dynamics, s);
+    });
+    ASSERT_TRUE(graph.hasValue()) << platform::describe(graph.error());
+    for (int replay = 0; replay < 2; ++replay) {
+        ASSERT_TRUE(graph->launch(stream->get()).hasValue());
+    }
+    device.download(sut, stream->get());
+    ASSERT_TRUE(stream->synchronize().hasValue());
+    expectMatchesReference(reference, sut, CORRIDORS);
+    // Fixed reduction orders and integer accumulation: replays are bit-identical to the direct launch.
+    EXPECT_EQ(sut.positionMarginal, direct.positionMarginal);
+    EXPECT_EQ(sut.speedMarginal, direct.speedMarginal);
+    EXPECT_EQ(sut.grid, direct.grid);
+}
+
+TEST_F(MarkovGpu, NoCorridorsGiveAnEmptyGrid) {
+    PredictionHarness sut = harness(0, 1);
+    auto device = DevicePrediction::upload(sut, chain->config());
+    std::fill(sut.grid.begin(), sut.grid.end(), std::uint16_t{9});
+    ASSERT_TRUE(device.grid.upload(sut.grid, stream->get()).hasValue());
+    ASSERT_TRUE(device.enqueue(*deviceChain, sut, psi, stream->get()).hasValue());
+    device.download(sut, stream->get());
+    ASSERT_TRUE(stream->synchronize().hasValue());
+    for (const auto cell : sut.grid) {
+        ASSERT_EQ(cell, 0);
+    }
+}
+
+TEST_F(MarkovGpu, CombinationEqualsTheCpuCombination) {
+    constexpr int NA = 6;
+    const int cells = chain->cellCount();
+    std::mt19937 rng(17);
+    std::uniform_real_distribution<float> unit(0.0F, 1.0F);
+    std::vector<float> lambda(static_cast<std::size_t>(cells * NA));
+    for (auto& l : lambda) {
+        l = unit(rng) < 0.2F ? 0.0F : unit(rng);
+    }
+    auto lambdaDevice = DeviceBuffer<float>::create(lambda.size()).value();
+    auto gammaDevice = DeviceBuffer<float>::create(static_cast<std::size_t>(cells * NA * NA)).value();
+    ASSERT_TRUE(lambdaDevice.upload(lambda, stream->get()).hasValue());
+    for (const bool renormalise : {false, true}) {
+        std::vector<float> expected(static_cast<std::size_t>(cells * NA * NA));
+        cpu::combineInputTransition(lambda, psi, NA, cells, expected, renormalise);
+        ASSERT_TRUE(
+            cuda::combineInputTransition(lambdaDevice.data(), psi, NA, cells, gammaDevice.data(), renormalise, stream->get())
+                .hasValue());
+        std::vector<float> sut(expected.size());
+        ASSERT_TRUE(gammaDevice.download(sut, stream->get()).hasValue());
+        ASSERT_TRUE(stream->synchronize().hasValue());
+        for (std::size_t i = 0; i < sut.size(); ++i) {
+            ASSERT_NEAR(sut[i], expected[i], 1e-6F) << "Γ_" << i << (renormalise ? " renormalised" : "");
+        }
+    }
+}
+
+TEST_F(MarkovGpu, PriorityVectorEqualsTheCpuPriorityVector) {
+    const ChainConfig& c = chain->config();
+    const int n = chain->stateCount();
+    std::vector<CorridorInput> corridors(4);
+    testing::randomiseCorridors(corridors, c, 23);
+    auto lambdaDevice = DeviceBuffer<float>::create(static_cast<std::size_t>(n)).value();
+    for (const auto& corridor : corridors) {
+        constexpr float TIME_S = 1.3F;
+        std::vector<float> expected(static_cast<std::size_t>(n));
+        cpu::priorityVector(c, corridor.constraints, PriorityRules{}, TIME_S, expected);
+        ASSERT_TRUE(cuda::priorityVector(c, corridor.constraints, PriorityRules{}, TIME_S, lambdaDevice.data(), stream->get())
+                        .hasValue());
+        std::vector<float> sut(expected.size());
+        ASSERT_TRUE(lambdaDevice.download(sut, stream->get()).hasValue());
+        ASSERT_TRUE(stream->synchronize().hasValue());
+        for (std::size_t r = 0; r < sut.size(); ++r) {
+            ASSERT_NEAR(sut[r], expected[r], 1e-6F) << "state " << r;
+        }
+    }
+}
+
+}  // namespace
+}  // namespace augur::kernels::markov

@@ -1,0 +1,154 @@
+#include "augur/runtime/executor.hpp"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "augur/platform/clock.hpp"
+
+namespace augur::runtime {
+namespace {
+
+constexpr std::int64_t MS = 1'000'000;
+constexpr std::int64_t DEADLINE_NS = 30 * MS;
+constexpr std::uint32_t GOOD_CYCLES = 3;
+
+/// A stage that records when it ran and can be told to take long or fail on one cycle.
+class ScriptedStage : public StageRunner {
+public:
+    ScriptedStage(Stage stage, std::vector<Stage>& log) : m_stage(stage), m_log(log) {}
+
+    StageStatus run(CycleContext& context) noexcept override {
+        m_log.push_back(m_stage);
+        lastSawMissed = context.deadlineMissed;
+        lastMode = context.mode;
+        if (context.cycle == delayCycle) {
+            platform::sleepUntil_ns(platform::monotonicNow_ns() + delay_ns);
+        }
+        if (context.cycle == failCycle) {
+            return failure;
+        }
+        return StageStatus::Ok;
+    }
+
+    std::uint64_t delayCycle{UINT64_MAX};
+    std::int64_t delay_ns{0};
+    std::uint64_t failCycle{UINT64_MAX};
+    StageStatus failure{StageStatus::Failed};
+    bool lastSawMissed{false};
+    RuntimeMode lastMode{RuntimeMode::Nominal};
+
+private:
+    Stage m_stage;
+    std::vector<Stage>& m_log;
+};
+
+class ExecutorTest : public ::testing::Test {
+protected:
+    ExecutorTest() {
+        settings.deadline_ns = DEADLINE_NS;
+        settings.period_ns = DEADLINE_NS;
+        settings.goodCyclesToStepUp = GOOD_CYCLES;
+        settings.platoonEveryNCycles = 2;
+        settings.healthWindowCycles = 16;
+        settings.traceCapacityEvents = 64;
+        log.reserve(4096);
+        for (std::size_t i = 0; i < STAGE_COUNT; ++i) {
+            stages.push_back(std::make_unique<ScriptedStage>(static_cast<Stage>(i), log));
+        }
+        sut = std::make_unique<Executor>(settings, nullptr, nullptr);
+        for (std::size_t i = 0; i < STAGE_COUNT; ++i) {
+            sut->setStage(static_cast<Stage>(i), stages[i].get());
+        }
+        sut->start();
+    }
+    ~ExecutorTest() override { sut->stop(); }
+
+    ScriptedStage& stage(Stage s) { return *stages[static_cast<std::size_t>(s)]; }
+    CycleReport cycle() { return sut->runCycle(platform::monotonicNow_ns()); }
+
+    ExecutorSettings settings;
+    std::vector<Stage> log;
+    std::vector<std::unique_ptr<ScriptedStage>> stages;
+    std::unique_ptr<Executor> sut;
+};
+
+TEST_F(ExecutorTest, RunsStagesInPipelineOrder) {
+    (void)cycle();  // cycle 0: platoons run (0 % 2 == 0)
+    const std::vector<Stage> expected{Stage::Ingest,    Stage::Track,    Stage::Relations, Stage::Intention,
+                                      Stage::Motion,    Stage::Platoons, Stage::Publish};
+    EXPECT_EQ(log, expected);
+}
+
+TEST_F(ExecutorTest, PlatoonsRunOnEveryNthCycleOnly) {
+    (void)cycle();
+    (void)cycle();
+    const auto platoonRuns = std::count(log.begin(), log.end(), Stage::Platoons);
+    EXPECT_EQ(platoonRuns, 1);
+}
+
+TEST_F(ExecutorTest, InjectedDelayIsDetectedAndTheCycleStillPublishesStale) {
+    stage(Stage::Intention).delayCycle = 1;
+    stage(Stage::Intention).delay_ns = 2 * DEADLINE_NS;
+    (void)cycle();
+    log.clear();
+    const CycleReport report = cycle();
+    EXPECT_TRUE(report.deadlineMissed);
+    EXPECT_TRUE(sut->watchdog().deadlineMissed(1));  // the watchdog saw it, not only the end-of-cycle check
+    EXPECT_EQ(std::count(log.begin(), log.end(), Stage::Motion), 0);  // computing stopped at the deadline
+    EXPECT_EQ(log.back(), Stage::Publish);
+    EXPECT_TRUE(stage(Stage::Publish).lastSawMissed);
+    EXPECT_EQ(sut->deadlineMisses(), 1U);
+}
+
+TEST_F(ExecutorTest, LadderStepsDownOnAMissAndBackUpAfterGoodCycles) {
+    stage(Stage::Motion).delayCycle = 0;
+    stage(Stage::Motion).delay_ns = 2 * DEADLINE_NS;
+    const CycleReport missed = cycle();
+    ASSERT_TRUE(missed.transition.has_value());
+    EXPECT_EQ(missed.transition->to, RuntimeMode::ReducedParticles);
+    (void)cycle();
+    EXPECT_EQ(stage(Stage::Intention).lastMode, RuntimeMode::ReducedParticles);  // stages see the mode
+    std::optional<ModeTransition> up;
+    for (std::uint32_t i = 1; i < GOOD_CYCLES; ++i) {
+        up = cycle().transition;
+    }
+    ASSERT_TRUE(up.has_value());
+    EXPECT_EQ(up->to, RuntimeMode::Nominal);
+}
+
+TEST_F(ExecutorTest, GpuErrorForcesConstantVelocityMode) {
+    stage(Stage::Intention).failCycle = 0;
+    stage(Stage::Intention).failure = StageStatus::GpuError;
+    const CycleReport report = cycle();
+    EXPECT_FALSE(report.deadlineMissed);
+    ASSERT_TRUE(report.transition.has_value());
+    EXPECT_EQ(report.transition->to, RuntimeMode::ConstantVelocity);
+}
+
+TEST_F(ExecutorTest, KeepsLatencyStatisticsAndTrace) {
+    for (int i = 0; i < 4; ++i) {
+        (void)cycle();
+    }
+    EXPECT_GT(sut->cycleLatency().max_us, 0.0F);
+    EXPECT_GE(sut->cycleLatency().max_us, sut->stageLatency(Stage::Track).max_us);
+    EXPECT_EQ(sut->trace().size(), 4U * STAGE_COUNT - 2U);  // platoons on cycles 0 and 2 only
+}
+
+TEST_F(ExecutorTest, PeriodicLoopRunsOnAbsoluteDeadlines) {
+    constexpr std::uint64_t CYCLES = 5;
+    std::atomic<bool> stop{false};
+    std::vector<std::int64_t> starts;
+    starts.reserve(CYCLES);
+    const std::int64_t t0 = platform::monotonicNow_ns();
+    sut->runLoop(stop, CYCLES, [] { return false; },
+                 [&](const CycleReport&) { starts.push_back(platform::monotonicNow_ns()); });
+    ASSERT_EQ(starts.size(), CYCLES);
+    // Cycle k ends after t0 + k·period: cycles are spaced by the period, not run back to back.
+    for (std::uint64_t k = 1; k < CYCLES; ++k) {
+        EXPECT_GE(starts[k] - t0, static_cast<std::int64_t>(k) * settings.period_ns);
+    }
+}
+
+}  // namespace
+}  // namespace augur::runtime

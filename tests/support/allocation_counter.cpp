@@ -1,0 +1,80 @@
+// Replaces the C and C++ allocation functions with counting wrappers around glibc's own.
+#include "augur/testing/allocation_counter.hpp"
+
+#include <atomic>
+#include <cstddef>
+#include <cstdlib>
+#include <new>
+
+extern "C" {
+void* __libc_malloc(std::size_t size);
+void* __libc_calloc(std::size_t count, std::size_t size);
+void* __libc_realloc(void* ptr, std::size_t size);
+void* __libc_memalign(std::size_t alignment, std::size_t size);
+void __libc_free(void* ptr);
+}
+
+namespace {
+std::atomic<std::uint64_t> g_allocations{0};
+inline void count() noexcept { g_allocations.fetch_add(1, std::memory_order_relaxed); }
+}  // namespace
+
+namespace augur::testing {
+std::uint64_t allocationCount() noexcept { return g_allocations.load(std::memory_order_relaxed); }
+}  // namespace augur::testing
+
+extern "C" {
+void* malloc(std::size_t size) {
+    count();
+    return __libc_malloc(size);
+}
+void* calloc(std::size_t n, std::size_t size) {
+    count();
+    return __libc_calloc(n, size);
+}
+void* realloc(void* ptr, std::size_t size) {
+    count();
+    return __libc_realloc(ptr, size);
+}
+void* aligned_alloc(std::size_t alignment, std::size_t size) {
+    count();
+    return __libc_memalign(alignment, size);
+}
+int posix_memalign(void** out, std::size_t alignment, std::size_t size) {
+    count();
+    void* p = __libc_memalign(alignment, size);
+    if (p == nullptr) {
+        return ENOMEM;
+    }
+    *out = p;
+    return 0;
+}
+void free(void* ptr) { __libc_free(ptr); }
+}
+
+void* operator new(std::size_t size) {
+    void* p = malloc(size == 0 ? 1 : size);
+    if (p == nullptr) {
+        throw std::bad_alloc();
+    }
+    return p;
+}
+void* operator new[](std::size_t size) { return operator new(size); }
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept { return malloc(size == 0 ? 1 : size); }
+void* operator new[](std::size_t size, const std::nothrow_t&) noexcept { return malloc(size == 0 ? 1 : size); }
+void* operator new(std::size_t size, std::align_val_t alignment) {
+    void* p = nullptr;
+    if (posix_memalign(&p, static_cast<std::size_t>(alignment), size == 0 ? 1 : size) != 0) {
+        throw std::bad_alloc();
+    }
+    return p;
+}
+void* operator new[](std::size_t size, std::align_val_t alignment) { return operator new(size, alignment); }
+void operator delete(void* p) noexcept { free(p); }
+void operator delete[](void* p) noexcept { free(p); }
+void operator delete(void* p, std::size_t) noexcept { free(p); }
+void operator delete[](void* p, std::size_t) noexcept { free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { free(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { free(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { free(p); }
