@@ -372,6 +372,7 @@ GpuStatus ParticleFilter<Model>::initialize(std::span<const Input> inputs, Strea
     }
     AUGUR_CUDA_TRY(uploadInputs(stream));
     AUGUR_CUDA_TRY(platform::fillDevice(m_control.data(), 0, sizeof(FilterControl), stream));
+    AUGUR_CUDA_TRY(platform::fillDevice(m_outputs.data(), 0, m_outputs.bytes(), stream));
     initializeKernel<Model><<<blocksFor(m_config.particles, tuning::PARTICLE_BLOCK), tuning::PARTICLE_BLOCK, 0, stream>>>(
         AUGUR_PF_SHAPE, m_params, m_inputs.data());
     return AUGUR_CUDA_CHECK_LAUNCH();
