@@ -205,20 +205,6 @@ __global__ void __launch_bounds__(tuning::REDUCE_BLOCK)
     }
 }
 
-__global__ void finishSystematicKernel(float* logWeights, std::uint32_t particles, FilterControl* control) {
-    if (control->resample == 0U) {
-        return;
-    }
-    const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k < particles) {
-        logWeights[k] = 0.0F;
-    }
-    if (k == 0) {
-        control->maxLogWeight = 0.0F;
-        control->swap = 1;
-    }
-}
-
 template <typename Model>
 __global__ void evolveKernel(Shape s, typename Model::Params params, const typename Model::VehicleInput* inputs,
                              DifferentialEvolutionConfig de, std::uint32_t generation, FilterControl* control) {
@@ -430,12 +416,9 @@ GpuStatus ParticleFilter<Model>::resample(StreamHandle stream) noexcept {
                                           &control->uniform, m_copyIndex.data(), &control->resample,
                                           m_resampleScratch.get(), m_resampleScratch.bytes(), stream));
         // The gather reads the committed buffer `current`; the control block tells which one.
-        AUGUR_CUDA_TRY(internal::launchGather(m_states[0].data(), m_states[1].data(), m_copyIndex.data(),
-                                            m_config.particles, m_stride, m_config.layout, &control->resample,
-                                            &control->current, stream));
-        finishSystematicKernel<<<particleBlocks, tuning::PARTICLE_BLOCK, 0, stream>>>(m_logWeights.data(),
-                                                                                     m_config.particles, control);
-        return AUGUR_CUDA_CHECK_LAUNCH();
+        return internal::launchGather(m_states[0].data(), m_states[1].data(), m_copyIndex.data(), m_config.particles,
+                                      m_stride, m_config.layout, &control->resample, &control->current,
+                                      m_logWeights.data(), &control->swap, &control->maxLogWeight, stream);
     }
     const std::uint32_t chunk =
         blocksFor(blocksFor(m_config.particles, m_reduceBlocks), tuning::REDUCE_BLOCK) * tuning::REDUCE_BLOCK;

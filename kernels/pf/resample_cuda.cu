@@ -50,6 +50,26 @@ __global__ void copyIndexKernel(const std::uint64_t* __restrict__ cdf, std::uint
     }
 }
 
+/// What the filter's gather also does: reset the log-weights, mark the buffer swap, zero the max.
+struct GatherFinish {
+    float* logWeights;      ///< K entries set to 0 (nullptr: none)
+    std::uint32_t* swap;    ///< set to 1
+    float* maxLogWeight;    ///< set to 0
+};
+
+__device__ __forceinline__ void finish(const GatherFinish& f, std::uint32_t particles) {
+    if (f.logWeights == nullptr) {
+        return;
+    }
+    for (std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < particles; k += gridDim.x * blockDim.x) {
+        f.logWeights[k] = 0.0F;
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        *f.swap = 1U;
+        *f.maxLogWeight = 0.0F;
+    }
+}
+
 /// Source and destination: buffer0 → buffer1, or, with a selector, buffer[*current] → the other.
 template <typename T>
 __device__ __forceinline__ void pickBuffers(T* buffer0, T* buffer1, const std::uint32_t* current, const T*& src,
@@ -61,10 +81,11 @@ __device__ __forceinline__ void pickBuffers(T* buffer0, T* buffer1, const std::u
 
 __global__ void gatherAos4Kernel(float4* buffer0, float4* buffer1, const std::uint32_t* __restrict__ copyIndex,
                                  std::uint32_t particles, std::uint32_t quads, const std::uint32_t* enabled,
-                                 const std::uint32_t* current) {
+                                 const std::uint32_t* current, GatherFinish done) {
     if (enabled != nullptr && *enabled == 0U) {
         return;
     }
+    finish(done, particles);
     const float4* src = nullptr;
     float4* dst = nullptr;
     pickBuffers(buffer0, buffer1, current, src, dst);
@@ -79,10 +100,11 @@ __global__ void gatherAos4Kernel(float4* buffer0, float4* buffer1, const std::ui
 
 __global__ void gatherAosKernel(float* buffer0, float* buffer1, const std::uint32_t* __restrict__ copyIndex,
                                 std::uint32_t particles, std::uint32_t stride, const std::uint32_t* enabled,
-                                const std::uint32_t* current) {
+                                const std::uint32_t* current, GatherFinish done) {
     if (enabled != nullptr && *enabled == 0U) {
         return;
     }
+    finish(done, particles);
     const float* src = nullptr;
     float* dst = nullptr;
     pickBuffers(buffer0, buffer1, current, src, dst);
@@ -97,10 +119,11 @@ __global__ void gatherAosKernel(float* buffer0, float* buffer1, const std::uint3
 
 __global__ void gatherSoaKernel(float* buffer0, float* buffer1, const std::uint32_t* __restrict__ copyIndex,
                                 std::uint32_t particles, std::uint32_t stride, const std::uint32_t* enabled,
-                                const std::uint32_t* current) {
+                                const std::uint32_t* current, GatherFinish done) {
     if (enabled != nullptr && *enabled == 0U) {
         return;
     }
+    finish(done, particles);
     const float* src = nullptr;
     float* dst = nullptr;
     pickBuffers(buffer0, buffer1, current, src, dst);
@@ -156,7 +179,9 @@ namespace internal {
 
 platform::GpuStatus launchGather(float* buffer0, float* buffer1, const std::uint32_t* copyIndex, std::uint32_t particles,
                                  std::uint32_t stride, StateLayout layout, const std::uint32_t* enabled,
-                                 const std::uint32_t* current, platform::StreamHandle stream) noexcept {
+                                 const std::uint32_t* current, float* resetLogWeights, std::uint32_t* swap,
+                                 float* maxLogWeight, platform::StreamHandle stream) noexcept {
+    const GatherFinish done{resetLogWeights, swap, maxLogWeight};
     const std::uint64_t elements = static_cast<std::uint64_t>(particles) * stride;
     const bool vector4 = layout == StateLayout::ArrayOfStructs && stride % 4 == 0;
     const std::uint64_t work = vector4 ? elements / 4 : elements;
@@ -168,13 +193,13 @@ platform::GpuStatus launchGather(float* buffer0, float* buffer1, const std::uint
     if (vector4) {
         gatherAos4Kernel<<<blocks, tuning::GATHER_BLOCK, 0, stream>>>(reinterpret_cast<float4*>(buffer0),
                                                                       reinterpret_cast<float4*>(buffer1), copyIndex,
-                                                                      particles, stride / 4, enabled, current);
+                                                                      particles, stride / 4, enabled, current, done);
     } else if (layout == StateLayout::ArrayOfStructs) {
         gatherAosKernel<<<blocks, tuning::GATHER_BLOCK, 0, stream>>>(buffer0, buffer1, copyIndex, particles, stride,
-                                                                     enabled, current);
+                                                                     enabled, current, done);
     } else {
         gatherSoaKernel<<<blocks, tuning::GATHER_BLOCK, 0, stream>>>(buffer0, buffer1, copyIndex, particles, stride,
-                                                                     enabled, current);
+                                                                     enabled, current, done);
     }
     return AUGUR_CUDA_CHECK_LAUNCH();
 }
@@ -186,7 +211,7 @@ platform::GpuStatus gatherParticles(const float* src, float* dst, const std::uin
                                     const std::uint32_t* enabled, platform::StreamHandle stream) noexcept {
     // The kernels never write buffer0 without a selector.
     return internal::launchGather(const_cast<float*>(src), dst, copyIndex, particles, stride, layout, enabled, nullptr,
-                                stream);
+                                  nullptr, nullptr, nullptr, stream);
 }
 
 platform::GpuStatus gatherParticlesThrust(const float* src, float* dst, const std::uint32_t* copyIndex,
