@@ -110,6 +110,7 @@ TEST(ParticleFilter, StructOfArraysLayoutGivesTheSameResultsAsArrayOfStructs) {
     constexpr int STEPS = 6;
     auto config = configFor(300, 4);
     config.resampleThreshold = 0.9F;
+    config.layout = StateLayout::ArrayOfStructs;
     auto aos = makeFilter<SceneModel>(config);
     config.layout = StateLayout::StructOfArrays;
     auto soa = makeFilter<SceneModel>(config);

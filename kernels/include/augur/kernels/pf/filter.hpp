@@ -51,7 +51,9 @@ struct FilterConfig {
     std::uint64_t seed{1};
     float resampleThreshold{0.5F};  ///< resample when N_eff < threshold · K (seed 000: 0.5)
     Resampler resampler{Resampler::Systematic};
-    StateLayout layout{StateLayout::ArrayOfStructs};
+    /// Structure of arrays by default: measured faster at the seed's scale (H100, K = 20,000, 20 vehicles:
+    /// predict 57.6 vs 75.1 µs, whole step 238 vs 251 µs); docs/design/particle-filter.md says why.
+    StateLayout layout{StateLayout::StructOfArrays};
     DifferentialEvolutionConfig de{};
 };
 
