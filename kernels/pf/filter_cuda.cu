@@ -488,6 +488,8 @@ GpuStatus ParticleFilter<Model>::copyParticles(std::span<float> aos, std::span<f
     return {};
 }
 
+#undef AUGUR_PF_SHAPE
+
 template class ParticleFilter<UngmModel>;
 template class ParticleFilter<Seed004Model>;
 template class ParticleFilter<LinearGaussianModel>;

@@ -147,7 +147,12 @@ platform::GpuStatus thrustGather(const float* src, float* dst, const std::uint32
     const auto* from = reinterpret_cast<const FixedParticle<FLOATS>*>(src);
     auto* to = reinterpret_cast<FixedParticle<FLOATS>*>(dst);
     auto begin = thrust::make_permutation_iterator(from, copyIndex);
-    thrust::copy(thrust::cuda::par_nosync.on(stream), begin, begin + particles, to);
+    try {
+        thrust::copy(thrust::cuda::par_nosync.on(stream), begin, begin + particles, to);
+    } catch (...) {  // Thrust reports CUDA errors by throwing; this API reports them as a status
+        const cudaError_t error = cudaGetLastError();
+        return AUGUR_CUDA_CHECK(error != cudaSuccess ? error : cudaErrorUnknown);
+    }
     return AUGUR_CUDA_CHECK_LAUNCH();
 }
 

@@ -103,8 +103,7 @@ Result<void, FilterError> validate(const FilterConfig& config) noexcept {
     if (config.particles == 0 || config.particles > MAX_PARTICLES) {
         return fail(FilterError::InvalidParticleCount);
     }
-    const std::uint32_t maxVehicles = Model::SLOT_FLOATS == SceneModel::SLOT_FLOATS ? SceneModel::MAX_VEHICLES : 1U;
-    if (config.vehicles == 0 || config.vehicles > maxVehicles) {
+    if (config.vehicles == 0 || config.vehicles > Model::MAX_VEHICLES) {
         return fail(FilterError::InvalidVehicleCount);
     }
     if (!(config.resampleThreshold >= 0.0F) || !(config.de.crossover >= 0.0F && config.de.crossover <= 1.0F) ||

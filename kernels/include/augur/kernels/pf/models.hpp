@@ -4,7 +4,7 @@
 //
 // Model concept (all functions static, AUGUR_HD, noexcept, allocation-free, O(vehicles) per particle):
 //   SLOT_FLOATS, OUTPUTS_PER_VEHICLE, CONTINUOUS_FLOATS (leading floats of a slot that differential
-//   evolution may mutate), Params, VehicleInput (one vehicle's inputs for one step),
+//   evolution may mutate), MAX_VEHICLES, Params, VehicleInput (one vehicle's inputs for one step),
 //   initialize(p, vehicles, params, inputs, seed)
 //   predict(p, vehicles, params, inputs, seed, step)     — draws keyed by (seed, step, particle, vehicle)
 //   logLikelihood(p, vehicles, params, inputs) → float   — log p(z | particle) up to a constant
@@ -33,6 +33,7 @@ struct UngmModel {
     static constexpr int SLOT_FLOATS = 1;
     static constexpr int OUTPUTS_PER_VEHICLE = 1;
     static constexpr int CONTINUOUS_FLOATS = 1;
+    static constexpr std::uint32_t MAX_VEHICLES = 1;
     struct Params {
         float processVariance{10.0F};
         float measurementVariance{1.0F};
@@ -84,6 +85,7 @@ struct Seed004Model {
     static constexpr int SLOT_FLOATS = 1;
     static constexpr int OUTPUTS_PER_VEHICLE = 1;
     static constexpr int CONTINUOUS_FLOATS = 1;
+    static constexpr std::uint32_t MAX_VEHICLES = 1;
     struct Params {
         float measurementVariance{1e-5F};
         float initialMean{1.0F};
@@ -133,6 +135,7 @@ struct LinearGaussianModel {
     static constexpr int SLOT_FLOATS = 1;
     static constexpr int OUTPUTS_PER_VEHICLE = 1;
     static constexpr int CONTINUOUS_FLOATS = 1;
+    static constexpr std::uint32_t MAX_VEHICLES = 1;
     struct Params {
         float a{0.9F};
         float q{1.0F};

@@ -55,7 +55,7 @@ struct SceneVehicleInput {
 };
 
 struct SceneModel {
-    static constexpr int MAX_VEHICLES = 32;
+    static constexpr std::uint32_t MAX_VEHICLES = 32;
     /// Seed 000 section 4.2.1: 12 floats (48 bytes, a multiple of 8 and of 16) per vehicle.
     static constexpr int SLOT_FLOATS = 12;
     static constexpr int CONTINUOUS_FLOATS = 4;  ///< x, y, θ, v
