@@ -1,0 +1,21 @@
+// Baselines of seed 000 section 5.5 that live only in the benchmark: the atomicAdd output reduction.
+#pragma once
+
+#include <cstdint>
+
+#include "augur/kernels/pf/particles.hpp"
+#include "augur/platform/cuda_check.hpp"
+#include "augur/platform/stream.hpp"
+
+namespace augur::bench {
+
+/// Scene-model outputs by atomicAdd: every particle adds w·output to each of the
+/// 1 + vehicles·OUTPUTS_PER_VEHICLE accumulators (Σw first). `outputs` is zeroed first.
+platform::GpuStatus sceneOutputsAtomicAdd(const float* states, const float* logWeights, std::uint32_t particles,
+                                          std::uint32_t vehicles, kernels::pf::StateLayout layout, float* outputs,
+                                          platform::StreamHandle stream) noexcept;
+
+/// Achievable device memory bandwidth (GB/s) from a large device-to-device copy.
+double measureCopyBandwidth_GBps(platform::StreamHandle stream) noexcept;
+
+}  // namespace augur::bench

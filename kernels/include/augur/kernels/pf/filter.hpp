@@ -1,0 +1,233 @@
+// The particle filter engine: one step = predict → update → weight/output reduction (N_eff decides
+// on the device) → resample (systematic, or differential evolution) — seed 000 section 4.2, seeds
+// 001/004 for differential evolution and the copy-index resampling.
+//
+// Two implementations behind the same interface: cpu::ParticleFilter<Model> (the reference, one
+// core) and cuda::ParticleFilter<Model> (kernels on a stream; the whole step can be captured into
+// a CUDA graph, it never returns to the host inside a step). Given the same config, seed and inputs
+// they draw the same random numbers and compute the same copy indices; outputs agree to float
+// tolerance (transcendental functions differ in the last bits between host and device).
+//
+// Phases: create() allocates (init); initialize/setInputs/step and the stage calls are run phase:
+// noexcept, no allocation. Instantiated for UngmModel, Seed004Model, LinearGaussianModel, SceneModel.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "augur/core/result.hpp"
+#include "augur/kernels/pf/models.hpp"
+#include "augur/kernels/pf/particles.hpp"
+#include "augur/kernels/pf/resample.hpp"
+#include "augur/platform/cuda_check.hpp"
+#include "augur/platform/memory.hpp"
+#include "augur/platform/stream.hpp"
+
+namespace augur::kernels::pf {
+
+enum class Resampler : std::uint8_t {
+    Systematic,             ///< low-variance resampling, seed 004's copy-index formulation
+    DifferentialEvolution,  ///< seeds 001/004: mutation, binomial crossover, greedy selection
+};
+
+/// Differential-evolution resampling (seed 004 section 1.2 step d): per generation, for every
+/// particle i: v = x_r1 + F·(x_r2 − x_r3) on the continuous state, binomial crossover with
+/// probability CR (one field always from v), and the trial replaces x_i when its log-likelihood is
+/// higher. Stops after maxGenerations or when the spread (standard deviation of the population's
+/// log-likelihood) falls below minSpread. Weights are uniform afterwards, as after resampling.
+struct DifferentialEvolutionConfig {
+    float crossover{0.6F};  ///< CR (seed 004)
+    float scale{0.5F};      ///< F
+    std::uint32_t maxGenerations{10};  ///< G_max (seed 004); at most MAX_GENERATIONS
+    float minSpread{1e-3F};  ///< σ_min on the log-likelihood
+    static constexpr std::uint32_t MAX_GENERATIONS = 32;
+};
+
+struct FilterConfig {
+    std::uint32_t particles{1000};  ///< K, 1 … MAX_PARTICLES
+    std::uint32_t vehicles{1};      ///< slots per particle (scene model: 1 … SceneModel::MAX_VEHICLES)
+    std::uint64_t seed{1};
+    float resampleThreshold{0.5F};  ///< resample when N_eff < threshold · K (seed 000: 0.5)
+    Resampler resampler{Resampler::Systematic};
+    /// Structure of arrays by default: measured faster at the seed's scale (H100, K = 20,000, 20 vehicles:
+    /// predict 57.6 vs 75.1 µs, whole step 238 vs 251 µs); docs/design/particle-filter.md says why.
+    StateLayout layout{StateLayout::StructOfArrays};
+    DifferentialEvolutionConfig de{};
+};
+
+enum class FilterError : std::uint8_t {
+    InvalidParticleCount,  ///< 0 or above MAX_PARTICLES
+    InvalidVehicleCount,
+    InvalidParameter,      ///< threshold, CR, F, generations out of range
+    InputSizeMismatch,     ///< an input span does not hold exactly `vehicles` elements
+    Gpu,                   ///< a CUDA call failed (allocation included)
+};
+
+/// What a step's reduction found. Filled on the device; read it with summary().
+struct StepSummary {
+    double sumWeights{0.0};         ///< Σ exp(log w − max log w)
+    float effectiveSampleSize{0.0F};  ///< N_eff = (Σw)² / Σw² = 1 / Σ w̃² of the normalised weights
+    float maxLogWeight{0.0F};
+    std::uint32_t step{0};          ///< steps completed
+    std::uint32_t resampled{0};     ///< 1 when this step resampled
+    std::uint32_t generations{0};   ///< differential-evolution generations run this step
+};
+
+/// Device-side control block (the flags that keep decisions on the device). Public for the
+/// implementation files and the tests only.
+struct FilterControl {
+    double sumWeights;
+    float effectiveSampleSize;
+    float maxLogWeight;
+    float uniform;               ///< u ∈ (0, 1] of this step's systematic resampling
+    std::uint32_t step;          ///< RNG step of the next predict
+    std::uint32_t current;       ///< which state buffer holds the particles
+    std::uint32_t swap;          ///< 1: the next step reads the other buffer (resampling wrote it)
+    std::uint32_t resample;      ///< 1: this step resamples
+    std::uint32_t deActive;      ///< differential evolution still running
+    std::uint32_t deParity;      ///< buffer parity of the differential-evolution population
+    std::uint32_t generations;
+};
+
+/// Number of output channels: per vehicle Model::OUTPUTS_PER_VEHICLE weighted means.
+template <typename Model>
+constexpr std::uint32_t outputCount(std::uint32_t vehicles) noexcept {
+    return vehicles * static_cast<std::uint32_t>(Model::OUTPUTS_PER_VEHICLE);
+}
+
+/// Checks a config for `Model` (init phase).
+template <typename Model>
+Result<void, FilterError> validate(const FilterConfig& config) noexcept {
+    if (config.particles == 0 || config.particles > MAX_PARTICLES) {
+        return fail(FilterError::InvalidParticleCount);
+    }
+    if (config.vehicles == 0 || config.vehicles > Model::MAX_VEHICLES) {
+        return fail(FilterError::InvalidVehicleCount);
+    }
+    if (!(config.resampleThreshold >= 0.0F) || !(config.de.crossover >= 0.0F && config.de.crossover <= 1.0F) ||
+        !(config.de.scale >= 0.0F) || config.de.maxGenerations > DifferentialEvolutionConfig::MAX_GENERATIONS) {
+        return fail(FilterError::InvalidParameter);
+    }
+    return {};
+}
+
+namespace cpu {
+
+/// CPU reference particle filter (single thread). Same stages and random numbers as the CUDA path.
+template <typename Model>
+class ParticleFilter {
+public:
+    using Params = typename Model::Params;
+    using Input = typename Model::VehicleInput;
+
+    /// Allocates all buffers. Init phase.
+    [[nodiscard]] static Result<ParticleFilter, FilterError> create(const FilterConfig& config, const Params& params);
+
+    /// Draws the initial particles from `inputs` (one per vehicle), uniform weights, step 0.
+    [[nodiscard]] Result<void, FilterError> initialize(std::span<const Input> inputs) noexcept;
+    /// Stores this step's inputs (one per vehicle) for the next step().
+    [[nodiscard]] Result<void, FilterError> setInputs(std::span<const Input> inputs) noexcept;
+    /// One whole step with the stored inputs. O(K · vehicles); allocation-free.
+    void step() noexcept;
+
+    // The stages step() runs, in order (exposed for benchmarks and tests).
+    void predict() noexcept;
+    void update() noexcept;
+    void reduce() noexcept;
+    void resample() noexcept;
+
+    [[nodiscard]] StepSummary summary() const noexcept;
+    /// Weighted means, outputCount<Model>(vehicles) values (vehicle-major).
+    [[nodiscard]] std::span<const float> outputs() const noexcept { return m_outputs; }
+    /// The particles in array-of-structs order (K · vehicles · SLOT_FLOATS floats), whatever the layout.
+    void copyParticles(std::span<float> aos) const noexcept;
+    [[nodiscard]] std::span<const float> logWeights() const noexcept { return m_logWeights; }
+    [[nodiscard]] const FilterConfig& config() const noexcept { return m_config; }
+
+private:
+    ParticleRef ref(std::uint32_t buffer, std::uint32_t k) noexcept;
+    void differentialEvolution() noexcept;
+
+    FilterConfig m_config{};
+    Params m_params{};
+    std::uint32_t m_stride{0};
+    std::vector<float> m_states[2];
+    std::vector<float> m_logWeights;
+    std::vector<float> m_fitness;
+    std::vector<float> m_outputs;
+    std::vector<double> m_accumulators;
+    std::vector<std::uint32_t> m_copyIndex;
+    std::vector<std::uint64_t> m_cdf;
+    std::vector<Input> m_inputs;
+    FilterControl m_control{};
+};
+
+}  // namespace cpu
+
+namespace cuda {
+
+/// CUDA particle filter. Every call enqueues on `stream` (last argument) and returns at once,
+/// except summary()/copyOutputs()/copyParticles() which synchronise (test and diagnostics use).
+template <typename Model>
+class ParticleFilter {
+public:
+    using Params = typename Model::Params;
+    using Input = typename Model::VehicleInput;
+
+    ParticleFilter() = default;
+    ParticleFilter(ParticleFilter&&) noexcept = default;
+    ParticleFilter& operator=(ParticleFilter&&) noexcept = default;
+
+    /// Allocates device buffers, pinned input staging and the scan's temporary storage. Init phase.
+    [[nodiscard]] static Result<ParticleFilter, FilterError> create(const FilterConfig& config, const Params& params);
+
+    /// Uploads `inputs` (one per vehicle), draws the initial particles, resets weights and control.
+    [[nodiscard]] platform::GpuStatus initialize(std::span<const Input> inputs, platform::StreamHandle stream) noexcept;
+    /// Copies this step's inputs into pinned staging memory (host only). The next step() uploads them;
+    /// a graph captured from step() uploads from the same staging memory on every replay.
+    [[nodiscard]] Result<void, FilterError> setInputs(std::span<const Input> inputs) noexcept;
+    /// One whole step: upload inputs, fused predict+update, reduction, resampling. Graph-capturable.
+    [[nodiscard]] platform::GpuStatus step(platform::StreamHandle stream) noexcept;
+
+    // Stages (benchmarks): step() = uploadInputs + predictUpdate + reduce + resample.
+    [[nodiscard]] platform::GpuStatus uploadInputs(platform::StreamHandle stream) noexcept;
+    [[nodiscard]] platform::GpuStatus predict(platform::StreamHandle stream) noexcept;
+    [[nodiscard]] platform::GpuStatus update(platform::StreamHandle stream) noexcept;
+    [[nodiscard]] platform::GpuStatus predictUpdate(platform::StreamHandle stream) noexcept;
+    [[nodiscard]] platform::GpuStatus reduce(platform::StreamHandle stream) noexcept;
+    [[nodiscard]] platform::GpuStatus resample(platform::StreamHandle stream) noexcept;
+
+    /// Synchronises `stream` and reads the control block. Not for the run phase's critical path.
+    [[nodiscard]] Result<StepSummary, platform::GpuError> summary(platform::StreamHandle stream) const noexcept;
+    [[nodiscard]] platform::GpuStatus copyOutputs(std::span<float> outputs, platform::StreamHandle stream) const noexcept;
+    /// Particles in array-of-structs order (K · stride floats) and the log-weights (K); synchronises.
+    [[nodiscard]] platform::GpuStatus copyParticles(std::span<float> aos, std::span<float> logWeights,
+                                                    platform::StreamHandle stream) const noexcept;
+    /// Device pointer to the outputs (outputCount values), for consumers on the same stream.
+    [[nodiscard]] const float* deviceOutputs() const noexcept { return m_outputs.data(); }
+    [[nodiscard]] const FilterConfig& config() const noexcept { return m_config; }
+
+private:
+    FilterConfig m_config{};
+    Params m_params{};
+    std::uint32_t m_stride{0};
+    std::uint32_t m_reduceBlocks{0};
+    platform::DeviceBuffer<float> m_states[2];
+    platform::DeviceBuffer<float> m_logWeights;
+    platform::DeviceBuffer<float> m_fitness;
+    platform::DeviceBuffer<float> m_outputs;
+    platform::DeviceBuffer<double> m_partials;
+    platform::DeviceBuffer<float> m_partialMax;
+    platform::DeviceBuffer<std::uint32_t> m_copyIndex;
+    platform::DeviceBuffer<Input> m_inputs;
+    platform::DeviceBuffer<FilterControl> m_control;
+    platform::DeviceMemory m_resampleScratch;
+    platform::PinnedMemory m_stagedInputs;
+    mutable std::vector<float> m_hostTranspose;  ///< structure-of-arrays readback (diagnostics)
+};
+
+}  // namespace cuda
+
+}  // namespace augur::kernels::pf

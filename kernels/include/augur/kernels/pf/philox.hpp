@@ -1,0 +1,108 @@
+// Philox-4x32-10 counter-based random numbers, shared by the CPU reference and the CUDA kernels.
+//
+// Salmon, Moraes, Dror, Shaw, "Parallel random numbers: as easy as 1, 2, 3" (SC'11). A draw is a pure
+// function of (key, counter): the particle filter keys it by the filter seed and counts by
+// (particle, vehicle, step, draw), so the CPU and the GPU produce the same numbers for the same
+// particle in any thread order, and a run is reproducible. Pure integer arithmetic plus
+// correctly-rounded conversions: bit-identical on host and device.
+#pragma once
+
+#include <cstdint>
+
+#include "augur/kernels/pf/host_device.hpp"
+
+namespace augur::kernels::pf {
+
+struct Philox4 {
+    std::uint32_t v[4];
+};
+
+namespace detail {
+inline constexpr std::uint32_t PHILOX_M0 = 0xD2511F53U;
+inline constexpr std::uint32_t PHILOX_M1 = 0xCD9E8D57U;
+inline constexpr std::uint32_t PHILOX_W0 = 0x9E3779B9U;  // golden ratio
+inline constexpr std::uint32_t PHILOX_W1 = 0xBB67AE85U;  // sqrt(3) - 1
+
+AUGUR_HD_INLINE void mulHiLo(std::uint32_t a, std::uint32_t b, std::uint32_t& hi, std::uint32_t& lo) {
+    const std::uint64_t product = static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b);
+    hi = static_cast<std::uint32_t>(product >> 32U);
+    lo = static_cast<std::uint32_t>(product);
+}
+}  // namespace detail
+
+/// Philox-4x32 with 10 rounds: four 32-bit words from a 128-bit counter and a 64-bit key.
+/// Pure, noexcept, allocation-free; about 10 × 2 32-bit multiplies.
+AUGUR_HD_INLINE Philox4 philox4x32_10(Philox4 counter, std::uint32_t key0, std::uint32_t key1) noexcept {
+    for (int round = 0; round < 10; ++round) {
+        std::uint32_t hi0 = 0;
+        std::uint32_t lo0 = 0;
+        std::uint32_t hi1 = 0;
+        std::uint32_t lo1 = 0;
+        detail::mulHiLo(detail::PHILOX_M0, counter.v[0], hi0, lo0);
+        detail::mulHiLo(detail::PHILOX_M1, counter.v[2], hi1, lo1);
+        counter = Philox4{{hi1 ^ counter.v[1] ^ key0, lo1, hi0 ^ counter.v[3] ^ key1, lo0}};
+        key0 += detail::PHILOX_W0;
+        key1 += detail::PHILOX_W1;
+    }
+    return counter;
+}
+
+/// A uniform float in [0, 1) from the top 24 bits of `bits` (exact: every value is k·2⁻²⁴).
+AUGUR_HD_INLINE float uniform01(std::uint32_t bits) noexcept {
+    return static_cast<float>(bits >> 8U) * (1.0F / 16777216.0F);
+}
+
+/// A uniform float in (0, 1]: never zero, safe for log().
+AUGUR_HD_INLINE float uniformOpen0(std::uint32_t bits) noexcept {
+    return static_cast<float>((bits >> 8U) + 1U) * (1.0F / 16777216.0F);
+}
+
+/// The stream of draws of one (seed, step, particle, vehicle) tuple. Each block() call returns four
+/// fresh words (the draw index is the fourth counter word), so a model asks for as many as it needs.
+/// Copyable, 24 bytes, lives in registers.
+class RandomStream {
+public:
+    AUGUR_HD_INLINE RandomStream(std::uint64_t seed, std::uint32_t step, std::uint32_t particle,
+                                 std::uint32_t vehicle) noexcept
+        : m_key0(static_cast<std::uint32_t>(seed)),
+          m_key1(static_cast<std::uint32_t>(seed >> 32U)),
+          m_particle(particle),
+          m_vehicle(vehicle),
+          m_step(step) {}
+
+    /// Four fresh 32-bit words.
+    AUGUR_HD_INLINE Philox4 block() noexcept {
+        return philox4x32_10(Philox4{{m_particle, m_vehicle, m_step, m_draw++}}, m_key0, m_key1);
+    }
+
+    /// Two independent standard normals (Box–Muller on one block; the other two words are returned
+    /// as `spare` for uniform decisions).
+    AUGUR_HD_INLINE void normals2(float& n0, float& n1, std::uint32_t& spare0, std::uint32_t& spare1) noexcept;
+
+private:
+    std::uint32_t m_key0;
+    std::uint32_t m_key1;
+    std::uint32_t m_particle;
+    std::uint32_t m_vehicle;
+    std::uint32_t m_step;
+    std::uint32_t m_draw{0};
+};
+
+}  // namespace augur::kernels::pf
+
+#include <cmath>
+
+namespace augur::kernels::pf {
+
+AUGUR_HD_INLINE void RandomStream::normals2(float& n0, float& n1, std::uint32_t& spare0, std::uint32_t& spare1) noexcept {
+    constexpr float TWO_PI = 6.28318530717958647692F;
+    const Philox4 r = block();
+    const float radius = std::sqrt(-2.0F * std::log(uniformOpen0(r.v[0])));
+    const float angle = TWO_PI * uniform01(r.v[1]);
+    n0 = radius * std::cos(angle);
+    n1 = radius * std::sin(angle);
+    spare0 = r.v[2];
+    spare1 = r.v[3];
+}
+
+}  // namespace augur::kernels::pf

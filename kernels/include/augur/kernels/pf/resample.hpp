@@ -1,0 +1,116 @@
+// Systematic (low-variance) resampling in seed 004's copy-index formulation (section 3, eqs. 9–13):
+// one u ∈ (0, 1], points (j + u)/K, and every source particle i writes its own copies
+//     ρ[j] = i  for  s_lo(i) ≤ j ≤ s_hi(i),  s_lo(i) = ⌊K·W_{i−1} + 1 − u⌋,  s_hi(i) = ⌊K·W_i − u⌋,
+// followed by a coalesced gather of whole particles (seed 000 section 4.2.3, grid-stride copy).
+//
+// The CDF W is exact: each normalised weight exp(log w − max) is quantised to a 32-bit fixed-point
+// integer by a polynomial evaluated with explicit fused multiply-adds (bit-identical on host and
+// device), and W is an integer prefix sum (exact in any order). So the CDF never loses mass over
+// 10⁶ particles, the CPU and the GPU compute the same copy indices for the same u, and every j is
+// written by exactly one source. Weights below 2⁻³¹ of the largest one count as zero.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "augur/kernels/pf/host_device.hpp"
+#include "augur/kernels/pf/particles.hpp"
+#include "augur/platform/cuda_check.hpp"
+#include "augur/platform/stream.hpp"
+
+namespace augur::kernels::pf {
+
+/// Largest K: Σ quantised weights ≤ K·2³² must stay exact in a double (2⁵³).
+inline constexpr std::uint32_t MAX_PARTICLES = 1U << 21U;
+
+/// exp(logWeight − maxLogWeight) as fixed point with 31 fractional bits (the largest weight → 2³¹).
+/// −∞ or NaN → 0. maxLogWeight = −∞ (no particle has weight) → every particle 2³¹ (uniform).
+/// Bit-identical on host and device; relative error of the exponential < 2·10⁻⁷.
+AUGUR_HD_INLINE std::uint64_t quantizeWeight(float logWeight, float maxLogWeight) noexcept {
+    constexpr float LOG2E = 1.44269504088896340736F;
+    constexpr float LN2 = 0.693147180559945309417F;
+    if (maxLogWeight == -INFINITY) {
+        return 1ULL << 31U;
+    }
+    const float t = (logWeight - maxLogWeight) * LOG2E;  // ≤ 0
+    if (!(t > -31.0F)) {
+        return 0;
+    }
+    const float whole = std::floor(t);
+    const float frac = (t - whole) * LN2;  // [0, ln 2)
+    // e^frac by Horner with explicit FMAs (degree 8 Taylor; remainder < 1.1·10⁻⁷ on [0, ln 2)).
+    float p = 1.0F / 40320.0F;
+    p = std::fma(p, frac, 1.0F / 5040.0F);
+    p = std::fma(p, frac, 1.0F / 720.0F);
+    p = std::fma(p, frac, 1.0F / 120.0F);
+    p = std::fma(p, frac, 1.0F / 24.0F);
+    p = std::fma(p, frac, 1.0F / 6.0F);
+    p = std::fma(p, frac, 0.5F);
+    p = std::fma(p, frac, 1.0F);
+    p = std::fma(p, frac, 1.0F);
+    return static_cast<std::uint64_t>(std::ldexp(p, 31 + static_cast<int>(whole)));
+}
+
+/// The copies [first, last] (inclusive; first > last: none) of the particle whose exclusive and
+/// inclusive CDF values are cdfBefore and cdfAt (of total), for K particles and u ∈ (0, 1].
+/// Neighbouring particles' ranges chain exactly: first(i) = last(i−1) + 1.
+AUGUR_HD_INLINE void copyRange(std::uint64_t cdfBefore, std::uint64_t cdfAt, std::uint64_t total,
+                               std::uint32_t particles, float u, std::int64_t& first, std::int64_t& last) noexcept {
+    const double k = static_cast<double>(particles);
+    const double uu = static_cast<double>(u);
+    const double before = static_cast<double>(cdfBefore) * k / static_cast<double>(total);
+    const double at = static_cast<double>(cdfAt) * k / static_cast<double>(total);
+    first = cdfBefore == 0 ? 0 : static_cast<std::int64_t>(std::floor(before - uu)) + 1;
+    last = cdfAt == total ? static_cast<std::int64_t>(particles) - 1 : static_cast<std::int64_t>(std::floor(at - uu));
+    if (first < 0) {
+        first = 0;
+    }
+    if (last > static_cast<std::int64_t>(particles) - 1) {
+        last = static_cast<std::int64_t>(particles) - 1;
+    }
+}
+
+namespace cpu {
+
+/// Copy indices ρ (K entries) from K log-weights and u ∈ (0, 1]. `cdf` is scratch of K entries.
+/// O(K); allocation-free; noexcept.
+void systematicResample(std::span<const float> logWeights, float maxLogWeight, float u,
+                        std::span<std::uint64_t> cdf, std::span<std::uint32_t> copyIndex) noexcept;
+
+/// dst particle j = src particle ρ[j] (whole particles of `stride` floats, either layout).
+void gatherParticles(std::span<const float> src, std::span<float> dst, std::span<const std::uint32_t> copyIndex,
+                     std::uint32_t stride, StateLayout layout) noexcept;
+
+}  // namespace cpu
+
+namespace cuda {
+
+/// Scratch bytes systematicResample needs for K particles. Init phase.
+[[nodiscard]] std::size_t systematicResampleScratchBytes(std::uint32_t particles) noexcept;
+
+/// Device version of cpu::systematicResample. maxLogWeight and u are device pointers (so the values
+/// may be produced on the device in the same stream); when `enabled` is non-null and *enabled == 0 on
+/// the device, the copy indices are left untouched. Graph-capturable.
+[[nodiscard]] platform::GpuStatus systematicResample(const float* logWeights, std::uint32_t particles,
+                                                     const float* maxLogWeight, const float* u, std::uint32_t* copyIndex,
+                                                     const std::uint32_t* enabled, void* scratch, std::size_t scratchBytes,
+                                                     platform::StreamHandle stream) noexcept;
+
+/// Coalesced grid-stride gather of whole particles (16-byte accesses when stride % 4 == 0 in AoS).
+/// `enabled`: as above.
+[[nodiscard]] platform::GpuStatus gatherParticles(const float* src, float* dst, const std::uint32_t* copyIndex,
+                                                  std::uint32_t particles, std::uint32_t stride, StateLayout layout,
+                                                  const std::uint32_t* enabled, platform::StreamHandle stream) noexcept;
+
+/// Baseline of seed 000 section 5.5: thrust::copy through a permutation iterator over particle
+/// structs (AoS, stride 12 or 240 floats only — the single-vehicle and 20-vehicle scenes).
+/// Returns an invalid-value error for other strides. Benchmark variant.
+[[nodiscard]] platform::GpuStatus gatherParticlesThrust(const float* src, float* dst, const std::uint32_t* copyIndex,
+                                                        std::uint32_t particles, std::uint32_t stride,
+                                                        platform::StreamHandle stream) noexcept;
+
+}  // namespace cuda
+
+}  // namespace augur::kernels::pf

@@ -1,0 +1,268 @@
+// The scene model of seed 000 (sections 3.3 and 4.2): a particle is a whole scene. For each of up to
+// MAX_VEHICLES vehicles it holds the estimated pose and speed, the corridor the vehicle follows, the
+// longitudinal expectation/intention (go, stop) and the lateral expectation/intention (stay, change).
+//
+// Per step and vehicle the caller supplies the measurement with its standard deviations and, for
+// each candidate corridor, a summary of the road ahead (SceneCorridor). The runtime fills these from
+// the map; here they are plain data.
+//
+// Predict (DBN of seed 000 eq. 1, per vehicle n):
+//   E_t ~ P(E | road, other vehicles at t−1)       expectation from the corridor's rules and, for a
+//                                                   give-way, the other vehicle's intention in the
+//                                                   same particle (interaction)
+//   I_t = I_{t−1} with probability `persistence`, else E_t   (persistent Markov transition)
+//   corridor changes to another candidate when the lateral intention is `change`
+//   a = −v²/(2·d_stop) when intending to stop before a stop point at distance d_stop, else
+//       a = gain·(v_limit − v), clamped to [−maxDecel, maxAccel]; unicycle kinematics with the
+//       heading pulled towards the corridor heading (+ curvature·v), plus Gaussian noise.
+// Update (seed 000 section 4.2.2): log w = Σ_n Σ_{s∈{x,y,θ,v}} −½((s − z_s)/σ_s)², a sum of log terms
+// so 20 vehicles × 4 Gaussians never underflow (the engine normalises with a max-shifted log-sum-exp).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "augur/kernels/pf/host_device.hpp"
+#include "augur/kernels/pf/particles.hpp"
+#include "augur/kernels/pf/philox.hpp"
+
+namespace augur::kernels::pf {
+
+/// Road summary for one candidate corridor of one vehicle, at the vehicle's measured position.
+struct SceneCorridor {
+    float heading_rad{0.0F};           ///< corridor direction at the vehicle
+    float curvature_1pm{0.0F};         ///< signed curvature at the vehicle
+    float distanceToStop_m{1e9F};      ///< distance to the next stop/yield point; ≥ 1e8 means none
+    float speedLimit_mps{13.9F};
+    std::int32_t mustGiveWay{0};       ///< 1: the vehicle must stop or yield at that point
+    std::int32_t giveWayTo{-1};        ///< index of the vehicle it yields to (−1: none / a stop sign)
+};
+
+/// One vehicle's inputs for one step.
+struct SceneVehicleInput {
+    static constexpr int MAX_CORRIDORS = 4;
+    float x_m{0.0F};
+    float y_m{0.0F};
+    float theta_rad{0.0F};
+    float v_mps{0.0F};
+    float sigmaX_m{1.0F};
+    float sigmaY_m{1.0F};
+    float sigmaTheta_rad{0.1F};
+    float sigmaV_mps{0.5F};
+    std::int32_t corridorCount{1};  ///< 1 … MAX_CORRIDORS
+    std::int32_t present{1};        ///< 0: not measured this step (predicted, not weighted)
+    SceneCorridor corridors[MAX_CORRIDORS]{};
+};
+
+struct SceneModel {
+    static constexpr std::uint32_t MAX_VEHICLES = 32;
+    /// Seed 000 section 4.2.1: 12 floats (48 bytes, a multiple of 8 and of 16) per vehicle.
+    static constexpr int SLOT_FLOATS = 12;
+    static constexpr int CONTINUOUS_FLOATS = 4;  ///< x, y, θ, v
+    enum Field : std::uint32_t {
+        X = 0,
+        Y = 1,
+        THETA = 2,
+        V = 3,
+        CORRIDOR = 4,
+        EXPECT_STOP = 5,
+        INTENT_STOP = 6,
+        EXPECT_CHANGE = 7,
+        INTENT_CHANGE = 8,
+        ACCEL = 9,  ///< last commanded acceleration (m/s²), for diagnostics
+        // 10, 11: padding to 48 bytes
+    };
+    /// Output channels per vehicle: x, y, cos θ, sin θ, v, P(stop), P(change), P(corridor c) for c < 4.
+    enum Output : std::uint32_t {
+        OUT_X = 0,
+        OUT_Y,
+        OUT_COS,
+        OUT_SIN,
+        OUT_V,
+        OUT_P_STOP,
+        OUT_P_CHANGE,
+        OUT_P_CORRIDOR0,
+    };
+    static constexpr int OUTPUTS_PER_VEHICLE = OUT_P_CORRIDOR0 + SceneVehicleInput::MAX_CORRIDORS;
+
+    struct Params {
+        float dt_s{0.2F};                   ///< 5 Hz cycle (seed 000)
+        float persistence{0.9F};            ///< P(I_t = I_{t−1})
+        float pStopGiveWayConflict{0.95F};  ///< E_s = stop when yielding to a vehicle that intends to go
+        float pStopGiveWayClear{0.3F};      ///< … to a vehicle that intends to stop
+        float pStopSign{0.9F};              ///< must give way, to nobody in particular (stop sign)
+        float pStopPriority{0.05F};         ///< stop point ahead but the vehicle has priority
+        float pStopFree{0.02F};             ///< no stop point ahead
+        float pChangeMulti{0.05F};          ///< E_c = change when there are ≥ 2 corridors
+        float speedGain_1ps{0.5F};
+        float maxAccel_mps2{2.0F};
+        float maxDecel_mps2{8.0F};
+        float headingGain{0.5F};            ///< fraction of the heading error to the corridor closed per step
+        float noiseAccel_mps2{0.5F};
+        float noiseHeading_rad{0.02F};
+        float noisePosition_m{0.1F};
+    };
+    using VehicleInput = SceneVehicleInput;
+
+    AUGUR_HD_INLINE static float wrapAngle(float a) noexcept {
+        constexpr float PI = 3.14159265358979323846F;
+        constexpr float TWO_PI = 2.0F * PI;
+        return a - TWO_PI * std::floor((a + PI) / TWO_PI);
+    }
+    AUGUR_HD_INLINE static std::int32_t clampCorridor(float c, std::int32_t count) noexcept {
+        const auto i = static_cast<std::int32_t>(c);
+        return i < 0 ? 0 : (i >= count ? count - 1 : i);
+    }
+
+    AUGUR_HD static void initialize(const ParticleRef& p, std::uint32_t vehicles, const Params& params,
+                                    const VehicleInput* in, std::uint64_t seed) noexcept {
+        for (std::uint32_t n = 0; n < vehicles; ++n) {
+            RandomStream rng(seed, INIT_STEP, p.particle, n);
+            float slot[SLOT_FLOATS] = {};
+            float n0 = 0.0F;
+            float n1 = 0.0F;
+            float n2 = 0.0F;
+            float n3 = 0.0F;
+            std::uint32_t u0 = 0;
+            std::uint32_t u1 = 0;
+            std::uint32_t u2 = 0;
+            std::uint32_t u3 = 0;
+            rng.normals2(n0, n1, u0, u1);
+            rng.normals2(n2, n3, u2, u3);
+            const VehicleInput& z = in[n];
+            slot[X] = z.x_m + z.sigmaX_m * n0;
+            slot[Y] = z.y_m + z.sigmaY_m * n1;
+            slot[THETA] = z.theta_rad + z.sigmaTheta_rad * n2;
+            slot[V] = std::fmax(0.0F, z.v_mps + z.sigmaV_mps * n3);
+            const std::int32_t count = z.corridorCount < 1 ? 1 : z.corridorCount;
+            slot[CORRIDOR] = static_cast<float>(clampCorridor(uniform01(u0) * static_cast<float>(count), count));
+            slot[INTENT_STOP] = uniform01(u1) < 0.5F ? 1.0F : 0.0F;
+            slot[EXPECT_STOP] = slot[INTENT_STOP];
+            slot[INTENT_CHANGE] = uniform01(u2) < params.pChangeMulti ? 1.0F : 0.0F;
+            slot[EXPECT_CHANGE] = slot[INTENT_CHANGE];
+            (void)u3;
+            p.storeSlot(n, slot);
+        }
+    }
+
+    AUGUR_HD static void predict(const ParticleRef& p, std::uint32_t vehicles, const Params& params,
+                                 const VehicleInput* in, std::uint64_t seed, std::uint32_t step) noexcept {
+        // Pass 1: expectations from the previous intentions of all vehicles in this particle, so the
+        // result does not depend on the order vehicles are advanced in.
+        for (std::uint32_t n = 0; n < vehicles; ++n) {
+            const VehicleInput& z = in[n];
+            const std::int32_t count = z.corridorCount < 1 ? 1 : z.corridorCount;
+            const SceneCorridor& c = z.corridors[clampCorridor(p.get(n * SLOT_FLOATS + CORRIDOR), count)];
+            float pStop = params.pStopFree;
+            if (c.distanceToStop_m < 1e8F) {
+                if (c.mustGiveWay == 0) {
+                    pStop = params.pStopPriority;
+                } else if (c.giveWayTo >= 0 && static_cast<std::uint32_t>(c.giveWayTo) < vehicles) {
+                    const bool otherGoes =
+                        p.get(static_cast<std::uint32_t>(c.giveWayTo) * SLOT_FLOATS + INTENT_STOP) < 0.5F;
+                    pStop = otherGoes ? params.pStopGiveWayConflict : params.pStopGiveWayClear;
+                } else {
+                    pStop = params.pStopSign;
+                }
+            }
+            RandomStream rng(seed, step, p.particle, n);
+            const Philox4 r = rng.block();
+            p.set(n * SLOT_FLOATS + EXPECT_STOP, uniform01(r.v[0]) < pStop ? 1.0F : 0.0F);
+            const float pChange = count > 1 ? params.pChangeMulti : 0.0F;
+            p.set(n * SLOT_FLOATS + EXPECT_CHANGE, uniform01(r.v[1]) < pChange ? 1.0F : 0.0F);
+        }
+        // Pass 2: intentions, corridor, kinematics.
+        for (std::uint32_t n = 0; n < vehicles; ++n) {
+            const VehicleInput& z = in[n];
+            const std::int32_t count = z.corridorCount < 1 ? 1 : z.corridorCount;
+            RandomStream rng(seed, step, p.particle, n);
+            const Philox4 decisions = rng.block();  // the same block pass 1 used: words 2 and 3 are fresh
+            const Philox4 more = rng.block();
+            float n0 = 0.0F;
+            float n1 = 0.0F;
+            float n2 = 0.0F;
+            float n3 = 0.0F;
+            std::uint32_t spare0 = 0;
+            std::uint32_t spare1 = 0;
+            std::uint32_t spare2 = 0;
+            std::uint32_t spare3 = 0;
+            rng.normals2(n0, n1, spare0, spare1);
+            rng.normals2(n2, n3, spare2, spare3);
+
+            float s[SLOT_FLOATS];
+            p.loadSlot(n, s);
+            if (uniform01(decisions.v[2]) >= params.persistence) {
+                s[INTENT_STOP] = s[EXPECT_STOP];
+            }
+            if (uniform01(decisions.v[3]) >= params.persistence) {
+                s[INTENT_CHANGE] = s[EXPECT_CHANGE];
+            }
+            std::int32_t corridor = clampCorridor(s[CORRIDOR], count);
+            if (s[INTENT_CHANGE] > 0.5F && count > 1 && uniform01(more.v[0]) >= params.persistence) {
+                const auto others = static_cast<float>(count - 1);
+                const std::int32_t hop = 1 + clampCorridor(uniform01(more.v[1]) * others, count - 1);
+                corridor = (corridor + hop) % count;
+            }
+            s[CORRIDOR] = static_cast<float>(corridor);
+            const SceneCorridor& c = z.corridors[corridor];
+
+            const float v = s[V];
+            float accel = params.speedGain_1ps * (c.speedLimit_mps - v);
+            if (s[INTENT_STOP] > 0.5F && c.distanceToStop_m < 1e8F) {
+                // Distance from this particle (not the measurement) to the stop point along the corridor.
+                const float along = (s[X] - z.x_m) * std::cos(c.heading_rad) + (s[Y] - z.y_m) * std::sin(c.heading_rad);
+                const float d = std::fmax(c.distanceToStop_m - along, 0.5F);
+                accel = -v * v / (2.0F * d);
+                if (v < 0.5F) {
+                    accel = -v / params.dt_s;  // stay stopped
+                }
+            }
+            accel = std::fmin(std::fmax(accel, -params.maxDecel_mps2), params.maxAccel_mps2);
+            const float dt = params.dt_s;
+            const float vNext = std::fmax(0.0F, v + (accel + params.noiseAccel_mps2 * n0) * dt);
+            const float headingError = wrapAngle(c.heading_rad - s[THETA]);
+            const float thetaNext = wrapAngle(s[THETA] + params.headingGain * headingError +
+                                              c.curvature_1pm * vNext * dt + params.noiseHeading_rad * n1);
+            s[X] += vNext * std::cos(thetaNext) * dt + params.noisePosition_m * n2;
+            s[Y] += vNext * std::sin(thetaNext) * dt + params.noisePosition_m * n3;
+            s[THETA] = thetaNext;
+            s[V] = vNext;
+            s[ACCEL] = accel;
+            p.storeSlot(n, s);
+        }
+    }
+
+    AUGUR_HD static float logLikelihood(const ParticleRef& p, std::uint32_t vehicles, const Params&,
+                                        const VehicleInput* in) noexcept {
+        float sum = 0.0F;
+        for (std::uint32_t n = 0; n < vehicles; ++n) {
+            const VehicleInput& z = in[n];
+            if (z.present == 0) {
+                continue;
+            }
+            float s[SLOT_FLOATS];
+            p.loadSlot(n, s);
+            const float ex = (s[X] - z.x_m) / z.sigmaX_m;
+            const float ey = (s[Y] - z.y_m) / z.sigmaY_m;
+            const float et = wrapAngle(s[THETA] - z.theta_rad) / z.sigmaTheta_rad;
+            const float ev = (s[V] - z.v_mps) / z.sigmaV_mps;
+            sum += -0.5F * (ex * ex + ey * ey + et * et + ev * ev);
+        }
+        return sum;
+    }
+
+    AUGUR_HD static float output(const float (&s)[SLOT_FLOATS], std::uint32_t channel) noexcept {
+        switch (channel) {
+            case OUT_X: return s[X];
+            case OUT_Y: return s[Y];
+            case OUT_COS: return std::cos(s[THETA]);
+            case OUT_SIN: return std::sin(s[THETA]);
+            case OUT_V: return s[V];
+            case OUT_P_STOP: return s[INTENT_STOP];
+            case OUT_P_CHANGE: return s[INTENT_CHANGE];
+            default: return static_cast<float>(channel - OUT_P_CORRIDOR0) == s[CORRIDOR] ? 1.0F : 0.0F;
+        }
+    }
+};
+
+}  // namespace augur::kernels::pf

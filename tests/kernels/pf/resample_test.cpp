@@ -1,0 +1,175 @@
+// Systematic resampling (copy-index formulation), CPU reference: the defining properties.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "augur/kernels/pf/resample.hpp"
+
+namespace augur::kernels::pf {
+namespace {
+
+struct Resampled {
+    std::vector<std::uint32_t> copyIndex;
+    std::vector<std::uint32_t> copies;  ///< per source particle
+};
+
+Resampled resample(const std::vector<float>& logWeights, float u) {
+    const auto k = logWeights.size();
+    const float maxLog = *std::max_element(logWeights.begin(), logWeights.end());
+    std::vector<std::uint64_t> cdf(k);
+    Resampled r{std::vector<std::uint32_t>(k, 0xFFFFFFFFU), std::vector<std::uint32_t>(k, 0U)};
+    cpu::systematicResample(logWeights, maxLog, u, cdf, r.copyIndex);
+    for (const auto i : r.copyIndex) {
+        EXPECT_LT(i, k) << "an entry of the copy index was not written";
+        if (i < k) {
+            ++r.copies[i];
+        }
+    }
+    return r;
+}
+
+std::vector<float> randomLogWeights(std::size_t k, std::uint32_t seed, float spread) {
+    std::mt19937 gen(seed);
+    std::normal_distribution<float> normal(0.0F, spread);
+    std::vector<float> l(k);
+    for (auto& v : l) {
+        v = normal(gen);
+    }
+    return l;
+}
+
+/// Every particle gets ⌊K·w̃⌋ or ⌈K·w̃⌉ copies of its (quantised) normalised weight w̃.
+void expectFloorOrCeil(const std::vector<float>& logWeights, const Resampled& r) {
+    const auto k = logWeights.size();
+    const float maxLog = *std::max_element(logWeights.begin(), logWeights.end());
+    std::uint64_t total = 0;
+    for (const float l : logWeights) {
+        total += quantizeWeight(l, maxLog);
+    }
+    for (std::size_t i = 0; i < k; ++i) {
+        const double expected =
+            static_cast<double>(quantizeWeight(logWeights[i], maxLog)) * static_cast<double>(k) / static_cast<double>(total);
+        ASSERT_GE(r.copies[i], static_cast<std::uint32_t>(std::floor(expected))) << "particle " << i;
+        ASSERT_LE(r.copies[i], static_cast<std::uint32_t>(std::ceil(expected))) << "particle " << i;
+    }
+}
+
+TEST(SystematicResample, EveryParticleGetsFloorOrCeilOfItsExpectedCopies) {
+    constexpr std::size_t K = 1000;
+    const auto logWeights = randomLogWeights(K, 5, 2.0F);
+    for (const float u : {1e-6F, 0.25F, 0.5F, 0.999F, 1.0F}) {
+        const auto sut = resample(logWeights, u);
+        expectFloorOrCeil(logWeights, sut);
+        EXPECT_EQ(std::accumulate(sut.copies.begin(), sut.copies.end(), 0U), K);
+    }
+}
+
+TEST(SystematicResample, CopyIndexIsSortedBySource) {
+    const auto logWeights = randomLogWeights(777, 6, 1.0F);
+    const auto sut = resample(logWeights, 0.3F);
+    EXPECT_TRUE(std::is_sorted(sut.copyIndex.begin(), sut.copyIndex.end()));
+}
+
+TEST(SystematicResample, ZeroWeightParticlesGetNoCopies) {
+    constexpr std::size_t K = 64;
+    std::vector<float> logWeights(K, 0.0F);
+    for (std::size_t i = 0; i < K; i += 3) {
+        logWeights[i] = -INFINITY;
+    }
+    const auto sut = resample(logWeights, 0.7F);
+    for (std::size_t i = 0; i < K; i += 3) {
+        EXPECT_EQ(sut.copies[i], 0U) << "particle " << i;
+    }
+}
+
+TEST(SystematicResample, EqualWeightsGiveIdentity) {
+    for (const std::size_t k : {std::size_t{1}, std::size_t{7}, std::size_t{1000}, std::size_t{1'000'000}}) {
+        const std::vector<float> logWeights(k, -3.5F);
+        const auto sut = resample(logWeights, 0.5F);
+        for (std::size_t j = 0; j < k; ++j) {
+            ASSERT_EQ(sut.copyIndex[j], j) << "K = " << k;
+        }
+    }
+}
+
+TEST(SystematicResample, OneNonZeroWeightGetsAllCopies) {
+    constexpr std::size_t K = 1001;
+    constexpr std::size_t WINNER = 417;
+    std::vector<float> logWeights(K, -INFINITY);
+    logWeights[WINNER] = 2.0F;
+    const auto sut = resample(logWeights, 0.01F);
+    EXPECT_EQ(sut.copies[WINNER], K);
+}
+
+TEST(SystematicResample, SingleParticleCopiesItself) {
+    const auto sut = resample({-1.0F}, 1.0F);
+    EXPECT_EQ(sut.copyIndex[0], 0U);
+}
+
+TEST(SystematicResample, MillionParticlesLoseNoMass) {
+    // Weights spanning 12 orders of magnitude: a float running sum would stall; the integer CDF is exact.
+    constexpr std::size_t K = 1'000'000;
+    const auto logWeights = randomLogWeights(K, 7, 4.0F);
+    const auto sut = resample(logWeights, 0.61F);
+    EXPECT_EQ(std::accumulate(sut.copies.begin(), sut.copies.end(), std::size_t{0}), K);
+    expectFloorOrCeil(logWeights, sut);
+}
+
+TEST(QuantizeWeight, TracksTheExponentialAndItsEdges) {
+    constexpr double SCALE = 2147483648.0;  // 2^31
+    for (float d = 0.0F; d > -21.0F; d -= 0.37F) {
+        const double expected = std::exp(static_cast<double>(d)) * SCALE;
+        EXPECT_NEAR(static_cast<double>(quantizeWeight(d, 0.0F)), expected, expected * 3e-7 + 1.0) << d;
+    }
+    EXPECT_EQ(quantizeWeight(0.0F, 0.0F), 1ULL << 31U);
+    EXPECT_EQ(quantizeWeight(-INFINITY, 0.0F), 0U);
+    EXPECT_EQ(quantizeWeight(NAN, 0.0F), 0U);
+    EXPECT_EQ(quantizeWeight(-50.0F, 0.0F), 0U);
+    EXPECT_EQ(quantizeWeight(-INFINITY, -INFINITY), 1ULL << 31U);
+}
+
+TEST(CopyRange, NeighbouringRangesChainExactly) {
+    constexpr std::uint32_t K = 97;
+    const std::uint64_t cdf[] = {0, 5, 5, 1000, 123456, 123457, 999999};
+    const std::uint64_t total = 999999;
+    std::int64_t previousLast = -1;
+    for (std::size_t i = 1; i < std::size(cdf); ++i) {
+        std::int64_t first = 0;
+        std::int64_t last = 0;
+        copyRange(cdf[i - 1], cdf[i], total, K, 0.37F, first, last);
+        EXPECT_EQ(first, previousLast + 1);
+        previousLast = std::max(last, previousLast);
+    }
+    EXPECT_EQ(previousLast, K - 1);
+}
+
+TEST(GatherParticles, CopiesWholeParticlesInBothLayouts) {
+    constexpr std::uint32_t K = 5;
+    constexpr std::uint32_t STRIDE = 3;
+    const std::vector<std::uint32_t> copyIndex = {4, 4, 0, 2, 2};
+    std::vector<float> aos(K * STRIDE);
+    std::iota(aos.begin(), aos.end(), 0.0F);
+    std::vector<float> soa(K * STRIDE);
+    for (std::uint32_t p = 0; p < K; ++p) {
+        for (std::uint32_t f = 0; f < STRIDE; ++f) {
+            soa[f * K + p] = aos[p * STRIDE + f];
+        }
+    }
+    std::vector<float> outAos(K * STRIDE);
+    std::vector<float> outSoa(K * STRIDE);
+    cpu::gatherParticles(aos, outAos, copyIndex, STRIDE, StateLayout::ArrayOfStructs);
+    cpu::gatherParticles(soa, outSoa, copyIndex, STRIDE, StateLayout::StructOfArrays);
+    for (std::uint32_t j = 0; j < K; ++j) {
+        for (std::uint32_t f = 0; f < STRIDE; ++f) {
+            EXPECT_EQ(outAos[j * STRIDE + f], aos[copyIndex[j] * STRIDE + f]);
+            EXPECT_EQ(outSoa[f * K + j], aos[copyIndex[j] * STRIDE + f]);
+        }
+    }
+}
+
+}  // namespace
+}  // namespace augur::kernels::pf
