@@ -132,7 +132,8 @@ std::uint32_t LaneLocator::locate(double x_m, double y_m, double heading_rad, co
     });
     for (std::size_t j = 0; j < count; ++j) {
         const LaneMatch match{candidates[j].lane, static_cast<float>(candidates[j].s),
-                              static_cast<float>(candidates[j].lateral), static_cast<float>(candidates[j].heading)};
+                              static_cast<float>(candidates[j].lateral), static_cast<float>(candidates[j].heading),
+                              static_cast<float>(candidates[j].distance)};
         if (!out.pushBack(match)) {
             ++overflow;
         }

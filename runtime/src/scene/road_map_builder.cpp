@@ -241,10 +241,14 @@ Result<RoadMap, MapError> RoadMapBuilder::build() {
             const bool bStart = x.sB < END_TOLERANCE_M;
             const bool aEnd = x.sA > la.length_m - END_TOLERANCE_M;
             const bool bEnd = x.sB > lb.length_m - END_TOLERANCE_M;
-            if ((aStart && bStart) || (aEnd && bStart) || (aStart && bEnd)) {
-                continue;  // diverging from one point, or one lane ending where the other begins
+            if (aStart || aEnd || bStart || bEnd) {
+                // Touching at an end: diverging from one point, one lane ending where the other begins,
+                // or two lanes ending at one point. Real merges share a successor and are added below;
+                // lanes meeting end to end without one (a two-way lanelet and the reverse of its
+                // neighbour in the chain) drive head-on into a boundary, not into each other.
+                continue;
             }
-            addConflict(a, b, x.sA, x.sB, x.point, aEnd && bEnd ? ConflictKind::Merge : ConflictKind::Crossing);
+            addConflict(a, b, x.sA, x.sB, x.point, ConflictKind::Crossing);
         }
     }
     // Merges: lanes that share a successor meet at its start even where the geometry is tangent.
@@ -268,15 +272,10 @@ Result<RoadMap, MapError> RoadMapBuilder::build() {
         std::vector<std::uint32_t> parent(laneCount);
         std::iota(parent.begin(), parent.end(), 0U);
         for (const Conflict& c : map.m_conflicts) {
-            if (c.kind == ConflictKind::Crossing) {
-                parent[findRoot(parent, c.first)] = findRoot(parent, c.second);
-            }
+            parent[findRoot(parent, c.first)] = findRoot(parent, c.second);
         }
         std::vector<std::uint32_t> junctionOfRoot(laneCount, NO_INDEX);
         for (const Conflict& c : map.m_conflicts) {
-            if (c.kind != ConflictKind::Crossing) {
-                continue;
-            }
             for (const std::uint32_t l : {c.first, c.second}) {
                 const std::uint32_t root = findRoot(parent, l);
                 if (junctionOfRoot[root] == NO_INDEX) {

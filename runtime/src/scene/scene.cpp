@@ -237,8 +237,10 @@ void Scene::computeInfluencer(std::uint32_t global) noexcept {
     const auto relations = this->relations(global);
     for (std::uint32_t i = 0; i < relations.size(); ++i) {
         const CorridorRelation& r = relations[i];
+        // A leader: the other vehicle is already on the common part, ahead of this one. (Corridors
+        // that only come together further on meet at a merge, which carries the priority.)
         const bool constrains = r.kind == CorridorRelationKind::SharedLane
-                                    ? r.otherS_m < r.s_m  // the other vehicle is already on the common part, ahead
+                                    ? r.otherS_m <= S_TOLERANCE_M && r.s_m > S_TOLERANCE_M
                                     : r.priority == RelativePriority::OtherHasPriority;
         if (constrains && (m_influencer[global] == NO_INDEX || r.s_m < best)) {
             m_influencer[global] = i;

@@ -28,6 +28,7 @@ struct LaneMatch {
     float s_m{0.0F};               ///< arc length of the projection on the lane
     float lateral_m{0.0F};         ///< signed offset from the centreline, + to the left
     float headingError_rad{0.0F};  ///< pose heading − lane direction, wrapped to (−π, π]
+    float distance_m{0.0F};        ///< distance to the centreline (|lateral| unless beyond an end)
 };
 
 using LaneMatches = FixedVector<LaneMatch, MAX_LANE_MATCHES>;
@@ -38,7 +39,7 @@ public:
     /// of any query; `cell_m` is the grid cell side.
     explicit LaneLocator(const RoadMap& map, double maxReach_m = 6.0, double cell_m = 8.0);
 
-    /// Candidate lanes for the pose, best (smallest |lateral|) first; one match per lane. Returns the
+    /// Candidate lanes for the pose, nearest first (ties: lower lane index); one match per lane. Returns the
     /// number of candidates that did not fit in `out` (counted, never silently dropped).
     std::uint32_t locate(double x_m, double y_m, double heading_rad, const LocalisationGates& gates,
                          LaneMatches& out) const noexcept;
