@@ -36,7 +36,7 @@ namespace augur::runtime::scene {
 struct SceneCapacities {
     std::uint32_t maxVehicles{static_cast<std::uint32_t>(MAX_PREDICTED_VEHICLES)};
     std::uint32_t corridorsPerVehicle{static_cast<std::uint32_t>(MAX_CORRIDORS_PER_VEHICLE)};
-    std::uint32_t relationsPerCorridor{16};
+    std::uint32_t relationsPerCorridor{static_cast<std::uint32_t>(MAX_RELATIONS_PER_CORRIDOR)};
 };
 
 enum class SceneError : std::uint8_t {
