@@ -18,6 +18,10 @@ std::atomic<bool> g_counting{false};
 std::atomic<std::size_t> g_allocations{0};
 }  // namespace
 
+// GCC pairs the inlined replacement delete with the library's operator new and warns; the pair
+// below is consistent (malloc/free).
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+
 void* operator new(std::size_t size) {
     if (g_counting.load(std::memory_order_relaxed)) {
         g_allocations.fetch_add(1, std::memory_order_relaxed);

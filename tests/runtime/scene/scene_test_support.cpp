@@ -13,13 +13,26 @@ namespace augur::runtime::scene::testing {
 
 std::string mapPath(const std::string& name) { return augur::testing::sourcePath("tests/data/maps/" + name); }
 
+namespace {
+/// The process's scratch directory, removed with everything in it when the process exits.
+struct ScratchDirectory {
+    ScratchDirectory()
+        : path((std::filesystem::temp_directory_path() / ("augur-scene-" + std::to_string(::getpid()))).string()) {
+        std::filesystem::create_directories(path);
+    }
+    ~ScratchDirectory() {
+        std::error_code ignored;
+        std::filesystem::remove_all(path, ignored);
+    }
+    ScratchDirectory(const ScratchDirectory&) = delete;
+    ScratchDirectory& operator=(const ScratchDirectory&) = delete;
+    std::string path;
+};
+}  // namespace
+
 std::string scratchDir() {
-    static const std::string dir = [] {
-        const auto base = std::filesystem::temp_directory_path() / ("augur-scene-" + std::to_string(::getpid()));
-        std::filesystem::create_directories(base);
-        return base.string();
-    }();
-    return dir;
+    static const ScratchDirectory dir;
+    return dir.path;
 }
 
 std::string writeScratchFile(const std::string& name, const std::string& text) {
