@@ -3,7 +3,7 @@
 // map and on a SUMO city grid generated with netgenerate. CPU only; one thread.
 //
 // usage: augur-bench-scene [--sumo NET.net.xml] [--repetitions N]
-//   Without --sumo, generates an 8×8 city grid (100 m blocks, 2 lanes per direction) with netgenerate.
+//   Without --sumo, generates 3×3 and 8×8 city grids (100 m blocks, 2 lanes per direction) with netgenerate.
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -87,21 +87,30 @@ int main(int argc, char** argv) {
         return 1;
     }
     run(table, "Lanelet2 example", *lanelet2, repetitions);
-    if (sumoPath.empty()) {
-        sumoPath = (std::filesystem::temp_directory_path() / "augur-bench-city-grid.net.xml").string();
-        const std::string command = "netgenerate --grid --grid.number 8 --grid.length 100 --grid.attach-length 100 "
-                                    "--no-turnarounds true --default.lanenumber 2 --seed 1 -o " + sumoPath +
-                                    " > /dev/null 2>&1";
-        if (std::system(command.c_str()) != 0) {
-            std::fprintf(stderr, "netgenerate failed or missing (install SUMO); SUMO rows skipped\n");
-            return 1;
+    std::vector<std::pair<std::string, std::string>> nets;  // (name, path)
+    if (!sumoPath.empty()) {
+        nets.emplace_back("SUMO " + sumoPath, sumoPath);
+    } else {
+        for (const int side : {3, 8}) {
+            const std::string path =
+                (std::filesystem::temp_directory_path() / ("augur-bench-grid-" + std::to_string(side) + ".net.xml")).string();
+            const std::string command = "netgenerate --grid --grid.number " + std::to_string(side) +
+                                        " --grid.length 100 --grid.attach-length 100 --no-turnarounds true "
+                                        "--default.lanenumber 2 --seed 1 -o " + path + " > /dev/null 2>&1";
+            if (std::system(command.c_str()) != 0) {
+                std::fprintf(stderr, "netgenerate failed or missing (install SUMO)\n");
+                return 1;
+            }
+            nets.emplace_back("SUMO city grid " + std::to_string(side) + "x" + std::to_string(side), path);
         }
     }
-    auto sumo = readSumoNet(sumoPath);
-    if (!sumo) {
-        std::fprintf(stderr, "%s\n", sumo.error().describe().c_str());
-        return 1;
+    for (const auto& [name, path] : nets) {
+        auto sumo = readSumoNet(path);
+        if (!sumo) {
+            std::fprintf(stderr, "%s\n", sumo.error().describe().c_str());
+            return 1;
+        }
+        run(table, name, *sumo, repetitions);
     }
-    run(table, "SUMO city grid 8x8", *sumo, repetitions);
     return 0;
 }

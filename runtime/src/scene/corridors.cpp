@@ -104,9 +104,15 @@ CorridorSearchResult searchCorridors(const LaneLocator& locator, const SceneVehi
         std::max(params.minLength_m, static_cast<double>(std::max(vehicle.speed_mps, 0.0F)) * params.horizon_s + params.margin_m);
     Search search(map, out, vehicleIndex, length_m);
     Corridor path;
+    auto isMatched = [&](std::uint32_t lane) {
+        return std::any_of(matches.begin(), matches.end(), [lane](const LaneMatch& m) { return m.lane == lane; });
+    };
     for (const LaneMatch& match : matches) {
-        if (search.covered(match.lane)) {
-            continue;  // e.g. an internal lane starting where the vehicle's lane ends
+        // At a lane transition the vehicle matches both the ending lane and its successors: the
+        // successors seed the corridors (those from the ending lane would repeat them).
+        const auto next = map.successors(match.lane);
+        if (search.covered(match.lane) || std::any_of(next.begin(), next.end(), isMatched)) {
+            continue;
         }
         path = Corridor{};
         (void)path.segments.pushBack(CorridorSegment{match.lane, match.s_m, match.s_m, 0.0F});

@@ -129,6 +129,19 @@ TEST(Corridors, LaneChangeOnlyWhereTheMapPermitsIt) {
     EXPECT_EQ(west.result.count, 1U);
 }
 
+TEST(Corridors, AtALaneTransitionTheFollowingLanesSeedTheSearch) {
+    const RoadMap map = tJunction();
+    const LaneLocator locator(map);
+    const std::uint32_t approach = map.findLane("2001");
+    const SceneVehicle v = vehicleOnLane(map, approach, map.lane(approach).length_m - 0.01, 10.0F);
+    LaneMatches matches;
+    (void)locator.locate(v.x_m, v.y_m, v.heading_rad, CorridorSearchParams{}.gates, matches);
+    ASSERT_GE(matches.size(), 2U);  // the end of 2001 and the start of what follows
+    const auto f = search(locator, v, CorridorSearchParams{});
+    const std::set<std::vector<std::string>> expected = {{"2002", "2003"}, {"2011", "2008"}};
+    EXPECT_EQ(routes(map, f.corridors), expected);
+}
+
 TEST(Corridors, LengthIsSpeedTimesHorizonPlusMarginButAtLeastTheMinimum) {
     const RoadMap map = tJunction();
     const LaneLocator locator(map);

@@ -3,7 +3,8 @@
 // "Corridors are the collection of adjacent lanelets that start from the current position of the
 // vehicle and reach the distance that the vehicle can travel at a certain time at its current speed.
 // The adjacent lanelets are found via a graph search." Here: a depth-first search from every lane the
-// vehicle is localised on, following successors, plus (where the map allows it) a change to the left
+// vehicle is localised on (except a lane whose successor it also matches: at a lane transition the
+// later lane seeds the search), following successors, plus (where the map allows it) a change to the left
 // or right neighbour of the starting lane, up to length L = max(minLength, v·horizon + margin). A path
 // ends at L, at a lane without successors, or at the segment capacity (marked truncated); a path whose
 // only continuations would revisit one of its own lanes (a loop, e.g. once round a roundabout) is a
