@@ -261,5 +261,40 @@ TEST(Scene, SumoMinorRoadYieldsToMajorRoadAtTheFourWayJunction) {
                 1e-3);
 }
 
+TEST(Scene, OnRampVehicleYieldsToTheMotorwayAtTheMerge) {
+    std::string error;
+    const std::string path = testing::onRampNet(error);
+    ASSERT_FALSE(path.empty()) << error;
+    auto map = readSumoNet(path);
+    ASSERT_TRUE(map.hasValue());
+    auto sut = Scene::create(*map, SceneCapacities{}, CorridorSearchParams{});
+    ASSERT_TRUE(sut.hasValue());
+    const std::uint32_t ramp = map->findLane("ramp_0");
+    const std::uint32_t motorway = map->findLane("hw_in_0");
+    const std::vector<SceneVehicle> vehicles = {
+        vehicleOnLane(*map, ramp, map->lane(ramp).length_m - 20.0, 15.0F, 1),
+        vehicleOnLane(*map, motorway, map->lane(motorway).length_m - 30.0, 25.0F, 2),
+    };
+    (void)sut->update(vehicles);
+    ASSERT_EQ(sut->corridors(0).size(), 1U);  // one lane, no neighbour
+    const std::uint32_t rampCorridor = sut->corridorIndex(0, 0);
+    bool merge = false;
+    for (const auto& r : sut->relations(rampCorridor)) {
+        if (r.kind == CorridorRelationKind::Merge && r.otherVehicle == 1U) {
+            merge = true;
+            EXPECT_EQ(r.priority, RelativePriority::OtherHasPriority);
+        }
+    }
+    EXPECT_TRUE(merge);
+    ASSERT_NE(sut->influencer(rampCorridor), NO_INDEX);
+    EXPECT_EQ(sut->relations(rampCorridor)[sut->influencer(rampCorridor)].otherVehicle, 1U);
+    // After the merge both corridors run on the same lane: they know they share it.
+    bool shared = false;
+    for (const auto& r : sut->relations(rampCorridor)) {
+        shared = shared || (r.kind == CorridorRelationKind::SharedLane && r.otherVehicle == 1U);
+    }
+    EXPECT_TRUE(shared);
+}
+
 }  // namespace
 }  // namespace augur::runtime::scene

@@ -93,6 +93,14 @@ TEST(XmlDocument, RejectsMalformedInputWithAReason) {
     }
 }
 
+TEST(XmlDocument, CountsLinesAcrossCrLfAndNormalisesWhiteSpaceInAttributes) {
+    const auto sut = parseOk("<a\r\n  v='x\ty\nz'>\r\n<b/>\r\n</a>");
+    EXPECT_EQ(*sut.attribute(0, "v"), "x y z");
+    EXPECT_EQ(sut.element(sut.element(0).firstChild).line, 4U);  // the value spans lines 2–3
+    const auto error = parseError("<a>\r\n\r\n<b></c></a>");
+    EXPECT_EQ(error.line, 3U);
+}
+
 TEST(XmlDocument, MissingFileIsAnIoErrorWithoutLine) {
     auto result = XmlDocument::load("/nonexistent/augur/map.osm");
     ASSERT_TRUE(result.hasError());
