@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -80,6 +81,7 @@ int main(int argc, char** argv) {
     const augur::bench::Table table("Scene::update per cycle (CPU, 1 thread; median)",
                                     {"map", "lanes", "conflicts", "vehicles", "corridors", "corridors dropped", "relations",
                                      "relations dropped", "us/cycle"});
+    std::vector<std::pair<std::string, std::function<void()>>> loads;  // init-phase cost, timed after
     auto lanelet2 = readLanelet2(std::string(AUGUR_SOURCE_DIR) + "/tests/data/maps/lanelet2_mapping_example.osm",
                                  Lanelet2Options{49.0, 8.4});
     if (!lanelet2) {
@@ -87,6 +89,10 @@ int main(int argc, char** argv) {
         return 1;
     }
     run(table, "Lanelet2 example", *lanelet2, repetitions);
+    loads.emplace_back("Lanelet2 example", [] {
+        (void)readLanelet2(std::string(AUGUR_SOURCE_DIR) + "/tests/data/maps/lanelet2_mapping_example.osm",
+                           Lanelet2Options{49.0, 8.4});
+    });
     std::vector<std::pair<std::string, std::string>> nets;  // (name, path)
     if (!sumoPath.empty()) {
         nets.emplace_back("SUMO " + sumoPath, sumoPath);
@@ -111,6 +117,12 @@ int main(int argc, char** argv) {
             return 1;
         }
         run(table, name, *sumo, repetitions);
+        loads.emplace_back(name, [path = path] { (void)readSumoNet(path); });
+    }
+    const augur::bench::Table init("Map load (init phase: parse, derive conflicts, build; median of 5)",
+                                   {"map", "ms"});
+    for (const auto& [name, load] : loads) {
+        init.row({name, augur::bench::fmt(augur::bench::hostMedian_us(load, 1, 5) * 1e-3, 1)});
     }
     return 0;
 }
