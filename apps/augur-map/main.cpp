@@ -18,11 +18,13 @@ constexpr double PI = 3.14159265358979323846;
 void usage() {
     std::puts(
         "usage: augur-map MAP [--origin LAT,LON] [--pose X,Y,HEADING_DEG[,SPEED_MPS]] [--horizon S] [--svg FILE]\n"
+        "                 [--window X0,Y0,X1,Y1]\n"
         "  MAP        Lanelet2 .osm or SUMO .net.xml\n"
         "  --origin   Lanelet2 only: origin of the local metric frame (default: the first node)\n"
         "  --pose     a vehicle pose in the map frame; prints its lanes and corridors\n"
         "  --horizon  prediction horizon for the corridor length (default 8 s)\n"
-        "  --svg      write the map (and the pose's corridors) as SVG");
+        "  --svg      write the map (and the pose's corridors) as SVG\n"
+        "  --window   draw only this area (metres, map frame)");
 }
 
 bool parseList(const std::string& text, std::vector<double>& out) {
@@ -58,6 +60,8 @@ int main(int argc, char** argv) {
     CorridorSearchParams params;
     std::string svgPath;
     bool havePose = false;
+    bool haveWindow = false;
+    augur::tools::Window window;
     SceneVehicle pose;
     for (int i = 2; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -74,6 +78,10 @@ int main(int argc, char** argv) {
             pose.speed_mps = values.size() == 4 ? static_cast<float>(values[3]) : 10.0F;
         } else if (arg == "--horizon" && hasValue && parseList(argv[++i], values) && values.size() == 1 && values[0] > 0.0) {
             params.horizon_s = values[0];
+        } else if (arg == "--window" && hasValue && parseList(argv[++i], values) && values.size() == 4 &&
+                   values[2] > values[0] && values[3] > values[1]) {
+            haveWindow = true;
+            window = augur::tools::Window{{values[0], values[1]}, {values[2], values[3]}};
         } else if (arg == "--svg" && hasValue) {
             svgPath = argv[++i];
         } else {
@@ -113,7 +121,7 @@ int main(int argc, char** argv) {
     if (!svgPath.empty()) {
         std::ofstream file(svgPath);
         file << augur::tools::renderSvg(*map, std::span<const Corridor>(corridors.data(), corridorCount),
-                                        havePose ? &pose : nullptr);
+                                        havePose ? &pose : nullptr, haveWindow ? &window : nullptr);
         if (!file) {
             std::fprintf(stderr, "augur-map: cannot write %s\n", svgPath.c_str());
             return 1;

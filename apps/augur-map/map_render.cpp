@@ -65,10 +65,11 @@ std::string summarise(const RoadMap& map) {
     return out;
 }
 
-std::string renderSvg(const RoadMap& map, std::span<const Corridor> corridors, const SceneVehicle* pose) {
+std::string renderSvg(const RoadMap& map, std::span<const Corridor> corridors, const SceneVehicle* pose,
+                      const Window* window) {
     constexpr double BORDER_M = 10.0;
-    const Point2 lo = map.minCorner();
-    const Point2 hi = map.maxCorner();
+    const Point2 lo = window != nullptr ? window->min : map.minCorner();
+    const Point2 hi = window != nullptr ? window->max : map.maxCorner();
     const double width = hi.x_m - lo.x_m + 2.0 * BORDER_M;
     const double height = hi.y_m - lo.y_m + 2.0 * BORDER_M;
     const double scale = 1600.0 / std::max(width, height);  // pixels per metre
