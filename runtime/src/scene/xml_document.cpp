@@ -157,11 +157,40 @@ private:
 
     bool parseProlog() {
         if (startsWith("<?xml") && m_pos + 5 < m_text.size() && isSpace(m_text[m_pos + 5])) {
-            if (!skipPast("?>", "XML declaration")) {
+            const std::size_t end = m_text.find("?>", m_pos);
+            if (end == std::string_view::npos) {
+                setError("unterminated XML declaration");
                 return false;
             }
+            if (!checkEncoding(m_text.substr(m_pos, end - m_pos))) {
+                return false;
+            }
+            advance(end + 2 - m_pos);
         }
         return parseMisc(false);
+    }
+
+    /// Only UTF-8 (and its ASCII subset) is read; any other declared encoding is refused.
+    bool checkEncoding(std::string_view declaration) {
+        const std::size_t at = declaration.find("encoding");
+        if (at == std::string_view::npos) {
+            return true;
+        }
+        const std::size_t open = declaration.find_first_of("'\"", at);
+        const std::size_t close = open == std::string_view::npos ? open : declaration.find(declaration[open], open + 1);
+        if (close == std::string_view::npos) {
+            setError("malformed encoding in the XML declaration");
+            return false;
+        }
+        std::string encoding(declaration.substr(open + 1, close - open - 1));
+        for (char& c : encoding) {
+            c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+        }
+        if (encoding != "utf-8" && encoding != "utf8" && encoding != "us-ascii" && encoding != "ascii") {
+            setError("unsupported encoding '" + encoding + "' (only UTF-8)");
+            return false;
+        }
+        return true;
     }
 
     bool parseName(std::string& out) {

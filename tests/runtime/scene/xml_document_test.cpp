@@ -52,6 +52,11 @@ TEST(XmlDocument, SkipsCommentsAndProcessingInstructionsAndKeepsCdata) {
     EXPECT_EQ(sut.element(0).text, "<raw> & ");
 }
 
+TEST(XmlDocument, AcceptsUtf8DeclarationsInAnyCase) {
+    EXPECT_EQ(parseOk("<?xml version='1.0' encoding='UTF-8'?><a/>").element(0).name, "a");
+    EXPECT_EQ(parseOk("<?xml version=\"1.0\" encoding=\"utf-8\" standalone=\"yes\"?>\n<a/>").element(0).name, "a");
+}
+
 TEST(XmlDocument, AcceptsSelfClosingRootAndByteOrderMark) {
     const auto sut = parseOk("\xEF\xBB\xBF<root a='1'/>");
     EXPECT_EQ(sut.element(0).name, "root");
@@ -86,6 +91,7 @@ TEST(XmlDocument, RejectsMalformedInputWithAReason) {
         {"<a><![CDATA[x</a>", "unterminated CDATA"},
         {"<a x='1'y='2'/>", "white space"},
         {"< a/>", "expected a name"},
+        {"<?xml version='1.0' encoding='ISO-8859-1'?><a/>", "unsupported encoding"},
     };
     for (const Case& c : cases) {
         const auto error = parseError(c.text);
