@@ -34,11 +34,17 @@ public:
 
     explicit RoadMapBuilder(std::string fileName) : m_file(std::move(fileName)) {}
 
+    /// Adds a lane; returns its index (dense, in call order). Geometry is validated by build().
     std::uint32_t addLane(LaneSpec spec);
+    /// Adds a junction named by the format (SUMO junction id); returns its index.
     std::uint32_t addJunction(std::string id);
+    /// Puts `lane` inside `junction` (both indices returned above).
     void setJunction(std::uint32_t lane, std::uint32_t junction);
+    /// `to` continues `from` at its end. Duplicates and self-links are ignored.
     void addSuccessor(std::uint32_t from, std::uint32_t to);
+    /// `other` lies on `side` of `lane` in the same direction; `changeAllowed` per the map's markings.
     void setNeighbour(std::uint32_t lane, Side side, std::uint32_t other, bool changeAllowed);
+    /// A stop line at arc length s_m on `lane` (values past the end are clamped to the end).
     void setStopLine(std::uint32_t lane, double s_m);
     /// Lanes that overlap by construction (a two-way lanelet and its reverse): never a conflict.
     void setTwins(std::uint32_t a, std::uint32_t b);
