@@ -8,7 +8,8 @@
 //
 // Layout: every table is a std::vector filled once by RoadMapBuilder::build() and never resized
 // afterwards (capacity fixed at init); lanes refer to their points, links and conflicts by
-// [first, first + count) ranges. All const queries are noexcept, allocation-free and thread-safe.
+// [first, first + count) ranges. All const queries are noexcept, allocation-free and thread-safe;
+// lane, conflict and junction indices passed to them must be in range (not checked in the run phase).
 // Coordinates are metres in the map's local frame (x east, y north); s is arc length along a lane.
 #pragma once
 
