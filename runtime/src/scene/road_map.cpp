@@ -24,15 +24,16 @@ const char* toString(MapErrorCode code) noexcept {
 }
 
 std::string MapError::describe() const {
+    // Appended piece by piece: GCC 12 warns (-Wrestrict, a known false positive) on "x" + std::string&&.
     std::string out = file;
     if (line > 0) {
-        out += ":" + std::to_string(line);
+        out.append(":").append(std::to_string(line));
     }
-    out += ": ";
+    out.append(": ");
     if (!elementId.empty()) {
-        out += elementId + ": ";
+        out.append(elementId).append(": ");
     }
-    out += std::string(toString(code)) + ": " + message;
+    out.append(toString(code)).append(": ").append(message);
     return out;
 }
 

@@ -151,20 +151,37 @@ void Scene::computeIntersections(std::uint32_t global) noexcept {
     }
 }
 
-void Scene::addRelation(std::uint32_t global, const CorridorRelation& relation) noexcept {
+void Scene::addRelation(std::uint32_t global, const CorridorRelation& relation, std::uint32_t otherK) noexcept {
     const std::size_t base = static_cast<std::size_t>(global) * m_capacities.relationsPerCorridor;
     std::uint32_t& count = m_relationCount[global];
+    const auto bit = static_cast<std::uint8_t>(1U << otherK);
+    // One relation per corridor pair and kind (the first along this corridor); relations with the
+    // same vehicle at the same place share one record.
+    CorridorRelation* samePlace = nullptr;
     for (std::uint32_t i = 0; i < count; ++i) {
-        const CorridorRelation& r = m_relations[base + i];
-        if (r.otherCorridor == relation.otherCorridor && r.kind == relation.kind) {
-            return;  // one relation per corridor pair and kind: the first along this corridor
+        CorridorRelation& r = m_relations[base + i];
+        if (r.otherVehicle != relation.otherVehicle || r.kind != relation.kind) {
+            continue;
         }
+        if ((r.otherCorridors & bit) != 0) {
+            return;
+        }
+        if (samePlace == nullptr && r.conflict == relation.conflict && std::abs(r.s_m - relation.s_m) <= S_TOLERANCE_M &&
+            std::abs(r.otherS_m - relation.otherS_m) <= S_TOLERANCE_M) {
+            samePlace = &r;
+        }
+    }
+    if (samePlace != nullptr) {
+        samePlace->otherCorridors = static_cast<std::uint8_t>(samePlace->otherCorridors | bit);
+        return;
     }
     if (count == m_capacities.relationsPerCorridor) {
         ++m_stats.relationsDropped;
         return;
     }
-    m_relations[base + count++] = relation;
+    m_relations[base + count] = relation;
+    m_relations[base + count].otherCorridors = bit;
+    ++count;
 }
 
 void Scene::computeCorridorRelations(std::uint32_t global) noexcept {
@@ -184,12 +201,12 @@ void Scene::computeCorridorRelations(std::uint32_t global) noexcept {
                 continue;
             }
             CorridorRelation r;
-            r.otherCorridor = m_entries[e].corridor;
             r.otherVehicle = other.vehicle;
             r.kind = CorridorRelationKind::SharedLane;
             r.s_m = seg.corridorS_m + (from - seg.sBegin_m);
             r.otherS_m = os.corridorS_m + (from - os.sBegin_m);
-            addRelation(global, r);
+            r.conflict = seg.lane;
+            addRelation(global, r, m_entries[e].corridor % m_capacities.corridorsPerVehicle);
         }
         // Crossings and merges: the map's conflict points of this lane within the segment.
         for (const std::uint32_t x : m_map->laneConflicts(seg.lane)) {
@@ -209,7 +226,6 @@ void Scene::computeCorridorRelations(std::uint32_t global) noexcept {
                     continue;
                 }
                 CorridorRelation r;
-                r.otherCorridor = m_entries[e].corridor;
                 r.otherVehicle = other.vehicle;
                 r.kind = conflict.kind == ConflictKind::Merge ? CorridorRelationKind::Merge : CorridorRelationKind::Crossing;
                 r.s_m = static_cast<float>(seg.corridorS_m + s - seg.sBegin_m);
@@ -225,7 +241,7 @@ void Scene::computeCorridorRelations(std::uint32_t global) noexcept {
                         r.priority = first ? RelativePriority::OtherHasPriority : RelativePriority::ThisHasPriority;
                         break;
                 }
-                addRelation(global, r);
+                addRelation(global, r, m_entries[e].corridor % m_capacities.corridorsPerVehicle);
             }
         }
     }

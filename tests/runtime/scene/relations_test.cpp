@@ -47,8 +47,10 @@ protected:
         if (corridor == NO_INDEX) {
             return nullptr;
         }
+        // Default capacities: corridor k of vehicle w has global index w · MAX_CORRIDORS_PER_VEHICLE + k.
+        const auto perVehicle = static_cast<std::uint32_t>(MAX_CORRIDORS_PER_VEHICLE);
         for (const auto& r : sut->relations(corridor)) {
-            if (r.otherCorridor == otherCorridor && r.kind == kind) {
+            if (r.otherVehicle == otherCorridor / perVehicle && r.involves(otherCorridor % perVehicle) && r.kind == kind) {
                 return &r;
             }
         }
@@ -124,6 +126,23 @@ TEST_F(TJunctionScene, FollowerOnASharedLaneIsInfluencedByItsLeader) {
     ASSERT_NE(sut->influencer(follower), NO_INDEX);
     EXPECT_EQ(sut->relations(follower)[sut->influencer(follower)].kind, CorridorRelationKind::SharedLane);
     EXPECT_EQ(sut->influencer(leader), NO_INDEX);
+}
+
+TEST_F(TJunctionScene, OneRecordCoversAllCorridorsOfAVehicleThatMeetAtOnePlace) {
+    // The leader's corridors (straight, right turn, lane change) all start on 2001 except the lane
+    // change; the follower's straight corridor shares 2001 with the first two at the leader's position.
+    const std::vector<SceneVehicle> vehicles = {on("2001", 5.0, 10.0F, 1), on("2001", 25.0, 10.0F, 2)};
+    (void)sut->update(vehicles);
+    const std::uint32_t follower = corridorEndingOn(0, "2003");
+    std::uint32_t sharedRecords = 0;
+    for (const auto& r : sut->relations(follower)) {
+        if (r.kind == CorridorRelationKind::SharedLane && r.otherVehicle == 1U) {
+            ++sharedRecords;
+            EXPECT_TRUE(r.involves(corridorEndingOn(1, "2003") % MAX_CORRIDORS_PER_VEHICLE));
+            EXPECT_TRUE(r.involves(corridorEndingOn(1, "2008") % MAX_CORRIDORS_PER_VEHICLE));
+        }
+    }
+    EXPECT_EQ(sharedRecords, 1U);
 }
 
 TEST_F(TJunctionScene, LateralRelationsFindNearestVehiclesOnOwnAndNeighbourLanes) {
@@ -221,7 +240,8 @@ TEST_F(TJunctionScene, EmptySceneAndRepeatedUpdatesAreDeterministic) {
     ASSERT_EQ(before.size(), after.size());
     EXPECT_GT(before.size(), 0U);
     for (std::size_t i = 0; i < before.size(); ++i) {
-        EXPECT_EQ(before[i].otherCorridor, after[i].otherCorridor);
+        EXPECT_EQ(before[i].otherVehicle, after[i].otherVehicle);
+        EXPECT_EQ(before[i].otherCorridors, after[i].otherCorridors);
         EXPECT_EQ(before[i].s_m, after[i].s_m);
         EXPECT_EQ(before[i].priority, after[i].priority);
     }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "augur/core/messages.hpp"
 #include "augur/runtime/scene/road_map.hpp"
 
 namespace augur::runtime::scene {
@@ -45,15 +46,25 @@ enum class CorridorRelationKind : std::uint8_t { SharedLane = 0, Crossing, Merge
 /// Priority of this corridor relative to the other one at the relation point.
 enum class RelativePriority : std::uint8_t { Unregulated = 0, ThisHasPriority, OtherHasPriority, Mutual };
 
+/// How this corridor relates to corridors of another vehicle at one place. The corridors of one
+/// vehicle usually share their first lanes, so one record covers all of the other vehicle's corridors
+/// that meet this one at the same point (bit k of `otherCorridors`: its corridor k), which keeps the
+/// count per corridor near the number of vehicles around rather than vehicles × corridors.
 struct CorridorRelation {
-    std::uint32_t otherCorridor{NO_INDEX};  ///< global corridor index (vehicle · capacity + k)
     std::uint32_t otherVehicle{NO_INDEX};
+    std::uint8_t otherCorridors{0};  ///< bit k set: corridor k of otherVehicle takes part
     CorridorRelationKind kind{CorridorRelationKind::SharedLane};
     RelativePriority priority{RelativePriority::Unregulated};
-    std::uint16_t reserved{0};
+    std::uint8_t reserved{0};
     float s_m{0.0F};       ///< where on this corridor (shared lanes: start of the common part)
-    float otherS_m{0.0F};  ///< … and on the other corridor
-    std::uint32_t conflict{NO_INDEX};  ///< map conflict index (crossing/merge), else NO_INDEX
+    float otherS_m{0.0F};  ///< … and on the other corridors
+    std::uint32_t conflict{NO_INDEX};  ///< map conflict index (crossing/merge); the lane for SharedLane
+
+    [[nodiscard]] bool involves(std::uint32_t otherCorridor) const noexcept {
+        return otherCorridor < 8 && (otherCorridors & (1U << otherCorridor)) != 0;
+    }
 };
+
+static_assert(MAX_CORRIDORS_PER_VEHICLE <= 8, "CorridorRelation::otherCorridors is an 8-bit mask");
 
 }  // namespace augur::runtime::scene

@@ -10,7 +10,8 @@
 //     first conflict point) — "the intersections each corridor goes through are determined by
 //     intersecting the lanelet's identifiers";
 //   * corridor-to-corridor: for each pair of corridors of different vehicles, shared lanes and the
-//     map's conflict points both pass (crossing/merge), with the map's priority; the map's conflicts
+//     map's conflict points both pass (crossing/merge), with the map's priority (one record per other
+//     vehicle and place, listing which of its corridors take part); the map's conflicts
 //     are the pairwise centreline intersections computed once at load, so the per-cycle work is a
 //     look-up, not a geometric intersection;
 //   * the influencer of each corridor: the nearest relation through which another vehicle constrains
@@ -73,7 +74,7 @@ public:
         return {m_corridors.data() + static_cast<std::size_t>(vehicle) * m_capacities.corridorsPerVehicle,
                 m_corridorCount[vehicle]};
     }
-    /// Global index of corridor k of `vehicle` (as used in CorridorRelation::otherCorridor).
+    /// Global index of corridor k of `vehicle`.
     [[nodiscard]] std::uint32_t corridorIndex(std::uint32_t vehicle, std::uint32_t k) const noexcept {
         return vehicle * m_capacities.corridorsPerVehicle + k;
     }
@@ -104,7 +105,7 @@ private:
     void buildOccupancy() noexcept;
     void computeIntersections(std::uint32_t global) noexcept;
     void computeCorridorRelations(std::uint32_t global) noexcept;
-    void addRelation(std::uint32_t global, const CorridorRelation& relation) noexcept;
+    void addRelation(std::uint32_t global, const CorridorRelation& relation, std::uint32_t otherK) noexcept;
     void computeLateral(std::span<const SceneVehicle> vehicles) noexcept;
     void offerLateral(std::uint32_t vehicle, LateralSlot slot, std::uint32_t other, float gap_m, float speed_mps) noexcept;
     void computeInfluencer(std::uint32_t global) noexcept;
