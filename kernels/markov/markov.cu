@@ -760,15 +760,13 @@ bool prepareResident(const MarkovChain& chain) noexcept {
 Result<DeviceChain, MarkovError> DeviceChain::create(const MarkovChain& chain, Propagation propagation) noexcept {
     const ChainConfig& c = chain.config();
     const bool resident = propagation != Propagation::Tiled && prepareResident(chain);
-    if (propagation == Propagation::Resident && !resident) {
-        return fail(MarkovError::InvalidGrid);  // does not fit one block (see the contract)
-    }
-    if (!resident && stepSharedBytes(c) > MAX_STEP_SHARED_BYTES) {
-        return fail(MarkovError::InvalidGrid);  // a position row (n_v·n_a states) too large for one block's shared memory
+    const bool tiled = propagation != Propagation::Resident && stepSharedBytes(c) <= MAX_STEP_SHARED_BYTES;
+    if (!resident && !tiled) {
+        return fail(MarkovError::InvalidGrid);  // the requested path does not fit (see the contract)
     }
     DeviceChain d;
     d.m_config = c;
-    d.m_propagation = resident ? Propagation::Resident : Propagation::Tiled;
+    d.m_propagation = resident && tiled ? Propagation::Auto : (resident ? Propagation::Resident : Propagation::Tiled);
     d.m_stepEntries = chain.stepTransition().entriesPerRow;
     d.m_intervalEntries = chain.intervalTransition().entriesPerRow;
     if (resident) {
@@ -793,7 +791,8 @@ Result<DeviceChain, MarkovError> DeviceChain::create(const MarkovChain& chain, P
         d.m_stencilEntries = st.entriesPerRow;
         d.m_stencilMaxShift = st.maxShift;
         d.m_residentSharedBytes = residentBlockSharedBytes(c);
-    } else {
+    }
+    if (tiled) {
         auto stepColumn = platform::DeviceBuffer<std::int32_t>::create(chain.stepTransition().column.size());
         auto stepValue = platform::DeviceBuffer<float>::create(chain.stepTransition().value.size());
         auto intervalColumn = platform::DeviceBuffer<std::int32_t>::create(chain.intervalTransition().column.size());
@@ -819,6 +818,15 @@ Result<DeviceChain, MarkovError> DeviceChain::create(const MarkovChain& chain, P
     return Result<DeviceChain, MarkovError>(std::move(d));
 }
 
+bool DeviceChain::residentFor(int corridorCount) const noexcept {
+    switch (m_propagation) {
+        case Propagation::Resident: return true;
+        case Propagation::Tiled: return false;
+        case Propagation::Auto: return corridorCount >= tuning::RESIDENT_MIN_CORRIDORS;
+    }
+    return false;
+}
+
 std::size_t predictScratchBytes(const ChainConfig& chain, const PredictionConfig& prediction) noexcept {
     return layout(chain, prediction, nullptr, nullptr);
 }
@@ -837,7 +845,7 @@ platform::GpuStatus predict(const DeviceChain& chain, const PredictionConfig& pc
     const int blocksX = stepBlocksX(c);
 
     AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK(cudaMemsetAsync(s.accumulator, 0, s.accumulatorBytes, stream)));
-    const bool resident = chain.propagation() == Propagation::Resident;
+    const bool resident = chain.residentFor(corridorCount);
     if (corridorCount > 0 && resident) {
         HorizonArgs args{};
         args.chain = c;

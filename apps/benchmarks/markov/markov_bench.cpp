@@ -649,7 +649,7 @@ bool benchGpu(const MarkovChain& chain, bool quick) {
         if (!d1.create(c, step1) || !dh.create(c, horizon1)) {
             return false;
         }
-        auto deviceChain = cuda::DeviceChain::create(chain);
+        auto deviceChain = cuda::DeviceChain::create(chain, cuda::Propagation::Resident);
         if (!deviceChain) {
             return false;
         }

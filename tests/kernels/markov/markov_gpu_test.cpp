@@ -105,7 +105,7 @@ void expectMatchesReference(const PredictionHarness& reference, const Prediction
     }
 }
 
-/// The prediction tests run on both propagation paths at the seed's size.
+/// The prediction tests run on every propagation choice at the seed's size.
 class MarkovGpu : public ::testing::TestWithParam<cuda::Propagation> {
 protected:
     static constexpr int CORRIDORS = 9;  // not a multiple of the corridors a tiled thread propagates together
@@ -141,10 +141,17 @@ protected:
 };
 
 std::string propagationName(const ::testing::TestParamInfo<cuda::Propagation>& info) {
-    return info.param == cuda::Propagation::Resident ? "Resident" : "Tiled";
+    switch (info.param) {
+        case cuda::Propagation::Resident: return "Resident";
+        case cuda::Propagation::Tiled: return "Tiled";
+        case cuda::Propagation::Auto: return "Auto";
+    }
+    return "Unknown";
 }
 
-INSTANTIATE_TEST_SUITE_P(Paths, MarkovGpu, ::testing::Values(cuda::Propagation::Resident, cuda::Propagation::Tiled),
+// Auto with CORRIDORS (9) corridors takes the tiled path: its own case checks that both paths coexist.
+INSTANTIATE_TEST_SUITE_P(Paths, MarkovGpu,
+                         ::testing::Values(cuda::Propagation::Resident, cuda::Propagation::Tiled, cuda::Propagation::Auto),
                          propagationName);
 
 TEST_P(MarkovGpu, PredictionEqualsTheCpuReference) {
@@ -200,14 +207,42 @@ TEST_P(MarkovGpu, NoCorridorsGiveAnEmptyGrid) {
     }
 }
 
-TEST(MarkovGpuPropagation, SeedSizeChainRunsResidentByDefault) {
+TEST(MarkovGpuPropagation, SeedSizeChainKeepsBothPathsAndRunsLargeBatchesResident) {
     AUGUR_REQUIRE_GPU();
     const auto chain = MarkovChain::build(ChainConfig{});
     ASSERT_TRUE(chain.hasValue());
     const auto sut = cuda::DeviceChain::create(*chain);
     ASSERT_TRUE(sut.hasValue());
-    EXPECT_EQ(sut->propagation(), cuda::Propagation::Resident);
+    EXPECT_EQ(sut->propagation(), cuda::Propagation::Auto);
     EXPECT_GT(sut->residentSharedBytes(), 0U);
+    EXPECT_FALSE(sut->residentFor(1));
+    EXPECT_TRUE(sut->residentFor(64));
+}
+
+/// Auto with a batch large enough for the resident path, against the CPU reference.
+TEST(MarkovGpuPropagation, AutoPropagationOfALargeBatchEqualsTheCpuReference) {
+    AUGUR_REQUIRE_GPU();
+    constexpr int CORRIDORS = 32;
+    const auto chain = MarkovChain::build(ChainConfig{});
+    ASSERT_TRUE(chain.hasValue());
+    const auto deviceChain = cuda::DeviceChain::create(*chain);
+    ASSERT_TRUE(deviceChain.hasValue());
+    ASSERT_TRUE(deviceChain->residentFor(CORRIDORS));
+    auto stream = Stream::create();
+    ASSERT_TRUE(stream.hasValue());
+    const InputDynamics psi = bandedInputDynamics(chain->config().inputCells, 0.7F);
+    const PredictionConfig p = testing::predictionFor(CORRIDORS);
+
+    PredictionHarness reference(chain->config(), p, CORRIDORS);
+    testing::randomiseCorridors(reference.corridors, chain->config(), 83);
+    reference.run(*chain, psi);
+    PredictionHarness sut(chain->config(), p, CORRIDORS);
+    testing::randomiseCorridors(sut.corridors, chain->config(), 83);
+    const auto device = DevicePrediction::upload(sut, chain->config());
+    ASSERT_TRUE(device.enqueue(*deviceChain, sut, psi, stream->get()).hasValue());
+    device.download(sut, stream->get());
+    ASSERT_TRUE(stream->synchronize().hasValue());
+    expectMatchesReference(reference, sut, CORRIDORS);
 }
 
 TEST(MarkovGpuPropagation, MoreSpeedCellsThanAWarpFallBackToTiledAndCannotBeForcedResident) {
@@ -217,6 +252,7 @@ TEST(MarkovGpuPropagation, MoreSpeedCellsThanAWarpFallBackToTiledAndCannotBeForc
     const auto automatic = cuda::DeviceChain::create(*chain);
     ASSERT_TRUE(automatic.hasValue());
     EXPECT_EQ(automatic->propagation(), cuda::Propagation::Tiled);
+    EXPECT_FALSE(automatic->residentFor(256));
     const auto forced = cuda::DeviceChain::create(*chain, cuda::Propagation::Resident);
     ASSERT_FALSE(forced.hasValue());
     EXPECT_EQ(forced.error(), MarkovError::InvalidGrid);

@@ -176,7 +176,8 @@ namespace cuda {
 
 /// How cuda::predict propagates the corridors.
 enum class Propagation {
-    Auto,      ///< Resident where the chain fits, Tiled otherwise
+    Auto,      ///< both paths kept; each call picks Resident from tuning::RESIDENT_MIN_CORRIDORS (24)
+               ///< corridors, Tiled below (the resident time is flat, the tiled one grows per corridor)
     Resident,  ///< one block per corridor runs the whole horizon with p(t) in shared memory: one launch
     Tiled,     ///< one launch per step for all corridors, p(t) in device memory, Υ as ELL
 };
@@ -192,18 +193,21 @@ struct StencilSlot {
 /// Υ(τ) and Υ([0, τ]) in device memory (uploaded once at init; read by every corridor of every call).
 class DeviceChain {
 public:
-    /// Uploads `chain` and picks the propagation. Resident needs 2·n + O(n_s) floats of shared memory
-    /// in one block (n ≤ ≈ 27,000 states on sm_90, 227 KB), n_v ≤ 32, a row stencil of at most
-    /// tuning::MAX_RESIDENT_ENTRIES slots and n_v·n_a ≤ 512. Init phase: allocates device memory,
-    /// synchronous. Fails with InvalidGrid when `propagation` is Resident and the chain does not fit,
-    /// or when a position row has more than 614 states (n_v·n_a; the tiled step block's shared memory)
-    /// and the chain is not resident; DeviceFailure when a CUDA call fails.
+    /// Uploads `chain` for the requested propagation. Resident needs 2·n + O(n_s) floats of shared
+    /// memory in one block (n ≤ ≈ 27,000 states on sm_90, 227 KB; the seed's 24,000 do not fit sm_87's
+    /// 163 KB), n_v ≤ 32, a row stencil of at most tuning::MAX_RESIDENT_ENTRIES slots and n_v·n_a ≤ 512;
+    /// Tiled needs a position row of at most 614 states (n_v·n_a; the step block's shared memory).
+    /// Auto keeps every path that fits (propagation() says which: Auto when both do). Init phase:
+    /// allocates device memory, synchronous. Fails with InvalidGrid when the requested path (for Auto:
+    /// both) does not fit, DeviceFailure when a CUDA call fails.
     [[nodiscard]] static Result<DeviceChain, MarkovError> create(const MarkovChain& chain,
                                                                  Propagation propagation = Propagation::Auto) noexcept;
 
     [[nodiscard]] const ChainConfig& config() const noexcept { return m_config; }
-    /// Resident or Tiled: what cuda::predict does with this chain.
+    /// The paths this chain can take: Resident, Tiled, or Auto (both; chosen per call).
     [[nodiscard]] Propagation propagation() const noexcept { return m_propagation; }
+    /// Whether cuda::predict propagates `corridorCount` corridors on the resident path.
+    [[nodiscard]] bool residentFor(int corridorCount) const noexcept;
     [[nodiscard]] int stepEntriesPerRow() const noexcept { return m_stepEntries; }
     [[nodiscard]] int intervalEntriesPerRow() const noexcept { return m_intervalEntries; }
     [[nodiscard]] const std::int32_t* stepColumn() const noexcept { return m_stepColumn.data(); }
@@ -235,8 +239,8 @@ private:
 [[nodiscard]] std::size_t predictScratchBytes(const ChainConfig& chain, const PredictionConfig& prediction) noexcept;
 
 /// CUDA path of cpu::predict. `corridors`, the polylines, `out` and `scratch` are device memory.
-/// Enqueues one memset and 4 kernels (Resident: the whole horizon in one launch, one block per
-/// corridor) or H + 4 kernels (Tiled) on `stream`; capturable into a CUDA graph. Deterministic: fixed
+/// Enqueues one memset and 4 kernels (resident: the whole horizon in one launch, one block per
+/// corridor) or H + 4 kernels (tiled) on `stream` (DeviceChain::residentFor says which); capturable into a CUDA graph. Deterministic: fixed
 /// reduction orders, integer grid accumulation.
 /// Run phase: noexcept, allocation-free, asynchronous.
 [[nodiscard]] platform::GpuStatus predict(const DeviceChain& chain, const PredictionConfig& prediction,
