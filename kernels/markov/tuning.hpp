@@ -15,7 +15,8 @@ inline constexpr int BLOCK_THREADS = 256;
 /// Resident path: threads of the block that propagates one corridor over the whole horizon with p in
 /// shared memory (16 warps; one block per SM at the seed's size, 193 KB of shared memory). Chosen so
 /// that a thread keeps its row's stencil (MAX_RESIDENT_ENTRIES slots) and the λ terms of its speed cell
-/// in registers without spilling (≤ 128 registers). H100 figures in docs/benchmarks-markov.md.
+/// in registers without spilling (126 registers at n_a = 6, no spills, sm_90). Not swept; H200 figures
+/// in docs/benchmarks-markov.md.
 inline constexpr int RESIDENT_THREADS = 512;
 
 /// Resident path: most stencil slots per row kept in registers (6 at the seed's size).
