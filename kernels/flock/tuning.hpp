@@ -12,6 +12,11 @@ inline constexpr int BLOCK = 256;
 /// (not yet swept; 8 × 256 threads = 2048, the sm_90 and sm_87 per-SM thread limit).
 inline constexpr int BLOCKS_PER_SM = 8;
 
+/// Threads per block of the intersection-stage kernels (one thread per set: count, write, maximal,
+/// rank loops over a window's sets). Not yet swept; 128 keeps more blocks resident for the uneven
+/// per-set loops.
+inline constexpr int WINDOW_BLOCK = 128;
+
 /// Threads per block of the per-step bounding-box reduction (one block per step).
 inline constexpr int REDUCE_BLOCK = 128;
 

@@ -230,6 +230,15 @@ TEST(FlockCpu, NonFinitePresentSampleIsInvalidInputButAMissingOneIsIgnored) {
     EXPECT_EQ(toSets(list), expected);
 }
 
+TEST(FlockCpu, DeviceResidentInputIsUnavailableOnTheCpuBackend) {
+    const Instance instance(3, 2);
+    FlockFinder sut = makeFinder({2, 1, RADIUS_M}, testCapacities(3));
+    FlockList list = FlockList::create(LIST_FLOCKS, LIST_MEMBERS);
+    const auto result = sut.findOnDevice(instance.view(), list, nullptr);
+    ASSERT_TRUE(result.hasError());
+    EXPECT_EQ(result.error().error, FlockError::BackendUnavailable);
+}
+
 TEST(FlockCpu, TooManyEntitiesIsReported) {
     const Instance instance(5, 2);
     FlockFinder sut = makeFinder({2, 1, RADIUS_M}, testCapacities(4));
