@@ -440,6 +440,7 @@ struct CudaBatchStage::State {
     FlockCapacities capacities;
     Pools pools{};
     int gridBlocks{1};
+    int block{tuning::BLOCK};
     bool useGraph{false};
     long long cells{0};
     long long samples{0};
@@ -498,33 +499,33 @@ struct CudaBatchStage::State {
         AUGUR_CUDA_TRY(platform::fillDevice(cellCount.data(), 0, cellCount.bytes(), stream));
         AUGUR_CUDA_TRY(platform::fillDevice(cellFill.data(), 0, cellFill.bytes(), stream));
         AUGUR_CUDA_TRY(platform::fillDevice(invalid.data(), 0, sizeof(int), stream));
-        validateKernel<<<gridBlocks, tuning::BLOCK, 0, stream>>>(p);
+        validateKernel<<<gridBlocks, block, 0, stream>>>(p);
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
 
         stepGridKernel<<<p.maxSteps, tuning::REDUCE_BLOCK, 0, stream>>>(p);
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
-        countCellsKernel<<<gridBlocks, tuning::BLOCK, 0, stream>>>(p);
+        countCellsKernel<<<gridBlocks, block, 0, stream>>>(p);
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
         AUGUR_CUDA_TRY(scanInt(p.cellCount, p.cellStart, cells + 1, stream));
-        placeKernel<<<gridBlocks, tuning::BLOCK, 0, stream>>>(p);
+        placeKernel<<<gridBlocks, block, 0, stream>>>(p);
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
-        pairKernel<false><<<gridBlocks, tuning::BLOCK, 0, stream>>>(p);
+        pairKernel<false><<<gridBlocks, block, 0, stream>>>(p);
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
         AUGUR_CUDA_TRY(scanLong(p.pairCount, p.pairStart, samples + 1, stream));
-        pairKernel<true><<<gridBlocks, tuning::BLOCK, 0, stream>>>(p);
+        pairKernel<true><<<gridBlocks, block, 0, stream>>>(p);
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
-        diskCountKernel<<<gridBlocks, tuning::BLOCK, 0, stream>>>(p);
+        diskCountKernel<<<gridBlocks, block, 0, stream>>>(p);
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
         AUGUR_CUDA_TRY(scanLong(p.diskSize, p.diskMemberStart, p.maxDisks + 1, stream));
-        memberKernel<<<gridBlocks, tuning::BLOCK, 0, stream>>>(p);
+        memberKernel<<<gridBlocks, block, 0, stream>>>(p);
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
-        maximalKernel<<<gridBlocks, tuning::BLOCK, 0, stream>>>(p);
+        maximalKernel<<<gridBlocks, block, 0, stream>>>(p);
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
         AUGUR_CUDA_TRY(scanInt(p.keep, p.keptIndex, p.maxDisks + 1, stream));
         AUGUR_CUDA_TRY(scanLong(p.keptSize, p.keptMemberStart, p.maxDisks + 1, stream));
-        compactKernel<<<gridBlocks, tuning::BLOCK, 0, stream>>>(p);
+        compactKernel<<<gridBlocks, block, 0, stream>>>(p);
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
-        stepBeginKernel<<<gridBlocks, tuning::BLOCK, 0, stream>>>(p);
+        stepBeginKernel<<<gridBlocks, block, 0, stream>>>(p);
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
         headerKernel<<<1, 32, 0, stream>>>(p);
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
@@ -537,7 +538,7 @@ CudaBatchStage::~CudaBatchStage() = default;
 
 Result<std::unique_ptr<CudaBatchStage>, FlockFailure> CudaBatchStage::create(const FlockParams& params, const Limits& limits,
                                                                                      const FlockCapacities& capacities,
-                                                                                     bool useGraph) {
+                                                                                     bool useGraph, const LaunchShape& shape) {
     FlockFailure failure;
     failure.error = FlockError::Gpu;
     const auto gpuFailure = [&failure](const GpuError& error) {
@@ -568,7 +569,8 @@ Result<std::unique_ptr<CudaBatchStage>, FlockFailure> CudaBatchStage::create(con
     if (const auto st = AUGUR_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device)); !st) {
         return fail(gpuFailure(st.error()));
     }
-    s.gridBlocks = multiprocessors * tuning::BLOCKS_PER_SM;
+    s.gridBlocks = multiprocessors * shape.blocksPerSm;
+    s.block = shape.block;
 
 #define AUGUR_FLOCK_ALLOC(target, expr)          \
     do {                                         \
@@ -694,7 +696,9 @@ Result<std::unique_ptr<CudaBatchStage>, FlockFailure> CudaBatchStage::create(con
     families.upstreamOverflow =
         reinterpret_cast<const int*>(reinterpret_cast<const char*>(s.header.data()) + offsetof(BatchHeader, overflow));
     families.maxSets = capacities.maxFamilySetsPerBatch;
-    auto window = CudaWindowStage::create(params, capacities, families, s.gridBlocks, useGraph);
+    // The intersection kernels get as many threads per SM as the others, in blocks of shape.windowBlock.
+    const int windowGrid = std::max(1, static_cast<int>(static_cast<long long>(s.gridBlocks) * shape.block / shape.windowBlock));
+    auto window = CudaWindowStage::create(params, capacities, families, windowGrid, shape.windowBlock, useGraph);
     if (!window) {
         return fail(window.error());
     }

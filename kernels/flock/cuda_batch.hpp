@@ -18,6 +18,13 @@
 
 namespace augur::kernels::flock::detail {
 
+/// Launch shapes of the flock kernels (defaults: tuning.hpp).
+struct LaunchShape {
+    int block;
+    int blocksPerSm;
+    int windowBlock;
+};
+
 struct BatchResult {
     std::int64_t disks{0};
     std::int64_t potentialWindows{0};  ///< Σ |F_t| over the steps that start a window of the batch
@@ -40,7 +47,8 @@ public:
     /// captures the kernel sequence of each stage as a CUDA graph (the input copy stays outside, so that
     /// device-resident input can be copied from the caller's buffers). Init phase.
     [[nodiscard]] static Result<std::unique_ptr<CudaBatchStage>, FlockFailure> create(const FlockParams& params, const Limits& limits,
-                                                                                      const FlockCapacities& capacities, bool useGraph);
+                                                                                      const FlockCapacities& capacities, bool useGraph,
+                                                                                      const LaunchShape& shape);
 
     /// The flocks of every window that starts in [firstStep, firstStep + steps - δ] of `view`
     /// (steps ≤ maxBatchSteps, entityCount ≤ maxEntities). `onDevice`: the view's arrays are device

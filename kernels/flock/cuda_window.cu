@@ -446,6 +446,7 @@ struct CudaWindowStage::State {
     Params params{};
     SetsView family{};
     int gridBlocks{1};
+    int block{tuning::WINDOW_BLOCK};
     bool useGraph{false};
     long long countCap{0};
 
@@ -474,33 +475,33 @@ struct CudaWindowStage::State {
     GpuStatus enqueueBody(StreamHandle stream) {
         const Params& p = params;
         AUGUR_CUDA_TRY(platform::fillDevice(status.data(), 0, sizeof(Status), stream));
-        familyKernel<<<gridBlocks, tuning::BLOCK, 0, stream>>>(p);
+        familyKernel<<<gridBlocks, block, 0, stream>>>(p);
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
         SetsView in = family;
         for (int level = 1; level < p.delta; ++level) {
             const long long cap = level == 1 ? p.famSets : p.candSets;
-            countKernel<<<gridBlocks, tuning::WINDOW_BLOCK, 0, stream>>>(p, in, level, counts.data(), cap);
+            countKernel<<<gridBlocks, block, 0, stream>>>(p, in, level, counts.data(), cap);
             AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
             AUGUR_CUDA_TRY(scanPairs(counts.data(), starts.data(), cap + 1, stream));
             const SetsOut cand = candidates.out();
-            writeKernel<<<gridBlocks, tuning::WINDOW_BLOCK, 0, stream>>>(p, in, level, starts.data(), cap, cand);
+            writeKernel<<<gridBlocks, block, 0, stream>>>(p, in, level, starts.data(), cap, cand);
             AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
-            maximalKernel<<<gridBlocks, tuning::WINDOW_BLOCK, 0, stream>>>(p, cand.view(), counts.data());
+            maximalKernel<<<gridBlocks, block, 0, stream>>>(p, cand.view(), counts.data());
             AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
             AUGUR_CUDA_TRY(scanPairs(counts.data(), starts.data(), p.candSets + 1, stream));
             const SetsOut next = levels[level % 2].out();
-            compactKernel<<<gridBlocks, tuning::BLOCK, 0, stream>>>(p, cand.view(), counts.data(), starts.data(), next);
+            compactKernel<<<gridBlocks, block, 0, stream>>>(p, cand.view(), counts.data(), starts.data(), next);
             AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
             in = next.view();
         }
-        rankKernel<<<gridBlocks, tuning::WINDOW_BLOCK, 0, stream>>>(p, in, outSize.data(), outSource.data(), outWindow.data());
+        rankKernel<<<gridBlocks, block, 0, stream>>>(p, in, outSize.data(), outSource.data(), outWindow.data());
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
         {
             std::size_t bytes = scanTempBytes;
             AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scanTemp.get(), bytes, outSize.data(), outStart.data(),
                                                                           static_cast<int>(p.outSets + 1), stream)));
         }
-        outputKernel<<<gridBlocks, tuning::BLOCK, 0, stream>>>(p, in, outSource.data(), outStart.data(), outMembers.data());
+        outputKernel<<<gridBlocks, block, 0, stream>>>(p, in, outSource.data(), outStart.data(), outMembers.data());
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
         headerKernel<<<1, 32, 0, stream>>>(p, in, outStart.data());
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
@@ -513,7 +514,7 @@ CudaWindowStage::~CudaWindowStage() = default;
 
 Result<std::unique_ptr<CudaWindowStage>, FlockFailure> CudaWindowStage::create(const FlockParams& params, const FlockCapacities& capacities,
                                                                                const DeviceFamilies& families, int gridBlocks,
-                                                                               bool useGraph) {
+                                                                               int blockThreads, bool useGraph) {
     FlockFailure failure;
     failure.error = FlockError::Gpu;
     const auto gpuFailure = [&failure](const GpuError& error) {
@@ -523,6 +524,7 @@ Result<std::unique_ptr<CudaWindowStage>, FlockFailure> CudaWindowStage::create(c
     auto state = std::make_unique<State>();
     State& s = *state;
     s.gridBlocks = gridBlocks;
+    s.block = blockThreads;
     s.useGraph = useGraph;
     const long long steps = capacities.maxBatchSteps;
     const long long famSets = families.maxSets;

@@ -51,11 +51,12 @@ public:
     /// Reserves the device pools (levels ping-pong between two families of maxIntersectSetsPerBatch sets
     /// and maxIntersectMembersPerBatch members; the output holds maxFlocksPerBatch flocks and
     /// maxFlockMembersPerBatch members), the pinned download buffers and the scan scratch; with
-    /// `useGraph` captures the stage as a CUDA graph. `gridBlocks`: blocks of the grid-stride kernels. Init.
+    /// `useGraph` captures the stage as a CUDA graph. `gridBlocks` × `blockThreads`: the grid-stride
+    /// kernels' launch shape. Init phase.
     [[nodiscard]] static Result<std::unique_ptr<CudaWindowStage>, FlockFailure> create(const FlockParams& params,
                                                                                        const FlockCapacities& capacities,
                                                                                        const DeviceFamilies& families, int gridBlocks,
-                                                                                       bool useGraph);
+                                                                                       int blockThreads, bool useGraph);
 
     /// Enqueues the stage for the batch whose families `create` was given (kernels, scans, header
     /// download). noexcept, allocation-free, graph-capturable.

@@ -16,6 +16,7 @@
 #include "cpu_potential.hpp"
 #include "family.hpp"
 #include "geometry.hpp"
+#include "tuning.hpp"
 #include "window_stage.hpp"
 #include "worker_pool.hpp"
 #if AUGUR_HAVE_CUDA
@@ -145,8 +146,10 @@ Backend FlockFinder::backend() const noexcept { return m_impl->backend; }
 
 Result<FlockFinder, FlockFailure> FlockFinder::create(const FlockParams& params, const FlockCapacities& capacities, Backend backend,
                                                       const FlockOptions& options) {
+    const auto validThreads = [](int threads) { return threads == 0 || (threads >= 32 && threads <= 1024 && threads % 32 == 0); };
     if (params.minEntities < 2 || params.windowSteps < 1 || !(params.radius_m > 0.0) || !std::isfinite(params.radius_m) ||
-        !validCapacities(capacities, params)) {
+        !validCapacities(capacities, params) || !validThreads(options.blockThreads) || !validThreads(options.windowBlockThreads) ||
+        options.blocksPerMultiprocessor < 0 || options.blocksPerMultiprocessor > 64) {
         return fail(simpleFailure(FlockError::InvalidParams));
     }
     if (!available(backend)) {
@@ -182,7 +185,10 @@ Result<FlockFinder, FlockFailure> FlockFinder::create(const FlockParams& params,
             }
         } else {
 #if AUGUR_HAVE_CUDA
-            auto stage = detail::CudaBatchStage::create(params, impl->limits, capacities, options.useGraph);
+            const detail::LaunchShape shape{options.blockThreads > 0 ? options.blockThreads : tuning::BLOCK,
+                                            options.blocksPerMultiprocessor > 0 ? options.blocksPerMultiprocessor : tuning::BLOCKS_PER_SM,
+                                            options.windowBlockThreads > 0 ? options.windowBlockThreads : tuning::WINDOW_BLOCK};
+            auto stage = detail::CudaBatchStage::create(params, impl->limits, capacities, options.useGraph, shape);
             if (!stage) {
                 return fail(stage.error());
             }

@@ -7,7 +7,11 @@
 // split is the CPU's wall time and, for CUDA, device time (resident, graph). Each CUDA result is
 // compared with the CPU reference's (column "same").
 //
-//   augur-bench-flock [--quick] [--cpu-only]
+// --sweep: afterwards, the launch shapes (FlockOptions: threads per block, blocks per SM, threads per
+// block of the intersection kernels) swept on the seed-shaped run (ε = 50) and at 2,000 entities, with
+// resident input and graphs; the figures behind kernels/flock/tuning.hpp.
+//
+//   augur-bench-flock [--quick] [--cpu-only] [--sweep]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -127,12 +131,14 @@ struct Measured {
 
 /// `deviceView`: when not null, findOnDevice on it (CUDA, input resident in device memory).
 Measured measure(const SyntheticTrajectories& t, const FlockParams& params, FlockCapacities capacities, kernels::Backend backend,
-                 bool graph, int repetitions, platform::StreamHandle stream, const TrajectoryView* deviceView = nullptr) {
+                 bool graph, int repetitions, platform::StreamHandle stream, const TrajectoryView* deviceView = nullptr,
+                 FlockOptions options = {}) {
+    options.useGraph = graph;
     Measured m;
     std::size_t listFlocks = 1 << 18;
     std::size_t listMembers = 1 << 22;
     for (int attempt = 0; attempt < 30; ++attempt) {
-        auto finder = FlockFinder::create(params, capacities, backend, FlockOptions{graph});
+        auto finder = FlockFinder::create(params, capacities, backend, options);
         if (!finder) {
             m.error = std::string("init: ") + toString(finder.error().error);
             return m;
@@ -179,7 +185,9 @@ Measured measure(const SyntheticTrajectories& t, const FlockParams& params, Floc
 int main(int argc, char** argv) {
     bool quick = false;
     bool cpuOnly = false;
+    bool sweep = false;
     for (int i = 1; i < argc; ++i) {
+        sweep = sweep || std::strcmp(argv[i], "--sweep") == 0;
         quick = quick || std::strcmp(argv[i], "--quick") == 0;
         cpuOnly = cpuOnly || std::strcmp(argv[i], "--cpu-only") == 0;
     }
@@ -202,6 +210,11 @@ int main(int argc, char** argv) {
     scenarios.push_back({"scale", atScale(2000, scaleSteps), {5, 10, 50.0}});
     scenarios.push_back({"scale", atScale(20000, scaleSteps), {5, 10, 50.0}});
 
+    struct SweepCase {
+        const Scenario* scenario;
+        FlockCapacities capacities;
+    };
+    std::vector<SweepCase> sweepCases;
     auto stream = platform::Stream::create();
     bench::Table table("Maximal flocks: CUDA vs CPU reference (all cores), end to end, ms (median)",
                        {"scenario", "n", "τ", "ε", "μ", "δ", "disks", "ΣF_t sets", "flocks", "CPU pot.", "CPU ∩", "CPU total",
@@ -231,6 +244,10 @@ int main(int argc, char** argv) {
                 const TrajectoryView device{dx->data(), dy->data(), dp->data(), host.entityCount, host.stepCount};
                 resident = measure(t, s.params, grown, kernels::Backend::Cuda, true, 5, stream->get(), &device);
             }
+            const bool seed50 = s.spec.entities == 145 && s.params.radius_m == 50.0 && s.params.minEntities == 5 && s.params.windowSteps == 10;
+            if (resident.ok && (seed50 || s.spec.entities == 2000)) {
+                sweepCases.push_back({&s, resident.capacities});
+            }
         }
         const auto ms = [](const Measured& m, double us) { return m.ok ? fmt(us * 1e-3, 2) : std::string(m.error.empty() ? "-" : m.error); };
         const auto total = [](const Measured& m) { return m.ok ? fmt(m.total_ms, m.total_ms < 10.0 ? 2 : 1) : std::string("-"); };
@@ -244,6 +261,40 @@ int main(int argc, char** argv) {
                    ms(cpu, cpu.stats.intersect_us), cpu.ok ? fmt(cpu.total_ms, 1) : cpu.error, ms(resident, resident.stats.potential_us),
                    ms(resident, resident.stats.intersect_us), total(cuda), total(graph), total(resident), speedUp(best),
                    speedUp(resident.ok ? resident.total_ms : 0.0), gpu ? (same ? "yes" : "NO") : "-"});
+    }
+    if (sweep && gpu && stream) {
+        bench::Table shapes("Launch shapes: CUDA, resident input, graphs, end to end, ms (median of 5)",
+                            {"scenario", "n", "τ", "threads/block", "blocks/SM", "∩ threads/block", "GPU pot. (dev)", "GPU ∩ (dev)",
+                             "total"});
+        for (const SweepCase& c : sweepCases) {
+            const Scenario& s = *c.scenario;
+            const SyntheticTrajectories t = generateTrajectories(s.spec);
+            const TrajectoryView host = t.view();
+            const auto samples = static_cast<std::size_t>(host.entityCount) * static_cast<std::size_t>(host.stepCount);
+            auto dx = platform::DeviceBuffer<double>::create(samples);
+            auto dy = platform::DeviceBuffer<double>::create(samples);
+            auto dp = platform::DeviceBuffer<std::uint8_t>::create(samples);
+            if (!(dx && dy && dp && dx->upload(std::span<const double>(host.x_m, samples)) &&
+                  dy->upload(std::span<const double>(host.y_m, samples)) && dp->upload(std::span<const std::uint8_t>(host.present, samples)))) {
+                continue;
+            }
+            const TrajectoryView device{dx->data(), dy->data(), dp->data(), host.entityCount, host.stepCount};
+            for (const int block : {128, 256, 512}) {
+                for (const int blocksPerSm : {4, 8, 16}) {
+                    for (const int windowBlock : {64, 128, 256}) {
+                        FlockOptions options;
+                        options.blockThreads = block;
+                        options.blocksPerMultiprocessor = blocksPerSm;
+                        options.windowBlockThreads = windowBlock;
+                        const Measured m = measure(t, s.params, c.capacities, kernels::Backend::Cuda, true, 5, stream->get(), &device, options);
+                        shapes.row({s.name, std::to_string(s.spec.entities), std::to_string(s.spec.steps), std::to_string(block),
+                                    std::to_string(blocksPerSm), std::to_string(windowBlock),
+                                    m.ok ? fmt(m.stats.potential_us * 1e-3, 2) : m.error, m.ok ? fmt(m.stats.intersect_us * 1e-3, 2) : "-",
+                                    m.ok ? fmt(m.total_ms, 2) : "-"});
+                    }
+                }
+            }
+        }
     }
     return 0;
 }

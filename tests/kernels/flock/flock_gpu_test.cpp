@@ -315,6 +315,32 @@ TEST(FlockGpuCapacity, IntersectionAndOutputPoolOverflowsAreReportedWithTheNeede
     }
 }
 
+TEST(FlockGpu, LaunchShapesDoNotChangeTheResult) {
+    AUGUR_REQUIRE_GPU();
+    const Instance instance = testing::randomInstance(60, 16, 5.0, 0.03, 11);
+    const FlockParams params{3, 3, 1.0};
+    FlockCapacities capacities = testCapacities(60, 16, 4);
+    capacities.maxIntersectSetsPerBatch = 1 << 18;
+    capacities.maxIntersectMembersPerBatch = 1 << 21;
+    capacities.maxWorkSets = 1 << 16;
+    capacities.maxWorkMembers = 1 << 20;
+    const auto expected = detect(instance.view(), params, capacities, Backend::Cpu, false, nullptr);
+    EXPECT_FALSE(expected.empty());
+    constexpr int SHAPES[][3] = {{32, 1, 32}, {128, 4, 64}, {1024, 16, 1024}};
+    for (const auto& shape : SHAPES) {
+        FlockOptions options;
+        options.useGraph = true;
+        options.blockThreads = shape[0];
+        options.blocksPerMultiprocessor = shape[1];
+        options.windowBlockThreads = shape[2];
+        auto sut = FlockFinder::create(params, capacities, Backend::Cuda, options);
+        ASSERT_TRUE(sut.hasValue());
+        FlockList list = FlockList::create(LIST_FLOCKS, LIST_MEMBERS);
+        ASSERT_TRUE(sut->find(instance.view(), list, nullptr).hasValue());
+        EXPECT_EQ(toSets(list), expected) << shape[0] << " " << shape[1] << " " << shape[2];
+    }
+}
+
 TEST(FlockGpu, FindAndFindOnDeviceAllocateNothingAfterInit) {
     AUGUR_REQUIRE_GPU();
     const Instance instance = testing::randomInstance(24, 20, 4.0, 0.05, 3);

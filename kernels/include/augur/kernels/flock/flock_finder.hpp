@@ -23,8 +23,13 @@
 namespace augur::kernels::flock {
 
 struct FlockOptions {
-    /// CUDA backend: replay the per-batch kernel sequence as a CUDA graph captured at init.
+    /// CUDA backend: replay the per-batch kernel sequences as CUDA graphs captured at init.
     bool useGraph{false};
+    /// CUDA launch shapes, for tuning experiments (augur-bench-flock --sweep); 0 takes the
+    /// per-architecture value of kernels/flock/tuning.hpp. Threads: a multiple of 32 in [32, 1024].
+    int blockThreads{0};             ///< per-point / per-disk kernels
+    int blocksPerMultiprocessor{0};  ///< grid-stride grid: this many blocks of blockThreads per SM
+    int windowBlockThreads{0};       ///< intersection-stage kernels (same threads per SM in total)
 };
 
 class FlockFinder {
