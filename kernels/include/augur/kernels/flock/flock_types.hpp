@@ -55,7 +55,7 @@ struct FlockCapacities {
     std::int64_t maxIntersectSetsPerBatch{1 << 18};      ///< CUDA: intersections a ∩ b with ≥ μ members of one
                                                          ///< level (W_j ⊗ F_{j+L}), summed over a batch's windows
     std::int64_t maxIntersectMembersPerBatch{1 << 22};   ///< CUDA: … and their members
-    std::int64_t maxFlocksPerBatch{1 << 18};             ///< flocks reported for one batch's windows
+    std::int64_t maxFlocksPerBatch{1 << 18};             ///< flocks reported for one batch's windows (CPU: per worker)
     std::int64_t maxFlockMembersPerBatch{1 << 22};       ///< … and their members
     int workerThreads{0};                                ///< CPU worker threads; 0: all hardware threads
 };
