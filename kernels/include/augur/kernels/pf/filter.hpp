@@ -191,7 +191,9 @@ public:
     /// One whole step: upload inputs, fused predict+update, reduction, resampling. Graph-capturable.
     [[nodiscard]] platform::GpuStatus step(platform::StreamHandle stream) noexcept;
 
-    // Stages (benchmarks): step() = uploadInputs + predictUpdate + reduce + resample.
+    // Stages (benchmarks): step() = uploadInputs + predictUpdate + reduce + resample, except that the
+    // step runs predict, update and reduce's block partials as one fused kernel (the same partials,
+    // bit for bit: one particle per thread in both).
     [[nodiscard]] platform::GpuStatus uploadInputs(platform::StreamHandle stream) noexcept;
     [[nodiscard]] platform::GpuStatus predict(platform::StreamHandle stream) noexcept;
     [[nodiscard]] platform::GpuStatus update(platform::StreamHandle stream) noexcept;
@@ -210,10 +212,13 @@ public:
     [[nodiscard]] const FilterConfig& config() const noexcept { return m_config; }
 
 private:
+    /// The final combine of the block partials and the control-block update (one block).
+    [[nodiscard]] platform::GpuStatus reduceFinal(platform::StreamHandle stream) noexcept;
+
     FilterConfig m_config{};
     Params m_params{};
     std::uint32_t m_stride{0};
-    std::uint32_t m_reduceBlocks{0};
+    std::uint32_t m_reduceBlocks{0};  ///< partial blocks of the reduction: ⌈K / REDUCE_BLOCK⌉
     platform::DeviceBuffer<float> m_states[2];
     platform::DeviceBuffer<float> m_logWeights;
     platform::DeviceBuffer<float> m_fitness;
