@@ -23,7 +23,8 @@ constexpr std::uint32_t WARP = 32;
 constexpr std::uint32_t REDUCE_WARPS = tuning::REDUCE_BLOCK / WARP;
 /// Σw, Σw² and the model outputs of up to MAX_VEHICLES scene vehicles.
 constexpr std::uint32_t MAX_CHANNELS = 2 + SceneModel::MAX_VEHICLES * SceneModel::OUTPUTS_PER_VEHICLE;
-/// Partial blocks of the largest filter (one particle per thread).
+/// Partial blocks whose scales the final combine caches in shared memory: those of the largest filter
+/// with one particle per thread (the vehicle-parallel step's larger counts compute them inline).
 constexpr std::uint32_t MAX_PARTIAL_BLOCKS = (MAX_PARTICLES + tuning::REDUCE_BLOCK - 1) / tuning::REDUCE_BLOCK;
 
 struct Shape {
@@ -181,6 +182,79 @@ __global__ void __launch_bounds__(tuning::REDUCE_BLOCK)
     blockPartials<Model>(s, buffer, k, valid, logWeight, partials, partialMax);
 }
 
+/// The step's fused kernel for models that advance vehicles independently (Model::VEHICLE_PARALLEL):
+/// one thread per (particle, vehicle). Block = 32 particles × `vehicles` warps, warp n = vehicle n of
+/// 32 consecutive particles (coalesced in the structure-of-arrays layout). Pass 1 of every vehicle,
+/// a block barrier (pass 1 reads other vehicles' previous intentions), pass 2, the per-vehicle log
+/// terms summed in vehicle order by warp 0 (the same sum as Model::logLikelihood), then the block
+/// partials: warp 0 Σe, Σe², warp n the outputs of vehicle n. K·vehicles threads instead of K: at the
+/// seed's scale (20,000 × 20) the per-particle kernel has only ~5 warps per SM of long serial work.
+template <typename Model>
+__global__ void __launch_bounds__(WARP* SceneModel::MAX_VEHICLES)
+    vehicleParallelStepKernel(Shape s, typename Model::Params params, const typename Model::VehicleInput* inputs,
+                              const FilterControl* control, double* partials, float* partialMax) {
+    constexpr auto OUTPUTS = static_cast<std::uint32_t>(Model::OUTPUTS_PER_VEHICLE);
+    __shared__ float terms[Model::MAX_VEHICLES][WARP];
+    __shared__ double weights[WARP];
+    const std::uint32_t lane = threadIdx.x;
+    const std::uint32_t n = threadIdx.y;
+    const std::uint32_t k = blockIdx.x * WARP + lane;
+    const bool valid = k < s.particles;
+    const std::uint32_t channels = 2 + s.vehicles * OUTPUTS;
+    const std::uint32_t buffer = control->current ^ control->swap;
+    const std::uint32_t step = control->step;
+    const ParticleRef p = particleRef(s, buffer, valid ? k : 0);
+    if (valid) {
+        Model::predictExpectation(p, n, s.vehicles, params, inputs, s.seed, step);
+    }
+    __syncthreads();
+    if (valid) {
+        Model::predictVehicle(p, n, params, inputs, s.seed, step);
+        terms[n][lane] = Model::logLikelihoodTerm(p, n, inputs);
+    }
+    __syncthreads();
+    if (n == 0) {
+        float logWeight = -INFINITY;
+        if (valid) {
+            float logLikelihood = 0.0F;
+            for (std::uint32_t v = 0; v < s.vehicles; ++v) {
+                if (inputs[v].present != 0) {
+                    logLikelihood += terms[v][lane];
+                }
+            }
+            // As detail::updateParticle.
+            logWeight = s.logWeights[k] - control->maxLogWeight + logLikelihood;
+            s.logWeights[k] = logWeight;
+            if (s.fitness != nullptr) {
+                s.fitness[k] = logLikelihood;
+            }
+        }
+        const float blockMax = warpMax(logWeight);
+        const double e = valid ? detail::weightTerm(logWeight, blockMax) : 0.0;
+        weights[lane] = e;
+        const double sum = warpSum(e);
+        const double sumSquares = warpSum(e * e);
+        if (lane == 0) {
+            partials[static_cast<std::size_t>(blockIdx.x) * channels] = sum;
+            partials[static_cast<std::size_t>(blockIdx.x) * channels + 1] = sumSquares;
+            partialMax[blockIdx.x] = blockMax;
+        }
+    }
+    __syncthreads();
+    const double e = weights[lane];
+    float slot[Model::SLOT_FLOATS];
+    if (valid) {
+        p.loadSlot(n, slot);
+    }
+#pragma unroll
+    for (std::uint32_t c = 0; c < OUTPUTS; ++c) {
+        const double v = warpSum(valid ? e * static_cast<double>(Model::output(slot, c)) : 0.0);
+        if (lane == 0) {
+            partials[static_cast<std::size_t>(blockIdx.x) * channels + 2 + n * OUTPUTS + c] = v;
+        }
+    }
+}
+
 /// One block: combines the block partials (rescaled to the global max) in parallel — the global max
 /// by a fixed tree, each block's scale once into shared memory, then warp w combines channels
 /// w, w + 32, … (lane l sums blocks l, l + 32, … in order, then a fixed shuffle tree) — and writes the
@@ -209,14 +283,16 @@ __global__ void __launch_bounds__(tuning::REDUCE_FINAL_BLOCK)
     for (std::uint32_t w = 1; w < FINAL_WARPS; ++w) {
         globalMax = detail::maxLog(globalMax, warpMaxima[w]);
     }
-    for (std::uint32_t b = threadIdx.x; b < blocks; b += blockDim.x) {
+    const bool cached = blocks <= MAX_PARTIAL_BLOCKS;
+    for (std::uint32_t b = threadIdx.x; cached && b < blocks; b += blockDim.x) {
         scale[b] = static_cast<float>(detail::weightTerm(partialMax[b], globalMax));
     }
     __syncthreads();
     for (std::uint32_t c = warp; c < channels; c += FINAL_WARPS) {
         double total = 0.0;
         for (std::uint32_t b = lane; b < blocks; b += WARP) {
-            const double f = static_cast<double>(scale[b]);
+            const double f = cached ? static_cast<double>(scale[b])
+                                    : static_cast<double>(static_cast<float>(detail::weightTerm(partialMax[b], globalMax)));
             total += partials[static_cast<std::size_t>(b) * channels + c] * (c == 1 ? f * f : f);
         }
         total = warpSum(total);
@@ -338,6 +414,12 @@ Result<ParticleFilter<Model>, FilterError> ParticleFilter<Model>::create(const F
     filter.m_params = params;
     filter.m_stride = config.vehicles * static_cast<std::uint32_t>(Model::SLOT_FLOATS);
     filter.m_reduceBlocks = blocksFor(config.particles, tuning::REDUCE_BLOCK);
+    filter.m_stepBlocks = filter.m_reduceBlocks;
+    if constexpr (detail::vehicleParallel<Model>()) {
+        if (config.vehicles >= tuning::VEHICLE_PARALLEL_MIN) {
+            filter.m_stepBlocks = blocksFor(config.particles, WARP);
+        }
+    }
     const std::size_t k = config.particles;
     const std::size_t channels = 2 + outputCount<Model>(config.vehicles);
     bool ok = true;
@@ -355,9 +437,9 @@ Result<ParticleFilter<Model>, FilterError> ParticleFilter<Model>::create(const F
     assign(filter.m_fitness, platform::DeviceBuffer<float>::create(k));
     assign(filter.m_outputs, platform::DeviceBuffer<float>::create(outputCount<Model>(config.vehicles)));
     // Also the differential-evolution spread partials (2 per block, at most SPREAD_MAX_BLOCKS blocks).
-    const std::size_t partialBlocks = std::max<std::size_t>(filter.m_reduceBlocks, tuning::SPREAD_MAX_BLOCKS);
+    const std::size_t partialBlocks = std::max<std::size_t>(filter.m_stepBlocks, tuning::SPREAD_MAX_BLOCKS);
     assign(filter.m_partials, platform::DeviceBuffer<double>::create(partialBlocks * channels));
-    assign(filter.m_partialMax, platform::DeviceBuffer<float>::create(filter.m_reduceBlocks));
+    assign(filter.m_partialMax, platform::DeviceBuffer<float>::create(filter.m_stepBlocks));
     assign(filter.m_copyIndex, platform::DeviceBuffer<std::uint32_t>::create(k));
     assign(filter.m_inputs, platform::DeviceBuffer<Input>::create(config.vehicles));
     assign(filter.m_control, platform::DeviceBuffer<FilterControl>::create(1));
@@ -431,14 +513,14 @@ GpuStatus ParticleFilter<Model>::predictUpdate(StreamHandle stream) noexcept {
 }
 
 template <typename Model>
-GpuStatus ParticleFilter<Model>::reduceFinal(StreamHandle stream) noexcept {
+GpuStatus ParticleFilter<Model>::reduceFinal(std::uint32_t blocks, StreamHandle stream) noexcept {
     const auto channels = static_cast<std::uint32_t>(2 + outputCount<Model>(m_config.vehicles));
     const std::uint32_t deEnabled = m_config.resampler == Resampler::DifferentialEvolution && m_config.particles >= 2 &&
                                             m_config.de.maxGenerations > 0
                                         ? 1U
                                         : 0U;
     reduceFinalKernel<<<1, tuning::REDUCE_FINAL_BLOCK, 0, stream>>>(
-        m_partials.data(), m_partialMax.data(), m_reduceBlocks, channels, m_outputs.data(), m_control.data(),
+        m_partials.data(), m_partialMax.data(), blocks, channels, m_outputs.data(), m_control.data(),
         m_config.particles, m_config.resampleThreshold, m_config.seed, deEnabled);
     return AUGUR_CUDA_CHECK_LAUNCH();
 }
@@ -448,7 +530,7 @@ GpuStatus ParticleFilter<Model>::reduce(StreamHandle stream) noexcept {
     reducePartialsKernel<Model><<<m_reduceBlocks, tuning::REDUCE_BLOCK, 0, stream>>>(
         AUGUR_PF_SHAPE, m_control.data(), m_partials.data(), m_partialMax.data());
     AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
-    return reduceFinal(stream);
+    return reduceFinal(m_reduceBlocks, stream);
 }
 
 template <typename Model>
@@ -483,10 +565,20 @@ GpuStatus ParticleFilter<Model>::resample(StreamHandle stream) noexcept {
 template <typename Model>
 GpuStatus ParticleFilter<Model>::step(StreamHandle stream) noexcept {
     AUGUR_CUDA_TRY(uploadInputs(stream));
-    predictUpdateReduceKernel<Model><<<m_reduceBlocks, tuning::REDUCE_BLOCK, 0, stream>>>(
-        AUGUR_PF_SHAPE, m_params, m_inputs.data(), m_control.data(), m_partials.data(), m_partialMax.data());
+    bool launched = false;
+    if constexpr (detail::vehicleParallel<Model>()) {
+        if (m_stepBlocks != m_reduceBlocks) {
+            vehicleParallelStepKernel<Model><<<m_stepBlocks, dim3(WARP, m_config.vehicles), 0, stream>>>(
+                AUGUR_PF_SHAPE, m_params, m_inputs.data(), m_control.data(), m_partials.data(), m_partialMax.data());
+            launched = true;
+        }
+    }
+    if (!launched) {
+        predictUpdateReduceKernel<Model><<<m_reduceBlocks, tuning::REDUCE_BLOCK, 0, stream>>>(
+            AUGUR_PF_SHAPE, m_params, m_inputs.data(), m_control.data(), m_partials.data(), m_partialMax.data());
+    }
     AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
-    AUGUR_CUDA_TRY(reduceFinal(stream));
+    AUGUR_CUDA_TRY(reduceFinal(m_stepBlocks, stream));
     return resample(stream);
 }
 

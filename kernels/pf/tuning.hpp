@@ -21,6 +21,10 @@ inline constexpr std::uint32_t PARTICLE_BLOCK = 256;
 /// predict+update kernel.
 inline constexpr std::uint32_t REDUCE_BLOCK = PARTICLE_BLOCK;
 
+/// Fewest vehicles for which the step runs a vehicle-parallel model one thread per (particle, vehicle)
+/// (block: 32 particles × vehicles). Measured only at 1 and 20 vehicles; not swept in between.
+inline constexpr std::uint32_t VEHICLE_PARALLEL_MIN = 4;
+
 /// Threads of the single final-combine block: warp w combines channels w, w + 32, … over all partial
 /// blocks (lanes stride over blocks, fixed shuffle tree). The first run's final block looped over the
 /// partial blocks serially per channel: 12.6 µs (K = 10³) … 297 µs (K = 10⁶, 489 blocks) on the H100.

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -55,7 +56,15 @@ struct FilterConfig {
     /// predict 57.6 vs 75.1 µs, whole step 238 vs 251 µs); docs/design/particle-filter.md says why.
     StateLayout layout{StateLayout::StructOfArrays};
     DifferentialEvolutionConfig de{};
+    /// Threads of the CPU reference (cpu::ParticleFilter; the CUDA path ignores it): 1 runs on the calling
+    /// thread only, 0 on every hardware thread, n on n threads (the caller is one of them). Work is split
+    /// by a fixed partition into CPU_CHUNK-particle chunks, reductions combine the chunks in order, so the
+    /// results are the same, bit for bit, for any thread count. Threads are started by create().
+    std::uint32_t cpuThreads{1};
 };
+
+/// Particles per chunk of the CPU reference's fixed partition (its reductions sum chunk by chunk).
+inline constexpr std::uint32_t CPU_CHUNK = 4096;
 
 enum class FilterError : std::uint8_t {
     InvalidParticleCount,  ///< 0 or above MAX_PARTICLES
@@ -113,14 +122,24 @@ Result<void, FilterError> validate(const FilterConfig& config) noexcept {
     return {};
 }
 
+namespace detail {
+class WorkerPool;
+}  // namespace detail
+
 namespace cpu {
 
-/// CPU reference particle filter (single thread). Same stages and random numbers as the CUDA path.
+/// CPU reference particle filter (FilterConfig::cpuThreads threads, the same results for any count).
+/// Same stages and random numbers as the CUDA path.
 template <typename Model>
 class ParticleFilter {
 public:
     using Params = typename Model::Params;
     using Input = typename Model::VehicleInput;
+
+    ParticleFilter() noexcept;
+    ParticleFilter(ParticleFilter&&) noexcept;
+    ParticleFilter& operator=(ParticleFilter&&) noexcept;
+    ~ParticleFilter();
 
     /// Allocates all buffers. Init phase.
     [[nodiscard]] static Result<ParticleFilter, FilterError> create(const FilterConfig& config, const Params& params);
@@ -161,6 +180,10 @@ private:
     std::vector<std::uint32_t> m_copyIndex;
     std::vector<std::uint64_t> m_cdf;
     std::vector<Input> m_inputs;
+    std::vector<float> m_chunkMax;       ///< per chunk: max log-weight
+    std::vector<double> m_chunkSums;     ///< per chunk: Σw, Σw², Σw·output (2 + outputCount entries)
+    std::vector<std::uint64_t> m_chunkMass;  ///< per chunk: Σ quantised weights, then its CDF offset
+    std::unique_ptr<detail::WorkerPool> m_pool;
     FilterControl m_control{};
 };
 
@@ -213,12 +236,13 @@ public:
 
 private:
     /// The final combine of the block partials and the control-block update (one block).
-    [[nodiscard]] platform::GpuStatus reduceFinal(platform::StreamHandle stream) noexcept;
+    [[nodiscard]] platform::GpuStatus reduceFinal(std::uint32_t blocks, platform::StreamHandle stream) noexcept;
 
     FilterConfig m_config{};
     Params m_params{};
     std::uint32_t m_stride{0};
-    std::uint32_t m_reduceBlocks{0};  ///< partial blocks of the reduction: ⌈K / REDUCE_BLOCK⌉
+    std::uint32_t m_reduceBlocks{0};  ///< partial blocks of the reduce stage: ⌈K / REDUCE_BLOCK⌉
+    std::uint32_t m_stepBlocks{0};    ///< partial blocks of the step's fused kernel (⌈K / 32⌉ vehicle-parallel)
     platform::DeviceBuffer<float> m_states[2];
     platform::DeviceBuffer<float> m_logWeights;
     platform::DeviceBuffer<float> m_fitness;
