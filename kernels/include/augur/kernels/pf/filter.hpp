@@ -53,7 +53,7 @@ struct FilterConfig {
     float resampleThreshold{0.5F};  ///< resample when N_eff < threshold · K (seed 000: 0.5)
     Resampler resampler{Resampler::Systematic};
     /// Structure of arrays by default: measured faster at the seed's scale (H100, K = 20,000, 20 vehicles:
-    /// predict 57.6 vs 75.1 µs, whole step 238 vs 251 µs); docs/design/particle-filter.md says why.
+    /// predict 61.6 vs 79.1 µs, whole step 123 vs 144 µs graph replay); docs/design/particle-filter.md says why.
     StateLayout layout{StateLayout::StructOfArrays};
     DifferentialEvolutionConfig de{};
     /// Threads of the CPU reference (cpu::ParticleFilter; the CUDA path ignores it): 1 runs on the calling
@@ -64,6 +64,8 @@ struct FilterConfig {
 };
 
 /// Particles per chunk of the CPU reference's fixed partition (its reductions sum chunk by chunk).
+/// Not swept; with it the seed-scale step (20,000 × 20) takes 15.0 ms on 16 host threads of the H100
+/// machine vs 64.9 ms on one (SoA, docs/benchmarks-pf.md).
 inline constexpr std::uint32_t CPU_CHUNK = 4096;
 
 enum class FilterError : std::uint8_t {
