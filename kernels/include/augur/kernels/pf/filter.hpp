@@ -2,8 +2,8 @@
 // on the device) → resample (systematic, or differential evolution) — seed 000 section 4.2, seeds
 // 001/004 for differential evolution and the copy-index resampling.
 //
-// Two implementations behind the same interface: cpu::ParticleFilter<Model> (the reference, one
-// core) and cuda::ParticleFilter<Model> (kernels on a stream; the whole step can be captured into
+// Two implementations behind the same interface: cpu::ParticleFilter<Model> (the reference, on
+// FilterConfig::cpuThreads threads with results independent of the count) and cuda::ParticleFilter<Model> (kernels on a stream; the whole step can be captured into
 // a CUDA graph, it never returns to the host inside a step). Given the same config, seed and inputs
 // they draw the same random numbers and compute the same copy indices; outputs agree to float
 // tolerance (transcendental functions differ in the last bits between host and device).
