@@ -18,7 +18,7 @@
 #include "geometry.hpp"
 #include "tuning.hpp"
 #include "window_stage.hpp"
-#include "worker_pool.hpp"
+#include "../src/worker_pool.hpp"
 #if AUGUR_HAVE_CUDA
 #include "cuda_batch.hpp"
 #endif
@@ -86,7 +86,7 @@ struct FlockFinder::Impl {
     Backend backend{Backend::Cpu};
     detail::Limits limits;
     int sideCap{1};
-    std::unique_ptr<detail::WorkerPool> pool;
+    std::unique_ptr<kernels::detail::WorkerPool> pool;
     std::vector<detail::StepScratch> stepScratch;     // CPU backend: one per worker
     std::vector<FamilyBuffer> stepPools;              // CPU backend: each worker's families, in step order
     std::unique_ptr<std::int32_t[]> stepCounts;       // CPU backend: sets of each batch step
@@ -165,7 +165,7 @@ Result<FlockFinder, FlockFailure> FlockFinder::create(const FlockParams& params,
         const int workers = capacities.workerThreads > 0 ? capacities.workerThreads
                                                           : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
         if (backend == Backend::Cpu) {
-            impl->pool = std::make_unique<detail::WorkerPool>(workers);
+            impl->pool = std::make_unique<kernels::detail::WorkerPool>(workers);
             impl->families.sets = FamilyBuffer(static_cast<int>(capacities.maxFamilySetsPerBatch), capacities.maxFamilyMembersPerBatch);
             impl->families.stepBegin = std::make_unique<std::int32_t[]>(static_cast<std::size_t>(capacities.maxBatchSteps) + 1);
             impl->windowResults.resize(static_cast<std::size_t>(workers));
@@ -209,7 +209,7 @@ Result<FlockFinder, FlockFailure> FlockFinder::create(const FlockParams& params,
 Result<std::int64_t, FlockFailure> FlockFinder::Impl::potentialCpu(const TrajectoryView& view, int firstStep, int steps) noexcept {
     const int workers = pool->size();
     auto work = [&](int w) noexcept {
-        const detail::Share share = detail::shareOf(steps, w, workers);
+        const kernels::detail::Share share = kernels::detail::shareOf(steps, w, workers);
         FamilyBuffer& out = stepPools[static_cast<std::size_t>(w)];
         out.clear();
         detail::StepResult total;
@@ -275,7 +275,7 @@ detail::WindowResult FlockFinder::Impl::intersect(int firstStep, int windows) no
     const int workers = pool->size();
     const int blocks = (windows + params.windowSteps - 1) / params.windowSteps;
     auto work = [&](int w) noexcept {
-        const detail::Share share = detail::shareOf(blocks, w, workers);
+        const kernels::detail::Share share = kernels::detail::shareOf(blocks, w, workers);
         detail::WindowScratch& scratch = windowScratch[static_cast<std::size_t>(w)];
         scratch.flocks.clear();
         windowResults[static_cast<std::size_t>(w)] =

@@ -9,7 +9,7 @@
 
 #include "augur/kernels/pf/filter.hpp"
 #include "engine_detail.hpp"
-#include "worker_pool.hpp"
+#include "../src/worker_pool.hpp"
 
 namespace augur::kernels::pf::cpu {
 namespace {
@@ -19,10 +19,10 @@ std::uint32_t chunkCount(std::uint32_t items) noexcept { return (items + CPU_CHU
 /// fn(chunk, begin, end) for every CPU_CHUNK-item chunk of [0, items), chunks shared among the pool's
 /// workers by a fixed partition. Allocation-free; returns when every chunk is done.
 template <typename Fn>
-void forEachChunk(detail::WorkerPool& pool, std::uint32_t items, Fn&& fn) noexcept {
+void forEachChunk(kernels::detail::WorkerPool& pool, std::uint32_t items, Fn&& fn) noexcept {
     const std::uint32_t chunks = chunkCount(items);
     auto work = [&](int worker) noexcept {
-        const detail::Share share = detail::shareOf(chunks, worker, pool.size());
+        const kernels::detail::Share share = kernels::detail::shareOf(chunks, worker, pool.size());
         for (auto c = static_cast<std::uint32_t>(share.begin); c < static_cast<std::uint32_t>(share.end); ++c) {
             fn(c, c * CPU_CHUNK, std::min(items, (c + 1) * CPU_CHUNK));
         }
@@ -68,7 +68,7 @@ Result<ParticleFilter<Model>, FilterError> ParticleFilter<Model>::create(const F
     filter.m_chunkSums.assign(static_cast<std::size_t>(chunks) * (2 + outputCount<Model>(config.vehicles)), 0.0);
     filter.m_chunkMass.assign(chunks, 0U);
     const unsigned threads = config.cpuThreads == 0 ? std::max(1U, std::thread::hardware_concurrency()) : config.cpuThreads;
-    filter.m_pool = std::make_unique<detail::WorkerPool>(static_cast<int>(std::min(threads, chunks)));
+    filter.m_pool = std::make_unique<kernels::detail::WorkerPool>(static_cast<int>(std::min(threads, chunks)));
     return Result<ParticleFilter, FilterError>(std::move(filter));
 }
 

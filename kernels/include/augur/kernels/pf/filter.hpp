@@ -26,6 +26,10 @@
 #include "augur/platform/memory.hpp"
 #include "augur/platform/stream.hpp"
 
+namespace augur::kernels::detail {
+class WorkerPool;  // kernels/src/worker_pool.hpp
+}  // namespace augur::kernels::detail
+
 namespace augur::kernels::pf {
 
 enum class Resampler : std::uint8_t {
@@ -124,10 +128,6 @@ Result<void, FilterError> validate(const FilterConfig& config) noexcept {
     return {};
 }
 
-namespace detail {
-class WorkerPool;
-}  // namespace detail
-
 namespace cpu {
 
 /// CPU reference particle filter (FilterConfig::cpuThreads threads, the same results for any count).
@@ -185,7 +185,7 @@ private:
     std::vector<float> m_chunkMax;       ///< per chunk: max log-weight
     std::vector<double> m_chunkSums;     ///< per chunk: Σw, Σw², Σw·output (2 + outputCount entries)
     std::vector<std::uint64_t> m_chunkMass;  ///< per chunk: Σ quantised weights, then its CDF offset
-    std::unique_ptr<detail::WorkerPool> m_pool;
+    std::unique_ptr<kernels::detail::WorkerPool> m_pool;
     FilterControl m_control{};
 };
 
