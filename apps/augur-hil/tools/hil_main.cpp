@@ -82,7 +82,7 @@ options (defaults in brackets):
   --no-acceptance           check no threshold
   --wait-runtime-s S        how long to wait for the runtime's first cycle [30]
   --no-report               write the run files only (no python3 report)
-  --python PATH             interpreter for the report writer [python3]
+  --python PATH             interpreter for the report writer (needs matplotlib) [Debian's python3]
 demo only:
   --runtime PATH            the augur-runtime program [next to this program's build folder]
   --roudi iox-roudi|embedded
@@ -94,6 +94,17 @@ demo only:
 
 std::atomic<bool> g_stop{false};
 extern "C" void onSignal(int /*signal*/) { g_stop.store(true, std::memory_order_relaxed); }
+
+/// The iox-roudi daemon of `demo`. It is stopped at exit, by a handler registered before this process
+/// connects to it: handlers run in reverse order of registration, so iceoryx's runtime singleton (made
+/// at connection) deregisters first and RouDi then shuts down at once instead of waiting for it.
+ChildProcess g_roudi;
+extern "C" void stopRouDiAtExit() {
+    if (g_roudi.pid() > 0) {
+        const int status = g_roudi.stop(SIGINT, ROUDI_STOP_WAIT_MS);
+        std::fprintf(stderr, "augur-hil: iox-roudi stopped (status %d)\n", status);
+    }
+}
 
 struct Options {
     bool demo{false};
@@ -109,7 +120,7 @@ struct Options {
     Acceptance acceptance{std::uint64_t{0}, std::nullopt};
     double waitRuntime_s{30.0};
     bool report{true};
-    std::string python{"python3"};
+    std::string python{AUGUR_HIL_PYTHON3};
     std::string runtime;
     std::string roudi;
     double roudiWait_s{120.0};
@@ -288,7 +299,8 @@ int bench(const Options& o, const config::Deployment& deployment, ChildProcess* 
     replayOptions.firstStep = first;
     if (o.duration_s) replayOptions.stepCount = static_cast<std::size_t>(std::llround(*o.duration_s / scenario.step_s()));
     replayOptions.speedFactor = o.speed;
-    replayOptions.tail_ns = 2 * static_cast<std::int64_t>(deployment.runtime.cyclePeriod_ms) * NS_PER_MS + 200 * NS_PER_MS;
+    // After the last list: three periods and half a second, for the cycles that take it and overrun.
+    replayOptions.tail_ns = 3 * static_cast<std::int64_t>(deployment.runtime.cyclePeriod_ms) * NS_PER_MS + NS_PER_S / 2;
     const std::size_t end = first + std::min(replayOptions.stepCount, scenario.stepCount() - first);
 
     PerceptionConfig perception = o.perception;
@@ -326,9 +338,18 @@ int bench(const Options& o, const config::Deployment& deployment, ChildProcess* 
                  first, end - 1, static_cast<double>(end - first) * scenario.step_s(), o.speed, perception.egoId);
     Recording recording;
     const ReplayLog log = replay(scenario, emulator.value(), io.value(), recording, replayOptions, g_stop);
-    if (runtime != nullptr && !runtime->running()) {
-        std::fprintf(stderr, "augur-hil: augur-runtime exited during the replay (status %d)\n", runtime->exitStatus().value_or(-1));
-        return EXIT_RUN_FAILED;
+    if (runtime != nullptr) {
+        // Stop the runtime now, so that its own summary covers the recorded cycles only.
+        if (!runtime->running()) {
+            std::fprintf(stderr, "augur-hil: augur-runtime exited during the replay (status %d)\n",
+                         runtime->exitStatus().value_or(-1));
+            return EXIT_RUN_FAILED;
+        }
+        const int status = runtime->stop(SIGINT, RUNTIME_STOP_WAIT_MS);
+        std::fprintf(stderr, "augur-hil: augur-runtime stopped (status %d)\n", status);
+        if (status != 0) {
+            return EXIT_RUN_FAILED;
+        }
     }
     std::fprintf(stderr, "augur-hil: sent %llu lists (%llu late, max %.0f us after the deadline); recorded %zu cycles\n",
                  static_cast<unsigned long long>(log.published), static_cast<unsigned long long>(log.lateSends),
@@ -393,6 +414,7 @@ int bench(const Options& o, const config::Deployment& deployment, ChildProcess* 
                          writer ? "see above" : writer.error().c_str());
             return EXIT_RUN_FAILED;
         }
+        std::fflush(stdout);
         std::printf("\nfigures: %s/report/ (summary.md, latency.png, errors_vs_horizon.png, occupancy_snapshot.png)\n",
                     fs::absolute(o.out).lexically_normal().c_str());
     }
@@ -433,7 +455,6 @@ int demoMode(Options o, const config::Deployment& deployment) {
         return EXIT_SETUP;
     }
     std::unique_ptr<platform::EmbeddedRouDi> embedded;
-    ChildProcess roudi;
     if (o.roudi == "embedded") {
         auto started = platform::EmbeddedRouDi::start(APP_NAME, platform::augurMempools(),
                                                       static_cast<std::int64_t>(o.roudiWait_s * 1e3));
@@ -450,12 +471,12 @@ int demoMode(Options o, const config::Deployment& deployment) {
             std::fprintf(stderr, "augur-hil: %s\n", started.error().c_str());
             return EXIT_SETUP;
         }
-        roudi = std::move(started).value();
-        std::fprintf(stderr, "augur-hil: started iox-roudi -c %s (pid %d)\n", toml.c_str(), roudi.pid());
+        g_roudi = std::move(started).value();
+        std::atexit(stopRouDiAtExit);
+        std::fprintf(stderr, "augur-hil: started iox-roudi -c %s (pid %d)\n", toml.c_str(), g_roudi.pid());
         auto connected = platform::connectToRouDi(APP_NAME, CONNECT_TIMEOUT_MS);
         if (!connected) {
             std::fprintf(stderr, "augur-hil: %s\n", platform::toString(connected.error()));
-            roudi.stop(SIGINT, ROUDI_STOP_WAIT_MS);
             return EXIT_SETUP;
         }
     }
@@ -468,20 +489,12 @@ int demoMode(Options o, const config::Deployment& deployment) {
     }
     std::fprintf(stderr, "augur-hil: started %s --config %s (pid %d, log %s)\n", o.runtime.c_str(), o.config.c_str(),
                  runtime.value().pid(), o.runtimeLog.c_str());
-    int status = bench(o, deployment, &runtime.value());
-    const int runtimeStatus = runtime.value().stop(SIGINT, RUNTIME_STOP_WAIT_MS);
-    std::fprintf(stderr, "augur-hil: augur-runtime stopped (status %d)\n", runtimeStatus);
-    if (runtimeStatus != 0 && status == EXIT_HELD) {
-        status = EXIT_RUN_FAILED;
-    }
-    if (roudi.pid() > 0) {
-        const int roudiStatus = roudi.stop(SIGINT, ROUDI_STOP_WAIT_MS);
-        std::fprintf(stderr, "augur-hil: iox-roudi stopped (status %d)\n", roudiStatus);
+    const int status = bench(o, deployment, &runtime.value());
+    if (runtime.value().running()) {  // bench() returned before the replay
+        std::fprintf(stderr, "augur-hil: augur-runtime stopped (status %d)\n", runtime.value().stop(SIGINT, RUNTIME_STOP_WAIT_MS));
     }
     embedded.reset();
-    // The iceoryx runtime of this process would try to deregister from the stopped RouDi at exit.
-    std::fflush(nullptr);
-    std::_Exit(status);
+    return status;  // an iox-roudi child stops at exit (stopRouDiAtExit)
 }
 
 }  // namespace
