@@ -11,6 +11,8 @@
 // Exit status: 0 the acceptance thresholds held, 1 a threshold did not hold, 2 bad command line,
 // 3 setup failed (scenario, configuration, RouDi, runtime did not come up), 4 the runtime or the report
 // writer failed during the run.
+#include <unistd.h>
+
 #include <atomic>
 #include <cmath>
 #include <csignal>
@@ -34,6 +36,7 @@
 #include "augur/hil/run_record.hpp"
 #include "augur/hil/scenario.hpp"
 #include "augur/platform/clock.hpp"
+#include "augur/platform/gpu_info.hpp"
 #include "augur/platform/roudi.hpp"
 #include "augur/platform/transport.hpp"
 
@@ -259,6 +262,11 @@ std::string cpuModel() {
     return std::to_string(std::thread::hardware_concurrency()) + " cores";
 }
 
+std::string gpuName() {
+    const auto gpu = platform::queryGpu(0);
+    return gpu ? std::string(gpu.value().name) : std::string("CUDA device");
+}
+
 fs::path selfDirectory() {
     std::error_code error;
     const fs::path self = fs::read_symlink("/proc/self/exe", error);
@@ -369,7 +377,7 @@ int bench(const Options& o, const config::Deployment& deployment, ChildProcess* 
     info.scenarioDir = fs::absolute(o.scenario).lexically_normal().string();
     info.mapPath = scenario.mapPath();
     info.backend = score.backendIsCuda ? "cuda" : "cpu";
-    info.device = score.backendIsCuda ? "GPU (see the runtime log)" : cpuModel();
+    info.device = score.backendIsCuda ? gpuName() : cpuModel();
     info.date = utcNow();
     info.command = o.commandLine;
     info.deadline_us = scoring.deadline_us;
@@ -441,6 +449,11 @@ int runMode(const Options& o, const config::Deployment& deployment) {
 int demoMode(Options o, const config::Deployment& deployment) {
     if (o.runtime.empty()) {
         o.runtime = (selfDirectory().parent_path() / "augur-runtime" / "augur-runtime").string();
+    }
+    if (::access(o.runtime.c_str(), X_OK) != 0) {
+        std::fprintf(stderr, "augur-hil: no augur-runtime program at %s (build it, or name it with --runtime)\n",
+                     o.runtime.c_str());
+        return EXIT_SETUP;
     }
     if (o.roudi.empty()) {
         o.roudi = std::system("command -v iox-roudi >/dev/null 2>&1") == 0 ? "iox-roudi" : "embedded";
