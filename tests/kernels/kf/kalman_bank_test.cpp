@@ -1,0 +1,193 @@
+// The Kalman bank's CPU reference: prediction, Joseph update, missing measurements, independence of
+// targets in the structure-of-arrays layout, and positive definiteness under stress.
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+
+#include <vector>
+
+#include "augur/kernels/kf/kalman_bank.hpp"
+#include "kf_test_support.hpp"
+
+namespace augur::kernels::kf {
+namespace {
+
+constexpr double Q_DENSITY = 0.8;
+constexpr double DT_S = 0.1;
+constexpr double POS_VAR = 4.0;
+constexpr double VEL_VAR = 9.0;
+constexpr double MEAS_VAR = 0.25;
+
+/// One CV target in a bank of stride 1.
+struct OneTarget {
+    std::vector<double> mean = std::vector<double>(4);
+    std::vector<double> cov = std::vector<double>(10);
+    BankState<double> state() { return {mean.data(), cov.data(), 1, 1}; }
+};
+
+TEST(KalmanBank, MissingMeasurementPredictsOnly) {
+    OneTarget target;
+    cpu::initializeTarget<double>(MotionModel::ConstantVelocity, target.state(), 0, 10.0, -5.0, POS_VAR, VEL_VAR, 0.0);
+    target.mean[2] = 2.0;   // vx
+    target.mean[3] = -1.0;  // vy
+    const double dt = DT_S;
+    const double z[2] = {0.0, 0.0};
+    const double r[2] = {MEAS_VAR, MEAS_VAR};
+    const std::uint8_t present = 0;
+    double nis = -1.0;
+    const ModelParams<double> sut{MotionModel::ConstantVelocity, Q_DENSITY};
+
+    cpu::step<double>(sut, target.state(), {&dt, z, r, &present, &nis});
+
+    EXPECT_DOUBLE_EQ(target.mean[0], 10.0 + 2.0 * DT_S);
+    EXPECT_DOUBLE_EQ(target.mean[1], -5.0 - 1.0 * DT_S);
+    EXPECT_DOUBLE_EQ(target.mean[2], 2.0);
+    // P_xx = posVar + dt² velVar + q dt³/3; P_xvx = dt velVar + q dt²/2; P_vxvx = velVar + q dt.
+    EXPECT_DOUBLE_EQ(target.cov[packedIndex(4, 0, 0)], POS_VAR + DT_S * DT_S * VEL_VAR + Q_DENSITY * DT_S * DT_S * DT_S / 3);
+    EXPECT_DOUBLE_EQ(target.cov[packedIndex(4, 0, 2)], DT_S * VEL_VAR + Q_DENSITY * DT_S * DT_S / 2);
+    EXPECT_DOUBLE_EQ(target.cov[packedIndex(4, 2, 2)], VEL_VAR + Q_DENSITY * DT_S);
+    EXPECT_DOUBLE_EQ(target.cov[packedIndex(4, 0, 1)], 0.0);
+    EXPECT_EQ(nis, 0.0);
+}
+
+TEST(KalmanBank, JosephUpdateEqualsTextbookGainForm) {
+    OneTarget target;
+    cpu::initializeTarget<double>(MotionModel::ConstantVelocity, target.state(), 0, 1.0, 2.0, POS_VAR, VEL_VAR, 0.0);
+    const double dt = DT_S;
+    const double z[2] = {1.7, 1.2};
+    const double r[2] = {MEAS_VAR, 2 * MEAS_VAR};
+    const std::uint8_t present = 1;
+    double nis = 0.0;
+    const ModelParams<double> sut{MotionModel::ConstantVelocity, Q_DENSITY};
+
+    cpu::step<double>(sut, target.state(), {&dt, z, r, &present, &nis});
+
+    // Independent computation: predict, K = P Hᵀ S⁻¹, x + K ν, (I − K H) P.
+    const Eigen::Matrix4d f = testing::transitionOf<4>(DT_S);
+    Eigen::Vector4d x(1.0, 2.0, 0.0, 0.0);
+    Eigen::Matrix4d p = Eigen::Vector4d(POS_VAR, POS_VAR, VEL_VAR, VEL_VAR).asDiagonal();
+    x = f * x;
+    p = f * p * f.transpose() + testing::noiseOf<4>(DT_S, Q_DENSITY);
+    Eigen::Matrix<double, 2, 4> h = Eigen::Matrix<double, 2, 4>::Zero();
+    h(0, 0) = h(1, 1) = 1.0;
+    const Eigen::Matrix2d rm = Eigen::Vector2d(r[0], r[1]).asDiagonal();
+    const Eigen::Matrix2d s = h * p * h.transpose() + rm;
+    const Eigen::Matrix<double, 4, 2> k = p * h.transpose() * s.inverse();
+    const Eigen::Vector2d nu = Eigen::Vector2d(z[0], z[1]) - h * x;
+    const Eigen::Vector4d expectedMean = x + k * nu;
+    const Eigen::Matrix4d expectedCov = (Eigen::Matrix4d::Identity() - k * h) * p;
+    constexpr double TOLERANCE = 1e-12;
+    for (int i = 0; i < 4; ++i) {
+        EXPECT_NEAR(target.mean[i], expectedMean(i), TOLERANCE);
+        for (int j = i; j < 4; ++j) {
+            EXPECT_NEAR(target.cov[packedIndex(4, i, j)], expectedCov(i, j), TOLERANCE);
+        }
+    }
+    EXPECT_NEAR(nis, nu.dot(s.inverse() * nu), TOLERANCE);
+}
+
+TEST(KalmanBank, ZeroTargetsTouchesNothing) {
+    constexpr double SENTINEL = 123.0;
+    std::vector<double> mean(4, SENTINEL);
+    std::vector<double> cov(10, SENTINEL);
+    const ModelParams<double> sut{MotionModel::ConstantVelocity, Q_DENSITY};
+
+    cpu::step<double>(sut, {mean.data(), cov.data(), 0, 1}, {nullptr, nullptr, nullptr, nullptr, nullptr});
+
+    EXPECT_EQ(mean, std::vector<double>(4, SENTINEL));
+    EXPECT_EQ(cov, std::vector<double>(10, SENTINEL));
+}
+
+TEST(KalmanBank, ManyTargetsEqualSeparateSingleTargetRuns) {
+    // A bank of B targets with stride > B gives each target exactly what a bank of one would.
+    testing::Scenario scenario;
+    scenario.model = MotionModel::ConstantAcceleration;
+    scenario.targets = 7;
+    scenario.steps = 40;
+    scenario.missingProbability = 0.4;
+    const auto sim = testing::simulate(scenario);
+    const auto all = testing::filterSimulation<double>(sim);
+    for (std::size_t b = 0; b < scenario.targets; ++b) {
+        testing::Scenario single = scenario;
+        single.targets = 1;
+        testing::Simulation one;
+        one.scenario = single;
+        one.dim = sim.dim;
+        for (std::size_t k = 0; k < scenario.steps; ++k) {
+            one.dt.push_back(sim.dt[k * scenario.targets + b]);
+            one.present.push_back(sim.present[k * scenario.targets + b]);
+            for (int a = 0; a < 2; ++a) {
+                one.z.push_back(sim.z[(k * 2 + a) * scenario.targets + b]);
+                one.measVar.push_back(sim.measVar[(k * 2 + a) * scenario.targets + b]);
+            }
+        }
+        const auto sut = testing::filterSimulation<double>(one);
+        for (std::size_t k = 0; k < scenario.steps; ++k) {
+            for (int c = 0; c < 6; ++c) {
+                ASSERT_EQ(sut.mean[k * 6 + c], all.mean[(k * 6 + c) * scenario.targets + b]);
+            }
+            for (int c = 0; c < 21; ++c) {
+                ASSERT_EQ(sut.cov[k * 21 + c], all.cov[(k * 21 + c) * scenario.targets + b]);
+            }
+        }
+    }
+}
+
+template <typename Real, int D>
+void expectPositiveDefiniteEverywhere(const testing::Filtered<Real>& f, std::size_t steps, std::size_t targets) {
+    for (std::size_t k = 0; k < steps; ++k) {
+        for (std::size_t b = 0; b < targets; ++b) {
+            const Eigen::Matrix<double, D, D> p = testing::covAt<D>(f.cov, k, b, targets);
+            const Eigen::SelfAdjointEigenSolver<Eigen::Matrix<double, D, D>> eig(p);
+            ASSERT_GT(eig.eigenvalues().minCoeff(), 0.0) << "step " << k << " target " << b;
+        }
+    }
+}
+
+TEST(KalmanBank, CovarianceStaysPositiveDefiniteWithTinyNoiseAndHugePriorInFloat) {
+    testing::Scenario scenario;
+    scenario.model = MotionModel::ConstantAcceleration;
+    scenario.measStd_m = 1e-3;
+    scenario.noiseDensity = 1e-2;
+    scenario.steps = 5000;
+    scenario.targets = 4;
+    scenario.seed = 11;
+    constexpr double HUGE_INITIAL_VARIANCE = 1e8;
+    const auto sim = testing::simulate(scenario);
+
+    const auto sut = testing::filterSimulation<float>(sim, HUGE_INITIAL_VARIANCE);
+
+    expectPositiveDefiniteEverywhere<float, 6>(sut, scenario.steps, scenario.targets);
+}
+
+TEST(KalmanBank, CovarianceStaysPositiveDefiniteOverLongCvRunInFloat) {
+    testing::Scenario scenario;
+    scenario.steps = 20000;
+    scenario.targets = 2;
+    scenario.missingProbability = 0.5;
+    scenario.seed = 12;
+    const auto sim = testing::simulate(scenario);
+
+    const auto sut = testing::filterSimulation<float>(sim);
+
+    expectPositiveDefiniteEverywhere<float, 4>(sut, scenario.steps, scenario.targets);
+}
+
+TEST(KalmanBank, FloatTracksDoubleOverLongRun) {
+    testing::Scenario scenario;
+    scenario.steps = 2000;
+    scenario.targets = 3;
+    const auto sim = testing::simulate(scenario);
+    const auto reference = testing::filterSimulation<double>(sim);
+
+    const auto sut = testing::filterSimulation<float>(sim);
+
+    constexpr double FLOAT_TOLERANCE = 1e-4;  // norm-wise relative, after 2000 cycles
+    EXPECT_LE(testing::maxNormwiseDifference(sut.mean, testing::convert<float>(reference.mean), 4, scenario.targets),
+              FLOAT_TOLERANCE);
+    EXPECT_LE(testing::maxNormwiseDifference(sut.cov, testing::convert<float>(reference.cov), 10, scenario.targets),
+              FLOAT_TOLERANCE);
+}
+
+}  // namespace
+}  // namespace augur::kernels::kf

@@ -1,0 +1,84 @@
+// The run-phase functions of the kf family allocate nothing: global operator new is counted while they run
+// (after Eigen's test/nomalloc.cpp).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+#include <vector>
+
+#include "augur/kernels/kf/kalman_bank.hpp"
+#include "augur/kernels/kf/smoother.hpp"
+#include "augur/kernels/kf/track_table.hpp"
+
+namespace {
+std::atomic<long> g_allocations{0};
+}
+
+void* operator new(std::size_t bytes) {
+    g_allocations.fetch_add(1, std::memory_order_relaxed);
+    if (void* p = std::malloc(bytes == 0 ? 1 : bytes)) {
+        return p;
+    }
+    throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace augur::kernels::kf {
+namespace {
+
+constexpr std::size_t TARGETS = 64;
+constexpr std::size_t STEPS = 300;
+
+TEST(KfRunPhase, BankStepSmoothersAndTrackTableDoNotAllocate) {
+    // Arrange (allocates).
+    std::vector<double> mean(6 * TARGETS, 0.0);
+    std::vector<double> cov(21 * TARGETS, 0.0);
+    std::vector<double> dt(TARGETS, 0.1);
+    std::vector<double> z(2 * TARGETS, 1.0);
+    std::vector<double> r(2 * TARGETS, 0.5);
+    std::vector<std::uint8_t> present(TARGETS, 1);
+    std::vector<double> nis(TARGETS);
+    const BankState<double> state{mean.data(), cov.data(), TARGETS, TARGETS};
+    for (std::size_t t = 0; t < TARGETS; ++t) {
+        cpu::initializeTarget<double>(MotionModel::ConstantAcceleration, state, t, 0.0, 0.0, 1.0, 1.0, 1.0);
+    }
+    std::vector<double> hMean(STEPS * 4, 0.0);
+    std::vector<double> hCov(STEPS * 10, 0.0);
+    std::vector<double> hDt(STEPS, 0.1);
+    for (std::size_t k = 0; k < STEPS; ++k) {
+        for (int i = 0; i < 4; ++i) {
+            hCov[k * 10 + static_cast<std::size_t>(packedIndex(4, i, i))] = 1.0;
+        }
+    }
+    std::vector<double> sMean(hMean.size());
+    std::vector<double> sCov(hCov.size());
+    std::vector<double> scratch(cpu::smootherScratchCount(MotionModel::ConstantVelocity, STEPS, 1));
+    auto table = TrackTable::create({TARGETS, 2});
+    ASSERT_TRUE(table.hasValue());
+    std::vector<std::uint32_t> deleted(TARGETS);
+    const ModelParams<double> ca{MotionModel::ConstantAcceleration, 1.0};
+    const ModelParams<double> cv{MotionModel::ConstantVelocity, 1.0};
+    const FilteredHistory<double> history{hMean.data(), hCov.data(), hDt.data(), STEPS, 1};
+
+    // Act.
+    const long before = g_allocations.load();
+    cpu::step<double>(ca, state, {dt.data(), z.data(), r.data(), present.data(), nis.data()});
+    cpu::smoothSequential<double>(cv, history, {sMean.data(), sCov.data()});
+    cpu::smoothParallel<double>(cv, history, {sMean.data(), sCov.data()}, scratch.data());
+    for (int cycle = 0; cycle < 5; ++cycle) {
+        table->beginCycle();
+        for (std::uint32_t id = 0; id < TARGETS + 8; ++id) {
+            static_cast<void>(table->observe(id * 3 + static_cast<std::uint32_t>(cycle)));
+        }
+        table->endCycle(deleted);
+    }
+    const long after = g_allocations.load();
+
+    // Assert.
+    EXPECT_EQ(after - before, 0);
+}
+
+}  // namespace
+}  // namespace augur::kernels::kf
