@@ -6,6 +6,7 @@
 #include "augur/kernels/kf/smoother.hpp"
 #include "augur/kernels/kf/smoother_element.hpp"
 #include "model_matrices.hpp"
+#include "scan_levels.hpp"
 
 namespace augur::kernels::kf {
 namespace cpu {
@@ -58,38 +59,6 @@ namespace {
 
 constexpr std::size_t elementValues(int dim) { return static_cast<std::size_t>(dim * dim + dim + packedSize(dim)); }
 
-/// Sizes of the scan levels for one target: n_0 = T, n_{l+1} = ⌈n_l / chunk⌉ while n_l > chunk.
-struct Levels {
-    static constexpr int MAX = 64;
-    std::size_t size[MAX]{};
-    std::size_t offset[MAX]{};  // in elements, into the scratch (levels ≥ 1)
-    int count{0};
-};
-
-Levels levelsOf(std::size_t steps, std::size_t chunk) noexcept {
-    Levels levels;
-    levels.size[0] = steps;
-    levels.count = 1;
-    std::size_t offset = 0;
-    while (levels.size[levels.count - 1] > chunk && levels.count < Levels::MAX) {
-        const std::size_t n = (levels.size[levels.count - 1] + chunk - 1) / chunk;
-        levels.size[levels.count] = n;
-        levels.offset[levels.count] = offset;
-        offset += n;
-        ++levels.count;
-    }
-    return levels;
-}
-
-std::size_t scratchElements(std::size_t steps, std::size_t chunk) noexcept {
-    const Levels levels = levelsOf(steps, chunk);
-    std::size_t total = 0;
-    for (int l = 1; l < levels.count; ++l) {
-        total += levels.size[l];
-    }
-    return total;
-}
-
 /// Folds chunk [begin, end) of a level into its aggregate: e_begin ⊗ … ⊗ e_{end−1}.
 template <typename Real, int D, typename Get>
 ScanElement<Real, D> foldChunk(Get&& get, std::size_t begin, std::size_t end) noexcept {
@@ -118,7 +87,7 @@ void smoothParallelModel(const ModelParams<Real>& params, const FilteredHistory<
     using Element = ScanElement<Real, D>;
     const std::size_t steps = history.steps;
     const std::size_t targets = history.targets;
-    const Levels levels = levelsOf(steps, chunk);
+    const detail::ScanLevels levels = detail::scanLevels(steps, chunk);
     auto* stored = reinterpret_cast<Element*>(scratch);
     static_assert(sizeof(Element) == sizeof(Real) * Element::VALUES);
 
@@ -249,7 +218,7 @@ void smoothSequential(const ModelParams<Real>& params, const FilteredHistory<Rea
 
 std::size_t smootherScratchCount(MotionModel model, std::size_t steps, std::size_t /*targets*/,
                                  std::size_t chunkLength) noexcept {
-    return scratchElements(steps, std::max<std::size_t>(chunkLength, 2)) *
+    return detail::scanLevels(steps, std::max<std::size_t>(chunkLength, 2)).scratchElements *
            elementValues(stateDim(model));
 }
 
