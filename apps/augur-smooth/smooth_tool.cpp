@@ -1,0 +1,316 @@
+// augur-smooth's logic (smooth_tool.hpp).
+#include "smooth_tool.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <istream>
+#include <ostream>
+#include <span>
+#include <sstream>
+
+#include "augur/kernels/kf/kalman_bank.hpp"
+#include "augur/kernels/kf/smoother.hpp"
+#include "augur/platform/memory.hpp"
+#include "augur/platform/stream.hpp"
+
+namespace augur::apps::smooth {
+namespace {
+
+using kernels::kf::MotionModel;
+
+bool parseDouble(const std::string& text, double& value) {
+    const char* begin = text.data();
+    const char* end = text.data() + text.size();
+    while (begin < end && (*begin == ' ' || *begin == '\t')) {
+        ++begin;
+    }
+    while (end > begin && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r')) {
+        --end;
+    }
+    const auto [ptr, ec] = std::from_chars(begin, end, value);
+    return ec == std::errc() && ptr == end && std::isfinite(value);
+}
+
+bool parseUnsigned(const std::string& text, std::uint64_t& value) {
+    const char* begin = text.data();
+    const char* end = text.data() + text.size();
+    while (begin < end && (*begin == ' ' || *begin == '\t')) {
+        ++begin;
+    }
+    while (end > begin && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r')) {
+        --end;
+    }
+    const auto [ptr, ec] = std::from_chars(begin, end, value);
+    return ec == std::errc() && ptr == end;
+}
+
+std::vector<std::string> splitCommas(const std::string& line) {
+    std::vector<std::string> fields;
+    std::string field;
+    std::istringstream stream(line);
+    while (std::getline(stream, field, ',')) {
+        fields.push_back(field);
+    }
+    if (!line.empty() && line.back() == ',') {
+        fields.emplace_back();
+    }
+    return fields;
+}
+
+const char* const STATE_NAMES[] = {"x_m", "y_m", "vx_mps", "vy_mps", "ax_mps2", "ay_mps2"};
+const char* const SHORT_NAMES[] = {"x", "y", "vx", "vy", "ax", "ay"};
+
+/// Filters one target's measurements (B = 1 history layout) and smooths them with the chosen path.
+Result<void, std::string> smoothTarget(const Options& o, std::span<const Measurement> rows, std::vector<double>& mean,
+                                       std::vector<double>& cov) {
+    using namespace kernels::kf;
+    const std::size_t steps = rows.size();
+    const auto dim = static_cast<std::size_t>(stateDim(o.model));
+    const auto np = static_cast<std::size_t>(packedSize(stateDim(o.model)));
+    std::vector<double> fMean(steps * dim), fCov(steps * np), dt(steps, 0.0);
+    for (std::size_t k = 0; k + 1 < steps; ++k) {
+        dt[k] = rows[k + 1].time_s - rows[k].time_s;
+    }
+    const double measVar = o.measStd_m * o.measStd_m;
+    const ModelParams<double> params{o.model, o.noiseDensity};
+    cpu::initializeTarget<double>(o.model, {fMean.data(), fCov.data(), 1, 1}, 0, rows[0].x_m, rows[0].y_m, measVar,
+                                  o.initialVelStd_mps * o.initialVelStd_mps,
+                                  o.initialAccStd_mps2 * o.initialAccStd_mps2);
+    const double r[2] = {measVar, measVar};
+    const std::uint8_t present = 1;
+    for (std::size_t k = 1; k < steps; ++k) {
+        std::copy_n(fMean.begin() + static_cast<std::ptrdiff_t>((k - 1) * dim), dim,
+                    fMean.begin() + static_cast<std::ptrdiff_t>(k * dim));
+        std::copy_n(fCov.begin() + static_cast<std::ptrdiff_t>((k - 1) * np), np,
+                    fCov.begin() + static_cast<std::ptrdiff_t>(k * np));
+        const double z[2] = {rows[k].x_m, rows[k].y_m};
+        cpu::step<double>(params, {fMean.data() + k * dim, fCov.data() + k * np, 1, 1},
+                          {&dt[k - 1], z, r, &present, nullptr});
+    }
+    mean.assign(fMean.size(), 0.0);
+    cov.assign(fCov.size(), 0.0);
+    const FilteredHistory<double> history{fMean.data(), fCov.data(), dt.data(), steps, 1};
+    if (o.backend == kernels::Backend::Cpu) {
+        if (o.method == Method::Sequential) {
+            cpu::smoothSequential<double>(params, history, {mean.data(), cov.data()});
+        } else {
+            std::vector<double> scratch(cpu::smootherScratchCount(o.model, steps, 1));
+            cpu::smoothParallel<double>(params, history, {mean.data(), cov.data()}, scratch.data());
+        }
+        return {};
+    }
+    auto fail_ = [](const platform::GpuError& e) { return Result<void, std::string>(fail(platform::describe(e))); };
+    auto stream = platform::Stream::create();
+    auto dMean = platform::DeviceBuffer<double>::create(fMean.size());
+    auto dCov = platform::DeviceBuffer<double>::create(fCov.size());
+    auto dDt = platform::DeviceBuffer<double>::create(dt.size());
+    auto dOutMean = platform::DeviceBuffer<double>::create(fMean.size());
+    auto dOutCov = platform::DeviceBuffer<double>::create(fCov.size());
+    const std::size_t scratchBytes = cuda::smootherScratchBytes(o.model, steps, 1, sizeof(double));
+    auto scratch = platform::DeviceMemory::allocate(std::max<std::size_t>(scratchBytes, 1));
+    for (const auto* failed : {stream.hasError() ? &stream.error() : nullptr, dMean.hasError() ? &dMean.error() : nullptr,
+                               dCov.hasError() ? &dCov.error() : nullptr, dDt.hasError() ? &dDt.error() : nullptr,
+                               dOutMean.hasError() ? &dOutMean.error() : nullptr,
+                               dOutCov.hasError() ? &dOutCov.error() : nullptr,
+                               scratch.hasError() ? &scratch.error() : nullptr}) {
+        if (failed != nullptr) {
+            return fail_(*failed);
+        }
+    }
+    const auto s = stream->get();
+    const FilteredHistory<double> dHistory{dMean->data(), dCov->data(), dDt->data(), steps, 1};
+    const SmoothedHistory<double> dOut{dOutMean->data(), dOutCov->data()};
+    platform::GpuStatus status = dMean->upload(fMean, s);
+    if (status) status = dCov->upload(fCov, s);
+    if (status) status = dDt->upload(dt, s);
+    if (status) {
+        status = o.method == Method::Sequential
+                     ? cuda::smoothSequential<double>(params, dHistory, dOut, s)
+                     : cuda::smoothParallel<double>(params, dHistory, dOut, scratch->get(), scratchBytes, s);
+    }
+    if (status) status = dOutMean->download(mean, s);
+    if (status) status = dOutCov->download(cov, s);
+    if (status) status = stream->synchronize();
+    if (!status) {
+        return fail_(status.error());
+    }
+    return {};
+}
+
+}  // namespace
+
+std::string usage() {
+    return "usage: augur-smooth --input MEASUREMENTS.csv [--output SMOOTHED.csv]\n"
+           "                    [--model cv|ca] [--noise-density Q] [--meas-std M]\n"
+           "                    [--init-vel-std V] [--init-acc-std A]\n"
+           "                    [--backend cpu|cuda] [--method parallel|sequential]\n"
+           "  input:  target_id,time_s,x_m,y_m (one measurement per line, optional header)\n"
+           "  output: target_id,time_s, smoothed state, packed upper-triangle covariance\n"
+           "  defaults: cv, Q 0.5 (m^2/s^3 cv, m^2/s^5 ca), M 0.5 m, V 5 m/s, A 2 m/s^2, cpu, parallel;\n"
+           "  output '-' or none: standard output. Formats: docs/smoothing-tool.md\n";
+}
+
+Result<Options, std::string> parseOptions(const std::vector<std::string>& args) {
+    Options o;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "-h" || a == "--help") {
+            o.help = true;
+            return o;
+        }
+        if (i + 1 >= args.size()) {
+            return fail("missing value after " + a);
+        }
+        const std::string& v = args[++i];
+        auto positive = [&](double& target) -> bool { return parseDouble(v, target) && target > 0.0; };
+        if (a == "--input") {
+            o.inputPath = v;
+        } else if (a == "--output") {
+            o.outputPath = v;
+        } else if (a == "--model") {
+            if (v == "cv") {
+                o.model = MotionModel::ConstantVelocity;
+            } else if (v == "ca") {
+                o.model = MotionModel::ConstantAcceleration;
+            } else {
+                return fail("--model must be cv or ca, not '" + v + "'");
+            }
+        } else if (a == "--backend") {
+            if (v == "cpu") {
+                o.backend = kernels::Backend::Cpu;
+            } else if (v == "cuda") {
+                o.backend = kernels::Backend::Cuda;
+            } else {
+                return fail("--backend must be cpu or cuda, not '" + v + "'");
+            }
+        } else if (a == "--method") {
+            if (v == "parallel") {
+                o.method = Method::Parallel;
+            } else if (v == "sequential") {
+                o.method = Method::Sequential;
+            } else {
+                return fail("--method must be parallel or sequential, not '" + v + "'");
+            }
+        } else if (a == "--noise-density") {
+            if (!positive(o.noiseDensity)) return fail("--noise-density needs a positive number, not '" + v + "'");
+        } else if (a == "--meas-std") {
+            if (!positive(o.measStd_m)) return fail("--meas-std needs a positive number, not '" + v + "'");
+        } else if (a == "--init-vel-std") {
+            if (!positive(o.initialVelStd_mps)) return fail("--init-vel-std needs a positive number, not '" + v + "'");
+        } else if (a == "--init-acc-std") {
+            if (!positive(o.initialAccStd_mps2)) return fail("--init-acc-std needs a positive number, not '" + v + "'");
+        } else {
+            return fail("unknown option " + a);
+        }
+    }
+    if (o.inputPath.empty()) {
+        return fail(std::string("--input is required"));
+    }
+    return o;
+}
+
+Result<std::vector<Measurement>, std::string> readMeasurements(std::istream& in) {
+    std::vector<Measurement> out;
+    std::string line;
+    std::size_t lineNumber = 0;
+    bool firstContent = true;
+    while (std::getline(in, line)) {
+        ++lineNumber;
+        if (!line.empty() && line.back() == '\r') {
+            line.pop_back();
+        }
+        if (line.find_first_not_of(" \t") == std::string::npos || line[line.find_first_not_of(" \t")] == '#') {
+            continue;
+        }
+        const auto fields = splitCommas(line);
+        Measurement m;
+        const bool parsed = fields.size() == 4 && parseUnsigned(fields[0], m.targetId) &&
+                            parseDouble(fields[1], m.time_s) && parseDouble(fields[2], m.x_m) &&
+                            parseDouble(fields[3], m.y_m);
+        if (!parsed) {
+            if (firstContent && fields.size() == 4 && line.find("target_id") != std::string::npos) {
+                firstContent = false;  // the header
+                continue;
+            }
+            return fail("line " + std::to_string(lineNumber) +
+                        ": expected target_id,time_s,x_m,y_m (unsigned integer, then three finite numbers), got '" +
+                        line + "'");
+        }
+        firstContent = false;
+        out.push_back(m);
+    }
+    return Result<std::vector<Measurement>, std::string>(std::move(out));
+}
+
+Result<std::vector<SmoothedRow>, std::string> smoothAll(const Options& options,
+                                                        const std::vector<Measurement>& measurements) {
+    if (options.backend == kernels::Backend::Cuda && !kernels::available(kernels::Backend::Cuda)) {
+        return fail(std::string("--backend cuda: no CUDA device in this build or on this machine"));
+    }
+    std::vector<Measurement> sorted = measurements;
+    std::stable_sort(sorted.begin(), sorted.end(), [](const Measurement& a, const Measurement& b) {
+        return a.targetId != b.targetId ? a.targetId < b.targetId : a.time_s < b.time_s;
+    });
+    const auto dim = static_cast<std::size_t>(kernels::kf::stateDim(options.model));
+    const auto np = static_cast<std::size_t>(kernels::kf::packedSize(kernels::kf::stateDim(options.model)));
+    std::vector<SmoothedRow> rows;
+    rows.reserve(sorted.size());
+    std::vector<double> mean, cov;
+    for (std::size_t begin = 0; begin < sorted.size();) {
+        std::size_t end = begin;
+        while (end < sorted.size() && sorted[end].targetId == sorted[begin].targetId) {
+            ++end;
+        }
+        const std::span<const Measurement> target(sorted.data() + begin, end - begin);
+        auto status = smoothTarget(options, target, mean, cov);
+        if (!status) {
+            return fail("target " + std::to_string(sorted[begin].targetId) + ": " + status.error());
+        }
+        for (std::size_t k = 0; k < target.size(); ++k) {
+            SmoothedRow row;
+            row.targetId = target[k].targetId;
+            row.time_s = target[k].time_s;
+            row.state.assign(mean.begin() + static_cast<std::ptrdiff_t>(k * dim),
+                             mean.begin() + static_cast<std::ptrdiff_t>((k + 1) * dim));
+            row.cov.assign(cov.begin() + static_cast<std::ptrdiff_t>(k * np),
+                           cov.begin() + static_cast<std::ptrdiff_t>((k + 1) * np));
+            rows.push_back(std::move(row));
+        }
+        begin = end;
+    }
+    return Result<std::vector<SmoothedRow>, std::string>(std::move(rows));
+}
+
+void writeSmoothed(std::ostream& out, MotionModel model, const std::vector<SmoothedRow>& rows) {
+    const int dim = kernels::kf::stateDim(model);
+    out << "target_id,time_s";
+    for (int i = 0; i < dim; ++i) {
+        out << ',' << STATE_NAMES[i];
+    }
+    for (int i = 0; i < dim; ++i) {
+        for (int j = i; j < dim; ++j) {
+            out << ",cov_" << SHORT_NAMES[i] << '_' << SHORT_NAMES[j];
+        }
+    }
+    out << '\n';
+    char buffer[32];
+    auto put = [&](double v) {
+        std::snprintf(buffer, sizeof(buffer), "%.17g", v);
+        out << ',' << buffer;
+    };
+    for (const auto& row : rows) {
+        out << row.targetId;
+        put(row.time_s);
+        for (double v : row.state) {
+            put(v);
+        }
+        for (double v : row.cov) {
+            put(v);
+        }
+        out << '\n';
+    }
+}
+
+}  // namespace augur::apps::smooth
