@@ -1,29 +1,13 @@
-// The run-phase functions of the kf family allocate nothing: global operator new is counted while they run
-// (after Eigen's test/nomalloc.cpp).
+// The run-phase functions of the kf family allocate nothing: every heap allocation of the process is counted
+// while they run (augur::allocation_counter).
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
 #include <vector>
 
 #include "augur/kernels/kf/kalman_bank.hpp"
 #include "augur/kernels/kf/smoother.hpp"
 #include "augur/kernels/kf/track_table.hpp"
-
-namespace {
-std::atomic<long> g_allocations{0};
-}
-
-void* operator new(std::size_t bytes) {
-    g_allocations.fetch_add(1, std::memory_order_relaxed);
-    if (void* p = std::malloc(bytes == 0 ? 1 : bytes)) {
-        return p;
-    }
-    throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#include "augur/testing/allocation_counter.hpp"
 
 namespace augur::kernels::kf {
 namespace {
@@ -63,21 +47,21 @@ TEST(KfRunPhase, BankStepSmoothersAndTrackTableDoNotAllocate) {
     const FilteredHistory<double> history{hMean.data(), hCov.data(), hDt.data(), STEPS, 1};
 
     // Act.
-    const long before = g_allocations.load();
-    cpu::step<double>(ca, state, {dt.data(), z.data(), r.data(), present.data(), nis.data()});
-    cpu::smoothSequential<double>(cv, history, {sMean.data(), sCov.data()});
-    cpu::smoothParallel<double>(cv, history, {sMean.data(), sCov.data()}, scratch.data());
-    for (int cycle = 0; cycle < 5; ++cycle) {
-        table->beginCycle();
-        for (std::uint32_t id = 0; id < TARGETS + 8; ++id) {
-            static_cast<void>(table->observe(id * 3 + static_cast<std::uint32_t>(cycle)));
+    const std::uint64_t allocations = testing::allocationsDuring([&] {
+        cpu::step<double>(ca, state, {dt.data(), z.data(), r.data(), present.data(), nis.data()});
+        cpu::smoothSequential<double>(cv, history, {sMean.data(), sCov.data()});
+        cpu::smoothParallel<double>(cv, history, {sMean.data(), sCov.data()}, scratch.data());
+        for (int cycle = 0; cycle < 5; ++cycle) {
+            table->beginCycle();
+            for (std::uint32_t id = 0; id < TARGETS + 8; ++id) {
+                static_cast<void>(table->observe(id * 3 + static_cast<std::uint32_t>(cycle)));
+            }
+            table->endCycle(deleted);
         }
-        table->endCycle(deleted);
-    }
-    const long after = g_allocations.load();
+    });
 
     // Assert.
-    EXPECT_EQ(after - before, 0);
+    EXPECT_EQ(allocations, 0U);
 }
 
 }  // namespace
