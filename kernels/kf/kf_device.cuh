@@ -1,20 +1,41 @@
 // Device functions of the kf family: the per-target maths of the bank step, the RTS step and the scan
 // elements, on small fixed-size matrices held in registers (row-major D×D arrays, fully unrolled).
-// Internal to kernels/kf; the CPU reference (Eigen) computes the same quantities independently.
+// Internal to kernels/kf; the CPU reference (Eigen) computes the same quantities independently. Compiles
+// as CUDA device code and, for tests, as plain host C++.
 #pragma once
 
 #include "augur/kernels/kf/motion_model.hpp"
 
+#if defined(__CUDACC__)
+#define AUGUR_KF_DEVICE __device__ __forceinline__
+#define AUGUR_KF_UNROLL _Pragma("unroll")
+#else
+// Host compilation of the same code: the device-code tests (tests/kernels/kf/device_code_test.cpp) run
+// every thread body on the CPU against the Eigen reference.
+#include <cmath>
+#define AUGUR_KF_DEVICE inline
+#define AUGUR_KF_UNROLL
+#endif
+
 namespace augur::kernels::kf::device {
+
+template <typename Real>
+AUGUR_KF_DEVICE Real squareRoot(Real v) {
+#if defined(__CUDACC__)
+    return sqrt(v);
+#else
+    return std::sqrt(v);
+#endif
+}
 
 /// M ← F M (rows) for F(dt) of the D-state model: position rows += dt·velocity (+ dt²/2·acceleration),
 /// velocity rows += dt·acceleration (CA). Works on vectors with cols = 1.
 template <typename Real, int D, int COLS>
-__device__ __forceinline__ void applyTransitionRows(Real (&m)[D * COLS], Real dt) {
+AUGUR_KF_DEVICE void applyTransitionRows(Real (&m)[D * COLS], Real dt) {
     const Real half = Real(0.5) * dt * dt;
-#pragma unroll
+AUGUR_KF_UNROLL
     for (int axis = 0; axis < 2; ++axis) {
-#pragma unroll
+AUGUR_KF_UNROLL
         for (int c = 0; c < COLS; ++c) {
             Real pos = m[axis * COLS + c] + dt * m[(2 + axis) * COLS + c];
             if constexpr (D == 6) {
@@ -28,11 +49,11 @@ __device__ __forceinline__ void applyTransitionRows(Real (&m)[D * COLS], Real dt
 
 /// M ← M Fᵀ (columns).
 template <typename Real, int D>
-__device__ __forceinline__ void applyTransitionCols(Real (&m)[D * D], Real dt) {
+AUGUR_KF_DEVICE void applyTransitionCols(Real (&m)[D * D], Real dt) {
     const Real half = Real(0.5) * dt * dt;
-#pragma unroll
+AUGUR_KF_UNROLL
     for (int axis = 0; axis < 2; ++axis) {
-#pragma unroll
+AUGUR_KF_UNROLL
         for (int r = 0; r < D; ++r) {
             Real pos = m[r * D + axis] + dt * m[r * D + 2 + axis];
             if constexpr (D == 6) {
@@ -46,10 +67,10 @@ __device__ __forceinline__ void applyTransitionCols(Real (&m)[D * D], Real dt) {
 
 /// M += Q(dt) (white-noise acceleration / jerk, motion_model.hpp).
 template <typename Real, int D>
-__device__ __forceinline__ void addProcessNoise(Real (&m)[D * D], Real dt, Real q) {
+AUGUR_KF_DEVICE void addProcessNoise(Real (&m)[D * D], Real dt, Real q) {
     const Real dt2 = dt * dt;
     const Real dt3 = dt2 * dt;
-#pragma unroll
+AUGUR_KF_UNROLL
     for (int axis = 0; axis < 2; ++axis) {
         const int p = axis;
         const int v = 2 + axis;
@@ -77,21 +98,21 @@ __device__ __forceinline__ void addProcessNoise(Real (&m)[D * D], Real dt, Real 
 
 /// In-place Cholesky factor (lower triangle of `a`, upper left untouched) of an SPD matrix.
 template <typename Real, int D>
-__device__ __forceinline__ void cholesky(Real (&a)[D * D]) {
-#pragma unroll
+AUGUR_KF_DEVICE void cholesky(Real (&a)[D * D]) {
+AUGUR_KF_UNROLL
     for (int j = 0; j < D; ++j) {
         Real d = a[j * D + j];
-#pragma unroll
+AUGUR_KF_UNROLL
         for (int k = 0; k < j; ++k) {
             d -= a[j * D + k] * a[j * D + k];
         }
-        d = sqrt(d);
+        d = squareRoot(d);
         a[j * D + j] = d;
         const Real inv = Real(1) / d;
-#pragma unroll
+AUGUR_KF_UNROLL
         for (int i = j + 1; i < D; ++i) {
             Real s = a[i * D + j];
-#pragma unroll
+AUGUR_KF_UNROLL
             for (int k = 0; k < j; ++k) {
                 s -= a[i * D + k] * a[j * D + k];
             }
@@ -102,22 +123,22 @@ __device__ __forceinline__ void cholesky(Real (&a)[D * D]) {
 
 /// Solves (L Lᵀ) X = B in place of B (D×D, every column), L from cholesky().
 template <typename Real, int D>
-__device__ __forceinline__ void choleskySolve(const Real (&l)[D * D], Real (&b)[D * D]) {
-#pragma unroll
+AUGUR_KF_DEVICE void choleskySolve(const Real (&l)[D * D], Real (&b)[D * D]) {
+AUGUR_KF_UNROLL
     for (int c = 0; c < D; ++c) {
-#pragma unroll
+AUGUR_KF_UNROLL
         for (int i = 0; i < D; ++i) {  // forward: L y = b
             Real s = b[i * D + c];
-#pragma unroll
+AUGUR_KF_UNROLL
             for (int k = 0; k < i; ++k) {
                 s -= l[i * D + k] * b[k * D + c];
             }
             b[i * D + c] = s / l[i * D + i];
         }
-#pragma unroll
+AUGUR_KF_UNROLL
         for (int i = D - 1; i >= 0; --i) {  // backward: Lᵀ x = y
             Real s = b[i * D + c];
-#pragma unroll
+AUGUR_KF_UNROLL
             for (int k = i + 1; k < D; ++k) {
                 s -= l[k * D + i] * b[k * D + c];
             }
@@ -127,10 +148,10 @@ __device__ __forceinline__ void choleskySolve(const Real (&l)[D * D], Real (&b)[
 }
 
 template <typename Real, int D>
-__device__ __forceinline__ void unpack(const Real (&packed)[packedSize(D)], Real (&m)[D * D]) {
-#pragma unroll
+AUGUR_KF_DEVICE void unpack(const Real (&packed)[packedSize(D)], Real (&m)[D * D]) {
+AUGUR_KF_UNROLL
     for (int i = 0; i < D; ++i) {
-#pragma unroll
+AUGUR_KF_UNROLL
         for (int j = i; j < D; ++j) {
             m[i * D + j] = packed[packedIndex(D, i, j)];
             m[j * D + i] = packed[packedIndex(D, i, j)];
@@ -140,10 +161,10 @@ __device__ __forceinline__ void unpack(const Real (&packed)[packedSize(D)], Real
 
 /// Packs ½(M + Mᵀ).
 template <typename Real, int D>
-__device__ __forceinline__ void packSymmetric(const Real (&m)[D * D], Real (&packed)[packedSize(D)]) {
-#pragma unroll
+AUGUR_KF_DEVICE void packSymmetric(const Real (&m)[D * D], Real (&packed)[packedSize(D)]) {
+AUGUR_KF_UNROLL
     for (int i = 0; i < D; ++i) {
-#pragma unroll
+AUGUR_KF_UNROLL
         for (int j = i; j < D; ++j) {
             packed[packedIndex(D, i, j)] = Real(0.5) * (m[i * D + j] + m[j * D + i]);
         }
@@ -153,7 +174,7 @@ __device__ __forceinline__ void packSymmetric(const Real (&m)[D * D], Real (&pac
 /// One bank cycle for one target: predict with dt, then (when `measured`) the Joseph update with
 /// H = [I₂ 0] and R = diag(rx, ry). Returns the NIS (0 without a measurement).
 template <typename Real, int D>
-__device__ __forceinline__ Real bankStep(Real (&x)[D], Real (&p)[D * D], Real dt, Real q, bool measured, Real zx,
+AUGUR_KF_DEVICE Real bankStep(Real (&x)[D], Real (&p)[D * D], Real dt, Real q, bool measured, Real zx,
                                          Real zy, Real rx, Real ry) {
     applyTransitionRows<Real, D, 1>(x, dt);
     applyTransitionRows<Real, D, D>(p, dt);
@@ -175,7 +196,7 @@ __device__ __forceinline__ Real bankStep(Real (&x)[D], Real (&p)[D * D], Real dt
     // K = P Hᵀ S⁻¹ (D×2).
     Real k0[D];
     Real k1[D];
-#pragma unroll
+AUGUR_KF_UNROLL
     for (int i = 0; i < D; ++i) {
         k0[i] = p[i * D] * i00 + p[i * D + 1] * i01;
         k1[i] = p[i * D] * i01 + p[i * D + 1] * i11;
@@ -184,24 +205,24 @@ __device__ __forceinline__ Real bankStep(Real (&x)[D], Real (&p)[D * D], Real dt
     // A = (I − K H) P = P − K · (rows 0, 1 of P).
     Real row0[D];
     Real row1[D];
-#pragma unroll
+AUGUR_KF_UNROLL
     for (int j = 0; j < D; ++j) {
         row0[j] = p[j];
         row1[j] = p[D + j];
     }
-#pragma unroll
+AUGUR_KF_UNROLL
     for (int i = 0; i < D; ++i) {
-#pragma unroll
+AUGUR_KF_UNROLL
         for (int j = 0; j < D; ++j) {
             p[i * D + j] -= k0[i] * row0[j] + k1[i] * row1[j];
         }
     }
     // P' = A (I − K H)ᵀ + K R Kᵀ = A − (cols 0, 1 of A) Kᵀ + K R Kᵀ.
-#pragma unroll
+AUGUR_KF_UNROLL
     for (int i = 0; i < D; ++i) {
         const Real a0 = p[i * D];
         const Real a1 = p[i * D + 1];
-#pragma unroll
+AUGUR_KF_UNROLL
         for (int j = 0; j < D; ++j) {
             p[i * D + j] += -(a0 * k0[j] + a1 * k1[j]) + (k0[i] * rx * k0[j] + k1[i] * ry * k1[j]);
         }
@@ -223,18 +244,18 @@ struct Element {
 /// E = P Fᵀ (F P Fᵀ + Q)⁻¹ by a Cholesky solve; L = P − E F P written as P − (E C)(E C)ᵀ with C the
 /// Cholesky factor of F P Fᵀ + Q (symmetric by construction).
 template <typename Real, int D>
-__device__ __forceinline__ void makeElement(Element<Real, D>& out, const Real (&m)[D], const Real (&pPacked)[packedSize(D)],
+AUGUR_KF_DEVICE void makeElement(Element<Real, D>& out, const Real (&m)[D], const Real (&pPacked)[packedSize(D)],
                                             Real dt, Real q, bool last) {
     if (last) {
-#pragma unroll
+AUGUR_KF_UNROLL
         for (int i = 0; i < D * D; ++i) {
             out.e[i] = Real(0);
         }
-#pragma unroll
+AUGUR_KF_UNROLL
         for (int i = 0; i < D; ++i) {
             out.g[i] = m[i];
         }
-#pragma unroll
+AUGUR_KF_UNROLL
         for (int i = 0; i < packedSize(D); ++i) {
             out.l[i] = pPacked[i];
         }
@@ -244,15 +265,15 @@ __device__ __forceinline__ void makeElement(Element<Real, D>& out, const Real (&
     unpack<Real, D>(pPacked, fp);
     applyTransitionRows<Real, D, D>(fp, dt);
     Real pp[D * D];  // F P Fᵀ + Q, then its Cholesky factor
-#pragma unroll
+AUGUR_KF_UNROLL
     for (int i = 0; i < D * D; ++i) {
         pp[i] = fp[i];
     }
     applyTransitionCols<Real, D>(pp, dt);
     addProcessNoise<Real, D>(pp, dt, q);
-#pragma unroll
+AUGUR_KF_UNROLL
     for (int i = 0; i < D; ++i) {  // symmetrise before factorising
-#pragma unroll
+AUGUR_KF_UNROLL
         for (int j = i + 1; j < D; ++j) {
             const Real s = Real(0.5) * (pp[i * D + j] + pp[j * D + i]);
             pp[i * D + j] = s;
@@ -261,24 +282,24 @@ __device__ __forceinline__ void makeElement(Element<Real, D>& out, const Real (&
     }
     cholesky<Real, D>(pp);
     choleskySolve<Real, D>(pp, fp);  // fp = (F P Fᵀ + Q)⁻¹ F P = Eᵀ
-#pragma unroll
+AUGUR_KF_UNROLL
     for (int i = 0; i < D; ++i) {
-#pragma unroll
+AUGUR_KF_UNROLL
         for (int j = 0; j < D; ++j) {
             out.e[i * D + j] = fp[j * D + i];
         }
     }
     // g = m − E F m.
     Real fm[D];
-#pragma unroll
+AUGUR_KF_UNROLL
     for (int i = 0; i < D; ++i) {
         fm[i] = m[i];
     }
     applyTransitionRows<Real, D, 1>(fm, dt);
-#pragma unroll
+AUGUR_KF_UNROLL
     for (int i = 0; i < D; ++i) {
         Real s = m[i];
-#pragma unroll
+AUGUR_KF_UNROLL
         for (int k = 0; k < D; ++k) {
             s -= out.e[i * D + k] * fm[k];
         }
@@ -286,24 +307,24 @@ __device__ __forceinline__ void makeElement(Element<Real, D>& out, const Real (&
     }
     // W = E C (C lower Cholesky factor in pp); L = P − W Wᵀ.
     Real w[D * D];
-#pragma unroll
+AUGUR_KF_UNROLL
     for (int i = 0; i < D; ++i) {
-#pragma unroll
+AUGUR_KF_UNROLL
         for (int j = 0; j < D; ++j) {
             Real s = Real(0);
-#pragma unroll
+AUGUR_KF_UNROLL
             for (int k = j; k < D; ++k) {
                 s += out.e[i * D + k] * pp[k * D + j];
             }
             w[i * D + j] = s;
         }
     }
-#pragma unroll
+AUGUR_KF_UNROLL
     for (int i = 0; i < D; ++i) {
-#pragma unroll
+AUGUR_KF_UNROLL
         for (int j = i; j < D; ++j) {
             Real s = pPacked[packedIndex(D, i, j)];
-#pragma unroll
+AUGUR_KF_UNROLL
             for (int k = 0; k < D; ++k) {
                 s -= w[i * D + k] * w[j * D + k];
             }
@@ -314,26 +335,26 @@ __device__ __forceinline__ void makeElement(Element<Real, D>& out, const Real (&
 
 /// acc ← a ⊗ acc with a the earlier element: E = E_a E, g = E_a g + g_a, L = E_a L E_aᵀ + L_a.
 template <typename Real, int D>
-__device__ __forceinline__ void combineInto(const Element<Real, D>& a, Element<Real, D>& acc) {
+AUGUR_KF_DEVICE void combineInto(const Element<Real, D>& a, Element<Real, D>& acc) {
     Real t[D * D];  // E_a L
-#pragma unroll
+AUGUR_KF_UNROLL
     for (int i = 0; i < D; ++i) {
-#pragma unroll
+AUGUR_KF_UNROLL
         for (int j = 0; j < D; ++j) {
             Real s = Real(0);
-#pragma unroll
+AUGUR_KF_UNROLL
             for (int k = 0; k < D; ++k) {
                 s += a.e[i * D + k] * acc.l[packedIndex(D, k, j)];
             }
             t[i * D + j] = s;
         }
     }
-#pragma unroll
+AUGUR_KF_UNROLL
     for (int i = 0; i < D; ++i) {
-#pragma unroll
+AUGUR_KF_UNROLL
         for (int j = i; j < D; ++j) {
             Real s = a.l[packedIndex(D, i, j)];
-#pragma unroll
+AUGUR_KF_UNROLL
             for (int k = 0; k < D; ++k) {
                 s += t[i * D + k] * a.e[j * D + k];
             }
@@ -341,33 +362,33 @@ __device__ __forceinline__ void combineInto(const Element<Real, D>& a, Element<R
         }
     }
     Real g[D];
-#pragma unroll
+AUGUR_KF_UNROLL
     for (int i = 0; i < D; ++i) {
         Real s = a.g[i];
-#pragma unroll
+AUGUR_KF_UNROLL
         for (int k = 0; k < D; ++k) {
             s += a.e[i * D + k] * acc.g[k];
         }
         g[i] = s;
     }
     Real e[D * D];
-#pragma unroll
+AUGUR_KF_UNROLL
     for (int i = 0; i < D; ++i) {
-#pragma unroll
+AUGUR_KF_UNROLL
         for (int j = 0; j < D; ++j) {
             Real s = Real(0);
-#pragma unroll
+AUGUR_KF_UNROLL
             for (int k = 0; k < D; ++k) {
                 s += a.e[i * D + k] * acc.e[k * D + j];
             }
             e[i * D + j] = s;
         }
     }
-#pragma unroll
+AUGUR_KF_UNROLL
     for (int i = 0; i < D; ++i) {
         acc.g[i] = g[i];
     }
-#pragma unroll
+AUGUR_KF_UNROLL
     for (int i = 0; i < D * D; ++i) {
         acc.e[i] = e[i];
     }
