@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "augur/kernels/kf/kalman_bank.hpp"
+#include "augur/kernels/kf/parallel_filter.hpp"
 #include "augur/kernels/kf/smoother.hpp"
 #include "augur/kernels/kf/track_table.hpp"
 #include "augur/testing/allocation_counter.hpp"
@@ -15,7 +16,7 @@ namespace {
 constexpr std::size_t TARGETS = 64;
 constexpr std::size_t STEPS = 300;
 
-TEST(KfRunPhase, BankStepSmoothersAndTrackTableDoNotAllocate) {
+TEST(KfRunPhase, BankStepFiltersSmoothersAndTrackTableDoNotAllocate) {
     // Arrange (allocates).
     std::vector<double> mean(6 * TARGETS, 0.0);
     std::vector<double> cov(21 * TARGETS, 0.0);
@@ -39,6 +40,12 @@ TEST(KfRunPhase, BankStepSmoothersAndTrackTableDoNotAllocate) {
     std::vector<double> sMean(hMean.size());
     std::vector<double> sCov(hCov.size());
     std::vector<double> scratch(cpu::smootherScratchCount(MotionModel::ConstantVelocity, STEPS, 1));
+    std::vector<double> hZ(STEPS * 2, 1.0);
+    std::vector<double> hR(STEPS * 2, 0.5);
+    std::vector<std::uint8_t> hPresent(STEPS, 1);
+    const MeasurementHistory<double> measurements{hMean.data(), hCov.data(), hDt.data(), hZ.data(),
+                                                  hR.data(),    hPresent.data(), STEPS, 1};
+    std::vector<double> filterScratch(cpu::parallelFilterScratchCount(MotionModel::ConstantVelocity, STEPS, 1));
     auto table = TrackTable::create({TARGETS, 2});
     ASSERT_TRUE(table.hasValue());
     std::vector<std::uint32_t> deleted(TARGETS);
@@ -51,6 +58,8 @@ TEST(KfRunPhase, BankStepSmoothersAndTrackTableDoNotAllocate) {
         cpu::step<double>(ca, state, {dt.data(), z.data(), r.data(), present.data(), nis.data()});
         cpu::smoothSequential<double>(cv, history, {sMean.data(), sCov.data()});
         cpu::smoothParallel<double>(cv, history, {sMean.data(), sCov.data()}, scratch.data());
+        cpu::filterSequential<double>(cv, measurements, {sMean.data(), sCov.data()});
+        cpu::filterParallel<double>(cv, measurements, {sMean.data(), sCov.data()}, filterScratch.data());
         for (int cycle = 0; cycle < 5; ++cycle) {
             table->beginCycle();
             for (std::uint32_t id = 0; id < TARGETS + 8; ++id) {
