@@ -1,0 +1,81 @@
+// Corridors: the lane sequences a vehicle may drive within the prediction horizon (seed paper §3.1).
+//
+// "Corridors are the collection of adjacent lanelets that start from the current position of the
+// vehicle and reach the distance that the vehicle can travel at a certain time at its current speed.
+// The adjacent lanelets are found via a graph search." Here: a depth-first search from every lane the
+// vehicle is localised on (except a lane whose successor it also matches: at a lane transition the
+// later lane seeds the search), following successors, plus (where the map allows it) a change to the left
+// or right neighbour of the starting lane, up to length L = max(minLength, v·horizon + margin). A path
+// ends at L, at a lane without successors, or at the segment capacity (marked truncated); a path whose
+// only continuations would revisit one of its own lanes (a loop, e.g. once round a roundabout) is a
+// prefix of another corridor and is not reported. Each corridor's centreline is parameterised by s,
+// with s = 0 at the vehicle's position.
+//
+// Run phase: searchCorridors() is noexcept, allocation-free; depth bounded by MAX_SEGMENTS_PER_CORRIDOR.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "augur/core/fixed_vector.hpp"
+#include "augur/core/messages.hpp"
+#include "augur/runtime/scene/localisation.hpp"
+#include "augur/runtime/scene/road_map.hpp"
+
+namespace augur::runtime::scene {
+
+inline constexpr std::size_t MAX_SEGMENTS_PER_CORRIDOR = 24;
+
+/// A road user as the scene sees it (map frame; speeds ≥ 0).
+struct SceneVehicle {
+    std::uint32_t id{0};
+    float x_m{0.0F};
+    float y_m{0.0F};
+    float heading_rad{0.0F};
+    float speed_mps{0.0F};
+    float length_m{4.5F};
+    float width_m{1.8F};
+};
+
+/// One lane (part) of a corridor: lane arc lengths [sBegin, sEnd] map to corridor s from corridorS.
+struct CorridorSegment {
+    std::uint32_t lane{NO_INDEX};
+    float sBegin_m{0.0F};
+    float sEnd_m{0.0F};
+    float corridorS_m{0.0F};
+};
+
+struct Corridor {
+    std::uint32_t vehicle{NO_INDEX};  ///< index of the vehicle in the update's input
+    float length_m{0.0F};
+    bool laneChange{false};  ///< starts with a change to a neighbour of the vehicle's lane
+    bool truncated{false};   ///< ended at MAX_SEGMENTS_PER_CORRIDOR before reaching its length
+    FixedVector<CorridorSegment, MAX_SEGMENTS_PER_CORRIDOR> segments;
+};
+
+struct CorridorSearchParams {
+    double horizon_s{8.0};     ///< prediction horizon
+    double margin_m{10.0};     ///< added to v·horizon
+    double minLength_m{30.0};  ///< corridors of slow or standing vehicles still reach this far
+    bool laneChanges{true};    ///< also search from permitted neighbours of the starting lane
+    LocalisationGates gates;
+};
+
+struct CorridorSearchResult {
+    std::uint32_t count{0};     ///< corridors written to the output
+    std::uint32_t overflow{0};  ///< corridors found but not stored (capacity)
+    LaneMatch located;          ///< the best lane match (lane NO_INDEX when not on the map)
+};
+
+/// Searches the corridors of `vehicle` into `out` (capacity = out.size()). O(paths × depth).
+CorridorSearchResult searchCorridors(const LaneLocator& locator, const SceneVehicle& vehicle, std::uint32_t vehicleIndex,
+                                     const CorridorSearchParams& params, std::span<Corridor> out) noexcept;
+
+/// Centreline point and heading at corridor arc length s (clamped to [0, length]). O(segments + log points).
+void corridorPointAt(const RoadMap& map, const Corridor& corridor, double s_m, Point2& point,
+                     double& heading_rad) noexcept;
+
+/// The segment index of `corridor` that covers lane `lane` at lane arc length `laneS_m`, or -1.
+int findSegment(const Corridor& corridor, std::uint32_t lane, double laneS_m) noexcept;
+
+}  // namespace augur::runtime::scene

@@ -1,0 +1,43 @@
+// Readers for the two map formats augur accepts; both produce the same RoadMap.
+//
+// Lanelet2 (OSM XML, the format of the seed paper's maps and of Autoware): nodes are projected from
+// lat/lon to a local metric frame around `origin` (or taken from `local_x`/`local_y` tags when every
+// node has them); `type=lanelet` relations become lanes (vehicle lanelets only; two-way lanelets give
+// one lane per direction); centrelines are the mean of the resampled bounds; successors come from
+// shared bound end points, neighbours from shared bound line strings (lane change only across dashed
+// lines, or as the `lane_change` tag says); `speed_limit` tags and speed-limit regulatory elements set
+// speeds; `right_of_way` regulatory elements say which lanelets yield; their and traffic lights'
+// `ref_line`s are stop lines. See docs/design/maps.md for the rules and what is not supported.
+//
+// SUMO (.net.xml as written by netgenerate/netconvert): edges and lanes with shapes, speeds and widths;
+// internal junction lanes; connections (including via internal lanes) as successors; lanes of one
+// edge as neighbours; junction request/response bits as the priority between connections.
+//
+// Both are init-phase functions (they allocate); errors name file, line and element.
+#pragma once
+
+#include <cmath>
+#include <string>
+
+#include "augur/core/result.hpp"
+#include "augur/runtime/scene/map_error.hpp"
+#include "augur/runtime/scene/road_map.hpp"
+
+namespace augur::runtime::scene {
+
+struct Lanelet2Options {
+    /// Origin of the local frame (degrees). NaN: the first node of the file.
+    double originLat_deg{std::nan("")};
+    double originLon_deg{std::nan("")};
+};
+
+[[nodiscard]] Result<RoadMap, MapError> readLanelet2(const std::string& path, const Lanelet2Options& options);
+
+[[nodiscard]] Result<RoadMap, MapError> readSumoNet(const std::string& path);
+
+enum class MapFormat : std::uint8_t { Lanelet2, Sumo };
+
+/// Picks the reader by extension: `.osm` → Lanelet2, `.net.xml` → SUMO; anything else is an error.
+[[nodiscard]] Result<RoadMap, MapError> readMap(const std::string& path, const Lanelet2Options& options);
+
+}  // namespace augur::runtime::scene

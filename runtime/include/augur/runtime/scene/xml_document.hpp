@@ -1,0 +1,80 @@
+// A small, strict XML reader for the map formats augur loads (Lanelet2 OSM, SUMO .net.xml).
+//
+// Supported: the XML declaration, elements, attributes (single or double quotes), the five predefined
+// entities and numeric character references (decoded to UTF-8), comments, processing instructions
+// (skipped), CDATA sections and character data (kept as element text). Not supported, and reported as
+// an error rather than guessed at: DOCTYPE declarations (and so custom entities), namespaces beyond
+// treating `a:b` as a plain name, encodings other than UTF-8/ASCII.
+//
+// Strictness: mismatched or unclosed tags, duplicate attributes, unknown entities, `--` inside a
+// comment, `<` in an attribute value, a second root element or non-space text outside the root all
+// fail with the file name and the line where the problem was found.
+//
+// Init-phase only: parsing allocates (the document owns its strings). Complexity O(file size).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "augur/core/result.hpp"
+
+namespace augur::runtime::scene {
+
+/// Why a file could not be read as XML: where, and what was wrong.
+struct XmlError {
+    std::string file;
+    std::uint32_t line{0};  ///< 1-based; 0 when the file could not be opened
+    std::string message;
+};
+
+/// One parsed document, stored flat: elements in document order, attributes in one array.
+class XmlDocument {
+public:
+    static constexpr std::uint32_t NONE = 0xFFFFFFFFU;
+
+    struct Attribute {
+        std::string name;
+        std::string value;  ///< entities already decoded
+    };
+
+    struct Element {
+        std::string name;
+        std::string text;  ///< character data and CDATA directly inside this element, decoded
+        std::uint32_t line{0};
+        std::uint32_t firstAttribute{0};
+        std::uint32_t attributeCount{0};
+        std::uint32_t parent{NONE};
+        std::uint32_t firstChild{NONE};
+        std::uint32_t nextSibling{NONE};
+    };
+
+    /// Parses `text`; `fileName` is only used in error messages.
+    [[nodiscard]] static Result<XmlDocument, XmlError> parse(std::string_view text, const std::string& fileName);
+
+    /// Reads and parses the file at `path`.
+    [[nodiscard]] static Result<XmlDocument, XmlError> load(const std::string& path);
+
+    /// Index of the root element (always 0 for a parsed document).
+    [[nodiscard]] std::uint32_t root() const noexcept { return 0; }
+    [[nodiscard]] const Element& element(std::uint32_t index) const { return m_elements.at(index); }
+    [[nodiscard]] std::size_t elementCount() const noexcept { return m_elements.size(); }
+
+    /// The value of attribute `name` of element `index`, or nullptr when absent.
+    [[nodiscard]] const std::string* attribute(std::uint32_t index, std::string_view name) const;
+
+    /// All attributes of element `index`.
+    [[nodiscard]] const Attribute* attributesBegin(std::uint32_t index) const;
+    [[nodiscard]] const Attribute* attributesEnd(std::uint32_t index) const;
+
+    [[nodiscard]] const std::string& fileName() const noexcept { return m_fileName; }
+
+private:
+    friend class XmlParser;
+    std::string m_fileName;
+    std::vector<Element> m_elements;
+    std::vector<Attribute> m_attributes;
+};
+
+}  // namespace augur::runtime::scene

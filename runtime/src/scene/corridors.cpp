@@ -1,0 +1,162 @@
+// Corridor graph search (see corridors.hpp).
+#include "augur/runtime/scene/corridors.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace augur::runtime::scene {
+
+namespace {
+
+constexpr float S_TOLERANCE_M = 1e-3F;
+
+class Search {
+public:
+    Search(const RoadMap& map, std::span<Corridor> out, std::uint32_t vehicle, double length_m)
+        : m_map(map), m_out(out), m_vehicle(vehicle), m_length_m(length_m) {}
+
+    /// Extends `path` (last segment open: lane and sBegin set) to its end and beyond.
+    void extend(Corridor& path) noexcept {
+        CorridorSegment& seg = path.segments[path.segments.size() - 1];
+        const Lane& lane = m_map.lane(seg.lane);
+        const double remaining = m_length_m - seg.corridorS_m;
+        const double laneLeft = lane.length_m - seg.sBegin_m;
+        if (laneLeft >= remaining) {
+            seg.sEnd_m = static_cast<float>(seg.sBegin_m + remaining);
+            path.length_m = static_cast<float>(m_length_m);
+            emit(path);
+            return;
+        }
+        seg.sEnd_m = static_cast<float>(lane.length_m);
+        const float nextS = static_cast<float>(seg.corridorS_m + laneLeft);
+        path.length_m = nextS;
+        const auto successors = m_map.successors(seg.lane);
+        if (successors.empty()) {
+            emit(path);  // dead end
+            return;
+        }
+        if (path.segments.full()) {
+            path.truncated = true;
+            emit(path);
+            path.truncated = false;
+            return;
+        }
+        for (const std::uint32_t next : successors) {
+            if (visited(path, next)) {
+                continue;  // a loop: this continuation is a prefix of another corridor
+            }
+            const CorridorSegment open{next, 0.0F, 0.0F, nextS};
+            (void)path.segments.pushBack(open);
+            extend(path);
+            path.segments.popBack();
+        }
+    }
+
+    [[nodiscard]] std::uint32_t count() const noexcept { return m_count; }
+    [[nodiscard]] std::uint32_t overflow() const noexcept { return m_overflow; }
+    /// True when `lane` is already part of a stored corridor.
+    [[nodiscard]] bool covered(std::uint32_t lane) const noexcept {
+        for (std::uint32_t c = 0; c < m_count; ++c) {
+            if (visited(m_out[c], lane)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+private:
+    static bool visited(const Corridor& path, std::uint32_t lane) noexcept {
+        return std::any_of(path.segments.begin(), path.segments.end(),
+                           [lane](const CorridorSegment& s) { return s.lane == lane; });
+    }
+
+    void emit(const Corridor& path) noexcept {
+        if (m_count < m_out.size()) {
+            m_out[m_count] = path;
+            m_out[m_count].vehicle = m_vehicle;
+            ++m_count;
+        } else {
+            ++m_overflow;
+        }
+    }
+
+    const RoadMap& m_map;
+    std::span<Corridor> m_out;
+    std::uint32_t m_vehicle;
+    double m_length_m;
+    std::uint32_t m_count{0};
+    std::uint32_t m_overflow{0};
+};
+
+}  // namespace
+
+CorridorSearchResult searchCorridors(const LaneLocator& locator, const SceneVehicle& vehicle, std::uint32_t vehicleIndex,
+                                     const CorridorSearchParams& params, std::span<Corridor> out) noexcept {
+    CorridorSearchResult result;
+    LaneMatches matches;
+    (void)locator.locate(vehicle.x_m, vehicle.y_m, vehicle.heading_rad, params.gates, matches);
+    if (matches.empty()) {
+        return result;
+    }
+    result.located = matches[0];
+    const RoadMap& map = locator.map();
+    const double length_m =
+        std::max(params.minLength_m, static_cast<double>(std::max(vehicle.speed_mps, 0.0F)) * params.horizon_s + params.margin_m);
+    Search search(map, out, vehicleIndex, length_m);
+    Corridor path;
+    auto isMatched = [&](std::uint32_t lane) {
+        return std::any_of(matches.begin(), matches.end(), [lane](const LaneMatch& m) { return m.lane == lane; });
+    };
+    for (const LaneMatch& match : matches) {
+        // At a lane transition the vehicle matches both the ending lane and its successors: the
+        // successors seed the corridors (those from the ending lane would repeat them).
+        const auto next = map.successors(match.lane);
+        if (search.covered(match.lane) || std::any_of(next.begin(), next.end(), isMatched)) {
+            continue;
+        }
+        path = Corridor{};
+        (void)path.segments.pushBack(CorridorSegment{match.lane, match.s_m, match.s_m, 0.0F});
+        search.extend(path);
+        if (!params.laneChanges) {
+            continue;
+        }
+        const Lane& lane = map.lane(match.lane);
+        const double fraction = lane.length_m > 0.0 ? match.s_m / lane.length_m : 0.0;
+        for (const Neighbour& n : {lane.left, lane.right}) {
+            if (n.lane == NO_INDEX || !n.changeAllowed || search.covered(n.lane)) {
+                continue;
+            }
+            path = Corridor{};
+            path.laneChange = true;
+            const auto s = static_cast<float>(fraction * map.lane(n.lane).length_m);
+            (void)path.segments.pushBack(CorridorSegment{n.lane, s, s, 0.0F});
+            search.extend(path);
+        }
+    }
+    result.count = search.count();
+    result.overflow = search.overflow();
+    return result;
+}
+
+void corridorPointAt(const RoadMap& map, const Corridor& corridor, double s_m, Point2& point,
+                     double& heading_rad) noexcept {
+    const double s = std::clamp(s_m, 0.0, static_cast<double>(corridor.length_m));
+    std::size_t k = 0;
+    while (k + 1 < corridor.segments.size() && corridor.segments[k + 1].corridorS_m <= s) {
+        ++k;
+    }
+    const CorridorSegment& seg = corridor.segments[k];
+    map.pointAt(seg.lane, seg.sBegin_m + (s - seg.corridorS_m), point, heading_rad);
+}
+
+int findSegment(const Corridor& corridor, std::uint32_t lane, double laneS_m) noexcept {
+    for (std::size_t k = 0; k < corridor.segments.size(); ++k) {
+        const CorridorSegment& seg = corridor.segments[k];
+        if (seg.lane == lane && laneS_m >= seg.sBegin_m - S_TOLERANCE_M && laneS_m <= seg.sEnd_m + S_TOLERANCE_M) {
+            return static_cast<int>(k);
+        }
+    }
+    return -1;
+}
+
+}  // namespace augur::runtime::scene
