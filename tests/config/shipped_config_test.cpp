@@ -57,9 +57,12 @@ TEST(ShippedConfig, JetsonOrinYamlRequiresCudaAndTheRealTimeSetup) {
 TEST(ShippedConfig, MapPathIsResolvedAgainstTheConfigFolder) {
     const Deployment sut = loadShipped("config/default.yaml");
 
-    const std::filesystem::path expected =
-        (std::filesystem::path(augur::testing::sourcePath("config")) / "../maps/bench.osm").lexically_normal();
+    const std::filesystem::path expected = (std::filesystem::path(augur::testing::sourcePath("config")) /
+                                            "../data/scenarios/intersection-4way/map.net.xml")
+                                               .lexically_normal();
     EXPECT_EQ(sut.map.path, expected.string());
+    EXPECT_EQ(sut.map.format, MapFormat::Sumo);
+    EXPECT_TRUE(std::filesystem::exists(sut.map.path)) << "the default deployment must run as shipped";
 }
 
 class ShippedConfigRoundTrip : public ::testing::TestWithParam<const char*> {};
