@@ -3,6 +3,7 @@
 // intersection (docs/benchmarks-runtime.md).
 //
 //   augur-bench-runtime [--vehicles N] [--particles K] [--horizon-s H] [--cycles C] [--latency-samples S]
+//                       [--position-cells n_s] [--speed-cells n_v]
 //
 // Part 1, cycle latency: C cycles back to back, one fresh object list before each; p50 / p99 / max of
 // the cycle latency over all C cycles and the deadline misses against the configured 200 ms.
@@ -34,6 +35,8 @@ struct Options {
     double horizon_s{4.0};
     std::uint64_t cycles{10000};
     int latencySamples{50};
+    std::uint32_t positionCells{0};  ///< 0: the deployment's (200)
+    std::uint32_t speedCells{0};     ///< 0: the deployment's (20)
 };
 
 double percentile(std::vector<double> v, double q) {
@@ -59,6 +62,8 @@ int main(int argc, char** argv) {
         else if (a == "--horizon-s") o.horizon_s = std::atof(v);
         else if (a == "--cycles") o.cycles = static_cast<std::uint64_t>(std::atoll(v));
         else if (a == "--latency-samples") o.latencySamples = std::atoi(v);
+        else if (a == "--position-cells") o.positionCells = static_cast<std::uint32_t>(std::atoi(v));
+        else if (a == "--speed-cells") o.speedCells = static_cast<std::uint32_t>(std::atoi(v));
         else {
             std::fprintf(stderr, "unknown option %s\n", argv[i]);
             return 64;
@@ -74,8 +79,19 @@ int main(int argc, char** argv) {
     d.capacities.maxPredictedVehicles = std::min<std::uint32_t>(o.vehicles, augur::MAX_PREDICTED_VEHICLES);
     d.capacities.particles = o.particles;
     d.motion.horizon_s = o.horizon_s;
+    if (o.positionCells > 0) {
+        d.motion.positionCells = o.positionCells;
+    }
+    if (o.speedCells > 0) {
+        d.motion.speedCells = o.speedCells;
+    }
     d.runtime.maxInputAge_ms = 0;
-    d.runtime.watchdog.missesToDegrade = 1'000'000;  // measure the nominal pipeline, never degrade
+    // Measure the whole nominal pipeline: the watchdog would cut a late cycle short (no computing stage
+    // starts after the deadline) and the ladder would degrade, so the executor's deadline is lifted and
+    // misses are counted here against the deployment's deadline instead.
+    const auto deadline_ms = static_cast<double>(d.runtime.deadline_ms);
+    d.runtime.deadline_ms = 3'600'000;
+    d.runtime.watchdog.missesToDegrade = 1'000'000;
     d.output.logLevel = augur::config::LogLevel::Error;
     auto roudi = augur::platform::EmbeddedRouDi::start("augur-bench-runtime");
     if (!roudi) {
@@ -119,12 +135,14 @@ int main(int argc, char** argv) {
         scene.advance(0.2);
         const auto report = runtime.runCycle();
         latency_ms.push_back(static_cast<double>(report.latency_ns) * 1e-6);
-        misses += report.deadlineMissed ? 1 : 0;
+        misses += latency_ms.back() > deadline_ms ? 1 : 0;
     }
-    std::printf("# augur-bench-runtime: %u vehicles, %u particles per filter, horizon %.1f s (%u steps), CPU backend\n",
-                o.vehicles, o.particles, o.horizon_s, augur::config::horizonSteps(d.motion));
+    std::printf("# augur-bench-runtime: %u vehicles, %u particles per filter, horizon %.1f s (%u steps), Markov chain "
+                "%u x %u x %u cells, CPU backend\n",
+                o.vehicles, o.particles, o.horizon_s, augur::config::horizonSteps(d.motion), d.motion.positionCells,
+                d.motion.speedCells, d.motion.inputCells);
     std::printf("init %.0f ms\n\n", init_ms);
-    std::printf("| cycles | p50 ms | p99 ms | max ms | deadline misses (200 ms) |\n|---|---|---|---|---|\n");
+    std::printf("| cycles | p50 ms | p99 ms | max ms | misses (> %.0f ms) |\n|---|---|---|---|---|\n", deadline_ms);
     std::printf("| %llu | %.2f | %.2f | %.2f | %llu |\n\n", static_cast<unsigned long long>(o.cycles),
                 percentile(latency_ms, 0.5), percentile(latency_ms, 0.99), percentile(latency_ms, 1.0),
                 static_cast<unsigned long long>(misses));
