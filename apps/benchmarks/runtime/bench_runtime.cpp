@@ -93,7 +93,8 @@ int main(int argc, char** argv) {
     d.runtime.deadline_ms = 3'600'000;
     d.runtime.watchdog.missesToDegrade = 1'000'000;
     d.output.logLevel = augur::config::LogLevel::Error;
-    auto roudi = augur::platform::EmbeddedRouDi::start("augur-bench-runtime");
+    constexpr std::int64_t ROUDI_LOCK_WAIT_MS = 300'000;  // another RouDi on this machine: wait for it to end
+    auto roudi = augur::platform::EmbeddedRouDi::start("augur-bench-runtime", augur::platform::augurMempools(), ROUDI_LOCK_WAIT_MS);
     if (!roudi) {
         std::fprintf(stderr, "embedded RouDi: %s\n", augur::platform::toString(roudi.error()));
         return 3;
