@@ -25,7 +25,7 @@ TEST(ShippedConfig, DefaultYamlSpellsOutTheDefaultOfEveryKey) {
     Deployment expected{};
     expected.map = sut.map;  // the only required section: the file names its own map
     EXPECT_TRUE(sut == expected) << toYaml(sut);
-    EXPECT_EQ(sut.map.format, MapFormat::Lanelet2);
+    EXPECT_EQ(sut.map.format, MapFormat::Sumo);  // the committed four-way intersection (SUMO net)
 }
 
 TEST(ShippedConfig, DefaultYamlSuitsABenchWithoutRealTimeSetup) {
