@@ -10,6 +10,8 @@ WERROR ?= $(if $(CI),ON,OFF)
 JOBS ?= $(shell nproc)
 BUILD_DIR := build/$(PRESET)
 CONFIG ?= config/default.yaml
+# Self-contained run: RouDi inside the runtime, 25 cycles (5 s); drop both to serve iox-roudi until Ctrl-C.
+DEMO_ARGS ?= --embedded-roudi --cycles 25
 
 .PHONY: demo test deps configure build clean gpu-check
 
@@ -27,7 +29,7 @@ test: build
 	scripts/cross-build --test --jobs $(JOBS)
 
 demo: build
-	$(BUILD_DIR)/apps/augur-runtime/augur-runtime --config $(CONFIG)
+	$(BUILD_DIR)/apps/augur-runtime/augur-runtime --config $(CONFIG) $(DEMO_ARGS)
 
 gpu-check:
 	scripts/gpu-check
