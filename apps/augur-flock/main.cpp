@@ -106,6 +106,8 @@ bool grow(FlockCapacities& c, std::size_t& listFlocks, std::size_t& listMembers,
         case Capacity::FamilyMembersPerBatch: return to(c.maxFamilyMembersPerBatch);
         case Capacity::WorkSets: return to(c.maxWorkSets);
         case Capacity::WorkMembers: return to(c.maxWorkMembers);
+        case Capacity::IntersectSetsPerBatch: return to(c.maxIntersectSetsPerBatch);
+        case Capacity::IntersectMembersPerBatch: return to(c.maxIntersectMembersPerBatch);
         case Capacity::FlocksPerBatch: return to(c.maxFlocksPerBatch);
         case Capacity::FlockMembersPerBatch: return to(c.maxFlockMembersPerBatch);
         case Capacity::OutputFlocks: listFlocks *= 2; return listFlocks < (std::size_t{1} << 31);

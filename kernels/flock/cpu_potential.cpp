@@ -1,5 +1,5 @@
 // CPU reference of the potential-flock stage for one step (seeds/002 §4.1–4.2), mirroring the kernels
-// in cuda_potential.cu pass for pass.
+// in cuda_batch.cu pass for pass.
 #include "cpu_potential.hpp"
 
 #include <algorithm>

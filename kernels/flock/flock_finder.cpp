@@ -1,5 +1,6 @@
-// FlockFinder: batches, the potential-flock stage (CPU workers or CUDA), the intersection stage (CPU
-// workers) and the ordered merge into the caller's FlockList.
+// FlockFinder: batches; on the CPU reference the potential-flock stage and the intersection stage on the
+// workers; on CUDA both stages on the device (cuda_batch.hpp); then the ordered merge into the caller's
+// FlockList.
 #include "augur/kernels/flock/flock_finder.hpp"
 
 #include <algorithm>
@@ -15,10 +16,11 @@
 #include "cpu_potential.hpp"
 #include "family.hpp"
 #include "geometry.hpp"
+#include "tuning.hpp"
 #include "window_stage.hpp"
-#include "worker_pool.hpp"
+#include "../src/worker_pool.hpp"
 #if AUGUR_HAVE_CUDA
-#include "cuda_potential.hpp"
+#include "cuda_batch.hpp"
 #endif
 
 namespace augur::kernels::flock {
@@ -50,6 +52,8 @@ const char* toString(Capacity capacity) noexcept {
         case Capacity::FamilyMembersPerBatch: return "maxFamilyMembersPerBatch";
         case Capacity::WorkSets: return "maxWorkSets";
         case Capacity::WorkMembers: return "maxWorkMembers";
+        case Capacity::IntersectSetsPerBatch: return "maxIntersectSetsPerBatch";
+        case Capacity::IntersectMembersPerBatch: return "maxIntersectMembersPerBatch";
         case Capacity::FlocksPerBatch: return "maxFlocksPerBatch";
         case Capacity::FlockMembersPerBatch: return "maxFlockMembersPerBatch";
         case Capacity::OutputFlocks: return "output flocks";
@@ -82,7 +86,7 @@ struct FlockFinder::Impl {
     Backend backend{Backend::Cpu};
     detail::Limits limits;
     int sideCap{1};
-    std::unique_ptr<detail::WorkerPool> pool;
+    std::unique_ptr<kernels::detail::WorkerPool> pool;
     std::vector<detail::StepScratch> stepScratch;     // CPU backend: one per worker
     std::vector<FamilyBuffer> stepPools;              // CPU backend: each worker's families, in step order
     std::unique_ptr<std::int32_t[]> stepCounts;       // CPU backend: sets of each batch step
@@ -91,11 +95,14 @@ struct FlockFinder::Impl {
     std::vector<detail::WindowScratch> windowScratch;  // one per worker
     std::vector<detail::WindowResult> windowResults;
 #if AUGUR_HAVE_CUDA
-    std::unique_ptr<detail::CudaPotentialStage> cuda;
+    std::unique_ptr<detail::CudaBatchStage> cuda;
 #endif
 
     Result<std::int64_t, FlockFailure> potentialCpu(const TrajectoryView& view, int firstStep, int steps) noexcept;
     detail::WindowResult intersect(int firstStep, int windows) noexcept;
+    Result<FlockStats, FlockFailure> findCpu(const TrajectoryView& view, FlockList& out) noexcept;
+    Result<FlockStats, FlockFailure> findCuda(const TrajectoryView& view, bool onDevice, FlockList& out,
+                                              platform::StreamHandle stream) noexcept;
 };
 
 namespace {
@@ -122,7 +129,8 @@ bool validCapacities(const FlockCapacities& c, const FlockParams& p) noexcept {
            positive(c.gridCellsPerStep) && positive(c.maxDisksPerStep) && positive(c.maxDisksPerBatch) &&
            positive(c.maxCandidateMembersPerStep) && positive(c.maxCandidateMembersPerBatch) &&
            positive(c.maxFamilySetsPerBatch) && positive(c.maxFamilyMembersPerBatch) && positive(c.maxWorkSets) &&
-           positive(c.maxWorkMembers) && positive(c.maxFlocksPerBatch) && positive(c.maxFlockMembersPerBatch) &&
+           positive(c.maxWorkMembers) && positive(c.maxIntersectSetsPerBatch) && positive(c.maxIntersectMembersPerBatch) &&
+           positive(c.maxFlocksPerBatch) && positive(c.maxFlockMembersPerBatch) &&
            c.workerThreads >= 0 && static_cast<std::int64_t>(c.maxEntities) * c.maxBatchSteps <= INDEX_LIMIT;
 }
 
@@ -138,8 +146,10 @@ Backend FlockFinder::backend() const noexcept { return m_impl->backend; }
 
 Result<FlockFinder, FlockFailure> FlockFinder::create(const FlockParams& params, const FlockCapacities& capacities, Backend backend,
                                                       const FlockOptions& options) {
+    const auto validThreads = [](int threads) { return threads == 0 || (threads >= 32 && threads <= 1024 && threads % 32 == 0); };
     if (params.minEntities < 2 || params.windowSteps < 1 || !(params.radius_m > 0.0) || !std::isfinite(params.radius_m) ||
-        !validCapacities(capacities, params)) {
+        !validCapacities(capacities, params) || !validThreads(options.blockThreads) || !validThreads(options.windowBlockThreads) ||
+        options.blocksPerMultiprocessor < 0 || options.blocksPerMultiprocessor > 64) {
         return fail(simpleFailure(FlockError::InvalidParams));
     }
     if (!available(backend)) {
@@ -154,16 +164,16 @@ Result<FlockFinder, FlockFailure> FlockFinder::create(const FlockParams& params,
         impl->sideCap = std::max(1, static_cast<int>(std::floor(std::sqrt(static_cast<double>(capacities.gridCellsPerStep)))));
         const int workers = capacities.workerThreads > 0 ? capacities.workerThreads
                                                           : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-        impl->pool = std::make_unique<detail::WorkerPool>(workers);
-        impl->families.sets = FamilyBuffer(static_cast<int>(capacities.maxFamilySetsPerBatch), capacities.maxFamilyMembersPerBatch);
-        impl->families.stepBegin = std::make_unique<std::int32_t[]>(static_cast<std::size_t>(capacities.maxBatchSteps) + 1);
-        impl->windowResults.resize(static_cast<std::size_t>(workers));
-        impl->windowScratch.reserve(static_cast<std::size_t>(workers));
-        for (int w = 0; w < workers; ++w) {
-            impl->windowScratch.emplace_back(capacities.maxEntities, params.windowSteps, capacities.maxWorkSets, capacities.maxWorkMembers,
-                                             capacities.maxFlocksPerBatch, capacities.maxFlockMembersPerBatch);
-        }
         if (backend == Backend::Cpu) {
+            impl->pool = std::make_unique<kernels::detail::WorkerPool>(workers);
+            impl->families.sets = FamilyBuffer(static_cast<int>(capacities.maxFamilySetsPerBatch), capacities.maxFamilyMembersPerBatch);
+            impl->families.stepBegin = std::make_unique<std::int32_t[]>(static_cast<std::size_t>(capacities.maxBatchSteps) + 1);
+            impl->windowResults.resize(static_cast<std::size_t>(workers));
+            impl->windowScratch.reserve(static_cast<std::size_t>(workers));
+            for (int w = 0; w < workers; ++w) {
+                impl->windowScratch.emplace_back(capacities.maxEntities, params.windowSteps, capacities.maxWorkSets,
+                                                 capacities.maxWorkMembers, capacities.maxFlocksPerBatch, capacities.maxFlockMembersPerBatch);
+            }
             impl->stepCounts = std::make_unique<std::int32_t[]>(static_cast<std::size_t>(capacities.maxBatchSteps) + 1);
             impl->stepResults.resize(static_cast<std::size_t>(workers));
             impl->stepScratch.reserve(static_cast<std::size_t>(workers));
@@ -175,7 +185,10 @@ Result<FlockFinder, FlockFailure> FlockFinder::create(const FlockParams& params,
             }
         } else {
 #if AUGUR_HAVE_CUDA
-            auto stage = detail::CudaPotentialStage::create(params, impl->limits, capacities, options.useGraph);
+            const detail::LaunchShape shape{options.blockThreads > 0 ? options.blockThreads : tuning::BLOCK,
+                                            options.blocksPerMultiprocessor > 0 ? options.blocksPerMultiprocessor : tuning::BLOCKS_PER_SM,
+                                            options.windowBlockThreads > 0 ? options.windowBlockThreads : tuning::WINDOW_BLOCK};
+            auto stage = detail::CudaBatchStage::create(params, impl->limits, capacities, options.useGraph, shape);
             if (!stage) {
                 return fail(stage.error());
             }
@@ -196,7 +209,7 @@ Result<FlockFinder, FlockFailure> FlockFinder::create(const FlockParams& params,
 Result<std::int64_t, FlockFailure> FlockFinder::Impl::potentialCpu(const TrajectoryView& view, int firstStep, int steps) noexcept {
     const int workers = pool->size();
     auto work = [&](int w) noexcept {
-        const detail::Share share = detail::shareOf(steps, w, workers);
+        const kernels::detail::Share share = kernels::detail::shareOf(steps, w, workers);
         FamilyBuffer& out = stepPools[static_cast<std::size_t>(w)];
         out.clear();
         detail::StepResult total;
@@ -262,7 +275,7 @@ detail::WindowResult FlockFinder::Impl::intersect(int firstStep, int windows) no
     const int workers = pool->size();
     const int blocks = (windows + params.windowSteps - 1) / params.windowSteps;
     auto work = [&](int w) noexcept {
-        const detail::Share share = detail::shareOf(blocks, w, workers);
+        const kernels::detail::Share share = kernels::detail::shareOf(blocks, w, workers);
         detail::WindowScratch& scratch = windowScratch[static_cast<std::size_t>(w)];
         scratch.flocks.clear();
         windowResults[static_cast<std::size_t>(w)] =
@@ -282,7 +295,6 @@ Result<FlockStats, FlockFailure> FlockFinder::find(const TrajectoryView& view, F
                                                    platform::StreamHandle stream) noexcept {
     Impl& impl = *m_impl;
     out.clear();
-    FlockStats stats;
     if (view.entityCount < 0 || view.stepCount < 0 || view.entityCount > impl.capacities.maxEntities) {
         return fail(capacityFailure(Capacity::Entities, view.entityCount));
     }
@@ -290,54 +302,60 @@ Result<FlockStats, FlockFailure> FlockFinder::find(const TrajectoryView& view, F
     if (samples > 0 && (view.x_m == nullptr || view.y_m == nullptr)) {
         return fail(simpleFailure(FlockError::InvalidInput));
     }
+    if (impl.backend == Backend::Cpu) {
+        return impl.findCpu(view, out);
+    }
+    return impl.findCuda(view, false, out, stream);
+}
+
+Result<FlockStats, FlockFailure> FlockFinder::findOnDevice(const TrajectoryView& deviceView, FlockList& out,
+                                                           platform::StreamHandle stream) noexcept {
+    Impl& impl = *m_impl;
+    out.clear();
+    if (impl.backend != Backend::Cuda) {
+        return fail(simpleFailure(FlockError::BackendUnavailable));
+    }
+    if (deviceView.entityCount < 0 || deviceView.stepCount < 0 || deviceView.entityCount > impl.capacities.maxEntities) {
+        return fail(capacityFailure(Capacity::Entities, deviceView.entityCount));
+    }
+    const std::int64_t samples = static_cast<std::int64_t>(deviceView.entityCount) * deviceView.stepCount;
+    if (samples > 0 && (deviceView.x_m == nullptr || deviceView.y_m == nullptr)) {
+        return fail(simpleFailure(FlockError::InvalidInput));
+    }
+    return impl.findCuda(deviceView, true, out, stream);
+}
+
+Result<FlockStats, FlockFailure> FlockFinder::Impl::findCpu(const TrajectoryView& view, FlockList& out) noexcept {
+    FlockStats stats;
+    const std::int64_t samples = static_cast<std::int64_t>(view.entityCount) * view.stepCount;
     for (std::int64_t k = 0; k < samples; ++k) {
         const bool present = view.present == nullptr || view.present[k] != 0;
         if (present && !(std::isfinite(view.x_m[k]) && std::isfinite(view.y_m[k]))) {
             return fail(simpleFailure(FlockError::InvalidInput));
         }
     }
-    const int delta = impl.params.windowSteps;
-    const int batchSteps = impl.capacities.maxBatchSteps;
+    const int delta = params.windowSteps;
+    const int batchSteps = capacities.maxBatchSteps;
     for (int first = 0; first + delta <= view.stepCount;) {
         const int steps = std::min(batchSteps, view.stepCount - first);
         const int windows = steps - delta + 1;
         const std::int64_t t0 = platform::monotonicNow_ns();
-        if (impl.backend == Backend::Cpu) {
-            auto disks = impl.potentialCpu(view, first, steps);
-            if (!disks) {
-                out.clear();
-                return fail(disks.error());
-            }
-            stats.disks += *disks;
-        } else {
-#if AUGUR_HAVE_CUDA
-            auto batch = impl.cuda->run(view, first, steps, impl.families, stream);
-            if (!batch) {
-                out.clear();
-                FlockFailure failure = simpleFailure(FlockError::Gpu);
-                failure.gpu = batch.error();
-                return fail(failure);
-            }
-            if (batch->overflow != Capacity::None) {
-                out.clear();
-                return fail(capacityFailure(batch->overflow, batch->needed));
-            }
-            stats.disks += batch->disks;
-#else
-            (void)stream;
-            return fail(simpleFailure(FlockError::BackendUnavailable));
-#endif
+        auto disks = potentialCpu(view, first, steps);
+        if (!disks) {
+            out.clear();
+            return fail(disks.error());
         }
+        stats.disks += *disks;
         // Each step counted once: consecutive batches overlap by the δ-1 steps after the last window start.
         const bool lastBatch = first + steps == view.stepCount;
-        stats.potentialFlocks += impl.families.stepBegin[lastBatch ? steps : windows];
+        stats.potentialFlocks += families.stepBegin[lastBatch ? steps : windows];
         const std::int64_t t1 = platform::monotonicNow_ns();
-        const detail::WindowResult windowResult = impl.intersect(first, windows);
+        const detail::WindowResult windowResult = intersect(first, windows);
         if (windowResult.overflow != Capacity::None) {
             out.clear();
             return fail(capacityFailure(windowResult.overflow, windowResult.needed));
         }
-        for (const auto& scratch : impl.windowScratch) {
+        for (const auto& scratch : windowScratch) {
             const detail::FamilyView flocks = scratch.flocks.view();
             for (int i = 0; i < flocks.count; ++i) {
                 if (!out.push(scratch.flockWindow[i], flocks.set(i))) {
@@ -354,6 +372,61 @@ Result<FlockStats, FlockFailure> FlockFinder::find(const TrajectoryView& view, F
     }
     stats.flocks = static_cast<std::int64_t>(out.size());
     return Result<FlockStats, FlockFailure>(stats);
+}
+
+Result<FlockStats, FlockFailure> FlockFinder::Impl::findCuda(const TrajectoryView& view, bool onDevice, FlockList& out,
+                                                             platform::StreamHandle stream) noexcept {
+    FlockStats stats;
+#if AUGUR_HAVE_CUDA
+    const int delta = params.windowSteps;
+    const int batchSteps = capacities.maxBatchSteps;
+    for (int first = 0; first + delta <= view.stepCount;) {
+        const int steps = std::min(batchSteps, view.stepCount - first);
+        const int windows = steps - delta + 1;
+        auto batch = cuda->run(view, onDevice, first, steps, stream);
+        if (!batch) {
+            out.clear();
+            FlockFailure failure = simpleFailure(FlockError::Gpu);
+            failure.gpu = batch.error();
+            return fail(failure);
+        }
+        if (batch->invalidInput) {
+            out.clear();
+            return fail(simpleFailure(FlockError::InvalidInput));
+        }
+        if (batch->overflow != Capacity::None) {
+            out.clear();
+            return fail(capacityFailure(batch->overflow, batch->needed));
+        }
+        stats.disks += batch->disks;
+        const bool lastBatch = first + steps == view.stepCount;
+        stats.potentialFlocks += lastBatch ? batch->potentialAll : batch->potentialWindows;
+        const std::int64_t mergeStart = platform::monotonicNow_ns();
+        const detail::HostFlocks& flocks = batch->flocks;
+        for (long long i = 0; i < flocks.count; ++i) {
+            const std::span<const std::int32_t> members(flocks.members + flocks.offsets[i],
+                                                        static_cast<std::size_t>(flocks.offsets[i + 1] - flocks.offsets[i]));
+            if (!out.push(first + flocks.window[i], members)) {
+                const bool flocksFull = out.size() >= out.flockCapacity();
+                out.clear();
+                return fail(capacityFailure(flocksFull ? Capacity::OutputFlocks : Capacity::OutputMembers, 0));
+            }
+        }
+        stats.potential_us += batch->potential_us;
+        stats.intersect_us += batch->intersect_us + static_cast<double>(platform::monotonicNow_ns() - mergeStart) * 1e-3;
+        ++stats.batches;
+        first += windows;
+    }
+    stats.flocks = static_cast<std::int64_t>(out.size());
+    return Result<FlockStats, FlockFailure>(stats);
+#else
+    (void)view;
+    (void)onDevice;
+    (void)out;
+    (void)stream;
+    (void)stats;
+    return fail(simpleFailure(FlockError::BackendUnavailable));
+#endif
 }
 
 }  // namespace augur::kernels::flock

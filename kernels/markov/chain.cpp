@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <map>
+#include <tuple>
 #include <utility>
 
 namespace augur::kernels::markov {
@@ -108,6 +110,64 @@ void appendColumn(Hits& hits, std::int32_t col, std::vector<std::int32_t>& rowOf
     }
 }
 
+/// Unclamped hits of one source (i_v, j), keyed (target speed cell, j, shift, source speed cell), with the
+/// Υ(τ) and Υ([0, τ]) weights summed in double.
+using ShiftHits = std::map<std::tuple<int, int, int, int>, std::pair<double, double>>;
+
+/// The stencil form of addDisplaced: the displaced cell covers shifts ⌊d/Δs⌋ and ⌊d/Δs⌋ + 1.
+void addShifted(ShiftHits& hits, float displacement_m, int ivTarget, int ivSource, int j, double weight, bool interval,
+                const ChainConfig& c) {
+    const double cells = static_cast<double>(displacement_m) / static_cast<double>(positionCellSize_m(c));
+    const double whole = std::floor(cells);
+    const double f = cells - whole;
+    const int lower = static_cast<int>(whole);
+    auto add = [&](int shift, double w) {
+        auto& slot = hits[{ivTarget, j, shift, ivSource}];
+        (interval ? slot.second : slot.first) += w;
+    };
+    add(lower, weight * (1.0 - f));
+    if (f > 0.0) {
+        add(lower + 1, weight * f);
+    }
+}
+
+/// Gathers the per-target hit lists into the slot arrays of a ShiftStencil.
+ShiftStencil toStencil(const ShiftHits& hits, const ChainConfig& c) {
+    const int na = c.inputCells;
+    const int rowTypes = c.speedCells * na;
+    std::vector<int> count(static_cast<std::size_t>(rowTypes), 0);
+    for (const auto& [key, weights] : hits) {
+        ++count[static_cast<std::size_t>(std::get<0>(key) * na + std::get<1>(key))];
+    }
+    ShiftStencil st;
+    st.entriesPerRow = std::max(1, *std::max_element(count.begin(), count.end()));
+    const std::size_t slots = static_cast<std::size_t>(rowTypes) * static_cast<std::size_t>(st.entriesPerRow);
+    st.shift.assign(slots, 0);
+    st.sourceSpeed.resize(slots);
+    st.stepWeight.assign(slots, 0.0F);
+    st.intervalWeight.assign(slots, 0.0F);
+    for (int type = 0; type < rowTypes; ++type) {
+        for (int e = 0; e < st.entriesPerRow; ++e) {
+            st.sourceSpeed[static_cast<std::size_t>(type * st.entriesPerRow + e)] = type / na;
+        }
+    }
+    std::fill(count.begin(), count.end(), 0);
+    bool first = true;
+    for (const auto& [key, weights] : hits) {
+        const auto [ivTarget, j, shift, ivSource] = key;
+        const int type = ivTarget * na + j;
+        const auto at = static_cast<std::size_t>(type * st.entriesPerRow + count[static_cast<std::size_t>(type)]++);
+        st.shift[at] = shift;
+        st.sourceSpeed[at] = ivSource;
+        st.stepWeight[at] = static_cast<float>(weights.first);
+        st.intervalWeight[at] = static_cast<float>(weights.second);
+        st.maxShift = first ? shift : std::max(st.maxShift, shift);
+        st.minShift = first ? shift : std::min(st.minShift, shift);
+        first = false;
+    }
+    return st;
+}
+
 }  // namespace
 
 Result<MarkovChain, MarkovError> MarkovChain::build(const ChainConfig& config) {
@@ -132,6 +192,7 @@ Result<MarkovChain, MarkovError> MarkovChain::build(const ChainConfig& config) {
     intValue.reserve(static_cast<std::size_t>(states) * 8);
     Hits stepHits;
     Hits intHits;
+    ShiftHits shiftHits;  // from the sources of position cell 0, unclamped: the same for every cell
     stepHits.reserve(static_cast<std::size_t>(2 * samples));
     intHits.reserve(static_cast<std::size_t>(2 * samples * times));
 
@@ -154,10 +215,16 @@ Result<MarkovChain, MarkovError> MarkovChain::build(const ChainConfig& config) {
                                                 (static_cast<float>(b) + 0.5F) / static_cast<float>(samples)) * dv;
                     const Motion end = integrateMotion(0.0F, v0, accel, c.step_s, c.speedMax_mps);
                     addDisplaced(stepHits, is, end.s_m, speedCellOf(end.v_mps, c), j, stepWeight, c);
+                    if (is == 0) {
+                        addShifted(shiftHits, end.s_m, speedCellOf(end.v_mps, c), iv, j, stepWeight, false, c);
+                    }
                     for (int t = 0; t < times; ++t) {
                         const float tm = (static_cast<float>(t) + 0.5F) / static_cast<float>(times) * c.step_s;
                         const Motion mid = integrateMotion(0.0F, v0, accel, tm, c.speedMax_mps);
                         addDisplaced(intHits, is, mid.s_m, speedCellOf(mid.v_mps, c), j, intWeight, c);
+                        if (is == 0) {
+                            addShifted(shiftHits, mid.s_m, speedCellOf(mid.v_mps, c), iv, j, intWeight, true, c);
+                        }
                     }
                 }
                 appendColumn(stepHits, col, stepRow, stepCol, stepValue);
@@ -170,6 +237,7 @@ Result<MarkovChain, MarkovError> MarkovChain::build(const ChainConfig& config) {
     chain.m_config = config;
     chain.m_step = toEll(states, stepRow, stepCol, stepValue);
     chain.m_interval = toEll(states, intRow, intCol, intValue);
+    chain.m_stencil = toStencil(shiftHits, c);
     return Result<MarkovChain, MarkovError>(std::move(chain));
 }
 

@@ -4,15 +4,22 @@
 // tuning.hpp) → thin __global__ entries → the shared __host__ __device__ maths in chain.hpp,
 // priority.hpp and prediction.hpp.
 //
-// One horizon step is one launch for all corridors: a block owns whole position rows of
-// CORRIDORS_PER_THREAD corridors, a thread one state row (coalesced ELL loads and stores); each thread
-// gathers Υ(τ)·p and Υ([0, τ])·p for its row and evaluates λ for it, and Γ = diag(λ)·ψ, column-
-// renormalised, is applied from shared memory: Γ is never written to memory. The position marginals
-// come from warp reductions, the speed marginals from per-block partial sums in a fixed order
-// (deterministic).
+// Resident path (the chain fits one block's shared memory; the seed's size does): one launch for the
+// whole horizon, one block per corridor. p(t) and q = Υ(τ)·p(t) live in shared memory for all H steps;
+// Υ(τ) and Υ([0, τ]) are read as their translation-invariant stencil (ShiftStencil), each thread keeping
+// the slots of its row type (i_v, j) in registers while it walks the position cells; λ is built from
+// per-(i_v, j) terms in registers (priorityAt) and Γ = diag(λ)·ψ, column-renormalised, is applied with
+// ψ_sub read at compile-time offsets of the kernel parameters (constant memory): Γ is never written to
+// memory, p never leaves the SM. Position cells whose stencil window holds no mass are skipped (their
+// q is exactly 0). Marginals: warp reductions and per-warp partial sums in a fixed order (deterministic).
+//
+// Tiled path (larger chains): one launch per horizon step for all corridors: a block owns whole
+// position rows of CORRIDORS_PER_THREAD corridors, a thread one state row (coalesced ELL loads and
+// stores), Γ applied from shared memory.
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "augur/kernels/markov/chain.hpp"
 #include "augur/kernels/markov/prediction.hpp"
@@ -24,6 +31,10 @@ namespace augur::kernels::markov {
 namespace {
 
 constexpr int CPT = tuning::CORRIDORS_PER_THREAD;
+constexpr int RESIDENT_THREADS = tuning::RESIDENT_THREADS;
+constexpr int RESIDENT_WARPS = RESIDENT_THREADS / 32;
+constexpr int MAX_RESIDENT_ENTRIES = tuning::MAX_RESIDENT_ENTRIES;
+constexpr int COMBINE_THREADS = tuning::COMBINE_THREADS;
 constexpr int STEP_SHARED_ARRAYS_BYTES_PER_STATE = 5 * sizeof(float);  // λ, q, brake, interval, mass
 constexpr int BLOCK = tuning::BLOCK_THREADS;
 constexpr std::size_t SCRATCH_ALIGN = 256;
@@ -40,6 +51,17 @@ int stepBlocksX(const ChainConfig& c) { return (c.positionCells + positionRowsPe
 std::size_t stepSharedBytes(const ChainConfig& c) {
     return static_cast<std::size_t>(STEP_SHARED_ARRAYS_BYTES_PER_STATE) * CPT *
            static_cast<std::size_t>(positionRowsPerBlock(c) * c.speedCells * c.inputCells);
+}
+
+/// Row types (n_v·n_a) rounded up to whole warps: the resident block's threads per position cell.
+int residentRowThreads(const ChainConfig& c) { return (c.speedCells * c.inputCells + 31) / 32 * 32; }
+std::size_t residentBlockSharedBytes(const ChainConfig& c) {
+    const std::size_t n = static_cast<std::size_t>(c.positionCells) * static_cast<std::size_t>(c.speedCells * c.inputCells);
+    const auto ns = static_cast<std::size_t>(c.positionCells);
+    const auto warpsPerRow = static_cast<std::size_t>(residentRowThreads(c) / 32);
+    // p, q, interval partials [n_s][warps per row], speed partials [warps][n_v], two flag arrays [n_s]
+    return sizeof(float) * (2 * n + ns * warpsPerRow + static_cast<std::size_t>(RESIDENT_WARPS * c.speedCells)) +
+           2 * sizeof(int) * ns;
 }
 
 struct DeviceScratch {
@@ -274,6 +296,232 @@ __global__ void __launch_bounds__(BLOCK) stepKernel(const StepArgs a) {
     }
 }
 
+struct HorizonArgs {
+    ChainConfig chain;
+    InputDynamics psi;
+    PriorityRules rules;
+    const CorridorInput* corridors;
+    const cuda::StencilSlot* stencil;  // [row type (i_v·n_a + j)][slot]
+    int entries;                       // slots per row type
+    int maxShift;
+    int horizonSteps;
+    float* positionMarginal;  // [corridor][step][n_s]
+    float* speedMarginal;     // [corridor][step][n_v]
+    float* intervalMarginal;  // [corridor][step][n_s]
+};
+
+/// The whole horizon of one corridor (blockIdx.x) with p in shared memory. NA = n_a.
+///   phase A (thread ↔ row type (i_v, j), walking position cells): q = Υ(τ)·p into shared memory and the
+///            interval occupancy Υ([0, τ])·p summed per position cell (warp sums);
+///   phase B (warp ↔ position cell, lane ↔ speed cell): λ, Γ's column sums and p(t_{k+1}) = Γ·q in
+///            place of p, the marginals.
+/// Preconditions (DeviceChain::create): n_v ≤ 32, n_v·NA ≤ RESIDENT_THREADS, entries ≤ MAX_RESIDENT_ENTRIES.
+template <int NA>
+__global__ void __launch_bounds__(RESIDENT_THREADS, 1) horizonKernel(const HorizonArgs a) {
+    extern __shared__ float shared[];
+    const ChainConfig& c = a.chain;
+    const int nv = c.speedCells;
+    const int ns = c.positionCells;
+    const int rowStates = nv * NA;
+    const int n = ns * rowStates;
+    const int rowThreads = (rowStates + 31) / 32 * 32;
+    const int warpsPerRow = rowThreads / 32;
+    const int groups = RESIDENT_THREADS / rowThreads;
+    const int H = a.horizonSteps;
+    float* pS = shared;                                        // p(t), then p(t_{k+1}) in place
+    float* qS = pS + n;                                        // Υ(τ)·p(t)
+    float* intervalPartial = qS + n;                           // [n_s][warpsPerRow]
+    float* speedPartial = intervalPartial + ns * warpsPerRow;  // [RESIDENT_WARPS][n_v]
+    int* massFlag = reinterpret_cast<int*>(speedPartial + RESIDENT_WARPS * nv);  // [n_s]: p(t) row has mass
+    int* activeFlag = massFlag + ns;                                               // [n_s]: q row may be non-zero
+
+    const int k = static_cast<int>(blockIdx.x);
+    const int tid = static_cast<int>(threadIdx.x);
+    const int lane = tid % 32;
+    const int warp = tid / 32;
+    const CorridorInput& corridor = a.corridors[k];
+    const CorridorConstraints constraints = corridor.constraints;
+
+    for (int r = tid; r < n; r += RESIDENT_THREADS) {
+        pS[r] = initialStateProbability(c, corridor, r);
+    }
+    const int startCell = positionCellOf(corridor.initialPosition_m, c);
+    for (int is = tid; is < ns; is += RESIDENT_THREADS) {
+        massFlag[is] = is == startCell ? 1 : 0;
+    }
+
+    // Phase A: this thread's row type and its stencil slots, for the whole horizon.
+    const int type = tid % rowThreads;
+    const int group = tid / rowThreads;
+    const bool typeValid = type < rowStates && group < groups;
+    int offset[MAX_RESIDENT_ENTRIES];
+    int shift[MAX_RESIDENT_ENTRIES];
+    float stepW[MAX_RESIDENT_ENTRIES];
+    float intervalW[MAX_RESIDENT_ENTRIES];
+#pragma unroll
+    for (int e = 0; e < MAX_RESIDENT_ENTRIES; ++e) {
+        offset[e] = 0;
+        shift[e] = 0;
+        stepW[e] = 0.0F;
+        intervalW[e] = 0.0F;
+        if (typeValid && e < a.entries) {
+            const cuda::StencilSlot slot = a.stencil[type * a.entries + e];
+            offset[e] = slot.stateOffset;
+            shift[e] = slot.shift;
+            stepW[e] = slot.stepWeight;
+            intervalW[e] = slot.intervalWeight;
+        }
+    }
+    // Phase B: this lane's speed cell and its λ terms, for the whole horizon.
+    const int iv = lane;
+    PriorityTerms terms[NA];
+#pragma unroll
+    for (int j = 0; j < NA; ++j) {
+        terms[j] = priorityTerms(speedCellUpper_mps(iv < nv ? iv : 0, c), j, constraints, a.rules, c);
+    }
+    __syncthreads();
+
+    for (int t = 0; t < H; ++t) {
+        // --- phase A: q = Υ(τ)·p, interval occupancy per position cell --------------------------------
+        if (group < groups) {
+            for (int is = group; is < ns; is += groups) {
+                bool active = false;  // any mass in the position cells the stencil reads (uniform per warp)
+                for (int w = is - a.maxShift < 0 ? 0 : is - a.maxShift; w <= is; ++w) {
+                    active = active || massFlag[w] != 0;
+                }
+                float q = 0.0F;
+                float qi = 0.0F;
+                if (active && typeValid) {
+                    const int r = is * rowStates + type;
+                    if (is + 1 < ns) {
+#pragma unroll
+                        for (int e = 0; e < MAX_RESIDENT_ENTRIES; ++e) {
+                            if (e < a.entries && is >= shift[e]) {
+                                const float v = pS[r + offset[e]];
+                                q = fmaf(stepW[e], v, q);
+                                qi = fmaf(intervalW[e], v, qi);
+                            }
+                        }
+                    } else {
+                        // The last position cell absorbs every source that reaches it or beyond.
+#pragma unroll
+                        for (int e = 0; e < MAX_RESIDENT_ENTRIES; ++e) {
+                            if (e < a.entries) {
+                                const int first = is - shift[e] < 0 ? 0 : is - shift[e];
+                                for (int src = first; src <= is; ++src) {
+                                    const float v = pS[r + offset[e] + (src - (is - shift[e])) * rowStates];
+                                    q = fmaf(stepW[e], v, q);
+                                    qi = fmaf(intervalW[e], v, qi);
+                                }
+                            }
+                        }
+                    }
+                    qS[r] = q;
+                }
+                if (active) {
+                    qi = warpSum(qi);
+                }
+                if (lane == 0) {
+                    intervalPartial[is * warpsPerRow + type / 32] = qi;
+                    if (type == 0) {
+                        activeFlag[is] = active ? 1 : 0;
+                    }
+                }
+            }
+        }
+        __syncthreads();
+
+        // --- phase B: p(t_{k+1}) = Γ·q in place, marginals ----------------------------------------------
+        // Γ(t_k) acts on the states reached at t_{k+1}: λ is evaluated there (as cpu::predict).
+        const float reach_m = leadReach_m(static_cast<float>(t + 1) * c.step_s, constraints, c);
+        const std::size_t at = static_cast<std::size_t>(k) * H + t;
+        float speedSum = 0.0F;
+        for (int is = warp; is < ns; is += RESIDENT_WARPS) {
+            float mass = 0.0F;
+            if (activeFlag[is] != 0) {
+                if (iv < nv) {
+                    const int base = (is * nv + iv) * NA;
+                    const float sFar = positionCellUpper_m(is, c);
+                    float q[NA];
+                    float lambda[NA];
+#pragma unroll
+                    for (int j = 0; j < NA; ++j) {
+                        q[j] = qS[base + j];
+                        lambda[j] = priorityAt(terms[j], sFar, reach_m, constraints);
+                    }
+                    // Column u' of Γ's block: λ_u ψ[u, u'] / Σ_w λ_w ψ[w, u'], or "brake" where the sum is 0.
+                    float scaled[NA];
+                    float brake = 0.0F;
+#pragma unroll
+                    for (int up = 0; up < NA; ++up) {
+                        float sum = 0.0F;
+#pragma unroll
+                        for (int w = 0; w < NA; ++w) {
+                            sum = fmaf(lambda[w], a.psi.psi[w * NA + up], sum);
+                        }
+                        scaled[up] = sum > 0.0F ? q[up] * (1.0F / sum) : 0.0F;
+                        brake += sum > 0.0F ? 0.0F : q[up];
+                    }
+#pragma unroll
+                    for (int u = 0; u < NA; ++u) {
+                        float value = 0.0F;
+#pragma unroll
+                        for (int up = 0; up < NA; ++up) {
+                            value = fmaf(a.psi.psi[u * NA + up], scaled[up], value);
+                        }
+                        value *= lambda[u];
+                        if (u == 0) {
+                            value += brake;
+                        }
+                        pS[base + u] = value;
+                        mass += value;
+                    }
+                }
+            }
+            speedSum += mass;
+            const float rowMass = warpSum(mass);
+            if (lane == 0) {
+                float interval = 0.0F;
+                for (int w = 0; w < warpsPerRow; ++w) {
+                    interval += intervalPartial[is * warpsPerRow + w];
+                }
+                a.positionMarginal[at * ns + is] = rowMass;
+                a.intervalMarginal[at * ns + is] = interval;
+                massFlag[is] = rowMass > 0.0F ? 1 : 0;
+            }
+        }
+        if (iv < nv) {
+            speedPartial[warp * nv + iv] = speedSum;
+        }
+        __syncthreads();
+        // Speed marginal: the warps' partials in a fixed order. The next phase A does not touch them,
+        // and the next phase B writes them only after the next barrier.
+        if (tid < nv) {
+            float sum = 0.0F;
+            for (int w = 0; w < RESIDENT_WARPS; ++w) {
+                sum += speedPartial[w * nv + tid];
+            }
+            a.speedMarginal[at * nv + tid] = sum;
+        }
+    }
+}
+
+using HorizonKernel = void (*)(HorizonArgs);
+
+HorizonKernel horizonKernelFor(int na) {
+    switch (na) {
+        case 1: return horizonKernel<1>;
+        case 2: return horizonKernel<2>;
+        case 3: return horizonKernel<3>;
+        case 4: return horizonKernel<4>;
+        case 5: return horizonKernel<5>;
+        case 6: return horizonKernel<6>;
+        case 7: return horizonKernel<7>;
+        case 8: return horizonKernel<8>;
+        default: return nullptr;
+    }
+}
+
 struct SummaryArgs {
     ChainConfig chain;
     int maxPolylinePoints;
@@ -283,7 +531,7 @@ struct SummaryArgs {
     const CorridorInput* corridors;
     Polylines polylines;
     const float* positionMarginal;
-    const float* speedPartial;
+    const float* speedPartial;  // tiled: per-block partials to add into speedMarginal; resident: nullptr
     float* speedMarginal;
     CorridorPoint* points;
 };
@@ -311,7 +559,7 @@ __global__ void summaryKernel(const SummaryArgs a) {
         mean += __shfl_down_sync(0xFFFFFFFFU, mean, offset);
         second += __shfl_down_sync(0xFFFFFFFFU, second, offset);
     }
-    for (int iv = 0; iv < c.speedCells; ++iv) {
+    for (int iv = 0; iv < c.speedCells && a.speedPartial != nullptr; ++iv) {
         float sum = 0.0F;
         for (int b = lane; b < a.blocksX; b += 32) {
             sum += a.speedPartial[(static_cast<std::size_t>(i) * a.blocksX + b) * c.speedCells + iv];
@@ -394,41 +642,75 @@ __global__ void gridKernel(const std::uint32_t* accumulator, std::uint16_t* grid
     grid[static_cast<std::size_t>(f) * frameStride + cell] = gridCellValue(accumulator[i]);
 }
 
-constexpr int COMBINE_PER_THREAD = 4;
-
-__device__ __forceinline__ float combinedValue(const float* __restrict__ lambda, const InputDynamics& psi, int na,
-                                               int blockSize, int i, bool renormalise) {
-    // Eq. (4): Γ_i = λ_⌊i/n_a⌋ · ψ_sub[i mod n_a²].
-    const int within = i % blockSize;
-    const float value = __ldg(lambda + i / na) * psi.psi[within];
-    if (!renormalise) {
-        return value;
+/// The seed's combination (Eq. (4)), one thread per (s, v) cell: Γ's n_a² non-zeros of the cell are
+/// λ_⌊i/n_a⌋·ψ_sub[i mod n_a²], ψ_sub read at compile-time offsets of the kernel parameters (the
+/// constant bank: the seed's "fast memory"), λ of the cell loaded once, the block written with 16-byte
+/// stores where n_a² is a multiple of 4. With RENORMALISE, each block column is divided by its sum as in
+/// inputTransitionBlock.
+template <int NA, bool RENORMALISE>
+__global__ void __launch_bounds__(COMBINE_THREADS) combineKernel(const float* __restrict__ lambda, const InputDynamics psi,
+                                                                 int cells, float* __restrict__ gamma) {
+    const int cell = static_cast<int>(blockIdx.x) * COMBINE_THREADS + static_cast<int>(threadIdx.x);
+    if (cell >= cells) {
+        return;
     }
-    const int cellBase = (i / blockSize) * na;
-    const int up = within % na;
-    float sum = 0.0F;
-    for (int w = 0; w < na; ++w) {
-        sum += __ldg(lambda + cellBase + w) * psi.psi[w * na + up];
+    float l[NA];
+#pragma unroll
+    for (int u = 0; u < NA; ++u) {
+        l[u] = __ldg(lambda + static_cast<std::size_t>(cell) * NA + u);
     }
-    return sum > 0.0F ? value / sum : (within / na == 0 ? 1.0F : 0.0F);
+    float inv[NA];
+    bool brake[NA];
+#pragma unroll
+    for (int up = 0; up < NA; ++up) {
+        inv[up] = 1.0F;
+        brake[up] = false;
+        if (RENORMALISE) {
+            float sum = 0.0F;
+#pragma unroll
+            for (int u = 0; u < NA; ++u) {
+                sum += l[u] * psi.psi[u * NA + up];
+            }
+            brake[up] = !(sum > 0.0F);
+            inv[up] = sum > 0.0F ? 1.0F / sum : 0.0F;
+        }
+    }
+    float block[NA * NA];
+#pragma unroll
+    for (int i = 0; i < NA * NA; ++i) {
+        const int u = i / NA;
+        const int up = i % NA;
+        const float value = l[u] * psi.psi[i];
+        block[i] = RENORMALISE ? (brake[up] ? (u == 0 ? 1.0F : 0.0F) : value * inv[up]) : value;
+    }
+    float* out = gamma + static_cast<std::size_t>(cell) * NA * NA;
+    if constexpr ((NA * NA) % 4 == 0) {
+#pragma unroll
+        for (int i = 0; i < NA * NA; i += 4) {
+            *reinterpret_cast<float4*>(out + i) = make_float4(block[i], block[i + 1], block[i + 2], block[i + 3]);
+        }
+    } else {
+#pragma unroll
+        for (int i = 0; i < NA * NA; ++i) {
+            out[i] = block[i];
+        }
+    }
 }
 
-/// Four consecutive Γ_i per thread, one 16-byte store; consecutive threads write consecutive addresses.
-__global__ void combineKernel(const float* __restrict__ lambda, const InputDynamics psi, int na, int count,
-                              float* __restrict__ gamma, bool renormalise) {
-    const int first = (static_cast<int>(blockIdx.x) * blockDim.x + static_cast<int>(threadIdx.x)) * COMBINE_PER_THREAD;
-    const int blockSize = na * na;
-    if (first + COMBINE_PER_THREAD <= count) {
-        float4 v;
-        v.x = combinedValue(lambda, psi, na, blockSize, first, renormalise);
-        v.y = combinedValue(lambda, psi, na, blockSize, first + 1, renormalise);
-        v.z = combinedValue(lambda, psi, na, blockSize, first + 2, renormalise);
-        v.w = combinedValue(lambda, psi, na, blockSize, first + 3, renormalise);
-        *reinterpret_cast<float4*>(gamma + first) = v;
-    } else {
-        for (int i = first; i < count; ++i) {
-            gamma[i] = combinedValue(lambda, psi, na, blockSize, i, renormalise);
-        }
+using CombineKernel = void (*)(const float*, InputDynamics, int, float*);
+
+template <bool RENORMALISE>
+CombineKernel combineKernelFor(int na) {
+    switch (na) {
+        case 1: return combineKernel<1, RENORMALISE>;
+        case 2: return combineKernel<2, RENORMALISE>;
+        case 3: return combineKernel<3, RENORMALISE>;
+        case 4: return combineKernel<4, RENORMALISE>;
+        case 5: return combineKernel<5, RENORMALISE>;
+        case 6: return combineKernel<6, RENORMALISE>;
+        case 7: return combineKernel<7, RENORMALISE>;
+        case 8: return combineKernel<8, RENORMALISE>;
+        default: return nullptr;
     }
 }
 
@@ -449,34 +731,100 @@ __global__ void priorityKernel(ChainConfig c, CorridorConstraints constraints, P
 
 namespace cuda {
 
-Result<DeviceChain, MarkovError> DeviceChain::create(const MarkovChain& chain) noexcept {
-    if (stepSharedBytes(chain.config()) > MAX_STEP_SHARED_BYTES) {
-        return fail(MarkovError::InvalidGrid);  // a position row (n_v·n_a states) too large for one block's shared memory
+namespace {
+
+/// Whether `chain` can run resident on the current device; sets the kernel's shared-memory limit.
+bool prepareResident(const MarkovChain& chain) noexcept {
+    const ChainConfig& c = chain.config();
+    const ShiftStencil& st = chain.stencil();
+    if (c.speedCells > 32 || c.speedCells * c.inputCells > RESIDENT_THREADS || st.entriesPerRow > MAX_RESIDENT_ENTRIES ||
+        st.minShift < 0 || st.stepWeight.empty()) {
+        return false;
+    }
+    const HorizonKernel kernel = horizonKernelFor(c.inputCells);
+    int device = 0;
+    int limit = 0;
+    if (kernel == nullptr || cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess) {
+        return false;
+    }
+    const std::size_t bytes = residentBlockSharedBytes(c);
+    if (bytes > static_cast<std::size_t>(limit)) {
+        return false;
+    }
+    return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)) == cudaSuccess;
+}
+
+}  // namespace
+
+Result<DeviceChain, MarkovError> DeviceChain::create(const MarkovChain& chain, Propagation propagation) noexcept {
+    const ChainConfig& c = chain.config();
+    const bool resident = propagation != Propagation::Tiled && prepareResident(chain);
+    const bool tiled = propagation != Propagation::Resident && stepSharedBytes(c) <= MAX_STEP_SHARED_BYTES;
+    if (!resident && !tiled) {
+        return fail(MarkovError::InvalidGrid);  // the requested path does not fit (see the contract)
     }
     DeviceChain d;
-    d.m_config = chain.config();
+    d.m_config = c;
+    d.m_propagation = resident && tiled ? Propagation::Auto : (resident ? Propagation::Resident : Propagation::Tiled);
     d.m_stepEntries = chain.stepTransition().entriesPerRow;
     d.m_intervalEntries = chain.intervalTransition().entriesPerRow;
-    auto stepColumn = platform::DeviceBuffer<std::int32_t>::create(chain.stepTransition().column.size());
-    auto stepValue = platform::DeviceBuffer<float>::create(chain.stepTransition().value.size());
-    auto intervalColumn = platform::DeviceBuffer<std::int32_t>::create(chain.intervalTransition().column.size());
-    auto intervalValue = platform::DeviceBuffer<float>::create(chain.intervalTransition().value.size());
-    if (!stepColumn || !stepValue || !intervalColumn || !intervalValue) {
-        return fail(MarkovError::DeviceFailure);
+    if (resident) {
+        // The stencil in state offsets, read by the resident kernel.
+        const ShiftStencil& st = chain.stencil();
+        const int na = c.inputCells;
+        const int rowStates = c.speedCells * na;
+        std::vector<StencilSlot> slots(st.shift.size());
+        for (std::size_t i = 0; i < slots.size(); ++i) {
+            const int type = static_cast<int>(i) / st.entriesPerRow;
+            const int iv = type / na;
+            slots[i].stateOffset = -st.shift[i] * rowStates + (st.sourceSpeed[i] - iv) * na;
+            slots[i].shift = st.shift[i];
+            slots[i].stepWeight = st.stepWeight[i];
+            slots[i].intervalWeight = st.intervalWeight[i];
+        }
+        auto stencil = platform::DeviceBuffer<StencilSlot>::create(slots.size());
+        if (!stencil || !stencil->upload(slots).hasValue()) {
+            return fail(MarkovError::DeviceFailure);
+        }
+        d.m_stencil = std::move(stencil).value();
+        d.m_stencilEntries = st.entriesPerRow;
+        d.m_stencilMaxShift = st.maxShift;
+        d.m_residentSharedBytes = residentBlockSharedBytes(c);
     }
-    d.m_stepColumn = std::move(stepColumn).value();
-    d.m_stepValue = std::move(stepValue).value();
-    d.m_intervalColumn = std::move(intervalColumn).value();
-    d.m_intervalValue = std::move(intervalValue).value();
-    const bool uploaded = d.m_stepColumn.upload(chain.stepTransition().column).hasValue() &&
-                          d.m_stepValue.upload(chain.stepTransition().value).hasValue() &&
-                          d.m_intervalColumn.upload(chain.intervalTransition().column).hasValue() &&
-                          d.m_intervalValue.upload(chain.intervalTransition().value).hasValue() &&
-                          AUGUR_CUDA_CHECK(cudaStreamSynchronize(nullptr)).hasValue();
-    if (!uploaded) {
+    if (tiled) {
+        auto stepColumn = platform::DeviceBuffer<std::int32_t>::create(chain.stepTransition().column.size());
+        auto stepValue = platform::DeviceBuffer<float>::create(chain.stepTransition().value.size());
+        auto intervalColumn = platform::DeviceBuffer<std::int32_t>::create(chain.intervalTransition().column.size());
+        auto intervalValue = platform::DeviceBuffer<float>::create(chain.intervalTransition().value.size());
+        if (!stepColumn || !stepValue || !intervalColumn || !intervalValue) {
+            return fail(MarkovError::DeviceFailure);
+        }
+        d.m_stepColumn = std::move(stepColumn).value();
+        d.m_stepValue = std::move(stepValue).value();
+        d.m_intervalColumn = std::move(intervalColumn).value();
+        d.m_intervalValue = std::move(intervalValue).value();
+        const bool uploaded = d.m_stepColumn.upload(chain.stepTransition().column).hasValue() &&
+                              d.m_stepValue.upload(chain.stepTransition().value).hasValue() &&
+                              d.m_intervalColumn.upload(chain.intervalTransition().column).hasValue() &&
+                              d.m_intervalValue.upload(chain.intervalTransition().value).hasValue();
+        if (!uploaded) {
+            return fail(MarkovError::DeviceFailure);
+        }
+    }
+    if (!AUGUR_CUDA_CHECK(cudaStreamSynchronize(nullptr)).hasValue()) {
         return fail(MarkovError::DeviceFailure);
     }
     return Result<DeviceChain, MarkovError>(std::move(d));
+}
+
+bool DeviceChain::residentFor(int corridorCount) const noexcept {
+    switch (m_propagation) {
+        case Propagation::Resident: return true;
+        case Propagation::Tiled: return false;
+        case Propagation::Auto: return corridorCount >= tuning::RESIDENT_MIN_CORRIDORS;
+    }
+    return false;
 }
 
 std::size_t predictScratchBytes(const ChainConfig& chain, const PredictionConfig& prediction) noexcept {
@@ -497,7 +845,25 @@ platform::GpuStatus predict(const DeviceChain& chain, const PredictionConfig& pc
     const int blocksX = stepBlocksX(c);
 
     AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK(cudaMemsetAsync(s.accumulator, 0, s.accumulatorBytes, stream)));
-    if (corridorCount > 0) {
+    const bool resident = chain.residentFor(corridorCount);
+    if (corridorCount > 0 && resident) {
+        HorizonArgs args{};
+        args.chain = c;
+        args.psi = psi;
+        args.rules = pc.rules;
+        args.corridors = corridors;
+        args.stencil = chain.stencil();
+        args.entries = chain.stencilEntriesPerRow();
+        args.maxShift = chain.stencilMaxShift();
+        args.horizonSteps = H;
+        args.positionMarginal = out.positionMarginal;
+        args.speedMarginal = out.speedMarginal;
+        args.intervalMarginal = s.interval;
+        horizonKernelFor(c.inputCells)<<<static_cast<unsigned>(corridorCount), RESIDENT_THREADS, chain.residentSharedBytes(),
+                                         stream>>>(args);
+        AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
+    }
+    if (corridorCount > 0 && !resident) {
         initialKernel<<<dim3(static_cast<unsigned>((n + BLOCK - 1) / BLOCK), static_cast<unsigned>(corridorCount)), BLOCK, 0,
                         stream>>>(c, corridors, s.p, n);
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
@@ -529,9 +895,11 @@ platform::GpuStatus predict(const DeviceChain& chain, const PredictionConfig& pc
             p = next;
             next = swap;
         }
-
-        SummaryArgs summary{c,      pc.maxPolylinePoints, H, corridorCount, blocksX, corridors, polylines, out.positionMarginal,
-                            s.speedPartial, out.speedMarginal, out.points};
+    }
+    if (corridorCount > 0) {
+        // Resident: the speed marginals are final already (no partials to add).
+        SummaryArgs summary{c,         pc.maxPolylinePoints, H, corridorCount, blocksX, corridors, polylines,
+                            out.positionMarginal, resident ? nullptr : s.speedPartial, out.speedMarginal, out.points};
         const int summaryThreads = corridorCount * H * 32;  // one warp each
         summaryKernel<<<static_cast<unsigned>((summaryThreads + BLOCK - 1) / BLOCK), BLOCK, 0, stream>>>(summary);
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
@@ -571,13 +939,13 @@ platform::GpuStatus priorityVector(const ChainConfig& chain, const CorridorConst
 
 platform::GpuStatus combineInputTransition(const float* lambda, const InputDynamics& psi, int inputCells, int cells,
                                            float* gamma, bool renormalise, platform::StreamHandle stream) noexcept {
-    const int count = cells * inputCells * inputCells;
-    if (count == 0) {
+    AUGUR_ASSERT(inputCells >= 1 && inputCells <= MAX_INPUT_CELLS, "markov::cuda::combineInputTransition: n_a out of range");
+    if (cells <= 0) {
         return {};
     }
-    const int threads = (count + COMBINE_PER_THREAD - 1) / COMBINE_PER_THREAD;
-    combineKernel<<<static_cast<unsigned>((threads + BLOCK - 1) / BLOCK), BLOCK, 0, stream>>>(lambda, psi, inputCells, count,
-                                                                                            gamma, renormalise);
+    const CombineKernel kernel = renormalise ? combineKernelFor<true>(inputCells) : combineKernelFor<false>(inputCells);
+    kernel<<<static_cast<unsigned>((cells + COMBINE_THREADS - 1) / COMBINE_THREADS), COMBINE_THREADS, 0, stream>>>(
+        lambda, psi, cells, gamma);
     return AUGUR_CUDA_CHECK_LAUNCH();
 }
 

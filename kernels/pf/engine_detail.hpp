@@ -16,6 +16,16 @@ namespace augur::kernels::pf::detail {
 inline constexpr std::uint32_t RESAMPLE_STREAM = 0xFFFFFFF0U;
 inline constexpr std::uint32_t DE_STREAM = 0x40000000U;  ///< + generation
 
+/// Whether Model provides the per-vehicle hooks of the vehicle-parallel step (SceneModel does).
+template <typename Model>
+constexpr bool vehicleParallel() noexcept {
+    if constexpr (requires { Model::VEHICLE_PARALLEL; }) {
+        return Model::VEHICLE_PARALLEL;
+    } else {
+        return false;
+    }
+}
+
 /// exp(log w − max) with the conventions of quantizeWeight: −∞/NaN → 0; max = −∞ → 1 (uniform).
 AUGUR_HD_INLINE double weightTerm(float logWeight, float maxLogWeight) noexcept {
     if (maxLogWeight == -INFINITY) {

@@ -23,6 +23,9 @@ constexpr std::uint32_t WARP = 32;
 constexpr std::uint32_t REDUCE_WARPS = tuning::REDUCE_BLOCK / WARP;
 /// Σw, Σw² and the model outputs of up to MAX_VEHICLES scene vehicles.
 constexpr std::uint32_t MAX_CHANNELS = 2 + SceneModel::MAX_VEHICLES * SceneModel::OUTPUTS_PER_VEHICLE;
+/// Partial blocks whose scales the final combine caches in shared memory: those of the largest filter
+/// with one particle per thread (the vehicle-parallel step's larger counts compute them inline).
+constexpr std::uint32_t MAX_PARTIAL_BLOCKS = (MAX_PARTICLES + tuning::REDUCE_BLOCK - 1) / tuning::REDUCE_BLOCK;
 
 struct Shape {
     float* states[2];
@@ -81,28 +84,22 @@ __global__ void predictUpdateKernel(Shape s, typename Model::Params params, cons
     }
 }
 
-/// Per block: the block's max log-weight, then Σe, Σe² and Σe·output for every channel with
+/// The block reduction of one step, one particle per thread (invalid threads contribute nothing):
+/// the block's max log-weight, then Σe, Σe² and Σe·output for every channel with
 /// e = exp(log w − block max). Fixed assignment of particles to blocks and threads, fixed summation
-/// tree (warp shuffles, then warps in order): the same result run after run.
+/// tree (warp shuffles, then warps in order): the same result run after run. Every thread of the
+/// block must call it (it synchronises).
 template <typename Model>
-__global__ void __launch_bounds__(tuning::REDUCE_BLOCK)
-    reducePartialsKernel(Shape s, const FilterControl* control, std::uint32_t chunk, double* partials,
-                         float* partialMax) {
+__device__ __forceinline__ void blockPartials(const Shape& s, std::uint32_t buffer, std::uint32_t k, bool valid,
+                                              float logWeight, double* partials, float* partialMax) {
     constexpr auto OUTPUTS = static_cast<std::uint32_t>(Model::OUTPUTS_PER_VEHICLE);
     __shared__ double warpSums[REDUCE_WARPS][MAX_CHANNELS];
     __shared__ float warpMaxima[REDUCE_WARPS];
     const std::uint32_t channels = 2 + s.vehicles * OUTPUTS;
-    const std::uint32_t begin = blockIdx.x * chunk;
-    const std::uint32_t end = min(begin + chunk, s.particles);
     const std::uint32_t warp = threadIdx.x / WARP;
     const std::uint32_t lane = threadIdx.x % WARP;
-    const std::uint32_t buffer = control->current ^ control->swap;
 
-    float localMax = -INFINITY;
-    for (std::uint32_t k = begin + threadIdx.x; k < end; k += blockDim.x) {
-        localMax = detail::maxLog(localMax, s.logWeights[k]);
-    }
-    localMax = warpMax(localMax);
+    const float localMax = warpMax(valid ? logWeight : -INFINITY);
     if (lane == 0) {
         warpMaxima[warp] = localMax;
     }
@@ -112,32 +109,26 @@ __global__ void __launch_bounds__(tuning::REDUCE_BLOCK)
         blockMax = detail::maxLog(blockMax, warpMaxima[w]);
     }
 
-    double sum = 0.0;
-    double sumSquares = 0.0;
-    for (std::uint32_t k = begin + threadIdx.x; k < end; k += blockDim.x) {
-        const double e = detail::weightTerm(s.logWeights[k], blockMax);
-        sum += e;
-        sumSquares += e * e;
-    }
-    sum = warpSum(sum);
-    sumSquares = warpSum(sumSquares);
+    const double e = valid ? detail::weightTerm(logWeight, blockMax) : 0.0;
+    const double sum = warpSum(e);
+    const double sumSquares = warpSum(e * e);
     if (lane == 0) {
         warpSums[warp][0] = sum;
         warpSums[warp][1] = sumSquares;
     }
+    const ParticleRef p = particleRef(s, buffer, k);
     for (std::uint32_t n = 0; n < s.vehicles; ++n) {
         double acc[OUTPUTS];
 #pragma unroll
         for (std::uint32_t c = 0; c < OUTPUTS; ++c) {
             acc[c] = 0.0;
         }
-        for (std::uint32_t k = begin + threadIdx.x; k < end; k += blockDim.x) {
-            const double e = detail::weightTerm(s.logWeights[k], blockMax);
+        if (valid) {
             float slot[Model::SLOT_FLOATS];
-            particleRef(s, buffer, k).loadSlot(n, slot);
+            p.loadSlot(n, slot);
 #pragma unroll
             for (std::uint32_t c = 0; c < OUTPUTS; ++c) {
-                acc[c] += e * static_cast<double>(Model::output(slot, c));
+                acc[c] = e * static_cast<double>(Model::output(slot, c));
             }
         }
 #pragma unroll
@@ -161,32 +152,157 @@ __global__ void __launch_bounds__(tuning::REDUCE_BLOCK)
     }
 }
 
-/// One block: combines the block partials (rescaled to the global max), writes the normalised
-/// outputs and the control block: N_eff, the resample decision, u, buffer commit, step counter.
+/// The reduce stage alone: block partials of the current log-weights.
+template <typename Model>
 __global__ void __launch_bounds__(tuning::REDUCE_BLOCK)
+    reducePartialsKernel(Shape s, const FilterControl* control, double* partials, float* partialMax) {
+    const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+    const bool valid = k < s.particles;
+    const std::uint32_t buffer = control->current ^ control->swap;
+    blockPartials<Model>(s, buffer, k, valid, valid ? s.logWeights[k] : -INFINITY, partials, partialMax);
+}
+
+/// The step's fused kernel: predict, update and the block reduction of particle k, with the new
+/// particle and its log-weight still in the thread (one launch and one pass over the states instead
+/// of three).
+template <typename Model>
+__global__ void __launch_bounds__(tuning::REDUCE_BLOCK)
+    predictUpdateReduceKernel(Shape s, typename Model::Params params, const typename Model::VehicleInput* inputs,
+                              const FilterControl* control, double* partials, float* partialMax) {
+    const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+    const bool valid = k < s.particles;
+    const std::uint32_t buffer = control->current ^ control->swap;
+    float logWeight = -INFINITY;
+    if (valid) {
+        const ParticleRef p = particleRef(s, buffer, k);
+        Model::predict(p, s.vehicles, params, inputs, s.seed, control->step);
+        detail::updateParticle<Model>(p, s.vehicles, params, inputs, control->maxLogWeight, s.logWeights, s.fitness);
+        logWeight = s.logWeights[k];
+    }
+    blockPartials<Model>(s, buffer, k, valid, logWeight, partials, partialMax);
+}
+
+/// The step's fused kernel for models that advance vehicles independently (Model::VEHICLE_PARALLEL):
+/// one thread per (particle, vehicle). Block = 32 particles × `vehicles` warps, warp n = vehicle n of
+/// 32 consecutive particles (coalesced in the structure-of-arrays layout). Pass 1 of every vehicle,
+/// a block barrier (pass 1 reads other vehicles' previous intentions), pass 2, the per-vehicle log
+/// terms summed in vehicle order by warp 0 (the same sum as Model::logLikelihood), then the block
+/// partials: warp 0 Σe, Σe², warp n the outputs of vehicle n. K·vehicles threads instead of K: at the
+/// seed's scale (20,000 × 20) the per-particle kernel has only ~5 warps per SM of long serial work.
+template <typename Model>
+__global__ void __launch_bounds__(WARP* SceneModel::MAX_VEHICLES)
+    vehicleParallelStepKernel(Shape s, typename Model::Params params, const typename Model::VehicleInput* inputs,
+                              const FilterControl* control, double* partials, float* partialMax) {
+    constexpr auto OUTPUTS = static_cast<std::uint32_t>(Model::OUTPUTS_PER_VEHICLE);
+    __shared__ float terms[Model::MAX_VEHICLES][WARP];
+    __shared__ double weights[WARP];
+    const std::uint32_t lane = threadIdx.x;
+    const std::uint32_t n = threadIdx.y;
+    const std::uint32_t k = blockIdx.x * WARP + lane;
+    const bool valid = k < s.particles;
+    const std::uint32_t channels = 2 + s.vehicles * OUTPUTS;
+    const std::uint32_t buffer = control->current ^ control->swap;
+    const std::uint32_t step = control->step;
+    const ParticleRef p = particleRef(s, buffer, valid ? k : 0);
+    if (valid) {
+        Model::predictExpectation(p, n, s.vehicles, params, inputs, s.seed, step);
+    }
+    __syncthreads();
+    if (valid) {
+        Model::predictVehicle(p, n, params, inputs, s.seed, step);
+        terms[n][lane] = Model::logLikelihoodTerm(p, n, inputs);
+    }
+    __syncthreads();
+    if (n == 0) {
+        float logWeight = -INFINITY;
+        if (valid) {
+            float logLikelihood = 0.0F;
+            for (std::uint32_t v = 0; v < s.vehicles; ++v) {
+                if (inputs[v].present != 0) {
+                    logLikelihood += terms[v][lane];
+                }
+            }
+            // As detail::updateParticle.
+            logWeight = s.logWeights[k] - control->maxLogWeight + logLikelihood;
+            s.logWeights[k] = logWeight;
+            if (s.fitness != nullptr) {
+                s.fitness[k] = logLikelihood;
+            }
+        }
+        const float blockMax = warpMax(logWeight);
+        const double e = valid ? detail::weightTerm(logWeight, blockMax) : 0.0;
+        weights[lane] = e;
+        const double sum = warpSum(e);
+        const double sumSquares = warpSum(e * e);
+        if (lane == 0) {
+            partials[static_cast<std::size_t>(blockIdx.x) * channels] = sum;
+            partials[static_cast<std::size_t>(blockIdx.x) * channels + 1] = sumSquares;
+            partialMax[blockIdx.x] = blockMax;
+        }
+    }
+    __syncthreads();
+    const double e = weights[lane];
+    float slot[Model::SLOT_FLOATS];
+    if (valid) {
+        p.loadSlot(n, slot);
+    }
+#pragma unroll
+    for (std::uint32_t c = 0; c < OUTPUTS; ++c) {
+        const double v = warpSum(valid ? e * static_cast<double>(Model::output(slot, c)) : 0.0);
+        if (lane == 0) {
+            partials[static_cast<std::size_t>(blockIdx.x) * channels + 2 + n * OUTPUTS + c] = v;
+        }
+    }
+}
+
+/// One block: combines the block partials (rescaled to the global max) in parallel — the global max
+/// by a fixed tree, each block's scale once into shared memory, then warp w combines channels
+/// w, w + 32, … (lane l sums blocks l, l + 32, … in order, then a fixed shuffle tree) — and writes the
+/// normalised outputs and the control block: N_eff, the resample decision, u, buffer commit, step.
+__global__ void __launch_bounds__(tuning::REDUCE_FINAL_BLOCK)
     reduceFinalKernel(const double* partials, const float* partialMax, std::uint32_t blocks, std::uint32_t channels,
                       float* outputs, FilterControl* control, std::uint32_t particles, float threshold,
                       std::uint64_t seed, std::uint32_t deEnabled) {
-    __shared__ double sums[2];
-    float globalMax = -INFINITY;
-    for (std::uint32_t b = 0; b < blocks; ++b) {
-        globalMax = detail::maxLog(globalMax, partialMax[b]);
+    constexpr std::uint32_t FINAL_WARPS = tuning::REDUCE_FINAL_BLOCK / WARP;
+    __shared__ float scale[MAX_PARTIAL_BLOCKS];  // 32 KiB at MAX_PARTICLES; each in (0, 1], float suffices
+    __shared__ double sums[MAX_CHANNELS];
+    __shared__ float warpMaxima[FINAL_WARPS];
+    const std::uint32_t warp = threadIdx.x / WARP;
+    const std::uint32_t lane = threadIdx.x % WARP;
+
+    float localMax = -INFINITY;
+    for (std::uint32_t b = threadIdx.x; b < blocks; b += blockDim.x) {
+        localMax = detail::maxLog(localMax, partialMax[b]);
     }
-    for (std::uint32_t c = threadIdx.x; c < 2; c += blockDim.x) {
+    localMax = warpMax(localMax);
+    if (lane == 0) {
+        warpMaxima[warp] = localMax;
+    }
+    __syncthreads();
+    float globalMax = warpMaxima[0];
+    for (std::uint32_t w = 1; w < FINAL_WARPS; ++w) {
+        globalMax = detail::maxLog(globalMax, warpMaxima[w]);
+    }
+    const bool cached = blocks <= MAX_PARTIAL_BLOCKS;
+    for (std::uint32_t b = threadIdx.x; cached && b < blocks; b += blockDim.x) {
+        scale[b] = static_cast<float>(detail::weightTerm(partialMax[b], globalMax));
+    }
+    __syncthreads();
+    for (std::uint32_t c = warp; c < channels; c += FINAL_WARPS) {
         double total = 0.0;
-        for (std::uint32_t b = 0; b < blocks; ++b) {
-            const double scale = detail::weightTerm(partialMax[b], globalMax);
-            total += partials[static_cast<std::size_t>(b) * channels + c] * (c == 1 ? scale * scale : scale);
+        for (std::uint32_t b = lane; b < blocks; b += WARP) {
+            const double f = cached ? static_cast<double>(scale[b])
+                                    : static_cast<double>(static_cast<float>(detail::weightTerm(partialMax[b], globalMax)));
+            total += partials[static_cast<std::size_t>(b) * channels + c] * (c == 1 ? f * f : f);
         }
-        sums[c] = total;
+        total = warpSum(total);
+        if (lane == 0) {
+            sums[c] = total;
+        }
     }
     __syncthreads();
     for (std::uint32_t c = 2 + threadIdx.x; c < channels; c += blockDim.x) {
-        double total = 0.0;
-        for (std::uint32_t b = 0; b < blocks; ++b) {
-            total += partials[static_cast<std::size_t>(b) * channels + c] * detail::weightTerm(partialMax[b], globalMax);
-        }
-        outputs[c - 2] = static_cast<float>(total / sums[0]);
+        outputs[c - 2] = static_cast<float>(sums[c] / sums[0]);
     }
     if (threadIdx.x == 0) {
         FilterControl ctl = *control;
@@ -297,7 +413,13 @@ Result<ParticleFilter<Model>, FilterError> ParticleFilter<Model>::create(const F
     filter.m_config = config;
     filter.m_params = params;
     filter.m_stride = config.vehicles * static_cast<std::uint32_t>(Model::SLOT_FLOATS);
-    filter.m_reduceBlocks = std::min(blocksFor(config.particles, tuning::REDUCE_BLOCK), tuning::REDUCE_MAX_BLOCKS);
+    filter.m_reduceBlocks = blocksFor(config.particles, tuning::REDUCE_BLOCK);
+    filter.m_stepBlocks = filter.m_reduceBlocks;
+    if constexpr (detail::vehicleParallel<Model>()) {
+        if (config.vehicles >= tuning::VEHICLE_PARALLEL_MIN) {
+            filter.m_stepBlocks = blocksFor(config.particles, WARP);
+        }
+    }
     const std::size_t k = config.particles;
     const std::size_t channels = 2 + outputCount<Model>(config.vehicles);
     bool ok = true;
@@ -314,8 +436,10 @@ Result<ParticleFilter<Model>, FilterError> ParticleFilter<Model>::create(const F
     assign(filter.m_logWeights, platform::DeviceBuffer<float>::create(k));
     assign(filter.m_fitness, platform::DeviceBuffer<float>::create(k));
     assign(filter.m_outputs, platform::DeviceBuffer<float>::create(outputCount<Model>(config.vehicles)));
-    assign(filter.m_partials, platform::DeviceBuffer<double>::create(tuning::REDUCE_MAX_BLOCKS * channels));
-    assign(filter.m_partialMax, platform::DeviceBuffer<float>::create(tuning::REDUCE_MAX_BLOCKS));
+    // Also the differential-evolution spread partials (2 per block, at most SPREAD_MAX_BLOCKS blocks).
+    const std::size_t partialBlocks = std::max<std::size_t>(filter.m_stepBlocks, tuning::SPREAD_MAX_BLOCKS);
+    assign(filter.m_partials, platform::DeviceBuffer<double>::create(partialBlocks * channels));
+    assign(filter.m_partialMax, platform::DeviceBuffer<float>::create(filter.m_stepBlocks));
     assign(filter.m_copyIndex, platform::DeviceBuffer<std::uint32_t>::create(k));
     assign(filter.m_inputs, platform::DeviceBuffer<Input>::create(config.vehicles));
     assign(filter.m_control, platform::DeviceBuffer<FilterControl>::create(1));
@@ -389,22 +513,24 @@ GpuStatus ParticleFilter<Model>::predictUpdate(StreamHandle stream) noexcept {
 }
 
 template <typename Model>
-GpuStatus ParticleFilter<Model>::reduce(StreamHandle stream) noexcept {
+GpuStatus ParticleFilter<Model>::reduceFinal(std::uint32_t blocks, StreamHandle stream) noexcept {
     const auto channels = static_cast<std::uint32_t>(2 + outputCount<Model>(m_config.vehicles));
-    const std::uint32_t chunk =
-        blocksFor(blocksFor(m_config.particles, m_reduceBlocks), tuning::REDUCE_BLOCK) * tuning::REDUCE_BLOCK;
-    const std::uint32_t blocks = blocksFor(m_config.particles, chunk);
-    reducePartialsKernel<Model><<<blocks, tuning::REDUCE_BLOCK, 0, stream>>>(AUGUR_PF_SHAPE, m_control.data(), chunk,
-                                                                             m_partials.data(), m_partialMax.data());
-    AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
     const std::uint32_t deEnabled = m_config.resampler == Resampler::DifferentialEvolution && m_config.particles >= 2 &&
                                             m_config.de.maxGenerations > 0
                                         ? 1U
                                         : 0U;
-    reduceFinalKernel<<<1, tuning::REDUCE_BLOCK, 0, stream>>>(m_partials.data(), m_partialMax.data(), blocks, channels,
-                                                              m_outputs.data(), m_control.data(), m_config.particles,
-                                                              m_config.resampleThreshold, m_config.seed, deEnabled);
+    reduceFinalKernel<<<1, tuning::REDUCE_FINAL_BLOCK, 0, stream>>>(
+        m_partials.data(), m_partialMax.data(), blocks, channels, m_outputs.data(), m_control.data(),
+        m_config.particles, m_config.resampleThreshold, m_config.seed, deEnabled);
     return AUGUR_CUDA_CHECK_LAUNCH();
+}
+
+template <typename Model>
+GpuStatus ParticleFilter<Model>::reduce(StreamHandle stream) noexcept {
+    reducePartialsKernel<Model><<<m_reduceBlocks, tuning::REDUCE_BLOCK, 0, stream>>>(
+        AUGUR_PF_SHAPE, m_control.data(), m_partials.data(), m_partialMax.data());
+    AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
+    return reduceFinal(m_reduceBlocks, stream);
 }
 
 template <typename Model>
@@ -421,7 +547,7 @@ GpuStatus ParticleFilter<Model>::resample(StreamHandle stream) noexcept {
                                       m_logWeights.data(), &control->swap, &control->maxLogWeight, stream);
     }
     const std::uint32_t chunk =
-        blocksFor(blocksFor(m_config.particles, m_reduceBlocks), tuning::REDUCE_BLOCK) * tuning::REDUCE_BLOCK;
+        blocksFor(blocksFor(m_config.particles, tuning::SPREAD_MAX_BLOCKS), tuning::REDUCE_BLOCK) * tuning::REDUCE_BLOCK;
     const std::uint32_t blocks = blocksFor(m_config.particles, chunk);
     for (std::uint32_t g = 0; g < m_config.de.maxGenerations; ++g) {
         evolveKernel<Model><<<particleBlocks, tuning::PARTICLE_BLOCK, 0, stream>>>(AUGUR_PF_SHAPE, m_params,
@@ -439,8 +565,20 @@ GpuStatus ParticleFilter<Model>::resample(StreamHandle stream) noexcept {
 template <typename Model>
 GpuStatus ParticleFilter<Model>::step(StreamHandle stream) noexcept {
     AUGUR_CUDA_TRY(uploadInputs(stream));
-    AUGUR_CUDA_TRY(predictUpdate(stream));
-    AUGUR_CUDA_TRY(reduce(stream));
+    bool launched = false;
+    if constexpr (detail::vehicleParallel<Model>()) {
+        if (m_stepBlocks != m_reduceBlocks) {
+            vehicleParallelStepKernel<Model><<<m_stepBlocks, dim3(WARP, m_config.vehicles), 0, stream>>>(
+                AUGUR_PF_SHAPE, m_params, m_inputs.data(), m_control.data(), m_partials.data(), m_partialMax.data());
+            launched = true;
+        }
+    }
+    if (!launched) {
+        predictUpdateReduceKernel<Model><<<m_reduceBlocks, tuning::REDUCE_BLOCK, 0, stream>>>(
+            AUGUR_PF_SHAPE, m_params, m_inputs.data(), m_control.data(), m_partials.data(), m_partialMax.data());
+    }
+    AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
+    AUGUR_CUDA_TRY(reduceFinal(m_stepBlocks, stream));
     return resample(stream);
 }
 

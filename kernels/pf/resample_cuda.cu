@@ -32,21 +32,17 @@ std::size_t cubScanBytes(std::uint32_t particles) {
 
 constexpr std::size_t align256(std::size_t bytes) { return (bytes + 255U) & ~std::size_t{255U}; }
 
+/// One thread per copy j (balanced whatever the weights): ρ[j] by binary search over the exact
+/// integer CDF — the same indices as seed 004's per-source formulation (copyRange), which writes all
+/// of a heavy particle's copies from one thread and so serialises when the weights degenerate.
 __global__ void copyIndexKernel(const std::uint64_t* __restrict__ cdf, std::uint32_t particles, const float* u,
                                 std::uint32_t* __restrict__ copyIndex, const std::uint32_t* enabled) {
     if (enabled != nullptr && *enabled == 0U) {
         return;
     }
-    const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= particles) {
-        return;
-    }
-    const std::uint64_t total = cdf[particles - 1];
-    std::int64_t first = 0;
-    std::int64_t last = 0;
-    copyRange(i == 0 ? 0 : cdf[i - 1], cdf[i], total, particles, *u, first, last);
-    for (std::int64_t j = first; j <= last; ++j) {
-        copyIndex[j] = i;
+    const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j < particles) {
+        copyIndex[j] = copySource(cdf, particles, *u, j);
     }
 }
 
@@ -59,6 +55,9 @@ struct GatherFinish {
 
 __device__ __forceinline__ void finish(const GatherFinish& f, std::uint32_t particles) {
     if (f.logWeights == nullptr) {
+        return;
+    }
+    if (blockIdx.y != 0) {
         return;
     }
     for (std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < particles; k += gridDim.x * blockDim.x) {
@@ -89,12 +88,12 @@ __global__ void gatherAos4Kernel(float4* buffer0, float4* buffer1, const std::ui
     const float4* src = nullptr;
     float4* dst = nullptr;
     pickBuffers(buffer0, buffer1, current, src, dst);
-    const std::uint64_t total = static_cast<std::uint64_t>(particles) * quads;
-    for (std::uint64_t e = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; e < total;
-         e += static_cast<std::uint64_t>(gridDim.x) * blockDim.x) {
-        const std::uint64_t j = e / quads;
-        const std::uint64_t q = e - j * quads;
-        dst[e] = src[static_cast<std::uint64_t>(copyIndex[j]) * quads + q];
+    // 32-bit index arithmetic: K · stride ≤ MAX_PARTICLES · 32 vehicles · 12 floats < 2³².
+    const std::uint32_t total = particles * quads;
+    for (std::uint32_t e = blockIdx.x * blockDim.x + threadIdx.x; e < total; e += gridDim.x * blockDim.x) {
+        const std::uint32_t j = e / quads;
+        const std::uint32_t q = e - j * quads;
+        dst[e] = src[copyIndex[j] * quads + q];
     }
 }
 
@@ -108,15 +107,16 @@ __global__ void gatherAosKernel(float* buffer0, float* buffer1, const std::uint3
     const float* src = nullptr;
     float* dst = nullptr;
     pickBuffers(buffer0, buffer1, current, src, dst);
-    const std::uint64_t total = static_cast<std::uint64_t>(particles) * stride;
-    for (std::uint64_t e = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; e < total;
-         e += static_cast<std::uint64_t>(gridDim.x) * blockDim.x) {
-        const std::uint64_t j = e / stride;
-        const std::uint64_t f = e - j * stride;
-        dst[e] = src[static_cast<std::uint64_t>(copyIndex[j]) * stride + f];
+    const std::uint32_t total = particles * stride;
+    for (std::uint32_t e = blockIdx.x * blockDim.x + threadIdx.x; e < total; e += gridDim.x * blockDim.x) {
+        const std::uint32_t j = e / stride;
+        const std::uint32_t f = e - j * stride;
+        dst[e] = src[copyIndex[j] * stride + f];
     }
 }
 
+/// Structure of arrays: thread (j, field group) copies GATHER_SOA_FIELDS fields of particle j — one
+/// copy-index load, independent gathered loads, coalesced stores along j; no integer division.
 __global__ void gatherSoaKernel(float* buffer0, float* buffer1, const std::uint32_t* __restrict__ copyIndex,
                                 std::uint32_t particles, std::uint32_t stride, const std::uint32_t* enabled,
                                 const std::uint32_t* current, GatherFinish done) {
@@ -127,12 +127,26 @@ __global__ void gatherSoaKernel(float* buffer0, float* buffer1, const std::uint3
     const float* src = nullptr;
     float* dst = nullptr;
     pickBuffers(buffer0, buffer1, current, src, dst);
-    const std::uint64_t total = static_cast<std::uint64_t>(particles) * stride;
-    for (std::uint64_t e = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; e < total;
-         e += static_cast<std::uint64_t>(gridDim.x) * blockDim.x) {
-        const std::uint64_t f = e / particles;
-        const std::uint64_t j = e - f * particles;
-        dst[e] = src[f * particles + copyIndex[j]];
+    const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= particles) {
+        return;
+    }
+    const std::uint32_t from = copyIndex[j];
+    const std::uint32_t first = blockIdx.y * tuning::GATHER_SOA_FIELDS;
+    const std::uint32_t fields = min(tuning::GATHER_SOA_FIELDS, stride - first);
+    const std::size_t k = particles;
+    float v[tuning::GATHER_SOA_FIELDS];
+#pragma unroll
+    for (std::uint32_t f = 0; f < tuning::GATHER_SOA_FIELDS; ++f) {
+        if (f < fields) {
+            v[f] = src[(first + f) * k + from];
+        }
+    }
+#pragma unroll
+    for (std::uint32_t f = 0; f < tuning::GATHER_SOA_FIELDS; ++f) {
+        if (f < fields) {
+            dst[(first + f) * k + j] = v[f];
+        }
     }
 }
 
@@ -203,8 +217,10 @@ platform::GpuStatus launchGather(float* buffer0, float* buffer1, const std::uint
         gatherAosKernel<<<blocks, tuning::GATHER_BLOCK, 0, stream>>>(buffer0, buffer1, copyIndex, particles, stride,
                                                                      enabled, current, done);
     } else {
-        gatherSoaKernel<<<blocks, tuning::GATHER_BLOCK, 0, stream>>>(buffer0, buffer1, copyIndex, particles, stride,
-                                                                     enabled, current, done);
+        const dim3 grid((particles + tuning::GATHER_BLOCK - 1) / tuning::GATHER_BLOCK,
+                        (stride + tuning::GATHER_SOA_FIELDS - 1) / tuning::GATHER_SOA_FIELDS);
+        gatherSoaKernel<<<grid, tuning::GATHER_BLOCK, 0, stream>>>(buffer0, buffer1, copyIndex, particles, stride,
+                                                                   enabled, current, done);
     }
     return AUGUR_CUDA_CHECK_LAUNCH();
 }

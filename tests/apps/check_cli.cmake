@@ -1,5 +1,6 @@
-# Runs PROGRAM with ARGS and checks its exit status and output (cmake -P; see CMakeLists.txt).
-execute_process(COMMAND ${PROGRAM} ${ARGS}
+# Runs PROGRAM with ARGS (under EMULATOR, if set) and checks its exit status and output (cmake -P;
+# see CMakeLists.txt).
+execute_process(COMMAND ${EMULATOR} ${PROGRAM} ${ARGS}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 string(REPLACE "\n" " " out_line "${out}")
 string(REPLACE "\n" " " err_line "${err}")

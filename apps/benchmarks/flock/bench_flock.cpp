@@ -1,15 +1,22 @@
 // augur-bench-flock: maximal flocks f(δ, μ, ε) on synthetic trajectories — the seed's shape (about 145
 // entities over 66,096 steps, sweeping ε, μ, δ as seeds/002 Figure 3 does) and at scale (2,000 and
 // 20,000 entities over 1,000 steps). Times are end to end (host wall clock around find(), which blocks:
-// uploads, kernels, downloads and the intersections included), split into finding the potential flocks
-// and intersecting; the CPU reference runs on all hardware threads. Each CUDA result is compared with
-// the CPU reference's (column "same").
+// input copies, kernels, downloads and the merge into the output list included); the CPU reference runs
+// on all hardware threads. CUDA is measured with host input (find, direct and graph) and with the input
+// already in device memory (findOnDevice, graph), as the runtime has it. The potential/intersection
+// split is the CPU's wall time and, for CUDA, device time (resident, graph). Each CUDA result is
+// compared with the CPU reference's (column "same").
 //
-//   augur-bench-flock [--quick] [--cpu-only]
+// --sweep: afterwards, the launch shapes (FlockOptions: threads per block, blocks per SM, threads per
+// block of the intersection kernels) swept on the seed-shaped run (ε = 50) and at 2,000 entities, with
+// resident input and graphs; the figures behind kernels/flock/tuning.hpp.
+//
+//   augur-bench-flock [--quick] [--cpu-only] [--sweep]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -17,6 +24,8 @@
 #include "augur/bench/bench.hpp"
 #include "augur/kernels/flock/flock_finder.hpp"
 #include "augur/kernels/flock/synthetic.hpp"
+#include "augur/platform/memory.hpp"
+#include "augur/platform/stream.hpp"
 
 namespace {
 
@@ -65,16 +74,20 @@ FlockCapacities capacitiesFor(const SyntheticSpec& spec, const FlockParams& para
     c.maxEntities = spec.entities;
     c.maxBatchSteps = std::max(params.windowSteps, std::min(spec.steps, batchSteps));
     c.gridCellsPerStep = std::max(4096, std::min(8 * spec.entities, (1 << 28) / c.maxBatchSteps));
+    // Start small and let grow() find what the data needs: the CUDA path's prefix sums and grid-stride
+    // loops run over capacity-sized index spaces, so oversized pools cost time.
     c.maxDisksPerStep = 1 << 18;
     c.maxCandidateMembersPerStep = 1 << 22;
-    c.maxDisksPerBatch = 1 << 22;
-    c.maxCandidateMembersPerBatch = 1 << 25;
-    c.maxFamilySetsPerBatch = 1 << 20;
-    c.maxFamilyMembersPerBatch = 1 << 24;
+    c.maxDisksPerBatch = 1 << 20;
+    c.maxCandidateMembersPerBatch = 1 << 23;
+    c.maxFamilySetsPerBatch = 1 << 16;
+    c.maxFamilyMembersPerBatch = 1 << 20;
     c.maxWorkSets = 1 << 15;
     c.maxWorkMembers = 1 << 21;
-    c.maxFlocksPerBatch = 1 << 18;
-    c.maxFlockMembersPerBatch = 1 << 22;
+    c.maxIntersectSetsPerBatch = 1 << 16;
+    c.maxIntersectMembersPerBatch = 1 << 20;
+    c.maxFlocksPerBatch = 1 << 16;
+    c.maxFlockMembersPerBatch = 1 << 20;
     return c;
 }
 
@@ -97,6 +110,8 @@ bool grow(FlockCapacities& c, std::size_t& listFlocks, std::size_t& listMembers,
         case Capacity::FamilyMembersPerBatch: return to(c.maxFamilyMembersPerBatch);
         case Capacity::WorkSets: return to(c.maxWorkSets);
         case Capacity::WorkMembers: return to(c.maxWorkMembers);
+        case Capacity::IntersectSetsPerBatch: return to(c.maxIntersectSetsPerBatch);
+        case Capacity::IntersectMembersPerBatch: return to(c.maxIntersectMembersPerBatch);
         case Capacity::FlocksPerBatch: return to(c.maxFlocksPerBatch);
         case Capacity::FlockMembersPerBatch: return to(c.maxFlockMembersPerBatch);
         case Capacity::OutputFlocks: listFlocks *= 2; return true;
@@ -111,21 +126,26 @@ struct Measured {
     FlockStats stats;
     double total_ms{0.0};
     std::vector<std::int32_t> signature;  ///< flattened output for the equality check
+    FlockCapacities capacities;           ///< as grown to fit
 };
 
+/// `deviceView`: when not null, findOnDevice on it (CUDA, input resident in device memory).
 Measured measure(const SyntheticTrajectories& t, const FlockParams& params, FlockCapacities capacities, kernels::Backend backend,
-                 bool graph, int repetitions, platform::StreamHandle stream) {
+                 bool graph, int repetitions, platform::StreamHandle stream, const TrajectoryView* deviceView = nullptr,
+                 FlockOptions options = {}) {
+    options.useGraph = graph;
     Measured m;
     std::size_t listFlocks = 1 << 18;
     std::size_t listMembers = 1 << 22;
-    for (int attempt = 0; attempt < 12; ++attempt) {
-        auto finder = FlockFinder::create(params, capacities, backend, FlockOptions{graph});
+    for (int attempt = 0; attempt < 30; ++attempt) {
+        auto finder = FlockFinder::create(params, capacities, backend, options);
         if (!finder) {
             m.error = std::string("init: ") + toString(finder.error().error);
             return m;
         }
         FlockList list = FlockList::create(listFlocks, listMembers);
-        auto first = finder->find(t.view(), list, stream);  // warm-up, and capacity discovery
+        const auto run = [&] { return deviceView != nullptr ? finder->findOnDevice(*deviceView, list, stream) : finder->find(t.view(), list, stream); };
+        auto first = run();  // warm-up, and capacity discovery
         if (!first) {
             if (first.error().error == FlockError::CapacityExceeded && grow(capacities, listFlocks, listMembers, first.error())) {
                 continue;
@@ -137,7 +157,7 @@ Measured measure(const SyntheticTrajectories& t, const FlockParams& params, Floc
         std::vector<double> intersect;
         m.total_ms = 1e-3 * bench::hostMedian_us(
                                 [&] {
-                                    auto r = finder->find(t.view(), list, stream);
+                                    auto r = run();
                                     if (r) {
                                         potential.push_back(r->potential_us);
                                         intersect.push_back(r->intersect_us);
@@ -152,6 +172,7 @@ Measured measure(const SyntheticTrajectories& t, const FlockParams& params, Floc
             const auto members = list.members(flock);
             m.signature.insert(m.signature.end(), members.begin(), members.end());
         }
+        m.capacities = capacities;
         m.ok = true;
         return m;
     }
@@ -164,7 +185,9 @@ Measured measure(const SyntheticTrajectories& t, const FlockParams& params, Floc
 int main(int argc, char** argv) {
     bool quick = false;
     bool cpuOnly = false;
+    bool sweep = false;
     for (int i = 1; i < argc; ++i) {
+        sweep = sweep || std::strcmp(argv[i], "--sweep") == 0;
         quick = quick || std::strcmp(argv[i], "--quick") == 0;
         cpuOnly = cpuOnly || std::strcmp(argv[i], "--cpu-only") == 0;
     }
@@ -187,10 +210,16 @@ int main(int argc, char** argv) {
     scenarios.push_back({"scale", atScale(2000, scaleSteps), {5, 10, 50.0}});
     scenarios.push_back({"scale", atScale(20000, scaleSteps), {5, 10, 50.0}});
 
+    struct SweepCase {
+        const Scenario* scenario;
+        FlockCapacities capacities;
+    };
+    std::vector<SweepCase> sweepCases;
     auto stream = platform::Stream::create();
     bench::Table table("Maximal flocks: CUDA vs CPU reference (all cores), end to end, ms (median)",
                        {"scenario", "n", "τ", "ε", "μ", "δ", "disks", "ΣF_t sets", "flocks", "CPU pot.", "CPU ∩", "CPU total",
-                        "GPU pot.", "GPU ∩", "GPU total", "GPU graph total", "speed-up", "same"});
+                        "GPU pot. (dev)", "GPU ∩ (dev)", "GPU total", "GPU graph total", "GPU resident graph total",
+                        "speed-up (host input)", "speed-up (resident)", "same"});
     for (const Scenario& s : scenarios) {
         const SyntheticTrajectories t = generateTrajectories(s.spec);
         const int batch = s.spec.entities <= 1000 ? 8192 : 1000;
@@ -199,19 +228,73 @@ int main(int argc, char** argv) {
         const Measured cpu = measure(t, s.params, capacities, kernels::Backend::Cpu, false, cpuReps, nullptr);
         Measured cuda;
         Measured graph;
+        Measured resident;
         if (gpu && stream) {
             cuda = measure(t, s.params, capacities, kernels::Backend::Cuda, false, 5, stream->get());
-            graph = measure(t, s.params, capacities, kernels::Backend::Cuda, true, 5, stream->get());
+            const FlockCapacities grown = cuda.ok ? cuda.capacities : capacities;
+            graph = measure(t, s.params, grown, kernels::Backend::Cuda, true, 5, stream->get());
+            const TrajectoryView host = t.view();
+            const auto samples = static_cast<std::size_t>(host.entityCount) * static_cast<std::size_t>(host.stepCount);
+            auto dx = platform::DeviceBuffer<double>::create(samples);
+            auto dy = platform::DeviceBuffer<double>::create(samples);
+            auto dp = platform::DeviceBuffer<std::uint8_t>::create(samples);
+            if (dx && dy && dp && dx->upload(std::span<const double>(host.x_m, samples)) &&
+                dy->upload(std::span<const double>(host.y_m, samples)) &&
+                dp->upload(std::span<const std::uint8_t>(host.present, samples))) {
+                const TrajectoryView device{dx->data(), dy->data(), dp->data(), host.entityCount, host.stepCount};
+                resident = measure(t, s.params, grown, kernels::Backend::Cuda, true, 5, stream->get(), &device);
+            }
+            const bool seed50 = s.spec.entities == 145 && s.params.radius_m == 50.0 && s.params.minEntities == 5 && s.params.windowSteps == 10;
+            if (resident.ok && (seed50 || s.spec.entities == 2000)) {
+                sweepCases.push_back({&s, resident.capacities});
+            }
         }
-        const auto ms = [](const Measured& m, double us) { return m.ok ? fmt(us * 1e-3, 1) : std::string(m.error.empty() ? "-" : m.error); };
-        const bool same = cpu.ok && cuda.ok && graph.ok && cpu.signature == cuda.signature && cpu.signature == graph.signature;
+        const auto ms = [](const Measured& m, double us) { return m.ok ? fmt(us * 1e-3, 2) : std::string(m.error.empty() ? "-" : m.error); };
+        const auto total = [](const Measured& m) { return m.ok ? fmt(m.total_ms, m.total_ms < 10.0 ? 2 : 1) : std::string("-"); };
+        const bool same = cpu.ok && cuda.ok && graph.ok && resident.ok && cpu.signature == cuda.signature &&
+                          cpu.signature == graph.signature && cpu.signature == resident.signature;
         const double best = graph.ok && cuda.ok ? std::min(graph.total_ms, cuda.total_ms) : (cuda.ok ? cuda.total_ms : 0.0);
+        const auto speedUp = [&cpu](double gpu_ms) { return gpu_ms > 0.0 && cpu.ok ? fmt(cpu.total_ms / gpu_ms, 1) + "×" : std::string("-"); };
         table.row({s.name, std::to_string(s.spec.entities), std::to_string(s.spec.steps), fmt(s.params.radius_m, 0),
                    std::to_string(s.params.minEntities), std::to_string(s.params.windowSteps), std::to_string(cpu.stats.disks),
                    std::to_string(cpu.stats.potentialFlocks), std::to_string(cpu.stats.flocks), ms(cpu, cpu.stats.potential_us),
-                   ms(cpu, cpu.stats.intersect_us), cpu.ok ? fmt(cpu.total_ms, 1) : cpu.error, ms(cuda, cuda.stats.potential_us),
-                   ms(cuda, cuda.stats.intersect_us), cuda.ok ? fmt(cuda.total_ms, 1) : "-", graph.ok ? fmt(graph.total_ms, 1) : "-",
-                   best > 0.0 && cpu.ok ? fmt(cpu.total_ms / best, 1) + "×" : "-", gpu ? (same ? "yes" : "NO") : "-"});
+                   ms(cpu, cpu.stats.intersect_us), cpu.ok ? fmt(cpu.total_ms, 1) : cpu.error, ms(resident, resident.stats.potential_us),
+                   ms(resident, resident.stats.intersect_us), total(cuda), total(graph), total(resident), speedUp(best),
+                   speedUp(resident.ok ? resident.total_ms : 0.0), gpu ? (same ? "yes" : "NO") : "-"});
+    }
+    if (sweep && gpu && stream) {
+        bench::Table shapes("Launch shapes: CUDA, resident input, graphs, end to end, ms (median of 5)",
+                            {"scenario", "n", "τ", "threads/block", "blocks/SM", "∩ threads/block", "GPU pot. (dev)", "GPU ∩ (dev)",
+                             "total"});
+        for (const SweepCase& c : sweepCases) {
+            const Scenario& s = *c.scenario;
+            const SyntheticTrajectories t = generateTrajectories(s.spec);
+            const TrajectoryView host = t.view();
+            const auto samples = static_cast<std::size_t>(host.entityCount) * static_cast<std::size_t>(host.stepCount);
+            auto dx = platform::DeviceBuffer<double>::create(samples);
+            auto dy = platform::DeviceBuffer<double>::create(samples);
+            auto dp = platform::DeviceBuffer<std::uint8_t>::create(samples);
+            if (!(dx && dy && dp && dx->upload(std::span<const double>(host.x_m, samples)) &&
+                  dy->upload(std::span<const double>(host.y_m, samples)) && dp->upload(std::span<const std::uint8_t>(host.present, samples)))) {
+                continue;
+            }
+            const TrajectoryView device{dx->data(), dy->data(), dp->data(), host.entityCount, host.stepCount};
+            for (const int block : {128, 256, 512}) {
+                for (const int blocksPerSm : {4, 8, 16}) {
+                    for (const int windowBlock : {64, 128, 256}) {
+                        FlockOptions options;
+                        options.blockThreads = block;
+                        options.blocksPerMultiprocessor = blocksPerSm;
+                        options.windowBlockThreads = windowBlock;
+                        const Measured m = measure(t, s.params, c.capacities, kernels::Backend::Cuda, true, 5, stream->get(), &device, options);
+                        shapes.row({s.name, std::to_string(s.spec.entities), std::to_string(s.spec.steps), std::to_string(block),
+                                    std::to_string(blocksPerSm), std::to_string(windowBlock),
+                                    m.ok ? fmt(m.stats.potential_us * 1e-3, 2) : m.error, m.ok ? fmt(m.stats.intersect_us * 1e-3, 2) : "-",
+                                    m.ok ? fmt(m.total_ms, 2) : "-"});
+                    }
+                }
+            }
+        }
     }
     return 0;
 }

@@ -11,6 +11,7 @@
 #include <ctime>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "augur/bench/bench.hpp"
@@ -70,8 +71,11 @@ FilterConfig sceneConfig(std::uint32_t particles, std::uint32_t vehicles, StateL
 
 const char* layoutName(StateLayout layout) { return layout == StateLayout::ArrayOfStructs ? "AoS" : "SoA"; }
 
-double cpuStep_us(std::uint32_t particles, std::uint32_t vehicles, StateLayout layout) {
-    auto filter = kernels::pf::cpu::ParticleFilter<SceneModel>::create(sceneConfig(particles, vehicles, layout), {});
+/// The CPU reference's whole step; threads as FilterConfig::cpuThreads (0: every hardware thread).
+double cpuStep_us(std::uint32_t particles, std::uint32_t vehicles, StateLayout layout, std::uint32_t threads = 1) {
+    auto config = sceneConfig(particles, vehicles, layout);
+    config.cpuThreads = threads;
+    auto filter = kernels::pf::cpu::ParticleFilter<SceneModel>::create(config, {});
     if (!filter) {
         return -1.0;
     }
@@ -112,7 +116,9 @@ StageTimes gpuStages(std::uint32_t particles, std::uint32_t vehicles, StateLayou
 void stageTable(StreamHandle stream) {
     bench::Table table("Scene model: stages and whole step, resampling every step (µs, device time, median)",
                        {"K", "vehicles", "layout", "upload", "predict", "update", "predict+update", "reduce",
-                        "resample", "step (stream)", "step (graph replay)", "CPU step, 1 core", "CPU / graph"});
+                        "resample", "step (stream)", "step (graph replay)", "CPU step, 1 core", "CPU 1 core / graph",
+                        "CPU step, all " + std::to_string(std::thread::hardware_concurrency()) + " threads",
+                        "CPU all threads / graph"});
     struct Case {
         std::uint32_t k;
         std::uint32_t vehicles;
@@ -123,10 +129,12 @@ void stageTable(StreamHandle stream) {
             const auto t = gpuStages(c.k, c.vehicles, layout, stream);
             const bool runCpu = !g_quick || c.k * c.vehicles <= 100'000;
             const double cpu = runCpu ? cpuStep_us(c.k, c.vehicles, layout) : -1.0;
+            const double cpuAll = runCpu ? cpuStep_us(c.k, c.vehicles, layout, 0) : -1.0;
             table.row({std::to_string(c.k), std::to_string(c.vehicles), layoutName(layout), bench::fmt(t.upload),
                        bench::fmt(t.predict), bench::fmt(t.update), bench::fmt(t.predictUpdate), bench::fmt(t.reduce),
                        bench::fmt(t.resample), bench::fmt(t.step), bench::fmt(t.graph), bench::fmt(cpu, 0),
-                       cpu > 0 ? bench::fmt(cpu / t.graph, 1) + "x" : "-"});
+                       cpu > 0 ? bench::fmt(cpu / t.graph, 1) + "x" : "-", bench::fmt(cpuAll, 0),
+                       cpuAll > 0 ? bench::fmt(cpuAll / t.graph, 1) + "x" : "-"});
         }
     }
 }

@@ -230,6 +230,28 @@ TEST(FlockCpu, NonFinitePresentSampleIsInvalidInputButAMissingOneIsIgnored) {
     EXPECT_EQ(toSets(list), expected);
 }
 
+TEST(FlockCpu, LaunchShapeThatIsNotWholeWarpsIsRejectedAtInit) {
+    FlockOptions options;
+    options.blockThreads = 33;
+    const auto notWarps = FlockFinder::create({2, 1, RADIUS_M}, testCapacities(3), Backend::Cpu, options);
+    ASSERT_TRUE(notWarps.hasError());
+    EXPECT_EQ(notWarps.error().error, FlockError::InvalidParams);
+    options.blockThreads = 0;
+    options.windowBlockThreads = 2048;
+    const auto tooLarge = FlockFinder::create({2, 1, RADIUS_M}, testCapacities(3), Backend::Cpu, options);
+    ASSERT_TRUE(tooLarge.hasError());
+    EXPECT_EQ(tooLarge.error().error, FlockError::InvalidParams);
+}
+
+TEST(FlockCpu, DeviceResidentInputIsUnavailableOnTheCpuBackend) {
+    const Instance instance(3, 2);
+    FlockFinder sut = makeFinder({2, 1, RADIUS_M}, testCapacities(3));
+    FlockList list = FlockList::create(LIST_FLOCKS, LIST_MEMBERS);
+    const auto result = sut.findOnDevice(instance.view(), list, nullptr);
+    ASSERT_TRUE(result.hasError());
+    EXPECT_EQ(result.error().error, FlockError::BackendUnavailable);
+}
+
 TEST(FlockCpu, TooManyEntitiesIsReported) {
     const Instance instance(5, 2);
     FlockFinder sut = makeFinder({2, 1, RADIUS_M}, testCapacities(4));

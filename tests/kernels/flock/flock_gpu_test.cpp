@@ -1,17 +1,47 @@
-// FlockFinder on the CUDA backend equals the CPU reference (as sets, and in fact in order), directly
-// and with the per-batch work replayed as a CUDA graph; small instances also equal the oracle.
+// FlockFinder on the CUDA backend (potential flocks, intersections, maximal sets and ordering all on
+// the device) equals the CPU reference (as sets, and in fact in order), directly and with the
+// per-batch work replayed as CUDA graphs, from host or device-resident input; small instances also
+// equal the oracle; pools that are too small are reported; the run phase allocates nothing.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <new>
 #include <ostream>
+#include <span>
 #include <string>
 
 #include "augur/kernels/flock/flock_finder.hpp"
+#include "augur/platform/memory.hpp"
 #include "augur/platform/stream.hpp"
 #include "augur/testing/testing.hpp"
 #include "flock_oracle.hpp"
 #include "flock_test_support.hpp"
+
+// Counts heap allocations while armed (after Eigen's test/nomalloc.cpp), as in flock_cpu_test.cpp.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+namespace {
+std::atomic<bool> g_countAllocations{false};
+std::atomic<long> g_allocations{0};
+}  // namespace
+
+void* operator new(std::size_t bytes) {
+    if (g_countAllocations.load(std::memory_order_relaxed)) {
+        g_allocations.fetch_add(1, std::memory_order_relaxed);
+    }
+    if (void* p = std::malloc(bytes == 0 ? 1 : bytes)) {
+        return p;
+    }
+    throw std::bad_alloc();
+}
+void* operator new[](std::size_t bytes) { return operator new(bytes); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace augur::kernels::flock {
 namespace {
@@ -34,6 +64,61 @@ testing::FlockSetList detect(const TrajectoryView& view, const FlockParams& para
     const auto stats = sut->find(view, list, stream);
     EXPECT_TRUE(stats.hasValue());
     return toSets(list);
+}
+
+/// Trajectories copied into device memory, viewed as findOnDevice expects.
+struct DeviceTrajectories {
+    platform::DeviceBuffer<double> x;
+    platform::DeviceBuffer<double> y;
+    platform::DeviceBuffer<std::uint8_t> present;
+    int entities{0};
+    int steps{0};
+
+    static DeviceTrajectories upload(const TrajectoryView& view) {
+        const auto samples = static_cast<std::size_t>(view.entityCount) * static_cast<std::size_t>(view.stepCount);
+        DeviceTrajectories d;
+        d.x = std::move(platform::DeviceBuffer<double>::create(samples)).value();
+        d.y = std::move(platform::DeviceBuffer<double>::create(samples)).value();
+        d.present = std::move(platform::DeviceBuffer<std::uint8_t>::create(samples)).value();
+        EXPECT_TRUE(d.x.upload(std::span<const double>(view.x_m, samples)).hasValue());
+        EXPECT_TRUE(d.y.upload(std::span<const double>(view.y_m, samples)).hasValue());
+        if (view.present != nullptr) {
+            EXPECT_TRUE(d.present.upload(std::span<const std::uint8_t>(view.present, samples)).hasValue());
+        }
+        d.entities = view.entityCount;
+        d.steps = view.stepCount;
+        return d;
+    }
+    [[nodiscard]] TrajectoryView view(bool withPresent) const {
+        return {x.data(), y.data(), withPresent ? present.data() : nullptr, entities, steps};
+    }
+};
+
+testing::FlockSetList detectOnDevice(const TrajectoryView& deviceView, const FlockParams& params, const FlockCapacities& capacities,
+                                     bool useGraph, platform::StreamHandle stream) {
+    auto sut = FlockFinder::create(params, capacities, Backend::Cuda, FlockOptions{useGraph});
+    EXPECT_TRUE(sut.hasValue());
+    if (!sut) {
+        return {};
+    }
+    FlockList list = FlockList::create(LIST_FLOCKS, LIST_MEMBERS);
+    const auto stats = sut->findOnDevice(deviceView, list, stream);
+    EXPECT_TRUE(stats.hasValue());
+    return toSets(list);
+}
+
+/// Runs find on the CUDA backend and returns its failure (the test fails if it succeeds).
+FlockFailure cudaFailure(const TrajectoryView& view, const FlockParams& params, const FlockCapacities& capacities, bool useGraph) {
+    auto sut = FlockFinder::create(params, capacities, Backend::Cuda, FlockOptions{useGraph});
+    EXPECT_TRUE(sut.hasValue());
+    if (!sut) {
+        return {};
+    }
+    FlockList list = FlockList::create(LIST_FLOCKS, LIST_MEMBERS);
+    const auto result = sut->find(view, list, nullptr);
+    EXPECT_TRUE(result.hasError());
+    EXPECT_EQ(list.size(), 0U);
+    return result.hasError() ? result.error() : FlockFailure{};
 }
 
 struct GpuCase {
@@ -93,6 +178,192 @@ INSTANTIATE_TEST_SUITE_P(SeededInstances, FlockGpu,
                                            GpuCase{300, 50, 4, 5, 2.0, 50, 0.0}, GpuCase{150, 80, 2, 3, 1.5, 9, 0.05},
                                            GpuCase{500, 20, 5, 20, 2.0, 20, 0.0}),
                          [](const ::testing::TestParamInfo<GpuCase>& param) { return caseName(param.param); });
+
+TEST(FlockGpuDevice, DeviceResidentInputEqualsCpuReferenceDirectAndUnderGraphReplay) {
+    AUGUR_REQUIRE_GPU();
+    constexpr int SEEDS = 3;
+    constexpr int ENTITIES = 200;
+    constexpr int STEPS = 70;
+    constexpr int BATCH_STEPS = 24;  // several batches, overlapping by δ - 1
+    auto stream = platform::Stream::create();
+    ASSERT_TRUE(stream.hasValue());
+    for (int seed = 1; seed <= SEEDS; ++seed) {
+        SyntheticSpec spec;
+        spec.entities = ENTITIES;
+        spec.steps = STEPS;
+        spec.groups = 12;
+        spec.groupSize = 8;
+        spec.area_m = 40.0 * std::sqrt(static_cast<double>(ENTITIES));
+        spec.groupSpread_m = 1.5;
+        spec.stepLength_m = 3.0;
+        spec.leaveProbability = 0.02;
+        spec.missingProbability = 0.02;
+        spec.seed = static_cast<std::uint64_t>(seed);
+        const SyntheticTrajectories t = generateTrajectories(spec);
+        const FlockParams params{3, 5, 1.5};
+        const FlockCapacities capacities = testCapacities(ENTITIES, BATCH_STEPS, 4);
+        const auto expected = detect(t.view(), params, capacities, Backend::Cpu, false, nullptr);
+        EXPECT_FALSE(expected.empty()) << "seed " << seed;
+        const DeviceTrajectories device = DeviceTrajectories::upload(t.view());
+        EXPECT_EQ(detectOnDevice(device.view(true), params, capacities, false, stream->get()), expected) << "seed " << seed;
+        EXPECT_EQ(detectOnDevice(device.view(true), params, capacities, true, stream->get()), expected) << "seed " << seed;
+    }
+}
+
+TEST(FlockGpuDevice, DeviceResidentInputWithoutPresenceMaskMeansAllPresent) {
+    AUGUR_REQUIRE_GPU();
+    const Instance instance = testing::randomInstance(30, 12, 4.0, 0.0, 7);
+    const FlockParams params{3, 3, 1.0};
+    const auto expected = detect(instance.view(), params, testCapacities(30), Backend::Cpu, false, nullptr);
+    EXPECT_FALSE(expected.empty());
+    const DeviceTrajectories device = DeviceTrajectories::upload(instance.view());
+    EXPECT_EQ(detectOnDevice(device.view(false), params, testCapacities(30), true, nullptr), expected);
+}
+
+// Dense instances: large, heavily overlapping families per step, so that the intersections produce
+// many duplicates and nested sets for the device's maximal-set filter and lexicographic ranking.
+TEST(FlockGpuIntersections, DenseOverlappingFamiliesEqualCpuReference) {
+    AUGUR_REQUIRE_GPU();
+    constexpr int INSTANCES = 4;
+    constexpr int ENTITIES = 60;
+    constexpr int STEPS = 16;
+    auto stream = platform::Stream::create();
+    ASSERT_TRUE(stream.hasValue());
+    for (int seed = 1; seed <= INSTANCES; ++seed) {
+        const Instance instance = testing::randomInstance(ENTITIES, STEPS, 5.0, 0.03, static_cast<std::uint64_t>(100 + seed));
+        for (const int delta : {1, 2, 4, STEPS}) {
+            const FlockParams params{3, delta, 1.0};
+            FlockCapacities capacities = testCapacities(ENTITIES, 8 + delta, 4);
+            capacities.maxWorkSets = 1 << 16;  // about 65 sets per step: up to 65² intersections per window
+            capacities.maxWorkMembers = 1 << 20;
+            capacities.maxIntersectSetsPerBatch = 1 << 18;
+            capacities.maxIntersectMembersPerBatch = 1 << 21;
+            const auto expected = detect(instance.view(), params, capacities, Backend::Cpu, false, nullptr);
+            EXPECT_EQ(detect(instance.view(), params, capacities, Backend::Cuda, false, stream->get()), expected)
+                << "seed " << seed << " delta " << delta;
+            EXPECT_EQ(detect(instance.view(), params, capacities, Backend::Cuda, true, stream->get()), expected)
+                << "seed " << seed << " delta " << delta;
+        }
+    }
+}
+
+TEST(FlockGpuEdges, FewerEntitiesThanMinimumNoEntitiesAndTooFewStepsGiveNoFlock) {
+    AUGUR_REQUIRE_GPU();
+    const Instance together(3, 4);  // all at the origin
+    const Instance empty(0, 5);
+    const Instance shortRun(3, 2);
+    EXPECT_TRUE(detect(together.view(), {4, 2, 1.0}, testCapacities(3), Backend::Cuda, true, nullptr).empty());
+    EXPECT_TRUE(detect(empty.view(), {2, 2, 1.0}, testCapacities(1), Backend::Cuda, true, nullptr).empty());
+    EXPECT_TRUE(detect(shortRun.view(), {2, 3, 1.0}, testCapacities(3), Backend::Cuda, true, nullptr).empty());
+}
+
+TEST(FlockGpuEdges, NonFinitePresentSampleIsInvalidInputButAMissingOneIsIgnored) {
+    AUGUR_REQUIRE_GPU();
+    Instance instance(3, 2);
+    instance.x[instance.index(1, 1)] = std::numeric_limits<double>::quiet_NaN();
+    const FlockParams params{2, 1, 1.0};
+    for (const bool useGraph : {false, true}) {
+        EXPECT_EQ(cudaFailure(instance.view(), params, testCapacities(3), useGraph).error, FlockError::InvalidInput);
+    }
+    instance.remove(1, 1);
+    const testing::FlockSetList expected{{0, {0, 1, 2}}, {1, {0, 2}}};
+    EXPECT_EQ(detect(instance.view(), params, testCapacities(3), Backend::Cuda, true, nullptr), expected);
+}
+
+// 40 coincident entities over 4 steps, δ = 2: one potential flock of 40 per step, hence one
+// intersection of 40 members in each of the 3 windows (3 sets, 120 members at level 1).
+TEST(FlockGpuCapacity, IntersectionAndOutputPoolOverflowsAreReportedWithTheNeededSize) {
+    AUGUR_REQUIRE_GPU();
+    constexpr int ENTITIES = 40;
+    constexpr int STEPS = 4;
+    constexpr std::int64_t WINDOWS = 3;
+    constexpr std::int64_t MEMBERS = WINDOWS * ENTITIES;
+    const Instance instance(ENTITIES, STEPS);
+    const FlockParams params{2, 2, 1.0};
+    for (const bool useGraph : {false, true}) {
+        FlockCapacities sets = testCapacities(ENTITIES);
+        sets.maxIntersectSetsPerBatch = WINDOWS - 1;
+        const FlockFailure setsFailure = cudaFailure(instance.view(), params, sets, useGraph);
+        EXPECT_EQ(setsFailure.error, FlockError::CapacityExceeded);
+        EXPECT_EQ(setsFailure.capacity, Capacity::IntersectSetsPerBatch);
+        EXPECT_EQ(setsFailure.needed, WINDOWS);
+
+        FlockCapacities members = testCapacities(ENTITIES);
+        members.maxIntersectMembersPerBatch = MEMBERS - 1;
+        const FlockFailure membersFailure = cudaFailure(instance.view(), params, members, useGraph);
+        EXPECT_EQ(membersFailure.capacity, Capacity::IntersectMembersPerBatch);
+        EXPECT_EQ(membersFailure.needed, MEMBERS);
+
+        FlockCapacities flocks = testCapacities(ENTITIES);
+        flocks.maxFlocksPerBatch = WINDOWS - 1;
+        const FlockFailure flocksFailure = cudaFailure(instance.view(), params, flocks, useGraph);
+        EXPECT_EQ(flocksFailure.capacity, Capacity::FlocksPerBatch);
+        EXPECT_EQ(flocksFailure.needed, WINDOWS);
+
+        FlockCapacities flockMembers = testCapacities(ENTITIES);
+        flockMembers.maxFlockMembersPerBatch = MEMBERS - 1;
+        const FlockFailure flockMembersFailure = cudaFailure(instance.view(), params, flockMembers, useGraph);
+        EXPECT_EQ(flockMembersFailure.capacity, Capacity::FlockMembersPerBatch);
+        EXPECT_EQ(flockMembersFailure.needed, MEMBERS);
+
+        FlockCapacities exact = testCapacities(ENTITIES);  // boundary: exactly enough everywhere
+        exact.maxIntersectSetsPerBatch = WINDOWS;
+        exact.maxIntersectMembersPerBatch = MEMBERS;
+        exact.maxFlocksPerBatch = WINDOWS;
+        exact.maxFlockMembersPerBatch = MEMBERS;
+        EXPECT_EQ(detect(instance.view(), params, exact, Backend::Cuda, useGraph, nullptr).size(), static_cast<std::size_t>(WINDOWS));
+    }
+}
+
+TEST(FlockGpu, LaunchShapesDoNotChangeTheResult) {
+    AUGUR_REQUIRE_GPU();
+    const Instance instance = testing::randomInstance(60, 16, 5.0, 0.03, 11);
+    const FlockParams params{3, 3, 1.0};
+    FlockCapacities capacities = testCapacities(60, 16, 4);
+    capacities.maxIntersectSetsPerBatch = 1 << 18;
+    capacities.maxIntersectMembersPerBatch = 1 << 21;
+    capacities.maxWorkSets = 1 << 16;
+    capacities.maxWorkMembers = 1 << 20;
+    const auto expected = detect(instance.view(), params, capacities, Backend::Cpu, false, nullptr);
+    EXPECT_FALSE(expected.empty());
+    constexpr int SHAPES[][3] = {{32, 1, 32}, {128, 4, 64}, {1024, 16, 1024}};
+    for (const auto& shape : SHAPES) {
+        FlockOptions options;
+        options.useGraph = true;
+        options.blockThreads = shape[0];
+        options.blocksPerMultiprocessor = shape[1];
+        options.windowBlockThreads = shape[2];
+        auto sut = FlockFinder::create(params, capacities, Backend::Cuda, options);
+        ASSERT_TRUE(sut.hasValue());
+        FlockList list = FlockList::create(LIST_FLOCKS, LIST_MEMBERS);
+        ASSERT_TRUE(sut->find(instance.view(), list, nullptr).hasValue());
+        EXPECT_EQ(toSets(list), expected) << shape[0] << " " << shape[1] << " " << shape[2];
+    }
+}
+
+TEST(FlockGpu, FindAndFindOnDeviceAllocateNothingAfterInit) {
+    AUGUR_REQUIRE_GPU();
+    const Instance instance = testing::randomInstance(24, 20, 4.0, 0.05, 3);
+    const DeviceTrajectories device = DeviceTrajectories::upload(instance.view());
+    for (const bool useGraph : {false, true}) {
+        auto sut = FlockFinder::create({2, 3, 1.0}, testCapacities(24, 8, 3), Backend::Cuda, FlockOptions{useGraph});
+        ASSERT_TRUE(sut.hasValue());
+        FlockList list = FlockList::create(LIST_FLOCKS, LIST_MEMBERS);
+        ASSERT_TRUE(sut->find(instance.view(), list, nullptr).hasValue());  // warm-up
+        ASSERT_TRUE(sut->findOnDevice(device.view(true), list, nullptr).hasValue());
+        g_allocations = 0;
+        g_countAllocations = true;
+        const auto host = sut->find(instance.view(), list, nullptr);
+        const std::size_t hostFlocks = list.size();
+        const auto resident = sut->findOnDevice(device.view(true), list, nullptr);
+        g_countAllocations = false;
+        ASSERT_TRUE(host.hasValue());
+        ASSERT_TRUE(resident.hasValue());
+        EXPECT_GT(hostFlocks, 0U);
+        EXPECT_EQ(list.size(), hostFlocks);
+        EXPECT_EQ(g_allocations.load(), 0) << "graph " << useGraph;
+    }
+}
 
 TEST(FlockGpuOracle, SmallInstancesEqualTheBruteForceOracle) {
     AUGUR_REQUIRE_GPU();

@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "augur/kernels/markov/chain.hpp"
@@ -59,6 +61,84 @@ TEST(MarkovChain, EqualsTheNaiveDenseConstruction) {
     for (std::size_t i = 0; i < actual.size(); ++i) {
         ASSERT_NEAR(actual[i], expected[i], 1e-6) << "entry " << i;
     }
+}
+
+/// Row r of both matrices rebuilt from the stencil: column → (Υ(τ), Υ([0, τ])) weight.
+std::map<int, std::pair<double, double>> stencilRow(const MarkovChain& chain, int r) {
+    const ChainConfig& c = chain.config();
+    const ShiftStencil& st = chain.stencil();
+    const int na = c.inputCells;
+    const int rowStates = c.speedCells * na;
+    const int is = r / rowStates;
+    const int type = r % rowStates;
+    const int j = type % na;
+    std::map<int, std::pair<double, double>> row;
+    for (int e = 0; e < st.entriesPerRow; ++e) {
+        const auto slot = static_cast<std::size_t>(type * st.entriesPerRow + e);
+        const int shift = st.shift[slot];
+        const int last = is + 1 == c.positionCells ? is : is - shift;  // the last cell absorbs
+        for (int source = std::max(0, is - shift); source <= last; ++source) {
+            auto& w = row[(source * c.speedCells + st.sourceSpeed[slot]) * na + j];
+            w.first += st.stepWeight[slot];
+            w.second += st.intervalWeight[slot];
+        }
+    }
+    return row;
+}
+
+void expectStencilReproducesTheMatrices(const ChainConfig& config) {
+    constexpr double ENTRY_TOLERANCE = 1e-6;  // merged entries are rounded to float once in the ELL, per slot in the stencil
+    const auto sut = MarkovChain::build(config);
+    ASSERT_TRUE(sut.hasValue());
+    ASSERT_GE(sut->stencil().minShift, 0) << "mass never moves backwards along the corridor";
+    const SparseTransition& step = sut->stepTransition();
+    const SparseTransition& interval = sut->intervalTransition();
+    for (int r = 0; r < step.rows; ++r) {
+        std::map<int, std::pair<double, double>> ell;
+        for (int e = 0; e < step.entriesPerRow; ++e) {
+            const auto slot = static_cast<std::size_t>(e) * static_cast<std::size_t>(step.rows) + static_cast<std::size_t>(r);
+            ell[step.column[slot]].first += step.value[slot];
+        }
+        for (int e = 0; e < interval.entriesPerRow; ++e) {
+            const auto slot = static_cast<std::size_t>(e) * static_cast<std::size_t>(interval.rows) + static_cast<std::size_t>(r);
+            ell[interval.column[slot]].second += interval.value[slot];
+        }
+        auto fromStencil = stencilRow(*sut, r);
+        for (const auto& [column, weights] : ell) {
+            const auto it = fromStencil.find(column);
+            const std::pair<double, double> expected = it == fromStencil.end() ? std::pair{0.0, 0.0} : it->second;
+            ASSERT_NEAR(expected.first, weights.first, ENTRY_TOLERANCE) << "Υ(τ) row " << r << " column " << column;
+            ASSERT_NEAR(expected.second, weights.second, ENTRY_TOLERANCE) << "Υ([0,τ]) row " << r << " column " << column;
+            if (it != fromStencil.end()) {
+                fromStencil.erase(it);
+            }
+        }
+        for (const auto& [column, weights] : fromStencil) {  // what the ELL row does not hold must be zero
+            ASSERT_NEAR(weights.first, 0.0, ENTRY_TOLERANCE) << "row " << r << " column " << column;
+            ASSERT_NEAR(weights.second, 0.0, ENTRY_TOLERANCE) << "row " << r << " column " << column;
+        }
+    }
+}
+
+TEST(MarkovChain, ShiftStencilReproducesEveryRowOfBothMatricesOnASmallGrid) {
+    expectStencilReproducesTheMatrices(smallChain());
+}
+
+TEST(MarkovChain, ShiftStencilReproducesEveryRowOfBothMatricesAtTheSeedSize) {
+    expectStencilReproducesTheMatrices(ChainConfig{});
+}
+
+TEST(MarkovChain, ShiftStencilReproducesTheMatricesWithOneMovingSpeedCellAndOneInput) {
+    ChainConfig c = smallChain();
+    c.speedCells = 2;
+    c.inputCells = 1;
+    expectStencilReproducesTheMatrices(c);
+}
+
+TEST(MarkovChain, ShiftStencilReproducesTheMatricesWhenOnePositionCellAbsorbsEverything) {
+    ChainConfig c = smallChain();
+    c.positionCells = 1;
+    expectStencilReproducesTheMatrices(c);
 }
 
 TEST(MarkovChain, SampledTransitionConvergesAsSamplesGrow) {

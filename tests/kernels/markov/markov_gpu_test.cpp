@@ -8,11 +8,13 @@
 #include <memory>
 #include <algorithm>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "augur/kernels/markov/chain.hpp"
 #include "augur/kernels/markov/prediction.hpp"
 #include "augur/kernels/markov/priority.hpp"
+#include "augur/platform/gpu_info.hpp"
 #include "augur/platform/memory.hpp"
 #include "augur/platform/stream.hpp"
 #include "augur/testing/testing.hpp"
@@ -104,18 +106,30 @@ void expectMatchesReference(const PredictionHarness& reference, const Prediction
     }
 }
 
-class MarkovGpu : public ::testing::Test {
+/// Whether GPU 0's shared memory per block holds the seed's resident block (193 KB): sm_90 and newer
+/// (227 KB); sm_80 / sm_87 offer 163 KB, sm_86 / sm_89 99 KB, where the seed's chain runs tiled.
+bool seedChainFitsOneBlock() {
+    const auto info = platform::queryGpu(0);
+    return info.hasValue() && info->computeMajor >= 9;
+}
+
+/// The prediction tests run on every propagation choice at the seed's size.
+class MarkovGpu : public ::testing::TestWithParam<cuda::Propagation> {
 protected:
-    static constexpr int CORRIDORS = 9;  // not a multiple of the corridors a thread propagates together
+    static constexpr int CORRIDORS = 9;  // not a multiple of the corridors a tiled thread propagates together
 
     void SetUp() override {
         AUGUR_REQUIRE_GPU();
+        if (GetParam() != cuda::Propagation::Tiled && !seedChainFitsOneBlock()) {
+            GTEST_SKIP() << "this GPU's shared memory per block cannot hold the seed's resident block";
+        }
         auto built = MarkovChain::build(ChainConfig{});
         ASSERT_TRUE(built.hasValue());
         chain = std::make_unique<MarkovChain>(std::move(built).value());
-        auto device = cuda::DeviceChain::create(*chain);
+        auto device = cuda::DeviceChain::create(*chain, GetParam());
         ASSERT_TRUE(device.hasValue());
         deviceChain = std::make_unique<cuda::DeviceChain>(std::move(device).value());
+        ASSERT_EQ(deviceChain->propagation(), GetParam());
         auto created = Stream::create();
         ASSERT_TRUE(created.hasValue());
         stream = std::make_unique<Stream>(std::move(created).value());
@@ -137,7 +151,21 @@ protected:
     InputDynamics psi = bandedInputDynamics(6, 0.7F);
 };
 
-TEST_F(MarkovGpu, PredictionEqualsTheCpuReference) {
+std::string propagationName(const ::testing::TestParamInfo<cuda::Propagation>& info) {
+    switch (info.param) {
+        case cuda::Propagation::Resident: return "Resident";
+        case cuda::Propagation::Tiled: return "Tiled";
+        case cuda::Propagation::Auto: return "Auto";
+    }
+    return "Unknown";
+}
+
+// Auto with CORRIDORS (9) corridors takes the tiled path: its own case checks that both paths coexist.
+INSTANTIATE_TEST_SUITE_P(Paths, MarkovGpu,
+                         ::testing::Values(cuda::Propagation::Resident, cuda::Propagation::Tiled, cuda::Propagation::Auto),
+                         propagationName);
+
+TEST_P(MarkovGpu, PredictionEqualsTheCpuReference) {
     PredictionHarness reference = harness(CORRIDORS, 31);
     reference.run(*chain, psi);
     PredictionHarness sut = harness(CORRIDORS, 31);
@@ -149,7 +177,7 @@ TEST_F(MarkovGpu, PredictionEqualsTheCpuReference) {
     expectMatchesReference(reference, sut, CORRIDORS);
 }
 
-TEST_F(MarkovGpu, CapturedGraphReplayEqualsTheCpuReferenceAndTheDirectLaunch) {
+TEST_P(MarkovGpu, CapturedGraphReplayEqualsTheCpuReferenceAndTheDirectLaunch) {
     PredictionHarness reference = harness(CORRIDORS, 47);
     reference.run(*chain, psi);
     PredictionHarness direct = harness(CORRIDORS, 47);
@@ -177,7 +205,7 @@ TEST_F(MarkovGpu, CapturedGraphReplayEqualsTheCpuReferenceAndTheDirectLaunch) {
     EXPECT_EQ(sut.grid, direct.grid);
 }
 
-TEST_F(MarkovGpu, NoCorridorsGiveAnEmptyGrid) {
+TEST_P(MarkovGpu, NoCorridorsGiveAnEmptyGrid) {
     PredictionHarness sut = harness(0, 1);
     auto device = DevicePrediction::upload(sut, chain->config());
     std::fill(sut.grid.begin(), sut.grid.end(), std::uint16_t{9});
@@ -190,34 +218,145 @@ TEST_F(MarkovGpu, NoCorridorsGiveAnEmptyGrid) {
     }
 }
 
-TEST_F(MarkovGpu, CombinationEqualsTheCpuCombination) {
-    constexpr int NA = 6;
+TEST(MarkovGpuPropagation, SeedSizeChainKeepsBothPathsAndRunsLargeBatchesResident) {
+    AUGUR_REQUIRE_GPU();
+    if (!seedChainFitsOneBlock()) {
+        GTEST_SKIP() << "this GPU's shared memory per block cannot hold the seed's resident block";
+    }
+    const auto chain = MarkovChain::build(ChainConfig{});
+    ASSERT_TRUE(chain.hasValue());
+    const auto sut = cuda::DeviceChain::create(*chain);
+    ASSERT_TRUE(sut.hasValue());
+    EXPECT_EQ(sut->propagation(), cuda::Propagation::Auto);
+    EXPECT_GT(sut->residentSharedBytes(), 0U);
+    EXPECT_FALSE(sut->residentFor(1));
+    EXPECT_TRUE(sut->residentFor(64));
+}
+
+/// Auto with a batch large enough for the resident path, against the CPU reference.
+TEST(MarkovGpuPropagation, AutoPropagationOfALargeBatchEqualsTheCpuReference) {
+    AUGUR_REQUIRE_GPU();
+    if (!seedChainFitsOneBlock()) {
+        GTEST_SKIP() << "this GPU's shared memory per block cannot hold the seed's resident block";
+    }
+    constexpr int CORRIDORS = 32;
+    const auto chain = MarkovChain::build(ChainConfig{});
+    ASSERT_TRUE(chain.hasValue());
+    const auto deviceChain = cuda::DeviceChain::create(*chain);
+    ASSERT_TRUE(deviceChain.hasValue());
+    ASSERT_TRUE(deviceChain->residentFor(CORRIDORS));
+    auto stream = Stream::create();
+    ASSERT_TRUE(stream.hasValue());
+    const InputDynamics psi = bandedInputDynamics(chain->config().inputCells, 0.7F);
+    const PredictionConfig p = testing::predictionFor(CORRIDORS);
+
+    PredictionHarness reference(chain->config(), p, CORRIDORS);
+    testing::randomiseCorridors(reference.corridors, chain->config(), 83);
+    reference.run(*chain, psi);
+    PredictionHarness sut(chain->config(), p, CORRIDORS);
+    testing::randomiseCorridors(sut.corridors, chain->config(), 83);
+    const auto device = DevicePrediction::upload(sut, chain->config());
+    ASSERT_TRUE(device.enqueue(*deviceChain, sut, psi, stream->get()).hasValue());
+    device.download(sut, stream->get());
+    ASSERT_TRUE(stream->synchronize().hasValue());
+    expectMatchesReference(reference, sut, CORRIDORS);
+}
+
+TEST(MarkovGpuPropagation, MoreSpeedCellsThanAWarpFallBackToTiledAndCannotBeForcedResident) {
+    AUGUR_REQUIRE_GPU();
+    const auto chain = MarkovChain::build(testing::behaviourChain());  // n_v = 41
+    ASSERT_TRUE(chain.hasValue());
+    const auto automatic = cuda::DeviceChain::create(*chain);
+    ASSERT_TRUE(automatic.hasValue());
+    EXPECT_EQ(automatic->propagation(), cuda::Propagation::Tiled);
+    EXPECT_FALSE(automatic->residentFor(256));
+    const auto forced = cuda::DeviceChain::create(*chain, cuda::Propagation::Resident);
+    ASSERT_FALSE(forced.hasValue());
+    EXPECT_EQ(forced.error(), MarkovError::InvalidGrid);
+}
+
+/// A small grid (n_a = 3, 16 position cells) over 10 s: the mass reaches the absorbing last position
+/// cell and every input mixes with every other, so all of the resident kernel's branches run.
+TEST(MarkovGpuPropagation, ResidentPropagationOnASmallGridEqualsTheCpuReference) {
+    AUGUR_REQUIRE_GPU();
+    constexpr int CORRIDORS = 5;
+    const ChainConfig config = testing::smallChain();
+    const auto chain = MarkovChain::build(config);
+    ASSERT_TRUE(chain.hasValue());
+    const auto deviceChain = cuda::DeviceChain::create(*chain, cuda::Propagation::Resident);
+    ASSERT_TRUE(deviceChain.hasValue());
+    auto stream = Stream::create();
+    ASSERT_TRUE(stream.hasValue());
+    const InputDynamics psi = mixingInputDynamics(config.inputCells, 0.6F);
+    const PredictionConfig p = testing::predictionFor(CORRIDORS);
+
+    PredictionHarness reference(config, p, CORRIDORS);
+    testing::randomiseCorridors(reference.corridors, config, 71);
+    reference.run(*chain, psi);
+    const int last = p.horizonSteps - 1;
+    float absorbed = 0.0F;
+    for (int k = 0; k < CORRIDORS; ++k) {
+        absorbed = std::max(absorbed, reference.positionAt(k, last)[config.positionCells - 1]);
+    }
+    ASSERT_GT(absorbed, 0.1F) << "precondition: some corridor reaches the last position cell";
+
+    PredictionHarness sut(config, p, CORRIDORS);
+    testing::randomiseCorridors(sut.corridors, config, 71);
+    const auto device = DevicePrediction::upload(sut, config);
+    ASSERT_TRUE(device.enqueue(*deviceChain, sut, psi, stream->get()).hasValue());
+    device.download(sut, stream->get());
+    ASSERT_TRUE(stream->synchronize().hasValue());
+    expectMatchesReference(reference, sut, CORRIDORS);
+}
+
+/// The combination and λ kernels at the seed's size.
+class MarkovGpuCombination : public ::testing::Test {
+protected:
+    void SetUp() override {
+        AUGUR_REQUIRE_GPU();
+        auto built = MarkovChain::build(ChainConfig{});
+        ASSERT_TRUE(built.hasValue());
+        chain = std::make_unique<MarkovChain>(std::move(built).value());
+        auto created = Stream::create();
+        ASSERT_TRUE(created.hasValue());
+        stream = std::make_unique<Stream>(std::move(created).value());
+    }
+
+    std::unique_ptr<MarkovChain> chain;
+    std::unique_ptr<Stream> stream;
+};
+
+TEST_F(MarkovGpuCombination, CombinationEqualsTheCpuCombination) {
     const int cells = chain->cellCount();
     std::mt19937 rng(17);
     std::uniform_real_distribution<float> unit(0.0F, 1.0F);
-    std::vector<float> lambda(static_cast<std::size_t>(cells * NA));
-    for (auto& l : lambda) {
-        l = unit(rng) < 0.2F ? 0.0F : unit(rng);
-    }
-    auto lambdaDevice = DeviceBuffer<float>::create(lambda.size()).value();
-    auto gammaDevice = DeviceBuffer<float>::create(static_cast<std::size_t>(cells * NA * NA)).value();
-    ASSERT_TRUE(lambdaDevice.upload(lambda, stream->get()).hasValue());
-    for (const bool renormalise : {false, true}) {
-        std::vector<float> expected(static_cast<std::size_t>(cells * NA * NA));
-        cpu::combineInputTransition(lambda, psi, NA, cells, expected, renormalise);
-        ASSERT_TRUE(
-            cuda::combineInputTransition(lambdaDevice.data(), psi, NA, cells, gammaDevice.data(), renormalise, stream->get())
-                .hasValue());
-        std::vector<float> sut(expected.size());
-        ASSERT_TRUE(gammaDevice.download(sut, stream->get()).hasValue());
-        ASSERT_TRUE(stream->synchronize().hasValue());
-        for (std::size_t i = 0; i < sut.size(); ++i) {
-            ASSERT_NEAR(sut[i], expected[i], 1e-6F) << "Γ_" << i << (renormalise ? " renormalised" : "");
+    for (const int na : {1, 3, 6, MAX_INPUT_CELLS}) {  // odd n_a² takes the scalar stores
+        const InputDynamics dynamics = mixingInputDynamics(na, 0.5F);
+        std::vector<float> lambda(static_cast<std::size_t>(cells * na));
+        for (auto& l : lambda) {
+            l = unit(rng) < 0.2F ? 0.0F : unit(rng);
+        }
+        auto lambdaDevice = DeviceBuffer<float>::create(lambda.size()).value();
+        auto gammaDevice = DeviceBuffer<float>::create(static_cast<std::size_t>(cells * na * na)).value();
+        ASSERT_TRUE(lambdaDevice.upload(lambda, stream->get()).hasValue());
+        for (const bool renormalise : {false, true}) {
+            std::vector<float> expected(static_cast<std::size_t>(cells * na * na));
+            cpu::combineInputTransition(lambda, dynamics, na, cells, expected, renormalise);
+            std::vector<float> sut(expected.size(), std::nanf(""));  // poisoned: every entry must be written
+            ASSERT_TRUE(gammaDevice.upload(sut, stream->get()).hasValue());
+            ASSERT_TRUE(cuda::combineInputTransition(lambdaDevice.data(), dynamics, na, cells, gammaDevice.data(), renormalise,
+                                                     stream->get())
+                            .hasValue());
+            ASSERT_TRUE(gammaDevice.download(sut, stream->get()).hasValue());
+            ASSERT_TRUE(stream->synchronize().hasValue());
+            for (std::size_t i = 0; i < sut.size(); ++i) {
+                ASSERT_NEAR(sut[i], expected[i], 1e-6F) << "n_a " << na << " Γ_" << i << (renormalise ? " renormalised" : "");
+            }
         }
     }
 }
 
-TEST_F(MarkovGpu, PriorityVectorEqualsTheCpuPriorityVector) {
+TEST_F(MarkovGpuCombination, PriorityVectorEqualsTheCpuPriorityVector) {
     const ChainConfig& c = chain->config();
     const int n = chain->stateCount();
     std::vector<CorridorInput> corridors(4);

@@ -79,6 +79,27 @@ TEST(SystematicResampleGpu, CopyIndicesEqualCpuForAnyK) {
     }
 }
 
+TEST(SystematicResampleGpu, DegenerateWeightsGiveTheCpuCopyIndices) {
+    AUGUR_REQUIRE_GPU();
+    constexpr float NEGLIGIBLE_LOG_WEIGHT = -60.0F;
+    constexpr std::uint32_t HEAVY_PARTICLES = 3;  // three sources share all K copies
+    auto stream = Stream::create();
+    ASSERT_TRUE(stream);
+    for (const std::uint32_t k : {20'000U, 1'000'000U}) {
+        std::vector<float> logWeights(k, NEGLIGIBLE_LOG_WEIGHT);
+        for (std::uint32_t h = 0; h < HEAVY_PARTICLES; ++h) {
+            logWeights[(h * 7919U) % k] = -0.5F * static_cast<float>(h);
+        }
+        constexpr float U = 0.61F;
+        auto g = prepare(logWeights, U, stream->get());
+        ASSERT_TRUE(enqueue(g, k, stream->get()));
+        std::vector<std::uint32_t> gpu(k);
+        ASSERT_TRUE(g.copyIndex.download(gpu, stream->get()));
+        ASSERT_TRUE(stream->synchronize());
+        EXPECT_EQ(gpu, cpuCopyIndex(logWeights, U)) << "K = " << k;
+    }
+}
+
 TEST(SystematicResampleGpu, GraphReplayComputesTheSameCopyIndices) {
     AUGUR_REQUIRE_GPU();
     constexpr std::uint32_t K = 20'000;

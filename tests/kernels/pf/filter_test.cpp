@@ -149,6 +149,73 @@ TEST(ParticleFilter, RunPhaseAllocatesNothing) {
     EXPECT_EQ(augur::testing::allocationCount(), before);
 }
 
+TEST(ParticleFilter, ThreadCountDoesNotChangeTheResults) {
+    constexpr std::uint32_t K = 2 * CPU_CHUNK + 777;  // two whole chunks and a partial one
+    constexpr std::uint32_t VEHICLES = 4;
+    constexpr int STEPS = 4;
+    const std::uint32_t threadCounts[] = {1, 3, 0};  // 0: every hardware thread
+    std::vector<std::vector<float>> particles;
+    std::vector<std::vector<float>> outputs;
+    std::vector<std::vector<float>> logWeights;
+    for (const std::uint32_t threads : threadCounts) {
+        auto config = configFor(K, VEHICLES);
+        config.resampleThreshold = 0.9F;
+        config.cpuThreads = threads;
+        auto sut = makeFilter<SceneModel>(config);
+        ASSERT_TRUE(sut.initialize(sceneInputs(VEHICLES, 0.0F)));
+        for (int t = 1; t <= STEPS; ++t) {
+            ASSERT_TRUE(sut.setInputs(sceneInputs(VEHICLES, 0.2F * static_cast<float>(t))));
+            sut.step();
+        }
+        particles.emplace_back(static_cast<std::size_t>(K) * VEHICLES * SceneModel::SLOT_FLOATS);
+        sut.copyParticles(particles.back());
+        outputs.emplace_back(sut.outputs().begin(), sut.outputs().end());
+        logWeights.emplace_back(sut.logWeights().begin(), sut.logWeights().end());
+    }
+    for (std::size_t i = 1; i < std::size(threadCounts); ++i) {
+        EXPECT_EQ(particles[i], particles[0]) << threadCounts[i] << " threads";
+        EXPECT_EQ(outputs[i], outputs[0]) << threadCounts[i] << " threads";
+        EXPECT_EQ(logWeights[i], logWeights[0]) << threadCounts[i] << " threads";
+    }
+}
+
+TEST(DifferentialEvolution, ThreadCountDoesNotChangeTheResults) {
+    constexpr std::uint32_t K = CPU_CHUNK + 100;
+    constexpr int STEPS = 3;
+    std::vector<std::vector<float>> particles;
+    for (const std::uint32_t threads : {1U, 4U}) {
+        auto config = configFor(K);
+        config.resampler = Resampler::DifferentialEvolution;
+        config.resampleThreshold = 2.0F;
+        config.cpuThreads = threads;
+        auto sut = makeFilter<UngmModel>(config);
+        const UngmModel::VehicleInput z{1.0F, 1.0F};
+        ASSERT_TRUE(sut.initialize({&z, 1}));
+        for (int t = 0; t < STEPS; ++t) {
+            sut.step();
+        }
+        particles.emplace_back(K);
+        sut.copyParticles(particles.back());
+    }
+    EXPECT_EQ(particles[1], particles[0]);
+}
+
+TEST(ParticleFilter, MultiThreadedRunPhaseAllocatesNothing) {
+    constexpr std::uint32_t THREADS = 3;
+    auto config = configFor(2 * CPU_CHUNK + 5, 2);
+    config.resampleThreshold = 2.0F;  // resample every step
+    config.cpuThreads = THREADS;
+    auto sut = makeFilter<SceneModel>(config);
+    const auto in = sceneInputs(2, 0.0F);
+    ASSERT_TRUE(sut.initialize(in));
+    const long before = augur::testing::allocationCount();
+    for (int t = 0; t < 3; ++t) {
+        (void)sut.setInputs(in);
+        sut.step();
+    }
+    EXPECT_EQ(augur::testing::allocationCount(), before);
+}
+
 TEST(ParticleFilter, ResamplingResetsWeightsAndIsReported) {
     auto config = configFor(200);
     config.resampleThreshold = 2.0F;

@@ -147,6 +147,41 @@ TEST(CopyRange, NeighbouringRangesChainExactly) {
     EXPECT_EQ(previousLast, K - 1);
 }
 
+/// ρ[j] by binary search for every j (the device's balanced formulation), from the same CDF.
+std::vector<std::uint32_t> searchedCopyIndex(const std::vector<float>& logWeights, float u) {
+    const auto k = static_cast<std::uint32_t>(logWeights.size());
+    const float maxLog = *std::max_element(logWeights.begin(), logWeights.end());
+    std::vector<std::uint64_t> cdf(k);
+    std::uint64_t running = 0;
+    for (std::uint32_t i = 0; i < k; ++i) {
+        running += quantizeWeight(logWeights[i], maxLog);
+        cdf[i] = running;
+    }
+    std::vector<std::uint32_t> copyIndex(k);
+    for (std::uint32_t j = 0; j < k; ++j) {
+        copyIndex[j] = copySource(cdf.data(), k, u, j);
+    }
+    return copyIndex;
+}
+
+TEST(CopySource, BinarySearchGivesThePerSourceCopyIndices) {
+    constexpr float HEAVY_LOG_WEIGHT = 0.0F;
+    constexpr float NEGLIGIBLE_LOG_WEIGHT = -40.0F;  // below 2⁻³¹ of the heaviest: quantised to zero
+    for (const std::uint32_t k : {1U, 2U, 7U, 1000U, 4097U}) {
+        std::vector<std::vector<float>> cases = {randomLogWeights(k, k + 11, 3.0F), randomLogWeights(k, k + 12, 30.0F),
+                                                 std::vector<float>(k, 0.0F)};
+        std::vector<float> degenerate(k, NEGLIGIBLE_LOG_WEIGHT);
+        degenerate[k / 2] = HEAVY_LOG_WEIGHT;  // one source owns every copy
+        cases.push_back(degenerate);
+        for (const auto& logWeights : cases) {
+            for (const float u : {0.0001F, 0.37F, 1.0F}) {
+                EXPECT_EQ(searchedCopyIndex(logWeights, u), resample(logWeights, u).copyIndex)
+                    << "K = " << k << ", u = " << u;
+            }
+        }
+    }
+}
+
 TEST(GatherParticles, CopiesWholeParticlesInBothLayouts) {
     constexpr std::uint32_t K = 5;
     constexpr std::uint32_t STRIDE = 3;

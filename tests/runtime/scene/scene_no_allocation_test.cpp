@@ -1,38 +1,15 @@
-// Proves the run-phase claim: Scene::update() allocates nothing (after Eigen's test/nomalloc.cpp,
-// this binary replaces global operator new and counts calls while a flag is set).
+// Proves the run-phase claim: Scene::update() allocates nothing (counted by augur::allocation_counter,
+// which replaces the global allocation functions in this binary).
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
 #include <random>
 #include <vector>
 
 #include "augur/runtime/scene/map_readers.hpp"
 #include "augur/runtime/scene/scene.hpp"
+#include "augur/testing/allocation_counter.hpp"
 #include "scene_test_support.hpp"
 #include "sumo_nets.hpp"
-
-namespace {
-std::atomic<bool> g_counting{false};
-std::atomic<std::size_t> g_allocations{0};
-}  // namespace
-
-// GCC pairs the inlined replacement delete with the library's operator new and warns; the pair
-// below is consistent (malloc/free).
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-
-void* operator new(std::size_t size) {
-    if (g_counting.load(std::memory_order_relaxed)) {
-        g_allocations.fetch_add(1, std::memory_order_relaxed);
-    }
-    if (void* p = std::malloc(size == 0 ? 1 : size)) {
-        return p;
-    }
-    throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace augur::runtime::scene {
 namespace {
@@ -61,11 +38,7 @@ std::size_t allocationsDuringUpdate(const RoadMap& map) {
     const SceneStats warm = sut->update(vehicles);
     EXPECT_GT(warm.corridors, 0U);
     EXPECT_GT(warm.relations, 0U);
-    g_allocations = 0;
-    g_counting = true;
-    (void)sut->update(vehicles);
-    g_counting = false;
-    return g_allocations.load();
+    return static_cast<std::size_t>(augur::testing::allocationsDuring([&] { (void)sut->update(vehicles); }));
 }
 
 TEST(SceneNoAllocation, UpdateOnTheLanelet2ExampleAllocatesNothing) {
@@ -81,15 +54,6 @@ TEST(SceneNoAllocation, UpdateOnASumoCityGridAllocatesNothing) {
     auto map = readSumoNet(path);
     ASSERT_TRUE(map.hasValue());
     EXPECT_EQ(allocationsDuringUpdate(*map), 0U);
-}
-
-TEST(SceneNoAllocation, TheCounterSeesAllocations) {
-    g_allocations = 0;
-    g_counting = true;
-    auto* p = new std::vector<int>(3);
-    g_counting = false;
-    delete p;
-    EXPECT_GE(g_allocations.load(), 1U);
 }
 
 }  // namespace

@@ -8,8 +8,10 @@
 // Every window j = 0 … τ-δ gets all its maximal flocks, each once, ordered by window then
 // lexicographically by sorted members; the two backends return identical lists. Steps are processed in
 // batches of maxBatchSteps (consecutive batches overlap by δ-1 steps). Per batch: the potential flocks
-// of every step (grid, Lemma-3 disks, counts, maximal sets — on the GPU for Backend::Cuda, on all CPU
-// workers for Backend::Cpu), then the intersections across each window on the CPU workers.
+// of every step (grid, Lemma-3 disks, counts, maximal sets), then the intersections across each window
+// and their maximal sets — all on the GPU for Backend::Cuda (only the batch's flocks come back to the
+// host), on all CPU workers for Backend::Cpu. With the input already on the device (the runtime's
+// track history), Backend::Cuda also takes it from there: findOnDevice.
 #pragma once
 
 #include <memory>
@@ -21,8 +23,13 @@
 namespace augur::kernels::flock {
 
 struct FlockOptions {
-    /// CUDA backend: replay the per-batch kernel sequence as a CUDA graph captured at init.
+    /// CUDA backend: replay the per-batch kernel sequences as CUDA graphs captured at init.
     bool useGraph{false};
+    /// CUDA launch shapes, for tuning experiments (augur-bench-flock --sweep); 0 takes the
+    /// per-architecture value of kernels/flock/tuning.hpp. Threads: a multiple of 32 in [32, 1024].
+    int blockThreads{0};             ///< per-point / per-disk kernels
+    int blocksPerMultiprocessor{0};  ///< grid-stride grid: this many blocks of blockThreads per SM
+    int windowBlockThreads{0};       ///< intersection-stage kernels (same threads per SM in total)
 };
 
 class FlockFinder {
@@ -44,9 +51,17 @@ public:
     /// Errors: InvalidInput (sizes over the capacities, null pointers, a present sample that is not
     /// finite), CapacityExceeded (which one, and the size needed; `out` then holds no partial result), Gpu.
     /// Complexity: O(τ · (n + disks · neighbourhood)) for the potential flocks; intersections depend on
-    /// the family sizes (about three pairwise family intersections per window).
+    /// the family sizes (CPU: about three pairwise family intersections per window; CUDA: δ - 1 per
+    /// window, all windows of a batch in parallel).
     [[nodiscard]] Result<FlockStats, FlockFailure> find(const TrajectoryView& trajectories, FlockList& out,
                                                         platform::StreamHandle stream) noexcept;
+
+    /// As find(), for trajectories whose arrays (x_m, y_m and, when not null, present) are DEVICE
+    /// memory, e.g. the runtime's track history: each batch is copied device to device, the input is
+    /// checked on the device. Backend::Cuda only (BackendUnavailable otherwise). Run phase: noexcept,
+    /// allocates nothing, synchronises `stream`.
+    [[nodiscard]] Result<FlockStats, FlockFailure> findOnDevice(const TrajectoryView& deviceTrajectories, FlockList& out,
+                                                                platform::StreamHandle stream) noexcept;
 
     [[nodiscard]] const FlockParams& params() const noexcept;
     [[nodiscard]] Backend backend() const noexcept;

@@ -50,9 +50,12 @@ struct FlockCapacities {
     std::int64_t maxCandidateMembersPerBatch{1 << 24};   ///< … in one batch (CUDA pool)
     std::int64_t maxFamilySetsPerBatch{1 << 18};         ///< maximal potential flocks, summed over a batch
     std::int64_t maxFamilyMembersPerBatch{1 << 22};      ///< … and their members
-    int maxWorkSets{1 << 14};                            ///< sets in one intersection family (per worker)
-    std::int64_t maxWorkMembers{1 << 20};                ///< members of one intersection family (per worker)
-    std::int64_t maxFlocksPerBatch{1 << 18};             ///< flocks reported for one batch's windows
+    int maxWorkSets{1 << 14};                            ///< CPU: sets in one intersection family (per worker)
+    std::int64_t maxWorkMembers{1 << 20};                ///< CPU: members of one intersection family (per worker)
+    std::int64_t maxIntersectSetsPerBatch{1 << 18};      ///< CUDA: intersections a ∩ b with ≥ μ members of one
+                                                         ///< level (W_j ⊗ F_{j+L}), summed over a batch's windows
+    std::int64_t maxIntersectMembersPerBatch{1 << 22};   ///< CUDA: … and their members
+    std::int64_t maxFlocksPerBatch{1 << 18};             ///< flocks reported for one batch's windows (CPU: per worker)
     std::int64_t maxFlockMembersPerBatch{1 << 22};       ///< … and their members
     int workerThreads{0};                                ///< CPU worker threads; 0: all hardware threads
 };
@@ -69,6 +72,8 @@ enum class Capacity {
     FamilyMembersPerBatch,
     WorkSets,
     WorkMembers,
+    IntersectSetsPerBatch,
+    IntersectMembersPerBatch,
     FlocksPerBatch,
     FlockMembersPerBatch,
     OutputFlocks,
@@ -139,8 +144,10 @@ struct FlockStats {
     std::int64_t potentialFlocks{0};  ///< maximal potential flocks, all steps (|F_t| summed)
     std::int64_t flocks{0};           ///< maximal flocks reported
     std::int64_t batches{0};
-    double potential_us{0.0};         ///< wall time finding potential flocks (incl. transfers on CUDA)
-    double intersect_us{0.0};         ///< wall time intersecting across windows
+    double potential_us{0.0};         ///< CPU: wall time finding potential flocks; CUDA: device time of the
+                                      ///< input copy and the potential-flock kernels
+    double intersect_us{0.0};         ///< CPU: wall time intersecting across windows and merging; CUDA: device
+                                      ///< time of the intersection kernels plus the download and merge
 };
 
 }  // namespace augur::kernels::flock

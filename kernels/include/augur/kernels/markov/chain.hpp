@@ -65,6 +65,24 @@ struct SparseTransition {
     std::vector<float> value;
 };
 
+/// Υ(τ) and Υ([0, τ]) in their translation-invariant gather form. Along s the dynamics do not depend on
+/// the position, so every row of both matrices is a shift of one row per (i_v, j): target state
+/// (i_s, i_v, j) takes, for each slot e of its (i_v, j), the mass of the source (i_s − shift, sourceSpeed,
+/// j) with weight stepWeight (Υ(τ)) and intervalWeight (Υ([0, τ])); sources with i_s − shift < 0 do not
+/// exist. The last position cell absorbs: target (n_s − 1, i_v, j) takes every source i_s' ≥
+/// n_s − 1 − shift of the slot. Slot e of (i_v, j) is at index (i_v·n_a + j)·entriesPerRow + e; unused
+/// slots hold shift 0, the row's own speed cell and weights 0. Equals the ELL matrices up to the float
+/// rounding of merged entries (tested); the CUDA path propagates with it.
+struct ShiftStencil {
+    int entriesPerRow{0};
+    int maxShift{0};   ///< largest shift, position cells
+    int minShift{0};   ///< smallest shift (≥ 0: mass never moves backwards)
+    std::vector<std::int32_t> shift;
+    std::vector<std::int32_t> sourceSpeed;
+    std::vector<float> stepWeight;
+    std::vector<float> intervalWeight;
+};
+
 /// Υ(τ) and Υ([0, τ]) for one ChainConfig.
 class MarkovChain {
 public:
@@ -80,6 +98,8 @@ public:
     [[nodiscard]] const ChainConfig& config() const noexcept { return m_config; }
     [[nodiscard]] const SparseTransition& stepTransition() const noexcept { return m_step; }
     [[nodiscard]] const SparseTransition& intervalTransition() const noexcept { return m_interval; }
+    /// Both matrices as one shift stencil (see ShiftStencil).
+    [[nodiscard]] const ShiftStencil& stencil() const noexcept { return m_stencil; }
     [[nodiscard]] int cellCount() const noexcept { return m_config.positionCells * m_config.speedCells; }
     [[nodiscard]] int stateCount() const noexcept { return cellCount() * m_config.inputCells; }
 
@@ -87,6 +107,7 @@ private:
     ChainConfig m_config{};
     SparseTransition m_step;
     SparseTransition m_interval;
+    ShiftStencil m_stencil;
 };
 
 /// Validates a ChainConfig (the checks MarkovChain::build makes first).

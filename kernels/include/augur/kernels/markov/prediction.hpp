@@ -7,8 +7,9 @@
 // The outputs map onto core/messages.hpp: `points` are MotionPrediction's CorridorPoint per step,
 // `grid` is OccupancyGrid::cells (probability · 65535, row-major, one frame per group of steps).
 //
-// Two backends behind one signature: cpu::predict (the reference) and cuda::predict (one batched
-// launch per horizon step for all corridors, plus three small launches). Both are run-phase calls:
+// Two backends behind one signature: cpu::predict (the reference) and cuda::predict (one launch for the
+// whole horizon of all corridors with p in shared memory where the chain fits, else one batched launch
+// per horizon step; plus three small launches for the summary, the splat and the grid). Both are run-phase calls:
 // noexcept, no allocation, caller-provided scratch sized by the matching ...ScratchBytes query.
 #pragma once
 
@@ -173,38 +174,74 @@ void predict(const MarkovChain& chain, const PredictionConfig& prediction, const
 
 namespace cuda {
 
+/// How cuda::predict propagates the corridors.
+enum class Propagation {
+    Auto,      ///< both paths kept; each call picks Resident from tuning::RESIDENT_MIN_CORRIDORS (24)
+               ///< corridors, Tiled below (the resident time is flat, the tiled one grows per corridor)
+    Resident,  ///< one block per corridor runs the whole horizon with p(t) in shared memory: one launch
+    Tiled,     ///< one launch per step for all corridors, p(t) in device memory, Υ as ELL
+};
+
+/// One slot of the stencil as the resident kernel reads it (ShiftStencil, in state offsets).
+struct StencilSlot {
+    std::int32_t stateOffset{0};  ///< source − target state index for a target below the last position cell
+    std::int32_t shift{0};        ///< position cells the mass moves forward
+    float stepWeight{0.0F};       ///< Υ(τ)
+    float intervalWeight{0.0F};   ///< Υ([0, τ])
+};
+
 /// Υ(τ) and Υ([0, τ]) in device memory (uploaded once at init; read by every corridor of every call).
 class DeviceChain {
 public:
-    /// Uploads `chain`. Init phase: allocates device memory, synchronous. Fails with InvalidGrid when a
-    /// position row has more than 614 states (n_v·n_a; the step block's shared memory), DeviceFailure
-    /// when a CUDA call fails.
-    [[nodiscard]] static Result<DeviceChain, MarkovError> create(const MarkovChain& chain) noexcept;
+    /// Uploads `chain` for the requested propagation. Resident needs 2·n + O(n_s) floats of shared
+    /// memory in one block (n ≤ ≈ 27,000 states on sm_90, 227 KB; the seed's 24,000 do not fit sm_87's
+    /// 163 KB), n_v ≤ 32, a row stencil of at most tuning::MAX_RESIDENT_ENTRIES slots and n_v·n_a ≤ 512;
+    /// Tiled needs a position row of at most 614 states (n_v·n_a; the step block's shared memory).
+    /// Auto keeps every path that fits (propagation() says which: Auto when both do). Init phase:
+    /// allocates device memory, synchronous. Fails with InvalidGrid when the requested path (for Auto:
+    /// both) does not fit, DeviceFailure when a CUDA call fails.
+    [[nodiscard]] static Result<DeviceChain, MarkovError> create(const MarkovChain& chain,
+                                                                 Propagation propagation = Propagation::Auto) noexcept;
 
     [[nodiscard]] const ChainConfig& config() const noexcept { return m_config; }
+    /// The paths this chain can take: Resident, Tiled, or Auto (both; chosen per call).
+    [[nodiscard]] Propagation propagation() const noexcept { return m_propagation; }
+    /// Whether cuda::predict propagates `corridorCount` corridors on the resident path.
+    [[nodiscard]] bool residentFor(int corridorCount) const noexcept;
     [[nodiscard]] int stepEntriesPerRow() const noexcept { return m_stepEntries; }
     [[nodiscard]] int intervalEntriesPerRow() const noexcept { return m_intervalEntries; }
     [[nodiscard]] const std::int32_t* stepColumn() const noexcept { return m_stepColumn.data(); }
     [[nodiscard]] const float* stepValue() const noexcept { return m_stepValue.data(); }
     [[nodiscard]] const std::int32_t* intervalColumn() const noexcept { return m_intervalColumn.data(); }
     [[nodiscard]] const float* intervalValue() const noexcept { return m_intervalValue.data(); }
+    [[nodiscard]] const StencilSlot* stencil() const noexcept { return m_stencil.data(); }
+    [[nodiscard]] int stencilEntriesPerRow() const noexcept { return m_stencilEntries; }
+    [[nodiscard]] int stencilMaxShift() const noexcept { return m_stencilMaxShift; }
+    /// Dynamic shared memory of the resident block, bytes (0 when Tiled).
+    [[nodiscard]] std::size_t residentSharedBytes() const noexcept { return m_residentSharedBytes; }
 
 private:
     ChainConfig m_config{};
+    Propagation m_propagation{Propagation::Tiled};
     int m_stepEntries{0};
     int m_intervalEntries{0};
+    int m_stencilEntries{0};
+    int m_stencilMaxShift{0};
+    std::size_t m_residentSharedBytes{0};
     platform::DeviceBuffer<std::int32_t> m_stepColumn;
     platform::DeviceBuffer<float> m_stepValue;
     platform::DeviceBuffer<std::int32_t> m_intervalColumn;
     platform::DeviceBuffer<float> m_intervalValue;
+    platform::DeviceBuffer<StencilSlot> m_stencil;
 };
 
 /// Device scratch bytes cuda::predict needs (256-byte aligned sub-buffers).
 [[nodiscard]] std::size_t predictScratchBytes(const ChainConfig& chain, const PredictionConfig& prediction) noexcept;
 
 /// CUDA path of cpu::predict. `corridors`, the polylines, `out` and `scratch` are device memory.
-/// Enqueues H + 4 kernels and one memset on `stream`; capturable into a CUDA graph. Deterministic:
-/// fixed reduction orders, integer grid accumulation.
+/// Enqueues one memset and 4 kernels (resident: the whole horizon in one launch, one block per
+/// corridor) or H + 4 kernels (tiled) on `stream` (DeviceChain::residentFor says which); capturable into a CUDA graph. Deterministic: fixed
+/// reduction orders, integer grid accumulation.
 /// Run phase: noexcept, allocation-free, asynchronous.
 [[nodiscard]] platform::GpuStatus predict(const DeviceChain& chain, const PredictionConfig& prediction,
                                           const InputDynamics& psi, const CorridorInput* corridors, int corridorCount,

@@ -60,32 +60,63 @@ struct CorridorConstraints {
     float leadSpeed_mps{0.0F};       ///< its speed along this corridor, assumed constant
 };
 
-/// λ for input j in a cell represented by (s_m, v_mps) at time time_s (the rules above). In [0, 1].
-AUGUR_MARKOV_HD float priority(float s_m, float v_mps, int j, float time_s, const CorridorConstraints& k,
-                               const PriorityRules& rules, const ChainConfig& c) {
+/// The parts of λ that depend on the cell's speed and the input only (not on s, not on t): computed
+/// once per (i_v, j) and corridor, then combined with each cell's position by priorityAt.
+struct PriorityTerms {
+    bool exempt{true};            ///< j = 0, the strongest braking input: λ = 1 always
+    float base{1.0F};             ///< λ before the position rules: 0 where the speed limit rule applies
+    float displacement_m{0.0F};   ///< s' − s over τ under a_j (Eq. (1))
+    float stopReach_m{0.0F};      ///< v'² / (2·comfortDecel): a comfortable stop from v' ends this far beyond s'
+    float followerNeeds_m{0.0F};  ///< minGap + headway·v' + v'² / (2·comfortDecel)
+};
+
+AUGUR_MARKOV_HD PriorityTerms priorityTerms(float v_mps, int j, const CorridorConstraints& k, const PriorityRules& rules,
+                                            const ChainConfig& c) {
+    PriorityTerms terms;
     if (j == 0) {
+        return terms;
+    }
+    terms.exempt = false;
+    const float u = inputValue(j, c.inputCells);
+    const Motion next = integrateMotion(0.0F, v_mps, c.accelMax_mps2 * u, c.step_s, c.speedMax_mps);
+    terms.displacement_m = next.s_m;
+    if (u >= 0.0F && (v_mps > k.speedLimit_mps || next.v_mps > k.speedLimit_mps)) {
+        terms.base = 0.0F;
+    }
+    const float brake_m = next.v_mps * next.v_mps / (2.0F * rules.comfortDecel_mps2);
+    terms.stopReach_m = brake_m;
+    // Safe distance (after RSS): the follower reacts within the headway and brakes comfortably.
+    terms.followerNeeds_m = rules.minGap_m + rules.headway_s * next.v_mps + brake_m;
+    return terms;
+}
+
+/// The gap rule's bound, metres: where the rear of the vehicle ahead is at time_s + τ (constant speed)
+/// plus its stopping distance under a_max (it may brake with a_max). One value per step.
+AUGUR_MARKOV_HD float leadReach_m(float time_s, const CorridorConstraints& k, const ChainConfig& c) {
+    return k.leadGap_m + k.leadSpeed_mps * (time_s + c.step_s) + k.leadSpeed_mps * k.leadSpeed_mps / (2.0F * c.accelMax_mps2);
+}
+
+/// λ of a cell whose far corner is at s_m, from its PriorityTerms and leadReach_m of the step.
+AUGUR_MARKOV_HD float priorityAt(const PriorityTerms& terms, float s_m, float leadReach, const CorridorConstraints& k) {
+    if (terms.exempt) {
         return 1.0F;
     }
-    const float u = inputValue(j, c.inputCells);
-    const Motion next = integrateMotion(s_m, v_mps, c.accelMax_mps2 * u, c.step_s, c.speedMax_mps);
-    float lambda = 1.0F;
-    if (u >= 0.0F && (v_mps > k.speedLimit_mps || next.v_mps > k.speedLimit_mps)) {
-        lambda = 0.0F;
-    }
-    if (k.stopProbability > 0.0F && s_m < k.stopDistance_m &&
-        next.s_m + next.v_mps * next.v_mps / (2.0F * rules.comfortDecel_mps2) > k.stopDistance_m) {
+    const float nextS_m = s_m + terms.displacement_m;
+    float lambda = terms.base;
+    if (k.stopProbability > 0.0F && s_m < k.stopDistance_m && nextS_m + terms.stopReach_m > k.stopDistance_m) {
         lambda *= 1.0F - k.stopProbability;
     }
-    // Safe distance (after RSS): the follower reacts within the headway and brakes comfortably, the
-    // lead may brake with a_max.
-    const float leadAhead_m = k.leadGap_m + k.leadSpeed_mps * (time_s + c.step_s) +
-                              k.leadSpeed_mps * k.leadSpeed_mps / (2.0F * c.accelMax_mps2);
-    const float followerNeeds_m = rules.minGap_m + rules.headway_s * next.v_mps +
-                                  next.v_mps * next.v_mps / (2.0F * rules.comfortDecel_mps2);
-    if (next.s_m + followerNeeds_m > leadAhead_m) {
+    if (nextS_m + terms.followerNeeds_m > leadReach) {
         lambda = 0.0F;
     }
     return lambda;
+}
+
+/// λ for input j in a cell represented by (s_m, v_mps) at time time_s (the rules above). In [0, 1].
+/// The state after τ is s' = s + displacement (the dynamics do not depend on s).
+AUGUR_MARKOV_HD float priority(float s_m, float v_mps, int j, float time_s, const CorridorConstraints& k,
+                               const PriorityRules& rules, const ChainConfig& c) {
+    return priorityAt(priorityTerms(v_mps, j, k, rules, c), s_m, leadReach_m(time_s, k, c), k);
 }
 
 /// Γ's block for one cell: gamma[u·n_a + u'] from lambda[0 … n_a) and ψ_sub, columns renormalised
@@ -131,8 +162,10 @@ namespace cuda {
                                                  const PriorityRules& rules, float time_s, float* lambda,
                                                  platform::StreamHandle stream) noexcept;
 
-/// CUDA path of cpu::combineInputTransition; lambda and gamma are device pointers. One thread per
-/// non-zero of Γ writing consecutive addresses, ψ_sub in shared memory. Run phase: enqueues one kernel.
+/// CUDA path of cpu::combineInputTransition; lambda and gamma are device pointers, gamma 16-byte
+/// aligned. One thread per (s, v) cell writing its n_a² non-zeros (16-byte stores where n_a² is a
+/// multiple of 4), ψ_sub read from the constant bank at compile-time offsets (one kernel per n_a).
+/// Run phase: enqueues one kernel.
 [[nodiscard]] platform::GpuStatus combineInputTransition(const float* lambda, const InputDynamics& psi, int inputCells,
                                                          int cells, float* gamma, bool renormalise,
                                                          platform::StreamHandle stream) noexcept;

@@ -2,8 +2,8 @@
 // on the device) → resample (systematic, or differential evolution) — seed 000 section 4.2, seeds
 // 001/004 for differential evolution and the copy-index resampling.
 //
-// Two implementations behind the same interface: cpu::ParticleFilter<Model> (the reference, one
-// core) and cuda::ParticleFilter<Model> (kernels on a stream; the whole step can be captured into
+// Two implementations behind the same interface: cpu::ParticleFilter<Model> (the reference, on
+// FilterConfig::cpuThreads threads with results independent of the count) and cuda::ParticleFilter<Model> (kernels on a stream; the whole step can be captured into
 // a CUDA graph, it never returns to the host inside a step). Given the same config, seed and inputs
 // they draw the same random numbers and compute the same copy indices; outputs agree to float
 // tolerance (transcendental functions differ in the last bits between host and device).
@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -24,6 +25,10 @@
 #include "augur/platform/cuda_check.hpp"
 #include "augur/platform/memory.hpp"
 #include "augur/platform/stream.hpp"
+
+namespace augur::kernels::detail {
+class WorkerPool;  // kernels/src/worker_pool.hpp
+}  // namespace augur::kernels::detail
 
 namespace augur::kernels::pf {
 
@@ -52,10 +57,20 @@ struct FilterConfig {
     float resampleThreshold{0.5F};  ///< resample when N_eff < threshold · K (seed 000: 0.5)
     Resampler resampler{Resampler::Systematic};
     /// Structure of arrays by default: measured faster at the seed's scale (H100, K = 20,000, 20 vehicles:
-    /// predict 57.6 vs 75.1 µs, whole step 238 vs 251 µs); docs/design/particle-filter.md says why.
+    /// predict 61.6 vs 79.1 µs, whole step 123 vs 144 µs graph replay); docs/design/particle-filter.md says why.
     StateLayout layout{StateLayout::StructOfArrays};
     DifferentialEvolutionConfig de{};
+    /// Threads of the CPU reference (cpu::ParticleFilter; the CUDA path ignores it): 1 runs on the calling
+    /// thread only, 0 on every hardware thread, n on n threads (the caller is one of them). Work is split
+    /// by a fixed partition into CPU_CHUNK-particle chunks, reductions combine the chunks in order, so the
+    /// results are the same, bit for bit, for any thread count. Threads are started by create().
+    std::uint32_t cpuThreads{1};
 };
+
+/// Particles per chunk of the CPU reference's fixed partition (its reductions sum chunk by chunk).
+/// Not swept; with it the seed-scale step (20,000 × 20) takes 15.0 ms on 16 host threads of the H100
+/// machine vs 64.9 ms on one (SoA, docs/benchmarks-pf.md).
+inline constexpr std::uint32_t CPU_CHUNK = 4096;
 
 enum class FilterError : std::uint8_t {
     InvalidParticleCount,  ///< 0 or above MAX_PARTICLES
@@ -115,12 +130,18 @@ Result<void, FilterError> validate(const FilterConfig& config) noexcept {
 
 namespace cpu {
 
-/// CPU reference particle filter (single thread). Same stages and random numbers as the CUDA path.
+/// CPU reference particle filter (FilterConfig::cpuThreads threads, the same results for any count).
+/// Same stages and random numbers as the CUDA path.
 template <typename Model>
 class ParticleFilter {
 public:
     using Params = typename Model::Params;
     using Input = typename Model::VehicleInput;
+
+    ParticleFilter() noexcept;
+    ParticleFilter(ParticleFilter&&) noexcept;
+    ParticleFilter& operator=(ParticleFilter&&) noexcept;
+    ~ParticleFilter();
 
     /// Allocates all buffers. Init phase.
     [[nodiscard]] static Result<ParticleFilter, FilterError> create(const FilterConfig& config, const Params& params);
@@ -165,6 +186,10 @@ private:
     std::vector<std::uint32_t> m_copyIndex;
     std::vector<std::uint64_t> m_cdf;
     std::vector<Input> m_inputs;
+    std::vector<float> m_chunkMax;       ///< per chunk: max log-weight
+    std::vector<double> m_chunkSums;     ///< per chunk: Σw, Σw², Σw·output (2 + outputCount entries)
+    std::vector<std::uint64_t> m_chunkMass;  ///< per chunk: Σ quantised weights, then its CDF offset
+    std::unique_ptr<kernels::detail::WorkerPool> m_pool;
     FilterControl m_control{};
 };
 
@@ -195,7 +220,9 @@ public:
     /// One whole step: upload inputs, fused predict+update, reduction, resampling. Graph-capturable.
     [[nodiscard]] platform::GpuStatus step(platform::StreamHandle stream) noexcept;
 
-    // Stages (benchmarks): step() = uploadInputs + predictUpdate + reduce + resample.
+    // Stages (benchmarks): step() = uploadInputs + predictUpdate + reduce + resample, except that the
+    // step runs predict, update and reduce's block partials as one fused kernel (the same partials,
+    // bit for bit: one particle per thread in both).
     [[nodiscard]] platform::GpuStatus uploadInputs(platform::StreamHandle stream) noexcept;
     [[nodiscard]] platform::GpuStatus predict(platform::StreamHandle stream) noexcept;
     [[nodiscard]] platform::GpuStatus update(platform::StreamHandle stream) noexcept;
@@ -214,10 +241,14 @@ public:
     [[nodiscard]] const FilterConfig& config() const noexcept { return m_config; }
 
 private:
+    /// The final combine of the block partials and the control-block update (one block).
+    [[nodiscard]] platform::GpuStatus reduceFinal(std::uint32_t blocks, platform::StreamHandle stream) noexcept;
+
     FilterConfig m_config{};
     Params m_params{};
     std::uint32_t m_stride{0};
-    std::uint32_t m_reduceBlocks{0};
+    std::uint32_t m_reduceBlocks{0};  ///< partial blocks of the reduce stage: ⌈K / REDUCE_BLOCK⌉
+    std::uint32_t m_stepBlocks{0};    ///< partial blocks of the step's fused kernel (⌈K / 32⌉ vehicle-parallel)
     platform::DeviceBuffer<float> m_states[2];
     platform::DeviceBuffer<float> m_logWeights;
     platform::DeviceBuffer<float> m_fitness;

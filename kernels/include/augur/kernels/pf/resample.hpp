@@ -53,23 +53,46 @@ AUGUR_HD_INLINE std::uint64_t quantizeWeight(float logWeight, float maxLogWeight
     return static_cast<std::uint64_t>(std::ldexp(p, 31 + static_cast<int>(whole)));
 }
 
+/// s_hi of the particle whose inclusive CDF value is cdfAt (of total): the last copy index it owns
+/// (−1 … K−1; below its s_lo when it gets no copy). Non-decreasing in cdfAt, so the source of copy j
+/// is the smallest i with copyLast(W_i) ≥ j — what the balanced (one thread per copy) search uses.
+AUGUR_HD_INLINE std::int64_t copyLast(std::uint64_t cdfAt, std::uint64_t total, std::uint32_t particles,
+                                      float u) noexcept {
+    if (cdfAt == total) {
+        return static_cast<std::int64_t>(particles) - 1;
+    }
+    const double at = static_cast<double>(cdfAt) * static_cast<double>(particles) / static_cast<double>(total);
+    const auto last = static_cast<std::int64_t>(std::floor(at - static_cast<double>(u)));
+    return last > static_cast<std::int64_t>(particles) - 1 ? static_cast<std::int64_t>(particles) - 1 : last;
+}
+
 /// The copies [first, last] (inclusive; first > last: none) of the particle whose exclusive and
 /// inclusive CDF values are cdfBefore and cdfAt (of total), for K particles and u ∈ (0, 1].
 /// Neighbouring particles' ranges chain exactly: first(i) = last(i−1) + 1.
 AUGUR_HD_INLINE void copyRange(std::uint64_t cdfBefore, std::uint64_t cdfAt, std::uint64_t total,
                                std::uint32_t particles, float u, std::int64_t& first, std::int64_t& last) noexcept {
-    const double k = static_cast<double>(particles);
-    const double uu = static_cast<double>(u);
-    const double before = static_cast<double>(cdfBefore) * k / static_cast<double>(total);
-    const double at = static_cast<double>(cdfAt) * k / static_cast<double>(total);
-    first = cdfBefore == 0 ? 0 : static_cast<std::int64_t>(std::floor(before - uu)) + 1;
-    last = cdfAt == total ? static_cast<std::int64_t>(particles) - 1 : static_cast<std::int64_t>(std::floor(at - uu));
-    if (first < 0) {
-        first = 0;
+    // s_lo(i) = s_hi(i−1) + 1, computed by the same expression so the ranges chain exactly.
+    first = cdfBefore == 0 ? 0 : copyLast(cdfBefore, total, particles, u) + 1;
+    last = copyLast(cdfAt, total, particles, u);
+}
+
+/// The source particle of copy j: the smallest i with copyLast(cdf[i]) ≥ j, by binary search over
+/// the inclusive integer CDF (K entries). Gives exactly the ρ[j] of the per-source formulation above,
+/// with O(log K) work per copy whatever the weights (no thread writes more than one index).
+AUGUR_HD_INLINE std::uint32_t copySource(const std::uint64_t* cdf, std::uint32_t particles, float u,
+                                         std::uint32_t j) noexcept {
+    const std::uint64_t total = cdf[particles - 1];
+    std::uint32_t lo = 0;
+    std::uint32_t hi = particles - 1;
+    while (lo < hi) {
+        const std::uint32_t mid = lo + (hi - lo) / 2;
+        if (copyLast(cdf[mid], total, particles, u) >= static_cast<std::int64_t>(j)) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
     }
-    if (last > static_cast<std::int64_t>(particles) - 1) {
-        last = static_cast<std::int64_t>(particles) - 1;
-    }
+    return lo;
 }
 
 namespace cpu {

@@ -145,108 +145,134 @@ struct SceneModel {
         }
     }
 
+    /// The CUDA step runs this model one thread per (particle, vehicle): predict() is
+    /// predictExpectation for every vehicle, then predictVehicle for every vehicle (a block barrier
+    /// between the two on the device), and logLikelihood is the in-order sum of the present vehicles'
+    /// logLikelihoodTerm — so the CPU reference and both device paths compute the same numbers.
+    static constexpr bool VEHICLE_PARALLEL = true;
+
+    /// Pass 1 for vehicle n: expectations E_s, E_c from the road and, for a give-way, the previous
+    /// intention of the other vehicle in this particle (reads another slot's INTENT_STOP, writes only
+    /// slot n's expectations).
+    AUGUR_HD static void predictExpectation(const ParticleRef& p, std::uint32_t n, std::uint32_t vehicles,
+                                            const Params& params, const VehicleInput* in, std::uint64_t seed,
+                                            std::uint32_t step) noexcept {
+        const VehicleInput& z = in[n];
+        const std::int32_t count = z.corridorCount < 1 ? 1 : z.corridorCount;
+        const SceneCorridor& c = z.corridors[clampCorridor(p.get(n * SLOT_FLOATS + CORRIDOR), count)];
+        float pStop = params.pStopFree;
+        if (c.distanceToStop_m < 1e8F) {
+            if (c.mustGiveWay == 0) {
+                pStop = params.pStopPriority;
+            } else if (c.giveWayTo >= 0 && static_cast<std::uint32_t>(c.giveWayTo) < vehicles) {
+                const bool otherGoes = p.get(static_cast<std::uint32_t>(c.giveWayTo) * SLOT_FLOATS + INTENT_STOP) < 0.5F;
+                pStop = otherGoes ? params.pStopGiveWayConflict : params.pStopGiveWayClear;
+            } else {
+                pStop = params.pStopSign;
+            }
+        }
+        RandomStream rng(seed, step, p.particle, n);
+        const Philox4 r = rng.block();
+        p.set(n * SLOT_FLOATS + EXPECT_STOP, uniform01(r.v[0]) < pStop ? 1.0F : 0.0F);
+        const float pChange = count > 1 ? params.pChangeMulti : 0.0F;
+        p.set(n * SLOT_FLOATS + EXPECT_CHANGE, uniform01(r.v[1]) < pChange ? 1.0F : 0.0F);
+    }
+
+    /// Pass 2 for vehicle n: intentions, corridor, kinematics (reads and writes slot n only).
+    AUGUR_HD static void predictVehicle(const ParticleRef& p, std::uint32_t n, const Params& params,
+                                        const VehicleInput* in, std::uint64_t seed, std::uint32_t step) noexcept {
+        const VehicleInput& z = in[n];
+        const std::int32_t count = z.corridorCount < 1 ? 1 : z.corridorCount;
+        RandomStream rng(seed, step, p.particle, n);
+        const Philox4 decisions = rng.block();  // the same block pass 1 used: words 2 and 3 are fresh
+        const Philox4 more = rng.block();
+        float n0 = 0.0F;
+        float n1 = 0.0F;
+        float n2 = 0.0F;
+        float n3 = 0.0F;
+        std::uint32_t spare0 = 0;
+        std::uint32_t spare1 = 0;
+        std::uint32_t spare2 = 0;
+        std::uint32_t spare3 = 0;
+        rng.normals2(n0, n1, spare0, spare1);
+        rng.normals2(n2, n3, spare2, spare3);
+
+        float s[SLOT_FLOATS];
+        p.loadSlot(n, s);
+        if (uniform01(decisions.v[2]) >= params.persistence) {
+            s[INTENT_STOP] = s[EXPECT_STOP];
+        }
+        if (uniform01(decisions.v[3]) >= params.persistence) {
+            s[INTENT_CHANGE] = s[EXPECT_CHANGE];
+        }
+        std::int32_t corridor = clampCorridor(s[CORRIDOR], count);
+        if (s[INTENT_CHANGE] > 0.5F && count > 1 && uniform01(more.v[0]) >= params.persistence) {
+            const auto others = static_cast<float>(count - 1);
+            const std::int32_t hop = 1 + clampCorridor(uniform01(more.v[1]) * others, count - 1);
+            corridor = (corridor + hop) % count;
+        }
+        s[CORRIDOR] = static_cast<float>(corridor);
+        const SceneCorridor& c = z.corridors[corridor];
+
+        const float v = s[V];
+        float accel = params.speedGain_1ps * (c.speedLimit_mps - v);
+        if (s[INTENT_STOP] > 0.5F && c.distanceToStop_m < 1e8F) {
+            // Distance from this particle (not the measurement) to the stop point along the corridor.
+            const float along = (s[X] - z.x_m) * std::cos(c.heading_rad) + (s[Y] - z.y_m) * std::sin(c.heading_rad);
+            const float d = std::fmax(c.distanceToStop_m - along, 0.5F);
+            accel = -v * v / (2.0F * d);
+            if (v < 0.5F) {
+                accel = -v / params.dt_s;  // stay stopped
+            }
+        }
+        accel = std::fmin(std::fmax(accel, -params.maxDecel_mps2), params.maxAccel_mps2);
+        const float dt = params.dt_s;
+        const float vNext = std::fmax(0.0F, v + (accel + params.noiseAccel_mps2 * n0) * dt);
+        const float headingError = wrapAngle(c.heading_rad - s[THETA]);
+        const float thetaNext = wrapAngle(s[THETA] + params.headingGain * headingError +
+                                          c.curvature_1pm * vNext * dt + params.noiseHeading_rad * n1);
+        s[X] += vNext * std::cos(thetaNext) * dt + params.noisePosition_m * n2;
+        s[Y] += vNext * std::sin(thetaNext) * dt + params.noisePosition_m * n3;
+        s[THETA] = thetaNext;
+        s[V] = vNext;
+        s[ACCEL] = accel;
+        p.storeSlot(n, s);
+    }
+
     AUGUR_HD static void predict(const ParticleRef& p, std::uint32_t vehicles, const Params& params,
                                  const VehicleInput* in, std::uint64_t seed, std::uint32_t step) noexcept {
         // Pass 1: expectations from the previous intentions of all vehicles in this particle, so the
         // result does not depend on the order vehicles are advanced in.
         for (std::uint32_t n = 0; n < vehicles; ++n) {
-            const VehicleInput& z = in[n];
-            const std::int32_t count = z.corridorCount < 1 ? 1 : z.corridorCount;
-            const SceneCorridor& c = z.corridors[clampCorridor(p.get(n * SLOT_FLOATS + CORRIDOR), count)];
-            float pStop = params.pStopFree;
-            if (c.distanceToStop_m < 1e8F) {
-                if (c.mustGiveWay == 0) {
-                    pStop = params.pStopPriority;
-                } else if (c.giveWayTo >= 0 && static_cast<std::uint32_t>(c.giveWayTo) < vehicles) {
-                    const bool otherGoes =
-                        p.get(static_cast<std::uint32_t>(c.giveWayTo) * SLOT_FLOATS + INTENT_STOP) < 0.5F;
-                    pStop = otherGoes ? params.pStopGiveWayConflict : params.pStopGiveWayClear;
-                } else {
-                    pStop = params.pStopSign;
-                }
-            }
-            RandomStream rng(seed, step, p.particle, n);
-            const Philox4 r = rng.block();
-            p.set(n * SLOT_FLOATS + EXPECT_STOP, uniform01(r.v[0]) < pStop ? 1.0F : 0.0F);
-            const float pChange = count > 1 ? params.pChangeMulti : 0.0F;
-            p.set(n * SLOT_FLOATS + EXPECT_CHANGE, uniform01(r.v[1]) < pChange ? 1.0F : 0.0F);
+            predictExpectation(p, n, vehicles, params, in, seed, step);
         }
         // Pass 2: intentions, corridor, kinematics.
         for (std::uint32_t n = 0; n < vehicles; ++n) {
-            const VehicleInput& z = in[n];
-            const std::int32_t count = z.corridorCount < 1 ? 1 : z.corridorCount;
-            RandomStream rng(seed, step, p.particle, n);
-            const Philox4 decisions = rng.block();  // the same block pass 1 used: words 2 and 3 are fresh
-            const Philox4 more = rng.block();
-            float n0 = 0.0F;
-            float n1 = 0.0F;
-            float n2 = 0.0F;
-            float n3 = 0.0F;
-            std::uint32_t spare0 = 0;
-            std::uint32_t spare1 = 0;
-            std::uint32_t spare2 = 0;
-            std::uint32_t spare3 = 0;
-            rng.normals2(n0, n1, spare0, spare1);
-            rng.normals2(n2, n3, spare2, spare3);
-
-            float s[SLOT_FLOATS];
-            p.loadSlot(n, s);
-            if (uniform01(decisions.v[2]) >= params.persistence) {
-                s[INTENT_STOP] = s[EXPECT_STOP];
-            }
-            if (uniform01(decisions.v[3]) >= params.persistence) {
-                s[INTENT_CHANGE] = s[EXPECT_CHANGE];
-            }
-            std::int32_t corridor = clampCorridor(s[CORRIDOR], count);
-            if (s[INTENT_CHANGE] > 0.5F && count > 1 && uniform01(more.v[0]) >= params.persistence) {
-                const auto others = static_cast<float>(count - 1);
-                const std::int32_t hop = 1 + clampCorridor(uniform01(more.v[1]) * others, count - 1);
-                corridor = (corridor + hop) % count;
-            }
-            s[CORRIDOR] = static_cast<float>(corridor);
-            const SceneCorridor& c = z.corridors[corridor];
-
-            const float v = s[V];
-            float accel = params.speedGain_1ps * (c.speedLimit_mps - v);
-            if (s[INTENT_STOP] > 0.5F && c.distanceToStop_m < 1e8F) {
-                // Distance from this particle (not the measurement) to the stop point along the corridor.
-                const float along = (s[X] - z.x_m) * std::cos(c.heading_rad) + (s[Y] - z.y_m) * std::sin(c.heading_rad);
-                const float d = std::fmax(c.distanceToStop_m - along, 0.5F);
-                accel = -v * v / (2.0F * d);
-                if (v < 0.5F) {
-                    accel = -v / params.dt_s;  // stay stopped
-                }
-            }
-            accel = std::fmin(std::fmax(accel, -params.maxDecel_mps2), params.maxAccel_mps2);
-            const float dt = params.dt_s;
-            const float vNext = std::fmax(0.0F, v + (accel + params.noiseAccel_mps2 * n0) * dt);
-            const float headingError = wrapAngle(c.heading_rad - s[THETA]);
-            const float thetaNext = wrapAngle(s[THETA] + params.headingGain * headingError +
-                                              c.curvature_1pm * vNext * dt + params.noiseHeading_rad * n1);
-            s[X] += vNext * std::cos(thetaNext) * dt + params.noisePosition_m * n2;
-            s[Y] += vNext * std::sin(thetaNext) * dt + params.noisePosition_m * n3;
-            s[THETA] = thetaNext;
-            s[V] = vNext;
-            s[ACCEL] = accel;
-            p.storeSlot(n, s);
+            predictVehicle(p, n, params, in, seed, step);
         }
+    }
+
+    /// Vehicle n's log term −½ Σ_{s∈{x,y,θ,v}} ((s − z_s)/σ_s)² (seed 000 eq. for w_k, in logs); the
+    /// caller adds it only when in[n].present != 0.
+    AUGUR_HD_INLINE static float logLikelihoodTerm(const ParticleRef& p, std::uint32_t n,
+                                                   const VehicleInput* in) noexcept {
+        const VehicleInput& z = in[n];
+        float s[SLOT_FLOATS];
+        p.loadSlot(n, s);
+        const float ex = (s[X] - z.x_m) / z.sigmaX_m;
+        const float ey = (s[Y] - z.y_m) / z.sigmaY_m;
+        const float et = wrapAngle(s[THETA] - z.theta_rad) / z.sigmaTheta_rad;
+        const float ev = (s[V] - z.v_mps) / z.sigmaV_mps;
+        return -0.5F * (ex * ex + ey * ey + et * et + ev * ev);
     }
 
     AUGUR_HD static float logLikelihood(const ParticleRef& p, std::uint32_t vehicles, const Params&,
                                         const VehicleInput* in) noexcept {
         float sum = 0.0F;
         for (std::uint32_t n = 0; n < vehicles; ++n) {
-            const VehicleInput& z = in[n];
-            if (z.present == 0) {
-                continue;
+            if (in[n].present != 0) {
+                sum += logLikelihoodTerm(p, n, in);
             }
-            float s[SLOT_FLOATS];
-            p.loadSlot(n, s);
-            const float ex = (s[X] - z.x_m) / z.sigmaX_m;
-            const float ey = (s[Y] - z.y_m) / z.sigmaY_m;
-            const float et = wrapAngle(s[THETA] - z.theta_rad) / z.sigmaTheta_rad;
-            const float ev = (s[V] - z.v_mps) / z.sigmaV_mps;
-            sum += -0.5F * (ex * ex + ey * ey + et * et + ev * ev);
         }
         return sum;
     }

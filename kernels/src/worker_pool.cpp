@@ -1,7 +1,7 @@
 // Fixed CPU worker threads for the flock CPU reference.
 #include "worker_pool.hpp"
 
-namespace augur::kernels::flock::detail {
+namespace augur::kernels::detail {
 
 WorkerPool::WorkerPool(int workers) : m_workers(workers < 1 ? 1 : workers) {
     m_threads.reserve(static_cast<std::size_t>(m_workers - 1));
@@ -59,4 +59,4 @@ void WorkerPool::loop(int worker) noexcept {
     }
 }
 
-}  // namespace augur::kernels::flock::detail
+}  // namespace augur::kernels::detail

@@ -1,4 +1,5 @@
-// A fixed set of CPU worker threads started at init, for the CPU reference's data-parallel loops.
+// A fixed set of CPU worker threads started at init, for the CPU references' data-parallel loops
+// (particle filter, flocks).
 //
 // Work is split by a fixed partition (worker w of W takes the w-th contiguous share), so results do not
 // depend on scheduling. run() allocates nothing: the task is a function pointer plus a context pointer.
@@ -11,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-namespace augur::kernels::flock::detail {
+namespace augur::kernels::detail {
 
 class WorkerPool {
 public:
@@ -58,4 +59,4 @@ struct Share {
     return {count * worker / workers, count * (worker + 1) / workers};
 }
 
-}  // namespace augur::kernels::flock::detail
+}  // namespace augur::kernels::detail

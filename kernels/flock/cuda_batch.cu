@@ -1,12 +1,13 @@
-// CUDA path of the potential-flock stage (seeds/002 §4.1–4.2) for a batch of steps.
+// CUDA path of FlockFinder for a batch of steps: the potential-flock stage (seeds/002 §4.1–4.2) here,
+// then the intersection stage (cuda_window.cu) on the families this stage leaves on the device.
 //
-// Layers: CudaPotentialStage::run (host API) → enqueueBatch (dispatch: fixed launch shapes from
+// Layers: CudaBatchStage::run (host API) → enqueueKernels (dispatch: fixed launch shapes from
 // tuning.hpp, CUB scans) → thin __global__ entries → the device functions of geometry.hpp, shared with
 // the CPU reference. Every kernel is a grid-stride loop over a capacity-sized index space and reads the
 // batch's step and entity counts from device memory, so the whole sequence is one CUDA graph.
 // Sizes are found by counting passes and prefix sums (cub::DeviceScan) into pools reserved at init;
 // a pool that is too small is detected on the device, reported in the batch header and never overrun.
-#include "cuda_potential.hpp"
+#include "cuda_batch.hpp"
 
 #include <cuda_runtime.h>
 
@@ -14,9 +15,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <new>
 
+#include "augur/platform/clock.hpp"
 #include "augur/platform/memory.hpp"
 #include "augur/platform/stream.hpp"
 #include "tuning.hpp"
@@ -43,8 +46,10 @@ struct BatchHeader {
     long long keptSets;
     long long keptMembers;
     long long needed;
-    int overflow;  ///< a Capacity value
-    int pad;
+    int potentialWindows;  ///< Σ |F_t| over the steps that start a window of the batch
+    int potentialAll;      ///< … over all steps of the batch
+    int overflow;          ///< a Capacity value
+    int invalid;           ///< non-zero: a present sample was not finite
 };
 
 /// Everything the kernels read or write, by pointer, plus the capacities.
@@ -52,7 +57,7 @@ struct Pools {
     const BatchParams* params;
     const double* x;
     const double* y;
-    const unsigned char* present;
+    unsigned char* present;
     StepGrid* grids;
     int* cellCount;
     int* cellStart;
@@ -76,6 +81,7 @@ struct Pools {
     long long* familyOffsets;
     int* familyMembers;
     int* stepBegin;
+    int* invalid;
     BatchHeader* header;
     // capacities
     int maxSteps;
@@ -87,6 +93,7 @@ struct Pools {
     long long maxSets;
     long long maxFamilyMembers;
     int minEntities;
+    int delta;
     Limits limits;
 };
 
@@ -140,6 +147,19 @@ __device__ bool isSubsetDevice(const int* a, long long na, const int* b, long lo
         ++j;
     }
     return true;
+}
+
+// Input check on the device: a present sample that is not finite is flagged (the batch is then
+// reported as invalid input) and treated as missing, so the kernels after this one stay well defined.
+__global__ void validateKernel(Pools p) {
+    const BatchParams bp = *p.params;
+    const long long total = static_cast<long long>(bp.steps) * bp.entities;
+    for (long long k = strideStart(); k < total; k += strideStep()) {
+        if (p.present[k] != 0 && !(isfinite(p.x[k]) && isfinite(p.y[k]))) {
+            p.present[k] = 0;
+            *p.invalid = 1;
+        }
+    }
 }
 
 // §4.1: the grid of each step: bounding box of its present points (one block per step).
@@ -380,7 +400,9 @@ __global__ void headerKernel(Pools p) {
     if (strideStart() != 0) {
         return;
     }
+    const BatchParams bp = *p.params;
     BatchHeader h{};
+    h.invalid = *p.invalid;
     h.disks = diskTotal(p);
     h.candidateMembers = p.diskMemberStart[p.maxDisks];
     h.keptSets = p.keptIndex[p.maxDisks];
@@ -400,6 +422,8 @@ __global__ void headerKernel(Pools p) {
         h.needed = h.keptMembers;
     } else {
         p.familyOffsets[h.keptSets] = h.keptMembers;
+        h.potentialWindows = p.stepBegin[max(bp.steps - p.delta + 1, 0)];
+        h.potentialAll = p.stepBegin[bp.steps];
     }
     *p.header = h;
 }
@@ -411,11 +435,12 @@ Result<DeviceBuffer<T>, GpuError> buffer(long long count) {
 
 }  // namespace
 
-struct CudaPotentialStage::State {
+struct CudaBatchStage::State {
     FlockParams params;
     FlockCapacities capacities;
     Pools pools{};
     int gridBlocks{1};
+    int block{tuning::BLOCK};
     bool useGraph{false};
     long long cells{0};
     long long samples{0};
@@ -425,7 +450,7 @@ struct CudaPotentialStage::State {
     DeviceBuffer<unsigned char> present;
     DeviceBuffer<BatchParams> batchParams;
     DeviceBuffer<StepGrid> grids;
-    DeviceBuffer<int> cellCount, cellStart, cellFill, pointCell, sortedId, diskAnchor, members, keep, keptIndex, familyMembers,
+    DeviceBuffer<int> invalid, cellCount, cellStart, cellFill, pointCell, sortedId, diskAnchor, members, keep, keptIndex, familyMembers,
         stepBegin;
     DeviceBuffer<long long> pairCount, pairStart, diskSize, diskMemberStart, keptSize, keptMemberStart, familyOffsets;
     DeviceBuffer<DiskOffset> diskOffset;
@@ -435,6 +460,8 @@ struct CudaPotentialStage::State {
     std::size_t scanTempBytes{0};
     platform::Stream captureStream;
     platform::Graph graph;
+    platform::Event started, potentialDone, intersectDone;
+    std::unique_ptr<CudaWindowStage> window;
 
     GpuStatus scanInt(const int* in, int* out, long long count, StreamHandle stream) {
         std::size_t bytes = scanTempBytes;
@@ -445,41 +472,60 @@ struct CudaPotentialStage::State {
         return AUGUR_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scanTemp.get(), bytes, in, out, static_cast<int>(count), stream));
     }
 
-    /// The whole batch: uploads (`uploadSamples` of them), kernels, header download. Graph-capturable.
-    GpuStatus enqueueBatch(long long uploadSamples, StreamHandle stream) {
-        const Pools& p = pools;
-        const auto n = static_cast<std::size_t>(uploadSamples);
+    /// The batch's input: `samples` samples from the pinned staging (host input) or from device memory.
+    /// Not part of the graph (device input comes from the caller's buffers).
+    GpuStatus enqueueUpload(const TrajectoryView& view, bool onDevice, long long first, long long samples, StreamHandle stream) {
+        const auto n = static_cast<std::size_t>(samples);
         AUGUR_CUDA_TRY(platform::copyToDevice(batchParams.data(), hostParams.get(), sizeof(BatchParams), stream));
-        AUGUR_CUDA_TRY(platform::copyToDevice(x.data(), hostX.get(), n * sizeof(double), stream));
-        AUGUR_CUDA_TRY(platform::copyToDevice(y.data(), hostY.get(), n * sizeof(double), stream));
-        AUGUR_CUDA_TRY(platform::copyToDevice(present.data(), hostPresent.get(), n, stream));
+        if (n == 0) {
+            return {};
+        }
+        if (!onDevice) {
+            AUGUR_CUDA_TRY(platform::copyToDevice(x.data(), hostX.get(), n * sizeof(double), stream));
+            AUGUR_CUDA_TRY(platform::copyToDevice(y.data(), hostY.get(), n * sizeof(double), stream));
+            return platform::copyToDevice(present.data(), hostPresent.get(), n, stream);
+        }
+        AUGUR_CUDA_TRY(platform::copyDeviceToDevice(x.data(), view.x_m + first, n * sizeof(double), stream));
+        AUGUR_CUDA_TRY(platform::copyDeviceToDevice(y.data(), view.y_m + first, n * sizeof(double), stream));
+        if (view.present != nullptr) {
+            return platform::copyDeviceToDevice(present.data(), view.present + first, n, stream);
+        }
+        return platform::fillDevice(present.data(), 1, n, stream);
+    }
+
+    /// The potential stage's kernels and its header download. Graph-capturable.
+    GpuStatus enqueueKernels(StreamHandle stream) {
+        const Pools& p = pools;
         AUGUR_CUDA_TRY(platform::fillDevice(cellCount.data(), 0, cellCount.bytes(), stream));
         AUGUR_CUDA_TRY(platform::fillDevice(cellFill.data(), 0, cellFill.bytes(), stream));
+        AUGUR_CUDA_TRY(platform::fillDevice(invalid.data(), 0, sizeof(int), stream));
+        validateKernel<<<gridBlocks, block, 0, stream>>>(p);
+        AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
 
         stepGridKernel<<<p.maxSteps, tuning::REDUCE_BLOCK, 0, stream>>>(p);
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
-        countCellsKernel<<<gridBlocks, tuning::BLOCK, 0, stream>>>(p);
+        countCellsKernel<<<gridBlocks, block, 0, stream>>>(p);
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
         AUGUR_CUDA_TRY(scanInt(p.cellCount, p.cellStart, cells + 1, stream));
-        placeKernel<<<gridBlocks, tuning::BLOCK, 0, stream>>>(p);
+        placeKernel<<<gridBlocks, block, 0, stream>>>(p);
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
-        pairKernel<false><<<gridBlocks, tuning::BLOCK, 0, stream>>>(p);
+        pairKernel<false><<<gridBlocks, block, 0, stream>>>(p);
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
         AUGUR_CUDA_TRY(scanLong(p.pairCount, p.pairStart, samples + 1, stream));
-        pairKernel<true><<<gridBlocks, tuning::BLOCK, 0, stream>>>(p);
+        pairKernel<true><<<gridBlocks, block, 0, stream>>>(p);
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
-        diskCountKernel<<<gridBlocks, tuning::BLOCK, 0, stream>>>(p);
+        diskCountKernel<<<gridBlocks, block, 0, stream>>>(p);
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
         AUGUR_CUDA_TRY(scanLong(p.diskSize, p.diskMemberStart, p.maxDisks + 1, stream));
-        memberKernel<<<gridBlocks, tuning::BLOCK, 0, stream>>>(p);
+        memberKernel<<<gridBlocks, block, 0, stream>>>(p);
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
-        maximalKernel<<<gridBlocks, tuning::BLOCK, 0, stream>>>(p);
+        maximalKernel<<<gridBlocks, block, 0, stream>>>(p);
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
         AUGUR_CUDA_TRY(scanInt(p.keep, p.keptIndex, p.maxDisks + 1, stream));
         AUGUR_CUDA_TRY(scanLong(p.keptSize, p.keptMemberStart, p.maxDisks + 1, stream));
-        compactKernel<<<gridBlocks, tuning::BLOCK, 0, stream>>>(p);
+        compactKernel<<<gridBlocks, block, 0, stream>>>(p);
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
-        stepBeginKernel<<<gridBlocks, tuning::BLOCK, 0, stream>>>(p);
+        stepBeginKernel<<<gridBlocks, block, 0, stream>>>(p);
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
         headerKernel<<<1, 32, 0, stream>>>(p);
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
@@ -487,12 +533,12 @@ struct CudaPotentialStage::State {
     }
 };
 
-CudaPotentialStage::CudaPotentialStage(std::unique_ptr<State> state) noexcept : m_state(std::move(state)) {}
-CudaPotentialStage::~CudaPotentialStage() = default;
+CudaBatchStage::CudaBatchStage(std::unique_ptr<State> state) noexcept : m_state(std::move(state)) {}
+CudaBatchStage::~CudaBatchStage() = default;
 
-Result<std::unique_ptr<CudaPotentialStage>, FlockFailure> CudaPotentialStage::create(const FlockParams& params, const Limits& limits,
+Result<std::unique_ptr<CudaBatchStage>, FlockFailure> CudaBatchStage::create(const FlockParams& params, const Limits& limits,
                                                                                      const FlockCapacities& capacities,
-                                                                                     bool useGraph) {
+                                                                                     bool useGraph, const LaunchShape& shape) {
     FlockFailure failure;
     failure.error = FlockError::Gpu;
     const auto gpuFailure = [&failure](const GpuError& error) {
@@ -523,7 +569,8 @@ Result<std::unique_ptr<CudaPotentialStage>, FlockFailure> CudaPotentialStage::cr
     if (const auto st = AUGUR_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device)); !st) {
         return fail(gpuFailure(st.error()));
     }
-    s.gridBlocks = multiprocessors * tuning::BLOCKS_PER_SM;
+    s.gridBlocks = multiprocessors * shape.blocksPerSm;
+    s.block = shape.block;
 
 #define AUGUR_FLOCK_ALLOC(target, expr)          \
     do {                                         \
@@ -567,6 +614,10 @@ Result<std::unique_ptr<CudaPotentialStage>, FlockFailure> CudaPotentialStage::cr
     AUGUR_FLOCK_ALLOC(s.familyMembers, buffer<int>(capacities.maxFamilyMembersPerBatch));
     AUGUR_FLOCK_ALLOC(s.stepBegin, buffer<int>(steps + 1));
     AUGUR_FLOCK_ALLOC(s.header, buffer<BatchHeader>(1));
+    AUGUR_FLOCK_ALLOC(s.invalid, buffer<int>(1));
+    AUGUR_FLOCK_ALLOC(s.started, platform::Event::create(true));
+    AUGUR_FLOCK_ALLOC(s.potentialDone, platform::Event::create(true));
+    AUGUR_FLOCK_ALLOC(s.intersectDone, platform::Event::create(true));
 
     // One scan scratch, as large as the largest scan needs.
     std::size_t bytes = 0;
@@ -626,21 +677,38 @@ Result<std::unique_ptr<CudaPotentialStage>, FlockFailure> CudaPotentialStage::cr
     p.maxSets = capacities.maxFamilySetsPerBatch;
     p.maxFamilyMembers = capacities.maxFamilyMembersPerBatch;
     p.minEntities = params.minEntities;
+    p.delta = params.windowSteps;
+    p.invalid = s.invalid.data();
     p.limits = limits;
 
     if (useGraph) {
         AUGUR_FLOCK_ALLOC(s.captureStream, platform::Stream::create());
         State* raw = &s;
         AUGUR_FLOCK_ALLOC(s.graph, platform::Graph::capture(s.captureStream.get(), [raw](StreamHandle stream) {
-                              return raw->enqueueBatch(raw->samples, stream);
+                              return raw->enqueueKernels(stream);
                           }));
     }
+    DeviceFamilies families;
+    families.offsets = s.familyOffsets.data();
+    families.members = s.familyMembers.data();
+    families.stepBegin = s.stepBegin.data();
+    families.steps = reinterpret_cast<const int*>(reinterpret_cast<const char*>(s.batchParams.data()) + offsetof(BatchParams, steps));
+    families.upstreamOverflow =
+        reinterpret_cast<const int*>(reinterpret_cast<const char*>(s.header.data()) + offsetof(BatchHeader, overflow));
+    families.maxSets = capacities.maxFamilySetsPerBatch;
+    // The intersection kernels get as many threads per SM as the others, in blocks of shape.windowBlock.
+    const int windowGrid = std::max(1, static_cast<int>(static_cast<long long>(s.gridBlocks) * shape.block / shape.windowBlock));
+    auto window = CudaWindowStage::create(params, capacities, families, windowGrid, shape.windowBlock, useGraph);
+    if (!window) {
+        return fail(window.error());
+    }
+    s.window = std::move(window).value();
 #undef AUGUR_FLOCK_ALLOC
-    return Result<std::unique_ptr<CudaPotentialStage>, FlockFailure>(std::unique_ptr<CudaPotentialStage>(new CudaPotentialStage(std::move(state))));
+    return Result<std::unique_ptr<CudaBatchStage>, FlockFailure>(std::unique_ptr<CudaBatchStage>(new CudaBatchStage(std::move(state))));
 }
 
-Result<BatchResult, GpuError> CudaPotentialStage::run(const TrajectoryView& view, int firstStep, int steps, BatchFamilies& out,
-                                                      StreamHandle stream) noexcept {
+Result<BatchResult, GpuError> CudaBatchStage::run(const TrajectoryView& view, bool onDevice, int firstStep, int steps,
+                                                  StreamHandle stream) noexcept {
     State& s = *m_state;
     const long long n = view.entityCount;
     const long long samples = static_cast<long long>(steps) * n;
@@ -648,7 +716,7 @@ Result<BatchResult, GpuError> CudaPotentialStage::run(const TrajectoryView& view
     auto* params = static_cast<BatchParams*>(s.hostParams.get());
     params->steps = steps;
     params->entities = view.entityCount;
-    if (samples > 0) {  // with no entities the view's pointers may be null
+    if (samples > 0 && !onDevice) {  // with no entities the view's pointers may be null
         std::memcpy(s.hostX.get(), view.x_m + first, static_cast<std::size_t>(samples) * sizeof(double));
         std::memcpy(s.hostY.get(), view.y_m + first, static_cast<std::size_t>(samples) * sizeof(double));
         if (view.present != nullptr) {
@@ -657,33 +725,49 @@ Result<BatchResult, GpuError> CudaPotentialStage::run(const TrajectoryView& view
             std::memset(s.hostPresent.get(), 1, static_cast<std::size_t>(samples));
         }
     }
+    AUGUR_CUDA_TRY(s.started.record(stream));
+    AUGUR_CUDA_TRY(s.enqueueUpload(view, onDevice, first, samples, stream));
     if (s.useGraph) {
         AUGUR_CUDA_TRY(s.graph.launch(stream));
     } else {
-        AUGUR_CUDA_TRY(s.enqueueBatch(samples, stream));
+        AUGUR_CUDA_TRY(s.enqueueKernels(stream));
     }
+    AUGUR_CUDA_TRY(s.potentialDone.record(stream));
+    AUGUR_CUDA_TRY(s.window->enqueue(stream));
+    AUGUR_CUDA_TRY(s.intersectDone.record(stream));
     AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK(cudaStreamSynchronize(stream)));
     const BatchHeader header = *static_cast<const BatchHeader*>(s.hostHeader.get());
     BatchResult result;
     result.disks = header.disks;
+    if (header.invalid != 0) {
+        result.invalidInput = true;
+        return Result<BatchResult, GpuError>(result);
+    }
     result.overflow = static_cast<Capacity>(header.overflow);
     result.needed = header.needed;
     if (result.overflow != Capacity::None) {
         return Result<BatchResult, GpuError>(result);
     }
-    if (header.keptSets > out.sets.setCapacity() || header.keptMembers > out.sets.memberCapacity()) {
-        result.overflow = header.keptSets > out.sets.setCapacity() ? Capacity::FamilySetsPerBatch : Capacity::FamilyMembersPerBatch;
-        result.needed = header.keptSets > out.sets.setCapacity() ? header.keptSets : header.keptMembers;
+    result.potentialWindows = header.potentialWindows;
+    result.potentialAll = header.potentialAll;
+    const WindowOutcome outcome = s.window->outcome();
+    if (outcome.overflow != Capacity::None) {
+        result.overflow = outcome.overflow;
+        result.needed = outcome.needed;
         return Result<BatchResult, GpuError>(result);
     }
-    AUGUR_CUDA_TRY(platform::copyToHost(out.sets.offsetData(), s.familyOffsets.data(),
-                                        static_cast<std::size_t>(header.keptSets + 1) * sizeof(long long), stream));
-    AUGUR_CUDA_TRY(platform::copyToHost(out.sets.memberData(), s.familyMembers.data(),
-                                        static_cast<std::size_t>(header.keptMembers) * sizeof(int), stream));
-    AUGUR_CUDA_TRY(platform::copyToHost(out.stepBegin.get(), s.stepBegin.data(), static_cast<std::size_t>(steps + 1) * sizeof(int), stream));
-    AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK(cudaStreamSynchronize(stream)));
-    out.sets.assign(static_cast<int>(header.keptSets));
-    out.steps = steps;
+    const std::int64_t downloadStart = platform::monotonicNow_ns();
+    auto flocks = s.window->download(stream);
+    if (!flocks) {
+        return fail(flocks.error());
+    }
+    result.flocks = *flocks;
+    auto potential = platform::Event::elapsed_ms(s.started, s.potentialDone);
+    auto intersect = platform::Event::elapsed_ms(s.potentialDone, s.intersectDone);
+    if (potential && intersect) {
+        result.potential_us = 1e3 * static_cast<double>(*potential);
+        result.intersect_us = 1e3 * static_cast<double>(*intersect) + 1e-3 * static_cast<double>(platform::monotonicNow_ns() - downloadStart);
+    }
     return Result<BatchResult, GpuError>(result);
 }
 

@@ -1,0 +1,66 @@
+// CUDA path of FlockFinder for one batch of consecutive steps, kept on the device from the input to
+// the ordered flocks: the potential-flock stage (seeds/002 §4.1–4.2: the multi-grid by counting
+// (atomics) + prefix sum + placement, Lemma-3 disks by a counting pass + prefix sum + emission, points
+// per disk, potential flocks, their maximal sets, compaction into the batch families), then the
+// intersection stage of cuda_window.hpp on those families, then one download of the batch's flocks.
+// Every size comes from a counting pass and is checked against the pools reserved at init.
+// Host-only interface: no CUDA types. Compiled only with the CUDA backend.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "augur/core/result.hpp"
+#include "augur/kernels/flock/flock_types.hpp"
+#include "augur/platform/stream.hpp"
+#include "cuda_window.hpp"
+#include "geometry.hpp"
+
+namespace augur::kernels::flock::detail {
+
+/// Launch shapes of the flock kernels (defaults: tuning.hpp).
+struct LaunchShape {
+    int block;
+    int blocksPerSm;
+    int windowBlock;
+};
+
+struct BatchResult {
+    std::int64_t disks{0};
+    std::int64_t potentialWindows{0};  ///< Σ |F_t| over the steps that start a window of the batch
+    std::int64_t potentialAll{0};      ///< Σ |F_t| over all steps of the batch
+    Capacity overflow{Capacity::None};
+    std::int64_t needed{0};
+    bool invalidInput{false};          ///< a present sample was not finite (nothing else is valid then)
+    HostFlocks flocks;                 ///< batch-relative windows; valid until the next run
+    double potential_us{0.0};          ///< device time: input copy and potential-flock kernels
+    double intersect_us{0.0};          ///< device time of the intersection kernels, plus the flocks' download
+};
+
+class CudaBatchStage {
+public:
+    CudaBatchStage(const CudaBatchStage&) = delete;
+    CudaBatchStage& operator=(const CudaBatchStage&) = delete;
+    ~CudaBatchStage();
+
+    /// Reserves the device pools, pinned staging, scan scratch and timing events; with `useGraph`
+    /// captures the kernel sequence of each stage as a CUDA graph (the input copy stays outside, so that
+    /// device-resident input can be copied from the caller's buffers). Init phase.
+    [[nodiscard]] static Result<std::unique_ptr<CudaBatchStage>, FlockFailure> create(const FlockParams& params, const Limits& limits,
+                                                                                      const FlockCapacities& capacities, bool useGraph,
+                                                                                      const LaunchShape& shape);
+
+    /// The flocks of every window that starts in [firstStep, firstStep + steps - δ] of `view`
+    /// (steps ≤ maxBatchSteps, entityCount ≤ maxEntities). `onDevice`: the view's arrays are device
+    /// memory. Blocks until the flocks are on the host. noexcept, allocation-free.
+    [[nodiscard]] Result<BatchResult, platform::GpuError> run(const TrajectoryView& view, bool onDevice, int firstStep, int steps,
+                                                              platform::StreamHandle stream) noexcept;
+
+    struct State;
+
+private:
+    explicit CudaBatchStage(std::unique_ptr<State> state) noexcept;
+    std::unique_ptr<State> m_state;
+};
+
+}  // namespace augur::kernels::flock::detail
