@@ -211,6 +211,7 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
     intentionSettings.particles = d.capacities.particles;
     intentionSettings.particlesReduced = d.intention.particlesReduced;
     intentionSettings.filter.seed = d.intention.seed;
+    intentionSettings.filter.cpuThreads = 1;  // the pipeline runs on the cycle thread alone (same results for any count)
     intentionSettings.filter.resampleThreshold = static_cast<float>(d.intention.resampleThreshold);
     intentionSettings.filter.resampler = d.intention.resampling == config::Resampling::DifferentialEvolution
                                              ? kernels::pf::Resampler::DifferentialEvolution
