@@ -28,6 +28,7 @@ constexpr std::uint32_t PEDESTRIANS = 2;
 constexpr double SCENE_STEP_S = 0.2;
 constexpr std::int64_t SCENE_STEP_NS = 200'000'000;
 constexpr float PROBABILITY_TOLERANCE = 1e-3F;
+constexpr float MIN_PREDICTED_CORRIDOR_PROBABILITY = 0.01F;
 
 const auto* const g_environment =
     ::testing::AddGlobalTestEnvironment(new testing::EmbeddedRouDiEnvironment("augur-runtime-test"));
@@ -163,6 +164,7 @@ TEST(Runtime, PublishesTracksIntentionsPredictionPlatoonsAndHealthForASyntheticS
         float sum = 0.0F;
         for (std::uint32_t c = 0; c < vp.corridorCount; ++c) {
             sum += vp.corridors[c].probability;
+            EXPECT_GE(vp.corridors[c].probability, MIN_PREDICTED_CORRIDOR_PROBABILITY) << "ruled-out corridors are not propagated";
             for (std::uint32_t k = 1; k < p.horizonSteps; ++k) {
                 EXPECT_GE(vp.corridors[c].points[k].sMean_m + 1e-3F, vp.corridors[c].points[k - 1].sMean_m);
             }

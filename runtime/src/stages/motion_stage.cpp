@@ -10,6 +10,11 @@ namespace augur::runtime {
 
 namespace markov = kernels::markov;
 
+namespace {
+/// Corridors below this intention probability are not propagated (their mass goes to the others).
+constexpr float MIN_CORRIDOR_PROBABILITY = 0.01F;
+}  // namespace
+
 Result<std::unique_ptr<MotionStage>, markov::MarkovError> MotionStage::create(const MotionStageSettings& settings,
                                                                              PipelineState& state, SceneFrame& frame) {
     auto valid = markov::validate(settings.chain, settings.prediction);
@@ -83,11 +88,20 @@ void MotionStage::predictMarkov() noexcept {
     for (std::uint32_t v = 0; v < m_frame.vehicleCount; ++v) {
         const FrameVehicle& fv = m_frame.vehicles[v];
         const TrackMeasurement& m = m_frame.measurements[fv.trackIndex];
+        // Corridors the intention filter all but rules out are not propagated (each costs a whole
+        // horizon of the chain); the kept ones share their probability mass.
+        float kept = 0.0F;
+        for (std::uint32_t k = 0; k < fv.corridorCount; ++k) {
+            kept += fv.corridorProbability[k] >= MIN_CORRIDOR_PROBABILITY ? fv.corridorProbability[k] : 0.0F;
+        }
         for (std::uint32_t k = 0; k < fv.corridorCount && corridorCount < pc.maxCorridors; ++k) {
+            if (fv.corridorProbability[k] < MIN_CORRIDOR_PROBABILITY || !(kept > 0.0F)) {
+                continue;
+            }
             const FrameCorridor& fc = fv.corridors[k];
             markov::CorridorInput& in = m_corridors[static_cast<std::size_t>(corridorCount)];
             in = markov::CorridorInput{};
-            in.probability = fv.corridorProbability[k];
+            in.probability = fv.corridorProbability[k] / kept;
             in.initialSpeed_mps = std::min(fv.speed_mps, m_settings.chain.speedMax_mps);
             in.initialSpeedStd_mps = m.stdSpeed_mps;
             in.constraints = fc.limits;
@@ -130,11 +144,10 @@ void MotionStage::predictMarkov() noexcept {
         const std::uint32_t v = m_corridorVehicle[static_cast<std::size_t>(c)];
         const std::uint32_t k = m_corridorSlot[static_cast<std::size_t>(c)];
         VehiclePrediction& vp = out.vehicles[v];
-        CorridorPrediction& cp = vp.corridors[k];
+        CorridorPrediction& cp = vp.corridors[vp.corridorCount++];  // predicted corridors, in corridor order
         cp.corridorId = m_frame.vehicles[v].corridors[k].id;
         cp.probability = m_corridors[static_cast<std::size_t>(c)].probability;
         std::memcpy(cp.points, &m_points[static_cast<std::size_t>(c) * steps], steps * sizeof(CorridorPoint));
-        vp.corridorCount = std::max(vp.corridorCount, k + 1);
     }
     out.vehicleCount = m_frame.vehicleCount;
     out.grid.originX_m = placement.originX_m;
