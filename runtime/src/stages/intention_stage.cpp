@@ -112,7 +112,9 @@ void IntentionStage::buildInputs(bool measured) noexcept {
         in.sigmaY_m = std::max(m.stdY_m, 0.05F);
         in.sigmaTheta_rad = std::max(m.stdHeading_rad, 0.01F);
         in.sigmaV_mps = std::max(m.stdSpeed_mps, 0.05F);
-        in.present = measured || slot.fresh ? 1 : 0;
+        // Weighted only when this cycle's list saw the vehicle (a coasting track is a prediction, not a measurement).
+        const bool seen = measured && m_state.tracks.tracks[v.trackIndex].missedCycles == 0;
+        in.present = seen || slot.fresh ? 1 : 0;
         const std::uint32_t corridors =
             std::min<std::uint32_t>(v.corridorCount, static_cast<std::uint32_t>(pf::SceneVehicleInput::MAX_CORRIDORS));
         if (corridors == 0) {
