@@ -210,6 +210,42 @@ TEST(Runtime, ACycleWithoutInputPredictsForwardAndSaysSo) {
     EXPECT_GT(prediction.value().header.stamp_ns, prediction.value().sourceStamp_ns);
 }
 
+TEST(Runtime, VehiclesLeavingAndEnteringAreDroppedAndPickedUpByTheIntentionFilter) {
+    AUGUR_REQUIRE_ICEORYX();
+    constexpr int CYCLES_PER_PHASE = 10;  // longer than tracking.max_missed_cycles + 1
+    constexpr std::size_t SEEN = 6;       // vehicles seen at a time
+    constexpr std::size_t SHIFT = 2;      // the first two leave, two new ones enter
+    const config::Deployment d = testDeployment("enter-leave");
+    ASSERT_LT(d.tracking.maxMissedCycles + 1U, static_cast<std::uint32_t>(CYCLES_PER_PHASE));
+    auto sut = makeRuntime(d);
+    ASSERT_NE(sut, nullptr);
+    Feeder feeder(d);
+    testing::SyntheticScene scene(shippedMap(), SEEN + SHIFT);
+    std::uint64_t sequence = 0;
+    auto phase = [&](std::size_t first) {
+        for (int k = 0; k < CYCLES_PER_PHASE; ++k) {
+            feeder.send([&](ObjectList& list) { scene.write(list, ++sequence, platform::monotonicNow_ns(), first, first + SEEN); });
+            scene.advance(SCENE_STEP_S);
+            (void)sut->runCycle();
+        }
+    };
+
+    phase(0);
+    phase(SHIFT);
+
+    const IntentionList& intentions = sut->state().intentions;
+    ASSERT_EQ(intentions.vehicleCount, SEEN);
+    for (std::uint32_t v = 0; v < intentions.vehicleCount; ++v) {
+        const IntentionEstimate& e = intentions.vehicles[v];
+        EXPECT_GE(e.trackId, 100U + SHIFT) << "vehicles that left are no longer estimated";
+        float sum = 0.0F;
+        for (std::uint32_t c = 0; c < e.corridorCount; ++c) {
+            sum += e.corridorProbability[c];
+        }
+        EXPECT_NEAR(sum, 1.0F, PROBABILITY_TOLERANCE) << "vehicle " << e.trackId;
+    }
+}
+
 TEST(RuntimeAllocation, SteadyStateCyclesOfTheFullPipelineAllocateNothing) {
     AUGUR_REQUIRE_ICEORYX();
     constexpr int WARM_UP = 20;

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -43,14 +44,16 @@ public:
         }
     }
 
-    /// The object list of the current scene state.
-    void write(ObjectList& list, std::uint64_t sequence, std::int64_t stamp_ns) const {
+    /// The object list of the current scene state; only vehicles [firstVehicle, lastVehicle) are seen.
+    void write(ObjectList& list, std::uint64_t sequence, std::int64_t stamp_ns, std::size_t firstVehicle = 0,
+               std::size_t lastVehicle = SIZE_MAX) const {
         list.header = MessageHeader{};
         list.header.sequence = sequence;
         list.header.stamp_ns = stamp_ns;
         list.ego = EgoState{};
         list.objectCount = 0;
-        for (const Vehicle& v : m_vehicles) {
+        for (std::size_t i = firstVehicle; i < m_vehicles.size() && i < lastVehicle; ++i) {
+            const Vehicle& v = m_vehicles[i];
             runtime::scene::Point2 p;
             double heading = 0.0;
             m_map.pointAt(v.lane, v.s_m, p, heading);
