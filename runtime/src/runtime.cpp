@@ -113,7 +113,16 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
     using R = Result<std::unique_ptr<Runtime>, RuntimeError>;
     auto parts = std::make_unique<Parts>();
     parts->deployment = d;
-    parts->log = options.log ? options.log : stderrLog;
+    if (options.log) {
+        parts->log = options.log;
+    } else {
+        const config::LogLevel threshold = d.output.logLevel;
+        parts->log = [threshold](config::LogLevel level, const std::string& line) {
+            if (level <= threshold) {  // Error < Warn < Info < Debug
+                stderrLog(level, line);
+            }
+        };
+    }
     const auto& log = parts->log;
 
     // Backend.

@@ -48,7 +48,8 @@ struct RuntimeOptions {
     /// true: register with a RouDi daemon (connectToRouDi with transport.roudi_connect_timeout_ms);
     /// false: this process already has its iceoryx runtime (an EmbeddedRouDi).
     bool connectToRouDi{true};
-    /// Init-phase log lines (backend choice, real-time refusals, map summary). Null: stderr.
+    /// Init-phase log lines (backend choice, real-time refusals, map summary). Null: stderr, filtered
+    /// by output.log_level.
     std::function<void(config::LogLevel, const std::string&)> log{};
 };
 
@@ -58,7 +59,8 @@ public:
     Runtime& operator=(const Runtime&) = delete;
     ~Runtime();
 
-    /// Init phase: builds everything (see the header comment).
+    /// Init phase: builds everything (see the header comment). The real-time setup (affinity, SCHED_FIFO,
+    /// pre-faulted stack) applies to the calling thread: call run() on the same thread.
     [[nodiscard]] static Result<std::unique_ptr<Runtime>, RuntimeError> create(const config::Deployment& deployment,
                                                                                 const RuntimeOptions& options = {});
 
