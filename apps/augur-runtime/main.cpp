@@ -1,52 +1,132 @@
-// augur-runtime: loads a deployment file, validates it and prints what it describes.
+// augur-runtime: the real-time intention and motion prediction runtime.
 //
-// Exit status: 0 success, 2 invalid configuration (the error on stderr), 64 bad command line.
+//   augur-runtime --config FILE [--cycles N] [--embedded-roudi]   run (until SIGINT/SIGTERM or N cycles)
+//   augur-runtime --check FILE                                    validate and describe a deployment
+//
+// Exit status: 0 success, 2 invalid configuration, 3 init failed (map, backend, RouDi, real-time setup;
+// the reason on stderr), 64 bad command line.
+#include <atomic>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <memory>
 #include <string>
 #include <string_view>
 
 #include "augur/config/loader.hpp"
 #include "augur/config/schema.hpp"
+#include "augur/platform/roudi.hpp"
 #include "augur/runtime/deployment_summary.hpp"
+#include "augur/runtime/runtime.hpp"
 #include "augur/runtime/version.hpp"
 
 namespace {
 
 constexpr int EXIT_INVALID_CONFIG = 2;
+constexpr int EXIT_INIT_FAILED = 3;
 constexpr int EXIT_USAGE = 64;  // EX_USAGE of sysexits.h
 
 constexpr const char* USAGE =
-    "usage: augur-runtime --config FILE\n"
+    "usage: augur-runtime --config FILE [--cycles N] [--embedded-roudi]\n"
+    "       augur-runtime --check FILE\n"
     "       augur-runtime --print-schema | --version | --help\n";
 
 constexpr const char* HELP =
     "augur-runtime: real-time intention and motion prediction.\n"
     "\n"
-    "  --config FILE    load and validate the deployment FILE (YAML) and print the deployment it\n"
-    "                   describes; exit status 0, or 2 with the error (file:line:column: key: what was\n"
-    "                   expected) on stderr\n"
-    "  --print-schema   print the reference of every configuration key in Markdown\n"
-    "                   (docs/configuration.md is this output)\n"
-    "  --version        print the version and the compiled-in backends\n"
-    "  --help           print this help\n"
+    "  --config FILE     run the deployment FILE (YAML): subscribe to perception object lists and publish\n"
+    "                    tracks, intentions, motion predictions, platoons and health over iceoryx every\n"
+    "                    cycle, until SIGINT or SIGTERM; writes output.trace_path (if set) on exit\n"
+    "  --cycles N        stop after N cycles\n"
+    "  --embedded-roudi  start RouDi inside this process (self-contained run; no other RouDi may run)\n"
+    "                    instead of connecting to iox-roudi (iox-roudi -c config/roudi.toml)\n"
+    "  --check FILE      load and validate FILE and print the deployment it describes; exit status 0, or\n"
+    "                    2 with the error (file:line:column: key: what was expected) on stderr\n"
+    "  --print-schema    print the reference of every configuration key in Markdown\n"
+    "                    (docs/configuration.md is this output)\n"
+    "  --version         print the version and the compiled-in backends\n"
+    "  --help            print this help\n"
     "\n"
-    "This build validates and describes a deployment only: the cycle loop (ingest, track, intention,\n"
-    "motion, publish over iceoryx) is not implemented yet, so nothing is run or published.\n"
-    "Exit status: 0 success, 2 invalid configuration, 64 bad command line.\n";
+    "Exit status: 0 success, 2 invalid configuration, 3 init failed (map, backend, RouDi, real-time\n"
+    "setup), 64 bad command line.\n";
 
-int usageError(const char* problem) {
-    std::fprintf(stderr, "augur-runtime: %s\n%s", problem, USAGE);
+std::atomic<bool> g_stop{false};
+
+extern "C" void onSignal(int /*signal*/) { g_stop.store(true, std::memory_order_relaxed); }
+
+int usageError(const std::string& problem) {
+    std::fprintf(stderr, "augur-runtime: %s\n%s", problem.c_str(), USAGE);
     return EXIT_USAGE;
 }
 
+augur::Result<augur::config::Deployment, augur::config::ConfigError> load(const std::string& path) {
+    return augur::config::loadDeployment(path);
+}
+
 int describeConfig(const std::string& path) {
-    const augur::Result<augur::config::Deployment, augur::config::ConfigError> loaded =
-        augur::config::loadDeployment(path);
+    const auto loaded = load(path);
     if (loaded.hasError()) {
         std::fprintf(stderr, "%s\n", augur::config::format(loaded.error()).c_str());
         return EXIT_INVALID_CONFIG;
     }
     std::printf("%s: valid\n%s", path.c_str(), augur::runtime::describeDeployment(loaded.value()).c_str());
+    return 0;
+}
+
+int run(const std::string& path, std::uint64_t cycles, bool embeddedRouDi) {
+    const auto loaded = load(path);
+    if (loaded.hasError()) {
+        std::fprintf(stderr, "%s\n", augur::config::format(loaded.error()).c_str());
+        return EXIT_INVALID_CONFIG;
+    }
+    const augur::config::Deployment& deployment = loaded.value();
+    std::unique_ptr<augur::platform::EmbeddedRouDi> roudi;
+    if (embeddedRouDi) {
+        auto started = augur::platform::EmbeddedRouDi::start(deployment.transport.applicationName);
+        if (!started) {
+            std::fprintf(stderr, "augur-runtime: init failed: embedded RouDi: %s\n",
+                         augur::platform::toString(started.error()));
+            return EXIT_INIT_FAILED;
+        }
+        roudi = std::move(started).value();
+    }
+    augur::runtime::RuntimeOptions options{};
+    options.connectToRouDi = !embeddedRouDi;
+    auto created = augur::runtime::Runtime::create(deployment, options);
+    if (!created) {
+        std::fprintf(stderr, "augur-runtime: init failed: %s: %s\n", augur::runtime::toString(created.error().kind),
+                     created.error().message.c_str());
+        return EXIT_INIT_FAILED;
+    }
+    augur::runtime::Runtime& runtime = *created.value();
+    std::signal(SIGINT, onSignal);
+    std::signal(SIGTERM, onSignal);
+    std::fprintf(stderr, "augur-runtime: running %s (period %u ms)\n", path.c_str(), deployment.runtime.cyclePeriod_ms);
+    runtime.run(g_stop, cycles);
+
+    const auto& executor = runtime.executor();
+    const auto latency = executor.cycleLatency();
+    const auto& counters = runtime.counters();
+    std::uint64_t rejected = 0;
+    for (const auto r : counters.rejections) {
+        rejected += r;
+    }
+    std::fprintf(stderr,
+                 "augur-runtime: stopped after %llu cycles: %llu deadline misses, cycle p50 %.0f us p99 %.0f us max "
+                 "%.0f us, %llu lists accepted, %llu rejected, %llu loan failures, mode %s\n",
+                 static_cast<unsigned long long>(executor.cycles()),
+                 static_cast<unsigned long long>(executor.deadlineMisses()), static_cast<double>(latency.p50_us),
+                 static_cast<double>(latency.p99_us), static_cast<double>(latency.max_us),
+                 static_cast<unsigned long long>(counters.accepted), static_cast<unsigned long long>(rejected),
+                 static_cast<unsigned long long>(counters.loanFailures), augur::toString(executor.ladder().mode()));
+    if (!deployment.output.tracePath.empty()) {
+        auto written = runtime.writeTrace(deployment.output.tracePath);
+        if (!written) {
+            std::fprintf(stderr, "augur-runtime: trace not written: %s\n", written.error().c_str());
+        } else {
+            std::fprintf(stderr, "augur-runtime: trace written to %s\n", deployment.output.tracePath.c_str());
+        }
+    }
     return 0;
 }
 
@@ -72,15 +152,38 @@ int main(int argc, char** argv) {
         std::fputs(augur::config::renderSchemaMarkdown().c_str(), stdout);
         return 0;
     }
-    if (option == "--config") {
+    if (option == "--check") {
         if (argc != 3) {
-            return usageError("--config takes exactly one FILE");
+            return usageError("--check takes exactly one FILE");
         }
         return describeConfig(argv[2]);
     }
-    constexpr std::string_view CONFIG_EQUALS = "--config=";
-    if (option.substr(0, CONFIG_EQUALS.size()) == CONFIG_EQUALS && argc == 2) {
-        return describeConfig(std::string(option.substr(CONFIG_EQUALS.size())));
+    std::string configPath;
+    std::uint64_t cycles = 0;
+    bool embeddedRouDi = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        if (arg == "--config" && i + 1 < argc) {
+            configPath = argv[++i];
+        } else if (arg.substr(0, 9) == "--config=") {
+            configPath = std::string(arg.substr(9));
+        } else if (arg == "--cycles" && i + 1 < argc) {
+            char* end = nullptr;
+            const unsigned long long n = std::strtoull(argv[++i], &end, 10);
+            if (end == nullptr || *end != '\0' || n == 0) {
+                return usageError("--cycles takes a positive number");
+            }
+            cycles = n;
+        } else if (arg == "--embedded-roudi") {
+            embeddedRouDi = true;
+        } else if (arg == "--config" || arg == "--cycles") {
+            return usageError(std::string(arg) + " takes a value");
+        } else {
+            return usageError("unknown option " + std::string(arg));
+        }
     }
-    return usageError(("unknown option " + std::string(option)).c_str());
+    if (configPath.empty()) {
+        return usageError("--config FILE is required");
+    }
+    return run(configPath, cycles, embeddedRouDi);
 }

@@ -437,6 +437,12 @@ std::vector<KeySpec> buildSchema() {
                AUGUR_FIELD(transport.health.instance)),
         string("transport.health.event", 1, ICEORYX_ID_MAX_CHARS, "Health output: iceoryx event.",
                AUGUR_FIELD(transport.health.event)),
+        string("transport.platoons.service", 1, ICEORYX_ID_MAX_CHARS, "Platoon output: iceoryx service.",
+               AUGUR_FIELD(transport.platoons.service)),
+        string("transport.platoons.instance", 1, ICEORYX_ID_MAX_CHARS, "Platoon output: iceoryx instance.",
+               AUGUR_FIELD(transport.platoons.instance)),
+        string("transport.platoons.event", 1, ICEORYX_ID_MAX_CHARS, "Platoon output: iceoryx event.",
+               AUGUR_FIELD(transport.platoons.event)),
 
         // output
         string("output.trace_path", 0, PATH_MAX_CHARS,
@@ -472,6 +478,7 @@ constexpr SectionSpec SECTIONS[] = {
     {"transport.intentions", "Published: intention estimates."},
     {"transport.prediction", "Published: motion predictions."},
     {"transport.health", "Published: health, every cycle."},
+    {"transport.platoons", "Published: platoons (maximal flocks), every flocks.every_n_cycles cycles."},
     {"output", "Logging and tracing."},
 };
 

@@ -50,7 +50,7 @@ std::vector<MempoolEntry> augurMempools() {
     // Health and small control messages; the three lists; the motion prediction with its grids.
     // Counts cover every publisher's 8 loans + history and every subscriber's queue (up to 64 for the
     // HIL recorder) with margin.
-    constexpr std::size_t LIST_BYTES = std::max({sizeof(ObjectList), sizeof(TrackList), sizeof(IntentionList)});
+    constexpr std::size_t LIST_BYTES = std::max({sizeof(ObjectList), sizeof(TrackList), sizeof(IntentionList), sizeof(PlatoonList)});
     return {
         {roundUpToPowerOfTwo(sizeof(Health)), 512},
         {roundUpToPowerOfTwo(LIST_BYTES), 512},

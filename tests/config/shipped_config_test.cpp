@@ -25,7 +25,7 @@ TEST(ShippedConfig, DefaultYamlSpellsOutTheDefaultOfEveryKey) {
     Deployment expected{};
     expected.map = sut.map;  // the only required section: the file names its own map
     EXPECT_TRUE(sut == expected) << toYaml(sut);
-    EXPECT_EQ(sut.map.format, MapFormat::Lanelet2);
+    EXPECT_EQ(sut.map.format, MapFormat::Sumo);  // the committed four-way intersection (SUMO net)
 }
 
 TEST(ShippedConfig, DefaultYamlSuitsABenchWithoutRealTimeSetup) {
@@ -57,9 +57,12 @@ TEST(ShippedConfig, JetsonOrinYamlRequiresCudaAndTheRealTimeSetup) {
 TEST(ShippedConfig, MapPathIsResolvedAgainstTheConfigFolder) {
     const Deployment sut = loadShipped("config/default.yaml");
 
-    const std::filesystem::path expected =
-        (std::filesystem::path(augur::testing::sourcePath("config")) / "../maps/bench.osm").lexically_normal();
+    const std::filesystem::path expected = (std::filesystem::path(augur::testing::sourcePath("config")) /
+                                            "../data/scenarios/intersection-4way/map.net.xml")
+                                               .lexically_normal();
     EXPECT_EQ(sut.map.path, expected.string());
+    EXPECT_EQ(sut.map.format, MapFormat::Sumo);
+    EXPECT_TRUE(std::filesystem::exists(sut.map.path)) << "the default deployment must run as shipped";
 }
 
 class ShippedConfigRoundTrip : public ::testing::TestWithParam<const char*> {};

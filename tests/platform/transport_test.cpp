@@ -181,6 +181,7 @@ TEST(RouDiConfig, PoolsHoldEveryMessage) {
     EXPECT_TRUE(fits(sizeof(IntentionList)));
     EXPECT_TRUE(fits(sizeof(MotionPrediction)));
     EXPECT_TRUE(fits(sizeof(Health)));
+    EXPECT_TRUE(fits(sizeof(PlatoonList)));
 }
 
 }  // namespace

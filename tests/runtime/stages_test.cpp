@@ -228,6 +228,26 @@ TEST_F(PublishStageTest, HoldLastRepublishesTheLastValidPrediction) {
     EXPECT_EQ(held.header.sequence, 1U);
 }
 
+TEST_F(PublishStageTest, HoldLastAgeCountsFromTheCycleThatComputedThePrediction) {
+    AUGUR_REQUIRE_ICEORYX();
+    constexpr std::int64_t COMPUTED_AT_NS = 5'000;
+    state->prediction.vehicleCount = 3;
+    CycleContext context;
+    context.start_ns = COMPUTED_AT_NS;
+    (void)sut->run(context);
+    (void)receivedPrediction();
+    state->prediction.vehicleCount = 0;
+    context.mode = RuntimeMode::HoldLast;
+    context.cycle = 1;
+    context.start_ns = COMPUTED_AT_NS + HOLD_LAST_MAX_AGE_NS;  // exactly the maximum age: still held
+
+    (void)sut->run(context);
+
+    const MotionPrediction held = receivedPrediction();
+    EXPECT_EQ(held.mode, RuntimeMode::HoldLast);
+    EXPECT_EQ(held.vehicleCount, 3U);
+}
+
 TEST_F(PublishStageTest, NoPredictionWhenNothingValidIsFreshEnough) {
     AUGUR_REQUIRE_ICEORYX();
     state->prediction.vehicleCount = 4;

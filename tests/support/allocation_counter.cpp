@@ -16,11 +16,16 @@ void __libc_free(void* ptr);
 
 namespace {
 std::atomic<std::uint64_t> g_allocations{0};
-inline void count() noexcept { g_allocations.fetch_add(1, std::memory_order_relaxed); }
+thread_local std::uint64_t t_allocations = 0;  // trivially initialised: safe inside malloc
+inline void count() noexcept {
+    g_allocations.fetch_add(1, std::memory_order_relaxed);
+    ++t_allocations;
+}
 }  // namespace
 
 namespace augur::testing {
 std::uint64_t allocationCount() noexcept { return g_allocations.load(std::memory_order_relaxed); }
+std::uint64_t threadAllocationCount() noexcept { return t_allocations; }
 }  // namespace augur::testing
 
 extern "C" {

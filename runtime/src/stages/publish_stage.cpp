@@ -31,8 +31,11 @@ StageStatus PublishStage::run(CycleContext& context) noexcept {
     MotionPrediction& prediction = m_state.prediction;
     const bool computing = context.mode < RuntimeMode::HoldLast;
     if (computing) {
-        // Computed this cycle (complete, or partial and marked stale after a deadline miss).
+        // Computed this cycle (complete, or partial and marked stale after a deadline miss). The header
+        // first: HoldLast measures the age of the last valid prediction from its own cycle's stamp.
         prediction.mode = context.mode;
+        prediction.header = header;
+        prediction.stale = stale;
         if (!context.deadlineMissed) {
             std::memcpy(&m_state.lastValidPrediction, &prediction, sizeof(MotionPrediction));
             m_state.hasLastValid = true;

@@ -200,6 +200,7 @@ struct TransportConfig {
     Channel intentions{"augur", "main", "intentions"};  ///< published
     Channel prediction{"augur", "main", "prediction"};  ///< published
     Channel health{"augur", "main", "health"};          ///< published
+    Channel platoons{"augur", "main", "platoons"};      ///< published (every flocks.every_n_cycles)
     bool operator==(const TransportConfig&) const = default;
 };
 

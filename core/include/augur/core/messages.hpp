@@ -27,6 +27,8 @@ inline constexpr std::size_t MAX_HORIZON_STEPS = 40;          ///< predicted ste
 inline constexpr std::size_t MAX_GRID_SIDE_CELLS = 128;       ///< occupancy grid width/height limit
 inline constexpr std::size_t MAX_GRID_FRAMES = 8;             ///< occupancy grids per prediction
 inline constexpr std::size_t STAGE_COUNT = 7;                 ///< pipeline stages (see Stage)
+inline constexpr std::size_t MAX_PLATOONS = 32;               ///< platoons (maximal flocks) per list
+inline constexpr std::size_t MAX_PLATOON_MEMBERS = 16;        ///< tracks per reported platoon
 
 /// Why an incoming object list was rejected.
 enum class RejectReason : std::uint8_t {
@@ -194,6 +196,24 @@ struct MotionPrediction {
     OccupancyGrid grid;
 };
 
+/// A group of road users that stayed together (a maximal flock f(δ, μ, ε), seeds/002) over the last
+/// `windowCycles` cycles.
+struct Platoon {
+    std::uint32_t memberCount{0};
+    std::uint32_t reserved{0};
+    std::uint32_t memberTrackIds[MAX_PLATOON_MEMBERS]{};  ///< ascending track ids
+};
+
+/// augur → planner: platoons over the newest window of track positions, every n-th cycle.
+struct PlatoonList {
+    MessageHeader header;
+    std::uint32_t windowCycles{0};   ///< δ: cycles the members stayed within the disk
+    std::uint32_t platoonCount{0};
+    std::uint32_t truncated{0};      ///< platoons (or members) that did not fit the message
+    std::uint32_t stale{0};
+    Platoon platoons[MAX_PLATOONS];
+};
+
 /// Latency statistics over the health window, microseconds.
 struct LatencyStats {
     float p50_us{0.0F};
@@ -239,5 +259,6 @@ static_assert(detail::IS_WIRE_MESSAGE<TrackList>);
 static_assert(detail::IS_WIRE_MESSAGE<IntentionList>);
 static_assert(detail::IS_WIRE_MESSAGE<MotionPrediction>);
 static_assert(detail::IS_WIRE_MESSAGE<Health>);
+static_assert(detail::IS_WIRE_MESSAGE<PlatoonList>);
 
 }  // namespace augur

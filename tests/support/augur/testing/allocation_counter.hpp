@@ -12,6 +12,18 @@ namespace augur::testing {
 /// Total allocations since process start.
 [[nodiscard]] std::uint64_t allocationCount() noexcept;
 
+/// Allocations made by the calling thread since it started.
+[[nodiscard]] std::uint64_t threadAllocationCount() noexcept;
+
+/// Allocations made by the calling thread while `fn()` ran: for code that runs on one thread in a
+/// process whose other threads allocate on their own (e.g. an in-process RouDi's discovery loop).
+template <typename Fn>
+std::uint64_t threadAllocationsDuring(Fn&& fn) {
+    const std::uint64_t before = threadAllocationCount();
+    fn();
+    return threadAllocationCount() - before;
+}
+
 /// Allocations made while `fn()` ran (on any thread).
 template <typename Fn>
 std::uint64_t allocationsDuring(Fn&& fn) {

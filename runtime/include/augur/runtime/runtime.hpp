@@ -1,0 +1,95 @@
+// The runtime: everything augur-runtime runs, built from one deployment.
+//
+//   auto runtime = Runtime::create(deployment, options);   // init: allocates, may fail, never half-starts
+//   runtime.value()->run(stopFlag, maxCycles);              // run phase: the static executor's cycle loop
+//
+// create() loads the map, picks the backend (logged), builds the scene, the Kalman bank, the intention
+// filters, the Markov chains and the flock finder with all their run-phase memory, connects to RouDi
+// with the configured timeout (or uses the iceoryx runtime this process already has, e.g. next to an
+// EmbeddedRouDi), creates the subscriber and the publishers, and applies the real-time setup (a refusal
+// is logged once and is fatal or not as the deployment says). Any failure returns a RuntimeError naming
+// the step; nothing is left running.
+//
+// Backends: the pipeline's stages run on the CPU. backend: auto picks the CPU (a present GPU is logged as
+// unused); backend: cuda is refused with a clear error, because the CUDA path of the pipeline is not
+// built into this runtime yet (the kernels have it; docs/design/runtime.md, Open questions).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "augur/config/deployment.hpp"
+#include "augur/core/result.hpp"
+#include "augur/runtime/executor.hpp"
+#include "augur/runtime/pipeline_state.hpp"
+
+namespace augur::runtime {
+
+enum class RuntimeErrorKind : std::uint8_t {
+    Map,          ///< the map file could not be read
+    Backend,      ///< the configured backend is not available (no device, not built, not supported)
+    Transport,    ///< RouDi unreachable within the timeout, or a channel could not be created
+    RealTime,     ///< the real-time setup was refused and on_rt_setup_failure is fail
+    Kernel,       ///< a kernel rejected its configuration or could not allocate
+};
+
+[[nodiscard]] const char* toString(RuntimeErrorKind kind) noexcept;
+
+struct RuntimeError {
+    RuntimeErrorKind kind;
+    std::string message;  ///< one line saying what failed and what to do
+};
+
+/// How create() reaches iceoryx and reports its progress.
+struct RuntimeOptions {
+    /// true: register with a RouDi daemon (connectToRouDi with transport.roudi_connect_timeout_ms);
+    /// false: this process already has its iceoryx runtime (an EmbeddedRouDi).
+    bool connectToRouDi{true};
+    /// Init-phase log lines (backend choice, real-time refusals, map summary). Null: stderr, filtered
+    /// by output.log_level.
+    std::function<void(config::LogLevel, const std::string&)> log{};
+};
+
+class Runtime {
+public:
+    Runtime(const Runtime&) = delete;
+    Runtime& operator=(const Runtime&) = delete;
+    ~Runtime();
+
+    /// Init phase: builds everything (see the header comment). The real-time setup (affinity, SCHED_FIFO,
+    /// pre-faulted stack) applies to the calling thread: call run() on the same thread.
+    [[nodiscard]] static Result<std::unique_ptr<Runtime>, RuntimeError> create(const config::Deployment& deployment,
+                                                                                const RuntimeOptions& options = {});
+
+    /// Run phase: cycles on the configured trigger until `stopRequested` or `maxCycles` cycles (0: no
+    /// limit); health is published after every cycle, ladder transitions are logged. noexcept.
+    void run(const std::atomic<bool>& stopRequested, std::uint64_t maxCycles) noexcept;
+
+    /// Runs one cycle now (tests and benchmarks drive the pipeline at their own pace). noexcept.
+    CycleReport runCycle() noexcept;
+
+    /// Writes the stage trace as Chrome / Perfetto JSON (shutdown or on demand; allocates).
+    [[nodiscard]] Result<void, std::string> writeTrace(const std::string& path) const;
+
+    /// Test hook: every run of `stage` first waits `delay_ns` (0 removes the delay). Thread-safe.
+    void injectStageDelay(Stage stage, std::int64_t delay_ns) noexcept;
+
+    [[nodiscard]] const Executor& executor() const noexcept;
+    [[nodiscard]] const PipelineCounters& counters() const noexcept;
+    [[nodiscard]] const PipelineState& state() const noexcept;
+    [[nodiscard]] const Health& lastHealth() const noexcept;
+    [[nodiscard]] bool backendIsCuda() const noexcept { return false; }
+
+    struct Parts;
+
+private:
+    explicit Runtime(std::unique_ptr<Parts> parts) noexcept;
+    void afterCycle(const CycleReport& report) noexcept;
+
+    std::unique_ptr<Parts> m_parts;
+};
+
+}  // namespace augur::runtime

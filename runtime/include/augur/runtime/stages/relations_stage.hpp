@@ -1,0 +1,43 @@
+// Relations: the scene of this cycle (paper 000 §3.1–3.2) — the predicted vehicles (confirmed tracks of
+// vehicle classes, in track order, at most the configured number), their corridors on the map and the
+// relations between them — condensed per corridor into what the intention filter and the motion
+// prediction read: the road summary at the vehicle (heading, curvature, speed limit, the next stop
+// point and whom the vehicle yields to there), the lead vehicle, and a resampled centreline.
+//
+// Run phase: noexcept, allocation-free; cost dominated by Scene::update.
+#pragma once
+
+#include "augur/runtime/executor.hpp"
+#include "augur/runtime/pipeline_state.hpp"
+#include "augur/runtime/scene/scene.hpp"
+#include "augur/runtime/scene_frame.hpp"
+
+namespace augur::runtime {
+
+class RelationsStage final : public StageRunner {
+public:
+    /// `scene` and the frame outlive the stage. `maxVehicles` ≤ MAX_PREDICTED_VEHICLES,
+    /// `maxCorridors` ≤ MAX_CORRIDORS_PER_VEHICLE.
+    RelationsStage(scene::Scene& scene, const PipelineState& state, SceneFrame& frame, std::uint32_t maxVehicles,
+                   std::uint32_t maxCorridors) noexcept;
+
+    StageStatus run(CycleContext& context) noexcept override;
+
+    /// Counts of the last update (vehicles off the map, corridors that did not fit, …).
+    [[nodiscard]] const scene::SceneStats& stats() const noexcept { return m_scene.stats(); }
+
+private:
+    void describeCorridor(std::uint32_t vehicle, std::uint32_t k) noexcept;
+
+    scene::Scene& m_scene;
+    const PipelineState& m_state;
+    SceneFrame& m_frame;
+    std::uint32_t m_maxVehicles;
+    std::uint32_t m_maxCorridors;
+    std::array<scene::SceneVehicle, MAX_PREDICTED_VEHICLES> m_vehicles{};
+};
+
+/// True for the classes the intention and motion models describe (cars, trucks, buses, motorcycles).
+[[nodiscard]] bool isPredictedClass(ObjectClass objectClass) noexcept;
+
+}  // namespace augur::runtime

@@ -1,0 +1,377 @@
+#include "augur/runtime/runtime.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <thread>
+
+#include "augur/platform/clock.hpp"
+#include "augur/platform/gpu_info.hpp"
+#include "augur/platform/realtime.hpp"
+#include "augur/platform/transport.hpp"
+#include "augur/runtime/health.hpp"
+#include "augur/runtime/scene/map_readers.hpp"
+#include "augur/runtime/scene/scene.hpp"
+#include "augur/runtime/scene_frame.hpp"
+#include "augur/runtime/stages/ingest_stage.hpp"
+#include "augur/runtime/stages/intention_stage.hpp"
+#include "augur/runtime/stages/motion_stage.hpp"
+#include "augur/runtime/stages/platoon_stage.hpp"
+#include "augur/runtime/stages/publish_stage.hpp"
+#include "augur/runtime/stages/relations_stage.hpp"
+#include "augur/runtime/stages/track_stage.hpp"
+#include "augur/runtime/track_history.hpp"
+
+namespace augur::runtime {
+
+namespace {
+
+constexpr std::int64_t NS_PER_MS = 1'000'000;
+constexpr std::uint64_t INPUT_QUEUE_CAPACITY = 16;  ///< object lists queued in shared memory (≥ 2 periods of a 10 Hz sensor)
+constexpr std::size_t PREFAULT_STACK_BYTES = 512 * 1024;
+constexpr float MARKOV_INPUT_STAY = 0.8F;
+
+/// Decorates a stage with the test hook that delays it (watchdog tests); costs one relaxed load.
+class DelayableStage final : public StageRunner {
+public:
+    explicit DelayableStage(StageRunner& inner) noexcept : m_inner(inner) {}
+    StageStatus run(CycleContext& context) noexcept override {
+        const std::int64_t delay = m_delay_ns.load(std::memory_order_relaxed);
+        if (delay > 0) {
+            platform::sleepUntil_ns(platform::monotonicNow_ns() + delay);
+        }
+        return m_inner.run(context);
+    }
+    void setDelay(std::int64_t delay_ns) noexcept { m_delay_ns.store(delay_ns, std::memory_order_relaxed); }
+
+private:
+    StageRunner& m_inner;
+    std::atomic<std::int64_t> m_delay_ns{0};
+};
+
+platform::ServiceName serviceOf(const config::Channel& channel) {
+    return {channel.service, channel.instance, channel.event};
+}
+
+void stderrLog(config::LogLevel level, const std::string& line) {
+    std::fprintf(stderr, "augur-runtime: %s: %s\n", std::string(config::toString(level)).c_str(), line.c_str());
+}
+
+void onOverrun(void* context, const Overrun& /*overrun*/) noexcept {
+    static_cast<std::atomic<std::uint64_t>*>(context)->fetch_add(1, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+const char* toString(RuntimeErrorKind kind) noexcept {
+    switch (kind) {
+        case RuntimeErrorKind::Map: return "map";
+        case RuntimeErrorKind::Backend: return "backend";
+        case RuntimeErrorKind::Transport: return "transport";
+        case RuntimeErrorKind::RealTime: return "real-time setup";
+        case RuntimeErrorKind::Kernel: return "kernel";
+    }
+    return "unknown";
+}
+
+struct Runtime::Parts {
+    config::Deployment deployment;
+    std::function<void(config::LogLevel, const std::string&)> log;
+    std::unique_ptr<scene::RoadMap> map;
+    std::unique_ptr<scene::Scene> scene;
+    std::unique_ptr<platform::Subscriber<ObjectList>> objects;
+    std::unique_ptr<platform::Publisher<TrackList>> tracksOut;
+    std::unique_ptr<platform::Publisher<IntentionList>> intentionsOut;
+    std::unique_ptr<platform::Publisher<MotionPrediction>> predictionOut;
+    std::unique_ptr<platform::Publisher<Health>> healthOut;
+    std::unique_ptr<platform::Publisher<PlatoonList>> platoonsOut;
+    std::unique_ptr<PipelineState> state;
+    std::unique_ptr<SceneFrame> frame;
+    std::unique_ptr<TrackHistory> history;
+    std::unique_ptr<IngestStage> ingest;
+    std::unique_ptr<TrackStage> track;
+    std::unique_ptr<RelationsStage> relations;
+    std::unique_ptr<IntentionStage> intention;
+    std::unique_ptr<MotionStage> motion;
+    std::unique_ptr<PlatoonStage> platoons;
+    std::unique_ptr<PublishStage> publish;
+    std::array<std::unique_ptr<DelayableStage>, STAGE_COUNT> delayable;
+    std::atomic<std::uint64_t> overruns{0};
+    std::unique_ptr<Executor> executor;
+    Health health{};
+    std::uint64_t healthSequence{0};
+};
+
+Runtime::Runtime(std::unique_ptr<Parts> parts) noexcept : m_parts(std::move(parts)) {}
+
+Runtime::~Runtime() {
+    if (m_parts && m_parts->executor) {
+        m_parts->executor->stop();
+    }
+}
+
+Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Deployment& d, const RuntimeOptions& options) {
+    using R = Result<std::unique_ptr<Runtime>, RuntimeError>;
+    auto parts = std::make_unique<Parts>();
+    parts->deployment = d;
+    if (options.log) {
+        parts->log = options.log;
+    } else {
+        const config::LogLevel threshold = d.output.logLevel;
+        parts->log = [threshold](config::LogLevel level, const std::string& line) {
+            if (level <= threshold) {  // Error < Warn < Info < Debug
+                stderrLog(level, line);
+            }
+        };
+    }
+    const auto& log = parts->log;
+
+    // Backend.
+    const bool gpuPresent = platform::cudaCompiledIn() && platform::gpuCount() > 0;
+    if (d.runtime.backend == config::Backend::Cuda) {
+        return fail(RuntimeError{RuntimeErrorKind::Backend,
+                                 gpuPresent ? "backend cuda: the CUDA pipeline is not supported by this runtime build; "
+                                              "set runtime.backend to cpu or auto"
+                                            : "backend cuda: no usable CUDA device (or CUDA not compiled in); set "
+                                              "runtime.backend to cpu or auto"});
+    }
+    log(config::LogLevel::Info, std::string("backend cpu (configured ") + std::string(config::toString(d.runtime.backend)) +
+                                    (gpuPresent ? "; a CUDA device is present but the pipeline runs on the CPU)" : ")"));
+
+    // Map and scene.
+    auto map = d.map.format == config::MapFormat::Sumo
+                   ? scene::readSumoNet(d.map.path)
+                   : scene::readLanelet2(d.map.path, scene::Lanelet2Options{d.map.originLat_deg, d.map.originLon_deg});
+    if (!map) {
+        return fail(RuntimeError{RuntimeErrorKind::Map, "map: " + map.error().describe()});
+    }
+    parts->map = std::make_unique<scene::RoadMap>(std::move(map).value());
+    log(config::LogLevel::Info, "map " + d.map.path + ": " + std::to_string(parts->map->laneCount()) + " lanes, " +
+                                    std::to_string(parts->map->conflicts().size()) + " conflicts");
+    const std::uint32_t vehicles = d.capacities.maxPredictedVehicles;
+    const std::uint32_t corridors = d.capacities.maxCorridorsPerVehicle;
+    scene::CorridorSearchParams search{};
+    search.horizon_s = d.motion.horizon_s;
+    auto sceneResult = scene::Scene::create(*parts->map, scene::SceneCapacities{vehicles, corridors,
+                                                                                 static_cast<std::uint32_t>(scene::MAX_RELATIONS_PER_CORRIDOR)},
+                                            search);
+    if (!sceneResult) {
+        return fail(RuntimeError{RuntimeErrorKind::Kernel, "scene: capacities or parameters out of range"});
+    }
+    parts->scene = std::make_unique<scene::Scene>(std::move(sceneResult).value());
+
+    // Transport.
+    if (options.connectToRouDi) {
+        auto connected = platform::connectToRouDi(d.transport.applicationName, d.transport.roudiConnectTimeout_ms);
+        if (!connected) {
+            return fail(RuntimeError{RuntimeErrorKind::Transport,
+                                     std::string("iceoryx: ") + platform::toString(connected.error()) + " within " +
+                                         std::to_string(d.transport.roudiConnectTimeout_ms) +
+                                         " ms; start RouDi first (iox-roudi -c config/roudi.toml) or use --embedded-roudi"});
+        }
+    }
+    auto transportError = [](const char* what, platform::TransportError e) {
+        return RuntimeError{RuntimeErrorKind::Transport, std::string("iceoryx ") + what + ": " + platform::toString(e)};
+    };
+    {
+        auto sub = platform::Subscriber<ObjectList>::create(serviceOf(d.transport.objects), INPUT_QUEUE_CAPACITY);
+        if (!sub) return fail(transportError("objects subscriber", sub.error()));
+        parts->objects = std::make_unique<platform::Subscriber<ObjectList>>(std::move(sub).value());
+        auto tracks = platform::Publisher<TrackList>::create(serviceOf(d.transport.tracks));
+        if (!tracks) return fail(transportError("tracks publisher", tracks.error()));
+        parts->tracksOut = std::make_unique<platform::Publisher<TrackList>>(std::move(tracks).value());
+        auto intentions = platform::Publisher<IntentionList>::create(serviceOf(d.transport.intentions));
+        if (!intentions) return fail(transportError("intentions publisher", intentions.error()));
+        parts->intentionsOut = std::make_unique<platform::Publisher<IntentionList>>(std::move(intentions).value());
+        auto prediction = platform::Publisher<MotionPrediction>::create(serviceOf(d.transport.prediction));
+        if (!prediction) return fail(transportError("prediction publisher", prediction.error()));
+        parts->predictionOut = std::make_unique<platform::Publisher<MotionPrediction>>(std::move(prediction).value());
+        auto health = platform::Publisher<Health>::create(serviceOf(d.transport.health));
+        if (!health) return fail(transportError("health publisher", health.error()));
+        parts->healthOut = std::make_unique<platform::Publisher<Health>>(std::move(health).value());
+        auto platoons = platform::Publisher<PlatoonList>::create(serviceOf(d.transport.platoons));
+        if (!platoons) return fail(transportError("platoons publisher", platoons.error()));
+        parts->platoonsOut = std::make_unique<platform::Publisher<PlatoonList>>(std::move(platoons).value());
+    }
+
+    // Pipeline state and stages.
+    parts->state = makePipelineState();
+    parts->frame = makeSceneFrame();
+    parts->history = std::make_unique<TrackHistory>(std::max(d.capacities.trackHistoryCycles, d.flocks.windowCycles));
+    const ObjectListLimits limits{d.capacities.maxObjects, static_cast<std::int64_t>(d.runtime.maxInputAge_ms) * NS_PER_MS};
+    parts->ingest = std::make_unique<IngestStage>(*parts->objects, limits, *parts->state);
+
+    TrackStageSettings trackSettings{};
+    trackSettings.capacity = d.capacities.maxTracks;
+    trackSettings.model = d.tracking.model == config::MotionModel::ConstantVelocity
+                              ? kernels::kf::MotionModel::ConstantVelocity
+                              : kernels::kf::MotionModel::ConstantAcceleration;
+    trackSettings.noiseDensity = static_cast<float>(d.tracking.accelNoiseDensity);
+    trackSettings.maxMissedCycles = d.tracking.maxMissedCycles;
+    trackSettings.confirmAfterHits = d.tracking.confirmAfterHits;
+    auto track = TrackStage::create(trackSettings, *parts->state, *parts->frame, *parts->history);
+    if (!track) {
+        return fail(RuntimeError{RuntimeErrorKind::Kernel, std::string("track table: ") + kernels::kf::toString(track.error())});
+    }
+    parts->track = std::move(track).value();
+    parts->relations = std::make_unique<RelationsStage>(*parts->scene, *parts->state, *parts->frame, vehicles, corridors);
+
+    IntentionStageSettings intentionSettings{};
+    intentionSettings.maxVehicles = vehicles;
+    intentionSettings.particles = d.capacities.particles;
+    intentionSettings.particlesReduced = d.intention.particlesReduced;
+    intentionSettings.filter.seed = d.intention.seed;
+    intentionSettings.filter.cpuThreads = 1;  // the pipeline runs on the cycle thread alone (same results for any count)
+    intentionSettings.filter.resampleThreshold = static_cast<float>(d.intention.resampleThreshold);
+    intentionSettings.filter.resampler = d.intention.resampling == config::Resampling::DifferentialEvolution
+                                             ? kernels::pf::Resampler::DifferentialEvolution
+                                             : kernels::pf::Resampler::Systematic;
+    intentionSettings.filter.de.crossover = static_cast<float>(d.intention.de.crossover);
+    intentionSettings.filter.de.scale = static_cast<float>(d.intention.de.scaleFactor);
+    intentionSettings.filter.de.maxGenerations = d.intention.de.maxGenerations;
+    intentionSettings.filter.de.minSpread = static_cast<float>(d.intention.de.minSpread);
+    intentionSettings.model.dt_s = static_cast<float>(d.runtime.cyclePeriod_ms) * 1e-3F;
+    intentionSettings.model.noiseAccel_mps2 = static_cast<float>(d.intention.noise.accel_mps2);
+    intentionSettings.model.noisePosition_m = static_cast<float>(d.intention.noise.lateral_m);
+    intentionSettings.model.maxAccel_mps2 = static_cast<float>(d.motion.maxAccel_mps2);
+    intentionSettings.model.maxDecel_mps2 = static_cast<float>(d.motion.maxDecel_mps2);
+    auto intention = IntentionStage::create(intentionSettings, *parts->state, *parts->frame);
+    if (!intention) {
+        return fail(RuntimeError{RuntimeErrorKind::Kernel, "intention filter: invalid particle count or parameters (error " +
+                                                               std::to_string(static_cast<int>(intention.error())) + ")"});
+    }
+    parts->intention = std::move(intention).value();
+
+    MotionStageSettings motionSettings{};
+    auto& chain = motionSettings.chain;
+    chain.positionCells = static_cast<int>(d.motion.positionCells);
+    chain.positionMax_m = static_cast<float>(d.motion.positionRange_m);
+    chain.speedCells = static_cast<int>(d.motion.speedCells);
+    chain.speedMax_mps = static_cast<float>(d.motion.maxSpeed_mps);
+    chain.inputCells = static_cast<int>(d.motion.inputCells);
+    // The chain's inputs are symmetric, a_max·u with u ∈ [−1, 1]: braking sets the range.
+    chain.accelMax_mps2 = static_cast<float>(std::max(d.motion.maxAccel_mps2, d.motion.maxDecel_mps2));
+    chain.step_s = static_cast<float>(d.motion.step_s);
+    chain.samplesPerAxis = static_cast<int>(d.motion.samplesPerCell);
+    auto& prediction = motionSettings.prediction;
+    prediction.horizonSteps = static_cast<int>(config::horizonSteps(d.motion));
+    prediction.maxCorridors = static_cast<int>(vehicles * corridors);
+    prediction.maxPolylinePoints = static_cast<int>(FRAME_POLYLINE_POINTS);
+    prediction.gridWidthCells = static_cast<int>(d.grid.widthCells);
+    prediction.gridHeightCells = static_cast<int>(d.grid.heightCells);
+    prediction.gridResolution_m = static_cast<float>(d.grid.resolution_m);
+    prediction.gridFrames = d.grid.enabled ? static_cast<int>(config::gridFrames(d.grid, d.motion)) : 1;
+    motionSettings.inputStay = MARKOV_INPUT_STAY;
+    motionSettings.maxVehicles = vehicles;
+    motionSettings.gridEnabled = d.grid.enabled;
+    motionSettings.gridFrameInterval_s = static_cast<float>(d.grid.frameInterval_s);
+    auto motion = MotionStage::create(motionSettings, *parts->state, *parts->frame);
+    if (!motion) {
+        return fail(RuntimeError{RuntimeErrorKind::Kernel, std::string("motion prediction: ") +
+                                                               kernels::markov::toString(motion.error())});
+    }
+    parts->motion = std::move(motion).value();
+
+    if (d.flocks.enabled) {
+        auto platoons = PlatoonStage::create(PlatoonStageSettings{d.flocks.minMembers, d.flocks.windowCycles, d.flocks.radius_m},
+                                             *parts->history, *parts->platoonsOut, *parts->state);
+        if (!platoons) {
+            return fail(RuntimeError{RuntimeErrorKind::Kernel,
+                                     std::string("flocks: ") + kernels::flock::toString(platoons.error().error)});
+        }
+        parts->platoons = std::move(platoons).value();
+    }
+    parts->publish = std::make_unique<PublishStage>(
+        OutputPublishers{*parts->tracksOut, *parts->intentionsOut, *parts->predictionOut}, *parts->state,
+        static_cast<std::int64_t>(d.runtime.watchdog.holdLastMaxAge_ms) * NS_PER_MS);
+
+    // Executor.
+    ExecutorSettings settings{};
+    settings.period_ns = static_cast<std::int64_t>(d.runtime.cyclePeriod_ms) * NS_PER_MS;
+    settings.deadline_ns = static_cast<std::int64_t>(d.runtime.deadline_ms) * NS_PER_MS;
+    for (std::size_t i = 0; i < STAGE_COUNT; ++i) {
+        settings.stageBudget_ns[i] = static_cast<std::int64_t>(std::llround(d.runtime.stageBudget_ms[i] * 1e6));
+    }
+    settings.trigger = d.runtime.trigger == config::Trigger::OnInput ? Trigger::OnInput : Trigger::Periodic;
+    settings.platoonEveryNCycles = d.flocks.enabled ? d.flocks.everyNCycles : 0;
+    settings.missesToStepDown = d.runtime.watchdog.missesToDegrade;
+    settings.goodCyclesToStepUp = d.runtime.watchdog.recoverAfterGoodCycles;
+    settings.healthWindowCycles = d.runtime.healthWindowCycles;
+    parts->executor = std::make_unique<Executor>(settings, &onOverrun, &parts->overruns);
+    const std::array<StageRunner*, STAGE_COUNT> runners{parts->ingest.get(),    parts->track.get(),  parts->relations.get(),
+                                                        parts->intention.get(), parts->motion.get(), parts->platoons.get(),
+                                                        parts->publish.get()};
+    for (std::size_t i = 0; i < STAGE_COUNT; ++i) {
+        if (runners[i] != nullptr) {
+            parts->delayable[i] = std::make_unique<DelayableStage>(*runners[i]);
+            parts->executor->setStage(static_cast<Stage>(i), parts->delayable[i].get());
+        }
+    }
+
+    // Real-time setup of the calling (cycle) thread.
+    const std::array<platform::RealtimeOutcome, 4> outcomes{
+        d.runtime.lockMemory ? platform::lockMemory() : platform::RealtimeOutcome{platform::RealtimeStep::LockMemory, 0},
+        platform::prefaultStack(PREFAULT_STACK_BYTES),
+        platform::pinCurrentThread(std::span<const int>(d.runtime.cpuAffinity.data(), d.runtime.cpuAffinity.size())),
+        platform::setFifoPriority(d.runtime.rtPriority)};
+    for (const auto& outcome : outcomes) {
+        if (outcome.errnoValue == 0) {
+            continue;
+        }
+        if (d.runtime.onRtSetupFailure == config::RtSetupFailurePolicy::Fail) {
+            return fail(RuntimeError{RuntimeErrorKind::RealTime,
+                                     platform::describe(outcome) + " (runtime.on_rt_setup_failure: fail)"});
+        }
+        log(config::LogLevel::Warn, platform::describe(outcome) + "; continuing without it (on_rt_setup_failure: warn)");
+    }
+    parts->executor->start();
+    return R(std::unique_ptr<Runtime>(new Runtime(std::move(parts))));
+}
+
+void Runtime::afterCycle(const CycleReport& report) noexcept {
+    Parts& p = *m_parts;
+    fillHealth(p.health, report, *p.executor, p.state->counters, false);
+    p.health.header = MessageHeader{MESSAGE_SCHEMA_VERSION, 0, ++p.healthSequence, platform::monotonicNow_ns()};
+    auto loan = p.healthOut->loan();
+    if (loan) {
+        *loan->get() = p.health;
+        loan->publish();
+    } else {
+        ++p.state->counters.loanFailures;
+    }
+    if (report.transition) {
+        // stderr is unbuffered: no allocation on this path.
+        std::fprintf(stderr, "augur-runtime: mode %s -> %s after cycle %llu\n", augur::toString(report.transition->from),
+                     augur::toString(report.transition->to), static_cast<unsigned long long>(report.cycle));
+    }
+}
+
+CycleReport Runtime::runCycle() noexcept {
+    const CycleReport report = m_parts->executor->runCycle(platform::monotonicNow_ns());
+    afterCycle(report);
+    return report;
+}
+
+void Runtime::run(const std::atomic<bool>& stopRequested, std::uint64_t maxCycles) noexcept {
+    Parts& p = *m_parts;
+    p.executor->runLoop(
+        stopRequested, maxCycles, [&p]() noexcept { return p.objects->hasData(); },
+        [this](const CycleReport& report) noexcept { afterCycle(report); });
+}
+
+Result<void, std::string> Runtime::writeTrace(const std::string& path) const {
+    return m_parts->executor->trace().writeChromeTrace(path);
+}
+
+void Runtime::injectStageDelay(Stage stage, std::int64_t delay_ns) noexcept {
+    auto& stageRunner = m_parts->delayable[static_cast<std::size_t>(stage)];
+    if (stageRunner) {
+        stageRunner->setDelay(delay_ns);
+    }
+}
+
+const Executor& Runtime::executor() const noexcept { return *m_parts->executor; }
+const PipelineCounters& Runtime::counters() const noexcept { return m_parts->state->counters; }
+const PipelineState& Runtime::state() const noexcept { return *m_parts->state; }
+const Health& Runtime::lastHealth() const noexcept { return m_parts->health; }
+
+}  // namespace augur::runtime

@@ -1,0 +1,217 @@
+#include "augur/runtime/stages/intention_stage.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace augur::runtime {
+
+namespace pf = kernels::pf;
+using Model = pf::SceneModel;
+
+namespace {
+
+constexpr float OFF_MAP_SPEED_LIMIT_MPS = 13.9F;
+
+/// The input of an unused slot: far away, never measured, one straight corridor.
+pf::SceneVehicleInput idleInput() noexcept {
+    pf::SceneVehicleInput in{};
+    in.present = 0;
+    in.corridorCount = 1;
+    in.corridors[0] = pf::SceneCorridor{};
+    return in;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<IntentionStage>, pf::FilterError> IntentionStage::create(const IntentionStageSettings& settings,
+                                                                               PipelineState& state, SceneFrame& frame) {
+    std::unique_ptr<IntentionStage> stage(new IntentionStage(settings, state, frame));
+    const std::uint32_t vehicles = std::max<std::uint32_t>(1, settings.maxVehicles);
+    const std::uint32_t filters = (vehicles + Model::MAX_VEHICLES - 1) / Model::MAX_VEHICLES;
+    stage->m_vehiclesPerFilter = (vehicles + filters - 1) / filters;
+    for (std::uint32_t f = 0; f < filters; ++f) {
+        for (const bool reduced : {false, true}) {
+            pf::FilterConfig config = settings.filter;
+            config.vehicles = stage->m_vehiclesPerFilter;
+            config.particles = reduced ? settings.particlesReduced : settings.particles;
+            config.seed = settings.filter.seed + f;  // independent streams per filter, fixed per deployment
+            auto filter = Filter::create(config, settings.model);
+            if (!filter) {
+                return fail(filter.error());
+            }
+            (reduced ? stage->m_reduced : stage->m_nominal).push_back(std::move(filter).value());
+        }
+    }
+    const std::size_t slots = static_cast<std::size_t>(filters) * stage->m_vehiclesPerFilter;
+    stage->m_slots.assign(slots, Slot{});
+    stage->m_inputs.assign(slots, idleInput());
+    stage->m_slotOfFrame.assign(MAX_PREDICTED_VEHICLES, -1);
+    return Result<std::unique_ptr<IntentionStage>, pf::FilterError>(std::move(stage));
+}
+
+IntentionStage::IntentionStage(const IntentionStageSettings& settings, PipelineState& state, SceneFrame& frame)
+    : m_settings(settings), m_state(state), m_frame(frame) {}
+
+void IntentionStage::assignSlots() noexcept {
+    for (Slot& slot : m_slots) {
+        slot.seen = false;
+        slot.fresh = false;
+    }
+    const std::uint32_t count = m_frame.vehicleCount;
+    // Keep the slots of vehicles already tracked (linear search: ≤ 64 slots).
+    for (std::uint32_t v = 0; v < count; ++v) {
+        m_slotOfFrame[v] = -1;
+        for (std::size_t s = 0; s < m_slots.size(); ++s) {
+            if (m_slots[s].occupied && !m_slots[s].seen && m_slots[s].trackId == m_frame.vehicles[v].trackId) {
+                m_slots[s].seen = true;
+                m_slots[s].frameIndex = v;
+                m_slotOfFrame[v] = static_cast<std::int32_t>(s);
+                break;
+            }
+        }
+    }
+    // Release the slots of vehicles no longer predicted, then seat the newcomers in order.
+    for (Slot& slot : m_slots) {
+        if (slot.occupied && !slot.seen) {
+            slot = Slot{};
+        }
+    }
+    for (std::uint32_t v = 0; v < count; ++v) {
+        if (m_slotOfFrame[v] >= 0) {
+            continue;
+        }
+        for (std::size_t s = 0; s < m_slots.size(); ++s) {
+            if (!m_slots[s].occupied) {
+                m_slots[s] = Slot{true, true, true, m_frame.vehicles[v].trackId, v};
+                m_slotOfFrame[v] = static_cast<std::int32_t>(s);
+                break;
+            }
+        }
+        if (m_slotOfFrame[v] < 0) {
+            ++m_unassigned;
+        }
+    }
+}
+
+void IntentionStage::buildInputs(bool measured) noexcept {
+    for (std::size_t s = 0; s < m_slots.size(); ++s) {
+        const Slot& slot = m_slots[s];
+        if (!slot.occupied) {
+            m_inputs[s] = idleInput();
+            continue;
+        }
+        const FrameVehicle& v = m_frame.vehicles[slot.frameIndex];
+        const TrackMeasurement& m = m_frame.measurements[v.trackIndex];
+        pf::SceneVehicleInput& in = m_inputs[s];
+        in = pf::SceneVehicleInput{};
+        in.x_m = v.x_m;
+        in.y_m = v.y_m;
+        in.theta_rad = v.heading_rad;
+        in.v_mps = v.speed_mps;
+        in.sigmaX_m = std::max(m.stdX_m, 0.05F);
+        in.sigmaY_m = std::max(m.stdY_m, 0.05F);
+        in.sigmaTheta_rad = std::max(m.stdHeading_rad, 0.01F);
+        in.sigmaV_mps = std::max(m.stdSpeed_mps, 0.05F);
+        // Weighted only when this cycle's list saw the vehicle (a coasting track is a prediction, not a measurement).
+        const bool seen = measured && m_state.tracks.tracks[v.trackIndex].missedCycles == 0;
+        in.present = seen || slot.fresh ? 1 : 0;
+        const std::uint32_t corridors =
+            std::min<std::uint32_t>(v.corridorCount, static_cast<std::uint32_t>(pf::SceneVehicleInput::MAX_CORRIDORS));
+        if (corridors == 0) {
+            // Off the map: one corridor straight along the measured heading, no stop point.
+            in.corridorCount = 1;
+            in.corridors[0] = pf::SceneCorridor{v.heading_rad, 0.0F, 1e9F, OFF_MAP_SPEED_LIMIT_MPS, 0, -1};
+            continue;
+        }
+        in.corridorCount = static_cast<std::int32_t>(corridors);
+        const std::size_t filter = s / m_vehiclesPerFilter;
+        for (std::uint32_t k = 0; k < corridors; ++k) {
+            pf::SceneCorridor c = v.corridors[k].road;
+            // Yielding to a vehicle of another filter (or not predicted) is yielding to nobody in particular.
+            if (c.giveWayTo >= 0) {
+                const std::int32_t other = m_slotOfFrame[static_cast<std::size_t>(c.giveWayTo)];
+                c.giveWayTo = other >= 0 && static_cast<std::size_t>(other) / m_vehiclesPerFilter == filter
+                                  ? static_cast<std::int32_t>(static_cast<std::size_t>(other) % m_vehiclesPerFilter)
+                                  : -1;
+            }
+            in.corridors[k] = c;
+        }
+    }
+}
+
+void IntentionStage::readOutputs(const std::vector<Filter>& filters) noexcept {
+    IntentionList& list = m_state.intentions;
+    std::uint32_t written = 0;
+    for (std::uint32_t v = 0; v < m_frame.vehicleCount; ++v) {
+        FrameVehicle& fv = m_frame.vehicles[v];
+        const std::int32_t slot = m_slotOfFrame[v];
+        IntentionEstimate& e = list.vehicles[written++];
+        e = IntentionEstimate{};
+        e.trackId = fv.trackId;
+        e.corridorCount = fv.corridorCount;
+        for (std::uint32_t k = 0; k < fv.corridorCount; ++k) {
+            e.corridorIds[k] = fv.corridors[k].id;
+        }
+        if (slot < 0 || fv.corridorCount == 0) {
+            // Not estimated: the relations stage's uniform corridor probabilities stand.
+            for (std::uint32_t k = 0; k < fv.corridorCount; ++k) {
+                e.corridorProbability[k] = fv.corridorProbability[k];
+            }
+            continue;
+        }
+        const auto s = static_cast<std::size_t>(slot);
+        const std::span<const float> out = filters[s / m_vehiclesPerFilter].outputs();
+        const std::size_t base = (s % m_vehiclesPerFilter) * Model::OUTPUTS_PER_VEHICLE;
+        e.stopProbability = out[base + Model::OUT_P_STOP];
+        e.laneChangeProbability = out[base + Model::OUT_P_CHANGE];
+        const std::uint32_t modelled =
+            std::min<std::uint32_t>(fv.corridorCount, static_cast<std::uint32_t>(pf::SceneVehicleInput::MAX_CORRIDORS));
+        float sum = 0.0F;
+        for (std::uint32_t k = 0; k < modelled; ++k) {
+            sum += out[base + Model::OUT_P_CORRIDOR0 + k];
+        }
+        for (std::uint32_t k = 0; k < fv.corridorCount; ++k) {
+            const float p = k < modelled && sum > 0.0F ? out[base + Model::OUT_P_CORRIDOR0 + k] / sum : 0.0F;
+            e.corridorProbability[k] = p;
+            fv.corridorProbability[k] = p;
+        }
+        fv.stopProbability = e.stopProbability;
+    }
+    list.vehicleCount = written;
+}
+
+StageStatus IntentionStage::run(CycleContext& context) noexcept {
+    if (context.mode >= RuntimeMode::ConstantVelocity) {
+        m_state.intentions.vehicleCount = 0;
+        return StageStatus::Skipped;
+    }
+    const bool nominal = context.mode == RuntimeMode::Nominal;
+    std::vector<Filter>& filters = nominal ? m_nominal : m_reduced;
+    assignSlots();
+    buildInputs(context.hadInput);
+    const bool restart = !m_initialized || nominal != m_nominalActive;
+    for (std::size_t f = 0; f < filters.size(); ++f) {
+        const std::span<const pf::SceneVehicleInput> inputs(m_inputs.data() + f * m_vehiclesPerFilter, m_vehiclesPerFilter);
+        if (restart) {
+            if (!filters[f].initialize(inputs)) {
+                return StageStatus::Failed;
+            }
+        } else {
+            for (std::uint32_t s = 0; s < m_vehiclesPerFilter; ++s) {
+                if (m_slots[f * m_vehiclesPerFilter + s].fresh) {
+                    filters[f].reinitializeVehicle(s, inputs[s]);
+                }
+            }
+        }
+        if (!filters[f].setInputs(inputs)) {
+            return StageStatus::Failed;
+        }
+        filters[f].step();
+    }
+    m_initialized = true;
+    m_nominalActive = nominal;
+    readOutputs(filters);
+    return StageStatus::Ok;
+}
+
+}  // namespace augur::runtime

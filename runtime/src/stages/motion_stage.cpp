@@ -1,0 +1,181 @@
+#include "augur/runtime/stages/motion_stage.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "augur/runtime/stages/relations_stage.hpp"
+
+namespace augur::runtime {
+
+namespace markov = kernels::markov;
+
+namespace {
+/// Corridors below this intention probability are not propagated (their mass goes to the others).
+constexpr float MIN_CORRIDOR_PROBABILITY = 0.01F;
+}  // namespace
+
+Result<std::unique_ptr<MotionStage>, markov::MarkovError> MotionStage::create(const MotionStageSettings& settings,
+                                                                             PipelineState& state, SceneFrame& frame) {
+    auto valid = markov::validate(settings.chain, settings.prediction);
+    if (!valid) {
+        return fail(valid.error());
+    }
+    auto chain = markov::MarkovChain::build(settings.chain);
+    if (!chain) {
+        return fail(chain.error());
+    }
+    std::unique_ptr<MotionStage> stage(new MotionStage(settings, std::move(chain).value(), state, frame));
+    const auto& p = settings.prediction;
+    const auto corridors = static_cast<std::size_t>(p.maxCorridors);
+    const auto steps = static_cast<std::size_t>(p.horizonSteps);
+    stage->m_corridors.assign(corridors, markov::CorridorInput{});
+    stage->m_corridorVehicle.assign(corridors, 0);
+    stage->m_corridorSlot.assign(corridors, 0);
+    stage->m_polyX.assign(corridors * static_cast<std::size_t>(p.maxPolylinePoints), 0.0F);
+    stage->m_polyY.assign(stage->m_polyX.size(), 0.0F);
+    stage->m_polyS.assign(stage->m_polyX.size(), 0.0F);
+    stage->m_positionMarginal.assign(corridors * steps * static_cast<std::size_t>(settings.chain.positionCells), 0.0F);
+    stage->m_speedMarginal.assign(corridors * steps * static_cast<std::size_t>(settings.chain.speedCells), 0.0F);
+    stage->m_points.assign(corridors * steps, CorridorPoint{});
+    stage->m_scratch.assign(markov::cpu::predictScratchBytes(settings.chain, p) + 16, std::byte{0});
+    stage->m_psi = markov::mixingInputDynamics(settings.chain.inputCells, settings.inputStay);
+    return Result<std::unique_ptr<MotionStage>, markov::MarkovError>(std::move(stage));
+}
+
+MotionStage::MotionStage(const MotionStageSettings& settings, markov::MarkovChain chain, PipelineState& state,
+                         SceneFrame& frame)
+    : m_settings(settings), m_chain(std::move(chain)), m_state(state), m_frame(frame) {}
+
+void MotionStage::writeConstantVelocity(VehiclePrediction& out, const Track& track) const noexcept {
+    const int steps = m_settings.prediction.horizonSteps;
+    const float dt = m_settings.chain.step_s;
+    const float speed = std::hypot(track.vx_mps, track.vy_mps);
+    const float speedStd = std::sqrt(std::max(track.covVxVx_m2ps2 + track.covVyVy_m2ps2, 0.0F));
+    const float positionStd = std::sqrt(std::max(track.covXX_m2 + track.covYY_m2, 0.0F));
+    out.trackId = track.id;
+    out.corridorCount = 1;
+    CorridorPrediction& c = out.corridors[0];
+    c.corridorId = 0;
+    c.probability = 1.0F;
+    for (int k = 0; k < steps; ++k) {
+        const float t = dt * static_cast<float>(k + 1);
+        CorridorPoint& p = c.points[k];
+        p.sMean_m = speed * t;
+        p.sStd_m = positionStd + speedStd * t;
+        p.x_m = track.x_m + track.vx_mps * t;
+        p.y_m = track.y_m + track.vy_mps * t;
+    }
+}
+
+void MotionStage::predictConstantVelocity() noexcept {
+    MotionPrediction& out = m_state.prediction;
+    const TrackList& tracks = m_state.tracks;
+    std::uint32_t count = 0;
+    for (std::uint32_t i = 0; i < tracks.trackCount && count < m_settings.maxVehicles; ++i) {
+        if (isPredictedClass(tracks.tracks[i].objectClass)) {
+            writeConstantVelocity(out.vehicles[count++], tracks.tracks[i]);
+        }
+    }
+    out.vehicleCount = count;
+    out.grid.frameCount = 0;
+}
+
+void MotionStage::predictMarkov() noexcept {
+    const markov::PredictionConfig& pc = m_settings.prediction;
+    const auto pointsPerCorridor = static_cast<std::size_t>(pc.maxPolylinePoints);
+    int corridorCount = 0;
+    for (std::uint32_t v = 0; v < m_frame.vehicleCount; ++v) {
+        const FrameVehicle& fv = m_frame.vehicles[v];
+        const TrackMeasurement& m = m_frame.measurements[fv.trackIndex];
+        // Corridors the intention filter all but rules out are not propagated (each costs a whole
+        // horizon of the chain); the kept ones share their probability mass.
+        float kept = 0.0F;
+        for (std::uint32_t k = 0; k < fv.corridorCount; ++k) {
+            kept += fv.corridorProbability[k] >= MIN_CORRIDOR_PROBABILITY ? fv.corridorProbability[k] : 0.0F;
+        }
+        for (std::uint32_t k = 0; k < fv.corridorCount && corridorCount < pc.maxCorridors; ++k) {
+            if (fv.corridorProbability[k] < MIN_CORRIDOR_PROBABILITY || !(kept > 0.0F)) {
+                continue;
+            }
+            const FrameCorridor& fc = fv.corridors[k];
+            markov::CorridorInput& in = m_corridors[static_cast<std::size_t>(corridorCount)];
+            in = markov::CorridorInput{};
+            in.probability = fv.corridorProbability[k] / kept;
+            in.initialSpeed_mps = std::min(fv.speed_mps, m_settings.chain.speedMax_mps);
+            in.initialSpeedStd_mps = m.stdSpeed_mps;
+            in.constraints = fc.limits;
+            in.constraints.stopProbability = fc.road.mustGiveWay != 0 ? fv.stopProbability : 0.0F;
+            const auto points = std::min<std::size_t>(static_cast<std::size_t>(fc.polylinePoints), pointsPerCorridor);
+            in.polylinePoints = static_cast<std::int32_t>(points);
+            const std::size_t from = polylineOffset(v, k);
+            const std::size_t to = static_cast<std::size_t>(corridorCount) * pointsPerCorridor;
+            std::memcpy(&m_polyX[to], &m_frame.polyX_m[from], points * sizeof(float));
+            std::memcpy(&m_polyY[to], &m_frame.polyY_m[from], points * sizeof(float));
+            std::memcpy(&m_polyS[to], &m_frame.polyS_m[from], points * sizeof(float));
+            m_corridorVehicle[static_cast<std::size_t>(corridorCount)] = v;
+            m_corridorSlot[static_cast<std::size_t>(corridorCount)] = k;
+            ++corridorCount;
+        }
+    }
+    MotionPrediction& out = m_state.prediction;
+    const float width_m = static_cast<float>(pc.gridWidthCells) * pc.gridResolution_m;
+    const float height_m = static_cast<float>(pc.gridHeightCells) * pc.gridResolution_m;
+    const markov::GridPlacement placement{m_ego.x_m - 0.5F * width_m, m_ego.y_m - 0.5F * height_m};
+    const markov::PredictionOutputs outputs{m_positionMarginal.data(), m_speedMarginal.data(), m_points.data(),
+                                            &out.grid.cells[0][0], MAX_GRID_SIDE_CELLS * MAX_GRID_SIDE_CELLS};
+    markov::cpu::predict(m_chain, pc, m_psi, m_corridors.data(), corridorCount,
+                         markov::Polylines{m_polyX.data(), m_polyY.data(), m_polyS.data()}, placement, outputs,
+                         m_scratch.data(), m_scratch.size());
+
+    // Vehicles in frame order; those off the map (no corridor) get the constant-velocity extrapolation.
+    const auto steps = static_cast<std::size_t>(pc.horizonSteps);
+    for (std::uint32_t v = 0; v < m_frame.vehicleCount; ++v) {
+        const FrameVehicle& fv = m_frame.vehicles[v];
+        VehiclePrediction& vp = out.vehicles[v];
+        if (fv.corridorCount == 0) {
+            writeConstantVelocity(vp, m_state.tracks.tracks[fv.trackIndex]);
+            continue;
+        }
+        vp.trackId = fv.trackId;
+        vp.corridorCount = 0;
+    }
+    for (int c = 0; c < corridorCount; ++c) {
+        const std::uint32_t v = m_corridorVehicle[static_cast<std::size_t>(c)];
+        const std::uint32_t k = m_corridorSlot[static_cast<std::size_t>(c)];
+        VehiclePrediction& vp = out.vehicles[v];
+        CorridorPrediction& cp = vp.corridors[vp.corridorCount++];  // predicted corridors, in corridor order
+        cp.corridorId = m_frame.vehicles[v].corridors[k].id;
+        cp.probability = m_corridors[static_cast<std::size_t>(c)].probability;
+        std::memcpy(cp.points, &m_points[static_cast<std::size_t>(c) * steps], steps * sizeof(CorridorPoint));
+    }
+    out.vehicleCount = m_frame.vehicleCount;
+    out.grid.originX_m = placement.originX_m;
+    out.grid.originY_m = placement.originY_m;
+    out.grid.resolution_m = pc.gridResolution_m;
+    out.grid.frameInterval_s = m_settings.gridFrameInterval_s;
+    out.grid.widthCells = static_cast<std::uint32_t>(pc.gridWidthCells);
+    out.grid.heightCells = static_cast<std::uint32_t>(pc.gridHeightCells);
+    out.grid.frameCount = m_settings.gridEnabled ? static_cast<std::uint32_t>(pc.gridFrames) : 0U;
+}
+
+StageStatus MotionStage::run(CycleContext& context) noexcept {
+    if (m_state.inputCount > 0) {
+        m_ego = m_state.inputs[m_state.inputCount - 1].ego;
+    }
+    MotionPrediction& out = m_state.prediction;
+    out.step_s = m_settings.chain.step_s;
+    out.horizonSteps = static_cast<std::uint32_t>(m_settings.prediction.horizonSteps);
+    out.sourceStamp_ns = m_frame.sourceStamp_ns;
+    if (context.mode >= RuntimeMode::HoldLast) {
+        return StageStatus::Skipped;  // Publish republishes the last prediction or says there is none
+    }
+    if (context.mode == RuntimeMode::ConstantVelocity) {
+        predictConstantVelocity();
+    } else {
+        predictMarkov();
+    }
+    return StageStatus::Ok;
+}
+
+}  // namespace augur::runtime

@@ -1,0 +1,147 @@
+#include "augur/runtime/stages/relations_stage.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace augur::runtime {
+
+namespace {
+constexpr double CURVATURE_BASE_M = 5.0;      ///< heading change over this arc length gives the curvature
+constexpr float DEFAULT_SPEED_LIMIT_MPS = 13.9F;  ///< 50 km/h where the map has no limit
+constexpr float NO_STOP_M = 1e9F;
+}  // namespace
+
+bool isPredictedClass(ObjectClass objectClass) noexcept {
+    return objectClass == ObjectClass::Car || objectClass == ObjectClass::Truck || objectClass == ObjectClass::Bus ||
+           objectClass == ObjectClass::Motorcycle;
+}
+
+RelationsStage::RelationsStage(scene::Scene& scene, const PipelineState& state, SceneFrame& frame,
+                               std::uint32_t maxVehicles, std::uint32_t maxCorridors) noexcept
+    : m_scene(scene),
+      m_state(state),
+      m_frame(frame),
+      m_maxVehicles(std::min<std::uint32_t>(maxVehicles, MAX_PREDICTED_VEHICLES)),
+      m_maxCorridors(std::min<std::uint32_t>(maxCorridors, MAX_CORRIDORS_PER_VEHICLE)) {}
+
+void RelationsStage::describeCorridor(std::uint32_t v, std::uint32_t k) noexcept {
+    const scene::RoadMap& map = m_scene.map();
+    const std::uint32_t global = m_scene.corridorIndex(v, k);
+    const scene::Corridor& corridor = m_scene.corridor(global);
+    FrameCorridor& out = m_frame.vehicles[v].corridors[k];
+    out = FrameCorridor{};
+    out.id = global;
+    out.length_m = corridor.length_m;
+
+    // Centreline, resampled evenly over the corridor.
+    const std::size_t base = polylineOffset(v, k);
+    const auto points = static_cast<std::int32_t>(FRAME_POLYLINE_POINTS);
+    const double spacing = corridor.length_m > 0.0F ? corridor.length_m / static_cast<double>(points - 1) : 0.0;
+    for (std::int32_t i = 0; i < points; ++i) {
+        scene::Point2 p;
+        double heading = 0.0;
+        const double s = spacing * static_cast<double>(i);
+        scene::corridorPointAt(map, corridor, s, p, heading);
+        m_frame.polyX_m[base + static_cast<std::size_t>(i)] = static_cast<float>(p.x_m);
+        m_frame.polyY_m[base + static_cast<std::size_t>(i)] = static_cast<float>(p.y_m);
+        m_frame.polyS_m[base + static_cast<std::size_t>(i)] = static_cast<float>(s);
+    }
+    out.polylinePoints = points;
+
+    scene::Point2 p0;
+    scene::Point2 p1;
+    double heading0 = 0.0;
+    double heading1 = 0.0;
+    scene::corridorPointAt(map, corridor, 0.0, p0, heading0);
+    scene::corridorPointAt(map, corridor, CURVATURE_BASE_M, p1, heading1);
+    out.road.heading_rad = static_cast<float>(heading0);
+    out.road.curvature_1pm = static_cast<float>(scene::wrapAngle(heading1 - heading0) / CURVATURE_BASE_M);
+    const double limit = corridor.segments.empty() ? 0.0 : map.lane(corridor.segments[0].lane).speedLimit_mps;
+    out.road.speedLimit_mps = limit > 0.0 ? static_cast<float>(limit) : DEFAULT_SPEED_LIMIT_MPS;
+
+    // The next stop point: a stop line before a junction, else the point where a vehicle with priority crosses.
+    float stop = NO_STOP_M;
+    for (const scene::IntersectionRelation& junction : m_scene.intersections(global)) {
+        if (junction.stopLine_m >= 0.0F) {
+            stop = std::min(stop, junction.stopLine_m);
+        }
+    }
+    out.road.mustGiveWay = 0;
+    out.road.giveWayTo = -1;
+    const std::uint32_t influencer = m_scene.influencer(global);
+    const auto relations = m_scene.relations(global);
+    float leadGap = kernels::markov::NO_LIMIT;
+    float leadSpeed = 0.0F;
+    if (influencer != scene::NO_INDEX && influencer < relations.size()) {
+        const scene::CorridorRelation& r = relations[influencer];
+        const bool yields = r.priority == scene::RelativePriority::OtherHasPriority ||
+                            r.priority == scene::RelativePriority::Mutual;
+        if (r.kind != scene::CorridorRelationKind::SharedLane && yields && r.s_m >= 0.0F) {
+            out.road.mustGiveWay = 1;
+            out.road.giveWayTo = static_cast<std::int32_t>(r.otherVehicle);
+            stop = std::min(stop, r.s_m);
+        }
+    }
+    if (!corridor.laneChange) {
+        const scene::LateralNeighbour& ahead = m_scene.lateral(v)[scene::LateralSlot::SameAhead];
+        if (ahead.vehicle != scene::NO_INDEX) {
+            leadGap = std::max(ahead.gap_m, 0.0F);
+            leadSpeed = ahead.speed_mps;
+        }
+    }
+    if (out.road.mustGiveWay == 0 && stop < NO_STOP_M) {
+        out.road.mustGiveWay = 1;  // a stop line with nobody in particular to yield to (a sign)
+    }
+    out.road.distanceToStop_m = stop;
+    out.limits.speedLimit_mps = out.road.speedLimit_mps;
+    out.limits.stopDistance_m = stop < NO_STOP_M ? stop : kernels::markov::NO_LIMIT;
+    out.limits.stopProbability = 0.0F;  // set by the intention stage
+    out.limits.leadGap_m = leadGap;
+    out.limits.leadSpeed_mps = leadSpeed;
+}
+
+StageStatus RelationsStage::run(CycleContext& context) noexcept {
+    if (context.mode >= RuntimeMode::ConstantVelocity) {
+        m_frame.vehicleCount = 0;  // the degraded modes predict from the tracks alone
+        return StageStatus::Skipped;
+    }
+    const TrackList& tracks = m_state.tracks;
+    std::uint32_t count = 0;
+    for (std::uint32_t i = 0; i < tracks.trackCount && count < m_maxVehicles; ++i) {
+        const Track& t = tracks.tracks[i];
+        if (!isPredictedClass(t.objectClass)) {
+            continue;
+        }
+        const TrackMeasurement& m = m_frame.measurements[i];
+        const float speed = std::hypot(t.vx_mps, t.vy_mps);
+        scene::SceneVehicle& sv = m_vehicles[count];
+        sv = scene::SceneVehicle{t.id, t.x_m, t.y_m, m.heading_rad, speed, m.length_m, m.width_m};
+        FrameVehicle& fv = m_frame.vehicles[count];
+        fv.trackIndex = i;
+        fv.trackId = t.id;
+        fv.x_m = t.x_m;
+        fv.y_m = t.y_m;
+        fv.heading_rad = m.heading_rad;
+        fv.speed_mps = speed;
+        ++count;
+    }
+    m_frame.vehicleCount = count;
+    (void)m_scene.update(std::span<const scene::SceneVehicle>(m_vehicles.data(), count));
+    for (std::uint32_t v = 0; v < count; ++v) {
+        FrameVehicle& fv = m_frame.vehicles[v];
+        const auto corridors = m_scene.corridors(v);
+        fv.corridorCount = std::min<std::uint32_t>(static_cast<std::uint32_t>(corridors.size()), m_maxCorridors);
+        for (std::uint32_t k = 0; k < fv.corridorCount; ++k) {
+            describeCorridor(v, k);
+        }
+        const float uniform = fv.corridorCount > 0 ? 1.0F / static_cast<float>(fv.corridorCount) : 0.0F;
+        for (std::uint32_t k = 0; k < MAX_CORRIDORS_PER_VEHICLE; ++k) {
+            fv.corridorProbability[k] = k < fv.corridorCount ? uniform : 0.0F;
+        }
+        fv.stopProbability = 0.0F;
+    }
+    return StageStatus::Ok;
+}
+
+}  // namespace augur::runtime

@@ -1,0 +1,182 @@
+// The runtime's computing stages on their own: Kalman tracking with track management, and platoons
+// (maximal flocks) over the track history.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+
+#include "augur/platform/transport.hpp"
+#include "augur/runtime/stages/platoon_stage.hpp"
+#include "augur/runtime/stages/track_stage.hpp"
+#include "augur/testing/embedded_roudi.hpp"
+
+namespace augur::runtime {
+namespace {
+
+constexpr std::int64_t STEP_NS = 100'000'000;
+constexpr float STEP_S = 0.1F;
+constexpr float SPEED_MPS = 10.0F;
+
+void addObject(ObjectList& list, std::uint32_t id, float x_m, float y_m) {
+    PerceivedObject& o = list.objects[list.objectCount++];
+    o = PerceivedObject{};
+    o.id = id;
+    o.objectClass = ObjectClass::Car;
+    o.x_m = x_m;
+    o.y_m = y_m;
+    o.speed_mps = SPEED_MPS;
+    o.stdX_m = o.stdY_m = 0.2F;
+    o.stdHeading_rad = 0.05F;
+    o.stdSpeed_mps = 0.3F;
+}
+
+class TrackStageTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        state = makePipelineState();
+        frame = makeSceneFrame();
+        history = std::make_unique<TrackHistory>(4);
+        TrackStageSettings settings;
+        settings.capacity = 4;
+        settings.maxMissedCycles = 2;
+        settings.confirmAfterHits = 2;
+        settings.model = kernels::kf::MotionModel::ConstantVelocity;
+        sut = TrackStage::create(settings, *state, *frame, *history).value();
+    }
+    /// One accepted list at time k·STEP with the given objects moving along x at SPEED_MPS.
+    void cycle(int k, std::initializer_list<std::uint32_t> ids) {
+        ObjectList& list = state->inputs[0];
+        list = ObjectList{};
+        list.header.sequence = static_cast<std::uint64_t>(k + 1);
+        list.header.stamp_ns = k * STEP_NS;
+        for (const std::uint32_t id : ids) {
+            addObject(list, id, SPEED_MPS * STEP_S * static_cast<float>(k), 10.0F * static_cast<float>(id));
+        }
+        state->inputCount = 1;
+        CycleContext context;
+        (void)sut->run(context);
+    }
+    const Track* find(std::uint32_t id) const {
+        for (std::uint32_t i = 0; i < state->tracks.trackCount; ++i) {
+            if (state->tracks.tracks[i].id == id) {
+                return &state->tracks.tracks[i];
+            }
+        }
+        return nullptr;
+    }
+
+    std::unique_ptr<PipelineState> state;
+    std::unique_ptr<SceneFrame> frame;
+    std::unique_ptr<TrackHistory> history;
+    std::unique_ptr<TrackStage> sut;
+};
+
+TEST_F(TrackStageTest, ATrackIsPublishedOnceConfirmedAndFollowsAConstantVelocityObject) {
+    constexpr int CYCLES = 30;
+    constexpr float VELOCITY_TOLERANCE_MPS = 0.3F;
+    cycle(0, {1});
+    EXPECT_EQ(state->tracks.trackCount, 0U) << "one sighting is not yet a track";
+    for (int k = 1; k < CYCLES; ++k) {
+        cycle(k, {1});
+    }
+    const Track* track = find(1);
+    ASSERT_NE(track, nullptr);
+    EXPECT_NEAR(track->vx_mps, SPEED_MPS, VELOCITY_TOLERANCE_MPS);
+    EXPECT_NEAR(track->vy_mps, 0.0F, VELOCITY_TOLERANCE_MPS);
+    EXPECT_EQ(track->ageCycles, static_cast<std::uint32_t>(CYCLES));
+    EXPECT_EQ(frame->sourceStamp_ns, (CYCLES - 1) * STEP_NS);
+}
+
+TEST_F(TrackStageTest, AnUnseenTrackCoastsThenIsDeletedAfterMaxMissedCycles) {
+    cycle(0, {1, 2});
+    cycle(1, {1, 2});
+    ASSERT_EQ(state->tracks.trackCount, 2U);
+    cycle(2, {1});
+    cycle(3, {1});
+    const Track* coasting = find(2);
+    ASSERT_NE(coasting, nullptr) << "missed twice: still coasting";
+    EXPECT_EQ(coasting->missedCycles, 2U);
+    cycle(4, {1});
+    EXPECT_EQ(find(2), nullptr) << "missed a third time: deleted";
+    EXPECT_EQ(state->tracks.trackCount, 1U);
+}
+
+TEST_F(TrackStageTest, SightingsBeyondTheCapacityAreCountedNotTracked) {
+    cycle(0, {1, 2, 3, 4, 5, 6});
+    cycle(1, {1, 2, 3, 4, 5, 6});
+    EXPECT_EQ(state->tracks.trackCount, 4U);
+    EXPECT_EQ(sut->overflows(), 4U);
+}
+
+TEST_F(TrackStageTest, ACycleWithoutInputKeepsTheTracksAndRecordsTheHistory) {
+    cycle(0, {1});
+    cycle(1, {1});
+    const Track before = state->tracks.tracks[0];
+    state->inputCount = 0;
+    CycleContext context;
+    EXPECT_EQ(sut->run(context), StageStatus::Skipped);
+    EXPECT_EQ(state->tracks.tracks[0].x_m, before.x_m);
+    EXPECT_EQ(history->size(), 3U);
+}
+
+TEST(PlatoonStage, VehiclesThatStayTogetherFormOnePlatoonAndALoneVehicleDoesNot) {
+    AUGUR_REQUIRE_ICEORYX();
+    constexpr std::uint32_t WINDOW = 4;
+    constexpr float GAP_M = 6.0F;
+    TrackHistory history(WINDOW);
+    auto state = makePipelineState();
+    auto publisher = platform::Publisher<PlatoonList>::create({"augur-pipeline-stages", "platoons", "platoons"}).value();
+    auto subscriber = platform::Subscriber<PlatoonList>::create({"augur-pipeline-stages", "platoons", "platoons"}).value();
+    auto sut = PlatoonStage::create(PlatoonStageSettings{3, WINDOW, 10.0}, history, publisher, *state).value();
+    TrackList tracks{};
+    for (std::uint32_t k = 0; k < WINDOW; ++k) {
+        tracks.trackCount = 4;
+        for (std::uint32_t i = 0; i < 3; ++i) {  // a column of three, 6 m apart, driving along x
+            tracks.tracks[i].id = 30 - i;
+            tracks.tracks[i].x_m = static_cast<float>(k) * 2.0F + GAP_M * static_cast<float>(i);
+            tracks.tracks[i].y_m = 0.0F;
+        }
+        tracks.tracks[3].id = 7;  // far away
+        tracks.tracks[3].x_m = 500.0F;
+        history.record(tracks);
+    }
+    CycleContext context;
+    context.cycle = 5;
+
+    EXPECT_EQ(sut->run(context), StageStatus::Ok);
+
+    const PlatoonList& list = sut->last();
+    ASSERT_EQ(list.platoonCount, 1U);
+    EXPECT_EQ(list.windowCycles, WINDOW);
+    const Platoon& platoon = list.platoons[0];
+    ASSERT_EQ(platoon.memberCount, 3U);
+    EXPECT_EQ(platoon.memberTrackIds[0], 28U);
+    EXPECT_EQ(platoon.memberTrackIds[1], 29U);
+    EXPECT_EQ(platoon.memberTrackIds[2], 30U);
+    auto received = subscriber.take();
+    ASSERT_TRUE(received.hasValue());
+    EXPECT_EQ(received.value()->platoonCount, 1U);
+    EXPECT_EQ(received.value()->header.sequence, 5U);
+}
+
+TEST(PlatoonStage, FewerCyclesThanTheWindowGiveAnEmptyList) {
+    AUGUR_REQUIRE_ICEORYX();
+    constexpr std::uint32_t WINDOW = 4;
+    TrackHistory history(WINDOW);
+    auto state = makePipelineState();
+    auto publisher = platform::Publisher<PlatoonList>::create({"augur-pipeline-stages", "short", "platoons"}).value();
+    auto sut = PlatoonStage::create(PlatoonStageSettings{2, WINDOW, 10.0}, history, publisher, *state).value();
+    TrackList tracks{};
+    tracks.trackCount = 2;
+    tracks.tracks[0].id = 1;
+    tracks.tracks[1].id = 2;
+    history.record(tracks);
+    CycleContext context;
+
+    EXPECT_EQ(sut->run(context), StageStatus::Ok);
+
+    EXPECT_EQ(sut->last().platoonCount, 0U);
+}
+
+}  // namespace
+}  // namespace augur::runtime

@@ -1,0 +1,547 @@
+// The whole runtime through real iceoryx (RouDi embedded in the test process): a synthetic scene on the
+// shipped four-way intersection is published as perception object lists; the runtime's outputs are
+// read back from shared memory.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <thread>
+
+#include "augur/platform/clock.hpp"
+#include "augur/platform/gpu_info.hpp"
+#include "augur/platform/transport.hpp"
+#include "augur/runtime/runtime.hpp"
+#include "augur/runtime/scene/map_readers.hpp"
+#include "augur/testing/allocation_counter.hpp"
+#include "augur/testing/embedded_roudi.hpp"
+#include "augur/testing/testing.hpp"
+#include "support/synthetic_scene.hpp"
+
+namespace augur::runtime {
+namespace {
+
+constexpr std::uint32_t VEHICLES = 8;
+constexpr std::uint32_t PEDESTRIANS = 2;
+constexpr double SCENE_STEP_S = 0.2;
+constexpr std::int64_t SCENE_STEP_NS = 200'000'000;
+constexpr float PROBABILITY_TOLERANCE = 1e-3F;
+constexpr float MIN_PREDICTED_CORRIDOR_PROBABILITY = 0.01F;
+
+const auto* const g_environment =
+    ::testing::AddGlobalTestEnvironment(new testing::EmbeddedRouDiEnvironment("augur-runtime-test"));
+
+/// The shipped default deployment, scaled down so a cycle takes milliseconds on one core.
+config::Deployment testDeployment(const std::string& instance) {
+    auto loaded = config::loadDeployment(testing::sourcePath("config/default.yaml"));
+    EXPECT_TRUE(loaded.hasValue());
+    config::Deployment d = loaded.value();
+    d.capacities.particles = 256;
+    d.intention.particlesReduced = 64;
+    d.capacities.maxPredictedVehicles = 16;
+    d.capacities.maxCorridorsPerVehicle = 4;
+    d.motion.horizon_s = 2.0;  // 20 steps of 0.1 s over a coarse chain: the test exercises, the benchmark measures
+    d.motion.positionCells = 50;
+    d.motion.positionRange_m = 100.0;
+    d.motion.speedCells = 10;
+    d.motion.maxSpeed_mps = 20.0;
+    d.motion.samplesPerCell = 4;
+    d.grid.widthCells = 64;
+    d.grid.heightCells = 64;
+    d.flocks.everyNCycles = 5;
+    d.flocks.windowCycles = 5;
+    d.flocks.minMembers = 2;
+    d.flocks.radius_m = 30.0;
+    testing::useInstance(d, instance);
+    return d;
+}
+
+RuntimeOptions quietOptions() {
+    RuntimeOptions options;
+    options.connectToRouDi = false;  // the embedded RouDi's runtime
+    options.log = [](config::LogLevel, const std::string&) {};
+    return options;
+}
+
+const scene::RoadMap& shippedMap() {
+    static const scene::RoadMap map =
+        scene::readSumoNet(testing::sourcePath("data/scenarios/intersection-4way/map.net.xml")).value();
+    return map;
+}
+
+platform::ServiceName service(const config::Channel& c) { return {c.service, c.instance, c.event}; }
+
+/// Keeps the newest message of a channel.
+template <typename T>
+class Newest {
+public:
+    explicit Newest(const config::Channel& channel)
+        : m_subscriber(platform::Subscriber<T>::create(service(channel), 16).value()), m_value(std::make_unique<T>()) {}
+    /// Drains the queue; returns how many arrived.
+    int drain() {
+        int n = 0;
+        while (true) {
+            auto s = m_subscriber.take();
+            if (!s) {
+                break;
+            }
+            std::memcpy(m_value.get(), &*s.value(), sizeof(T));
+            ++n;
+        }
+        m_received += n;
+        return n;
+    }
+    const T& value() const { return *m_value; }
+    int received() const { return m_received; }
+
+private:
+    platform::Subscriber<T> m_subscriber;
+    std::unique_ptr<T> m_value;
+    int m_received{0};
+};
+
+class Feeder {
+public:
+    explicit Feeder(const config::Deployment& d)
+        : m_publisher(platform::Publisher<ObjectList>::create(service(d.transport.objects)).value()) {}
+    template <typename Edit>
+    void send(Edit&& edit) {
+        auto loan = m_publisher.loan();
+        ASSERT_TRUE(loan.hasValue());
+        edit(**loan);
+        loan->publish();
+    }
+
+private:
+    platform::Publisher<ObjectList> m_publisher;
+};
+
+std::unique_ptr<Runtime> makeRuntime(const config::Deployment& d) {
+    auto created = Runtime::create(d, quietOptions());
+    EXPECT_TRUE(created.hasValue()) << (created.hasValue() ? "" : created.error().message);
+    return created.hasValue() ? std::move(created).value() : nullptr;
+}
+
+TEST(Runtime, PublishesTracksIntentionsPredictionPlatoonsAndHealthForASyntheticScene) {
+    AUGUR_REQUIRE_ICEORYX();
+    constexpr int CYCLES = 12;
+    const config::Deployment d = testDeployment("outputs");
+    auto sut = makeRuntime(d);
+    ASSERT_NE(sut, nullptr);
+    Feeder feeder(d);
+    Newest<TrackList> tracks(d.transport.tracks);
+    Newest<IntentionList> intentions(d.transport.intentions);
+    Newest<MotionPrediction> prediction(d.transport.prediction);
+    Newest<Health> health(d.transport.health);
+    Newest<PlatoonList> platoons(d.transport.platoons);
+    testing::SyntheticScene scene(shippedMap(), VEHICLES, PEDESTRIANS);
+
+    for (int k = 0; k < CYCLES; ++k) {
+        feeder.send([&](ObjectList& list) { scene.write(list, static_cast<std::uint64_t>(k + 1), platform::monotonicNow_ns()); });
+        const CycleReport report = sut->runCycle();
+        EXPECT_TRUE(report.hadInput);
+        scene.advance(SCENE_STEP_S);
+    }
+    tracks.drain();
+    intentions.drain();
+    prediction.drain();
+    health.drain();
+    platoons.drain();
+
+    EXPECT_EQ(tracks.received(), CYCLES);
+    EXPECT_EQ(tracks.value().trackCount, VEHICLES + PEDESTRIANS);
+    EXPECT_EQ(intentions.value().vehicleCount, VEHICLES);
+    const MotionPrediction& p = prediction.value();
+    EXPECT_EQ(p.mode, RuntimeMode::Nominal);
+    EXPECT_EQ(p.stale, 0U);
+    EXPECT_EQ(p.vehicleCount, VEHICLES);
+    EXPECT_EQ(p.horizonSteps, config::horizonSteps(d.motion));
+    for (std::uint32_t v = 0; v < p.vehicleCount; ++v) {
+        const VehiclePrediction& vp = p.vehicles[v];
+        ASSERT_GE(vp.corridorCount, 1U) << "vehicle " << vp.trackId << " is on a lane: it has corridors";
+        float sum = 0.0F;
+        for (std::uint32_t c = 0; c < vp.corridorCount; ++c) {
+            sum += vp.corridors[c].probability;
+            EXPECT_GE(vp.corridors[c].probability, MIN_PREDICTED_CORRIDOR_PROBABILITY) << "ruled-out corridors are not propagated";
+            for (std::uint32_t k = 1; k < p.horizonSteps; ++k) {
+                EXPECT_GE(vp.corridors[c].points[k].sMean_m + 1e-3F, vp.corridors[c].points[k - 1].sMean_m);
+            }
+        }
+        EXPECT_NEAR(sum, 1.0F, PROBABILITY_TOLERANCE);
+        const IntentionEstimate& e = intentions.value().vehicles[v];
+        EXPECT_EQ(e.trackId, vp.trackId);
+        EXPECT_GE(e.stopProbability, 0.0F);
+        EXPECT_LE(e.stopProbability, 1.0F);
+    }
+    EXPECT_EQ(p.grid.frameCount, config::gridFrames(d.grid, d.motion));
+    EXPECT_EQ(health.received(), CYCLES);
+    EXPECT_EQ(health.value().cycle, static_cast<std::uint64_t>(CYCLES - 1));
+    EXPECT_EQ(health.value().acceptedInputs, static_cast<std::uint64_t>(CYCLES));
+    EXPECT_EQ(health.value().deadlineMisses, 0U);
+    EXPECT_EQ(platoons.received(), (CYCLES + 4) / 5);  // cycles 0, 5, 10
+    EXPECT_EQ(platoons.value().windowCycles, d.flocks.windowCycles);
+}
+
+TEST(Runtime, ACycleWithoutInputPredictsForwardAndSaysSo) {
+    AUGUR_REQUIRE_ICEORYX();
+    const config::Deployment d = testDeployment("no-input");
+    auto sut = makeRuntime(d);
+    ASSERT_NE(sut, nullptr);
+    Feeder feeder(d);
+    Newest<MotionPrediction> prediction(d.transport.prediction);
+    testing::SyntheticScene scene(shippedMap(), VEHICLES);
+    std::int64_t lastStamp = 0;
+    for (int k = 0; k < 3; ++k) {
+        lastStamp = platform::monotonicNow_ns();
+        feeder.send([&](ObjectList& list) { scene.write(list, static_cast<std::uint64_t>(k + 1), lastStamp); });
+        (void)sut->runCycle();
+    }
+
+    const CycleReport report = sut->runCycle();
+
+    prediction.drain();
+    EXPECT_FALSE(report.hadInput);
+    EXPECT_FALSE(report.deadlineMissed);
+    EXPECT_EQ(sut->lastHealth().lastCycleHadInput, 0);
+    EXPECT_EQ(prediction.value().vehicleCount, VEHICLES);
+    EXPECT_EQ(prediction.value().sourceStamp_ns, lastStamp) << "the prediction says which input it is based on";
+    EXPECT_GT(prediction.value().header.stamp_ns, prediction.value().sourceStamp_ns);
+}
+
+TEST(Runtime, VehiclesLeavingAndEnteringAreDroppedAndPickedUpByTheIntentionFilter) {
+    AUGUR_REQUIRE_ICEORYX();
+    constexpr int CYCLES_PER_PHASE = 10;  // longer than tracking.max_missed_cycles + 1
+    constexpr std::size_t SEEN = 6;       // vehicles seen at a time
+    constexpr std::size_t SHIFT = 2;      // the first two leave, two new ones enter
+    const config::Deployment d = testDeployment("enter-leave");
+    ASSERT_LT(d.tracking.maxMissedCycles + 1U, static_cast<std::uint32_t>(CYCLES_PER_PHASE));
+    auto sut = makeRuntime(d);
+    ASSERT_NE(sut, nullptr);
+    Feeder feeder(d);
+    testing::SyntheticScene scene(shippedMap(), SEEN + SHIFT);
+    std::uint64_t sequence = 0;
+    auto phase = [&](std::size_t first) {
+        for (int k = 0; k < CYCLES_PER_PHASE; ++k) {
+            feeder.send([&](ObjectList& list) { scene.write(list, ++sequence, platform::monotonicNow_ns(), first, first + SEEN); });
+            scene.advance(SCENE_STEP_S);
+            (void)sut->runCycle();
+        }
+    };
+
+    phase(0);
+    phase(SHIFT);
+
+    const IntentionList& intentions = sut->state().intentions;
+    ASSERT_EQ(intentions.vehicleCount, SEEN);
+    for (std::uint32_t v = 0; v < intentions.vehicleCount; ++v) {
+        const IntentionEstimate& e = intentions.vehicles[v];
+        EXPECT_GE(e.trackId, 100U + SHIFT) << "vehicles that left are no longer estimated";
+        float sum = 0.0F;
+        for (std::uint32_t c = 0; c < e.corridorCount; ++c) {
+            sum += e.corridorProbability[c];
+        }
+        EXPECT_NEAR(sum, 1.0F, PROBABILITY_TOLERANCE) << "vehicle " << e.trackId;
+    }
+}
+
+TEST(RuntimeAllocation, SteadyStateCyclesOfTheFullPipelineAllocateNothing) {
+    AUGUR_REQUIRE_ICEORYX();
+    constexpr int WARM_UP = 20;
+    constexpr int CYCLES = 1000;
+    ASSERT_GT(testing::threadAllocationsDuring([] {
+                  int* volatile probe = new int(1);
+                  delete probe;
+              }),
+              0U)
+        << "the counter must fire";
+    config::Deployment d = testDeployment("allocation");
+    d.capacities.particles = 64;
+    d.runtime.maxInputAge_ms = 0;
+    auto sut = makeRuntime(d);
+    ASSERT_NE(sut, nullptr);
+    Feeder feeder(d);
+    testing::SyntheticScene scene(shippedMap(), VEHICLES, PEDESTRIANS);
+    std::uint64_t sequence = 0;
+    std::int64_t stamp = 1'000'000'000;
+    auto cycle = [&] {
+        feeder.send([&](ObjectList& list) { scene.write(list, ++sequence, stamp); });
+        stamp += SCENE_STEP_NS;
+        scene.advance(SCENE_STEP_S);
+        (void)sut->runCycle();
+    };
+    for (int k = 0; k < WARM_UP; ++k) {
+        cycle();
+    }
+
+    // The pipeline runs on this thread (the watchdog thread only reads atomics; the flock finder runs
+    // with one worker, the calling thread). The embedded RouDi's own threads allocate on their own
+    // schedule (about 14 allocations every 300 ms), so the count is of this thread.
+    const std::uint64_t allocations = testing::threadAllocationsDuring([&] {
+        for (int k = 0; k < CYCLES; ++k) {
+            cycle();
+        }
+    });
+
+    EXPECT_EQ(allocations, 0U);
+    EXPECT_EQ(sut->counters().accepted, static_cast<std::uint64_t>(WARM_UP + CYCLES));
+    EXPECT_GE(sut->executor().cycles(), static_cast<std::uint64_t>(CYCLES));
+}
+
+TEST(RuntimeWatchdog, AnInjectedStageDelayIsDetectedWithinOneCycleAndTheLadderStepsDownAndBackUp) {
+    AUGUR_REQUIRE_ICEORYX();
+    constexpr std::int64_t DEADLINE_MS = 60;
+    constexpr std::int64_t DELAY_NS = 100'000'000;  // longer than the deadline
+    constexpr std::uint32_t RECOVER_AFTER = 2;
+    config::Deployment d = testDeployment("watchdog");
+    d.runtime.cyclePeriod_ms = DEADLINE_MS;
+    d.runtime.deadline_ms = DEADLINE_MS;
+    d.runtime.watchdog.missesToDegrade = 1;
+    d.runtime.watchdog.recoverAfterGoodCycles = RECOVER_AFTER;
+    d.runtime.watchdog.holdLastMaxAge_ms = 10'000;
+    d.runtime.maxInputAge_ms = 0;
+    auto sut = makeRuntime(d);
+    ASSERT_NE(sut, nullptr);
+    Feeder feeder(d);
+    Newest<MotionPrediction> prediction(d.transport.prediction);
+    testing::SyntheticScene scene(shippedMap(), VEHICLES);
+    std::uint64_t sequence = 0;
+    auto cycle = [&] {
+        feeder.send([&](ObjectList& list) { scene.write(list, ++sequence, platform::monotonicNow_ns()); });
+        scene.advance(SCENE_STEP_S);
+        const CycleReport report = sut->runCycle();
+        prediction.drain();
+        return report;
+    };
+    for (int k = 0; k < 3; ++k) {
+        ASSERT_FALSE(cycle().deadlineMissed);
+    }
+
+    // Down: every rung, one missed cycle each.
+    sut->injectStageDelay(Stage::Intention, DELAY_NS);
+    const std::array<RuntimeMode, 4> down{RuntimeMode::ReducedParticles, RuntimeMode::ConstantVelocity,
+                                          RuntimeMode::HoldLast, RuntimeMode::NoPrediction};
+    for (const RuntimeMode expected : down) {
+        const std::uint64_t flaggedBefore = sut->executor().watchdog().deadlineMisses();
+        const CycleReport report = cycle();
+        EXPECT_TRUE(report.deadlineMissed);
+        EXPECT_EQ(sut->executor().watchdog().deadlineMisses(), flaggedBefore + 1) << "flagged by the watchdog thread";
+        EXPECT_EQ(report.status[static_cast<std::size_t>(Stage::Motion)], StageStatus::Skipped)
+            << "no computing stage starts after the deadline";
+        EXPECT_EQ(report.status[static_cast<std::size_t>(Stage::Publish)], StageStatus::Ok);
+        EXPECT_EQ(prediction.value().stale, 1U);
+        ASSERT_TRUE(report.transition.has_value());
+        EXPECT_EQ(report.transition->to, expected);
+    }
+    EXPECT_EQ(sut->lastHealth().mode, RuntimeMode::NoPrediction);
+    EXPECT_EQ(sut->lastHealth().deadlineMisses, down.size());
+
+    // In NoPrediction the planner gets an explicit empty prediction.
+    sut->injectStageDelay(Stage::Intention, 0);
+    (void)cycle();
+    EXPECT_EQ(prediction.value().mode, RuntimeMode::NoPrediction);
+    EXPECT_EQ(prediction.value().vehicleCount, 0U);
+
+    // Up: RECOVER_AFTER good cycles per rung.
+    RuntimeMode mode = RuntimeMode::NoPrediction;
+    for (int k = 1; k < static_cast<int>(RECOVER_AFTER * down.size()) && mode != RuntimeMode::Nominal; ++k) {
+        const CycleReport report = cycle();
+        EXPECT_FALSE(report.deadlineMissed);
+        if (report.transition) {
+            mode = report.transition->to;
+            if (mode == RuntimeMode::ConstantVelocity) {
+                (void)cycle();
+                EXPECT_EQ(prediction.value().mode, RuntimeMode::ConstantVelocity);
+                EXPECT_EQ(prediction.value().vehicleCount, VEHICLES) << "constant-velocity prediction from the tracks";
+                ++k;
+            }
+        }
+    }
+    EXPECT_EQ(mode, RuntimeMode::Nominal);
+    (void)cycle();
+    EXPECT_EQ(prediction.value().mode, RuntimeMode::Nominal);
+    EXPECT_EQ(prediction.value().stale, 0U);
+}
+
+TEST(RuntimeInput, EveryRejectionReasonReachesItsCounterWhileTheRuntimeKeepsItsRate) {
+    AUGUR_REQUIRE_ICEORYX();
+    constexpr std::uint32_t PERIOD_MS = 100;
+    constexpr std::uint64_t CYCLES = 14;
+    constexpr auto SEND_INTERVAL_NS = static_cast<std::int64_t>(PERIOD_MS) * 1'000'000 / 2;
+    constexpr std::int64_t STALE_AGE_NS = 10'000'000'000;
+    config::Deployment d = testDeployment("bad-input");
+    d.runtime.cyclePeriod_ms = PERIOD_MS;
+    d.runtime.deadline_ms = PERIOD_MS;
+    d.capacities.maxObjects = 16;
+    auto sut = makeRuntime(d);
+    ASSERT_NE(sut, nullptr);
+    Feeder feeder(d);
+    testing::SyntheticScene scene(shippedMap(), VEHICLES);
+
+    std::atomic<bool> stop{false};
+    std::thread cycleThread([&] { sut->run(stop, CYCLES); });
+    std::array<std::uint64_t, REJECT_REASON_COUNT> sentBad{};
+    std::uint64_t sent = 0;
+    std::uint64_t sequence = 0;
+    std::uint64_t lastGoodSequence = 0;
+    std::int64_t lastGoodStamp = 0;
+    auto sendValid = [&] {
+        const std::int64_t now = platform::monotonicNow_ns();
+        feeder.send([&](ObjectList& list) { scene.write(list, ++sequence, now); });
+        lastGoodSequence = sequence;
+        lastGoodStamp = now;
+        ++sent;
+    };
+    auto sendBad = [&](RejectReason reason) {
+        feeder.send([&](ObjectList& list) {
+            scene.write(list, ++sequence, platform::monotonicNow_ns());
+            switch (reason) {
+                case RejectReason::UnknownSchemaVersion: list.header.schemaVersion = MESSAGE_SCHEMA_VERSION + 1; break;
+                case RejectReason::CountOverCapacity: list.objectCount = d.capacities.maxObjects + 1; break;
+                case RejectReason::NonFinite: list.objects[0].x_m = std::numeric_limits<float>::quiet_NaN(); break;
+                case RejectReason::InvalidField: list.objects[0].stdX_m = 0.0F; break;
+                case RejectReason::DuplicateId: list.objects[1].id = list.objects[0].id; break;
+                case RejectReason::SequenceNotIncreasing: list.header.sequence = lastGoodSequence; break;
+                case RejectReason::TimestampBackwards: list.header.stamp_ns = lastGoodStamp - 1; break;
+                case RejectReason::Stale: list.header.stamp_ns -= STALE_AGE_NS; break;
+                default: break;
+            }
+        });
+        ++sentBad[static_cast<std::size_t>(reason)];
+        ++sent;
+    };
+    auto pause = [] { platform::sleepUntil_ns(platform::monotonicNow_ns() + SEND_INTERVAL_NS); };
+
+    sendBad(RejectReason::Stale);  // before anything was accepted: only its age is wrong
+    pause();
+    for (std::size_t r = 1; r < REJECT_REASON_COUNT; ++r) {
+        if (static_cast<RejectReason>(r) == RejectReason::Stale) {
+            continue;
+        }
+        sendValid();
+        pause();
+        sendBad(static_cast<RejectReason>(r));
+        pause();
+    }
+    sendValid();
+    cycleThread.join();
+
+    const PipelineCounters& counters = sut->counters();
+    std::uint64_t rejected = 0;
+    for (std::size_t r = 0; r < REJECT_REASON_COUNT; ++r) {
+        EXPECT_EQ(counters.rejections[r], sentBad[r]) << toString(static_cast<RejectReason>(r));
+        rejected += counters.rejections[r];
+    }
+    EXPECT_EQ(counters.accepted + rejected, sent) << "every sequence number is processed or counted";
+    EXPECT_EQ(sut->executor().cycles(), CYCLES);
+    EXPECT_EQ(sut->executor().deadlineMisses(), 0U) << "bad input never slows the cycle";
+    EXPECT_EQ(sut->executor().skippedPeriods(), 0U);
+}
+
+struct RunOutputs {
+    std::unique_ptr<TrackList> tracks = std::make_unique<TrackList>();
+    std::unique_ptr<IntentionList> intentions = std::make_unique<IntentionList>();
+    std::unique_ptr<MotionPrediction> prediction = std::make_unique<MotionPrediction>();
+};
+
+RunOutputs runRecordedSequence(const std::string& instance) {
+    constexpr int CYCLES = 10;
+    config::Deployment d = testDeployment(instance);
+    d.runtime.maxInputAge_ms = 0;  // fixed sensor stamps, independent of when the test runs
+    RunOutputs out;
+    auto sut = makeRuntime(d);
+    if (sut == nullptr) {
+        return out;
+    }
+    Feeder feeder(d);
+    testing::SyntheticScene scene(shippedMap(), VEHICLES, PEDESTRIANS);
+    for (int k = 0; k < CYCLES; ++k) {
+        feeder.send([&](ObjectList& list) {
+            scene.write(list, static_cast<std::uint64_t>(k + 1), 1'000'000'000 + k * SCENE_STEP_NS);
+        });
+        scene.advance(SCENE_STEP_S);
+        (void)sut->runCycle();
+    }
+    std::memcpy(out.tracks.get(), &sut->state().tracks, sizeof(TrackList));
+    std::memcpy(out.intentions.get(), &sut->state().intentions, sizeof(IntentionList));
+    std::memcpy(out.prediction.get(), &sut->state().prediction, sizeof(MotionPrediction));
+    return out;
+}
+
+TEST(RuntimeDeterminism, SameInputsAndSeedGiveIdenticalOutputsOnTheCpuBackend) {
+    AUGUR_REQUIRE_ICEORYX();
+    const RunOutputs first = runRecordedSequence("determinism-a");
+    const RunOutputs second = runRecordedSequence("determinism-b");
+
+    // Headers carry the cycle's wall-clock start; everything after them must match bit for bit.
+    EXPECT_GT(first.prediction->vehicleCount, 0U);
+    EXPECT_EQ(std::memcmp(first.tracks->tracks, second.tracks->tracks, sizeof(first.tracks->tracks)), 0);
+    EXPECT_EQ(std::memcmp(first.intentions->vehicles, second.intentions->vehicles, sizeof(first.intentions->vehicles)), 0);
+    EXPECT_EQ(std::memcmp(first.prediction->vehicles, second.prediction->vehicles, sizeof(first.prediction->vehicles)), 0);
+    EXPECT_EQ(std::memcmp(&first.prediction->grid, &second.prediction->grid, sizeof(OccupancyGrid)), 0);
+}
+
+TEST(RuntimeInit, AMissingMapIsAClearError) {
+    AUGUR_REQUIRE_ICEORYX();
+    config::Deployment d = testDeployment("missing-map");
+    d.map.path = "/nonexistent/augur-map.net.xml";
+
+    auto sut = Runtime::create(d, quietOptions());
+
+    ASSERT_TRUE(sut.hasError());
+    EXPECT_EQ(sut.error().kind, RuntimeErrorKind::Map);
+    EXPECT_NE(sut.error().message.find("/nonexistent/augur-map.net.xml"), std::string::npos) << sut.error().message;
+}
+
+TEST(RuntimeInit, TheCudaBackendWithoutAUsableGpuIsAClearError) {
+    AUGUR_REQUIRE_ICEORYX();
+    config::Deployment d = testDeployment("cuda-backend");
+    d.runtime.backend = config::Backend::Cuda;
+
+    auto sut = Runtime::create(d, quietOptions());
+
+    ASSERT_TRUE(sut.hasError());
+    EXPECT_EQ(sut.error().kind, RuntimeErrorKind::Backend);
+    EXPECT_NE(sut.error().message.find("backend cuda"), std::string::npos) << sut.error().message;
+}
+
+TEST(RuntimeInit, ARefusedRealTimeSetupFailsWhenConfiguredTo) {
+    AUGUR_REQUIRE_ICEORYX();
+    if (::geteuid() == 0) {
+        GTEST_SKIP() << "root may set SCHED_FIFO: nothing is refused";
+    }
+    constexpr std::int32_t FIFO_PRIORITY = 80;
+    config::Deployment d = testDeployment("rt-fail");
+    d.runtime.rtPriority = FIFO_PRIORITY;
+    d.runtime.onRtSetupFailure = config::RtSetupFailurePolicy::Fail;
+
+    auto sut = Runtime::create(d, quietOptions());
+
+    if (sut.hasValue()) {
+        GTEST_SKIP() << "this machine granted SCHED_FIFO to an unprivileged process (RLIMIT_RTPRIO)";
+    }
+    EXPECT_EQ(sut.error().kind, RuntimeErrorKind::RealTime);
+}
+
+TEST(RuntimeInit, ARefusedRealTimeSetupIsLoggedOnceAndTheRuntimeStartsWhenConfiguredToWarn) {
+    AUGUR_REQUIRE_ICEORYX();
+    if (::geteuid() == 0) {
+        GTEST_SKIP() << "root may set SCHED_FIFO: nothing is refused";
+    }
+    constexpr std::int32_t FIFO_PRIORITY = 80;
+    config::Deployment d = testDeployment("rt-warn");
+    d.runtime.rtPriority = FIFO_PRIORITY;
+    d.runtime.onRtSetupFailure = config::RtSetupFailurePolicy::Warn;
+    int warnings = 0;
+    RuntimeOptions options = quietOptions();
+    options.log = [&](config::LogLevel level, const std::string&) { warnings += level == config::LogLevel::Warn ? 1 : 0; };
+
+    auto sut = Runtime::create(d, options);
+
+    ASSERT_TRUE(sut.hasValue()) << sut.error().message;
+    EXPECT_LE(warnings, 1);
+}
+
+}  // namespace
+}  // namespace augur::runtime
