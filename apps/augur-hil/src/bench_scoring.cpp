@@ -432,6 +432,7 @@ std::vector<MetricRecord> benchMetrics(const BenchScore& score, const ReplayLog&
     count("recorded_track_lists", recording.tracks.size(), "messages");
     count("recorded_intention_lists", recording.intentions.size(), "messages");
     count("recorded_predictions", recording.predictions.size(), "messages");
+    count("recorded_platoon_lists", recording.platoons.size(), "messages");
     count("recorded_health", recording.health.size(), "messages");
     count("recorder_queue_overflows", recording.queueOverflows, "times");
     return rows;

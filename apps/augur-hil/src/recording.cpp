@@ -64,6 +64,19 @@ bool recordPrediction(const MotionPrediction& message, RecordedPrediction& out) 
     return true;
 }
 
+bool recordPlatoonList(const PlatoonList& message, RecordedPlatoonList& out) {
+    if (message.header.schemaVersion != MESSAGE_SCHEMA_VERSION || message.platoonCount > MAX_PLATOONS) {
+        return false;
+    }
+    out.cycle = message.header.sequence;
+    out.stamp_ns = message.header.stamp_ns;
+    out.stale = message.stale != 0;
+    out.windowCycles = message.windowCycles;
+    out.truncated = message.truncated;
+    out.platoons.assign(message.platoons, message.platoons + message.platoonCount);
+    return true;
+}
+
 void restoreGrid(const RecordedGrid& recorded, OccupancyGrid& out) noexcept {
     AUGUR_ASSERT(recorded.frameCount <= MAX_GRID_FRAMES && recorded.widthCells <= MAX_GRID_SIDE_CELLS &&
                      recorded.heightCells <= MAX_GRID_SIDE_CELLS &&

@@ -47,6 +47,9 @@ Result<BenchIo, platform::TransportError> BenchIo::create(const BenchChannels& c
     auto health = platform::Subscriber<Health>::create(channels.health, QUEUE_CAPACITY);
     if (!health) return fail(health.error());
     io.m_health = std::move(health).value();
+    auto platoons = platform::Subscriber<PlatoonList>::create(channels.platoons, QUEUE_CAPACITY);
+    if (!platoons) return fail(platoons.error());
+    io.m_platoons = std::move(platoons).value();
     return Result<BenchIo, platform::TransportError>(std::move(io));
 }
 
@@ -79,6 +82,12 @@ void BenchIo::drain(Recording& recording) {
         RecordedPrediction r;
         if (!recordPrediction(m, r)) return false;
         recording.predictions.push_back(std::move(r));
+        return true;
+    });
+    drainInto(m_platoons, recording, [&recording](const PlatoonList& m) {
+        RecordedPlatoonList r;
+        if (!recordPlatoonList(m, r)) return false;
+        recording.platoons.push_back(std::move(r));
         return true;
     });
     drainInto(m_health, recording, [&recording](const Health& m) {

@@ -320,7 +320,7 @@ int bench(const Options& o, const config::Deployment& deployment, ChildProcess* 
     }
     const config::TransportConfig& t = deployment.transport;
     auto io = BenchIo::create({serviceOf(t.objects), serviceOf(t.tracks), serviceOf(t.intentions), serviceOf(t.prediction),
-                               serviceOf(t.health)});
+                               serviceOf(t.health), serviceOf(t.platoons)});
     if (!io) {
         std::fprintf(stderr, "augur-hil: iceoryx: %s\n", platform::toString(io.error()));
         return EXIT_SETUP;

@@ -37,7 +37,8 @@ BenchChannels uniqueChannels() {
             {"augur-hil-test", instance, "tracks"},
             {"augur-hil-test", instance, "intentions"},
             {"augur-hil-test", instance, "prediction"},
-            {"augur-hil-test", instance, "health"}};
+            {"augur-hil-test", instance, "health"},
+            {"augur-hil-test", instance, "platoons"}};
 }
 
 /// The ego and one car beside it, `STEPS` steps.
@@ -158,13 +159,15 @@ TEST(BenchIo, RecordsEveryOutputMessageItIsSent) {
     auto intentions = platform::Publisher<IntentionList>::create(channels.intentions);
     auto prediction = platform::Publisher<MotionPrediction>::create(channels.prediction);
     auto health = platform::Publisher<Health>::create(channels.health);
-    ASSERT_TRUE(sut && tracks && intentions && prediction && health);
+    auto platoons = platform::Publisher<PlatoonList>::create(channels.platoons);
+    ASSERT_TRUE(sut && tracks && intentions && prediction && health && platoons);
     for (std::uint64_t cycle = 1; cycle <= CYCLES; ++cycle) {
         auto t = tracks->loan();
         auto i = intentions->loan();
         auto p = prediction->loan();
         auto h = health->loan();
-        ASSERT_TRUE(t && i && p && h);
+        auto g = platoons->loan();
+        ASSERT_TRUE(t && i && p && h && g);
         **t = TrackList{};
         (*t)->header.sequence = cycle;
         (*t)->trackCount = 2;
@@ -181,6 +184,11 @@ TEST(BenchIo, RecordsEveryOutputMessageItIsSent) {
         (*p)->grid.frameCount = 1;
         **h = Health{};
         (*h)->cycle = cycle;
+        **g = PlatoonList{};
+        (*g)->header.sequence = cycle;
+        (*g)->platoonCount = 1;
+        (*g)->platoons[0].memberCount = 3;
+        g->publish();
         t->publish();
         i->publish();
         p->publish();
@@ -194,6 +202,8 @@ TEST(BenchIo, RecordsEveryOutputMessageItIsSent) {
     EXPECT_EQ(recording.intentions.size(), CYCLES);
     EXPECT_EQ(recording.predictions.size(), CYCLES);
     ASSERT_EQ(recording.health.size(), CYCLES);
+    ASSERT_EQ(recording.platoons.size(), CYCLES);
+    EXPECT_EQ(recording.platoons[1].platoons.at(0).memberCount, 3U);
     EXPECT_EQ(recording.tracks[2].cycle, CYCLES);
     ASSERT_EQ(recording.tracks[0].tracks.size(), 2U);
     EXPECT_EQ(recording.tracks[0].tracks[1].id, 77U);

@@ -1,5 +1,5 @@
 // What the bench records from a running augur-runtime: every output message (tracks, intentions,
-// motion prediction, health), copied out of shared memory into host memory, plus the object lists the
+// motion prediction, platoons, health), copied out of shared memory into host memory, plus the object lists the
 // bench itself published. Scoring (bench_scoring.hpp) works on this record after the run.
 //
 // The copies keep only the used part of each message (tracks up to trackCount, predicted vehicles up to
@@ -56,11 +56,21 @@ struct RecordedPrediction {
     RecordedGrid grid;
 };
 
+struct RecordedPlatoonList {
+    std::uint64_t cycle{0};
+    std::int64_t stamp_ns{0};
+    bool stale{false};
+    std::uint32_t windowCycles{0};
+    std::uint32_t truncated{0};
+    std::vector<Platoon> platoons;
+};
+
 /// Everything received during one run, in arrival order per channel.
 struct Recording {
     std::vector<RecordedTrackList> tracks;
     std::vector<RecordedIntentionList> intentions;
     std::vector<RecordedPrediction> predictions;
+    std::vector<RecordedPlatoonList> platoons;
     std::vector<Health> health;
     std::uint64_t queueOverflows{0};  ///< times a subscriber queue discarded samples before the bench took them
     std::uint64_t invalidMessages{0}; ///< messages with another schema version or counts over capacity (not kept)
@@ -71,6 +81,7 @@ struct Recording {
 bool recordTrackList(const TrackList& message, RecordedTrackList& out);
 bool recordIntentionList(const IntentionList& message, RecordedIntentionList& out);
 bool recordPrediction(const MotionPrediction& message, RecordedPrediction& out);
+bool recordPlatoonList(const PlatoonList& message, RecordedPlatoonList& out);
 
 /// Writes `recorded` back into an OccupancyGrid (frames beyond frameCount untouched), for the
 /// occupancy metrics of occupancy_metrics.hpp. Precondition: recorded dimensions within the compiled

@@ -32,9 +32,10 @@ struct BenchChannels {
     platform::ServiceName intentions{"augur", "main", "intentions"};
     platform::ServiceName prediction{"augur", "main", "prediction"};
     platform::ServiceName health{"augur", "main", "health"};
+    platform::ServiceName platoons{"augur", "main", "platoons"};
 };
 
-/// One publisher (object lists) and four subscribers (the runtime's outputs).
+/// One publisher (object lists) and five subscribers (the runtime's outputs).
 class BenchIo {
 public:
     /// Samples each subscriber queues; config/roudi.toml's pools are sized for it.
@@ -60,6 +61,7 @@ private:
     platform::Subscriber<IntentionList> m_intentions;
     platform::Subscriber<MotionPrediction> m_prediction;
     platform::Subscriber<Health> m_health;
+    platform::Subscriber<PlatoonList> m_platoons;
 };
 
 /// Waits until the runtime subscribes to the object lists and publishes health (its cycle runs),
