@@ -170,6 +170,10 @@ void scorePredictions(const Scenario& scenario, const PerceptionEmulator& emulat
     const std::span<const double> horizons(REPORT_HORIZONS_S);
     std::optional<PredictionAccumulator> ours;
     std::optional<PredictionAccumulator> cv;
+    constexpr auto COMPUTED_MODES = static_cast<std::size_t>(RuntimeMode::HoldLast);  // modes that compute
+    std::vector<PredictionAccumulator> oursByMode;
+    std::vector<PredictionAccumulator> cvByMode;
+    std::vector<std::size_t> samplesByMode(COMPUTED_MODES, 0);
     float accumulatorStep_s = 0.0F;
     auto grid = std::make_unique<OccupancyGrid>();
     std::vector<Point2> truth;
@@ -196,6 +200,10 @@ void scorePredictions(const Scenario& scenario, const PerceptionEmulator& emulat
             accumulatorStep_s = p.step_s;
             ours.emplace(p.step_s, horizons);
             cv.emplace(p.step_s, horizons);
+            for (std::size_t m = 0; m < COMPUTED_MODES; ++m) {
+                oursByMode.emplace_back(p.step_s, horizons);
+                cvByMode.emplace_back(p.step_s, horizons);
+            }
         }
         const double t0_s = scenarioTime_s(log, p.sourceStamp_ns);
         std::size_t step0 = 0;
@@ -257,10 +265,16 @@ void scorePredictions(const Scenario& scenario, const PerceptionEmulator& emulat
             const Point2 atT0{measured->x_m + lag_s * speed * std::cos(heading), measured->y_m + lag_s * speed * std::sin(heading)};
             cvPath.resize(steps);
             predictConstantVelocity(atT0, heading, speed, p.step_s, cvPath);
-            ours->add(truth, candidates, probabilities);
             const std::span<const Point2> cvCandidate(cvPath);
             const double one = 1.0;
-            cv->add(truth, std::span<const std::span<const Point2>>(&cvCandidate, 1), std::span<const double>(&one, 1));
+            const std::span<const std::span<const Point2>> cvCandidates(&cvCandidate, 1);
+            const std::span<const double> cvProbability(&one, 1);
+            ours->add(truth, candidates, probabilities);
+            cv->add(truth, cvCandidates, cvProbability);
+            const auto mode = static_cast<std::size_t>(p.mode);
+            oursByMode[mode].add(truth, candidates, probabilities);
+            cvByMode[mode].add(truth, cvCandidates, cvProbability);
+            ++samplesByMode[mode];
             ++scoredVehicles;
 
             if (hasGrid) {
@@ -292,6 +306,11 @@ void scorePredictions(const Scenario& scenario, const PerceptionEmulator& emulat
     if (ours) {
         score.ours = ours->results();
         score.cv = cv->results();
+        for (std::size_t m = 0; m < COMPUTED_MODES; ++m) {
+            if (samplesByMode[m] > 0) {
+                score.byMode.push_back({static_cast<RuntimeMode>(m), oursByMode[m].results(), cvByMode[m].results()});
+            }
+        }
     }
     score.occupancyThreshold = options.occupancyThreshold;
 

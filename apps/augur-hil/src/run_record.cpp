@@ -118,6 +118,26 @@ Result<void, RunWriteError> writeHorizonErrors(const std::string& runDir, std::s
     return finish(opened.value());
 }
 
+Result<void, RunWriteError> writeHorizonErrorsByMode(const std::string& runDir, std::span<const ModeHorizonErrors> modes) {
+    auto opened = create(runDir, "horizon_errors_by_mode.csv");
+    if (!opened) {
+        return fail(opened.error());
+    }
+    std::FILE* f = opened->file.get();
+    std::fprintf(f, "mode,method,horizon_s,samples,ade_m,fde_m,min_ade_m,min_fde_m,weighted_ade_m,weighted_fde_m,miss_rate\n");
+    for (const ModeHorizonErrors& m : modes) {
+        const std::pair<const char*, std::span<const HorizonErrors>> methods[] = {{"ours", m.ours}, {"cv", m.cv}};
+        for (const auto& [method, rows] : methods) {
+            for (const HorizonErrors& h : rows) {
+                std::fprintf(f, "%s,%s,%g,%zu,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", toString(m.mode), method, h.horizon_s,
+                             h.samples, h.ade_m, h.fde_m, h.minAde_m, h.minFde_m, h.weightedAde_m, h.weightedFde_m,
+                             h.missRate);
+            }
+        }
+    }
+    return finish(opened.value());
+}
+
 Result<void, RunWriteError> writeMetrics(const std::string& runDir, std::span<const MetricRecord> metrics) {
     auto opened = create(runDir, "metrics.csv");
     if (!opened) {

@@ -288,6 +288,21 @@ bool waitForNoRouDi(double wait_s) {
     return true;
 }
 
+/// Our ADE/FDE at 4 s against the baseline, split by the runtime mode the predictions were made in.
+void printByMode(const BenchScore& score) {
+    constexpr std::size_t AT_4S = 3;
+    std::printf("\nADE/FDE at 4 s by runtime mode (ours | constant-velocity baseline on the same samples):\n\n"
+                "| mode | samples | ADE ours (m) | ADE CV (m) | FDE ours (m) | FDE CV (m) |\n"
+                "| --- | ---: | ---: | ---: | ---: | ---: |\n");
+    for (const ModeHorizonErrors& m : score.byMode) {
+        if (m.ours.size() > AT_4S && m.ours[AT_4S].samples > 0) {
+            std::printf("| %s | %zu | %.3f | %.3f | %.3f | %.3f |\n", augur::toString(m.mode), m.ours[AT_4S].samples,
+                        m.ours[AT_4S].ade_m, m.cv[AT_4S].ade_m, m.ours[AT_4S].fde_m, m.cv[AT_4S].fde_m);
+        }
+    }
+    std::printf("\n");
+}
+
 /// The bench proper: everything after RouDi (and, in demo mode, the runtime) is up.
 /// `runtime` is the child to watch in demo mode (nullptr in run mode).
 int bench(const Options& o, const config::Deployment& deployment, ChildProcess* runtime) {
@@ -402,6 +417,7 @@ int bench(const Options& o, const config::Deployment& deployment, ChildProcess* 
     writes.push_back(writeRunInfo(o.out, info));
     writes.push_back(writeCycles(o.out, score.cycles));
     writes.push_back(writeHorizonErrors(o.out, score.ours, score.cv));
+    writes.push_back(writeHorizonErrorsByMode(o.out, score.byMode));
     writes.push_back(writeMetrics(o.out, metrics));
     if (score.snapshot) {
         const BenchSnapshot& s = *score.snapshot;
@@ -426,6 +442,7 @@ int bench(const Options& o, const config::Deployment& deployment, ChildProcess* 
         std::printf("\nfigures: %s/report/ (summary.md, latency.png, errors_vs_horizon.png, occupancy_snapshot.png)\n",
                     fs::absolute(o.out).lexically_normal().c_str());
     }
+    printByMode(score);
     if (verdict.held) {
         std::printf("augur-hil: acceptance thresholds held\n");
         return EXIT_HELD;

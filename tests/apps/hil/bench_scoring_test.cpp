@@ -226,6 +226,24 @@ TEST(BenchScoring, SampleWithoutAPerceivedStateWithinTheLookbackIsLeftOutForBoth
     EXPECT_EQ(sut.samplesWithoutBaseline, 1U);
 }
 
+TEST(BenchScoring, ErrorsAreAlsoSplitByTheModeThePredictionWasMadeIn) {
+    constexpr double NOMINAL_OFFSET_M = 1.0;
+    constexpr double CV_MODE_OFFSET_M = 3.0;
+    Fixture f;
+    addCycle(f.recording, 1, 10, {NOMINAL_OFFSET_M});
+    addCycle(f.recording, 2, 12, {CV_MODE_OFFSET_M}, RuntimeMode::ConstantVelocity);
+
+    const BenchScore sut = scoreRun(f.scenario, f.perception, f.log, f.recording, f.options);
+
+    ASSERT_EQ(sut.byMode.size(), 2U);
+    EXPECT_EQ(sut.byMode[0].mode, RuntimeMode::Nominal);
+    EXPECT_EQ(sut.byMode[1].mode, RuntimeMode::ConstantVelocity);
+    EXPECT_NEAR(sut.byMode[0].ours.back().ade_m, NOMINAL_OFFSET_M, TOLERANCE);
+    EXPECT_NEAR(sut.byMode[1].ours.back().ade_m, CV_MODE_OFFSET_M, TOLERANCE);
+    EXPECT_EQ(sut.byMode[1].cv.back().samples, 1U);
+    EXPECT_NEAR(sut.ours.back().ade_m, 0.5 * (NOMINAL_OFFSET_M + CV_MODE_OFFSET_M), TOLERANCE);
+}
+
 TEST(BenchScoring, HorizonsBeyondTheEndOfTheScenarioAreNotScored) {
     Fixture f;
     constexpr std::size_t LATE_STEP = STEPS - 25;  // 2.4 s of future left

@@ -108,6 +108,14 @@ TEST_F(RunRecord, WritesCyclesErrorsAndMetricsRows) {
     ASSERT_EQ(errorLines.size(), 2U);
     EXPECT_EQ(errorLines[1], "ours,4,12,1.5000,3.2500,1.0000,2.0000,1.2500,3.0000,0.5000");
 
+    const std::vector<ModeHorizonErrors> byMode = {{RuntimeMode::ReducedParticles, ours, ours}};
+    ASSERT_TRUE(writeHorizonErrorsByMode(dir(), byMode));
+    EXPECT_EQ(readLines(m_dir / "horizon_errors_by_mode.csv"),
+              (std::vector<std::string>{
+                  "mode,method,horizon_s,samples,ade_m,fde_m,min_ade_m,min_fde_m,weighted_ade_m,weighted_fde_m,miss_rate",
+                  std::string(toString(RuntimeMode::ReducedParticles)) + ",ours,4,12,1.5000,3.2500,1.0000,2.0000,1.2500,3.0000,0.5000",
+                  std::string(toString(RuntimeMode::ReducedParticles)) + ",cv,4,12,1.5000,3.2500,1.0000,2.0000,1.2500,3.0000,0.5000"}));
+
     std::uint64_t rejections[REJECT_REASON_COUNT] = {};
     rejections[static_cast<std::size_t>(RejectReason::Stale)] = 3;
     const auto metrics = rejectionMetrics(rejections);

@@ -62,6 +62,7 @@ struct BenchScore {
     TrackingSummary tracking;
     std::vector<HorizonErrors> ours;  ///< per REPORT_HORIZONS_S
     std::vector<HorizonErrors> cv;    ///< the baseline on the same samples
+    std::vector<ModeHorizonErrors> byMode;  ///< the same split by the mode of the prediction (modes with samples)
     OccupancyHitCounter occupancy;
     double occupancyThreshold{0.0};
     std::vector<CycleRecord> cycles;

@@ -4,6 +4,7 @@
 //   run.csv             key,value: scenario, map, backend, deadline, thresholds, date, command, extras
 //   cycles.csv          one row per runtime cycle (latency, mode, stale, had input)
 //   horizon_errors.csv  HorizonErrors per horizon for "ours" and "cv"
+//   horizon_errors_by_mode.csv  the same, split by the runtime mode each prediction was made in
 //   metrics.csv         name,value,unit
 //   snapshot_grid.csv   one frame of an augur::OccupancyGrid as probabilities
 //   snapshot_paths.csv  ego, true futures, our corridors and the CV prediction at the snapshot
@@ -59,6 +60,13 @@ struct MetricRecord {
     std::string unit;
 };
 
+/// Our errors and the baseline's on the same samples, for the predictions made in one runtime mode.
+struct ModeHorizonErrors {
+    RuntimeMode mode{RuntimeMode::Nominal};
+    std::vector<HorizonErrors> ours;
+    std::vector<HorizonErrors> cv;
+};
+
 enum class PathKind : std::uint8_t { Ego, Truth, Ours, ConstantVelocity };
 
 /// One polyline of the snapshot. Ego: its position at the snapshot (one point, step 0). Others: the
@@ -82,6 +90,8 @@ Result<void, RunWriteError> writeCycles(const std::string& runDir, std::span<con
 /// `ours` and `cv` as returned by PredictionAccumulator::results (either may be empty).
 Result<void, RunWriteError> writeHorizonErrors(const std::string& runDir, std::span<const HorizonErrors> ours,
                                                std::span<const HorizonErrors> cv);
+/// horizon_errors.csv's columns after a `mode` column (toString(RuntimeMode)), one block per entry.
+Result<void, RunWriteError> writeHorizonErrorsByMode(const std::string& runDir, std::span<const ModeHorizonErrors> modes);
 Result<void, RunWriteError> writeMetrics(const std::string& runDir, std::span<const MetricRecord> metrics);
 /// Frame `frame` of `grid` (< grid.frameCount) predicted at `t_s` for `horizon_s` ahead, and the paths.
 Result<void, RunWriteError> writeSnapshot(const std::string& runDir, const OccupancyGrid& grid, std::uint32_t frame,
