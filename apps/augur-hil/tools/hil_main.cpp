@@ -509,6 +509,11 @@ int demoMode(Options o, const config::Deployment& deployment) {
             std::fprintf(stderr, "augur-hil: %s\n", platform::toString(connected.error()));
             return EXIT_SETUP;
         }
+        if (!g_roudi.running()) {  // another RouDi took the machine between the check and the start
+            std::fprintf(stderr, "augur-hil: iox-roudi exited (status %d): another RouDi runs on this machine\n",
+                         g_roudi.exitStatus().value_or(-1));
+            return EXIT_SETUP;
+        }
     }
     // The runtime, its stderr to the log file (a shell redirect keeps ChildProcess simple).
     const std::string runtimeCommand = "exec \"" + o.runtime + "\" --config \"" + o.config + "\" 2>\"" + o.runtimeLog + "\"";
