@@ -1,5 +1,6 @@
 #include "augur/runtime/runtime.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <thread>
@@ -215,12 +216,19 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
     parts->track = std::move(track).value();
     parts->relations = std::make_unique<RelationsStage>(*parts->scene, *parts->state, *parts->frame, vehicles, corridors);
 
+    int workers = options.cpuWorkers;
+    if (workers <= 0) {
+        const auto cores = d.runtime.cpuAffinity.empty() ? static_cast<int>(std::thread::hardware_concurrency())
+                                                         : static_cast<int>(d.runtime.cpuAffinity.size());
+        workers = std::clamp(cores, 1, MAX_AUTO_CPU_WORKERS);
+    }
+    log(config::LogLevel::Info, "CPU stages: " + std::to_string(workers) + " worker thread(s)");
     IntentionStageSettings intentionSettings{};
     intentionSettings.maxVehicles = vehicles;
     intentionSettings.particles = d.capacities.particles;
     intentionSettings.particlesReduced = d.intention.particlesReduced;
     intentionSettings.filter.seed = d.intention.seed;
-    intentionSettings.filter.cpuThreads = 1;  // the pipeline runs on the cycle thread alone (same results for any count)
+    intentionSettings.filter.cpuThreads = workers;  // same results for any count
     intentionSettings.filter.resampleThreshold = static_cast<float>(d.intention.resampleThreshold);
     intentionSettings.filter.resampler = d.intention.resampling == config::Resampling::DifferentialEvolution
                                              ? kernels::pf::Resampler::DifferentialEvolution
@@ -262,6 +270,7 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
     prediction.gridFrames = d.grid.enabled ? static_cast<int>(config::gridFrames(d.grid, d.motion)) : 1;
     motionSettings.inputStay = MARKOV_INPUT_STAY;
     motionSettings.maxVehicles = vehicles;
+    motionSettings.cpuWorkers = workers;
     motionSettings.gridEnabled = d.grid.enabled;
     motionSettings.gridFrameInterval_s = static_cast<float>(d.grid.frameInterval_s);
     auto motion = MotionStage::create(motionSettings, *parts->state, *parts->frame);

@@ -51,7 +51,13 @@ struct RuntimeOptions {
     /// Init-phase log lines (backend choice, real-time refusals, map summary). Null: stderr, filtered
     /// by output.log_level.
     std::function<void(config::LogLevel, const std::string&)> log{};
+    /// CPU threads of the data-parallel stages (Motion's corridor chunks, the intention filters), the
+    /// cycle thread included; started at init. 0: one per core of runtime.cpu_affinity when that is set,
+    /// else one per hardware thread (at most MAX_AUTO_CPU_WORKERS). The outputs are identical for any count.
+    int cpuWorkers{0};
 };
+
+inline constexpr int MAX_AUTO_CPU_WORKERS = 8;
 
 class Runtime {
 public:

@@ -7,9 +7,16 @@
 // extrapolated at constant velocity: one straight "corridor" with probability 1, its spread growing
 // with the velocity covariance; no occupancy grid is published in that mode (frameCount 0).
 //
-// Run phase: noexcept, allocation-free; scratch and transition matrices are built at init.
+// The corridors are propagated in fixed chunks of MOTION_CHUNK_CORRIDORS on a worker pool started at init
+// (cpuWorkers threads, the cycle thread being one of them). Each corridor's marginals and points do not
+// depend on the chunking; the grid is the integer sum of the chunks' grids, saturated at 65535, so it
+// depends on the fixed chunk size only: the outputs are bit-identical for any worker count.
+//
+// Run phase: noexcept, allocation-free; scratch, worker threads and transition matrices are built at init.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -20,7 +27,16 @@
 #include "augur/runtime/pipeline_state.hpp"
 #include "augur/runtime/scene_frame.hpp"
 
+namespace augur::kernels::detail {
+class WorkerPool;  // kernels/src/worker_pool.hpp
+}
+
 namespace augur::runtime {
+
+/// Corridors per chunk of the CPU propagation (fixed: the grid's rounding depends on it, not on the
+/// worker count). Small enough that a handful of vehicles spread over the workers, large enough that the
+/// per-chunk grid pass (frames × width × height cells) stays small next to the chunk's propagation.
+inline constexpr int MOTION_CHUNK_CORRIDORS = 4;
 
 struct MotionStageSettings {
     kernels::markov::ChainConfig chain{};
@@ -29,6 +45,7 @@ struct MotionStageSettings {
     std::uint32_t maxVehicles{static_cast<std::uint32_t>(MAX_PREDICTED_VEHICLES)};
     bool gridEnabled{true};
     float gridFrameInterval_s{1.0F};
+    int cpuWorkers{1};  ///< threads that propagate corridor chunks (≥ 1; the calling thread is one)
 };
 
 class MotionStage final : public StageRunner {
@@ -37,14 +54,28 @@ public:
     [[nodiscard]] static Result<std::unique_ptr<MotionStage>, kernels::markov::MarkovError> create(
         const MotionStageSettings& settings, PipelineState& state, SceneFrame& frame);
 
+    ~MotionStage() override;
+    MotionStage(const MotionStage&) = delete;
+    MotionStage& operator=(const MotionStage&) = delete;
+
     StageStatus run(CycleContext& context) noexcept override;
 
 private:
+    /// One worker's scratch: cpu::predict's scratch for one chunk, the chunk's grid and the worker's
+    /// integer sum of its chunks' grids.
+    struct WorkerScratch {
+        std::vector<std::byte> predict;
+        std::vector<std::uint16_t> chunkGrid;
+        std::vector<std::uint32_t> gridSum;
+    };
+
     MotionStage(const MotionStageSettings& settings, kernels::markov::MarkovChain chain, PipelineState& state,
                 SceneFrame& frame);
     void predictConstantVelocity() noexcept;
     void predictMarkov() noexcept;
     void writeConstantVelocity(VehiclePrediction& out, const Track& track) const noexcept;
+    /// Worker `worker`'s part of the propagation: takes chunks until none is left.
+    void propagateChunks(int worker) noexcept;
 
     MotionStageSettings m_settings;
     kernels::markov::MarkovChain m_chain;
@@ -60,7 +91,12 @@ private:
     std::vector<float> m_positionMarginal;
     std::vector<float> m_speedMarginal;
     std::vector<CorridorPoint> m_points;
-    std::vector<std::byte> m_scratch;
+    kernels::markov::PredictionConfig m_chunkConfig{};  ///< prediction with maxCorridors = one chunk
+    std::vector<WorkerScratch> m_workers;
+    std::unique_ptr<kernels::detail::WorkerPool> m_pool;
+    std::atomic<int> m_nextChunk{0};
+    int m_corridorCount{0};
+    kernels::markov::GridPlacement m_placement{};
     EgoState m_ego{};
 };
 
