@@ -128,15 +128,12 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
 
     // Backend.
     const bool gpuPresent = platform::cudaCompiledIn() && platform::gpuCount() > 0;
-    if (d.runtime.backend == config::Backend::Cuda) {
-        return fail(RuntimeError{RuntimeErrorKind::Backend,
-                                 gpuPresent ? "backend cuda: the CUDA pipeline is not supported by this runtime build; "
-                                              "set runtime.backend to cpu or auto"
-                                            : "backend cuda: no usable CUDA device (or CUDA not compiled in); set "
-                                              "runtime.backend to cpu or auto"});
+    if (d.runtime.backend == config::Backend::Cuda && !gpuPresent) {
+        return fail(RuntimeError{RuntimeErrorKind::Backend, "backend cuda: no usable CUDA device (or CUDA not compiled in); set "
+                                                            "runtime.backend to cpu or auto"});
     }
-    log(config::LogLevel::Info, std::string("backend cpu (configured ") + std::string(config::toString(d.runtime.backend)) +
-                                    (gpuPresent ? "; a CUDA device is present but the pipeline runs on the CPU)" : ")"));
+    const bool wantCuda = d.runtime.backend == config::Backend::Cuda ||
+                          (d.runtime.backend == config::Backend::Auto && gpuPresent);
 
     // Map and scene.
     auto map = d.map.format == config::MapFormat::Sumo
@@ -279,6 +276,21 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
                                                                kernels::markov::toString(motion.error())});
     }
     parts->motion = std::move(motion).value();
+    if (wantCuda) {
+        auto gpu = parts->motion->enableGpu();
+        if (!gpu) {
+            if (d.runtime.backend == config::Backend::Cuda) {
+                return fail(RuntimeError{RuntimeErrorKind::Backend, "backend cuda: " + gpu.error()});
+            }
+            log(config::LogLevel::Warn, "backend auto: " + gpu.error() + "; the pipeline runs on the CPU");
+        }
+    }
+    log(config::LogLevel::Info,
+        std::string("backend ") + (parts->motion->onGpu() ? "cuda" : "cpu") + " (configured " +
+            std::string(config::toString(d.runtime.backend)) +
+            (parts->motion->onGpu() ? "): Markov motion prediction on the GPU (CUDA graphs, high-priority stream); "
+                                      "tracking, intention filter and platoons on the CPU"
+                                    : (gpuPresent ? "; the CUDA device is not used)" : ")")));
 
     if (d.flocks.enabled) {
         auto platoons = PlatoonStage::create(PlatoonStageSettings{d.flocks.minMembers, d.flocks.windowCycles, d.flocks.radius_m},
@@ -338,7 +350,7 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
 
 void Runtime::afterCycle(const CycleReport& report) noexcept {
     Parts& p = *m_parts;
-    fillHealth(p.health, report, *p.executor, p.state->counters, false);
+    fillHealth(p.health, report, *p.executor, p.state->counters, backendIsCuda());
     p.health.header = MessageHeader{MESSAGE_SCHEMA_VERSION, 0, ++p.healthSequence, platform::monotonicNow_ns()};
     auto loan = p.healthOut->loan();
     if (loan) {
@@ -377,6 +389,12 @@ void Runtime::injectStageDelay(Stage stage, std::int64_t delay_ns) noexcept {
         stageRunner->setDelay(delay_ns);
     }
 }
+
+bool Runtime::backendIsCuda() const noexcept { return m_parts->motion->onGpu(); }
+
+std::uint64_t Runtime::graphReplays() const noexcept { return m_parts->motion->graphReplays(); }
+
+void Runtime::injectGpuError() noexcept { m_parts->motion->injectGpuError(); }
 
 const Executor& Runtime::executor() const noexcept { return *m_parts->executor; }
 const PipelineCounters& Runtime::counters() const noexcept { return m_parts->state->counters; }

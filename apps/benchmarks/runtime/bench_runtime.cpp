@@ -3,7 +3,7 @@
 // intersection (docs/benchmarks-runtime.md).
 //
 //   augur-bench-runtime [--vehicles N] [--particles K] [--horizon-s H] [--cycles C] [--latency-samples S]
-//                       [--position-cells n_s] [--speed-cells n_v] [--workers W]
+//                       [--position-cells n_s] [--speed-cells n_v] [--workers W] [--backend cpu|cuda|auto]
 //
 // Defaults: 64 vehicles, 20,000 particles, 4 s, the shipped config/default.yaml's chain, W = 0 (the
 // runtime's automatic count: one CPU worker per hardware thread).
@@ -41,6 +41,7 @@ struct Options {
     std::uint32_t positionCells{0};  ///< 0: the deployment's (200)
     std::uint32_t speedCells{0};     ///< 0: the deployment's
     int workers{0};                  ///< CPU worker threads; 0: the runtime's automatic count
+    std::string backend{"cpu"};      ///< runtime.backend
 };
 
 double percentile(std::vector<double> v, double q) {
@@ -69,6 +70,7 @@ int main(int argc, char** argv) {
         else if (a == "--position-cells") o.positionCells = static_cast<std::uint32_t>(std::atoi(v));
         else if (a == "--speed-cells") o.speedCells = static_cast<std::uint32_t>(std::atoi(v));
         else if (a == "--workers") o.workers = std::atoi(v);
+        else if (a == "--backend") o.backend = v;
         else {
             std::fprintf(stderr, "unknown option %s\n", argv[i]);
             return 64;
@@ -89,6 +91,13 @@ int main(int argc, char** argv) {
     }
     if (o.speedCells > 0) {
         d.motion.speedCells = o.speedCells;
+    }
+    if (o.backend == "cuda") {
+        d.runtime.backend = augur::config::Backend::Cuda;
+    } else if (o.backend == "auto") {
+        d.runtime.backend = augur::config::Backend::Auto;
+    } else {
+        d.runtime.backend = augur::config::Backend::Cpu;
     }
     d.runtime.maxInputAge_ms = 0;
     // Measure the whole nominal pipeline: the watchdog would cut a late cycle short (no computing stage
@@ -148,9 +157,11 @@ int main(int argc, char** argv) {
         misses += latency_ms.back() > deadline_ms ? 1 : 0;
     }
     std::printf("# augur-bench-runtime: %u vehicles, %u particles per filter, horizon %.1f s (%u steps), Markov chain "
-                "%u x %u x %u cells, CPU backend, %d worker thread(s)\n",
+                "%u x %u x %u cells, %s backend (Markov on the %s), %d CPU worker thread(s)\n",
                 o.vehicles, o.particles, o.horizon_s, augur::config::horizonSteps(d.motion), d.motion.positionCells,
-                d.motion.speedCells, d.motion.inputCells, workers);
+                d.motion.speedCells, d.motion.inputCells, o.backend.c_str(), runtime.backendIsCuda() ? "GPU" : "CPU",
+                workers);
+    std::printf("CUDA graph replays: %llu\n", static_cast<unsigned long long>(runtime.graphReplays()));
     std::printf("init %.0f ms\n\n", init_ms);
     std::printf("| cycles | p50 ms | p99 ms | max ms | misses (> %.0f ms) |\n|---|---|---|---|---|\n", deadline_ms);
     std::printf("| %llu | %.2f | %.2f | %.2f | %llu |\n\n", static_cast<unsigned long long>(o.cycles),

@@ -6,6 +6,7 @@
 
 #include "../../../kernels/src/worker_pool.hpp"
 #include "augur/runtime/stages/relations_stage.hpp"
+#include "motion_gpu.hpp"
 
 namespace augur::runtime {
 
@@ -129,7 +130,59 @@ void MotionStage::predictConstantVelocity() noexcept {
     out.grid.frameCount = 0;
 }
 
-void MotionStage::predictMarkov() noexcept {
+Result<void, std::string> MotionStage::enableGpu() {
+    auto gpu = detail::MotionGpu::create(m_chain, m_settings.prediction, m_psi);
+    if (!gpu) {
+        return fail(gpu.error());
+    }
+    m_gpu = std::move(gpu).value();
+    m_gpuFailed = false;
+    return {};
+}
+
+bool MotionStage::onGpu() const noexcept { return m_gpu != nullptr && !m_gpuFailed; }
+
+std::uint64_t MotionStage::graphReplays() const noexcept { return m_gpu != nullptr ? m_gpu->replays() : 0U; }
+
+bool MotionStage::propagateGpu(int corridorCount) noexcept {
+    const markov::PredictionConfig& pc = m_settings.prediction;
+    const auto count = static_cast<std::size_t>(corridorCount);
+    const auto line = static_cast<std::size_t>(pc.maxPolylinePoints);
+    std::memcpy(m_gpu->corridors(), m_corridors.data(), count * sizeof(markov::CorridorInput));
+    // The graph was captured with the grid origin at 0: the centrelines go relative to this cycle's origin.
+    float* x = m_gpu->polyX();
+    float* y = m_gpu->polyY();
+    for (std::size_t i = 0; i < count * line; ++i) {
+        x[i] = m_polyX[i] - m_placement.originX_m;
+        y[i] = m_polyY[i] - m_placement.originY_m;
+    }
+    std::memcpy(m_gpu->polyS(), m_polyS.data(), count * line * sizeof(float));
+    if (m_injectGpuError.exchange(false, std::memory_order_relaxed)) {
+        return false;
+    }
+    if (!m_gpu->launch(corridorCount)) {
+        return false;
+    }
+    const auto done = m_gpu->wait(m_settings.gpuPoll_ns, m_settings.gpuTimeout_ns);
+    if (!done || !done.value()) {
+        return false;
+    }
+    const auto steps = static_cast<std::size_t>(pc.horizonSteps);
+    const CorridorPoint* points = m_gpu->points();
+    for (std::size_t i = 0; i < count * steps; ++i) {
+        m_points[i] = points[i];
+        m_points[i].x_m += m_placement.originX_m;
+        m_points[i].y_m += m_placement.originY_m;
+    }
+    const std::size_t frameCells = static_cast<std::size_t>(pc.gridWidthCells) * static_cast<std::size_t>(pc.gridHeightCells);
+    for (int f = 0; f < pc.gridFrames; ++f) {
+        std::memcpy(m_state.prediction.grid.cells[f], m_gpu->grid() + static_cast<std::size_t>(f) * frameCells,
+                    frameCells * sizeof(std::uint16_t));
+    }
+    return true;
+}
+
+int MotionStage::gatherCorridors() noexcept {
     const markov::PredictionConfig& pc = m_settings.prediction;
     const auto pointsPerCorridor = static_cast<std::size_t>(pc.maxPolylinePoints);
     int corridorCount = 0;
@@ -166,11 +219,32 @@ void MotionStage::predictMarkov() noexcept {
             ++corridorCount;
         }
     }
-    MotionPrediction& out = m_state.prediction;
+    return corridorCount;
+}
+
+bool MotionStage::predictMarkov() noexcept {
+    const markov::PredictionConfig& pc = m_settings.prediction;
+    const int corridorCount = gatherCorridors();
     const float width_m = static_cast<float>(pc.gridWidthCells) * pc.gridResolution_m;
     const float height_m = static_cast<float>(pc.gridHeightCells) * pc.gridResolution_m;
     m_placement = markov::GridPlacement{m_ego.x_m - 0.5F * width_m, m_ego.y_m - 0.5F * height_m};
-    const markov::GridPlacement& placement = m_placement;
+    if (onGpu()) {
+        if (!propagateGpu(corridorCount)) {
+            m_gpuFailed = true;  // from now on the CPU propagates
+            ++m_gpuErrors;
+            ++m_state.counters.gpuErrors;
+            return false;
+        }
+    } else {
+        propagateCpu(corridorCount);
+    }
+    writeMarkovOutputs(corridorCount);
+    return true;
+}
+
+void MotionStage::propagateCpu(int corridorCount) noexcept {
+    const markov::PredictionConfig& pc = m_settings.prediction;
+    MotionPrediction& out = m_state.prediction;
     m_corridorCount = corridorCount;
     m_nextChunk.store(0, std::memory_order_relaxed);
     m_pool->run([](void* self, int worker) noexcept { static_cast<MotionStage*>(self)->propagateChunks(worker); },
@@ -186,7 +260,12 @@ void MotionStage::predictMarkov() noexcept {
             frameOut[i] = static_cast<std::uint16_t>(std::min<std::uint32_t>(sum, 65535U));
         }
     }
+}
 
+void MotionStage::writeMarkovOutputs(int corridorCount) noexcept {
+    const markov::PredictionConfig& pc = m_settings.prediction;
+    MotionPrediction& out = m_state.prediction;
+    const markov::GridPlacement& placement = m_placement;
     // Vehicles in frame order; those off the map (no corridor) get the constant-velocity extrapolation.
     const auto steps = static_cast<std::size_t>(pc.horizonSteps);
     for (std::uint32_t v = 0; v < m_frame.vehicleCount; ++v) {
@@ -231,8 +310,9 @@ StageStatus MotionStage::run(CycleContext& context) noexcept {
     }
     if (context.mode == RuntimeMode::ConstantVelocity) {
         predictConstantVelocity();
-    } else {
-        predictMarkov();
+    } else if (!predictMarkov()) {
+        predictConstantVelocity();  // this cycle's output; the next ones propagate on the CPU
+        return StageStatus::GpuError;
     }
     return StageStatus::Ok;
 }
