@@ -1,5 +1,6 @@
 #include "augur/runtime/runtime.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <thread>
@@ -127,15 +128,12 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
 
     // Backend.
     const bool gpuPresent = platform::cudaCompiledIn() && platform::gpuCount() > 0;
-    if (d.runtime.backend == config::Backend::Cuda) {
-        return fail(RuntimeError{RuntimeErrorKind::Backend,
-                                 gpuPresent ? "backend cuda: the CUDA pipeline is not supported by this runtime build; "
-                                              "set runtime.backend to cpu or auto"
-                                            : "backend cuda: no usable CUDA device (or CUDA not compiled in); set "
-                                              "runtime.backend to cpu or auto"});
+    if (d.runtime.backend == config::Backend::Cuda && !gpuPresent) {
+        return fail(RuntimeError{RuntimeErrorKind::Backend, "backend cuda: no usable CUDA device (or CUDA not compiled in); set "
+                                                            "runtime.backend to cpu or auto"});
     }
-    log(config::LogLevel::Info, std::string("backend cpu (configured ") + std::string(config::toString(d.runtime.backend)) +
-                                    (gpuPresent ? "; a CUDA device is present but the pipeline runs on the CPU)" : ")"));
+    const bool wantCuda = d.runtime.backend == config::Backend::Cuda ||
+                          (d.runtime.backend == config::Backend::Auto && gpuPresent);
 
     // Map and scene.
     auto map = d.map.format == config::MapFormat::Sumo
@@ -215,12 +213,19 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
     parts->track = std::move(track).value();
     parts->relations = std::make_unique<RelationsStage>(*parts->scene, *parts->state, *parts->frame, vehicles, corridors);
 
+    int workers = options.cpuWorkers;
+    if (workers <= 0) {
+        const auto cores = d.runtime.cpuAffinity.empty() ? static_cast<int>(std::thread::hardware_concurrency())
+                                                         : static_cast<int>(d.runtime.cpuAffinity.size());
+        workers = std::clamp(cores, 1, MAX_AUTO_CPU_WORKERS);
+    }
+    log(config::LogLevel::Info, "CPU stages: " + std::to_string(workers) + " worker thread(s)");
     IntentionStageSettings intentionSettings{};
     intentionSettings.maxVehicles = vehicles;
     intentionSettings.particles = d.capacities.particles;
     intentionSettings.particlesReduced = d.intention.particlesReduced;
     intentionSettings.filter.seed = d.intention.seed;
-    intentionSettings.filter.cpuThreads = 1;  // the pipeline runs on the cycle thread alone (same results for any count)
+    intentionSettings.filter.cpuThreads = workers;  // same results for any count
     intentionSettings.filter.resampleThreshold = static_cast<float>(d.intention.resampleThreshold);
     intentionSettings.filter.resampler = d.intention.resampling == config::Resampling::DifferentialEvolution
                                              ? kernels::pf::Resampler::DifferentialEvolution
@@ -262,6 +267,7 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
     prediction.gridFrames = d.grid.enabled ? static_cast<int>(config::gridFrames(d.grid, d.motion)) : 1;
     motionSettings.inputStay = MARKOV_INPUT_STAY;
     motionSettings.maxVehicles = vehicles;
+    motionSettings.cpuWorkers = workers;
     motionSettings.gridEnabled = d.grid.enabled;
     motionSettings.gridFrameInterval_s = static_cast<float>(d.grid.frameInterval_s);
     auto motion = MotionStage::create(motionSettings, *parts->state, *parts->frame);
@@ -270,6 +276,21 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
                                                                kernels::markov::toString(motion.error())});
     }
     parts->motion = std::move(motion).value();
+    if (wantCuda) {
+        auto gpu = parts->motion->enableGpu();
+        if (!gpu) {
+            if (d.runtime.backend == config::Backend::Cuda) {
+                return fail(RuntimeError{RuntimeErrorKind::Backend, "backend cuda: " + gpu.error()});
+            }
+            log(config::LogLevel::Warn, "backend auto: " + gpu.error() + "; the pipeline runs on the CPU");
+        }
+    }
+    log(config::LogLevel::Info,
+        std::string("backend ") + (parts->motion->onGpu() ? "cuda" : "cpu") + " (configured " +
+            std::string(config::toString(d.runtime.backend)) +
+            (parts->motion->onGpu() ? "): Markov motion prediction on the GPU (CUDA graphs, high-priority stream); "
+                                      "tracking, intention filter and platoons on the CPU"
+                                    : (gpuPresent ? "; the CUDA device is not used)" : ")")));
 
     if (d.flocks.enabled) {
         auto platoons = PlatoonStage::create(PlatoonStageSettings{d.flocks.minMembers, d.flocks.windowCycles, d.flocks.radius_m},
@@ -329,7 +350,7 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
 
 void Runtime::afterCycle(const CycleReport& report) noexcept {
     Parts& p = *m_parts;
-    fillHealth(p.health, report, *p.executor, p.state->counters, false);
+    fillHealth(p.health, report, *p.executor, p.state->counters, backendIsCuda());
     p.health.header = MessageHeader{MESSAGE_SCHEMA_VERSION, 0, ++p.healthSequence, platform::monotonicNow_ns()};
     auto loan = p.healthOut->loan();
     if (loan) {
@@ -368,6 +389,12 @@ void Runtime::injectStageDelay(Stage stage, std::int64_t delay_ns) noexcept {
         stageRunner->setDelay(delay_ns);
     }
 }
+
+bool Runtime::backendIsCuda() const noexcept { return m_parts->motion->onGpu(); }
+
+std::uint64_t Runtime::graphReplays() const noexcept { return m_parts->motion->graphReplays(); }
+
+void Runtime::injectGpuError() noexcept { m_parts->motion->injectGpuError(); }
 
 const Executor& Runtime::executor() const noexcept { return *m_parts->executor; }
 const PipelineCounters& Runtime::counters() const noexcept { return m_parts->state->counters; }

@@ -38,6 +38,7 @@ config::Deployment testDeployment(const std::string& instance) {
     auto loaded = config::loadDeployment(testing::sourcePath("config/default.yaml"));
     EXPECT_TRUE(loaded.hasValue());
     config::Deployment d = loaded.value();
+    d.runtime.backend = config::Backend::Cpu;  // the CPU backend on every machine (runtime_gpu_test.cpp: CUDA)
     d.capacities.particles = 256;
     d.intention.particlesReduced = 64;
     d.capacities.maxPredictedVehicles = 16;
@@ -118,8 +119,10 @@ private:
     platform::Publisher<ObjectList> m_publisher;
 };
 
-std::unique_ptr<Runtime> makeRuntime(const config::Deployment& d) {
-    auto created = Runtime::create(d, quietOptions());
+std::unique_ptr<Runtime> makeRuntime(const config::Deployment& d, int cpuWorkers = 1) {
+    RuntimeOptions options = quietOptions();
+    options.cpuWorkers = cpuWorkers;
+    auto created = Runtime::create(d, options);
     EXPECT_TRUE(created.hasValue()) << (created.hasValue() ? "" : created.error().message);
     return created.hasValue() ? std::move(created).value() : nullptr;
 }
@@ -259,7 +262,7 @@ TEST(RuntimeAllocation, SteadyStateCyclesOfTheFullPipelineAllocateNothing) {
     config::Deployment d = testDeployment("allocation");
     d.capacities.particles = 64;
     d.runtime.maxInputAge_ms = 0;
-    auto sut = makeRuntime(d);
+    auto sut = makeRuntime(d, 2);  // the worker pool hand-off on the cycle thread is counted too
     ASSERT_NE(sut, nullptr);
     Feeder feeder(d);
     testing::SyntheticScene scene(shippedMap(), VEHICLES, PEDESTRIANS);
@@ -445,12 +448,12 @@ struct RunOutputs {
     std::unique_ptr<MotionPrediction> prediction = std::make_unique<MotionPrediction>();
 };
 
-RunOutputs runRecordedSequence(const std::string& instance) {
+RunOutputs runRecordedSequence(const std::string& instance, int cpuWorkers = 1) {
     constexpr int CYCLES = 10;
     config::Deployment d = testDeployment(instance);
     d.runtime.maxInputAge_ms = 0;  // fixed sensor stamps, independent of when the test runs
     RunOutputs out;
-    auto sut = makeRuntime(d);
+    auto sut = makeRuntime(d, cpuWorkers);
     if (sut == nullptr) {
         return out;
     }
@@ -482,6 +485,25 @@ TEST(RuntimeDeterminism, SameInputsAndSeedGiveIdenticalOutputsOnTheCpuBackend) {
     EXPECT_EQ(std::memcmp(&first.prediction->grid, &second.prediction->grid, sizeof(OccupancyGrid)), 0);
 }
 
+TEST(RuntimeDeterminism, TheOutputsDoNotDependOnTheNumberOfCpuWorkers) {
+    AUGUR_REQUIRE_ICEORYX();
+    constexpr int MANY_WORKERS = 3;  // more than the chunks some cycles have: idle workers are exercised too
+    const RunOutputs one = runRecordedSequence("workers-one", 1);
+    const RunOutputs many = runRecordedSequence("workers-many", MANY_WORKERS);
+
+    ASSERT_GT(one.prediction->vehicleCount, 0U);
+    std::uint64_t occupied = 0;
+    for (std::uint32_t f = 0; f < one.prediction->grid.frameCount; ++f) {
+        for (const std::uint16_t cell : one.prediction->grid.cells[f]) {
+            occupied += cell;
+        }
+    }
+    EXPECT_GT(occupied, 0U) << "the grid must hold some occupancy for the comparison to mean anything";
+    EXPECT_EQ(std::memcmp(one.intentions->vehicles, many.intentions->vehicles, sizeof(one.intentions->vehicles)), 0);
+    EXPECT_EQ(std::memcmp(one.prediction->vehicles, many.prediction->vehicles, sizeof(one.prediction->vehicles)), 0);
+    EXPECT_EQ(std::memcmp(&one.prediction->grid, &many.prediction->grid, sizeof(OccupancyGrid)), 0);
+}
+
 TEST(RuntimeInit, AMissingMapIsAClearError) {
     AUGUR_REQUIRE_ICEORYX();
     config::Deployment d = testDeployment("missing-map");
@@ -496,6 +518,9 @@ TEST(RuntimeInit, AMissingMapIsAClearError) {
 
 TEST(RuntimeInit, TheCudaBackendWithoutAUsableGpuIsAClearError) {
     AUGUR_REQUIRE_ICEORYX();
+    if (platform::cudaCompiledIn() && platform::gpuCount() > 0) {
+        GTEST_SKIP() << "a usable GPU is present: backend cuda is accepted (runtime_gpu_test.cpp covers it)";
+    }
     config::Deployment d = testDeployment("cuda-backend");
     d.runtime.backend = config::Backend::Cuda;
 

@@ -3,7 +3,10 @@
 // intersection (docs/benchmarks-runtime.md).
 //
 //   augur-bench-runtime [--vehicles N] [--particles K] [--horizon-s H] [--cycles C] [--latency-samples S]
-//                       [--position-cells n_s] [--speed-cells n_v]
+//                       [--position-cells n_s] [--speed-cells n_v] [--workers W] [--backend cpu|cuda|auto]
+//
+// Defaults: 64 vehicles, 20,000 particles, 4 s, the shipped config/default.yaml's chain, W = 0 (the
+// runtime's automatic count: one CPU worker per hardware thread).
 //
 // Part 1, cycle latency: C cycles back to back, one fresh object list before each; p50 / p99 / max of
 // the cycle latency over all C cycles and the deadline misses against the configured 200 ms.
@@ -36,7 +39,9 @@ struct Options {
     std::uint64_t cycles{10000};
     int latencySamples{50};
     std::uint32_t positionCells{0};  ///< 0: the deployment's (200)
-    std::uint32_t speedCells{0};     ///< 0: the deployment's (20)
+    std::uint32_t speedCells{0};     ///< 0: the deployment's
+    int workers{0};                  ///< CPU worker threads; 0: the runtime's automatic count
+    std::string backend{"cpu"};      ///< runtime.backend
 };
 
 double percentile(std::vector<double> v, double q) {
@@ -64,6 +69,8 @@ int main(int argc, char** argv) {
         else if (a == "--latency-samples") o.latencySamples = std::atoi(v);
         else if (a == "--position-cells") o.positionCells = static_cast<std::uint32_t>(std::atoi(v));
         else if (a == "--speed-cells") o.speedCells = static_cast<std::uint32_t>(std::atoi(v));
+        else if (a == "--workers") o.workers = std::atoi(v);
+        else if (a == "--backend") o.backend = v;
         else {
             std::fprintf(stderr, "unknown option %s\n", argv[i]);
             return 64;
@@ -84,6 +91,13 @@ int main(int argc, char** argv) {
     }
     if (o.speedCells > 0) {
         d.motion.speedCells = o.speedCells;
+    }
+    if (o.backend == "cuda") {
+        d.runtime.backend = augur::config::Backend::Cuda;
+    } else if (o.backend == "auto") {
+        d.runtime.backend = augur::config::Backend::Auto;
+    } else {
+        d.runtime.backend = augur::config::Backend::Cpu;
     }
     d.runtime.maxInputAge_ms = 0;
     // Measure the whole nominal pipeline: the watchdog would cut a late cycle short (no computing stage
@@ -108,6 +122,10 @@ int main(int argc, char** argv) {
     augur::runtime::RuntimeOptions options;
     options.connectToRouDi = false;
     options.log = [](augur::config::LogLevel, const std::string&) {};
+    options.cpuWorkers = o.workers;
+    const int workers = o.workers > 0 ? o.workers
+                                      : std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1,
+                                                   augur::runtime::MAX_AUTO_CPU_WORKERS);
     const std::int64_t initStart = augur::platform::monotonicNow_ns();
     auto created = augur::runtime::Runtime::create(d, options);
     if (!created) {
@@ -139,9 +157,11 @@ int main(int argc, char** argv) {
         misses += latency_ms.back() > deadline_ms ? 1 : 0;
     }
     std::printf("# augur-bench-runtime: %u vehicles, %u particles per filter, horizon %.1f s (%u steps), Markov chain "
-                "%u x %u x %u cells, CPU backend\n",
+                "%u x %u x %u cells, %s backend (Markov on the %s), %d CPU worker thread(s)\n",
                 o.vehicles, o.particles, o.horizon_s, augur::config::horizonSteps(d.motion), d.motion.positionCells,
-                d.motion.speedCells, d.motion.inputCells);
+                d.motion.speedCells, d.motion.inputCells, o.backend.c_str(), runtime.backendIsCuda() ? "GPU" : "CPU",
+                workers);
+    std::printf("CUDA graph replays: %llu\n", static_cast<unsigned long long>(runtime.graphReplays()));
     std::printf("init %.0f ms\n\n", init_ms);
     std::printf("| cycles | p50 ms | p99 ms | max ms | misses (> %.0f ms) |\n|---|---|---|---|---|\n", deadline_ms);
     std::printf("| %llu | %.2f | %.2f | %.2f | %llu |\n\n", static_cast<unsigned long long>(o.cycles),

@@ -4,7 +4,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "../../../kernels/src/worker_pool.hpp"
 #include "augur/runtime/stages/relations_stage.hpp"
+#include "motion_gpu.hpp"
 
 namespace augur::runtime {
 
@@ -38,7 +40,18 @@ Result<std::unique_ptr<MotionStage>, markov::MarkovError> MotionStage::create(co
     stage->m_positionMarginal.assign(corridors * steps * static_cast<std::size_t>(settings.chain.positionCells), 0.0F);
     stage->m_speedMarginal.assign(corridors * steps * static_cast<std::size_t>(settings.chain.speedCells), 0.0F);
     stage->m_points.assign(corridors * steps, CorridorPoint{});
-    stage->m_scratch.assign(markov::cpu::predictScratchBytes(settings.chain, p) + 16, std::byte{0});
+    stage->m_chunkConfig = p;
+    stage->m_chunkConfig.maxCorridors = std::min(p.maxCorridors, MOTION_CHUNK_CORRIDORS);
+    const int workers = std::max(1, settings.cpuWorkers);
+    const auto gridCells = static_cast<std::size_t>(p.gridFrames) * static_cast<std::size_t>(p.gridWidthCells) *
+                           static_cast<std::size_t>(p.gridHeightCells);
+    stage->m_workers.resize(static_cast<std::size_t>(workers));
+    for (WorkerScratch& w : stage->m_workers) {
+        w.predict.assign(markov::cpu::predictScratchBytes(settings.chain, stage->m_chunkConfig) + 16, std::byte{0});
+        w.chunkGrid.assign(gridCells, 0);
+        w.gridSum.assign(gridCells, 0);
+    }
+    stage->m_pool = std::make_unique<kernels::detail::WorkerPool>(workers);
     stage->m_psi = markov::mixingInputDynamics(settings.chain.inputCells, settings.inputStay);
     return Result<std::unique_ptr<MotionStage>, markov::MarkovError>(std::move(stage));
 }
@@ -46,6 +59,42 @@ Result<std::unique_ptr<MotionStage>, markov::MarkovError> MotionStage::create(co
 MotionStage::MotionStage(const MotionStageSettings& settings, markov::MarkovChain chain, PipelineState& state,
                          SceneFrame& frame)
     : m_settings(settings), m_chain(std::move(chain)), m_state(state), m_frame(frame) {}
+
+MotionStage::~MotionStage() = default;
+
+namespace {
+/// 16-byte aligned start of a scratch vector (cpu::predict's requirement).
+void* aligned16(std::vector<std::byte>& bytes) noexcept {
+    const auto address = reinterpret_cast<std::uintptr_t>(bytes.data());
+    return bytes.data() + ((16U - address % 16U) % 16U);
+}
+}  // namespace
+
+void MotionStage::propagateChunks(int worker) noexcept {
+    const markov::PredictionConfig& pc = m_settings.prediction;
+    WorkerScratch& w = m_workers[static_cast<std::size_t>(worker)];
+    std::fill(w.gridSum.begin(), w.gridSum.end(), 0U);
+    const auto steps = static_cast<std::size_t>(pc.horizonSteps);
+    const auto points = static_cast<std::size_t>(pc.maxPolylinePoints);
+    const auto ns = static_cast<std::size_t>(m_settings.chain.positionCells);
+    const auto nv = static_cast<std::size_t>(m_settings.chain.speedCells);
+    const std::size_t frameCells = static_cast<std::size_t>(pc.gridWidthCells) * static_cast<std::size_t>(pc.gridHeightCells);
+    const int chunks = (m_corridorCount + MOTION_CHUNK_CORRIDORS - 1) / MOTION_CHUNK_CORRIDORS;
+    for (int chunk = m_nextChunk.fetch_add(1, std::memory_order_relaxed); chunk < chunks;
+         chunk = m_nextChunk.fetch_add(1, std::memory_order_relaxed)) {
+        const int first = chunk * MOTION_CHUNK_CORRIDORS;
+        const int count = std::min(MOTION_CHUNK_CORRIDORS, m_corridorCount - first);
+        const auto c0 = static_cast<std::size_t>(first);
+        const markov::PredictionOutputs outputs{&m_positionMarginal[c0 * steps * ns], &m_speedMarginal[c0 * steps * nv],
+                                                &m_points[c0 * steps], w.chunkGrid.data(), frameCells};
+        markov::cpu::predict(m_chain, m_chunkConfig, m_psi, &m_corridors[c0], count,
+                             markov::Polylines{&m_polyX[c0 * points], &m_polyY[c0 * points], &m_polyS[c0 * points]},
+                             m_placement, outputs, aligned16(w.predict), w.predict.size() - 16);
+        for (std::size_t i = 0; i < w.gridSum.size(); ++i) {
+            w.gridSum[i] += w.chunkGrid[i];  // integers: the sum does not depend on which worker took the chunk
+        }
+    }
+}
 
 void MotionStage::writeConstantVelocity(VehiclePrediction& out, const Track& track) const noexcept {
     const int steps = m_settings.prediction.horizonSteps;
@@ -81,7 +130,59 @@ void MotionStage::predictConstantVelocity() noexcept {
     out.grid.frameCount = 0;
 }
 
-void MotionStage::predictMarkov() noexcept {
+Result<void, std::string> MotionStage::enableGpu() {
+    auto gpu = detail::MotionGpu::create(m_chain, m_settings.prediction, m_psi);
+    if (!gpu) {
+        return fail(gpu.error());
+    }
+    m_gpu = std::move(gpu).value();
+    m_gpuFailed = false;
+    return {};
+}
+
+bool MotionStage::onGpu() const noexcept { return m_gpu != nullptr && !m_gpuFailed; }
+
+std::uint64_t MotionStage::graphReplays() const noexcept { return m_gpu != nullptr ? m_gpu->replays() : 0U; }
+
+bool MotionStage::propagateGpu(int corridorCount) noexcept {
+    const markov::PredictionConfig& pc = m_settings.prediction;
+    const auto count = static_cast<std::size_t>(corridorCount);
+    const auto line = static_cast<std::size_t>(pc.maxPolylinePoints);
+    std::memcpy(m_gpu->corridors(), m_corridors.data(), count * sizeof(markov::CorridorInput));
+    // The graph was captured with the grid origin at 0: the centrelines go relative to this cycle's origin.
+    float* x = m_gpu->polyX();
+    float* y = m_gpu->polyY();
+    for (std::size_t i = 0; i < count * line; ++i) {
+        x[i] = m_polyX[i] - m_placement.originX_m;
+        y[i] = m_polyY[i] - m_placement.originY_m;
+    }
+    std::memcpy(m_gpu->polyS(), m_polyS.data(), count * line * sizeof(float));
+    if (m_injectGpuError.exchange(false, std::memory_order_relaxed)) {
+        return false;
+    }
+    if (!m_gpu->launch(corridorCount)) {
+        return false;
+    }
+    const auto done = m_gpu->wait(m_settings.gpuPoll_ns, m_settings.gpuTimeout_ns);
+    if (!done || !done.value()) {
+        return false;
+    }
+    const auto steps = static_cast<std::size_t>(pc.horizonSteps);
+    const CorridorPoint* points = m_gpu->points();
+    for (std::size_t i = 0; i < count * steps; ++i) {
+        m_points[i] = points[i];
+        m_points[i].x_m += m_placement.originX_m;
+        m_points[i].y_m += m_placement.originY_m;
+    }
+    const std::size_t frameCells = static_cast<std::size_t>(pc.gridWidthCells) * static_cast<std::size_t>(pc.gridHeightCells);
+    for (int f = 0; f < pc.gridFrames; ++f) {
+        std::memcpy(m_state.prediction.grid.cells[f], m_gpu->grid() + static_cast<std::size_t>(f) * frameCells,
+                    frameCells * sizeof(std::uint16_t));
+    }
+    return true;
+}
+
+int MotionStage::gatherCorridors() noexcept {
     const markov::PredictionConfig& pc = m_settings.prediction;
     const auto pointsPerCorridor = static_cast<std::size_t>(pc.maxPolylinePoints);
     int corridorCount = 0;
@@ -118,16 +219,53 @@ void MotionStage::predictMarkov() noexcept {
             ++corridorCount;
         }
     }
-    MotionPrediction& out = m_state.prediction;
+    return corridorCount;
+}
+
+bool MotionStage::predictMarkov() noexcept {
+    const markov::PredictionConfig& pc = m_settings.prediction;
+    const int corridorCount = gatherCorridors();
     const float width_m = static_cast<float>(pc.gridWidthCells) * pc.gridResolution_m;
     const float height_m = static_cast<float>(pc.gridHeightCells) * pc.gridResolution_m;
-    const markov::GridPlacement placement{m_ego.x_m - 0.5F * width_m, m_ego.y_m - 0.5F * height_m};
-    const markov::PredictionOutputs outputs{m_positionMarginal.data(), m_speedMarginal.data(), m_points.data(),
-                                            &out.grid.cells[0][0], MAX_GRID_SIDE_CELLS * MAX_GRID_SIDE_CELLS};
-    markov::cpu::predict(m_chain, pc, m_psi, m_corridors.data(), corridorCount,
-                         markov::Polylines{m_polyX.data(), m_polyY.data(), m_polyS.data()}, placement, outputs,
-                         m_scratch.data(), m_scratch.size());
+    m_placement = markov::GridPlacement{m_ego.x_m - 0.5F * width_m, m_ego.y_m - 0.5F * height_m};
+    if (onGpu()) {
+        if (!propagateGpu(corridorCount)) {
+            m_gpuFailed = true;  // from now on the CPU propagates
+            ++m_gpuErrors;
+            ++m_state.counters.gpuErrors;
+            return false;
+        }
+    } else {
+        propagateCpu(corridorCount);
+    }
+    writeMarkovOutputs(corridorCount);
+    return true;
+}
 
+void MotionStage::propagateCpu(int corridorCount) noexcept {
+    const markov::PredictionConfig& pc = m_settings.prediction;
+    MotionPrediction& out = m_state.prediction;
+    m_corridorCount = corridorCount;
+    m_nextChunk.store(0, std::memory_order_relaxed);
+    m_pool->run([](void* self, int worker) noexcept { static_cast<MotionStage*>(self)->propagateChunks(worker); },
+                this);
+    const std::size_t frameCells = static_cast<std::size_t>(pc.gridWidthCells) * static_cast<std::size_t>(pc.gridHeightCells);
+    for (int f = 0; f < pc.gridFrames; ++f) {
+        std::uint16_t* frameOut = out.grid.cells[f];
+        for (std::size_t i = 0; i < frameCells; ++i) {
+            std::uint32_t sum = 0;
+            for (const WorkerScratch& w : m_workers) {
+                sum += w.gridSum[static_cast<std::size_t>(f) * frameCells + i];
+            }
+            frameOut[i] = static_cast<std::uint16_t>(std::min<std::uint32_t>(sum, 65535U));
+        }
+    }
+}
+
+void MotionStage::writeMarkovOutputs(int corridorCount) noexcept {
+    const markov::PredictionConfig& pc = m_settings.prediction;
+    MotionPrediction& out = m_state.prediction;
+    const markov::GridPlacement& placement = m_placement;
     // Vehicles in frame order; those off the map (no corridor) get the constant-velocity extrapolation.
     const auto steps = static_cast<std::size_t>(pc.horizonSteps);
     for (std::uint32_t v = 0; v < m_frame.vehicleCount; ++v) {
@@ -172,8 +310,9 @@ StageStatus MotionStage::run(CycleContext& context) noexcept {
     }
     if (context.mode == RuntimeMode::ConstantVelocity) {
         predictConstantVelocity();
-    } else {
-        predictMarkov();
+    } else if (!predictMarkov()) {
+        predictConstantVelocity();  // this cycle's output; the next ones propagate on the CPU
+        return StageStatus::GpuError;
     }
     return StageStatus::Ok;
 }

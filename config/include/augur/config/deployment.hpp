@@ -152,8 +152,8 @@ struct IntentionConfig {
 struct MotionConfig {
     double horizon_s{4.0};
     double step_s{0.1};
-    std::uint32_t positionCells{200};
-    std::uint32_t speedCells{20};
+    std::uint32_t positionCells{100};
+    std::uint32_t speedCells{10};
     std::uint32_t inputCells{6};
     double positionRange_m{200.0};  ///< corridor length covered by the position cells
     double maxSpeed_mps{40.0};

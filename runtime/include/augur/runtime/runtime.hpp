@@ -10,9 +10,12 @@
 // is logged once and is fatal or not as the deployment says). Any failure returns a RuntimeError naming
 // the step; nothing is left running.
 //
-// Backends: the pipeline's stages run on the CPU. backend: auto picks the CPU (a present GPU is logged as
-// unused); backend: cuda is refused with a clear error, because the CUDA path of the pipeline is not
-// built into this runtime yet (the kernels have it; docs/design/runtime.md, Open questions).
+// Backends: backend: auto picks CUDA when it is compiled in and a device is present, else the CPU;
+// backend: cuda without a usable device is a clear error. On CUDA the Markov motion prediction runs on
+// the GPU (graphs captured at init, a high-priority stream, completion polled with an event); tracking,
+// the intention filters and platoons run on the CPU workers (docs/design/runtime.md). A CUDA error makes
+// that cycle's Motion return GpuError: the cycle publishes constant-velocity predictions, the ladder is
+// forced down to ConstantVelocity, and the motion prediction continues on the CPU from then on.
 #pragma once
 
 #include <atomic>
@@ -51,7 +54,13 @@ struct RuntimeOptions {
     /// Init-phase log lines (backend choice, real-time refusals, map summary). Null: stderr, filtered
     /// by output.log_level.
     std::function<void(config::LogLevel, const std::string&)> log{};
+    /// CPU threads of the data-parallel stages (Motion's corridor chunks, the intention filters), the
+    /// cycle thread included; started at init. 0: one per core of runtime.cpu_affinity when that is set,
+    /// else one per hardware thread (at most MAX_AUTO_CPU_WORKERS). The outputs are identical for any count.
+    int cpuWorkers{0};
 };
+
+inline constexpr int MAX_AUTO_CPU_WORKERS = 8;
 
 class Runtime {
 public:
@@ -81,7 +90,13 @@ public:
     [[nodiscard]] const PipelineCounters& counters() const noexcept;
     [[nodiscard]] const PipelineState& state() const noexcept;
     [[nodiscard]] const Health& lastHealth() const noexcept;
-    [[nodiscard]] bool backendIsCuda() const noexcept { return false; }
+    /// Whether the GPU carries the motion prediction now (CUDA chosen at init and no CUDA error since).
+    [[nodiscard]] bool backendIsCuda() const noexcept;
+    /// CUDA graph replays so far (0 on the CPU backend).
+    [[nodiscard]] std::uint64_t graphReplays() const noexcept;
+    /// Test hook: the next GPU motion propagation fails as if a CUDA call had returned an error (no
+    /// effect on the CPU backend). Thread-safe.
+    void injectGpuError() noexcept;
 
     struct Parts;
 

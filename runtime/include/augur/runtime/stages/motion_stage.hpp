@@ -7,10 +7,24 @@
 // extrapolated at constant velocity: one straight "corridor" with probability 1, its spread growing
 // with the velocity covariance; no occupancy grid is published in that mode (frameCount 0).
 //
-// Run phase: noexcept, allocation-free; scratch and transition matrices are built at init.
+// The corridors are propagated in fixed chunks of MOTION_CHUNK_CORRIDORS on a worker pool started at init
+// (cpuWorkers threads, the cycle thread being one of them). Each corridor's marginals and points do not
+// depend on the chunking; the grid is the integer sum of the chunks' grids, saturated at 65535, so it
+// depends on the fixed chunk size only: the outputs are bit-identical for any worker count.
+//
+// With the CUDA backend (enableGpu() at init) the propagation runs as markov::cuda::predict captured
+// into CUDA graphs on a high-priority stream (runtime/src/stages/motion_gpu.hpp), completion observed
+// by polling an event. A CUDA error (or a GPU that does not finish within gpuTimeout_ns) makes that
+// cycle publish the constant-velocity prediction and return StageStatus::GpuError; from then on the
+// stage propagates on the CPU (the CPU path's memory and workers exist from init).
+//
+// Run phase: noexcept, allocation-free; scratch, worker threads and transition matrices are built at init.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "augur/core/result.hpp"
@@ -20,7 +34,20 @@
 #include "augur/runtime/pipeline_state.hpp"
 #include "augur/runtime/scene_frame.hpp"
 
+namespace augur::kernels::detail {
+class WorkerPool;  // kernels/src/worker_pool.hpp
+}
+
 namespace augur::runtime {
+
+namespace detail {
+class MotionGpu;  // runtime/src/stages/motion_gpu.hpp
+}
+
+/// Corridors per chunk of the CPU propagation (fixed: the grid's rounding depends on it, not on the
+/// worker count). Small enough that a handful of vehicles spread over the workers, large enough that the
+/// per-chunk grid pass (frames × width × height cells) stays small next to the chunk's propagation.
+inline constexpr int MOTION_CHUNK_CORRIDORS = 4;
 
 struct MotionStageSettings {
     kernels::markov::ChainConfig chain{};
@@ -29,6 +56,9 @@ struct MotionStageSettings {
     std::uint32_t maxVehicles{static_cast<std::uint32_t>(MAX_PREDICTED_VEHICLES)};
     bool gridEnabled{true};
     float gridFrameInterval_s{1.0F};
+    int cpuWorkers{1};  ///< threads that propagate corridor chunks (≥ 1; the calling thread is one)
+    std::int64_t gpuPoll_ns{20'000};            ///< completion event polling interval (CUDA backend)
+    std::int64_t gpuTimeout_ns{1'000'000'000};  ///< a GPU that has not finished by then counts as failed
 };
 
 class MotionStage final : public StageRunner {
@@ -37,14 +67,46 @@ public:
     [[nodiscard]] static Result<std::unique_ptr<MotionStage>, kernels::markov::MarkovError> create(
         const MotionStageSettings& settings, PipelineState& state, SceneFrame& frame);
 
+    ~MotionStage() override;
+    MotionStage(const MotionStage&) = delete;
+    MotionStage& operator=(const MotionStage&) = delete;
+
     StageStatus run(CycleContext& context) noexcept override;
 
+    /// Moves the propagation to the GPU: uploads the chain, allocates device and page-locked memory and
+    /// captures the cycle's graphs. Init phase; the error names the step that failed (the stage then
+    /// stays on the CPU).
+    [[nodiscard]] Result<void, std::string> enableGpu();
+    /// Whether the propagation runs on the GPU now (enabled and no GPU error so far).
+    [[nodiscard]] bool onGpu() const noexcept;
+    /// CUDA errors (and GPU timeouts) seen; each one moves the stage to the CPU.
+    [[nodiscard]] std::uint64_t gpuErrors() const noexcept { return m_gpuErrors; }
+    /// CUDA graph replays so far (0 on the CPU).
+    [[nodiscard]] std::uint64_t graphReplays() const noexcept;
+    /// Test hook: the next GPU propagation fails as if a CUDA call had returned an error. Thread-safe.
+    void injectGpuError() noexcept { m_injectGpuError.store(true, std::memory_order_relaxed); }
+
 private:
+    /// One worker's scratch: cpu::predict's scratch for one chunk, the chunk's grid and the worker's
+    /// integer sum of its chunks' grids.
+    struct WorkerScratch {
+        std::vector<std::byte> predict;
+        std::vector<std::uint16_t> chunkGrid;
+        std::vector<std::uint32_t> gridSum;
+    };
+
     MotionStage(const MotionStageSettings& settings, kernels::markov::MarkovChain chain, PipelineState& state,
                 SceneFrame& frame);
     void predictConstantVelocity() noexcept;
-    void predictMarkov() noexcept;
+    /// Markov prediction; false when the GPU failed (the caller falls back).
+    [[nodiscard]] bool predictMarkov() noexcept;
+    [[nodiscard]] int gatherCorridors() noexcept;
+    [[nodiscard]] bool propagateGpu(int corridorCount) noexcept;
+    void propagateCpu(int corridorCount) noexcept;
+    void writeMarkovOutputs(int corridorCount) noexcept;
     void writeConstantVelocity(VehiclePrediction& out, const Track& track) const noexcept;
+    /// Worker `worker`'s part of the propagation: takes chunks until none is left.
+    void propagateChunks(int worker) noexcept;
 
     MotionStageSettings m_settings;
     kernels::markov::MarkovChain m_chain;
@@ -60,8 +122,17 @@ private:
     std::vector<float> m_positionMarginal;
     std::vector<float> m_speedMarginal;
     std::vector<CorridorPoint> m_points;
-    std::vector<std::byte> m_scratch;
+    kernels::markov::PredictionConfig m_chunkConfig{};  ///< prediction with maxCorridors = one chunk
+    std::vector<WorkerScratch> m_workers;
+    std::unique_ptr<kernels::detail::WorkerPool> m_pool;
+    std::atomic<int> m_nextChunk{0};
+    int m_corridorCount{0};
+    kernels::markov::GridPlacement m_placement{};
     EgoState m_ego{};
+    std::unique_ptr<detail::MotionGpu> m_gpu;
+    bool m_gpuFailed{false};
+    std::uint64_t m_gpuErrors{0};
+    std::atomic<bool> m_injectGpuError{false};
 };
 
 }  // namespace augur::runtime
