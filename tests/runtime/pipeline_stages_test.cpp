@@ -13,6 +13,9 @@
 namespace augur::runtime {
 namespace {
 
+const auto* const g_environment =
+    ::testing::AddGlobalTestEnvironment(new testing::EmbeddedRouDiEnvironment("augur-pipeline-stages-test"));
+
 constexpr std::int64_t STEP_NS = 100'000'000;
 constexpr float STEP_S = 0.1F;
 constexpr float SPEED_MPS = 10.0F;
