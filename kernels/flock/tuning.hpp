@@ -4,7 +4,7 @@
 //
 // Swept on sm_90 (H100 80GB HBM3), 2026-11-21, augur-bench-flock --sweep: threads per block
 // {128, 256, 512} × blocks per SM {4, 8, 16} × intersection threads per block {64, 128, 256}, input
-// resident, graphs; see docs/benchmarks-flock.md. Seed-shaped run (ε = 50): 15.86 ms at best
+// resident, graphs; see docs/benchmarks.md. Seed-shaped run (ε = 50): 15.86 ms at best
 // (256/4/128), ≤ 16.38 ms for every shape with 1,024–4,096 threads per SM, 17.3 ms at 512 × 16 and
 // 18.2–18.5 ms at 128 × 4 (512 threads per SM). 2,000 entities: 5.21–5.39 ms for every shape except
 // 128 × 4 (5.64–5.73 ms). The values below are the defaults as measured (15.95 ms and 5.24 ms), within

@@ -1,9 +1,9 @@
 // Launch parameters of the particle filter kernels. One place, each value with where and at what
-// size it was measured (docs/benchmarks-pf.md has the tables). Private to kernels/pf.
+// size it was measured (docs/benchmarks.md has the tables). Private to kernels/pf.
 //
 // Measured on an H100 80GB HBM3 (sm_90) with augur-bench-pf: a first run (2026-11-21 08:29 UTC, serial
 // final reduction block, per-source copy indices) and a second (08:59 UTC) with the values and shapes
-// below; docs/benchmarks-pf.md has both. None of the values has been swept.
+// below; docs/benchmarks.md has both. None of the values has been swept.
 #pragma once
 
 #include <cstdint>

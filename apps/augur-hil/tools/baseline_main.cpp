@@ -5,7 +5,7 @@
 // Predicts every road user at every N-th step (default 1) from its true state with the constant-velocity
 // model and prints ADE, FDE and miss rate (FDE > 2 m) at 1, 2, 3 and 4 s as a Markdown table; with
 // --min-speed-mps only road users moving at least V m/s at the prediction time are scored. These are the
-// figures the bench compares augur's predictions with (docs/benchmarks-hil.md).
+// figures the bench compares augur's predictions with (docs/benchmarks.md).
 #include <cstdio>
 #include <cstdlib>
 #include <string>

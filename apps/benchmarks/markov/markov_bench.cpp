@@ -1,4 +1,4 @@
-// augur-bench-markov: the Markov-chain motion prediction (docs/benchmarks-markov.md).
+// augur-bench-markov: the Markov-chain motion prediction (docs/benchmarks.md).
 //
 //   1. Init: building Υ(τ) and Υ([0, τ]) on the CPU at the seed's size (target ≤ 1 s).
 //   2. The combination Γ = diag(λ)·ψ (Sec. 4.3.1, Eq. (4)) against cuSPARSE SpGEMM computing the same

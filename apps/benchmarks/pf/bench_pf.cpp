@@ -3,7 +3,7 @@
 // reduction variants, and the K = 10⁶ step against its bytes-over-bandwidth floor.
 //
 //   augur-bench-pf [--quick]
-// Prints Markdown tables (docs/benchmarks-pf.md records them with device and date).
+// Prints Markdown tables (docs/benchmarks.md records them with device and date).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -40,7 +40,7 @@ bool g_quick = false;
 /// A scene that stays consistent under repeated steps with the same inputs (the timing loops replay one
 /// step many times): vehicles standing at their measured positions, speed limits of zero. A moving
 /// model against a fixed measurement would degenerate the weights, and one source particle would
-/// then write most copy indices (see docs/benchmarks-pf.md, first run).
+/// then write most copy indices (see docs/benchmarks.md, first run).
 std::vector<SceneVehicleInput> sceneInputs(std::uint32_t vehicles) {
     std::vector<SceneVehicleInput> in(vehicles);
     for (std::uint32_t n = 0; n < vehicles; ++n) {

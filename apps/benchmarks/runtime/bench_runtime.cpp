@@ -1,6 +1,6 @@
 // augur-bench-runtime: the whole runtime pipeline (ingest → track → relations → intention → motion →
 // platoons → publish) through an in-process RouDi, fed a synthetic scene on the shipped four-way
-// intersection (docs/benchmarks-runtime.md).
+// intersection (docs/benchmarks.md).
 //
 //   augur-bench-runtime [--vehicles N] [--particles K] [--horizon-s H] [--cycles C] [--latency-samples S]
 //                       [--position-cells n_s] [--speed-cells n_v] [--workers W] [--backend cpu|cuda|auto]

@@ -92,7 +92,7 @@ public:
     /// Along s the dynamics do not depend on the position inside the cell, so the uniform position is
     /// integrated exactly (the displaced cell split over the two cells it overlaps) rather than sampled.
     /// Init phase: allocates; O(n_s·n_v·n_a·S·T).
-    /// Measured ≤ 1 s at the default size (docs/benchmarks-markov.md).
+    /// Measured ≤ 1 s at the default size (docs/benchmarks.md).
     [[nodiscard]] static Result<MarkovChain, MarkovError> build(const ChainConfig& config);
 
     [[nodiscard]] const ChainConfig& config() const noexcept { return m_config; }

@@ -69,7 +69,7 @@ struct FilterConfig {
 
 /// Particles per chunk of the CPU reference's fixed partition (its reductions sum chunk by chunk).
 /// Not swept; with it the seed-scale step (20,000 × 20) takes 15.0 ms on 16 host threads of the H100
-/// machine vs 64.9 ms on one (SoA, docs/benchmarks-pf.md).
+/// machine vs 64.9 ms on one (SoA, docs/benchmarks.md).
 inline constexpr std::uint32_t CPU_CHUNK = 4096;
 
 enum class FilterError : std::uint8_t {
