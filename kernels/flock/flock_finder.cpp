@@ -429,4 +429,34 @@ Result<FlockStats, FlockFailure> FlockFinder::Impl::findCuda(const TrajectoryVie
 #endif
 }
 
+bool growCapacity(FlockCapacities& c, std::size_t& listFlocks, std::size_t& listMembers,
+                  const FlockFailure& failure) noexcept {
+    const auto to = [&failure](auto& value) {
+        using T = std::decay_t<decltype(value)>;
+        const auto wanted = std::max<std::int64_t>(2 * static_cast<std::int64_t>(value), failure.needed + failure.needed / 4);
+        if (wanted > (std::int64_t{1} << 30)) {
+            return false;
+        }
+        value = static_cast<T>(wanted);
+        return true;
+    };
+    switch (failure.capacity) {
+        case Capacity::DisksPerStep: return to(c.maxDisksPerStep);
+        case Capacity::DisksPerBatch: return to(c.maxDisksPerBatch);
+        case Capacity::CandidateMembersPerStep: return to(c.maxCandidateMembersPerStep);
+        case Capacity::CandidateMembersPerBatch: return to(c.maxCandidateMembersPerBatch);
+        case Capacity::FamilySetsPerBatch: return to(c.maxFamilySetsPerBatch);
+        case Capacity::FamilyMembersPerBatch: return to(c.maxFamilyMembersPerBatch);
+        case Capacity::WorkSets: return to(c.maxWorkSets);
+        case Capacity::WorkMembers: return to(c.maxWorkMembers);
+        case Capacity::IntersectSetsPerBatch: return to(c.maxIntersectSetsPerBatch);
+        case Capacity::IntersectMembersPerBatch: return to(c.maxIntersectMembersPerBatch);
+        case Capacity::FlocksPerBatch: return to(c.maxFlocksPerBatch);
+        case Capacity::FlockMembersPerBatch: return to(c.maxFlockMembersPerBatch);
+        case Capacity::OutputFlocks: listFlocks *= 2; return listFlocks < (std::size_t{1} << 31);
+        case Capacity::OutputMembers: listMembers *= 2; return listMembers < (std::size_t{1} << 33);
+        default: return false;
+    }
+}
+
 }  // namespace augur::kernels::flock

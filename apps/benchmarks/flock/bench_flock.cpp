@@ -74,7 +74,7 @@ FlockCapacities capacitiesFor(const SyntheticSpec& spec, const FlockParams& para
     c.maxEntities = spec.entities;
     c.maxBatchSteps = std::max(params.windowSteps, std::min(spec.steps, batchSteps));
     c.gridCellsPerStep = std::max(4096, std::min(8 * spec.entities, (1 << 28) / c.maxBatchSteps));
-    // Start small and let grow() find what the data needs: the CUDA path's prefix sums and grid-stride
+    // Start small and let growCapacity() find what the data needs: the CUDA path's prefix sums and grid-stride
     // loops run over capacity-sized index spaces, so oversized pools cost time.
     c.maxDisksPerStep = 1 << 18;
     c.maxCandidateMembersPerStep = 1 << 22;
@@ -91,34 +91,6 @@ FlockCapacities capacitiesFor(const SyntheticSpec& spec, const FlockParams& para
     return c;
 }
 
-bool grow(FlockCapacities& c, std::size_t& listFlocks, std::size_t& listMembers, const FlockFailure& f) {
-    const auto to = [&f](auto& value) {
-        using T = std::decay_t<decltype(value)>;
-        const auto wanted = std::max<std::int64_t>(2 * static_cast<std::int64_t>(value), f.needed + f.needed / 4);
-        if (wanted > (std::int64_t{1} << 30)) {
-            return false;
-        }
-        value = static_cast<T>(wanted);
-        return true;
-    };
-    switch (f.capacity) {
-        case Capacity::DisksPerStep: return to(c.maxDisksPerStep);
-        case Capacity::DisksPerBatch: return to(c.maxDisksPerBatch);
-        case Capacity::CandidateMembersPerStep: return to(c.maxCandidateMembersPerStep);
-        case Capacity::CandidateMembersPerBatch: return to(c.maxCandidateMembersPerBatch);
-        case Capacity::FamilySetsPerBatch: return to(c.maxFamilySetsPerBatch);
-        case Capacity::FamilyMembersPerBatch: return to(c.maxFamilyMembersPerBatch);
-        case Capacity::WorkSets: return to(c.maxWorkSets);
-        case Capacity::WorkMembers: return to(c.maxWorkMembers);
-        case Capacity::IntersectSetsPerBatch: return to(c.maxIntersectSetsPerBatch);
-        case Capacity::IntersectMembersPerBatch: return to(c.maxIntersectMembersPerBatch);
-        case Capacity::FlocksPerBatch: return to(c.maxFlocksPerBatch);
-        case Capacity::FlockMembersPerBatch: return to(c.maxFlockMembersPerBatch);
-        case Capacity::OutputFlocks: listFlocks *= 2; return true;
-        case Capacity::OutputMembers: listMembers *= 2; return true;
-        default: return false;
-    }
-}
 
 struct Measured {
     bool ok{false};
@@ -147,7 +119,7 @@ Measured measure(const SyntheticTrajectories& t, const FlockParams& params, Floc
         const auto run = [&] { return deviceView != nullptr ? finder->findOnDevice(*deviceView, list, stream) : finder->find(t.view(), list, stream); };
         auto first = run();  // warm-up, and capacity discovery
         if (!first) {
-            if (first.error().error == FlockError::CapacityExceeded && grow(capacities, listFlocks, listMembers, first.error())) {
+            if (first.error().error == FlockError::CapacityExceeded && growCapacity(capacities, listFlocks, listMembers, first.error())) {
                 continue;
             }
             m.error = std::string(toString(first.error().error)) + " " + toString(first.error().capacity);

@@ -6,6 +6,7 @@
 // flock of the same window. These are plain structs shared by the CPU reference and the CUDA path.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -149,5 +150,11 @@ struct FlockStats {
     double intersect_us{0.0};         ///< CPU: wall time intersecting across windows and merging; CUDA: device
                                       ///< time of the intersection kernels plus the download and merge
 };
+
+/// For offline tools that size capacities from the data: grows the capacity `failure` reports as
+/// exceeded (doubling, and at least 1.25 × what the run needed) — or the output list's flock/member
+/// capacity. Returns false when it cannot grow (past 2³⁰ entries, or another failure). Init phase.
+[[nodiscard]] bool growCapacity(FlockCapacities& capacities, std::size_t& listFlocks, std::size_t& listMembers,
+                                const FlockFailure& failure) noexcept;
 
 }  // namespace augur::kernels::flock
