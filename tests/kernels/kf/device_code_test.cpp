@@ -62,9 +62,13 @@ void expectBankThreadsEqualCpu() {
     const std::vector<Real> expCov(expected.cov.begin() + static_cast<std::ptrdiff_t>(lastCov), expected.cov.end());
     EXPECT_LE(testing::maxNormwiseDifference(mean, expMean, D, bCount), tolerance<Real>());
     EXPECT_LE(testing::maxNormwiseDifference(cov, expCov, NP, bCount), tolerance<Real>());
+    // NIS = νᵀS⁻¹ν amplifies the rounding of S's inverse: in float, the thread bodies and Eigen (whose
+    // summation order differs between SSE and NEON) differ by up to 1.5e-5 relative on aarch64. Means and
+    // covariances keep the 1e-5 bound; the NIS is held to NIS_TOLERANCE_FACTOR times it.
+    constexpr double NIS_TOLERANCE_FACTOR = 4.0;
     for (std::size_t b = 0; b < bCount; ++b) {
         const double want = expected.nis[(scenario.steps - 1) * bCount + b];
-        EXPECT_NEAR(nis[b], want, tolerance<Real>() * (1.0 + std::abs(want)));
+        EXPECT_NEAR(nis[b], want, NIS_TOLERANCE_FACTOR * tolerance<Real>() * (1.0 + std::abs(want)));
     }
 }
 
