@@ -2,42 +2,17 @@
 // batching and the no-allocation claim of the run phase.
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
-#include <new>
 #include <ostream>
 #include <string>
 
 #include "augur/kernels/flock/flock_finder.hpp"
+#include "augur/testing/allocation_counter.hpp"
 #include "flock_oracle.hpp"
 #include "flock_test_support.hpp"
-
-// Counts heap allocations while armed (after Eigen's test/nomalloc.cpp). The replacement operator
-// delete frees with std::free what the replacement operator new took from std::malloc; GCC cannot see
-// that pairing where it inlines them.
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-namespace {
-std::atomic<bool> g_countAllocations{false};
-std::atomic<long> g_allocations{0};
-}  // namespace
-
-void* operator new(std::size_t bytes) {
-    if (g_countAllocations.load(std::memory_order_relaxed)) {
-        g_allocations.fetch_add(1, std::memory_order_relaxed);
-    }
-    if (void* p = std::malloc(bytes == 0 ? 1 : bytes)) {
-        return p;
-    }
-    throw std::bad_alloc();
-}
-void* operator new[](std::size_t bytes) { return operator new(bytes); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace augur::kernels::flock {
 namespace {
@@ -319,13 +294,11 @@ TEST(FlockCpu, FindAllocatesNothingAfterInit) {
     FlockFinder sut = makeFinder({2, 3, RADIUS_M}, testCapacities(12, 8, 3));
     FlockList list = FlockList::create(LIST_FLOCKS, LIST_MEMBERS);
     ASSERT_TRUE(sut.find(instance.view(), list, nullptr).hasValue());  // warm-up
-    g_allocations = 0;
-    g_countAllocations = true;
-    const auto result = sut.find(instance.view(), list, nullptr);
-    g_countAllocations = false;
+    Result<FlockStats, FlockFailure> result = fail(FlockFailure{});
+    const auto allocations = augur::testing::allocationsDuring([&] { result = sut.find(instance.view(), list, nullptr); });
     ASSERT_TRUE(result.hasValue());
     EXPECT_GT(list.size(), 0U);
-    EXPECT_EQ(g_allocations.load(), 0);
+    EXPECT_EQ(allocations, 0U);
 }
 
 }  // namespace

@@ -4,12 +4,10 @@
 // equal the oracle; pools that are too small are reported; the run phase allocates nothing.
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
-#include <new>
 #include <ostream>
 #include <span>
 #include <string>
@@ -18,30 +16,9 @@
 #include "augur/platform/memory.hpp"
 #include "augur/platform/stream.hpp"
 #include "augur/testing/testing.hpp"
+#include "augur/testing/allocation_counter.hpp"
 #include "flock_oracle.hpp"
 #include "flock_test_support.hpp"
-
-// Counts heap allocations while armed (after Eigen's test/nomalloc.cpp), as in flock_cpu_test.cpp.
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-namespace {
-std::atomic<bool> g_countAllocations{false};
-std::atomic<long> g_allocations{0};
-}  // namespace
-
-void* operator new(std::size_t bytes) {
-    if (g_countAllocations.load(std::memory_order_relaxed)) {
-        g_allocations.fetch_add(1, std::memory_order_relaxed);
-    }
-    if (void* p = std::malloc(bytes == 0 ? 1 : bytes)) {
-        return p;
-    }
-    throw std::bad_alloc();
-}
-void* operator new[](std::size_t bytes) { return operator new(bytes); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace augur::kernels::flock {
 namespace {
@@ -351,17 +328,19 @@ TEST(FlockGpu, FindAndFindOnDeviceAllocateNothingAfterInit) {
         FlockList list = FlockList::create(LIST_FLOCKS, LIST_MEMBERS);
         ASSERT_TRUE(sut->find(instance.view(), list, nullptr).hasValue());  // warm-up
         ASSERT_TRUE(sut->findOnDevice(device.view(true), list, nullptr).hasValue());
-        g_allocations = 0;
-        g_countAllocations = true;
-        const auto host = sut->find(instance.view(), list, nullptr);
-        const std::size_t hostFlocks = list.size();
-        const auto resident = sut->findOnDevice(device.view(true), list, nullptr);
-        g_countAllocations = false;
+        Result<FlockStats, FlockFailure> host = fail(FlockFailure{});
+        Result<FlockStats, FlockFailure> resident = fail(FlockFailure{});
+        std::size_t hostFlocks = 0;
+        const auto allocations = augur::testing::allocationsDuring([&] {
+            host = sut->find(instance.view(), list, nullptr);
+            hostFlocks = list.size();
+            resident = sut->findOnDevice(device.view(true), list, nullptr);
+        });
         ASSERT_TRUE(host.hasValue());
         ASSERT_TRUE(resident.hasValue());
         EXPECT_GT(hostFlocks, 0U);
         EXPECT_EQ(list.size(), hostFlocks);
-        EXPECT_EQ(g_allocations.load(), 0) << "graph " << useGraph;
+        EXPECT_EQ(allocations, 0U) << "graph " << useGraph;
     }
 }
 

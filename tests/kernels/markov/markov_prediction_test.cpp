@@ -2,40 +2,17 @@
 // each λ rule, the projection and the occupancy grid, and the run phase's no-allocation claim.
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <new>
 #include <numeric>
 #include <vector>
 
+#include "augur/testing/allocation_counter.hpp"
 #include "augur/kernels/markov/chain.hpp"
 #include "augur/kernels/markov/prediction.hpp"
 #include "augur/kernels/markov/priority.hpp"
 #include "markov_test_support.hpp"
-
-// Counts every heap allocation of this test program while g_countAllocations is set.
-namespace {
-std::atomic<bool> g_countAllocations{false};
-std::atomic<long> g_allocations{0};
-}  // namespace
-
-void* operator new(std::size_t bytes) {
-    if (g_countAllocations.load(std::memory_order_relaxed)) {
-        g_allocations.fetch_add(1, std::memory_order_relaxed);
-    }
-    if (void* p = std::malloc(bytes == 0 ? 1 : bytes)) {
-        return p;
-    }
-    throw std::bad_alloc();
-}
-void* operator new[](std::size_t bytes) { return operator new(bytes); }
-// Out of line, so that the compiler does not pair an inlined std::free with a `new` at the call site.
-[[gnu::noinline]] void operator delete(void* p) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete[](void* p) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 
 namespace augur::kernels::markov {
 namespace {
@@ -306,12 +283,11 @@ TEST(MarkovPrediction, RunPhaseAllocatesNothing) {
     const PredictionOutputs outputs = sut.outputs();
     void* scratch = sut.alignedScratch();
     const Polylines lines = sut.polylines();
-    g_allocations = 0;
-    g_countAllocations = true;
-    cpu::predict(behaviour(), sut.config, psi, sut.corridors.data(), CORRIDORS, lines, sut.placement, outputs, scratch,
-                 sut.scratch.size() - 16);
-    g_countAllocations = false;
-    EXPECT_EQ(g_allocations.load(), 0);
+    const auto allocations = augur::testing::allocationsDuring([&] {
+        cpu::predict(behaviour(), sut.config, psi, sut.corridors.data(), CORRIDORS, lines, sut.placement, outputs,
+                     scratch, sut.scratch.size() - 16);
+    });
+    EXPECT_EQ(allocations, 0U);
 }
 
 TEST(MarkovPredictionDeathTest, MoreCorridorsThanConfiguredIsAContractBreach) {

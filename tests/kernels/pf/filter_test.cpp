@@ -7,7 +7,7 @@
 
 #include "augur/kernels/pf/filter.hpp"
 
-#include "allocation_counter.hpp"
+#include "augur/testing/allocation_counter.hpp"
 
 namespace augur::kernels::pf {
 namespace {
@@ -140,7 +140,7 @@ TEST(ParticleFilter, RunPhaseAllocatesNothing) {
     auto de = makeFilter<UngmModel>(deConfig);
     const UngmModel::VehicleInput z{1.0F, 1.0F};
     ASSERT_TRUE(de.initialize({&z, 1}));
-    const long before = augur::testing::allocationCount();
+    const std::uint64_t before = augur::testing::allocationCount();
     for (int t = 0; t < 3; ++t) {
         (void)sut.setInputs(in);
         sut.step();
@@ -208,7 +208,7 @@ TEST(ParticleFilter, MultiThreadedRunPhaseAllocatesNothing) {
     auto sut = makeFilter<SceneModel>(config);
     const auto in = sceneInputs(2, 0.0F);
     ASSERT_TRUE(sut.initialize(in));
-    const long before = augur::testing::allocationCount();
+    const std::uint64_t before = augur::testing::allocationCount();
     for (int t = 0; t < 3; ++t) {
         (void)sut.setInputs(in);
         sut.step();
