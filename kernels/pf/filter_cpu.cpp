@@ -102,23 +102,6 @@ Result<void, FilterError> ParticleFilter<Model>::initialize(std::span<const Inpu
 }
 
 template <typename Model>
-void ParticleFilter<Model>::reinitializeVehicle(std::uint32_t vehicle, const Input& input) noexcept {
-    AUGUR_ASSERT(vehicle < m_config.vehicles, "reinitializeVehicle: slot out of range");
-    m_inputs[vehicle] = input;
-    // A one-vehicle view of slot `vehicle`: both layouts address field f of that slot as field f of a
-    // state array that starts vehicle · SLOT_FLOATS fields later.
-    const std::uint32_t buffer = m_control.current ^ m_control.swap;
-    const std::size_t offset = static_cast<std::size_t>(vehicle) * static_cast<std::size_t>(Model::SLOT_FLOATS) *
-                               (m_config.layout == StateLayout::ArrayOfStructs ? 1U : m_config.particles);
-    const std::uint64_t key = m_config.seed ^ (0x9E3779B97F4A7C15ULL * (static_cast<std::uint64_t>(vehicle) + 1U)) ^
-                              (static_cast<std::uint64_t>(m_control.step) << 32U);
-    for (std::uint32_t k = 0; k < m_config.particles; ++k) {
-        const ParticleRef slot{m_states[buffer].data() + offset, k, m_config.particles, m_stride, m_config.layout};
-        Model::initialize(slot, 1, m_params, &m_inputs[vehicle], key);
-    }
-}
-
-template <typename Model>
 void ParticleFilter<Model>::predict() noexcept {
     const std::uint32_t buffer = m_control.current ^ m_control.swap;
     forEachChunk(*m_pool, m_config.particles, [&](std::uint32_t, std::uint32_t begin, std::uint32_t end) noexcept {

@@ -218,7 +218,7 @@ __global__ void __launch_bounds__(WARP* SceneModel::MAX_VEHICLES)
         if (valid) {
             float logLikelihood = 0.0F;
             for (std::uint32_t v = 0; v < s.vehicles; ++v) {
-                if (inputs[v].present != 0) {
+                if (Model::weighs(inputs[v])) {
                     logLikelihood += terms[v][lane];
                 }
             }

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "augur/platform/clock.hpp"
+
 #if AUGUR_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #endif
@@ -125,6 +127,24 @@ GpuStatus Event::synchronize() const noexcept {
 #else
     return fail(noCuda("Event::synchronize"));
 #endif
+}
+
+Result<bool, GpuError> Event::waitPolling(std::int64_t poll_ns, std::int64_t timeout_ns) const noexcept {
+    const std::int64_t start = monotonicNow_ns();
+    for (;;) {
+        auto state = query();
+        if (!state) {
+            return fail(state.error());
+        }
+        if (state.value() == EventState::Complete) {
+            return true;
+        }
+        const std::int64_t now = monotonicNow_ns();
+        if (now - start > timeout_ns) {
+            return false;
+        }
+        sleepUntil_ns(now + poll_ns);
+    }
 }
 
 Result<float, GpuError> Event::elapsed_ms(const Event& start, const Event& stop) noexcept {

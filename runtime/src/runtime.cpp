@@ -57,10 +57,6 @@ void stderrLog(config::LogLevel level, const std::string& line) {
     std::fprintf(stderr, "augur-runtime: %s: %s\n", std::string(config::toString(level)).c_str(), line.c_str());
 }
 
-void onOverrun(void* context, const Overrun& /*overrun*/) noexcept {
-    static_cast<std::atomic<std::uint64_t>*>(context)->fetch_add(1, std::memory_order_relaxed);
-}
-
 }  // namespace
 
 const char* toString(RuntimeErrorKind kind) noexcept {
@@ -84,6 +80,7 @@ struct Runtime::Parts {
     std::unique_ptr<platform::Publisher<IntentionList>> intentionsOut;
     std::unique_ptr<platform::Publisher<MotionPrediction>> predictionOut;
     std::unique_ptr<platform::Publisher<Health>> healthOut;
+    std::unique_ptr<platform::Publisher<Health>> alarmOut;  ///< the watchdog thread's own health publisher
     std::unique_ptr<platform::Publisher<PlatoonList>> platoonsOut;
     std::unique_ptr<PipelineState> state;
     std::unique_ptr<SceneFrame> frame;
@@ -99,8 +96,40 @@ struct Runtime::Parts {
     std::atomic<std::uint64_t> overruns{0};
     std::unique_ptr<Executor> executor;
     Health health{};
-    std::uint64_t healthSequence{0};
+    std::atomic<std::uint64_t> healthSequence{0};  ///< shared by the cycle's health and the watchdog's alarms
+    // What the watchdog thread may read for an alarm (written by the cycle thread after each cycle).
+    std::atomic<RuntimeMode> mode{RuntimeMode::Nominal};
+    std::atomic<bool> backendIsCuda{false};
 };
+
+namespace {
+
+/// The watchdog thread's overrun handler: counts every overrun and, for a cycle past its deadline,
+/// publishes a health alarm at once through the watchdog's own publisher (no shared non-atomic state).
+void onOverrun(void* context, const Overrun& overrun) noexcept {
+    Runtime::Parts& p = *static_cast<Runtime::Parts*>(context);
+    p.overruns.fetch_add(1, std::memory_order_relaxed);
+    if (overrun.kind != OverrunKind::CycleDeadline || p.alarmOut == nullptr) {
+        return;
+    }
+    auto loan = p.alarmOut->loan();
+    if (!loan) {
+        return;  // counted by the watchdog; the cycle's own health reports the miss
+    }
+    Health& alarm = *loan->get();
+    alarm = Health{};
+    alarm.header = MessageHeader{MESSAGE_SCHEMA_VERSION, 0, p.healthSequence.fetch_add(1) + 1, platform::monotonicNow_ns()};
+    alarm.cycle = overrun.cycle;
+    alarm.mode = p.mode.load(std::memory_order_relaxed);
+    alarm.backendIsCuda = p.backendIsCuda.load(std::memory_order_relaxed) ? 1 : 0;
+    alarm.deadlineMisses = p.executor->watchdog().deadlineMisses();
+    alarm.overrunAlarm = 1;
+    alarm.overrunStage = overrun.stage;
+    alarm.overrunElapsed_ns = overrun.elapsed_ns;
+    loan->publish();
+}
+
+}  // namespace
 
 Runtime::Runtime(std::unique_ptr<Parts> parts) noexcept : m_parts(std::move(parts)) {}
 
@@ -186,6 +215,9 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
         auto health = platform::Publisher<Health>::create(serviceOf(d.transport.health));
         if (!health) return fail(transportError("health publisher", health.error()));
         parts->healthOut = std::make_unique<platform::Publisher<Health>>(std::move(health).value());
+        auto alarm = platform::Publisher<Health>::create(serviceOf(d.transport.health));
+        if (!alarm) return fail(transportError("health alarm publisher", alarm.error()));
+        parts->alarmOut = std::make_unique<platform::Publisher<Health>>(std::move(alarm).value());
         auto platoons = platform::Publisher<PlatoonList>::create(serviceOf(d.transport.platoons));
         if (!platoons) return fail(transportError("platoons publisher", platoons.error()));
         parts->platoonsOut = std::make_unique<platform::Publisher<PlatoonList>>(std::move(platoons).value());
@@ -277,20 +309,26 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
     }
     parts->motion = std::move(motion).value();
     if (wantCuda) {
-        auto gpu = parts->motion->enableGpu();
+        auto gpu = parts->intention->enableGpu();
+        if (gpu) {
+            gpu = parts->motion->enableGpu();
+        }
         if (!gpu) {
             if (d.runtime.backend == config::Backend::Cuda) {
                 return fail(RuntimeError{RuntimeErrorKind::Backend, "backend cuda: " + gpu.error()});
             }
+            parts->intention->fallBackToCpu();
             log(config::LogLevel::Warn, "backend auto: " + gpu.error() + "; the pipeline runs on the CPU");
         }
     }
+    const bool onGpu = parts->intention->onGpu() && parts->motion->onGpu();
+    parts->backendIsCuda.store(onGpu, std::memory_order_relaxed);
     log(config::LogLevel::Info,
-        std::string("backend ") + (parts->motion->onGpu() ? "cuda" : "cpu") + " (configured " +
+        std::string("backend ") + (onGpu ? "cuda" : "cpu") + " (configured " +
             std::string(config::toString(d.runtime.backend)) +
-            (parts->motion->onGpu() ? "): Markov motion prediction on the GPU (CUDA graphs, high-priority stream); "
-                                      "tracking, intention filter and platoons on the CPU"
-                                    : (gpuPresent ? "; the CUDA device is not used)" : ")")));
+            (onGpu ? "): intention filters and Markov motion prediction on the GPU (CUDA graphs, high-priority "
+                     "streams); tracking, relations and platoons on the CPU"
+                   : (gpuPresent ? "; the CUDA device is not used)" : ")")));
 
     if (d.flocks.enabled) {
         auto platoons = PlatoonStage::create(PlatoonStageSettings{d.flocks.minMembers, d.flocks.windowCycles, d.flocks.radius_m},
@@ -317,7 +355,7 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
     settings.missesToStepDown = d.runtime.watchdog.missesToDegrade;
     settings.goodCyclesToStepUp = d.runtime.watchdog.recoverAfterGoodCycles;
     settings.healthWindowCycles = d.runtime.healthWindowCycles;
-    parts->executor = std::make_unique<Executor>(settings, &onOverrun, &parts->overruns);
+    parts->executor = std::make_unique<Executor>(settings, &onOverrun, parts.get());
     const std::array<StageRunner*, STAGE_COUNT> runners{parts->ingest.get(),    parts->track.get(),  parts->relations.get(),
                                                         parts->intention.get(), parts->motion.get(), parts->platoons.get(),
                                                         parts->publish.get()};
@@ -350,8 +388,14 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
 
 void Runtime::afterCycle(const CycleReport& report) noexcept {
     Parts& p = *m_parts;
+    if (std::find(report.status.begin(), report.status.end(), StageStatus::GpuError) != report.status.end()) {
+        p.intention->fallBackToCpu();  // a device that failed once is not trusted by any stage
+        p.motion->fallBackToCpu();
+    }
     fillHealth(p.health, report, *p.executor, p.state->counters, backendIsCuda());
-    p.health.header = MessageHeader{MESSAGE_SCHEMA_VERSION, 0, ++p.healthSequence, platform::monotonicNow_ns()};
+    p.health.header = MessageHeader{MESSAGE_SCHEMA_VERSION, 0, p.healthSequence.fetch_add(1) + 1, platform::monotonicNow_ns()};
+    p.mode.store(report.transition ? report.transition->to : report.mode, std::memory_order_relaxed);
+    p.backendIsCuda.store(backendIsCuda(), std::memory_order_relaxed);
     auto loan = p.healthOut->loan();
     if (loan) {
         *loan->get() = p.health;
@@ -390,11 +434,19 @@ void Runtime::injectStageDelay(Stage stage, std::int64_t delay_ns) noexcept {
     }
 }
 
-bool Runtime::backendIsCuda() const noexcept { return m_parts->motion->onGpu(); }
+bool Runtime::backendIsCuda() const noexcept { return m_parts->motion->onGpu() && m_parts->intention->onGpu(); }
 
-std::uint64_t Runtime::graphReplays() const noexcept { return m_parts->motion->graphReplays(); }
+std::uint64_t Runtime::graphReplays() const noexcept {
+    return m_parts->motion->graphReplays() + m_parts->intention->graphReplays();
+}
 
-void Runtime::injectGpuError() noexcept { m_parts->motion->injectGpuError(); }
+void Runtime::injectGpuError(Stage stage) noexcept {
+    if (stage == Stage::Motion) {
+        m_parts->motion->injectGpuError();
+    } else if (stage == Stage::Intention) {
+        m_parts->intention->injectGpuError();
+    }
+}
 
 const Executor& Runtime::executor() const noexcept { return *m_parts->executor; }
 const PipelineCounters& Runtime::counters() const noexcept { return m_parts->state->counters; }

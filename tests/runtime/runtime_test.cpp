@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -14,11 +15,10 @@
 #include "augur/platform/gpu_info.hpp"
 #include "augur/platform/transport.hpp"
 #include "augur/runtime/runtime.hpp"
-#include "augur/runtime/scene/map_readers.hpp"
 #include "augur/testing/allocation_counter.hpp"
 #include "augur/testing/embedded_roudi.hpp"
 #include "augur/testing/testing.hpp"
-#include "support/synthetic_scene.hpp"
+#include "support/runtime_fixture.hpp"
 
 namespace augur::runtime {
 namespace {
@@ -33,29 +33,26 @@ constexpr float MIN_PREDICTED_CORRIDOR_PROBABILITY = 0.01F;
 const auto* const g_environment =
     ::testing::AddGlobalTestEnvironment(new testing::EmbeddedRouDiEnvironment("augur-runtime-test"));
 
+using testing::Feeder;
+using testing::makeRuntime;
+using testing::service;
+using testing::shippedMap;
+
 /// The shipped default deployment, scaled down so a cycle takes milliseconds on one core.
 config::Deployment testDeployment(const std::string& instance) {
-    auto loaded = config::loadDeployment(testing::sourcePath("config/default.yaml"));
-    EXPECT_TRUE(loaded.hasValue());
-    config::Deployment d = loaded.value();
-    d.runtime.backend = config::Backend::Cpu;  // the CPU backend on every machine (runtime_gpu_test.cpp: CUDA)
-    d.capacities.particles = 256;
+    // The CPU backend on every machine (runtime_gpu_test.cpp: CUDA).
+    config::Deployment d = testing::smallDeployment(instance, config::Backend::Cpu);
     d.intention.particlesReduced = 64;
-    d.capacities.maxPredictedVehicles = 16;
-    d.capacities.maxCorridorsPerVehicle = 4;
     d.motion.horizon_s = 2.0;  // 20 steps of 0.1 s over a coarse chain: the test exercises, the benchmark measures
     d.motion.positionCells = 50;
     d.motion.positionRange_m = 100.0;
     d.motion.speedCells = 10;
     d.motion.maxSpeed_mps = 20.0;
     d.motion.samplesPerCell = 4;
-    d.grid.widthCells = 64;
-    d.grid.heightCells = 64;
     d.flocks.everyNCycles = 5;
     d.flocks.windowCycles = 5;
     d.flocks.minMembers = 2;
     d.flocks.radius_m = 30.0;
-    testing::useInstance(d, instance);
     return d;
 }
 
@@ -65,14 +62,6 @@ RuntimeOptions quietOptions() {
     options.log = [](config::LogLevel, const std::string&) {};
     return options;
 }
-
-const scene::RoadMap& shippedMap() {
-    static const scene::RoadMap map =
-        scene::readSumoNet(testing::sourcePath("data/scenarios/intersection-4way/map.net.xml")).value();
-    return map;
-}
-
-platform::ServiceName service(const config::Channel& c) { return {c.service, c.instance, c.event}; }
 
 /// Keeps the newest message of a channel.
 template <typename T>
@@ -102,30 +91,6 @@ private:
     std::unique_ptr<T> m_value;
     int m_received{0};
 };
-
-class Feeder {
-public:
-    explicit Feeder(const config::Deployment& d)
-        : m_publisher(platform::Publisher<ObjectList>::create(service(d.transport.objects)).value()) {}
-    template <typename Edit>
-    void send(Edit&& edit) {
-        auto loan = m_publisher.loan();
-        ASSERT_TRUE(loan.hasValue());
-        edit(**loan);
-        loan->publish();
-    }
-
-private:
-    platform::Publisher<ObjectList> m_publisher;
-};
-
-std::unique_ptr<Runtime> makeRuntime(const config::Deployment& d, int cpuWorkers = 1) {
-    RuntimeOptions options = quietOptions();
-    options.cpuWorkers = cpuWorkers;
-    auto created = Runtime::create(d, options);
-    EXPECT_TRUE(created.hasValue()) << (created.hasValue() ? "" : created.error().message);
-    return created.hasValue() ? std::move(created).value() : nullptr;
-}
 
 TEST(Runtime, PublishesTracksIntentionsPredictionPlatoonsAndHealthForASyntheticScene) {
     AUGUR_REQUIRE_ICEORYX();
@@ -365,6 +330,65 @@ TEST(RuntimeWatchdog, AnInjectedStageDelayIsDetectedWithinOneCycleAndTheLadderSt
     (void)cycle();
     EXPECT_EQ(prediction.value().mode, RuntimeMode::Nominal);
     EXPECT_EQ(prediction.value().stale, 0U);
+}
+
+TEST(RuntimeWatchdog, ACycleStuckPastItsDeadlinePublishesAHealthAlarmBeforeItEnds) {
+    AUGUR_REQUIRE_ICEORYX();
+    constexpr std::int64_t DEADLINE_MS = 60;
+    constexpr std::int64_t STUCK_NS = 600'000'000;  // ten deadlines in one stage
+    config::Deployment d = testDeployment("watchdog-alarm");
+    d.runtime.cyclePeriod_ms = DEADLINE_MS;
+    d.runtime.deadline_ms = DEADLINE_MS;
+    d.runtime.maxInputAge_ms = 0;
+    auto sut = makeRuntime(d);
+    ASSERT_NE(sut, nullptr);
+    Feeder feeder(d);
+    auto health = platform::Subscriber<Health>::create(service(d.transport.health), 16).value();
+    testing::SyntheticScene scene(shippedMap(), VEHICLES);
+    feeder.send([&](ObjectList& list) { scene.write(list, 1, platform::monotonicNow_ns()); });
+    ASSERT_FALSE(sut->runCycle().deadlineMissed);
+    while (health.take()) {
+    }
+
+    sut->injectStageDelay(Stage::Motion, STUCK_NS);
+    std::atomic<bool> cycleEnded{false};
+    std::thread cycleThread([&] {
+        (void)sut->runCycle();
+        cycleEnded.store(true);
+    });
+    Health alarm{};
+    bool alarmed = false;
+    bool endedBeforeAlarm = false;
+    const std::int64_t giveUp = platform::monotonicNow_ns() + 5 * STUCK_NS;
+    while (!alarmed && platform::monotonicNow_ns() < giveUp) {
+        if (auto sample = health.take()) {
+            alarm = *sample.value();
+            alarmed = alarm.overrunAlarm != 0;
+            endedBeforeAlarm = alarmed && cycleEnded.load();
+        } else {
+            platform::sleepUntil_ns(platform::monotonicNow_ns() + 1'000'000);
+        }
+    }
+    cycleThread.join();
+    ASSERT_TRUE(alarmed) << "no alarm on the health channel";
+    EXPECT_FALSE(endedBeforeAlarm) << "the alarm must come while the cycle is still stuck";
+    EXPECT_EQ(alarm.overrunStage, Stage::Motion);
+    EXPECT_GE(alarm.overrunElapsed_ns, DEADLINE_MS * 1'000'000);
+    EXPECT_LT(alarm.overrunElapsed_ns, STUCK_NS);
+    EXPECT_EQ(alarm.deadlineMisses, 1U);
+    EXPECT_EQ(alarm.mode, RuntimeMode::Nominal);
+
+    // The cycle's own health follows: no alarm flag, the miss counted once.
+    Health own{};
+    bool ownArrived = false;
+    while (auto sample = health.take()) {
+        own = *sample.value();
+        ownArrived = own.overrunAlarm == 0;
+    }
+    ASSERT_TRUE(ownArrived);
+    EXPECT_EQ(own.deadlineMisses, 1U);
+    EXPECT_GT(own.header.sequence, alarm.header.sequence);
+    EXPECT_EQ(own.cycle, alarm.cycle) << "the alarm names the stuck cycle";
 }
 
 TEST(RuntimeInput, EveryRejectionReasonReachesItsCounterWhileTheRuntimeKeepsItsRate) {

@@ -70,7 +70,15 @@ std::unordered_map<std::uint64_t, std::int64_t> cycleStarts(const Recording& rec
 }
 
 void scoreTiming(const Recording& recording, const ScoringOptions& options, BenchScore& score) {
-    std::vector<Health> health = recording.health;
+    // Watchdog alarms (published while a cycle overran) are counted; the cycles are the cycles' own health.
+    std::vector<Health> health;
+    for (const Health& h : recording.health) {
+        if (h.overrunAlarm != 0) {
+            ++score.watchdogAlarms;
+        } else {
+            health.push_back(h);
+        }
+    }
     std::stable_sort(health.begin(), health.end(), [](const Health& a, const Health& b) { return a.cycle < b.cycle; });
     const auto starts = cycleStarts(recording);
     std::vector<double> latencies;
@@ -436,6 +444,7 @@ std::vector<MetricRecord> benchMetrics(const BenchScore& score, const ReplayLog&
         rows.push_back({name, static_cast<double>(value), unit});
     };
     count("runtime_deadline_misses", score.runtimeDeadlineMisses, "cycles");
+    count("watchdog_alarms", score.watchdogAlarms, "messages");
     count("mode_changes", score.modeChanges, "changes");
     count("accepted_inputs", score.acceptedInputs, "lists");
     count("input_queue_overflows", score.inputQueueOverflows, "times");

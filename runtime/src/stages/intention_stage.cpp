@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "intention_gpu.hpp"
+
 namespace augur::runtime {
 
 namespace pf = kernels::pf;
@@ -46,11 +48,38 @@ Result<std::unique_ptr<IntentionStage>, pf::FilterError> IntentionStage::create(
     stage->m_slots.assign(slots, Slot{});
     stage->m_inputs.assign(slots, idleInput());
     stage->m_slotOfFrame.assign(MAX_PREDICTED_VEHICLES, -1);
+    stage->m_outputs.assign(static_cast<std::size_t>(filters) * pf::outputCount<Model>(stage->m_vehiclesPerFilter), 0.0F);
     return Result<std::unique_ptr<IntentionStage>, pf::FilterError>(std::move(stage));
 }
 
 IntentionStage::IntentionStage(const IntentionStageSettings& settings, PipelineState& state, SceneFrame& frame)
     : m_settings(settings), m_state(state), m_frame(frame) {}
+
+IntentionStage::~IntentionStage() = default;
+
+Result<void, std::string> IntentionStage::enableGpu() {
+    const detail::IntentionGpu::Shape shape{static_cast<std::uint32_t>(m_nominal.size()), m_vehiclesPerFilter,
+                                            m_settings.particles, m_settings.particlesReduced};
+    auto gpu = detail::IntentionGpu::create(shape, m_settings.filter, m_settings.model);
+    if (!gpu) {
+        return fail(gpu.error());
+    }
+    m_gpu = std::move(gpu).value();
+    m_gpuFailed = false;
+    m_initialized = false;  // the GPU sets start from the next cycle's inputs
+    return {};
+}
+
+bool IntentionStage::onGpu() const noexcept { return m_gpu != nullptr && !m_gpuFailed; }
+
+void IntentionStage::fallBackToCpu() noexcept {
+    if (onGpu()) {
+        m_gpuFailed = true;
+        m_initialized = false;
+    }
+}
+
+std::uint64_t IntentionStage::graphReplays() const noexcept { return m_gpu != nullptr ? m_gpu->replays() : 0U; }
 
 void IntentionStage::assignSlots() noexcept {
     for (Slot& slot : m_slots) {
@@ -93,7 +122,7 @@ void IntentionStage::assignSlots() noexcept {
     }
 }
 
-void IntentionStage::buildInputs(bool measured) noexcept {
+void IntentionStage::buildInputs(bool measured, bool restart) noexcept {
     for (std::size_t s = 0; s < m_slots.size(); ++s) {
         const Slot& slot = m_slots[s];
         if (!slot.occupied) {
@@ -115,6 +144,7 @@ void IntentionStage::buildInputs(bool measured) noexcept {
         // Weighted only when this cycle's list saw the vehicle (a coasting track is a prediction, not a measurement).
         const bool seen = measured && m_state.tracks.tracks[v.trackIndex].missedCycles == 0;
         in.present = seen || slot.fresh ? 1 : 0;
+        in.redraw = slot.fresh && !restart ? 1 : 0;  // a restart draws every slot anyway
         const std::uint32_t corridors =
             std::min<std::uint32_t>(v.corridorCount, static_cast<std::uint32_t>(pf::SceneVehicleInput::MAX_CORRIDORS));
         if (corridors == 0) {
@@ -139,7 +169,7 @@ void IntentionStage::buildInputs(bool measured) noexcept {
     }
 }
 
-void IntentionStage::readOutputs(const std::vector<Filter>& filters) noexcept {
+void IntentionStage::readOutputs() noexcept {
     IntentionList& list = m_state.intentions;
     std::uint32_t written = 0;
     for (std::uint32_t v = 0; v < m_frame.vehicleCount; ++v) {
@@ -159,9 +189,9 @@ void IntentionStage::readOutputs(const std::vector<Filter>& filters) noexcept {
             }
             continue;
         }
-        const auto s = static_cast<std::size_t>(slot);
-        const std::span<const float> out = filters[s / m_vehiclesPerFilter].outputs();
-        const std::size_t base = (s % m_vehiclesPerFilter) * Model::OUTPUTS_PER_VEHICLE;
+        // Slot s of filter f is vehicle s % vehiclesPerFilter there; the filters' outputs are contiguous.
+        const std::span<const float> out(m_outputs);
+        const std::size_t base = static_cast<std::size_t>(slot) * Model::OUTPUTS_PER_VEHICLE;
         e.stopProbability = out[base + Model::OUT_P_STOP];
         e.laneChangeProbability = out[base + Model::OUT_P_CHANGE];
         const std::uint32_t modelled =
@@ -180,38 +210,77 @@ void IntentionStage::readOutputs(const std::vector<Filter>& filters) noexcept {
     list.vehicleCount = written;
 }
 
+bool IntentionStage::stepCpu(bool nominal, bool restart) noexcept {
+    std::vector<Filter>& filters = nominal ? m_nominal : m_reduced;
+    const std::size_t perFilter = pf::outputCount<Model>(m_vehiclesPerFilter);
+    for (std::size_t f = 0; f < filters.size(); ++f) {
+        const std::span<const pf::SceneVehicleInput> inputs(m_inputs.data() + f * m_vehiclesPerFilter, m_vehiclesPerFilter);
+        if (restart && !filters[f].initialize(inputs)) {
+            return false;
+        }
+        if (!filters[f].setInputs(inputs)) {
+            return false;
+        }
+        filters[f].step();
+        std::copy(filters[f].outputs().begin(), filters[f].outputs().end(), m_outputs.begin() + static_cast<std::ptrdiff_t>(f * perFilter));
+    }
+    return true;
+}
+
+bool IntentionStage::stepGpu(bool nominal, bool restart) noexcept {
+    if (m_injectGpuError.exchange(false, std::memory_order_relaxed)) {
+        return false;
+    }
+    if (restart) {
+        // Drawn from this cycle's inputs, then stepped with them (as the CPU filters): the draw must
+        // have read its staging before the step's inputs overwrite it.
+        if (!m_gpu->initialize(nominal, m_inputs)) {
+            return false;
+        }
+        const auto drawn = m_gpu->wait(m_settings.gpuPoll_ns, m_settings.gpuTimeout_ns);
+        if (!drawn || !drawn.value()) {
+            return false;
+        }
+    }
+    m_gpu->stage(nominal, m_inputs);
+    if (!m_gpu->launch(nominal)) {
+        return false;
+    }
+    const auto done = m_gpu->wait(m_settings.gpuPoll_ns, m_settings.gpuTimeout_ns);
+    if (!done || !done.value()) {
+        return false;
+    }
+    const std::span<const float> out = m_gpu->outputs(nominal);
+    std::copy(out.begin(), out.end(), m_outputs.begin());
+    return true;
+}
+
 StageStatus IntentionStage::run(CycleContext& context) noexcept {
     if (context.mode >= RuntimeMode::ConstantVelocity) {
         m_state.intentions.vehicleCount = 0;
         return StageStatus::Skipped;
     }
     const bool nominal = context.mode == RuntimeMode::Nominal;
-    std::vector<Filter>& filters = nominal ? m_nominal : m_reduced;
     assignSlots();
-    buildInputs(context.hadInput);
     const bool restart = !m_initialized || nominal != m_nominalActive;
-    for (std::size_t f = 0; f < filters.size(); ++f) {
-        const std::span<const pf::SceneVehicleInput> inputs(m_inputs.data() + f * m_vehiclesPerFilter, m_vehiclesPerFilter);
-        if (restart) {
-            if (!filters[f].initialize(inputs)) {
-                return StageStatus::Failed;
-            }
-        } else {
-            for (std::uint32_t s = 0; s < m_vehiclesPerFilter; ++s) {
-                if (m_slots[f * m_vehiclesPerFilter + s].fresh) {
-                    filters[f].reinitializeVehicle(s, inputs[s]);
-                }
-            }
-        }
-        if (!filters[f].setInputs(inputs)) {
+    buildInputs(context.hadInput, restart);
+    StageStatus status = StageStatus::Ok;
+    if (onGpu() && !stepGpu(nominal, restart)) {
+        m_gpuFailed = true;  // from now on the CPU filters run, starting over from this cycle's inputs
+        ++m_gpuErrors;
+        ++m_state.counters.gpuErrors;
+        buildInputs(context.hadInput, true);
+        if (!stepCpu(nominal, true)) {
             return StageStatus::Failed;
         }
-        filters[f].step();
+        status = StageStatus::GpuError;
+    } else if (!onGpu() && !stepCpu(nominal, restart)) {
+        return StageStatus::Failed;
     }
     m_initialized = true;
     m_nominalActive = nominal;
-    readOutputs(filters);
-    return StageStatus::Ok;
+    readOutputs();
+    return status;
 }
 
 }  // namespace augur::runtime

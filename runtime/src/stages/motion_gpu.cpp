@@ -5,7 +5,6 @@
 #include <cstring>
 #include <vector>
 
-#include "augur/platform/clock.hpp"
 #include "augur/platform/memory.hpp"
 #include "augur/platform/stream.hpp"
 
@@ -185,21 +184,7 @@ platform::GpuStatus MotionGpu::launch(int corridorCount) noexcept {
 }
 
 Result<bool, platform::GpuError> MotionGpu::wait(std::int64_t poll_ns, std::int64_t timeout_ns) noexcept {
-    const std::int64_t start = platform::monotonicNow_ns();
-    for (;;) {
-        auto state = m_impl->done.query();
-        if (!state) {
-            return fail(state.error());
-        }
-        if (state.value() == platform::EventState::Complete) {
-            return true;
-        }
-        const std::int64_t now = platform::monotonicNow_ns();
-        if (now - start > timeout_ns) {
-            return false;
-        }
-        platform::sleepUntil_ns(now + poll_ns);
-    }
+    return m_impl->done.waitPolling(poll_ns, timeout_ns);
 }
 
 markov::CorridorInput* MotionGpu::corridors() noexcept {

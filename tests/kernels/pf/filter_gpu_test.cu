@@ -163,6 +163,9 @@ TEST(GatherGpu, EqualsCpuForBothLayoutsAndStrides) {
 
 // ---- whole filter ---------------------------------------------------------------------------------
 
+/// The step of sceneInputs() at which a slot is taken over by a new road user.
+constexpr int REDRAW_STEP = 2;
+
 std::vector<SceneVehicleInput> sceneInputs(std::uint32_t vehicles, int step) {
     const float t = 0.2F * static_cast<float>(step);
     std::vector<SceneVehicleInput> in(vehicles);
@@ -180,6 +183,12 @@ std::vector<SceneVehicleInput> sceneInputs(std::uint32_t vehicles, int step) {
             v.corridors[c].mustGiveWay = c == 1 ? 1 : 0;
             v.corridors[c].giveWayTo = c == 1 ? static_cast<std::int32_t>((n + 1) % vehicles) : -1;
         }
+    }
+    if (step == REDRAW_STEP) {
+        // A new road user takes the middle slot: its particles are drawn from this measurement.
+        SceneVehicleInput& newcomer = in[vehicles / 2];
+        newcomer.x_m += 30.0F;
+        newcomer.redraw = 1;
     }
     return in;
 }

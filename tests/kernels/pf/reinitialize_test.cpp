@@ -1,4 +1,5 @@
-// Reusing a vehicle slot of the scene filter for a new road user (the runtime's vehicles come and go).
+// Reusing a vehicle slot of the scene filter for a new road user (the runtime's vehicles come and go):
+// SceneVehicleInput::redraw makes a step draw that slot from its measurement instead of predicting it.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -28,20 +29,32 @@ SceneVehicleInput vehicleAt(float x_m, float sigma_m) {
     return in;
 }
 
-Filter steppedFilter(StateLayout layout) {
+std::vector<SceneVehicleInput> tracked() {
+    return {vehicleAt(0.0F, 1.0F), vehicleAt(50.0F, 1.0F), vehicleAt(100.0F, 1.0F)};
+}
+
+Filter steppedFilter(StateLayout layout, int steps = STEPS) {
     FilterConfig config;
     config.particles = PARTICLES;
     config.vehicles = VEHICLES;
     config.seed = SEED;
     config.layout = layout;
     Filter filter = Filter::create(config, SceneModel::Params{}).value();
-    const std::vector<SceneVehicleInput> inputs{vehicleAt(0.0F, 1.0F), vehicleAt(50.0F, 1.0F), vehicleAt(100.0F, 1.0F)};
-    EXPECT_TRUE(filter.initialize(inputs).hasValue());
-    for (int k = 0; k < STEPS; ++k) {
-        EXPECT_TRUE(filter.setInputs(inputs).hasValue());
+    EXPECT_TRUE(filter.initialize(tracked()).hasValue());
+    for (int k = 0; k < steps; ++k) {
+        EXPECT_TRUE(filter.setInputs(tracked()).hasValue());
         filter.step();
     }
     return filter;
+}
+
+/// This step's inputs: the tracked vehicles, with a newcomer taking SLOT when `redraw`.
+std::vector<SceneVehicleInput> withNewcomer(bool redraw) {
+    std::vector<SceneVehicleInput> in = tracked();
+    in[SLOT] = vehicleAt(NEWCOMER_X_M, NEWCOMER_SIGMA_M);
+    in[SLOT].redraw = redraw ? 1 : 0;
+    in[SLOT].present = 1;
+    return in;
 }
 
 std::vector<float> particles(const Filter& filter) {
@@ -50,16 +63,31 @@ std::vector<float> particles(const Filter& filter) {
     return aos;
 }
 
-class ReinitializeVehicle : public ::testing::TestWithParam<StateLayout> {};
+class RedrawSlot : public ::testing::TestWithParam<StateLayout> {};
 
-TEST_P(ReinitializeVehicle, RedrawsOnlyThatSlotFromTheNewMeasurementAndKeepsTheWeights) {
+TEST_P(RedrawSlot, DrawsOnlyThatSlotFromTheNewMeasurementAndDoesNotWeightIt) {
     Filter sut = steppedFilter(GetParam());
-    const std::vector<float> before = particles(sut);
-    const std::vector<float> weightsBefore(sut.logWeights().begin(), sut.logWeights().end());
+    Filter twin = steppedFilter(GetParam());
+    // No other vehicle is measured this step, so nothing is weighted or resampled and the slot's mean is the
+    // mean of PARTICLES independent draws. The twin sees the same inputs except that the slot is
+    // predicted: every other slot and every weight must come out bit for bit the same.
+    std::vector<SceneVehicleInput> inputs = withNewcomer(true);
+    for (SceneVehicleInput& in : inputs) {
+        in.present = 0;
+    }
+    inputs[SLOT].present = 1;  // measured, but a redrawn slot is not weighted by it
+    std::vector<SceneVehicleInput> twinInputs = inputs;
+    twinInputs[SLOT].redraw = 0;
+    twinInputs[SLOT].present = 0;
+    ASSERT_TRUE(twin.setInputs(twinInputs).hasValue());
+    twin.step();
 
-    sut.reinitializeVehicle(SLOT, vehicleAt(NEWCOMER_X_M, NEWCOMER_SIGMA_M));
+    ASSERT_TRUE(sut.setInputs(inputs).hasValue());
+    sut.step();
 
     const std::vector<float> after = particles(sut);
+    const std::vector<float> expected = particles(twin);
+    ASSERT_EQ(sut.summary().resampled, twin.summary().resampled);
     double meanX = 0.0;
     for (std::uint32_t k = 0; k < PARTICLES; ++k) {
         for (std::uint32_t n = 0; n < VEHICLES; ++n) {
@@ -67,26 +95,26 @@ TEST_P(ReinitializeVehicle, RedrawsOnlyThatSlotFromTheNewMeasurementAndKeepsTheW
             if (n == SLOT) {
                 meanX += after[slot + SceneModel::X];
             } else {
-                ASSERT_EQ(std::memcmp(&before[slot], &after[slot], SceneModel::SLOT_FLOATS * sizeof(float)), 0)
+                ASSERT_EQ(std::memcmp(&expected[slot], &after[slot], SceneModel::SLOT_FLOATS * sizeof(float)), 0)
                     << "particle " << k << " vehicle " << n;
             }
         }
     }
     meanX /= PARTICLES;
+    // Drawn at the measurement (not predicted a step further), so the mean is the measurement.
     EXPECT_NEAR(meanX, NEWCOMER_X_M, 4.0 * NEWCOMER_SIGMA_M / std::sqrt(static_cast<double>(PARTICLES)));
-    EXPECT_TRUE(std::equal(weightsBefore.begin(), weightsBefore.end(), sut.logWeights().begin()));
+    EXPECT_TRUE(std::equal(twin.logWeights().begin(), twin.logWeights().end(), sut.logWeights().begin()));
 }
 
-TEST_P(ReinitializeVehicle, IsDeterministicAndDrawsFreshNumbersAtALaterStep) {
+TEST_P(RedrawSlot, IsDeterministicAndDrawsFreshNumbersAtALaterStep) {
     Filter first = steppedFilter(GetParam());
     Filter second = steppedFilter(GetParam());
-    Filter later = steppedFilter(GetParam());
-    ASSERT_TRUE(later.setInputs(std::vector<SceneVehicleInput>(VEHICLES, vehicleAt(0.0F, 1.0F))).hasValue());
-    later.step();
+    Filter later = steppedFilter(GetParam(), STEPS + 1);
 
-    first.reinitializeVehicle(SLOT, vehicleAt(NEWCOMER_X_M, NEWCOMER_SIGMA_M));
-    second.reinitializeVehicle(SLOT, vehicleAt(NEWCOMER_X_M, NEWCOMER_SIGMA_M));
-    later.reinitializeVehicle(SLOT, vehicleAt(NEWCOMER_X_M, NEWCOMER_SIGMA_M));
+    for (Filter* filter : {&first, &second, &later}) {
+        ASSERT_TRUE(filter->setInputs(withNewcomer(true)).hasValue());
+        filter->step();
+    }
 
     const std::vector<float> a = particles(first);
     const std::vector<float> b = particles(second);
@@ -96,7 +124,20 @@ TEST_P(ReinitializeVehicle, IsDeterministicAndDrawsFreshNumbersAtALaterStep) {
     EXPECT_NE(a[slot + SceneModel::X], c[slot + SceneModel::X]) << "a slot reused later gets other draws";
 }
 
-INSTANTIATE_TEST_SUITE_P(Layouts, ReinitializeVehicle,
+TEST_P(RedrawSlot, LaterStepsPredictAndWeightTheSlotAgain) {
+    Filter sut = steppedFilter(GetParam());
+    ASSERT_TRUE(sut.setInputs(withNewcomer(true)).hasValue());
+    sut.step();
+    // The newcomer drives on at 8 m/s: one step later the slot is predicted from its draw and weighted.
+    std::vector<SceneVehicleInput> next = withNewcomer(false);
+    next[SLOT].x_m += 8.0F * SceneModel::Params{}.dt_s;
+    ASSERT_TRUE(sut.setInputs(next).hasValue());
+    sut.step();
+    const std::size_t outX = SLOT * SceneModel::OUTPUTS_PER_VEHICLE + SceneModel::OUT_X;
+    EXPECT_NEAR(sut.outputs()[outX], next[SLOT].x_m, 1.0F);
+}
+
+INSTANTIATE_TEST_SUITE_P(Layouts, RedrawSlot,
                          ::testing::Values(StateLayout::ArrayOfStructs, StateLayout::StructOfArrays),
                          [](const ::testing::TestParamInfo<StateLayout>& param) {
                              return param.param == StateLayout::ArrayOfStructs ? std::string("ArrayOfStructs")

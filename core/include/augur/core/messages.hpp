@@ -241,6 +241,15 @@ struct Health {
     std::uint64_t rejections[REJECT_REASON_COUNT]{};
     LatencyStats cycleLatency;
     LatencyStats stageLatency[STAGE_COUNT];
+    /// 1 in a watchdog alarm: a health message the watchdog publishes from its own thread as soon as it
+    /// sees the running cycle pass its deadline, before (and whether or not) the cycle ends. An alarm
+    /// fills header, cycle (the late one), mode, backendIsCuda, deadlineMisses (this miss included) and
+    /// the two fields below; its other counters and latencies are 0. The cycle's own health follows
+    /// with overrunAlarm = 0.
+    std::uint8_t overrunAlarm{0};
+    Stage overrunStage{Stage::Count};  ///< alarm: the stage running at detection
+    std::uint8_t reserved2[6]{};
+    std::int64_t overrunElapsed_ns{0};  ///< alarm: time since the cycle started, at detection
 };
 
 const char* toString(ObjectClass value) noexcept;

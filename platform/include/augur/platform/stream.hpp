@@ -1,6 +1,8 @@
 // CUDA streams, events and graphs as RAII handles with opaque types (no CUDA headers needed).
 #pragma once
 
+#include <cstdint>
+
 #include <functional>
 
 #include "augur/platform/cuda_check.hpp"
@@ -56,6 +58,10 @@ public:
     /// Non-blocking completion check (cudaEventQuery). Run-phase safe.
     [[nodiscard]] Result<EventState, GpuError> query() const noexcept;
     [[nodiscard]] GpuStatus synchronize() const noexcept;
+    /// Waits for the recorded work by polling query() every `poll_ns` (sleeping in between, never a
+    /// blocking device synchronise) until it completes (true) or `timeout_ns` has passed (false). A
+    /// CUDA error is returned as the error. Run-phase safe: bounded by the timeout.
+    [[nodiscard]] Result<bool, GpuError> waitPolling(std::int64_t poll_ns, std::int64_t timeout_ns) const noexcept;
     /// Milliseconds between two completed timing events.
     [[nodiscard]] static Result<float, GpuError> elapsed_ms(const Event& start, const Event& stop) noexcept;
 

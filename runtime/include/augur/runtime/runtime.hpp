@@ -11,11 +11,12 @@
 // the step; nothing is left running.
 //
 // Backends: backend: auto picks CUDA when it is compiled in and a device is present, else the CPU;
-// backend: cuda without a usable device is a clear error. On CUDA the Markov motion prediction runs on
-// the GPU (graphs captured at init, a high-priority stream, completion polled with an event); tracking,
-// the intention filters and platoons run on the CPU workers (docs/design/runtime.md). A CUDA error makes
-// that cycle's Motion return GpuError: the cycle publishes constant-velocity predictions, the ladder is
-// forced down to ConstantVelocity, and the motion prediction continues on the CPU from then on.
+// backend: cuda without a usable device is a clear error. On CUDA the intention particle filters and
+// the Markov motion prediction run on the GPU (graphs captured at init, high-priority streams,
+// completion polled with events); tracking, relations and platoons run on the CPU
+// (docs/design/runtime.md). A CUDA error makes that cycle's stage return GpuError (Intention restarts
+// its filters on the CPU, Motion publishes constant-velocity predictions), the ladder is forced down to
+// ConstantVelocity, and both stages run on the CPU from then on: a device that failed once is not trusted.
 #pragma once
 
 #include <atomic>
@@ -90,13 +91,14 @@ public:
     [[nodiscard]] const PipelineCounters& counters() const noexcept;
     [[nodiscard]] const PipelineState& state() const noexcept;
     [[nodiscard]] const Health& lastHealth() const noexcept;
-    /// Whether the GPU carries the motion prediction now (CUDA chosen at init and no CUDA error since).
+    /// Whether the GPU carries the intention filters and the motion prediction now (CUDA chosen at init
+    /// and no CUDA error since).
     [[nodiscard]] bool backendIsCuda() const noexcept;
-    /// CUDA graph replays so far (0 on the CPU backend).
+    /// CUDA graph replays so far, all stages (0 on the CPU backend).
     [[nodiscard]] std::uint64_t graphReplays() const noexcept;
-    /// Test hook: the next GPU motion propagation fails as if a CUDA call had returned an error (no
-    /// effect on the CPU backend). Thread-safe.
-    void injectGpuError() noexcept;
+    /// Test hook: the next GPU work of `stage` (Intention or Motion) fails as if a CUDA call had
+    /// returned an error (no effect on the CPU backend or on other stages). Thread-safe.
+    void injectGpuError(Stage stage) noexcept;
 
     struct Parts;
 

@@ -69,6 +69,7 @@ struct BenchScore {
     LatencySummary latency;
     std::array<std::uint64_t, REJECT_REASON_COUNT> rejections{};
     std::uint64_t runtimeDeadlineMisses{0};  ///< the runtime's own count (last Health)
+    std::uint64_t watchdogAlarms{0};         ///< health alarms the watchdog published while a cycle overran
     std::uint64_t modeChanges{0};
     std::uint64_t acceptedInputs{0};
     std::uint64_t inputQueueOverflows{0};

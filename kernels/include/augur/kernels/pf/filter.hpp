@@ -150,10 +150,6 @@ public:
     [[nodiscard]] Result<void, FilterError> initialize(std::span<const Input> inputs) noexcept;
     /// Stores this step's inputs (one per vehicle) for the next step().
     [[nodiscard]] Result<void, FilterError> setInputs(std::span<const Input> inputs) noexcept;
-    /// Redraws slot `vehicle` of every particle from `input` (a new road user took the slot), keeping
-    /// the other slots and the weights. The draws are keyed by (seed, vehicle, steps so far), so a slot
-    /// reused later gets fresh numbers. O(K); allocation-free. Precondition: vehicle < vehicles.
-    void reinitializeVehicle(std::uint32_t vehicle, const Input& input) noexcept;
     /// One whole step with the stored inputs. O(K · vehicles); allocation-free.
     void step() noexcept;
 

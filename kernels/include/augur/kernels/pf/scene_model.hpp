@@ -51,6 +51,11 @@ struct SceneVehicleInput {
     float sigmaV_mps{0.5F};
     std::int32_t corridorCount{1};  ///< 1 … MAX_CORRIDORS
     std::int32_t present{1};        ///< 0: not measured this step (predicted, not weighted)
+    /// 1: a new road user took this slot — this step draws the slot of every particle from this
+    /// measurement (as initialize() does) instead of predicting it, and does not weight it (the draw
+    /// already comes from the measurement). The other slots and the weights are kept.
+    std::int32_t redraw{0};
+    std::int32_t reserved{0};       ///< keeps the size a multiple of 8 bytes
     SceneCorridor corridors[MAX_CORRIDORS]{};
 };
 
@@ -114,36 +119,45 @@ struct SceneModel {
         return i < 0 ? 0 : (i >= count ? count - 1 : i);
     }
 
+    /// Slot n drawn from its measurement z: pose and speed Gaussian around z, the corridor uniform over
+    /// the candidates, the intentions {stop, change} from their priors (expectation = intention).
+    AUGUR_HD static void drawSlot(const ParticleRef& p, std::uint32_t n, const Params& params, const VehicleInput& z,
+                                  RandomStream& rng) noexcept {
+        float slot[SLOT_FLOATS] = {};
+        float n0 = 0.0F;
+        float n1 = 0.0F;
+        float n2 = 0.0F;
+        float n3 = 0.0F;
+        std::uint32_t u0 = 0;
+        std::uint32_t u1 = 0;
+        std::uint32_t u2 = 0;
+        std::uint32_t u3 = 0;
+        rng.normals2(n0, n1, u0, u1);
+        rng.normals2(n2, n3, u2, u3);
+        slot[X] = z.x_m + z.sigmaX_m * n0;
+        slot[Y] = z.y_m + z.sigmaY_m * n1;
+        slot[THETA] = z.theta_rad + z.sigmaTheta_rad * n2;
+        slot[V] = std::fmax(0.0F, z.v_mps + z.sigmaV_mps * n3);
+        const std::int32_t count = z.corridorCount < 1 ? 1 : z.corridorCount;
+        slot[CORRIDOR] = static_cast<float>(clampCorridor(uniform01(u0) * static_cast<float>(count), count));
+        slot[INTENT_STOP] = uniform01(u1) < 0.5F ? 1.0F : 0.0F;
+        slot[EXPECT_STOP] = slot[INTENT_STOP];
+        slot[INTENT_CHANGE] = uniform01(u2) < params.pChangeMulti ? 1.0F : 0.0F;
+        slot[EXPECT_CHANGE] = slot[INTENT_CHANGE];
+        (void)u3;
+        p.storeSlot(n, slot);
+    }
+
     AUGUR_HD static void initialize(const ParticleRef& p, std::uint32_t vehicles, const Params& params,
                                     const VehicleInput* in, std::uint64_t seed) noexcept {
         for (std::uint32_t n = 0; n < vehicles; ++n) {
             RandomStream rng(seed, INIT_STEP, p.particle, n);
-            float slot[SLOT_FLOATS] = {};
-            float n0 = 0.0F;
-            float n1 = 0.0F;
-            float n2 = 0.0F;
-            float n3 = 0.0F;
-            std::uint32_t u0 = 0;
-            std::uint32_t u1 = 0;
-            std::uint32_t u2 = 0;
-            std::uint32_t u3 = 0;
-            rng.normals2(n0, n1, u0, u1);
-            rng.normals2(n2, n3, u2, u3);
-            const VehicleInput& z = in[n];
-            slot[X] = z.x_m + z.sigmaX_m * n0;
-            slot[Y] = z.y_m + z.sigmaY_m * n1;
-            slot[THETA] = z.theta_rad + z.sigmaTheta_rad * n2;
-            slot[V] = std::fmax(0.0F, z.v_mps + z.sigmaV_mps * n3);
-            const std::int32_t count = z.corridorCount < 1 ? 1 : z.corridorCount;
-            slot[CORRIDOR] = static_cast<float>(clampCorridor(uniform01(u0) * static_cast<float>(count), count));
-            slot[INTENT_STOP] = uniform01(u1) < 0.5F ? 1.0F : 0.0F;
-            slot[EXPECT_STOP] = slot[INTENT_STOP];
-            slot[INTENT_CHANGE] = uniform01(u2) < params.pChangeMulti ? 1.0F : 0.0F;
-            slot[EXPECT_CHANGE] = slot[INTENT_CHANGE];
-            (void)u3;
-            p.storeSlot(n, slot);
+            drawSlot(p, n, params, in[n], rng);
         }
     }
+
+    /// Whether vehicle n's measurement weights the particles this step.
+    AUGUR_HD_INLINE static bool weighs(const VehicleInput& z) noexcept { return z.present != 0 && z.redraw == 0; }
 
     /// The CUDA step runs this model one thread per (particle, vehicle): predict() is
     /// predictExpectation for every vehicle, then predictVehicle for every vehicle (a block barrier
@@ -184,6 +198,13 @@ struct SceneModel {
         const VehicleInput& z = in[n];
         const std::int32_t count = z.corridorCount < 1 ? 1 : z.corridorCount;
         RandomStream rng(seed, step, p.particle, n);
+        if (z.redraw != 0) {
+            // A new road user in this slot: its state is this step's measurement, nothing to predict.
+            // The draws are keyed by the step, so a slot reused later gets fresh numbers.
+            rng.block();  // pass 1's block
+            drawSlot(p, n, params, z, rng);
+            return;
+        }
         const Philox4 decisions = rng.block();  // the same block pass 1 used: words 2 and 3 are fresh
         const Philox4 more = rng.block();
         float n0 = 0.0F;
@@ -253,7 +274,7 @@ struct SceneModel {
     }
 
     /// Vehicle n's log term −½ Σ_{s∈{x,y,θ,v}} ((s − z_s)/σ_s)² (seed 000 eq. for w_k, in logs); the
-    /// caller adds it only when in[n].present != 0.
+    /// caller adds it only when weighs(in[n]).
     AUGUR_HD_INLINE static float logLikelihoodTerm(const ParticleRef& p, std::uint32_t n,
                                                    const VehicleInput* in) noexcept {
         const VehicleInput& z = in[n];
@@ -270,7 +291,7 @@ struct SceneModel {
                                         const VehicleInput* in) noexcept {
         float sum = 0.0F;
         for (std::uint32_t n = 0; n < vehicles; ++n) {
-            if (in[n].present != 0) {
+            if (weighs(in[n])) {
                 sum += logLikelihoodTerm(p, n, in);
             }
         }

@@ -5,16 +5,23 @@
 // A particle of the scene model holds every vehicle of its filter (at most SceneModel::MAX_VEHICLES =
 // 32), so the predicted vehicles are split over ⌈maxVehicles / 32⌉ filters; a vehicle interacts (gives
 // way) only with vehicles of its own filter. Vehicles keep their filter slot while they are predicted;
-// a vehicle entering takes a free slot whose particles are redrawn from its measurement
-// (reinitializeVehicle), a slot whose vehicle left is predicted without weight until it is reused.
+// a vehicle entering takes a free slot whose particles are redrawn from its measurement that cycle
+// (SceneVehicleInput::redraw), a slot whose vehicle left is predicted without weight until it is reused.
 // Nominal mode runs filters of `particles` scene particles, ReducedParticles mode filters of
 // `particlesReduced` (switching re-initialises the other set from the current inputs). Corridors beyond
 // the model's four per vehicle get probability 0.
 //
-// CPU backend (kernels/pf cpu::ParticleFilter). Run phase: noexcept, allocation-free, O(K · vehicles).
+// CPU backend: kernels/pf cpu::ParticleFilter on the worker threads. CUDA backend (enableGpu() at
+// init): cuda::ParticleFilter, each set's step for all its filters captured into one CUDA graph on a
+// high-priority stream (runtime/src/stages/intention_gpu.hpp), completion observed by polling an event.
+// A CUDA error (or a GPU that does not finish within gpuTimeout_ns) makes that cycle's filters restart
+// on the CPU and return StageStatus::GpuError; from then on the CPU filters run.
+// Run phase: noexcept, allocation-free, O(K · vehicles).
 #pragma once
 
+#include <atomic>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "augur/core/result.hpp"
@@ -26,12 +33,18 @@
 
 namespace augur::runtime {
 
+namespace detail {
+class IntentionGpu;  // runtime/src/stages/intention_gpu.hpp
+}  // namespace detail
+
 struct IntentionStageSettings {
     std::uint32_t maxVehicles{static_cast<std::uint32_t>(MAX_PREDICTED_VEHICLES)};
     std::uint32_t particles{1024};
     std::uint32_t particlesReduced{256};
     kernels::pf::FilterConfig filter{};  ///< seed, threshold, resampler, DE; particles/vehicles set per filter
     kernels::pf::SceneModel::Params model{};
+    std::int64_t gpuPoll_ns{20'000};            ///< completion event polling interval (CUDA backend)
+    std::int64_t gpuTimeout_ns{1'000'000'000};  ///< a GPU that has not finished by then counts as failed
 };
 
 class IntentionStage final : public StageRunner {
@@ -41,6 +54,23 @@ public:
     /// Allocates both filter sets. Init phase.
     [[nodiscard]] static Result<std::unique_ptr<IntentionStage>, kernels::pf::FilterError> create(
         const IntentionStageSettings& settings, PipelineState& state, SceneFrame& frame);
+
+    ~IntentionStage() override;
+
+    /// Moves the filters to the GPU: allocates both sets on the device and captures their graphs.
+    /// Init phase; on failure the stage stays on the CPU and the error says why.
+    [[nodiscard]] Result<void, std::string> enableGpu();
+    /// Whether the filters run on the GPU now (enabled and no GPU error so far).
+    [[nodiscard]] bool onGpu() const noexcept;
+    /// CUDA errors (and GPU timeouts) seen; each one moves the stage to the CPU.
+    [[nodiscard]] std::uint64_t gpuErrors() const noexcept { return m_gpuErrors; }
+    /// Moves the filters to the CPU for good (another stage saw a CUDA error: the device is not trusted).
+    /// The next cycle restarts the CPU filters from its inputs.
+    void fallBackToCpu() noexcept;
+    /// CUDA graph replays so far.
+    [[nodiscard]] std::uint64_t graphReplays() const noexcept;
+    /// Test hook: the next GPU step fails as if a CUDA call had returned an error. Thread-safe.
+    void injectGpuError() noexcept { m_injectGpuError.store(true, std::memory_order_relaxed); }
 
     StageStatus run(CycleContext& context) noexcept override;
 
@@ -58,8 +88,14 @@ private:
     IntentionStage(const IntentionStageSettings& settings, PipelineState& state, SceneFrame& frame);
 
     void assignSlots() noexcept;
-    void buildInputs(bool measured) noexcept;
-    void readOutputs(const std::vector<Filter>& filters) noexcept;
+    /// This cycle's inputs; fresh slots are redrawn from their measurement unless the set restarts.
+    void buildInputs(bool measured, bool restart) noexcept;
+    /// One step of the set's CPU filters (drawn anew first when `restart`); outputs into m_outputs.
+    [[nodiscard]] bool stepCpu(bool nominal, bool restart) noexcept;
+    /// The same on the GPU; false on a CUDA error or timeout.
+    [[nodiscard]] bool stepGpu(bool nominal, bool restart) noexcept;
+    /// IntentionList and the frame's corridor / stop probabilities from m_outputs.
+    void readOutputs() noexcept;
 
     IntentionStageSettings m_settings;
     PipelineState& m_state;
@@ -69,6 +105,11 @@ private:
     std::vector<Filter> m_reduced;
     std::vector<Slot> m_slots;  ///< filter f, slot s at f · vehiclesPerFilter + s
     std::vector<kernels::pf::SceneVehicleInput> m_inputs;
+    std::vector<float> m_outputs;  ///< filter f's outputs at f · outputCount<SceneModel>(vehiclesPerFilter)
+    std::unique_ptr<detail::IntentionGpu> m_gpu;
+    bool m_gpuFailed{false};
+    std::uint64_t m_gpuErrors{0};
+    std::atomic<bool> m_injectGpuError{false};
     std::vector<std::int32_t> m_slotOfFrame;  ///< per frame vehicle: global slot or −1
     bool m_nominalActive{true};
     bool m_initialized{false};

@@ -81,6 +81,8 @@ public:
     [[nodiscard]] bool onGpu() const noexcept;
     /// CUDA errors (and GPU timeouts) seen; each one moves the stage to the CPU.
     [[nodiscard]] std::uint64_t gpuErrors() const noexcept { return m_gpuErrors; }
+    /// Moves the propagation to the CPU for good (another stage saw a CUDA error).
+    void fallBackToCpu() noexcept { m_gpuFailed = true; }
     /// CUDA graph replays so far (0 on the CPU).
     [[nodiscard]] std::uint64_t graphReplays() const noexcept;
     /// Test hook: the next GPU propagation fails as if a CUDA call had returned an error. Thread-safe.

@@ -1,0 +1,170 @@
+// The CUDA part of the Intention stage (intention_gpu.hpp).
+#include "intention_gpu.hpp"
+
+#include <cstring>
+#include <vector>
+
+#include "augur/platform/memory.hpp"
+#include "augur/platform/stream.hpp"
+
+namespace augur::runtime::detail {
+
+namespace pf = kernels::pf;
+using Model = pf::SceneModel;
+
+struct IntentionGpu::Impl {
+    Shape shape{};
+#if AUGUR_HAVE_CUDA
+    /// One filter set: its filters, the page-locked outputs of all of them and the captured step.
+    struct FilterSet {
+        std::vector<pf::cuda::ParticleFilter<Model>> filters;
+        platform::PinnedMemory outputs;
+        platform::Graph graph;
+    };
+    platform::Stream stream;
+    platform::Event done;
+    FilterSet sets[2];  ///< [0] Nominal, [1] ReducedParticles
+#endif
+    std::uint64_t replays{0};
+
+    [[nodiscard]] std::size_t outputsPerFilter() const noexcept { return pf::outputCount<Model>(shape.vehiclesPerFilter); }
+};
+
+IntentionGpu::IntentionGpu(std::unique_ptr<Impl> impl) noexcept : m_impl(std::move(impl)) {}
+IntentionGpu::~IntentionGpu() = default;
+
+#if AUGUR_HAVE_CUDA
+
+namespace {
+
+constexpr std::size_t setIndex(bool nominal) noexcept { return nominal ? 0U : 1U; }
+
+/// One cycle of a set, enqueued on `stream`: every filter's step, then its outputs to page-locked memory.
+platform::GpuStatus enqueueCycle(IntentionGpu::Impl& g, IntentionGpu::Impl::FilterSet& set,
+                                 platform::StreamHandle stream) noexcept {
+    const std::size_t perFilter = g.outputsPerFilter();
+    auto* outputs = static_cast<float*>(set.outputs.get());
+    for (std::size_t f = 0; f < set.filters.size(); ++f) {
+        AUGUR_CUDA_TRY(set.filters[f].step(stream));
+        AUGUR_CUDA_TRY(platform::copyToHost(outputs + f * perFilter, set.filters[f].deviceOutputs(),
+                                            perFilter * sizeof(float), stream));
+    }
+    return {};
+}
+
+std::string gpuFailure(const char* step, const platform::GpuError& error) {
+    return std::string("intention filter on the GPU: ") + step + ": " + platform::describe(error);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<IntentionGpu>, std::string> IntentionGpu::create(const Shape& shape,
+                                                                        const pf::FilterConfig& config,
+                                                                        const Model::Params& model) {
+    auto impl = std::make_unique<Impl>();
+    impl->shape = shape;
+    auto stream = platform::Stream::create(platform::StreamPriority::High);
+    if (!stream) {
+        return fail(gpuFailure("high-priority stream", stream.error()));
+    }
+    impl->stream = std::move(stream).value();
+    auto done = platform::Event::create(false);
+    if (!done) {
+        return fail(gpuFailure("completion event", done.error()));
+    }
+    impl->done = std::move(done).value();
+
+    for (const bool nominal : {true, false}) {
+        Impl::FilterSet& set = impl->sets[setIndex(nominal)];
+        for (std::uint32_t f = 0; f < shape.filters; ++f) {
+            pf::FilterConfig filterConfig = config;
+            filterConfig.vehicles = shape.vehiclesPerFilter;
+            filterConfig.particles = nominal ? shape.particles : shape.particlesReduced;
+            filterConfig.seed = config.seed + f;  // as the CPU filters: independent streams per filter
+            auto filter = pf::cuda::ParticleFilter<Model>::create(filterConfig, model);
+            if (!filter) {
+                return fail(std::string("intention filter on the GPU: ") +
+                            (filter.error() == pf::FilterError::Gpu
+                                 ? "device memory for " + std::to_string(filterConfig.particles) + " particles × " +
+                                       std::to_string(filterConfig.vehicles) + " vehicles could not be allocated"
+                                 : "invalid particle count or parameters"));
+            }
+            set.filters.push_back(std::move(filter).value());
+        }
+        const std::size_t bytes = static_cast<std::size_t>(shape.filters) * impl->outputsPerFilter() * sizeof(float);
+        auto outputs = platform::PinnedMemory::allocate(bytes, false);
+        if (!outputs) {
+            return fail(gpuFailure("page-locked outputs", outputs.error()));
+        }
+        set.outputs = std::move(outputs).value();
+        std::memset(set.outputs.get(), 0, bytes);
+        Impl& g = *impl;
+        auto graph = platform::Graph::capture(g.stream.get(),
+                                              [&g, &set](platform::StreamHandle s) { return enqueueCycle(g, set, s); });
+        if (!graph) {
+            return fail(gpuFailure("capturing the filter step's graph", graph.error()));
+        }
+        set.graph = std::move(graph).value();
+    }
+    return Result<std::unique_ptr<IntentionGpu>, std::string>(
+        std::unique_ptr<IntentionGpu>(new IntentionGpu(std::move(impl))));
+}
+
+platform::GpuStatus IntentionGpu::initialize(bool nominal, std::span<const pf::SceneVehicleInput> inputs) noexcept {
+    Impl& g = *m_impl;
+    Impl::FilterSet& set = g.sets[setIndex(nominal)];
+    const std::size_t perFilter = g.shape.vehiclesPerFilter;
+    for (std::size_t f = 0; f < set.filters.size(); ++f) {
+        AUGUR_CUDA_TRY(set.filters[f].initialize(inputs.subspan(f * perFilter, perFilter), g.stream.get()));
+    }
+    return g.done.record(g.stream.get());
+}
+
+void IntentionGpu::stage(bool nominal, std::span<const pf::SceneVehicleInput> inputs) noexcept {
+    Impl& g = *m_impl;
+    Impl::FilterSet& set = g.sets[setIndex(nominal)];
+    const std::size_t perFilter = g.shape.vehiclesPerFilter;
+    for (std::size_t f = 0; f < set.filters.size(); ++f) {
+        // The sizes match by construction (create() sized the filters from the same shape).
+        (void)set.filters[f].setInputs(inputs.subspan(f * perFilter, perFilter));
+    }
+}
+
+platform::GpuStatus IntentionGpu::launch(bool nominal) noexcept {
+    Impl& g = *m_impl;
+    AUGUR_CUDA_TRY(g.sets[setIndex(nominal)].graph.launch(g.stream.get()));
+    ++g.replays;
+    return g.done.record(g.stream.get());
+}
+
+Result<bool, platform::GpuError> IntentionGpu::wait(std::int64_t poll_ns, std::int64_t timeout_ns) noexcept {
+    return m_impl->done.waitPolling(poll_ns, timeout_ns);
+}
+
+std::span<const float> IntentionGpu::outputs(bool nominal) const noexcept {
+    const Impl::FilterSet& set = m_impl->sets[setIndex(nominal)];
+    return {static_cast<const float*>(set.outputs.get()), m_impl->shape.filters * m_impl->outputsPerFilter()};
+}
+
+#else  // CPU-only build
+
+Result<std::unique_ptr<IntentionGpu>, std::string> IntentionGpu::create(const Shape& /*shape*/,
+                                                                        const pf::FilterConfig& /*config*/,
+                                                                        const Model::Params& /*model*/) {
+    return fail(std::string("intention filter on the GPU: this build has no CUDA backend"));
+}
+platform::GpuStatus IntentionGpu::initialize(bool /*nominal*/, std::span<const pf::SceneVehicleInput> /*inputs*/) noexcept {
+    return {};
+}
+void IntentionGpu::stage(bool /*nominal*/, std::span<const pf::SceneVehicleInput> /*inputs*/) noexcept {}
+platform::GpuStatus IntentionGpu::launch(bool /*nominal*/) noexcept { return {}; }
+Result<bool, platform::GpuError> IntentionGpu::wait(std::int64_t /*poll_ns*/, std::int64_t /*timeout_ns*/) noexcept {
+    return true;
+}
+std::span<const float> IntentionGpu::outputs(bool /*nominal*/) const noexcept { return {}; }
+
+#endif
+
+std::uint64_t IntentionGpu::replays() const noexcept { return m_impl->replays; }
+
+}  // namespace augur::runtime::detail
