@@ -52,7 +52,8 @@ RealtimeOutcome pinCurrentThread(std::span<const int> cores) noexcept {
     return {RealtimeStep::CpuAffinity, rc};
 }
 
-RealtimeOutcome setFifoPriority(int priority) noexcept {
+namespace {
+RealtimeOutcome setFifoPriorityOf(pthread_t thread, int priority) noexcept {
     if (priority == 0) {
         return {RealtimeStep::SchedulerPriority, 0};
     }
@@ -61,8 +62,15 @@ RealtimeOutcome setFifoPriority(int priority) noexcept {
     }
     sched_param param{};
     param.sched_priority = priority;
-    const int rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param);
+    const int rc = pthread_setschedparam(thread, SCHED_FIFO, &param);
     return {RealtimeStep::SchedulerPriority, rc};
+}
+}  // namespace
+
+RealtimeOutcome setFifoPriority(int priority) noexcept { return setFifoPriorityOf(pthread_self(), priority); }
+
+RealtimeOutcome setFifoPriority(std::thread& thread, int priority) noexcept {
+    return setFifoPriorityOf(thread.native_handle(), priority);
 }
 
 std::string describe(const RealtimeOutcome& outcome) {

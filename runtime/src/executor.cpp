@@ -20,7 +20,7 @@ Executor::~Executor() { stop(); }
 
 void Executor::setStage(Stage stage, StageRunner* runner) noexcept { m_stages[static_cast<std::size_t>(stage)] = runner; }
 
-void Executor::start() { m_watchdog.start(); }
+platform::RealtimeOutcome Executor::start(int watchdogPriority) { return m_watchdog.start(watchdogPriority); }
 
 void Executor::stop() noexcept { m_watchdog.stop(); }
 

@@ -29,6 +29,7 @@ namespace {
 constexpr std::int64_t NS_PER_MS = 1'000'000;
 constexpr std::uint64_t INPUT_QUEUE_CAPACITY = 16;  ///< object lists queued in shared memory (≥ 2 periods of a 10 Hz sensor)
 constexpr std::size_t PREFAULT_STACK_BYTES = 512 * 1024;
+constexpr int MAX_FIFO_PRIORITY = 99;  ///< SCHED_FIFO priorities are 1 … 99 on Linux
 constexpr float MARKOV_INPUT_STAY = 0.8F;
 
 /// Decorates a stage with the test hook that delays it (watchdog tests); costs one relaxed load.
@@ -223,6 +224,24 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
         parts->platoonsOut = std::make_unique<platform::Publisher<PlatoonList>>(std::move(platoons).value());
     }
 
+    // Real-time setup of the calling (cycle) thread, before any other thread is started: the CPU workers
+    // and the watchdog inherit its affinity and SCHED_FIFO priority.
+    const std::array<platform::RealtimeOutcome, 4> outcomes{
+        d.runtime.lockMemory ? platform::lockMemory() : platform::RealtimeOutcome{platform::RealtimeStep::LockMemory, 0},
+        platform::prefaultStack(PREFAULT_STACK_BYTES),
+        platform::pinCurrentThread(std::span<const int>(d.runtime.cpuAffinity.data(), d.runtime.cpuAffinity.size())),
+        platform::setFifoPriority(d.runtime.rtPriority)};
+    for (const auto& outcome : outcomes) {
+        if (outcome.errnoValue == 0) {
+            continue;
+        }
+        if (d.runtime.onRtSetupFailure == config::RtSetupFailurePolicy::Fail) {
+            return fail(RuntimeError{RuntimeErrorKind::RealTime,
+                                     platform::describe(outcome) + " (runtime.on_rt_setup_failure: fail)"});
+        }
+        log(config::LogLevel::Warn, platform::describe(outcome) + "; continuing without it (on_rt_setup_failure: warn)");
+    }
+
     // Pipeline state and stages.
     parts->state = makePipelineState();
     parts->frame = makeSceneFrame();
@@ -366,23 +385,18 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
         }
     }
 
-    // Real-time setup of the calling (cycle) thread.
-    const std::array<platform::RealtimeOutcome, 4> outcomes{
-        d.runtime.lockMemory ? platform::lockMemory() : platform::RealtimeOutcome{platform::RealtimeStep::LockMemory, 0},
-        platform::prefaultStack(PREFAULT_STACK_BYTES),
-        platform::pinCurrentThread(std::span<const int>(d.runtime.cpuAffinity.data(), d.runtime.cpuAffinity.size())),
-        platform::setFifoPriority(d.runtime.rtPriority)};
-    for (const auto& outcome : outcomes) {
-        if (outcome.errnoValue == 0) {
-            continue;
-        }
+    // The watchdog one priority above the threads it watches: a stage spinning at the cycle thread's
+    // priority on the watchdog's core cannot starve it.
+    const int watchdogPriority = d.runtime.rtPriority > 0 ? std::min(d.runtime.rtPriority + 1, MAX_FIFO_PRIORITY) : 0;
+    const platform::RealtimeOutcome watchdog = parts->executor->start(watchdogPriority);
+    if (watchdog.errnoValue != 0) {
         if (d.runtime.onRtSetupFailure == config::RtSetupFailurePolicy::Fail) {
-            return fail(RuntimeError{RuntimeErrorKind::RealTime,
-                                     platform::describe(outcome) + " (runtime.on_rt_setup_failure: fail)"});
+            return fail(RuntimeError{RuntimeErrorKind::RealTime, "watchdog " + platform::describe(watchdog) +
+                                                                     " (runtime.on_rt_setup_failure: fail)"});
         }
-        log(config::LogLevel::Warn, platform::describe(outcome) + "; continuing without it (on_rt_setup_failure: warn)");
+        log(config::LogLevel::Warn, "watchdog " + platform::describe(watchdog) +
+                                        "; it keeps the cycle thread's priority (on_rt_setup_failure: warn)");
     }
-    parts->executor->start();
     return R(std::unique_ptr<Runtime>(new Runtime(std::move(parts))));
 }
 

@@ -10,10 +10,11 @@ Watchdog::Watchdog(WatchdogBudgets budgets, std::int64_t poll_ns, OverrunHandler
 
 Watchdog::~Watchdog() { stop(); }
 
-void Watchdog::start() {
+platform::RealtimeOutcome Watchdog::start(int fifoPriority) {
     AUGUR_ASSERT(!m_running.load(), "Watchdog::start called twice");
     m_running.store(true);
     m_thread = std::thread([this] { run(); });
+    return platform::setFifoPriority(m_thread, fifoPriority);
 }
 
 void Watchdog::stop() noexcept {

@@ -3,12 +3,16 @@
 // read back from shared memory.
 #include <gtest/gtest.h>
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <filesystem>
+#include <fstream>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <set>
 #include <thread>
 
 #include "augur/platform/clock.hpp"
@@ -553,6 +557,54 @@ TEST(RuntimeInit, TheCudaBackendWithoutAUsableGpuIsAClearError) {
     ASSERT_TRUE(sut.hasError());
     EXPECT_EQ(sut.error().kind, RuntimeErrorKind::Backend);
     EXPECT_NE(sut.error().message.find("backend cuda"), std::string::npos) << sut.error().message;
+}
+
+/// Thread ids of this process (/proc/self/task).
+std::set<std::string> threadIds() {
+    std::set<std::string> ids;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) {
+        ids.insert(entry.path().filename().string());
+    }
+    return ids;
+}
+
+/// The "Cpus_allowed_list" of thread `tid` ("0", "0-1", …).
+std::string allowedCpus(const std::string& tid) {
+    std::ifstream status("/proc/self/task/" + tid + "/status");
+    std::string line;
+    while (std::getline(status, line)) {
+        if (line.rfind("Cpus_allowed_list:", 0) == 0) {
+            const std::size_t value = line.find_first_not_of(" \t", line.find(':') + 1);
+            return value == std::string::npos ? std::string() : line.substr(value);
+        }
+    }
+    return {};
+}
+
+TEST(RuntimeInit, TheWorkerAndWatchdogThreadsInheritTheCycleThreadsCpuAffinity) {
+    AUGUR_REQUIRE_ICEORYX();
+    constexpr int PINNED_CORE = 0;
+    constexpr int WORKERS = 2;
+    cpu_set_t original;
+    ASSERT_EQ(::sched_getaffinity(0, sizeof(original), &original), 0);
+    config::Deployment d = testDeployment("rt-affinity");
+    d.runtime.cpuAffinity = {PINNED_CORE};
+    const std::set<std::string> before = threadIds();
+
+    auto sut = makeRuntime(d, WORKERS);
+
+    ASSERT_NE(sut, nullptr);
+    std::size_t started = 0;
+    for (const std::string& tid : threadIds()) {
+        if (before.count(tid) == 0) {
+            ++started;
+            EXPECT_EQ(allowedCpus(tid), std::to_string(PINNED_CORE)) << "thread " << tid;
+        }
+    }
+    // At least the watchdog and one worker per CPU filter / the motion pool (each pool starts W − 1).
+    EXPECT_GE(started, 2U);
+    sut.reset();
+    ASSERT_EQ(::sched_setaffinity(0, sizeof(original), &original), 0);  // the test thread was the cycle thread
 }
 
 TEST(RuntimeInit, ARefusedRealTimeSetupFailsWhenConfiguredTo) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <thread>
 
 namespace augur::platform {
 
@@ -29,8 +30,12 @@ struct RealtimeOutcome {
 /// Pins the calling thread to `cores` (empty: no change, reported as success).
 [[nodiscard]] RealtimeOutcome pinCurrentThread(std::span<const int> cores) noexcept;
 
-/// SCHED_FIFO at `priority` (1..99) for the calling thread; 0: no change.
+/// SCHED_FIFO at `priority` (1..99) for the calling thread; 0: no change. Threads the caller starts
+/// afterwards inherit the policy and priority (and the affinity of pinCurrentThread).
 [[nodiscard]] RealtimeOutcome setFifoPriority(int priority) noexcept;
+
+/// SCHED_FIFO at `priority` (1..99) for `thread` (e.g. a watchdog above the threads it watches); 0: no change.
+[[nodiscard]] RealtimeOutcome setFifoPriority(std::thread& thread, int priority) noexcept;
 
 /// "cpu affinity: Operation not permitted" etc., for the one log line per refusal.
 [[nodiscard]] std::string describe(const RealtimeOutcome& outcome);

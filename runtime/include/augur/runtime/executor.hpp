@@ -83,8 +83,8 @@ public:
     /// Registers the runner for `stage` (init phase). Stages without a runner are skipped.
     void setStage(Stage stage, StageRunner* runner) noexcept;
 
-    /// Starts the watchdog thread (init phase).
-    void start();
+    /// Starts the watchdog thread (init phase) at SCHED_FIFO `watchdogPriority` (0: inherited).
+    platform::RealtimeOutcome start(int watchdogPriority = 0);
     /// Stops the watchdog thread (shutdown).
     void stop() noexcept;
 

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "augur/core/messages.hpp"
+#include "augur/platform/realtime.hpp"
 
 namespace augur::runtime {
 
@@ -40,8 +41,10 @@ public:
     Watchdog& operator=(const Watchdog&) = delete;
     ~Watchdog();
 
-    /// Starts the watchdog thread (init phase). Calling it twice is a contract breach.
-    void start();
+    /// Starts the watchdog thread (init phase) at SCHED_FIFO `fifoPriority` (0: the scheduling it
+    /// inherits), so that a stage spinning at the cycle thread's priority cannot starve it. Calling it
+    /// twice is a contract breach. Returns whether the OS allowed the priority.
+    platform::RealtimeOutcome start(int fifoPriority = 0);
     /// Stops and joins the thread (shutdown).
     void stop() noexcept;
 
