@@ -319,6 +319,10 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
     motionSettings.inputStay = MARKOV_INPUT_STAY;
     motionSettings.maxVehicles = vehicles;
     motionSettings.cpuWorkers = workers;
+    if (wantCuda) {
+        const auto gpu = platform::queryGpu();
+        motionSettings.gpuZeroCopy = options.gpuZeroCopy.value_or(gpu.hasValue() && gpu.value().integrated);
+    }
     motionSettings.gridEnabled = d.grid.enabled;
     motionSettings.gridFrameInterval_s = static_cast<float>(d.grid.frameInterval_s);
     auto motion = MotionStage::create(motionSettings, *parts->state, *parts->frame);
@@ -345,9 +349,11 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
     log(config::LogLevel::Info,
         std::string("backend ") + (onGpu ? "cuda" : "cpu") + " (configured " +
             std::string(config::toString(d.runtime.backend)) +
-            (onGpu ? "): intention filters and Markov motion prediction on the GPU (CUDA graphs, high-priority "
-                     "streams); tracking, relations and platoons on the CPU"
-                   : (gpuPresent ? "; the CUDA device is not used)" : ")")));
+            (onGpu ? std::string("): intention filters and Markov motion prediction on the GPU (CUDA graphs, "
+                                 "high-priority streams, motion staging ") +
+                         (motionSettings.gpuZeroCopy ? "mapped, zero copy" : "copied") +
+                         "); tracking, relations and platoons on the CPU"
+                   : std::string(gpuPresent ? "; the CUDA device is not used)" : ")")));
 
     if (d.flocks.enabled) {
         auto platoons = PlatoonStage::create(PlatoonStageSettings{d.flocks.minMembers, d.flocks.windowCycles, d.flocks.radius_m},

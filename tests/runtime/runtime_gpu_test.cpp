@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "augur/platform/gpu_info.hpp"
 #include "augur/testing/embedded_roudi.hpp"
@@ -49,9 +51,21 @@ struct SceneOutputs {
     std::uint64_t replays{0};
 };
 
-std::unique_ptr<SceneOutputs> runScene(config::Backend backend, const std::string& instance) {
+std::unique_ptr<SceneOutputs> runScene(config::Backend backend, const std::string& instance,
+                                       std::optional<bool> zeroCopy = std::nullopt, std::string* log = nullptr) {
     const config::Deployment d = gpuDeployment(instance, backend);
-    auto sut = makeRuntime(d, 2);
+    RuntimeOptions options;
+    options.connectToRouDi = false;
+    options.cpuWorkers = 2;
+    options.gpuZeroCopy = zeroCopy;
+    options.log = [log](config::LogLevel, const std::string& line) {
+        if (log != nullptr) {
+            *log += line + "\n";
+        }
+    };
+    auto created = Runtime::create(d, options);
+    EXPECT_TRUE(created.hasValue()) << (created.hasValue() ? "" : created.error().message);
+    auto sut = created.hasValue() ? std::move(created).value() : nullptr;
     auto out = std::make_unique<SceneOutputs>();
     if (sut == nullptr) {
         return out;
@@ -134,6 +148,22 @@ TEST(RuntimeCuda, IntentionsAndMotionPredictionOnTheGpuEqualTheCpuBackendWithinT
     }
     EXPECT_GT(occupied, 0U) << "the grid must hold some occupancy for the comparison to mean anything";
     EXPECT_LE(worst, GRID_TOLERANCE_UNITS);
+}
+
+TEST(RuntimeCuda, ZeroCopyMotionStagingGivesTheSameOutputsAsCopies) {
+    AUGUR_REQUIRE_GPU();
+    AUGUR_REQUIRE_ICEORYX();
+    // Mapped page-locked memory is what integrated GPUs use; a discrete GPU addresses it over the bus,
+    // so the same kernels run on the same numbers either way.
+    std::string copiedLog;
+    std::string mappedLog;
+    const auto copied = runScene(config::Backend::Cuda, "gpu-copied", false, &copiedLog);
+    const auto mapped = runScene(config::Backend::Cuda, "gpu-mapped", true, &mappedLog);
+    EXPECT_NE(copiedLog.find("motion staging copied"), std::string::npos) << copiedLog;
+    EXPECT_NE(mappedLog.find("motion staging mapped, zero copy"), std::string::npos) << mappedLog;
+    ASSERT_GT(copied->prediction.vehicleCount, 0U);
+    EXPECT_EQ(std::memcmp(&copied->prediction.vehicles, &mapped->prediction.vehicles, sizeof(copied->prediction.vehicles)), 0);
+    EXPECT_EQ(std::memcmp(&copied->prediction.grid, &mapped->prediction.grid, sizeof(copied->prediction.grid)), 0);
 }
 
 TEST(RuntimeCuda, AutoPicksTheGpuWhenADeviceIsPresent) {

@@ -21,6 +21,7 @@ struct MotionGpu::Impl {
     markov::PredictionConfig prediction{};
     markov::InputDynamics psi{};
     std::size_t frameCells{0};
+    bool zeroCopy{false};
 #if AUGUR_HAVE_CUDA
     markov::cuda::DeviceChain chain;
     platform::Stream stream;
@@ -29,12 +30,17 @@ struct MotionGpu::Impl {
     platform::PinnedMemory stagingPolylines;  // x, y, s: 3 × maxCorridors × maxPolylinePoints floats
     platform::PinnedMemory resultPoints;
     platform::PinnedMemory resultGrid;
-    platform::DeviceBuffer<markov::CorridorInput> corridors;
-    platform::DeviceBuffer<float> polylines;
+    platform::DeviceBuffer<markov::CorridorInput> corridors;  // copy mode only
+    platform::DeviceBuffer<float> polylines;                  // copy mode only
     platform::DeviceBuffer<float> positionMarginal;
     platform::DeviceBuffer<float> speedMarginal;
-    platform::DeviceBuffer<CorridorPoint> points;
-    platform::DeviceBuffer<std::uint16_t> grid;
+    platform::DeviceBuffer<CorridorPoint> points;  // copy mode only
+    platform::DeviceBuffer<std::uint16_t> grid;    // copy mode only
+    // What the kernels address: the device buffers above, or (zero copy) the mapped staging / results.
+    markov::CorridorInput* deviceCorridors{nullptr};
+    float* devicePolylines{nullptr};
+    CorridorPoint* devicePoints{nullptr};
+    std::uint16_t* deviceGrid{nullptr};
     platform::DeviceMemory scratch;
     std::vector<int> bucketCorridors;
     std::vector<platform::Graph> graphs;
@@ -59,22 +65,26 @@ platform::GpuStatus enqueueCycle(MotionGpu::Impl& g, int corridorCount, platform
     const auto points = static_cast<std::size_t>(g.prediction.maxPolylinePoints);
     const std::size_t lineFloats = g.polylineFloats();
     const auto steps = static_cast<std::size_t>(g.prediction.horizonSteps);
-    AUGUR_CUDA_TRY(platform::copyToDevice(g.corridors.data(), g.stagingCorridors.get(),
-                                          count * sizeof(markov::CorridorInput), stream));
-    const auto* line = static_cast<const float*>(g.stagingPolylines.get());
-    for (std::size_t axis = 0; axis < 3; ++axis) {
-        AUGUR_CUDA_TRY(platform::copyToDevice(g.polylines.data() + axis * lineFloats, line + axis * lineFloats,
-                                              count * points * sizeof(float), stream));
+    if (!g.zeroCopy) {
+        AUGUR_CUDA_TRY(platform::copyToDevice(g.deviceCorridors, g.stagingCorridors.get(),
+                                              count * sizeof(markov::CorridorInput), stream));
+        const auto* line = static_cast<const float*>(g.stagingPolylines.get());
+        for (std::size_t axis = 0; axis < 3; ++axis) {
+            AUGUR_CUDA_TRY(platform::copyToDevice(g.devicePolylines + axis * lineFloats, line + axis * lineFloats,
+                                                  count * points * sizeof(float), stream));
+        }
     }
-    const markov::Polylines polylines{g.polylines.data(), g.polylines.data() + lineFloats,
-                                      g.polylines.data() + 2 * lineFloats};
-    const markov::PredictionOutputs out{g.positionMarginal.data(), g.speedMarginal.data(), g.points.data(),
-                                        g.grid.data(), g.frameCells};
-    AUGUR_CUDA_TRY(markov::cuda::predict(g.chain, g.prediction, g.psi, g.corridors.data(), corridorCount, polylines,
+    const markov::Polylines polylines{g.devicePolylines, g.devicePolylines + lineFloats, g.devicePolylines + 2 * lineFloats};
+    const markov::PredictionOutputs out{g.positionMarginal.data(), g.speedMarginal.data(), g.devicePoints, g.deviceGrid,
+                                        g.frameCells};
+    AUGUR_CUDA_TRY(markov::cuda::predict(g.chain, g.prediction, g.psi, g.deviceCorridors, corridorCount, polylines,
                                          markov::GridPlacement{0.0F, 0.0F}, out, g.scratch.get(), g.scratch.bytes(),
                                          stream));
-    AUGUR_CUDA_TRY(platform::copyToHost(g.resultPoints.get(), g.points.data(), count * steps * sizeof(CorridorPoint), stream));
-    return platform::copyToHost(g.resultGrid.get(), g.grid.data(), g.grid.bytes(), stream);
+    if (g.zeroCopy) {
+        return {};
+    }
+    AUGUR_CUDA_TRY(platform::copyToHost(g.resultPoints.get(), g.devicePoints, count * steps * sizeof(CorridorPoint), stream));
+    return platform::copyToHost(g.resultGrid.get(), g.deviceGrid, g.resultGrid.bytes(), stream);
 }
 
 std::string gpuFailure(const char* step, const platform::GpuError& error) {
@@ -84,10 +94,11 @@ std::string gpuFailure(const char* step, const platform::GpuError& error) {
 
 Result<std::unique_ptr<MotionGpu>, std::string> MotionGpu::create(const markov::MarkovChain& chain,
                                                                   const markov::PredictionConfig& prediction,
-                                                                  const markov::InputDynamics& psi) {
+                                                                  const markov::InputDynamics& psi, bool zeroCopy) {
     auto impl = std::make_unique<Impl>();
     impl->prediction = prediction;
     impl->psi = psi;
+    impl->zeroCopy = zeroCopy;
     impl->frameCells = static_cast<std::size_t>(prediction.gridWidthCells) * static_cast<std::size_t>(prediction.gridHeightCells);
     auto deviceChain = markov::cuda::DeviceChain::create(chain, markov::cuda::Propagation::Auto);
     if (!deviceChain) {
@@ -121,33 +132,50 @@ Result<std::unique_ptr<MotionGpu>, std::string> MotionGpu::create(const markov::
         {&impl->resultGrid, gridCells * sizeof(std::uint16_t), "page-locked grid"},
     };
     for (const PinnedRequest& request : pinned) {
-        auto memory = platform::PinnedMemory::allocate(request.bytes, false);
+        auto memory = platform::PinnedMemory::allocate(request.bytes, zeroCopy);
         if (!memory) {
             return fail(gpuFailure(request.what, memory.error()));
         }
         *request.memory = std::move(memory).value();
         std::memset(request.memory->get(), 0, request.bytes);
     }
-    auto deviceCorridors = platform::DeviceBuffer<markov::CorridorInput>::create(corridors);
-    auto polylines = platform::DeviceBuffer<float>::create(3 * impl->polylineFloats());
     auto positionMarginal = platform::DeviceBuffer<float>::create(
         corridors * steps * static_cast<std::size_t>(chain.config().positionCells));
     auto speedMarginal = platform::DeviceBuffer<float>::create(
         corridors * steps * static_cast<std::size_t>(chain.config().speedCells));
-    auto points = platform::DeviceBuffer<CorridorPoint>::create(corridors * steps);
-    auto grid = platform::DeviceBuffer<std::uint16_t>::create(gridCells);
     auto scratch = platform::DeviceMemory::allocate(markov::cuda::predictScratchBytes(chain.config(), prediction));
-    if (!deviceCorridors || !polylines || !positionMarginal || !speedMarginal || !points || !grid || !scratch) {
-        return fail(std::string("motion prediction on the GPU: device memory for ") + std::to_string(corridors) +
-                    " corridors could not be allocated");
+    const auto memoryFailure = [corridors] {
+        return std::string("motion prediction on the GPU: device memory for ") + std::to_string(corridors) +
+               " corridors could not be allocated";
+    };
+    if (!positionMarginal || !speedMarginal || !scratch) {
+        return fail(memoryFailure());
     }
-    impl->corridors = std::move(deviceCorridors).value();
-    impl->polylines = std::move(polylines).value();
     impl->positionMarginal = std::move(positionMarginal).value();
     impl->speedMarginal = std::move(speedMarginal).value();
-    impl->points = std::move(points).value();
-    impl->grid = std::move(grid).value();
     impl->scratch = std::move(scratch).value();
+    if (zeroCopy) {
+        impl->deviceCorridors = static_cast<markov::CorridorInput*>(impl->stagingCorridors.devicePointer());
+        impl->devicePolylines = static_cast<float*>(impl->stagingPolylines.devicePointer());
+        impl->devicePoints = static_cast<CorridorPoint*>(impl->resultPoints.devicePointer());
+        impl->deviceGrid = static_cast<std::uint16_t*>(impl->resultGrid.devicePointer());
+    } else {
+        auto deviceCorridors = platform::DeviceBuffer<markov::CorridorInput>::create(corridors);
+        auto polylines = platform::DeviceBuffer<float>::create(3 * impl->polylineFloats());
+        auto points = platform::DeviceBuffer<CorridorPoint>::create(corridors * steps);
+        auto grid = platform::DeviceBuffer<std::uint16_t>::create(gridCells);
+        if (!deviceCorridors || !polylines || !points || !grid) {
+            return fail(memoryFailure());
+        }
+        impl->corridors = std::move(deviceCorridors).value();
+        impl->polylines = std::move(polylines).value();
+        impl->points = std::move(points).value();
+        impl->grid = std::move(grid).value();
+        impl->deviceCorridors = impl->corridors.data();
+        impl->devicePolylines = impl->polylines.data();
+        impl->devicePoints = impl->points.data();
+        impl->deviceGrid = impl->grid.data();
+    }
 
     for (int bucket = FIRST_BUCKET_CORRIDORS;; bucket *= 2) {
         const int count = std::min(bucket, prediction.maxCorridors);
@@ -200,12 +228,13 @@ const std::uint16_t* MotionGpu::grid() const noexcept {
     return static_cast<const std::uint16_t*>(m_impl->resultGrid.get());
 }
 int MotionGpu::graphCount() const noexcept { return static_cast<int>(m_impl->graphs.size()); }
+bool MotionGpu::zeroCopy() const noexcept { return m_impl->zeroCopy; }
 
 #else  // CPU-only build
 
 Result<std::unique_ptr<MotionGpu>, std::string> MotionGpu::create(const markov::MarkovChain& /*chain*/,
                                                                   const markov::PredictionConfig& /*prediction*/,
-                                                                  const markov::InputDynamics& /*psi*/) {
+                                                                  const markov::InputDynamics& /*psi*/, bool /*zeroCopy*/) {
     return fail(std::string("motion prediction on the GPU: this build has no CUDA backend"));
 }
 platform::GpuStatus MotionGpu::launch(int /*corridorCount*/) noexcept { return {}; }
@@ -219,6 +248,7 @@ float* MotionGpu::polyS() noexcept { return nullptr; }
 const CorridorPoint* MotionGpu::points() const noexcept { return nullptr; }
 const std::uint16_t* MotionGpu::grid() const noexcept { return nullptr; }
 int MotionGpu::graphCount() const noexcept { return 0; }
+bool MotionGpu::zeroCopy() const noexcept { return false; }
 
 #endif
 

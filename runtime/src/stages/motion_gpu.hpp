@@ -14,6 +14,11 @@
 //   this cycle's corridors is replayed, the rest of the bucket padded with probability-0 corridors
 //   (no grid contribution; their points are not read).
 //
+// On an integrated GPU (Jetson / Drive: one physical memory) the staging and result buffers are mapped
+// page-locked memory the kernels read and write directly (zero copy): the graph has no copy nodes.
+// Elsewhere they are plain page-locked memory and the graph copies (zero copy over PCIe would make
+// every kernel access cross the bus).
+//
 // Init phase: create() allocates and captures; run phase: stage(), launch(), wait() are noexcept and
 // allocation-free. Compiled only with the CUDA backend (AUGUR_HAVE_CUDA); without it create() fails.
 #pragma once
@@ -35,9 +40,10 @@ public:
     /// Uploads the chain, allocates device and page-locked buffers for `prediction.maxCorridors`
     /// corridors and captures one graph per corridor-count bucket. Init phase; the error says which
     /// step failed.
+    /// `zeroCopy`: mapped staging and results addressed by the kernels, no copies (integrated GPUs).
     [[nodiscard]] static Result<std::unique_ptr<MotionGpu>, std::string> create(
         const kernels::markov::MarkovChain& chain, const kernels::markov::PredictionConfig& prediction,
-        const kernels::markov::InputDynamics& psi);
+        const kernels::markov::InputDynamics& psi, bool zeroCopy);
     ~MotionGpu();
     MotionGpu(const MotionGpu&) = delete;
     MotionGpu& operator=(const MotionGpu&) = delete;
@@ -62,6 +68,8 @@ public:
     [[nodiscard]] const CorridorPoint* points() const noexcept;
     [[nodiscard]] const std::uint16_t* grid() const noexcept;
 
+    /// Whether the kernels address the staging and results directly (no copies).
+    [[nodiscard]] bool zeroCopy() const noexcept;
     /// Graphs captured at init (one per bucket) and graph replays so far.
     [[nodiscard]] int graphCount() const noexcept;
     [[nodiscard]] std::uint64_t replays() const noexcept;

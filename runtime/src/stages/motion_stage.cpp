@@ -131,7 +131,7 @@ void MotionStage::predictConstantVelocity() noexcept {
 }
 
 Result<void, std::string> MotionStage::enableGpu() {
-    auto gpu = detail::MotionGpu::create(m_chain, m_settings.prediction, m_psi);
+    auto gpu = detail::MotionGpu::create(m_chain, m_settings.prediction, m_psi, m_settings.gpuZeroCopy);
     if (!gpu) {
         return fail(gpu.error());
     }

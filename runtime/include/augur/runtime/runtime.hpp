@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "augur/config/deployment.hpp"
@@ -59,6 +60,10 @@ struct RuntimeOptions {
     /// cycle thread included; started at init. 0: one per core of runtime.cpu_affinity when that is set,
     /// else one per hardware thread (at most MAX_AUTO_CPU_WORKERS). The outputs are identical for any count.
     int cpuWorkers{0};
+    /// CUDA backend: whether the motion prediction's kernels address mapped page-locked staging and
+    /// results directly instead of copying them (zero copy). Unset: zero copy exactly on an integrated
+    /// GPU (cudaDevAttrIntegrated: Jetson / Drive, one physical memory). Set: forced either way.
+    std::optional<bool> gpuZeroCopy{};
 };
 
 inline constexpr int MAX_AUTO_CPU_WORKERS = 8;

@@ -59,6 +59,7 @@ struct MotionStageSettings {
     int cpuWorkers{1};  ///< threads that propagate corridor chunks (≥ 1; the calling thread is one)
     std::int64_t gpuPoll_ns{20'000};            ///< completion event polling interval (CUDA backend)
     std::int64_t gpuTimeout_ns{1'000'000'000};  ///< a GPU that has not finished by then counts as failed
+    bool gpuZeroCopy{false};  ///< CUDA backend: kernels address mapped staging / results (integrated GPUs)
 };
 
 class MotionStage final : public StageRunner {
