@@ -1,5 +1,7 @@
-// Fixed CPU worker threads for the flock CPU reference.
+// Fixed CPU worker threads for the CPU references' data-parallel loops (named "augur-worker").
 #include "worker_pool.hpp"
+
+#include "augur/platform/realtime.hpp"
 
 namespace augur::kernels::detail {
 
@@ -7,6 +9,7 @@ WorkerPool::WorkerPool(int workers) : m_workers(workers < 1 ? 1 : workers) {
     m_threads.reserve(static_cast<std::size_t>(m_workers - 1));
     for (int w = 1; w < m_workers; ++w) {
         m_threads.emplace_back([this, w] { loop(w); });
+        platform::nameThread(m_threads.back(), "augur-worker");
     }
 }
 

@@ -73,6 +73,13 @@ RealtimeOutcome setFifoPriority(std::thread& thread, int priority) noexcept {
     return setFifoPriorityOf(thread.native_handle(), priority);
 }
 
+void nameThread(std::thread& thread, const char* name) noexcept {
+    constexpr std::size_t MAX_NAME = 15;  // the kernel keeps 16 bytes with the terminator
+    char truncated[MAX_NAME + 1] = {};
+    std::strncpy(truncated, name, MAX_NAME);
+    (void)pthread_setname_np(thread.native_handle(), truncated);
+}
+
 std::string describe(const RealtimeOutcome& outcome) {
     return std::string(toString(outcome.step)) + ": " + (outcome.errnoValue == 0 ? "ok" : std::strerror(outcome.errnoValue));
 }

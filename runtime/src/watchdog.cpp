@@ -14,6 +14,7 @@ platform::RealtimeOutcome Watchdog::start(int fifoPriority) {
     AUGUR_ASSERT(!m_running.load(), "Watchdog::start called twice");
     m_running.store(true);
     m_thread = std::thread([this] { run(); });
+    platform::nameThread(m_thread, "augur-watchdog");
     return platform::setFifoPriority(m_thread, fifoPriority);
 }
 

@@ -37,6 +37,10 @@ struct RealtimeOutcome {
 /// SCHED_FIFO at `priority` (1..99) for `thread` (e.g. a watchdog above the threads it watches); 0: no change.
 [[nodiscard]] RealtimeOutcome setFifoPriority(std::thread& thread, int priority) noexcept;
 
+/// Names `thread` (at most 15 characters are kept), as top, ps -L and profilers show it. Call it from
+/// the thread that started it, so the name is set before the caller goes on.
+void nameThread(std::thread& thread, const char* name) noexcept;
+
 /// "cpu affinity: Operation not permitted" etc., for the one log line per refusal.
 [[nodiscard]] std::string describe(const RealtimeOutcome& outcome);
 
