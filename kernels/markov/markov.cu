@@ -301,8 +301,9 @@ struct SummaryArgs {
     CorridorPoint* points;
 };
 
-/// One warp per (corridor, step): moments of the position marginal, the speed marginal from the step
-/// blocks' partials, and the centreline point. Lane-strided sums and shuffles: a fixed order.
+/// One warp per (corridor, step): moments of the position marginal, the speed marginal from the
+/// blocks' partials (lane ↔ speed cell, blocks added in order), and the centreline point. Lane-strided
+/// sums and shuffles: a fixed order.
 __global__ void summaryKernel(const SummaryArgs a) {
     const int i = (static_cast<int>(blockIdx.x) * blockDim.x + static_cast<int>(threadIdx.x)) / 32;
     const int lane = static_cast<int>(threadIdx.x) % 32;
@@ -324,13 +325,13 @@ __global__ void summaryKernel(const SummaryArgs a) {
         mean += __shfl_down_sync(0xFFFFFFFFU, mean, offset);
         second += __shfl_down_sync(0xFFFFFFFFU, second, offset);
     }
-    for (int iv = 0; iv < c.speedCells && a.speedPartial != nullptr; ++iv) {
-        float sum = 0.0F;
-        for (int b = lane; b < a.blocksX; b += 32) {
-            sum += a.speedPartial[(static_cast<std::size_t>(i) * a.blocksX + b) * c.speedCells + iv];
-        }
-        sum = warpSum(sum);
-        if (lane == 0) {
+    if (a.speedPartial != nullptr) {
+        const float* partial = a.speedPartial + static_cast<std::size_t>(i) * a.blocksX * c.speedCells;
+        for (int iv = lane; iv < c.speedCells; iv += 32) {
+            float sum = 0.0F;
+            for (int b = 0; b < a.blocksX; ++b) {
+                sum += partial[b * c.speedCells + iv];
+            }
             a.speedMarginal[static_cast<std::size_t>(i) * c.speedCells + iv] = sum;
         }
     }
@@ -363,36 +364,42 @@ struct SplatArgs {
     std::uint32_t* accumulator;
 };
 
+/// One thread per (corridor, step, position cell) — x: position cell, y: corridor·H + step, strided
+/// over gridDim.y: the cell's interval occupancy times P(corridor), split over samplesPerCell points
+/// along the cell, each projected onto the centreline and added to the grid cell that holds it.
 __global__ void splatKernel(const SplatArgs a) {
     const ChainConfig& c = a.chain;
-    const long long total = static_cast<long long>(a.corridorCount) * a.horizonSteps * c.positionCells * a.samplesPerCell;
-    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (i >= total) {
+    const int is = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    if (is >= c.positionCells) {
         return;
     }
-    const int m = static_cast<int>(i % a.samplesPerCell);
-    const long long cellIndex = i / a.samplesPerCell;  // (corridor·H + step)·n_s + is
-    const int is = static_cast<int>(cellIndex % c.positionCells);
-    const int t = static_cast<int>((cellIndex / c.positionCells) % a.horizonSteps);
-    const int k = static_cast<int>(cellIndex / (static_cast<long long>(c.positionCells) * a.horizonSteps));
-    const float weight = a.corridors[k].probability / static_cast<float>(a.samplesPerCell * a.stepsPerFrame);
-    const std::uint32_t add = toGridFixed(a.intervalMarginal[cellIndex] * weight);
-    if (add == 0U) {
-        return;
-    }
-    const float sq = (static_cast<float>(is) + (static_cast<float>(m) + 0.5F) / static_cast<float>(a.samplesPerCell)) *
-                     positionCellSize_m(c);
-    const std::size_t line = static_cast<std::size_t>(k) * a.maxPolylinePoints;
-    float x = 0.0F;
-    float y = 0.0F;
-    projectOnCentreline(a.polylines.x_m + line, a.polylines.y_m + line, a.polylines.s_m + line,
-                        a.corridors[k].polylinePoints, sq, x, y);
-    const float colF = floorf((x - a.placement.originX_m) / a.resolution_m);
-    const float rowF = floorf((y - a.placement.originY_m) / a.resolution_m);
-    if (colF >= 0.0F && colF < static_cast<float>(a.width) && rowF >= 0.0F && rowF < static_cast<float>(a.height)) {
+    const int rows = a.corridorCount * a.horizonSteps;
+    for (int row = static_cast<int>(blockIdx.y); row < rows; row += static_cast<int>(gridDim.y)) {
+        const int k = row / a.horizonSteps;
+        const int t = row - k * a.horizonSteps;
+        const float weight = a.corridors[k].probability / static_cast<float>(a.samplesPerCell * a.stepsPerFrame);
+        const std::uint32_t add =
+            toGridFixed(a.intervalMarginal[static_cast<std::size_t>(row) * c.positionCells + is] * weight);
+        if (add == 0U) {
+            continue;
+        }
+        const std::size_t line = static_cast<std::size_t>(k) * a.maxPolylinePoints;
         const std::size_t frame = static_cast<std::size_t>(t / a.stepsPerFrame) * a.width * a.height;
-        // Integer addition is associative: the sum does not depend on the order of arrival.
-        atomicAdd(a.accumulator + frame + static_cast<std::size_t>(rowF) * a.width + static_cast<std::size_t>(colF), add);
+        for (int m = 0; m < a.samplesPerCell; ++m) {
+            const float sq =
+                (static_cast<float>(is) + (static_cast<float>(m) + 0.5F) / static_cast<float>(a.samplesPerCell)) *
+                positionCellSize_m(c);
+            float x = 0.0F;
+            float y = 0.0F;
+            projectOnCentreline(a.polylines.x_m + line, a.polylines.y_m + line, a.polylines.s_m + line,
+                                a.corridors[k].polylinePoints, sq, x, y);
+            const float colF = floorf((x - a.placement.originX_m) / a.resolution_m);
+            const float rowF = floorf((y - a.placement.originY_m) / a.resolution_m);
+            if (colF >= 0.0F && colF < static_cast<float>(a.width) && rowF >= 0.0F && rowF < static_cast<float>(a.height)) {
+                // Integer addition is associative: the sum does not depend on the order of arrival.
+                atomicAdd(a.accumulator + frame + static_cast<std::size_t>(rowF) * a.width + static_cast<std::size_t>(colF), add);
+            }
+        }
     }
 }
 
@@ -721,8 +728,10 @@ platform::GpuStatus predict(const DeviceChain& chain, const PredictionConfig& pc
                         polylines,
                         s.interval,
                         s.accumulator};
-        const long long splats = static_cast<long long>(corridorCount) * H * c.positionCells * pc.splatSamplesPerCell;
-        splatKernel<<<static_cast<unsigned>((splats + BLOCK - 1) / BLOCK), BLOCK, 0, stream>>>(splat);
+        constexpr int MAX_GRID_Y = 65535;
+        const dim3 splatGrid(static_cast<unsigned>((c.positionCells + BLOCK - 1) / BLOCK),
+                             static_cast<unsigned>(corridorCount * H < MAX_GRID_Y ? corridorCount * H : MAX_GRID_Y));
+        splatKernel<<<splatGrid, BLOCK, 0, stream>>>(splat);
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
     }
     const int cellsPerFrame = pc.gridWidthCells * pc.gridHeightCells;

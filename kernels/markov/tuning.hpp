@@ -35,11 +35,14 @@ inline constexpr int RESIDENT_CHUNK_ROWS = 4;
 /// once (cudaOccupancyMaxActiveClusters at init), else one block per corridor.
 inline constexpr int RESIDENT_MAX_CLUSTER_BLOCKS = 8;
 
-/// Auto propagation: the resident path from this many corridors per call, the tiled one below. The
-/// resident time is flat up to one corridor per SM (one block each: 1.10 ms for 1, 1.11 ms for 16,
-/// 1.12 ms for 64 corridors on an H200), the tiled one grows with the corridors (0.46, 0.90, 2.79 ms):
-/// they cross near 21 corridors (docs/benchmarks.md).
-inline constexpr int RESIDENT_MIN_CORRIDORS = 24;
+/// Auto propagation: the resident path from this many corridors per call, the tiled one below. On an
+/// H100 (seed's chain, 4 s, graph replay, docs/benchmarks.md) the resident path is faster at every
+/// count measured, also with one block per corridor (no clusters, as on sm_87): 1 corridor 388 µs
+/// against 465 µs tiled, 16: 393 against 902, 64: 405 against 2,800 (clusters: 148, 187, 279). So Auto
+/// takes it whenever the chain fits (sm_87 not measured: with 16 SMs the tiled launches, which spread a
+/// step over many blocks, have fewer SMs to spread over, so the resident path gains there too); the tiled
+/// path remains for chains that do not fit a block.
+inline constexpr int RESIDENT_MIN_CORRIDORS = 1;
 
 /// Threads per block of the combination kernel (one thread per 16 bytes of Γ).
 inline constexpr int COMBINE_THREADS = 128;

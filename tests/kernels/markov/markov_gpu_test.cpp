@@ -160,7 +160,7 @@ std::string propagationName(const ::testing::TestParamInfo<cuda::Propagation>& i
     return "Unknown";
 }
 
-// Auto with CORRIDORS (9) corridors takes the tiled path: its own case checks that both paths coexist.
+// Auto keeps both paths and takes the resident one for any batch (tuning::RESIDENT_MIN_CORRIDORS).
 INSTANTIATE_TEST_SUITE_P(Paths, MarkovGpu,
                          ::testing::Values(cuda::Propagation::Resident, cuda::Propagation::Tiled, cuda::Propagation::Auto),
                          propagationName);
@@ -218,7 +218,7 @@ TEST_P(MarkovGpu, NoCorridorsGiveAnEmptyGrid) {
     }
 }
 
-TEST(MarkovGpuPropagation, SeedSizeChainKeepsBothPathsAndRunsLargeBatchesResident) {
+TEST(MarkovGpuPropagation, SeedSizeChainKeepsBothPathsAndRunsEveryBatchResident) {
     AUGUR_REQUIRE_GPU();
     if (!seedChainFitsOneBlock()) {
         GTEST_SKIP() << "this GPU's shared memory per block cannot hold the seed's resident block";
@@ -229,8 +229,9 @@ TEST(MarkovGpuPropagation, SeedSizeChainKeepsBothPathsAndRunsLargeBatchesResiden
     ASSERT_TRUE(sut.hasValue());
     EXPECT_EQ(sut->propagation(), cuda::Propagation::Auto);
     EXPECT_GT(sut->residentSharedBytes(), 0U);
-    EXPECT_FALSE(sut->residentFor(1));
+    EXPECT_TRUE(sut->residentFor(1));
     EXPECT_TRUE(sut->residentFor(64));
+    EXPECT_TRUE(sut->residentFor(512));
 }
 
 /// Auto with a batch large enough for the resident path, against the CPU reference.
