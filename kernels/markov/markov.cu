@@ -364,42 +364,40 @@ struct SplatArgs {
     std::uint32_t* accumulator;
 };
 
-/// One thread per (corridor, step, position cell) — x: position cell, y: corridor·H + step, strided
-/// over gridDim.y: the cell's interval occupancy times P(corridor), split over samplesPerCell points
-/// along the cell, each projected onto the centreline and added to the grid cell that holds it.
+/// One thread per (corridor, step, position cell, sample): the cell's interval occupancy times
+/// P(corridor), split over samplesPerCell points along the cell, each projected onto the centreline and
+/// added to the grid cell that holds it. (One thread per cell with the samples in a loop measured 23.0
+/// against 20.7 µs for 64 corridors on an H100: the samples' projections then run one after another.)
 __global__ void splatKernel(const SplatArgs a) {
     const ChainConfig& c = a.chain;
-    const int is = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-    if (is >= c.positionCells) {
+    const long long total = static_cast<long long>(a.corridorCount) * a.horizonSteps * c.positionCells * a.samplesPerCell;
+    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= total) {
         return;
     }
-    const int rows = a.corridorCount * a.horizonSteps;
-    for (int row = static_cast<int>(blockIdx.y); row < rows; row += static_cast<int>(gridDim.y)) {
-        const int k = row / a.horizonSteps;
-        const int t = row - k * a.horizonSteps;
-        const float weight = a.corridors[k].probability / static_cast<float>(a.samplesPerCell * a.stepsPerFrame);
-        const std::uint32_t add =
-            toGridFixed(a.intervalMarginal[static_cast<std::size_t>(row) * c.positionCells + is] * weight);
-        if (add == 0U) {
-            continue;
-        }
-        const std::size_t line = static_cast<std::size_t>(k) * a.maxPolylinePoints;
+    const int m = static_cast<int>(i % a.samplesPerCell);
+    const long long cellIndex = i / a.samplesPerCell;  // (corridor·H + step)·n_s + is
+    const int is = static_cast<int>(cellIndex % c.positionCells);
+    const int t = static_cast<int>((cellIndex / c.positionCells) % a.horizonSteps);
+    const int k = static_cast<int>(cellIndex / (static_cast<long long>(c.positionCells) * a.horizonSteps));
+    const float weight = a.corridors[k].probability / static_cast<float>(a.samplesPerCell * a.stepsPerFrame);
+    const std::uint32_t add = toGridFixed(a.intervalMarginal[cellIndex] * weight);
+    if (add == 0U) {
+        return;
+    }
+    const float sq = (static_cast<float>(is) + (static_cast<float>(m) + 0.5F) / static_cast<float>(a.samplesPerCell)) *
+                     positionCellSize_m(c);
+    const std::size_t line = static_cast<std::size_t>(k) * a.maxPolylinePoints;
+    float x = 0.0F;
+    float y = 0.0F;
+    projectOnCentreline(a.polylines.x_m + line, a.polylines.y_m + line, a.polylines.s_m + line,
+                        a.corridors[k].polylinePoints, sq, x, y);
+    const float colF = floorf((x - a.placement.originX_m) / a.resolution_m);
+    const float rowF = floorf((y - a.placement.originY_m) / a.resolution_m);
+    if (colF >= 0.0F && colF < static_cast<float>(a.width) && rowF >= 0.0F && rowF < static_cast<float>(a.height)) {
         const std::size_t frame = static_cast<std::size_t>(t / a.stepsPerFrame) * a.width * a.height;
-        for (int m = 0; m < a.samplesPerCell; ++m) {
-            const float sq =
-                (static_cast<float>(is) + (static_cast<float>(m) + 0.5F) / static_cast<float>(a.samplesPerCell)) *
-                positionCellSize_m(c);
-            float x = 0.0F;
-            float y = 0.0F;
-            projectOnCentreline(a.polylines.x_m + line, a.polylines.y_m + line, a.polylines.s_m + line,
-                                a.corridors[k].polylinePoints, sq, x, y);
-            const float colF = floorf((x - a.placement.originX_m) / a.resolution_m);
-            const float rowF = floorf((y - a.placement.originY_m) / a.resolution_m);
-            if (colF >= 0.0F && colF < static_cast<float>(a.width) && rowF >= 0.0F && rowF < static_cast<float>(a.height)) {
-                // Integer addition is associative: the sum does not depend on the order of arrival.
-                atomicAdd(a.accumulator + frame + static_cast<std::size_t>(rowF) * a.width + static_cast<std::size_t>(colF), add);
-            }
-        }
+        // Integer addition is associative: the sum does not depend on the order of arrival.
+        atomicAdd(a.accumulator + frame + static_cast<std::size_t>(rowF) * a.width + static_cast<std::size_t>(colF), add);
     }
 }
 
@@ -728,10 +726,8 @@ platform::GpuStatus predict(const DeviceChain& chain, const PredictionConfig& pc
                         polylines,
                         s.interval,
                         s.accumulator};
-        constexpr int MAX_GRID_Y = 65535;
-        const dim3 splatGrid(static_cast<unsigned>((c.positionCells + BLOCK - 1) / BLOCK),
-                             static_cast<unsigned>(corridorCount * H < MAX_GRID_Y ? corridorCount * H : MAX_GRID_Y));
-        splatKernel<<<splatGrid, BLOCK, 0, stream>>>(splat);
+        const long long splats = static_cast<long long>(corridorCount) * H * c.positionCells * pc.splatSamplesPerCell;
+        splatKernel<<<static_cast<unsigned>((splats + BLOCK - 1) / BLOCK), BLOCK, 0, stream>>>(splat);
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
     }
     const int cellsPerFrame = pc.gridWidthCells * pc.gridHeightCells;

@@ -106,7 +106,7 @@ void expectMatchesReference(const PredictionHarness& reference, const Prediction
     }
 }
 
-/// Whether GPU 0's shared memory per block holds the seed's resident block (193 KB): sm_90 and newer
+/// Whether GPU 0's shared memory per block holds the seed's resident block (196 KB): sm_90 and newer
 /// (227 KB); sm_80 / sm_87 offer 163 KB, sm_86 / sm_89 99 KB, where the seed's chain runs tiled.
 bool seedChainFitsOneBlock() {
     const auto info = platform::queryGpu(0);
