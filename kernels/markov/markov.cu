@@ -4,18 +4,16 @@
 // tuning.hpp) → thin __global__ entries → the shared __host__ __device__ maths in chain.hpp,
 // priority.hpp and prediction.hpp.
 //
-// Resident path (the chain fits one block's shared memory; the seed's size does): one launch for the
-// whole horizon, one block per corridor. p(t) and q = Υ(τ)·p(t) live in shared memory for all H steps;
-// Υ(τ) and Υ([0, τ]) are read as their translation-invariant stencil (ShiftStencil), each thread keeping
-// the slots of its row type (i_v, j) in registers while it walks the position cells; λ is built from
-// per-(i_v, j) terms in registers (priorityAt) and Γ = diag(λ)·ψ, column-renormalised, is applied with
-// ψ_sub read at compile-time offsets of the kernel parameters (constant memory): Γ is never written to
-// memory, p never leaves the SM. Position cells whose stencil window holds no mass are skipped (their
-// q is exactly 0). Marginals: warp reductions and per-warp partial sums in a fixed order (deterministic).
+// Resident path (the chain fits one block's shared memory; the seed's size does on sm_90):
+// resident_cuda.cu, one launch for the whole horizon of all corridors, p(t) in shared memory, one block
+// or one thread-block cluster per corridor; Γ is never written to memory, p never leaves the chip.
 //
 // Tiled path (larger chains): one launch per horizon step for all corridors: a block owns whole
 // position rows of CORRIDORS_PER_THREAD corridors, a thread one state row (coalesced ELL loads and
 // stores), Γ applied from shared memory.
+//
+// Both end with the summary (moments, centreline points, speed marginals from partial sums), the splat
+// into fixed-point grid accumulators, and their conversion into the grid.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -25,15 +23,13 @@
 #include "augur/kernels/markov/prediction.hpp"
 #include "augur/kernels/markov/priority.hpp"
 #include "augur/platform/cuda_check.hpp"
+#include "resident.hpp"
 #include "tuning.hpp"
 
 namespace augur::kernels::markov {
 namespace {
 
 constexpr int CPT = tuning::CORRIDORS_PER_THREAD;
-constexpr int RESIDENT_THREADS = tuning::RESIDENT_THREADS;
-constexpr int RESIDENT_WARPS = RESIDENT_THREADS / 32;
-constexpr int MAX_RESIDENT_ENTRIES = tuning::MAX_RESIDENT_ENTRIES;
 constexpr int COMBINE_THREADS = tuning::COMBINE_THREADS;
 constexpr int STEP_SHARED_ARRAYS_BYTES_PER_STATE = 5 * sizeof(float);  // λ, q, brake, interval, mass
 constexpr int BLOCK = tuning::BLOCK_THREADS;
@@ -53,22 +49,17 @@ std::size_t stepSharedBytes(const ChainConfig& c) {
            static_cast<std::size_t>(positionRowsPerBlock(c) * c.speedCells * c.inputCells);
 }
 
-/// Row types (n_v·n_a) rounded up to whole warps: the resident block's threads per position cell.
-int residentRowThreads(const ChainConfig& c) { return (c.speedCells * c.inputCells + 31) / 32 * 32; }
-std::size_t residentBlockSharedBytes(const ChainConfig& c) {
-    const std::size_t n = static_cast<std::size_t>(c.positionCells) * static_cast<std::size_t>(c.speedCells * c.inputCells);
-    const auto ns = static_cast<std::size_t>(c.positionCells);
-    const auto warpsPerRow = static_cast<std::size_t>(residentRowThreads(c) / 32);
-    // p, q, interval partials [n_s][warps per row], speed partials [warps][n_v], two flag arrays [n_s]
-    return sizeof(float) * (2 * n + ns * warpsPerRow + static_cast<std::size_t>(RESIDENT_WARPS * c.speedCells)) +
-           2 * sizeof(int) * ns;
+/// Speed-marginal partial sums per (corridor, step): one per tiled step block or per block of a
+/// resident cluster.
+int speedPartialBlocks(const ChainConfig& c) {
+    return stepBlocksX(c) > tuning::RESIDENT_MAX_CLUSTER_BLOCKS ? stepBlocksX(c) : tuning::RESIDENT_MAX_CLUSTER_BLOCKS;
 }
 
 struct DeviceScratch {
     float* p;                   // [corridor][n]
     float* next;                // [corridor][n]
     float* interval;            // [corridor][step][n_s]
-    float* speedPartial;        // [corridor][step][blockX][n_v]
+    float* speedPartial;        // [corridor][step][block][n_v]
     std::uint32_t* accumulator; // [frame][H·W]
     std::size_t accumulatorBytes;
 };
@@ -81,7 +72,7 @@ std::size_t layout(const ChainConfig& c, const PredictionConfig& pc, std::byte* 
     const std::size_t sizes[5] = {
         alignUp(corridors * n * sizeof(float)), alignUp(corridors * n * sizeof(float)),
         alignUp(corridors * H * static_cast<std::size_t>(c.positionCells) * sizeof(float)),
-        alignUp(corridors * H * static_cast<std::size_t>(stepBlocksX(c)) * static_cast<std::size_t>(c.speedCells) *
+        alignUp(corridors * H * static_cast<std::size_t>(speedPartialBlocks(c)) * static_cast<std::size_t>(c.speedCells) *
                 sizeof(float)),
         alignUp(static_cast<std::size_t>(pc.gridFrames) * static_cast<std::size_t>(pc.gridWidthCells) *
                 static_cast<std::size_t>(pc.gridHeightCells) * sizeof(std::uint32_t))};
@@ -296,232 +287,6 @@ __global__ void __launch_bounds__(BLOCK) stepKernel(const StepArgs a) {
     }
 }
 
-struct HorizonArgs {
-    ChainConfig chain;
-    InputDynamics psi;
-    PriorityRules rules;
-    const CorridorInput* corridors;
-    const cuda::StencilSlot* stencil;  // [row type (i_v·n_a + j)][slot]
-    int entries;                       // slots per row type
-    int maxShift;
-    int horizonSteps;
-    float* positionMarginal;  // [corridor][step][n_s]
-    float* speedMarginal;     // [corridor][step][n_v]
-    float* intervalMarginal;  // [corridor][step][n_s]
-};
-
-/// The whole horizon of one corridor (blockIdx.x) with p in shared memory. NA = n_a.
-///   phase A (thread ↔ row type (i_v, j), walking position cells): q = Υ(τ)·p into shared memory and the
-///            interval occupancy Υ([0, τ])·p summed per position cell (warp sums);
-///   phase B (warp ↔ position cell, lane ↔ speed cell): λ, Γ's column sums and p(t_{k+1}) = Γ·q in
-///            place of p, the marginals.
-/// Preconditions (DeviceChain::create): n_v ≤ 32, n_v·NA ≤ RESIDENT_THREADS, entries ≤ MAX_RESIDENT_ENTRIES.
-template <int NA>
-__global__ void __launch_bounds__(RESIDENT_THREADS, 1) horizonKernel(const HorizonArgs a) {
-    extern __shared__ float shared[];
-    const ChainConfig& c = a.chain;
-    const int nv = c.speedCells;
-    const int ns = c.positionCells;
-    const int rowStates = nv * NA;
-    const int n = ns * rowStates;
-    const int rowThreads = (rowStates + 31) / 32 * 32;
-    const int warpsPerRow = rowThreads / 32;
-    const int groups = RESIDENT_THREADS / rowThreads;
-    const int H = a.horizonSteps;
-    float* pS = shared;                                        // p(t), then p(t_{k+1}) in place
-    float* qS = pS + n;                                        // Υ(τ)·p(t)
-    float* intervalPartial = qS + n;                           // [n_s][warpsPerRow]
-    float* speedPartial = intervalPartial + ns * warpsPerRow;  // [RESIDENT_WARPS][n_v]
-    int* massFlag = reinterpret_cast<int*>(speedPartial + RESIDENT_WARPS * nv);  // [n_s]: p(t) row has mass
-    int* activeFlag = massFlag + ns;                                               // [n_s]: q row may be non-zero
-
-    const int k = static_cast<int>(blockIdx.x);
-    const int tid = static_cast<int>(threadIdx.x);
-    const int lane = tid % 32;
-    const int warp = tid / 32;
-    const CorridorInput& corridor = a.corridors[k];
-    const CorridorConstraints constraints = corridor.constraints;
-
-    for (int r = tid; r < n; r += RESIDENT_THREADS) {
-        pS[r] = initialStateProbability(c, corridor, r);
-    }
-    const int startCell = positionCellOf(corridor.initialPosition_m, c);
-    for (int is = tid; is < ns; is += RESIDENT_THREADS) {
-        massFlag[is] = is == startCell ? 1 : 0;
-    }
-
-    // Phase A: this thread's row type and its stencil slots, for the whole horizon.
-    const int type = tid % rowThreads;
-    const int group = tid / rowThreads;
-    const bool typeValid = type < rowStates && group < groups;
-    int offset[MAX_RESIDENT_ENTRIES];
-    int shift[MAX_RESIDENT_ENTRIES];
-    float stepW[MAX_RESIDENT_ENTRIES];
-    float intervalW[MAX_RESIDENT_ENTRIES];
-#pragma unroll
-    for (int e = 0; e < MAX_RESIDENT_ENTRIES; ++e) {
-        offset[e] = 0;
-        shift[e] = 0;
-        stepW[e] = 0.0F;
-        intervalW[e] = 0.0F;
-        if (typeValid && e < a.entries) {
-            const cuda::StencilSlot slot = a.stencil[type * a.entries + e];
-            offset[e] = slot.stateOffset;
-            shift[e] = slot.shift;
-            stepW[e] = slot.stepWeight;
-            intervalW[e] = slot.intervalWeight;
-        }
-    }
-    // Phase B: this lane's speed cell and its λ terms, for the whole horizon.
-    const int iv = lane;
-    PriorityTerms terms[NA];
-#pragma unroll
-    for (int j = 0; j < NA; ++j) {
-        terms[j] = priorityTerms(speedCellUpper_mps(iv < nv ? iv : 0, c), j, constraints, a.rules, c);
-    }
-    __syncthreads();
-
-    for (int t = 0; t < H; ++t) {
-        // --- phase A: q = Υ(τ)·p, interval occupancy per position cell --------------------------------
-        if (group < groups) {
-            for (int is = group; is < ns; is += groups) {
-                bool active = false;  // any mass in the position cells the stencil reads (uniform per warp)
-                for (int w = is - a.maxShift < 0 ? 0 : is - a.maxShift; w <= is; ++w) {
-                    active = active || massFlag[w] != 0;
-                }
-                float q = 0.0F;
-                float qi = 0.0F;
-                if (active && typeValid) {
-                    const int r = is * rowStates + type;
-                    if (is + 1 < ns) {
-#pragma unroll
-                        for (int e = 0; e < MAX_RESIDENT_ENTRIES; ++e) {
-                            if (e < a.entries && is >= shift[e]) {
-                                const float v = pS[r + offset[e]];
-                                q = fmaf(stepW[e], v, q);
-                                qi = fmaf(intervalW[e], v, qi);
-                            }
-                        }
-                    } else {
-                        // The last position cell absorbs every source that reaches it or beyond.
-#pragma unroll
-                        for (int e = 0; e < MAX_RESIDENT_ENTRIES; ++e) {
-                            if (e < a.entries) {
-                                const int first = is - shift[e] < 0 ? 0 : is - shift[e];
-                                for (int src = first; src <= is; ++src) {
-                                    const float v = pS[r + offset[e] + (src - (is - shift[e])) * rowStates];
-                                    q = fmaf(stepW[e], v, q);
-                                    qi = fmaf(intervalW[e], v, qi);
-                                }
-                            }
-                        }
-                    }
-                    qS[r] = q;
-                }
-                if (active) {
-                    qi = warpSum(qi);
-                }
-                if (lane == 0) {
-                    intervalPartial[is * warpsPerRow + type / 32] = qi;
-                    if (type == 0) {
-                        activeFlag[is] = active ? 1 : 0;
-                    }
-                }
-            }
-        }
-        __syncthreads();
-
-        // --- phase B: p(t_{k+1}) = Γ·q in place, marginals ----------------------------------------------
-        // Γ(t_k) acts on the states reached at t_{k+1}: λ is evaluated there (as cpu::predict).
-        const float reach_m = leadReach_m(static_cast<float>(t + 1) * c.step_s, constraints, c);
-        const std::size_t at = static_cast<std::size_t>(k) * H + t;
-        float speedSum = 0.0F;
-        for (int is = warp; is < ns; is += RESIDENT_WARPS) {
-            float mass = 0.0F;
-            if (activeFlag[is] != 0) {
-                if (iv < nv) {
-                    const int base = (is * nv + iv) * NA;
-                    const float sFar = positionCellUpper_m(is, c);
-                    float q[NA];
-                    float lambda[NA];
-#pragma unroll
-                    for (int j = 0; j < NA; ++j) {
-                        q[j] = qS[base + j];
-                        lambda[j] = priorityAt(terms[j], sFar, reach_m, constraints);
-                    }
-                    // Column u' of Γ's block: λ_u ψ[u, u'] / Σ_w λ_w ψ[w, u'], or "brake" where the sum is 0.
-                    float scaled[NA];
-                    float brake = 0.0F;
-#pragma unroll
-                    for (int up = 0; up < NA; ++up) {
-                        float sum = 0.0F;
-#pragma unroll
-                        for (int w = 0; w < NA; ++w) {
-                            sum = fmaf(lambda[w], a.psi.psi[w * NA + up], sum);
-                        }
-                        scaled[up] = sum > 0.0F ? q[up] * (1.0F / sum) : 0.0F;
-                        brake += sum > 0.0F ? 0.0F : q[up];
-                    }
-#pragma unroll
-                    for (int u = 0; u < NA; ++u) {
-                        float value = 0.0F;
-#pragma unroll
-                        for (int up = 0; up < NA; ++up) {
-                            value = fmaf(a.psi.psi[u * NA + up], scaled[up], value);
-                        }
-                        value *= lambda[u];
-                        if (u == 0) {
-                            value += brake;
-                        }
-                        pS[base + u] = value;
-                        mass += value;
-                    }
-                }
-            }
-            speedSum += mass;
-            const float rowMass = warpSum(mass);
-            if (lane == 0) {
-                float interval = 0.0F;
-                for (int w = 0; w < warpsPerRow; ++w) {
-                    interval += intervalPartial[is * warpsPerRow + w];
-                }
-                a.positionMarginal[at * ns + is] = rowMass;
-                a.intervalMarginal[at * ns + is] = interval;
-                massFlag[is] = rowMass > 0.0F ? 1 : 0;
-            }
-        }
-        if (iv < nv) {
-            speedPartial[warp * nv + iv] = speedSum;
-        }
-        __syncthreads();
-        // Speed marginal: the warps' partials in a fixed order. The next phase A does not touch them,
-        // and the next phase B writes them only after the next barrier.
-        if (tid < nv) {
-            float sum = 0.0F;
-            for (int w = 0; w < RESIDENT_WARPS; ++w) {
-                sum += speedPartial[w * nv + tid];
-            }
-            a.speedMarginal[at * nv + tid] = sum;
-        }
-    }
-}
-
-using HorizonKernel = void (*)(HorizonArgs);
-
-HorizonKernel horizonKernelFor(int na) {
-    switch (na) {
-        case 1: return horizonKernel<1>;
-        case 2: return horizonKernel<2>;
-        case 3: return horizonKernel<3>;
-        case 4: return horizonKernel<4>;
-        case 5: return horizonKernel<5>;
-        case 6: return horizonKernel<6>;
-        case 7: return horizonKernel<7>;
-        case 8: return horizonKernel<8>;
-        default: return nullptr;
-    }
-}
-
 struct SummaryArgs {
     ChainConfig chain;
     int maxPolylinePoints;
@@ -536,8 +301,9 @@ struct SummaryArgs {
     CorridorPoint* points;
 };
 
-/// One warp per (corridor, step): moments of the position marginal, the speed marginal from the step
-/// blocks' partials, and the centreline point. Lane-strided sums and shuffles: a fixed order.
+/// One warp per (corridor, step): moments of the position marginal, the speed marginal from the
+/// blocks' partials (lane ↔ speed cell, blocks added in order), and the centreline point. Lane-strided
+/// sums and shuffles: a fixed order.
 __global__ void summaryKernel(const SummaryArgs a) {
     const int i = (static_cast<int>(blockIdx.x) * blockDim.x + static_cast<int>(threadIdx.x)) / 32;
     const int lane = static_cast<int>(threadIdx.x) % 32;
@@ -559,13 +325,13 @@ __global__ void summaryKernel(const SummaryArgs a) {
         mean += __shfl_down_sync(0xFFFFFFFFU, mean, offset);
         second += __shfl_down_sync(0xFFFFFFFFU, second, offset);
     }
-    for (int iv = 0; iv < c.speedCells && a.speedPartial != nullptr; ++iv) {
-        float sum = 0.0F;
-        for (int b = lane; b < a.blocksX; b += 32) {
-            sum += a.speedPartial[(static_cast<std::size_t>(i) * a.blocksX + b) * c.speedCells + iv];
-        }
-        sum = warpSum(sum);
-        if (lane == 0) {
+    if (a.speedPartial != nullptr) {
+        const float* partial = a.speedPartial + static_cast<std::size_t>(i) * a.blocksX * c.speedCells;
+        for (int iv = lane; iv < c.speedCells; iv += 32) {
+            float sum = 0.0F;
+            for (int b = 0; b < a.blocksX; ++b) {
+                sum += partial[b * c.speedCells + iv];
+            }
             a.speedMarginal[static_cast<std::size_t>(i) * c.speedCells + iv] = sum;
         }
     }
@@ -598,6 +364,10 @@ struct SplatArgs {
     std::uint32_t* accumulator;
 };
 
+/// One thread per (corridor, step, position cell, sample): the cell's interval occupancy times
+/// P(corridor), split over samplesPerCell points along the cell, each projected onto the centreline and
+/// added to the grid cell that holds it. (One thread per cell with the samples in a loop measured 23.0
+/// against 20.7 µs for 64 corridors on an H100: the samples' projections then run one after another.)
 __global__ void splatKernel(const SplatArgs a) {
     const ChainConfig& c = a.chain;
     const long long total = static_cast<long long>(a.corridorCount) * a.horizonSteps * c.positionCells * a.samplesPerCell;
@@ -642,58 +412,62 @@ __global__ void gridKernel(const std::uint32_t* accumulator, std::uint16_t* grid
     grid[static_cast<std::size_t>(f) * frameStride + cell] = gridCellValue(accumulator[i]);
 }
 
-/// The seed's combination (Eq. (4)), one thread per (s, v) cell: Γ's n_a² non-zeros of the cell are
-/// λ_⌊i/n_a⌋·ψ_sub[i mod n_a²], ψ_sub read at compile-time offsets of the kernel parameters (the
-/// constant bank: the seed's "fast memory"), λ of the cell loaded once, the block written with 16-byte
-/// stores where n_a² is a multiple of 4. With RENORMALISE, each block column is divided by its sum as in
-/// inputTransitionBlock.
+/// The seed's combination (Eq. (4)): Γ_i = λ_⌊i/n_a⌋·ψ_sub[i mod n_a²] for i < cells·n_a², written
+/// in order, one thread per V consecutive non-zeros: V = 4 (one 16-byte store; consecutive threads
+/// store consecutive 16 bytes, so a warp writes 512 contiguous bytes) where n_a² is a multiple of 4,
+/// else V = 1. The V entries of a thread lie in one cell (V divides n_a²). ψ_sub (the seed's fast
+/// memory) is staged once per block in shared memory, where a thread reads it at the run-time offset
+/// i mod n_a²; λ of the cell is read through the read-only cache (the cell's threads share the lines).
+/// With RENORMALISE, each block column is divided by its sum as in inputTransitionBlock.
 template <int NA, bool RENORMALISE>
 __global__ void __launch_bounds__(COMBINE_THREADS) combineKernel(const float* __restrict__ lambda, const InputDynamics psi,
                                                                  int cells, float* __restrict__ gamma) {
-    const int cell = static_cast<int>(blockIdx.x) * COMBINE_THREADS + static_cast<int>(threadIdx.x);
-    if (cell >= cells) {
+    constexpr int NA2 = NA * NA;
+    constexpr int V = NA2 % 4 == 0 ? 4 : 1;
+    __shared__ float psiS[NA2];
+    if (static_cast<int>(threadIdx.x) < NA2) {
+        psiS[threadIdx.x] = psi.psi[threadIdx.x];
+    }
+    __syncthreads();
+    const long long first = (static_cast<long long>(blockIdx.x) * COMBINE_THREADS + threadIdx.x) * V;
+    if (first >= static_cast<long long>(cells) * NA2) {
         return;
     }
-    float l[NA];
+    const long long cell = first / NA2;
+    const int offset = static_cast<int>(first - cell * NA2);
+    const float* l = lambda + cell * NA;
+    float out[V];
+    if constexpr (!RENORMALISE) {
 #pragma unroll
-    for (int u = 0; u < NA; ++u) {
-        l[u] = __ldg(lambda + static_cast<std::size_t>(cell) * NA + u);
-    }
-    float inv[NA];
-    bool brake[NA];
-#pragma unroll
-    for (int up = 0; up < NA; ++up) {
-        inv[up] = 1.0F;
-        brake[up] = false;
-        if (RENORMALISE) {
-            float sum = 0.0F;
-#pragma unroll
-            for (int u = 0; u < NA; ++u) {
-                sum += l[u] * psi.psi[u * NA + up];
-            }
-            brake[up] = !(sum > 0.0F);
-            inv[up] = sum > 0.0F ? 1.0F / sum : 0.0F;
-        }
-    }
-    float block[NA * NA];
-#pragma unroll
-    for (int i = 0; i < NA * NA; ++i) {
-        const int u = i / NA;
-        const int up = i % NA;
-        const float value = l[u] * psi.psi[i];
-        block[i] = RENORMALISE ? (brake[up] ? (u == 0 ? 1.0F : 0.0F) : value * inv[up]) : value;
-    }
-    float* out = gamma + static_cast<std::size_t>(cell) * NA * NA;
-    if constexpr ((NA * NA) % 4 == 0) {
-#pragma unroll
-        for (int i = 0; i < NA * NA; i += 4) {
-            *reinterpret_cast<float4*>(out + i) = make_float4(block[i], block[i + 1], block[i + 2], block[i + 3]);
+        for (int m = 0; m < V; ++m) {
+            out[m] = __ldg(l + (offset + m) / NA) * psiS[offset + m];
         }
     } else {
+        float all[NA];
 #pragma unroll
-        for (int i = 0; i < NA * NA; ++i) {
-            out[i] = block[i];
+        for (int w = 0; w < NA; ++w) {
+            all[w] = __ldg(l + w);
         }
+#pragma unroll
+        for (int m = 0; m < V; ++m) {
+            const int u = (offset + m) / NA;
+            const int up = (offset + m) - u * NA;
+            float sum = 0.0F;
+            float own = 0.0F;
+#pragma unroll
+            for (int w = 0; w < NA; ++w) {
+                sum += all[w] * psiS[w * NA + up];
+                own = w == u ? all[w] : own;  // λ_u without a run-time index into registers
+            }
+            const float value = own * psiS[offset + m];
+            // The correctly rounded reciprocal: the same value as 1.0F / sum.
+            out[m] = sum > 0.0F ? value * __frcp_rn(sum) : (u == 0 ? 1.0F : 0.0F);
+        }
+    }
+    if constexpr (V == 4) {
+        *reinterpret_cast<float4*>(gamma + first) = make_float4(out[0], out[1], out[2], out[3]);
+    } else {
+        gamma[first] = out[0];
     }
 }
 
@@ -733,45 +507,43 @@ namespace cuda {
 
 namespace {
 
-/// Whether `chain` can run resident on the current device; sets the kernel's shared-memory limit.
-bool prepareResident(const MarkovChain& chain) noexcept {
-    const ChainConfig& c = chain.config();
-    const ShiftStencil& st = chain.stencil();
-    if (c.speedCells > 32 || c.speedCells * c.inputCells > RESIDENT_THREADS || st.entriesPerRow > MAX_RESIDENT_ENTRIES ||
-        st.minShift < 0 || st.stepWeight.empty()) {
-        return false;
+/// log2 of a cluster size 1, 2, 4 or 8; -1 for any other value.
+int clusterSizeIndex(int blocks) noexcept {
+    for (int i = 0; i < resident::CLUSTER_SIZES; ++i) {
+        if (blocks == 1 << i) {
+            return i;
+        }
     }
-    const HorizonKernel kernel = horizonKernelFor(c.inputCells);
-    int device = 0;
-    int limit = 0;
-    if (kernel == nullptr || cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess) {
-        return false;
-    }
-    const std::size_t bytes = residentBlockSharedBytes(c);
-    if (bytes > static_cast<std::size_t>(limit)) {
-        return false;
-    }
-    return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)) == cudaSuccess;
+    return -1;
 }
 
 }  // namespace
 
-Result<DeviceChain, MarkovError> DeviceChain::create(const MarkovChain& chain, Propagation propagation) noexcept {
+Result<DeviceChain, MarkovError> DeviceChain::create(const MarkovChain& chain, Propagation propagation,
+                                                     int clusterBlocks) noexcept {
     const ChainConfig& c = chain.config();
-    const bool resident = propagation != Propagation::Tiled && prepareResident(chain);
+    const ShiftStencil& st = chain.stencil();
+    const int forcedIndex = clusterSizeIndex(clusterBlocks);
+    if (clusterBlocks != 0 && forcedIndex < 0) {
+        return fail(MarkovError::InvalidGrid);  // not a cluster size the resident path takes
+    }
+    DeviceChain d;
+    bool resident = propagation != Propagation::Tiled && resident::shapeFits(c, st) &&
+                    resident::prepare(c, d.m_maxActiveClusters);
+    if (resident && forcedIndex >= 0 && d.m_maxActiveClusters[forcedIndex] < 1) {
+        resident = false;  // the requested cluster size cannot run on this device
+    }
     const bool tiled = propagation != Propagation::Resident && stepSharedBytes(c) <= MAX_STEP_SHARED_BYTES;
     if (!resident && !tiled) {
         return fail(MarkovError::InvalidGrid);  // the requested path does not fit (see the contract)
     }
-    DeviceChain d;
     d.m_config = c;
     d.m_propagation = resident && tiled ? Propagation::Auto : (resident ? Propagation::Resident : Propagation::Tiled);
+    d.m_clusterBlocks = clusterBlocks;
     d.m_stepEntries = chain.stepTransition().entriesPerRow;
     d.m_intervalEntries = chain.intervalTransition().entriesPerRow;
     if (resident) {
         // The stencil in state offsets, read by the resident kernel.
-        const ShiftStencil& st = chain.stencil();
         const int na = c.inputCells;
         const int rowStates = c.speedCells * na;
         std::vector<StencilSlot> slots(st.shift.size());
@@ -790,7 +562,15 @@ Result<DeviceChain, MarkovError> DeviceChain::create(const MarkovChain& chain, P
         d.m_stencil = std::move(stencil).value();
         d.m_stencilEntries = st.entriesPerRow;
         d.m_stencilMaxShift = st.maxShift;
-        d.m_residentSharedBytes = residentBlockSharedBytes(c);
+        d.m_chunkRows = tuning::RESIDENT_CHUNK_ROWS;  // a power of two, raised to one ≥ the largest shift
+        while (d.m_chunkRows < st.maxShift) {
+            d.m_chunkRows *= 2;
+        }
+        d.m_residentSharedBytes = resident::sharedBytes(c);
+    } else {
+        for (int& active : d.m_maxActiveClusters) {
+            active = 0;
+        }
     }
     if (tiled) {
         auto stepColumn = platform::DeviceBuffer<std::int32_t>::create(chain.stepTransition().column.size());
@@ -827,6 +607,23 @@ bool DeviceChain::residentFor(int corridorCount) const noexcept {
     return false;
 }
 
+int DeviceChain::residentClusterBlocks(int corridorCount) const noexcept {
+    if (m_clusterBlocks > 0) {
+        return m_clusterBlocks;
+    }
+    for (int i = clusterSizeIndex(tuning::RESIDENT_MAX_CLUSTER_BLOCKS); i > 0; --i) {
+        if (corridorCount <= m_maxActiveClusters[i]) {
+            return 1 << i;
+        }
+    }
+    return 1;
+}
+
+int DeviceChain::maxActiveResidentCorridors(int clusterBlocks) const noexcept {
+    const int index = clusterSizeIndex(clusterBlocks);
+    return index < 0 ? 0 : m_maxActiveClusters[index];
+}
+
 std::size_t predictScratchBytes(const ChainConfig& chain, const PredictionConfig& prediction) noexcept {
     return layout(chain, prediction, nullptr, nullptr);
 }
@@ -846,8 +643,9 @@ platform::GpuStatus predict(const DeviceChain& chain, const PredictionConfig& pc
 
     AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK(cudaMemsetAsync(s.accumulator, 0, s.accumulatorBytes, stream)));
     const bool resident = chain.residentFor(corridorCount);
+    const int clusterBlocks = resident ? chain.residentClusterBlocks(corridorCount) : 1;
     if (corridorCount > 0 && resident) {
-        HorizonArgs args{};
+        resident::Args args{};
         args.chain = c;
         args.psi = psi;
         args.rules = pc.rules;
@@ -855,13 +653,13 @@ platform::GpuStatus predict(const DeviceChain& chain, const PredictionConfig& pc
         args.stencil = chain.stencil();
         args.entries = chain.stencilEntriesPerRow();
         args.maxShift = chain.stencilMaxShift();
+        args.chunkRows = chain.residentChunkRows();
         args.horizonSteps = H;
         args.positionMarginal = out.positionMarginal;
         args.speedMarginal = out.speedMarginal;
+        args.speedPartial = s.speedPartial;
         args.intervalMarginal = s.interval;
-        horizonKernelFor(c.inputCells)<<<static_cast<unsigned>(corridorCount), RESIDENT_THREADS, chain.residentSharedBytes(),
-                                         stream>>>(args);
-        AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
+        AUGUR_CUDA_TRY(resident::launch(args, corridorCount, clusterBlocks, chain.residentSharedBytes(), stream));
     }
     if (corridorCount > 0 && !resident) {
         initialKernel<<<dim3(static_cast<unsigned>((n + BLOCK - 1) / BLOCK), static_cast<unsigned>(corridorCount)), BLOCK, 0,
@@ -897,9 +695,19 @@ platform::GpuStatus predict(const DeviceChain& chain, const PredictionConfig& pc
         }
     }
     if (corridorCount > 0) {
-        // Resident: the speed marginals are final already (no partials to add).
-        SummaryArgs summary{c,         pc.maxPolylinePoints, H, corridorCount, blocksX, corridors, polylines,
-                            out.positionMarginal, resident ? nullptr : s.speedPartial, out.speedMarginal, out.points};
+        // Resident on one block per corridor: the speed marginals are final already (no partials to add).
+        const bool partials = !resident || clusterBlocks > 1;
+        SummaryArgs summary{c,
+                            pc.maxPolylinePoints,
+                            H,
+                            corridorCount,
+                            resident ? clusterBlocks : blocksX,
+                            corridors,
+                            polylines,
+                            out.positionMarginal,
+                            partials ? s.speedPartial : nullptr,
+                            out.speedMarginal,
+                            out.points};
         const int summaryThreads = corridorCount * H * 32;  // one warp each
         summaryKernel<<<static_cast<unsigned>((summaryThreads + BLOCK - 1) / BLOCK), BLOCK, 0, stream>>>(summary);
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
@@ -944,7 +752,9 @@ platform::GpuStatus combineInputTransition(const float* lambda, const InputDynam
         return {};
     }
     const CombineKernel kernel = renormalise ? combineKernelFor<true>(inputCells) : combineKernelFor<false>(inputCells);
-    kernel<<<static_cast<unsigned>((cells + COMBINE_THREADS - 1) / COMBINE_THREADS), COMBINE_THREADS, 0, stream>>>(
+    const long long entries = static_cast<long long>(cells) * inputCells * inputCells;
+    const long long threads = (inputCells * inputCells) % 4 == 0 ? entries / 4 : entries;  // V entries each
+    kernel<<<static_cast<unsigned>((threads + COMBINE_THREADS - 1) / COMBINE_THREADS), COMBINE_THREADS, 0, stream>>>(
         lambda, psi, cells, gamma);
     return AUGUR_CUDA_CHECK_LAUNCH();
 }

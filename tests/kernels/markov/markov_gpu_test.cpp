@@ -106,7 +106,7 @@ void expectMatchesReference(const PredictionHarness& reference, const Prediction
     }
 }
 
-/// Whether GPU 0's shared memory per block holds the seed's resident block (193 KB): sm_90 and newer
+/// Whether GPU 0's shared memory per block holds the seed's resident block (196 KB): sm_90 and newer
 /// (227 KB); sm_80 / sm_87 offer 163 KB, sm_86 / sm_89 99 KB, where the seed's chain runs tiled.
 bool seedChainFitsOneBlock() {
     const auto info = platform::queryGpu(0);
@@ -160,7 +160,7 @@ std::string propagationName(const ::testing::TestParamInfo<cuda::Propagation>& i
     return "Unknown";
 }
 
-// Auto with CORRIDORS (9) corridors takes the tiled path: its own case checks that both paths coexist.
+// Auto keeps both paths and takes the resident one for any batch (tuning::RESIDENT_MIN_CORRIDORS).
 INSTANTIATE_TEST_SUITE_P(Paths, MarkovGpu,
                          ::testing::Values(cuda::Propagation::Resident, cuda::Propagation::Tiled, cuda::Propagation::Auto),
                          propagationName);
@@ -218,7 +218,7 @@ TEST_P(MarkovGpu, NoCorridorsGiveAnEmptyGrid) {
     }
 }
 
-TEST(MarkovGpuPropagation, SeedSizeChainKeepsBothPathsAndRunsLargeBatchesResident) {
+TEST(MarkovGpuPropagation, SeedSizeChainKeepsBothPathsAndRunsEveryBatchResident) {
     AUGUR_REQUIRE_GPU();
     if (!seedChainFitsOneBlock()) {
         GTEST_SKIP() << "this GPU's shared memory per block cannot hold the seed's resident block";
@@ -229,8 +229,9 @@ TEST(MarkovGpuPropagation, SeedSizeChainKeepsBothPathsAndRunsLargeBatchesResiden
     ASSERT_TRUE(sut.hasValue());
     EXPECT_EQ(sut->propagation(), cuda::Propagation::Auto);
     EXPECT_GT(sut->residentSharedBytes(), 0U);
-    EXPECT_FALSE(sut->residentFor(1));
+    EXPECT_TRUE(sut->residentFor(1));
     EXPECT_TRUE(sut->residentFor(64));
+    EXPECT_TRUE(sut->residentFor(512));
 }
 
 /// Auto with a batch large enough for the resident path, against the CPU reference.
@@ -307,6 +308,217 @@ TEST(MarkovGpuPropagation, ResidentPropagationOnASmallGridEqualsTheCpuReference)
     device.download(sut, stream->get());
     ASSERT_TRUE(stream->synchronize().hasValue());
     expectMatchesReference(reference, sut, CORRIDORS);
+}
+
+/// Whether GPU 0 launches thread-block clusters (sm_90 and newer).
+bool clustersAvailable() {
+    const auto info = platform::queryGpu(0);
+    return info.hasValue() && info->computeMajor >= 9;
+}
+
+/// The resident path with each corridor on a cluster of GetParam() blocks.
+class MarkovGpuCluster : public ::testing::TestWithParam<int> {
+protected:
+    void SetUp() override {
+        AUGUR_REQUIRE_GPU();
+        if (GetParam() > 1 && !clustersAvailable()) {
+            GTEST_SKIP() << "this GPU launches no thread-block clusters";
+        }
+        auto created = Stream::create();
+        ASSERT_TRUE(created.hasValue());
+        stream = std::make_unique<Stream>(std::move(created).value());
+    }
+
+    /// The resident chain for `config` on clusters of GetParam() blocks (skips where it does not fit).
+    std::unique_ptr<cuda::DeviceChain> residentChain(const MarkovChain& chain) const {
+        auto device = cuda::DeviceChain::create(chain, cuda::Propagation::Resident, GetParam());
+        if (!device.hasValue()) {
+            return nullptr;
+        }
+        return std::make_unique<cuda::DeviceChain>(std::move(device).value());
+    }
+
+    /// Runs `sut` on the device (its corridors already set) and downloads the outputs into it.
+    void predictOnDevice(const cuda::DeviceChain& chain, PredictionHarness& sut, const InputDynamics& psi) const {
+        const auto device = DevicePrediction::upload(sut, sut.chainConfig);
+        const auto status = device.enqueue(chain, sut, psi, stream->get());
+        ASSERT_TRUE(status.hasValue()) << platform::describe(status.error());
+        device.download(sut, stream->get());
+        ASSERT_TRUE(stream->synchronize().hasValue());
+    }
+
+    std::unique_ptr<Stream> stream;
+};
+
+std::string clusterName(const ::testing::TestParamInfo<int>& info) { return "Blocks" + std::to_string(info.param); }
+
+INSTANTIATE_TEST_SUITE_P(ClusterSizes, MarkovGpuCluster, ::testing::Values(1, 2, 4, 8), clusterName);
+
+TEST_P(MarkovGpuCluster, SeedSizePredictionEqualsTheCpuReference) {
+    constexpr int CORRIDORS = 9;
+    if (!seedChainFitsOneBlock()) {
+        GTEST_SKIP() << "this GPU's shared memory per block cannot hold the seed's resident block";
+    }
+    const auto chain = MarkovChain::build(ChainConfig{});
+    ASSERT_TRUE(chain.hasValue());
+    const auto deviceChain = residentChain(*chain);
+    ASSERT_NE(deviceChain, nullptr);
+    ASSERT_EQ(deviceChain->residentClusterBlocks(CORRIDORS), GetParam());
+    const InputDynamics psi = bandedInputDynamics(chain->config().inputCells, 0.7F);
+    const PredictionConfig p = testing::predictionFor(CORRIDORS);
+
+    PredictionHarness reference(chain->config(), p, CORRIDORS);
+    testing::randomiseCorridors(reference.corridors, chain->config(), 101);
+    reference.run(*chain, psi);
+    PredictionHarness sut(chain->config(), p, CORRIDORS);
+    testing::randomiseCorridors(sut.corridors, chain->config(), 101);
+    predictOnDevice(*deviceChain, sut, psi);
+    expectMatchesReference(reference, sut, CORRIDORS);
+}
+
+/// n_a = 3, 16 position cells in chunks of 4 rows over 10 s: the mass reaches the absorbing last cell,
+/// whose sources straddle a chunk boundary; with 8 blocks, half of them own no row at all.
+TEST_P(MarkovGpuCluster, SmallGridReachingTheLastCellEqualsTheCpuReference) {
+    constexpr int CORRIDORS = 5;
+    const ChainConfig config = testing::smallChain();
+    const auto chain = MarkovChain::build(config);
+    ASSERT_TRUE(chain.hasValue());
+    const auto deviceChain = residentChain(*chain);
+    ASSERT_NE(deviceChain, nullptr);
+    const InputDynamics psi = mixingInputDynamics(config.inputCells, 0.6F);
+    const PredictionConfig p = testing::predictionFor(CORRIDORS);
+
+    PredictionHarness reference(config, p, CORRIDORS);
+    testing::randomiseCorridors(reference.corridors, config, 71);
+    reference.run(*chain, psi);
+    float absorbed = 0.0F;
+    for (int k = 0; k < CORRIDORS; ++k) {
+        absorbed = std::max(absorbed, reference.positionAt(k, p.horizonSteps - 1)[config.positionCells - 1]);
+    }
+    ASSERT_GT(absorbed, 0.1F) << "precondition: some corridor reaches the last position cell";
+    PredictionHarness sut(config, p, CORRIDORS);
+    testing::randomiseCorridors(sut.corridors, config, 71);
+    predictOnDevice(*deviceChain, sut, psi);
+    expectMatchesReference(reference, sut, CORRIDORS);
+}
+
+/// A cluster computes every position row exactly as one block does (the halo rows are copies): the
+/// position marginals and the grid are bit-identical to one block per corridor, the speed marginals
+/// (partial sums per block, added in another order) equal within float rounding.
+TEST_P(MarkovGpuCluster, ClusterGivesTheSameRowsBitForBitAsOneBlock) {
+    constexpr int CORRIDORS = 7;
+    if (!seedChainFitsOneBlock()) {
+        GTEST_SKIP() << "this GPU's shared memory per block cannot hold the seed's resident block";
+    }
+    const auto chain = MarkovChain::build(ChainConfig{});
+    ASSERT_TRUE(chain.hasValue());
+    const auto deviceChain = residentChain(*chain);
+    ASSERT_NE(deviceChain, nullptr);
+    const auto oneBlock = cuda::DeviceChain::create(*chain, cuda::Propagation::Resident, 1);
+    ASSERT_TRUE(oneBlock.hasValue());
+    const InputDynamics psi = mixingInputDynamics(chain->config().inputCells, 0.5F);
+    const PredictionConfig p = testing::predictionFor(CORRIDORS);
+
+    PredictionHarness expected(chain->config(), p, CORRIDORS);
+    testing::randomiseCorridors(expected.corridors, chain->config(), 5);
+    predictOnDevice(*oneBlock, expected, psi);
+    PredictionHarness sut(chain->config(), p, CORRIDORS);
+    testing::randomiseCorridors(sut.corridors, chain->config(), 5);
+    predictOnDevice(*deviceChain, sut, psi);
+    EXPECT_EQ(sut.positionMarginal, expected.positionMarginal);
+    EXPECT_EQ(sut.grid, expected.grid);
+    for (std::size_t i = 0; i < sut.speedMarginal.size(); ++i) {
+        ASSERT_NEAR(sut.speedMarginal[i], expected.speedMarginal[i], MARGINAL_TOLERANCE) << "speed marginal " << i;
+    }
+}
+
+TEST_P(MarkovGpuCluster, CapturedGraphReplayIsBitIdenticalToTheDirectLaunch) {
+    constexpr int CORRIDORS = 6;
+    if (!seedChainFitsOneBlock()) {
+        GTEST_SKIP() << "this GPU's shared memory per block cannot hold the seed's resident block";
+    }
+    const auto chain = MarkovChain::build(ChainConfig{});
+    ASSERT_TRUE(chain.hasValue());
+    const auto deviceChain = residentChain(*chain);
+    ASSERT_NE(deviceChain, nullptr);
+    const InputDynamics psi = bandedInputDynamics(chain->config().inputCells, 0.7F);
+    const PredictionConfig p = testing::predictionFor(CORRIDORS);
+
+    PredictionHarness reference(chain->config(), p, CORRIDORS);
+    testing::randomiseCorridors(reference.corridors, chain->config(), 13);
+    reference.run(*chain, psi);
+    PredictionHarness direct(chain->config(), p, CORRIDORS);
+    testing::randomiseCorridors(direct.corridors, chain->config(), 13);
+    predictOnDevice(*deviceChain, direct, psi);
+
+    PredictionHarness sut(chain->config(), p, CORRIDORS);
+    testing::randomiseCorridors(sut.corridors, chain->config(), 13);
+    const auto device = DevicePrediction::upload(sut, chain->config());
+    const cuda::DeviceChain& dc = *deviceChain;
+    auto graph = platform::Graph::capture(stream->get(), [&](platform::StreamHandle s) { return device.enqueue(dc, sut, psi, s); });
+    ASSERT_TRUE(graph.hasValue()) << platform::describe(graph.error());
+    for (int replay = 0; replay < 3; ++replay) {
+        ASSERT_TRUE(graph->launch(stream->get()).hasValue());
+    }
+    device.download(sut, stream->get());
+    ASSERT_TRUE(stream->synchronize().hasValue());
+    expectMatchesReference(reference, sut, CORRIDORS);
+    EXPECT_EQ(sut.positionMarginal, direct.positionMarginal);
+    EXPECT_EQ(sut.speedMarginal, direct.speedMarginal);
+    EXPECT_EQ(sut.grid, direct.grid);
+}
+
+TEST(MarkovGpuPropagation, AutoClusterSizeIsTheLargestWithWhichAllCorridorsRunAtOnce) {
+    AUGUR_REQUIRE_GPU();
+    if (!seedChainFitsOneBlock()) {
+        GTEST_SKIP() << "this GPU's shared memory per block cannot hold the seed's resident block";
+    }
+    const auto chain = MarkovChain::build(ChainConfig{});
+    ASSERT_TRUE(chain.hasValue());
+    const auto sut = cuda::DeviceChain::create(*chain, cuda::Propagation::Resident);
+    ASSERT_TRUE(sut.hasValue());
+    const int oneBlockEach = sut->maxActiveResidentCorridors(1);
+    ASSERT_GT(oneBlockEach, 0);
+    for (const int corridors : {1, 2, 9, 16, 33, 64, 100, oneBlockEach, oneBlockEach + 1, 4 * oneBlockEach}) {
+        const int blocks = sut->residentClusterBlocks(corridors);
+        ASSERT_TRUE(blocks == 1 || blocks == 2 || blocks == 4 || blocks == 8) << corridors;
+        if (blocks > 1) {
+            EXPECT_LE(corridors, sut->maxActiveResidentCorridors(blocks)) << corridors << " corridors on " << blocks;
+        }
+        for (int larger = blocks * 2; larger <= 8; larger *= 2) {
+            EXPECT_GT(corridors, sut->maxActiveResidentCorridors(larger)) << corridors << " corridors would fit " << larger;
+        }
+    }
+    EXPECT_EQ(sut->residentClusterBlocks(4 * oneBlockEach), 1);
+    if (clustersAvailable()) {
+        EXPECT_GT(sut->residentClusterBlocks(1), 1) << "one corridor is spread over a cluster";
+    }
+}
+
+TEST(MarkovGpuPropagation, ClusterSizeOtherThanAPowerOfTwoUpToEightIsRejected) {
+    AUGUR_REQUIRE_GPU();
+    const auto chain = MarkovChain::build(testing::smallChain());
+    ASSERT_TRUE(chain.hasValue());
+    for (const int blocks : {-1, 3, 6, 16}) {
+        const auto sut = cuda::DeviceChain::create(*chain, cuda::Propagation::Resident, blocks);
+        ASSERT_FALSE(sut.hasValue()) << blocks;
+        EXPECT_EQ(sut.error(), MarkovError::InvalidGrid);
+    }
+}
+
+TEST(MarkovGpuPropagation, ClustersOnAGpuWithoutClusterLaunchAreRejected) {
+    AUGUR_REQUIRE_GPU();
+    if (clustersAvailable()) {
+        GTEST_SKIP() << "this GPU launches clusters (the case needs one before sm_90)";
+    }
+    const auto chain = MarkovChain::build(testing::smallChain());
+    ASSERT_TRUE(chain.hasValue());
+    const auto sut = cuda::DeviceChain::create(*chain, cuda::Propagation::Resident, 2);
+    ASSERT_FALSE(sut.hasValue());
+    EXPECT_EQ(sut.error(), MarkovError::InvalidGrid);
+    const auto automatic = cuda::DeviceChain::create(*chain);
+    ASSERT_TRUE(automatic.hasValue());
+    EXPECT_EQ(automatic->residentClusterBlocks(1), 1);
 }
 
 /// The combination and λ kernels at the seed's size.

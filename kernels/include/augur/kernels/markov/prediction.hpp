@@ -8,8 +8,9 @@
 // `grid` is OccupancyGrid::cells (probability · 65535, row-major, one frame per group of steps).
 //
 // Two backends behind one signature: cpu::predict (the reference) and cuda::predict (one launch for the
-// whole horizon of all corridors with p in shared memory where the chain fits, else one batched launch
-// per horizon step; plus three small launches for the summary, the splat and the grid). Both are run-phase calls:
+// whole horizon of all corridors with p in shared memory where the chain fits, a corridor on one block
+// or on a thread-block cluster, else one batched launch per horizon step; plus three small launches
+// for the summary, the splat and the grid). Both are run-phase calls:
 // noexcept, no allocation, caller-provided scratch sized by the matching ...ScratchBytes query.
 #pragma once
 
@@ -174,11 +175,15 @@ void predict(const MarkovChain& chain, const PredictionConfig& prediction, const
 
 namespace cuda {
 
+/// Cluster sizes the resident path can give a corridor: 1, 2, 4, 8 blocks.
+inline constexpr int RESIDENT_CLUSTER_SIZES = 4;
+
 /// How cuda::predict propagates the corridors.
 enum class Propagation {
-    Auto,      ///< both paths kept; each call picks Resident from tuning::RESIDENT_MIN_CORRIDORS (24)
-               ///< corridors, Tiled below (the resident time is flat, the tiled one grows per corridor)
-    Resident,  ///< one block per corridor runs the whole horizon with p(t) in shared memory: one launch
+    Auto,      ///< both paths kept; each call picks Resident from tuning::RESIDENT_MIN_CORRIDORS
+               ///< corridors (1: the resident path was faster at every count measured), Tiled below
+    Resident,  ///< one launch for the whole horizon with p(t) in shared memory, each corridor on one
+               ///< block or spread over a thread-block cluster of 2, 4 or 8 blocks (sm_90)
     Tiled,     ///< one launch per step for all corridors, p(t) in device memory, Υ as ELL
 };
 
@@ -194,20 +199,30 @@ struct StencilSlot {
 class DeviceChain {
 public:
     /// Uploads `chain` for the requested propagation. Resident needs 2·n + O(n_s) floats of shared
-    /// memory in one block (n ≤ ≈ 27,000 states on sm_90, 227 KB; the seed's 24,000 do not fit sm_87's
+    /// memory in one block (n ≤ ≈ 28,000 states on sm_90, 227 KB; the seed's 24,000 do not fit sm_87's
     /// 163 KB), n_v ≤ 32, a row stencil of at most tuning::MAX_RESIDENT_ENTRIES slots and n_v·n_a ≤ 512;
     /// Tiled needs a position row of at most 614 states (n_v·n_a; the step block's shared memory).
-    /// Auto keeps every path that fits (propagation() says which: Auto when both do). Init phase:
+    /// `clusterBlocks`: 0 lets each call spread a corridor over the largest thread-block cluster (up to
+    /// tuning::RESIDENT_MAX_CLUSTER_BLOCKS) with which all its corridors run at once; 1, 2, 4 or 8 fixes
+    /// the cluster size (a resident path that cannot run clusters of that size on this device does not
+    /// fit). Auto keeps every path that fits (propagation() says which: Auto when both do). Init phase:
     /// allocates device memory, synchronous. Fails with InvalidGrid when the requested path (for Auto:
-    /// both) does not fit, DeviceFailure when a CUDA call fails.
+    /// both) does not fit or clusterBlocks is not 0, 1, 2, 4 or 8, DeviceFailure when a CUDA call fails.
     [[nodiscard]] static Result<DeviceChain, MarkovError> create(const MarkovChain& chain,
-                                                                 Propagation propagation = Propagation::Auto) noexcept;
+                                                                 Propagation propagation = Propagation::Auto,
+                                                                 int clusterBlocks = 0) noexcept;
 
     [[nodiscard]] const ChainConfig& config() const noexcept { return m_config; }
     /// The paths this chain can take: Resident, Tiled, or Auto (both; chosen per call).
     [[nodiscard]] Propagation propagation() const noexcept { return m_propagation; }
     /// Whether cuda::predict propagates `corridorCount` corridors on the resident path.
     [[nodiscard]] bool residentFor(int corridorCount) const noexcept;
+    /// Blocks (one thread-block cluster) the resident path gives each of `corridorCount` corridors:
+    /// 1, 2, 4 or 8. Run phase: noexcept, O(1).
+    [[nodiscard]] int residentClusterBlocks(int corridorCount) const noexcept;
+    /// How many corridors on clusters of `clusterBlocks` blocks the device runs at once (0: none, or
+    /// not a resident chain), from the occupancy queries at init.
+    [[nodiscard]] int maxActiveResidentCorridors(int clusterBlocks) const noexcept;
     [[nodiscard]] int stepEntriesPerRow() const noexcept { return m_stepEntries; }
     [[nodiscard]] int intervalEntriesPerRow() const noexcept { return m_intervalEntries; }
     [[nodiscard]] const std::int32_t* stepColumn() const noexcept { return m_stepColumn.data(); }
@@ -217,16 +232,21 @@ public:
     [[nodiscard]] const StencilSlot* stencil() const noexcept { return m_stencil.data(); }
     [[nodiscard]] int stencilEntriesPerRow() const noexcept { return m_stencilEntries; }
     [[nodiscard]] int stencilMaxShift() const noexcept { return m_stencilMaxShift; }
-    /// Dynamic shared memory of the resident block, bytes (0 when Tiled).
+    /// Position rows per chunk when a corridor is spread over a cluster (a power of two ≥ stencilMaxShift()).
+    [[nodiscard]] int residentChunkRows() const noexcept { return m_chunkRows; }
+    /// Dynamic shared memory of a resident block, bytes (0 when Tiled).
     [[nodiscard]] std::size_t residentSharedBytes() const noexcept { return m_residentSharedBytes; }
 
 private:
     ChainConfig m_config{};
     Propagation m_propagation{Propagation::Tiled};
+    int m_clusterBlocks{0};            // 0: chosen per call
+    int m_maxActiveClusters[RESIDENT_CLUSTER_SIZES]{};  // corridors at once on clusters of 1, 2, 4, 8 blocks
     int m_stepEntries{0};
     int m_intervalEntries{0};
     int m_stencilEntries{0};
     int m_stencilMaxShift{0};
+    int m_chunkRows{0};
     std::size_t m_residentSharedBytes{0};
     platform::DeviceBuffer<std::int32_t> m_stepColumn;
     platform::DeviceBuffer<float> m_stepValue;
@@ -239,9 +259,10 @@ private:
 [[nodiscard]] std::size_t predictScratchBytes(const ChainConfig& chain, const PredictionConfig& prediction) noexcept;
 
 /// CUDA path of cpu::predict. `corridors`, the polylines, `out` and `scratch` are device memory.
-/// Enqueues one memset and 4 kernels (resident: the whole horizon in one launch, one block per
-/// corridor) or H + 4 kernels (tiled) on `stream` (DeviceChain::residentFor says which); capturable into a CUDA graph. Deterministic: fixed
-/// reduction orders, integer grid accumulation.
+/// Enqueues one memset and 4 kernels (resident: the whole horizon in one launch, one block or cluster
+/// per corridor) or H + 4 kernels (tiled) on `stream` (DeviceChain::residentFor and
+/// residentClusterBlocks say which); capturable into a CUDA graph. Deterministic: fixed reduction
+/// orders, integer grid accumulation; the same outputs for every cluster size up to float rounding.
 /// Run phase: noexcept, allocation-free, asynchronous.
 [[nodiscard]] platform::GpuStatus predict(const DeviceChain& chain, const PredictionConfig& prediction,
                                           const InputDynamics& psi, const CorridorInput* corridors, int corridorCount,

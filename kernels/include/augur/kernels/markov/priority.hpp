@@ -163,8 +163,8 @@ namespace cuda {
                                                  platform::StreamHandle stream) noexcept;
 
 /// CUDA path of cpu::combineInputTransition; lambda and gamma are device pointers, gamma 16-byte
-/// aligned. One thread per (s, v) cell writing its n_a² non-zeros (16-byte stores where n_a² is a
-/// multiple of 4), ψ_sub read from the constant bank at compile-time offsets (one kernel per n_a).
+/// aligned. One thread per 16 bytes of Γ (4 consecutive non-zeros, one 16-byte store; one non-zero per
+/// thread where n_a is odd), ψ_sub staged in shared memory per block (one kernel per n_a).
 /// Run phase: enqueues one kernel.
 [[nodiscard]] platform::GpuStatus combineInputTransition(const float* lambda, const InputDynamics& psi, int inputCells,
                                                          int cells, float* gamma, bool renormalise,
