@@ -157,7 +157,7 @@ int main(int argc, char** argv) {
         misses += latency_ms.back() > deadline_ms ? 1 : 0;
     }
     std::printf("# augur-bench-runtime: %u vehicles, %u particles per filter, horizon %.1f s (%u steps), Markov chain "
-                "%u x %u x %u cells, %s backend (Markov on the %s), %d CPU worker thread(s)\n",
+                "%u x %u x %u cells, %s backend (intention filters and Markov prediction on the %s), %d CPU worker thread(s)\n",
                 o.vehicles, o.particles, o.horizon_s, augur::config::horizonSteps(d.motion), d.motion.positionCells,
                 d.motion.speedCells, d.motion.inputCells, o.backend.c_str(), runtime.backendIsCuda() ? "GPU" : "CPU",
                 workers);
