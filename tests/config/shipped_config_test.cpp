@@ -52,6 +52,8 @@ TEST(ShippedConfig, JetsonOrinYamlRequiresCudaAndTheRealTimeSetup) {
     EXPECT_EQ(sut.runtime.onRtSetupFailure, RtSetupFailurePolicy::Fail);
     EXPECT_EQ(sut.runtime.deadline_ms, DEADLINE_MS);
     EXPECT_LE(stageBudgetSum_ms(sut.runtime), static_cast<double>(sut.runtime.deadline_ms));
+    EXPECT_EQ(sut.map.format, MapFormat::Lanelet2);
+    EXPECT_TRUE(std::filesystem::exists(sut.map.path)) << "the shipped vehicle deployment names a map that exists";
 }
 
 TEST(ShippedConfig, MapPathIsResolvedAgainstTheConfigFolder) {
