@@ -53,17 +53,15 @@ StepResult potentialFlocksOfStep(const TrajectoryView& view, int step, int minEn
     double minY = minX;
     double maxX = -minX;
     double maxY = -minX;
-    int present = 0;
     for (int i = 0; i < n; ++i) {
         if (isPresent(view, base + i)) {
             minX = std::min(minX, xs[i]);
             maxX = std::max(maxX, xs[i]);
             minY = std::min(minY, ys[i]);
             maxY = std::max(maxY, ys[i]);
-            ++present;
         }
     }
-    const StepGrid grid = makeStepGrid(minX, maxX, minY, maxY, limits.cellMin_m, stepSideCap(sideCap, present));
+    const StepGrid grid = makeStepGrid(minX, maxX, minY, maxY, limits.cellMin_m, sideCap);
     const int cells = grid.side * grid.side;
 
     // Counting pass, prefix sum, placement pass.

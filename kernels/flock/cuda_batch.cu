@@ -52,15 +52,6 @@ struct BatchHeader {
     int invalid;           ///< non-zero: a present sample was not finite
 };
 
-/// Per disk: 1 and its size when its set is kept (maximal in its step), else 0 — in 32 bits (both totals
-/// are bounded by capacities ≤ 2³⁰), half the bytes of Count2 for the batch-wide prefix sum.
-struct Kept {
-    int sets;
-    int members;
-};
-
-__host__ __device__ __forceinline__ Kept operator+(const Kept& a, const Kept& b) { return {a.sets + b.sets, a.members + b.members}; }
-
 /// Everything the kernels read or write, by pointer, plus the capacities.
 struct Pools {
     const BatchParams* params;
@@ -68,8 +59,9 @@ struct Pools {
     const double* y;
     unsigned char* present;
     StepGrid* grids;
+    int* cellCount;
     int* cellStart;
-    int* pointRank;  ///< a point's rank within its cell (counting pass → placement)
+    int* cellFill;
     int* pointCell;
     int* sortedId;
     double* sortedX;
@@ -82,8 +74,8 @@ struct Pools {
     long long* diskMemberStart;
     unsigned long long* diskSignature;
     int* members;
-    Kept* kept;
-    Kept* keptStart;  ///< exclusive prefix sum of kept
+    Count2* kept;       ///< per disk: (1, size) when its set is maximal in its step, else 0
+    Count2* keptStart;  ///< exclusive prefix sum of kept
     long long* familyOffsets;
     int* familyMembers;
     int* familyStep;
@@ -94,7 +86,7 @@ struct Pools {
     // capacities
     int maxSteps;
     int maxEntities;
-    int cellStride;  ///< cells reserved per step: gridCellsPerStep + 1 (the end of the last cell)
+    int cellsPerStep;
     int sideCap;
     long long maxDisks;
     long long maxMembers;
@@ -112,7 +104,7 @@ __device__ __forceinline__ long long strideStep() { return static_cast<long long
 template <typename Visit>
 __device__ void forNeighbours(const Pools& p, int step, int cell, Visit&& visit) {
     const StepGrid grid = p.grids[step];
-    const int base = step * p.cellStride;
+    const int base = step * p.cellsPerStep;
     const int local = cell - base;
     const int cx = local % grid.side;
     const int cy = local / grid.side;
@@ -134,53 +126,41 @@ __device__ __forceinline__ bool activeSample(const Pools& p, long long k) {
     return k < static_cast<long long>(bp.steps) * bp.entities && p.present[k] != 0;
 }
 
-// §4.1 the multi-grid, one block per step, touching only the cells that step's grid uses:
-//   1. input check and bounding box: a present sample that is not finite is flagged (the batch is then
-//      reported as invalid input) and treated as missing, so the kernels after this one stay well
-//      defined; the box and the count of the other present points give the step's grid (at most
-//      CELLS_PER_POINT cells per point, see stepSideCap);
-//   2. counting pass: points per cell, atomics on the step's own cells, each point keeping its rank
-//      within its cell;
-//   3. prefix sum of the step's cells (block scan), plus the end of the last cell;
-//   4. placement pass: each point to its cell's start + its rank.
-// The step's sorted points occupy slots step·entities … step·entities + points - 1.
-__global__ void __launch_bounds__(tuning::GRID_BLOCK) gridKernel(Pools p) {
-    __shared__ double lo[2][tuning::GRID_BLOCK];
-    __shared__ double hi[2][tuning::GRID_BLOCK];
-    __shared__ int presentCount[tuning::GRID_BLOCK];
-    __shared__ int warpTotals[WARP_THREADS + 1];
-    __shared__ StepGrid grid;
+// Input check on the device: a present sample that is not finite is flagged (the batch is then
+// reported as invalid input) and treated as missing, so the kernels after this one stay well defined.
+__global__ void validateKernel(Pools p) {
     const BatchParams bp = *p.params;
-    const int step = blockIdx.x;
-    if (step >= bp.steps) {
-        return;
-    }
-    const long long base = static_cast<long long>(step) * bp.entities;
-    double minX = INFINITY, minY = INFINITY, maxX = -INFINITY, maxY = -INFINITY;
-    int count = 0;
-    for (int i = threadIdx.x; i < bp.entities; i += blockDim.x) {
-        const long long k = base + i;
-        if (p.present[k] == 0) {
-            continue;
-        }
-        const double x = p.x[k];
-        const double y = p.y[k];
-        if (!(isfinite(x) && isfinite(y))) {
+    const long long total = static_cast<long long>(bp.steps) * bp.entities;
+    for (long long k = strideStart(); k < total; k += strideStep()) {
+        if (p.present[k] != 0 && !(isfinite(p.x[k]) && isfinite(p.y[k]))) {
             p.present[k] = 0;
             *p.invalid = 1;
-            continue;
         }
-        minX = fmin(minX, x);
-        maxX = fmax(maxX, x);
-        minY = fmin(minY, y);
-        maxY = fmax(maxY, y);
-        ++count;
+    }
+}
+
+// §4.1: the grid of each step: bounding box of its present points (one block per step).
+__global__ void stepGridKernel(Pools p) {
+    __shared__ double lo[2][tuning::REDUCE_BLOCK];
+    __shared__ double hi[2][tuning::REDUCE_BLOCK];
+    const BatchParams bp = *p.params;
+    const int step = blockIdx.x;
+    double minX = INFINITY, minY = INFINITY, maxX = -INFINITY, maxY = -INFINITY;
+    if (step < bp.steps) {
+        const long long base = static_cast<long long>(step) * bp.entities;
+        for (int i = threadIdx.x; i < bp.entities; i += blockDim.x) {
+            if (p.present[base + i] != 0) {
+                minX = fmin(minX, p.x[base + i]);
+                maxX = fmax(maxX, p.x[base + i]);
+                minY = fmin(minY, p.y[base + i]);
+                maxY = fmax(maxY, p.y[base + i]);
+            }
+        }
     }
     lo[0][threadIdx.x] = minX;
     lo[1][threadIdx.x] = minY;
     hi[0][threadIdx.x] = maxX;
     hi[1][threadIdx.x] = maxY;
-    presentCount[threadIdx.x] = count;
     __syncthreads();
     for (int s = blockDim.x / 2; s > 0; s /= 2) {
         if (threadIdx.x < s) {
@@ -188,58 +168,44 @@ __global__ void __launch_bounds__(tuning::GRID_BLOCK) gridKernel(Pools p) {
             lo[1][threadIdx.x] = fmin(lo[1][threadIdx.x], lo[1][threadIdx.x + s]);
             hi[0][threadIdx.x] = fmax(hi[0][threadIdx.x], hi[0][threadIdx.x + s]);
             hi[1][threadIdx.x] = fmax(hi[1][threadIdx.x], hi[1][threadIdx.x + s]);
-            presentCount[threadIdx.x] += presentCount[threadIdx.x + s];
         }
         __syncthreads();
     }
     if (threadIdx.x == 0) {
-        grid = makeStepGrid(lo[0][0], hi[0][0], lo[1][0], hi[1][0], p.limits.cellMin_m, stepSideCap(p.sideCap, presentCount[0]));
-        p.grids[step] = grid;
+        p.grids[step] = makeStepGrid(lo[0][0], hi[0][0], lo[1][0], hi[1][0], p.limits.cellMin_m, p.sideCap);
     }
-    __syncthreads();
-    const int cells = grid.side * grid.side;
-    int* cellStart = p.cellStart + static_cast<long long>(step) * p.cellStride;
-    for (int c = threadIdx.x; c <= cells; c += blockDim.x) {
-        cellStart[c] = 0;
-    }
-    __syncthreads();
-    for (int i = threadIdx.x; i < bp.entities; i += blockDim.x) {
-        const long long k = base + i;
-        if (p.present[k] == 0) {
+}
+
+// §4.1 counting pass: points per cell (atomics).
+__global__ void countCellsKernel(Pools p) {
+    const BatchParams bp = *p.params;
+    const long long total = static_cast<long long>(p.maxSteps) * p.maxEntities;
+    for (long long k = strideStart(); k < total; k += strideStep()) {
+        if (!activeSample(p, k)) {
             p.pointCell[k] = -1;
             continue;
         }
+        const int step = static_cast<int>(k / bp.entities);
+        const StepGrid grid = p.grids[step];
         const int cx = cellCoordinate(p.x[k], grid.minX_m, grid.cell_m, grid.side);
         const int cy = cellCoordinate(p.y[k], grid.minY_m, grid.cell_m, grid.side);
-        const int cell = cy * grid.side + cx;
-        p.pointCell[k] = static_cast<int>(static_cast<long long>(step) * p.cellStride + cell);
-        p.pointRank[k] = atomicAdd(&cellStart[cell], 1);
+        const int cell = step * p.cellsPerStep + cy * grid.side + cx;
+        p.pointCell[k] = cell;
+        atomicAdd(&p.cellCount[cell], 1);
     }
-    __syncthreads();
-    const int slotBase = static_cast<int>(base);
-    int running = 0;
-    for (int tile = 0; tile < cells; tile += blockDim.x) {
-        const int c = tile + static_cast<int>(threadIdx.x);
-        const int points = c < cells ? cellStart[c] : 0;
-        int tileTotal = 0;
-        const int before = blockExclusiveSum(points, warpTotals, tileTotal);
-        if (c < cells) {
-            cellStart[c] = slotBase + running + before;
-        }
-        running += tileTotal;
-    }
-    if (threadIdx.x == 0) {
-        cellStart[cells] = slotBase + running;
-    }
-    __syncthreads();
-    for (int i = threadIdx.x; i < bp.entities; i += blockDim.x) {
-        const long long k = base + i;
+}
+
+// §4.1 placement pass: each point into its cell's range (atomics for the slot within the cell).
+__global__ void placeKernel(Pools p) {
+    const BatchParams bp = *p.params;
+    const long long total = static_cast<long long>(p.maxSteps) * p.maxEntities;
+    for (long long k = strideStart(); k < total; k += strideStep()) {
         const int cell = p.pointCell[k];
         if (cell < 0) {
             continue;
         }
-        const int slot = p.cellStart[cell] + p.pointRank[k];
-        p.sortedId[slot] = i;
+        const int slot = p.cellStart[cell] + atomicAdd(&p.cellFill[cell], 1);
+        p.sortedId[slot] = static_cast<int>(k % bp.entities);
         p.sortedX[slot] = p.x[k];
         p.sortedY[slot] = p.y[k];
     }
@@ -352,7 +318,7 @@ __global__ void maximalKernel(Pools p) {
     for (long long d = strideStart(); d <= p.maxDisks; d += strideStep()) {
         const long long size = d < p.maxDisks ? p.diskSize[d] : 0;
         if (!valid || size == 0) {
-            p.kept[d] = Kept{0, 0};
+            p.kept[d] = Count2{0, 0};
             continue;
         }
         const int k = p.diskAnchor[d];
@@ -373,7 +339,7 @@ __global__ void maximalKernel(Pools p) {
                 dominated = other == size ? (e < d && subset) : subset;
             }
         });
-        p.kept[d] = dominated ? Kept{0, 0} : Kept{1, static_cast<int>(size)};
+        p.kept[d] = dominated ? Count2{0, 0} : Count2{1, size};
     }
 }
 
@@ -462,10 +428,10 @@ struct CudaBatchStage::State {
     DeviceBuffer<unsigned char> present;
     DeviceBuffer<BatchParams> batchParams;
     DeviceBuffer<StepGrid> grids;
-    DeviceBuffer<int> invalid, cellStart, pointCell, pointRank, sortedId, diskAnchor, members, familyMembers, familyStep,
+    DeviceBuffer<int> invalid, cellCount, cellStart, cellFill, pointCell, sortedId, diskAnchor, members, familyMembers, familyStep,
         stepBegin;
     DeviceBuffer<long long> pairCount, pairStart, diskSize, diskMemberStart, familyOffsets;
-    DeviceBuffer<Kept> kept, keptStart;
+    DeviceBuffer<Count2> kept, keptStart;
     DeviceBuffer<DiskOffset> diskOffset;
     DeviceBuffer<unsigned long long> diskSignature, familySignature;
     DeviceBuffer<BatchHeader> header;
@@ -500,9 +466,15 @@ struct CudaBatchStage::State {
     GpuStatus enqueueKernels(StreamHandle stream) {
         const Pools& p = pools;
         const LaunchDims dims{gridBlocks, block};
+        AUGUR_CUDA_TRY(platform::fillDevice(cellCount.data(), 0, cellCount.bytes(), stream));
+        AUGUR_CUDA_TRY(platform::fillDevice(cellFill.data(), 0, cellFill.bytes(), stream));
         AUGUR_CUDA_TRY(platform::fillDevice(invalid.data(), 0, sizeof(int), stream));
-        // §4.1 the multi-grid: input check, grid, points per cell → cell ranges → placement, per step.
-        AUGUR_CUDA_TRY(launch(gridKernel, LaunchDims{p.maxSteps, tuning::GRID_BLOCK}, stream, p));
+        AUGUR_CUDA_TRY(launch(validateKernel, dims, stream, p));
+        AUGUR_CUDA_TRY(launch(stepGridKernel, LaunchDims{p.maxSteps, tuning::REDUCE_BLOCK}, stream, p));
+        // §4.1 the multi-grid: points per cell → cell ranges → placement.
+        AUGUR_CUDA_TRY(countScanWrite(
+            sums, [&] { return launch(countCellsKernel, dims, stream, p); }, p.cellCount, p.cellStart, cells + 1,
+            [&] { return launch(placeKernel, dims, stream, p); }, stream));
         // §4.2 Lemma-3 disks: pairs per point → disk slots → emission.
         AUGUR_CUDA_TRY(countScanWrite(
             sums, [&] { return launch(pairKernel<false>, dims, stream, p); }, p.pairCount, p.pairStart, samples + 1,
@@ -542,7 +514,7 @@ Result<std::unique_ptr<CudaBatchStage>, FlockFailure> CudaBatchStage::create(con
     const long long steps = capacities.maxBatchSteps;
     const long long entities = capacities.maxEntities;
     s.samples = steps * entities;
-    s.cells = steps * (static_cast<long long>(sideCap) * sideCap + 1);
+    s.cells = steps * static_cast<long long>(sideCap) * sideCap;
     if (s.cells > (1LL << 30)) {
         failure.error = FlockError::InvalidParams;
         return fail(failure);
@@ -579,8 +551,9 @@ Result<std::unique_ptr<CudaBatchStage>, FlockFailure> CudaBatchStage::create(con
     AUGUR_FLOCK_ALLOC(s.present, buffer<unsigned char>(s.samples));
     AUGUR_FLOCK_ALLOC(s.batchParams, buffer<BatchParams>(1));
     AUGUR_FLOCK_ALLOC(s.grids, buffer<StepGrid>(steps));
-    AUGUR_FLOCK_ALLOC(s.cellStart, buffer<int>(s.cells));
-    AUGUR_FLOCK_ALLOC(s.pointRank, buffer<int>(s.samples));
+    AUGUR_FLOCK_ALLOC(s.cellCount, buffer<int>(s.cells + 1));
+    AUGUR_FLOCK_ALLOC(s.cellStart, buffer<int>(s.cells + 1));
+    AUGUR_FLOCK_ALLOC(s.cellFill, buffer<int>(s.cells + 1));
     AUGUR_FLOCK_ALLOC(s.pointCell, buffer<int>(s.samples));
     AUGUR_FLOCK_ALLOC(s.sortedId, buffer<int>(s.samples));
     AUGUR_FLOCK_ALLOC(s.sortedX, buffer<double>(s.samples));
@@ -593,8 +566,8 @@ Result<std::unique_ptr<CudaBatchStage>, FlockFailure> CudaBatchStage::create(con
     AUGUR_FLOCK_ALLOC(s.diskMemberStart, buffer<long long>(disks + 1));
     AUGUR_FLOCK_ALLOC(s.diskSignature, buffer<unsigned long long>(disks));
     AUGUR_FLOCK_ALLOC(s.members, buffer<int>(capacities.maxCandidateMembersPerBatch));
-    AUGUR_FLOCK_ALLOC(s.kept, buffer<Kept>(disks + 1));
-    AUGUR_FLOCK_ALLOC(s.keptStart, buffer<Kept>(disks + 1));
+    AUGUR_FLOCK_ALLOC(s.kept, buffer<Count2>(disks + 1));
+    AUGUR_FLOCK_ALLOC(s.keptStart, buffer<Count2>(disks + 1));
     AUGUR_FLOCK_ALLOC(s.familyOffsets, buffer<long long>(capacities.maxFamilySetsPerBatch + 1));
     AUGUR_FLOCK_ALLOC(s.familyMembers, buffer<int>(capacities.maxFamilyMembersPerBatch));
     AUGUR_FLOCK_ALLOC(s.familyStep, buffer<int>(capacities.maxFamilySetsPerBatch));
@@ -607,7 +580,8 @@ Result<std::unique_ptr<CudaBatchStage>, FlockFailure> CudaBatchStage::create(con
     AUGUR_FLOCK_ALLOC(s.intersectDone, platform::Event::create(true));
 
     // One scan scratch, as large as the largest scan needs.
-    for (const auto& st : {s.sums.require(s.pairCount.data(), s.pairStart.data(), s.samples + 1),
+    for (const auto& st : {s.sums.require(s.cellCount.data(), s.cellStart.data(), s.cells + 1),
+                           s.sums.require(s.pairCount.data(), s.pairStart.data(), s.samples + 1),
                            s.sums.require(s.diskSize.data(), s.diskMemberStart.data(), disks + 1),
                            s.sums.require(s.kept.data(), s.keptStart.data(), disks + 1), s.sums.allocate()}) {
         if (!st) {
@@ -621,8 +595,9 @@ Result<std::unique_ptr<CudaBatchStage>, FlockFailure> CudaBatchStage::create(con
     p.y = s.y.data();
     p.present = s.present.data();
     p.grids = s.grids.data();
+    p.cellCount = s.cellCount.data();
     p.cellStart = s.cellStart.data();
-    p.pointRank = s.pointRank.data();
+    p.cellFill = s.cellFill.data();
     p.pointCell = s.pointCell.data();
     p.sortedId = s.sortedId.data();
     p.sortedX = s.sortedX.data();
@@ -645,7 +620,7 @@ Result<std::unique_ptr<CudaBatchStage>, FlockFailure> CudaBatchStage::create(con
     p.header = s.header.data();
     p.maxSteps = static_cast<int>(steps);
     p.maxEntities = static_cast<int>(entities);
-    p.cellStride = sideCap * sideCap + 1;
+    p.cellsPerStep = sideCap * sideCap;
     p.sideCap = sideCap;
     p.maxDisks = disks;
     p.maxMembers = capacities.maxCandidateMembersPerBatch;

@@ -85,23 +85,16 @@ private:
     std::size_t m_bytes{0};
 };
 
-/// The sizing pattern of every data-dependent pool: `count()` enqueues what counts the items, `scan()`
-/// their exclusive prefix sum, `write()` what places each item at its start; each returns a GpuStatus
-/// (kernels through `launch`), the first error stops the sequence. Graph-capturable, noexcept,
-/// allocation-free.
-template <typename Count, typename Scan, typename Write>
-[[nodiscard]] platform::GpuStatus countScanWrite(Count&& count, Scan&& scan, Write&& write) noexcept {
-    AUGUR_CUDA_TRY(count());
-    AUGUR_CUDA_TRY(scan());
-    return write();
-}
-
-/// The same with a CUB scan: count() writes counts[0 … n-1] (zeros past the data), their exclusive prefix
-/// sum goes to starts[0 … n-1] (starts[n-1] is the total when counts[n-1] = 0), write() places.
+/// The sizing pattern of every data-dependent pool: `count()` launches a kernel that writes counts[0 …
+/// n-1] (zeros past the data), their exclusive prefix sum goes to starts[0 … n-1] (starts[n-1] is the
+/// total when counts[n-1] = 0), and `write()` launches the kernel that places each item at its start.
+/// count and write return a GpuStatus (use `launch`). Graph-capturable, noexcept, allocation-free.
 template <typename T, typename Count, typename Write>
 [[nodiscard]] platform::GpuStatus countScanWrite(PrefixSums& sums, Count&& count, const T* counts, T* starts, long long n, Write&& write,
                                                  platform::StreamHandle stream) noexcept {
-    return countScanWrite(count, [&] { return sums.exclusive(counts, starts, n, stream); }, write);
+    AUGUR_CUDA_TRY(count());
+    AUGUR_CUDA_TRY(sums.exclusive(counts, starts, n, stream));
+    return write();
 }
 
 #if defined(__CUDACC__)
@@ -123,63 +116,6 @@ __device__ __forceinline__ long long warpSum(long long v) {
         v += __shfl_xor_sync(FULL_WARP, v, offset);
     }
     return v;
-}
-
-__device__ __forceinline__ int shuffleUp(int v, int offset) { return __shfl_up_sync(FULL_WARP, v, offset); }
-__device__ __forceinline__ long long shuffleUp(long long v, int offset) { return __shfl_up_sync(FULL_WARP, v, offset); }
-__device__ __forceinline__ Count2 shuffleUp(Count2 v, int offset) {
-    return {__shfl_up_sync(FULL_WARP, v.sets, offset), __shfl_up_sync(FULL_WARP, v.members, offset)};
-}
-
-/// Exclusive prefix sum over the block's threads in thread order; `total` gets the block's sum (in every
-/// thread). blockDim.x a multiple of 32, at most 1024; `warpTotals`: shared scratch of 33 entries.
-/// Every thread of the block calls it (it synchronises, and leaves the scratch free for the next call).
-template <typename T>
-__device__ T blockExclusiveSum(T value, T* warpTotals, T& total) {
-    const int lane = laneId();
-    const int warp = static_cast<int>(threadIdx.x) / WARP_THREADS;
-    const int warps = static_cast<int>(blockDim.x) / WARP_THREADS;
-    T inclusive = value;
-    for (int offset = 1; offset < WARP_THREADS; offset *= 2) {
-        const T other = shuffleUp(inclusive, offset);
-        if (lane >= offset) {
-            inclusive = inclusive + other;
-        }
-    }
-    T exclusive = shuffleUp(inclusive, 1);
-    if (lane == 0) {
-        exclusive = T{};
-    }
-    if (lane == WARP_THREADS - 1) {
-        warpTotals[warp] = inclusive;
-    }
-    __syncthreads();
-    if (warp == 0) {
-        const T own = lane < warps ? warpTotals[lane] : T{};
-        T sum = own;
-        for (int offset = 1; offset < WARP_THREADS; offset *= 2) {
-            const T other = shuffleUp(sum, offset);
-            if (lane >= offset) {
-                sum = sum + other;
-            }
-        }
-        T before = shuffleUp(sum, 1);
-        if (lane == 0) {
-            before = T{};
-        }
-        __syncwarp();
-        if (lane < warps) {
-            warpTotals[lane] = before;
-        }
-        if (lane == WARP_THREADS - 1) {
-            warpTotals[WARP_THREADS] = sum;
-        }
-    }
-    __syncthreads();
-    const T result = warpTotals[warp] + exclusive;
-    total = warpTotals[WARP_THREADS];
-    __syncthreads();
-    return result;
 }
 
 /// Inclusive prefix sum over the warp's lanes.

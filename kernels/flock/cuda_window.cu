@@ -10,17 +10,15 @@
 // M_j = P^{2^K}_j ⊗ P^{2^K}_{j+δ-2^K} (the two halves overlap; idempotence makes that harmless, as in a
 // sparse table for range minima). ⌊log₂ δ⌋ levels, plus one when δ is not a power of two, each one ⊗
 // per position t for all positions at once — instead of δ − 1 levels. A level computes
-// out_t = in_t ⊗ in_{t+shift} for every position t of windows of `length` steps, one block per
-// position (the position's other family staged in shared memory when it fits, tuning.hpp):
+// out_t = in_t ⊗ in_{t+shift} for every position t of windows of `length` steps:
 //   1. count:   one warp per set a of in_t, its lanes over the sets b of in_{t+shift}: how many
-//               a ∩ b have ≥ μ members, and their total size (signatures skip disjoint pairs); the
-//               position's totals;
-//   2. scan:    one block sums the positions' totals (maxBatchSteps + 1 entries, not one per set);
-//   3. write:   a block scan of the position's counts gives each a its slots; the same warp writes
-//               the intersections in the order of b (ballot + warp scan), sorted, with signatures;
-//   4. maximal: one warp per intersection x, its lanes over the (staged) intersections of the same
-//               position: x is dropped when one is a strict superset, or the same set at a lower index;
-//   5. scan + compact: as 2 and 3, the kept sets become the next level's family, grouped by position.
+//               a ∩ b have ≥ μ members, and their total size (signatures skip disjoint pairs);
+//   2. scan:    one prefix sum of the (sets, members) pairs gives every intersection its slot;
+//   3. write:   the same warp writes the intersections in the order of b (ballot + warp scan), sorted,
+//               with their signatures;
+//   4. maximal: one warp per intersection x, its lanes over the intersections of the same position:
+//               x is dropped when one is a strict superset, or the same set at a lower index;
+//   5. scan + compact: the kept sets become the next level's family, still grouped by position.
 // Then each window's flocks are ranked lexicographically (one warp per flock), their members
 // prefix-summed and written in that order. Every kernel reads the batch's sizes from device memory
 // (graph replays), and stops when a pool ran out: the first capacity that ran out is recorded in a
@@ -104,7 +102,6 @@ struct Params {
     long long candMembers;
     long long outSets;
     long long outMembers;
-    int maxSteps;  ///< maxBatchSteps: the per-position kernels' grid, and the position scans' range - 1
     int delta;
     int minEntities;
 };
@@ -127,100 +124,29 @@ __device__ void claim(const Params& p, int overflow, long long needed) {
 /// Windows of `length` steps that start in the batch.
 __device__ __forceinline__ int positionsOf(const Params& p, int length) { return *p.steps - length + 1; }
 
-/// The sets of one position, staged in shared memory when they fit (else read from global memory):
-/// the lanes of a warp read 32 different sets at once, which shared memory serves far better.
-struct Staged {
-    int count;
-    int inShared;
-    int offsets[tuning::STAGED_SETS + 1];  ///< relative to the first member
-    unsigned long long signature[tuning::STAGED_SETS];
-    int members[tuning::STAGED_MEMBERS];
-};
-
-/// One set, wherever it is.
-struct SetRef {
-    const int* members;
-    long long size;
-};
-
-/// Stages the sets first … end - 1 of `v` into `s` when they fit. The whole block calls it.
-__device__ void stage(Staged& s, const SetsView& v, int first, int end) {
-    const int n = end - first;
-    const long long memberBegin = v.offsets[first];
-    const long long members = v.offsets[end] - memberBegin;
-    const bool fits = n <= tuning::STAGED_SETS && members <= tuning::STAGED_MEMBERS;
-    if (threadIdx.x == 0) {
-        s.count = n;
-        s.inShared = fits ? 1 : 0;
-    }
-    if (fits) {
-        for (int i = threadIdx.x; i <= n; i += blockDim.x) {
-            s.offsets[i] = static_cast<int>(v.offsets[first + i] - memberBegin);
-        }
-        for (int i = threadIdx.x; i < n; i += blockDim.x) {
-            s.signature[i] = v.signature[first + i];
-        }
-        for (int i = threadIdx.x; i < members; i += blockDim.x) {
-            s.members[i] = v.members[memberBegin + i];
-        }
-    }
-    __syncthreads();
-}
-
-__device__ __forceinline__ unsigned long long signatureAt(const Staged& s, const SetsView& v, int first, int j) {
-    return s.inShared != 0 ? s.signature[j] : v.signature[first + j];
-}
-
-__device__ __forceinline__ SetRef setAt(const Staged& s, const SetsView& v, int first, int j) {
-    if (s.inShared != 0) {
-        return {s.members + s.offsets[j], s.offsets[j + 1] - s.offsets[j]};
-    }
-    const long long begin = v.offsets[first + j];
-    return {v.members + begin, v.offsets[first + j + 1] - begin};
-}
-
-__device__ __forceinline__ int warpInBlock() { return static_cast<int>(threadIdx.x) / WARP_THREADS; }
-__device__ __forceinline__ int warpsInBlock() { return static_cast<int>(blockDim.x) / WARP_THREADS; }
-
-// Level step 1 (one block per position t): per set a of in_t (one warp), how many b ∈ in_{t+shift}
-// (the lanes; staged) give |a ∩ b| ≥ μ, and their total size; the position's totals. Positions past
-// the level's count 0, up to the scan's range (maxSteps + 1 entries).
-__global__ void countKernel(Params p, SetsView in, Level level, Count2* counts, Count2* positionCounts) {
-    __shared__ Staged other;
-    __shared__ unsigned long long sums[2];
+// Level step 1: per set a of in_t (one warp), how many b ∈ in_{t+shift} give |a ∩ b| ≥ μ, and their
+// total size. counts[a] = 0 for the sets past the level's positions, up to countCap (the scan's range).
+__global__ void countKernel(Params p, SetsView in, Level level, long long countCap, Count2* counts) {
     if (failed(p)) {
         return;
     }
-    const int t = static_cast<int>(blockIdx.x);
-    if (t == 0 && threadIdx.x == 0) {
-        positionCounts[p.maxSteps] = Count2{0, 0};
-    }
-    if (t >= positionsOf(p, level.length)) {
-        if (threadIdx.x == 0) {
-            positionCounts[t] = Count2{0, 0};
-        }
-        return;
-    }
-    if (threadIdx.x < 2) {
-        sums[threadIdx.x] = 0;
-    }
-    const int first = in.begin[t + level.shift];
-    stage(other, in, first, in.begin[t + level.shift + 1]);
+    const int n = in.begin[positionsOf(p, level.length)];
     const int lane = laneId();
-    const int end = in.begin[t + 1];
-    for (int a = in.begin[t] + warpInBlock(); a < end; a += warpsInBlock()) {
+    for (long long a = warpStart(); a < n; a += warpStep()) {
+        const int t = in.position[a];
         const long long beginA = in.offsets[a];
         const int* setA = in.members + beginA;
         const long long sizeA = in.offsets[a + 1] - beginA;
         const unsigned long long sigA = in.signature[a];
+        const int end = in.begin[t + level.shift + 1];
         long long sets = 0;
         long long members = 0;
-        for (int j = lane; j < other.count; j += WARP_THREADS) {
-            if ((sigA & signatureAt(other, in, first, j)) == 0) {
+        for (int b = in.begin[t + level.shift] + lane; b < end; b += WARP_THREADS) {
+            if ((sigA & in.signature[b]) == 0) {
                 continue;
             }
-            const SetRef b = setAt(other, in, first, j);
-            const long long size = intersectionSize(setA, sizeA, b.members, b.size);
+            const long long beginB = in.offsets[b];
+            const long long size = intersectionSize(setA, sizeA, in.members + beginB, in.offsets[b + 1] - beginB);
             if (size >= p.minEntities) {
                 ++sets;
                 members += size;
@@ -230,64 +156,22 @@ __global__ void countKernel(Params p, SetsView in, Level level, Count2* counts, 
         members = warpSum(members);
         if (lane == 0) {
             counts[a] = Count2{sets, members};
-            atomicAdd(&sums[0], static_cast<unsigned long long>(sets));
-            atomicAdd(&sums[1], static_cast<unsigned long long>(members));
         }
     }
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        positionCounts[t] = Count2{static_cast<long long>(sums[0]), static_cast<long long>(sums[1])};
+    for (long long a = n + strideStart(); a <= countCap; a += strideStep()) {
+        counts[a] = Count2{0, 0};
     }
 }
 
-// Steps 2 and 5: exclusive prefix sum of the positions' counts (maxSteps + 1 entries; the last is the
-// level's total), one block.
-__global__ void positionScanKernel(Params p, const Count2* positionCounts, Count2* positionStarts) {
-    __shared__ Count2 warpTotals[WARP_THREADS + 1];
+// Level step 3: the intersections into their slots, in the order of b (as counted); the positions'
+// ranges of the candidates.
+__global__ void writeKernel(Params p, SetsView in, Level level, const Count2* starts, long long countCap, SetsOut out) {
     if (failed(p)) {
         return;
     }
-    const int n = p.maxSteps + 1;
-    Count2 running{0, 0};
-    for (int tile = 0; tile < n; tile += blockDim.x) {
-        const int i = tile + static_cast<int>(threadIdx.x);
-        Count2 tileTotal{0, 0};
-        const Count2 before = blockExclusiveSum(i < n ? positionCounts[i] : Count2{0, 0}, warpTotals, tileTotal);
-        if (i < n) {
-            positionStarts[i] = running + before;
-        }
-        running = running + tileTotal;
-    }
-}
-
-/// starts[x] = base + the counts of first … x - 1, for x in first … end - 1 (block scan, tile by tile).
-/// The whole block calls it; the starts are visible to the block when it returns.
-__device__ void startsWithin(const Count2* counts, int first, int end, Count2 base, Count2* starts, Count2* warpTotals) {
-    Count2 running = base;
-    for (int tile = first; tile < end; tile += blockDim.x) {
-        const int x = tile + static_cast<int>(threadIdx.x);
-        Count2 tileTotal{0, 0};
-        const Count2 before = blockExclusiveSum(x < end ? counts[x] : Count2{0, 0}, warpTotals, tileTotal);
-        if (x < end) {
-            starts[x] = running + before;
-        }
-        running = running + tileTotal;
-    }
-    __syncthreads();
-}
-
-// Level step 3 (one block per position): the intersections into their slots — a's in order, and for
-// each a the b's in order, as counted — sorted, with their signatures; the positions' ranges.
-__global__ void writeKernel(Params p, SetsView in, Level level, const Count2* counts, Count2* starts, const Count2* positionStarts,
-                            SetsOut out) {
-    __shared__ Staged other;
-    __shared__ Count2 warpTotals[WARP_THREADS + 1];
-    if (failed(p)) {
-        return;
-    }
-    const Count2 total = positionStarts[p.maxSteps];
+    const Count2 total = starts[countCap];
     if (total.sets > p.candSets || total.members > p.candMembers) {
-        if (blockIdx.x == 0 && threadIdx.x == 0) {
+        if (strideStart() == 0) {
             const bool sets = total.sets > p.candSets;
             claim(p, static_cast<int>(sets ? Capacity::IntersectSetsPerBatch : Capacity::IntersectMembersPerBatch),
                   sets ? total.sets : total.members);
@@ -295,42 +179,32 @@ __global__ void writeKernel(Params p, SetsView in, Level level, const Count2* co
         return;
     }
     const int positions = positionsOf(p, level.length);
-    const int t = static_cast<int>(blockIdx.x);
-    if (t >= positions) {
-        if (t == positions && threadIdx.x == 0) {
-            out.begin[positions] = static_cast<int>(total.sets);
-            out.offsets[total.sets] = total.members;
-        }
-        return;
-    }
-    const Count2 base = positionStarts[t];
-    if (threadIdx.x == 0) {
-        out.begin[t] = static_cast<int>(base.sets);
-    }
-    const int end = in.begin[t + 1];
-    startsWithin(counts, in.begin[t], end, base, starts, warpTotals);
-    const int first = in.begin[t + level.shift];
-    stage(other, in, first, in.begin[t + level.shift + 1]);
+    const int n = in.begin[positions];
     const int lane = laneId();
     const unsigned int lowerLanes = (1U << lane) - 1U;
-    for (int a = in.begin[t] + warpInBlock(); a < end; a += warpsInBlock()) {
-        if (counts[a].sets == 0) {
+    for (long long a = warpStart(); a < n; a += warpStep()) {
+        const Count2 start = starts[a];
+        if (starts[a + 1].sets == start.sets) {
             continue;
         }
-        const Count2 start = starts[a];
         long long s = start.sets;
         long long m = start.members;
+        const int t = in.position[a];
         const long long beginA = in.offsets[a];
         const int* setA = in.members + beginA;
         const long long sizeA = in.offsets[a + 1] - beginA;
         const unsigned long long sigA = in.signature[a];
-        for (int chunk = 0; chunk < other.count; chunk += WARP_THREADS) {
-            const int j = chunk + lane;
-            SetRef b{nullptr, 0};
+        const int end = in.begin[t + level.shift + 1];
+        for (int chunk = in.begin[t + level.shift]; chunk < end; chunk += WARP_THREADS) {
+            const int b = chunk + lane;
+            const int* setB = nullptr;
+            long long sizeB = 0;
             long long size = 0;
-            if (j < other.count && (sigA & signatureAt(other, in, first, j)) != 0) {
-                b = setAt(other, in, first, j);
-                size = intersectionSize(setA, sizeA, b.members, b.size);
+            if (b < end && (sigA & in.signature[b]) != 0) {
+                const long long beginB = in.offsets[b];
+                setB = in.members + beginB;
+                sizeB = in.offsets[b + 1] - beginB;
+                size = intersectionSize(setA, sizeA, setB, sizeB);
             }
             const bool kept = size >= p.minEntities;
             const unsigned int ballot = __ballot_sync(FULL_WARP, kept);
@@ -341,96 +215,67 @@ __global__ void writeKernel(Params p, SetsView in, Level level, const Count2* co
                 const long long at = m + inclusive - keptSize;
                 out.offsets[slot] = at;
                 out.position[slot] = t;
-                out.signature[slot] = writeIntersection(setA, sizeA, b.members, b.size, out.members + at);
+                out.signature[slot] = writeIntersection(setA, sizeA, setB, sizeB, out.members + at);
             }
             s += __popc(ballot);
             m += __shfl_sync(FULL_WARP, inclusive, WARP_THREADS - 1);
         }
     }
+    if (strideStart() == 0) {
+        out.offsets[total.sets] = total.members;
+    }
+    for (long long u = strideStart(); u <= positions; u += strideStep()) {
+        out.begin[u] = static_cast<int>(starts[in.begin[u]].sets);
+    }
 }
 
-// Level step 4 (one block per position, its candidates staged): keep the maximal intersections
-// (duplicates: the lowest index), one warp per intersection, lanes over the others; keep[x] = (1,
-// size) for a kept set, else 0; the position's totals.
-__global__ void maximalKernel(Params p, SetsView cand, int length, Count2* keep, Count2* positionCounts) {
-    __shared__ Staged family;
-    __shared__ unsigned long long sums[2];
+// Level step 4: keep the maximal intersections of each position (duplicates: the lowest index); one
+// warp per intersection. keep[x] = (1, size) for a kept set, 0 otherwise, up to candSets.
+__global__ void maximalKernel(Params p, SetsView cand, int length, Count2* keep) {
     if (failed(p)) {
         return;
     }
-    const int t = static_cast<int>(blockIdx.x);
-    if (t == 0 && threadIdx.x == 0) {
-        positionCounts[p.maxSteps] = Count2{0, 0};
-    }
-    if (t >= positionsOf(p, length)) {
-        if (threadIdx.x == 0) {
-            positionCounts[t] = Count2{0, 0};
-        }
-        return;
-    }
-    if (threadIdx.x < 2) {
-        sums[threadIdx.x] = 0;
-    }
-    const int first = cand.begin[t];
-    stage(family, cand, first, cand.begin[t + 1]);
+    const int n = cand.begin[positionsOf(p, length)];
     const int lane = laneId();
-    const int n = family.count;
-    for (int i = warpInBlock(); i < n; i += warpsInBlock()) {
-        const SetRef x = setAt(family, cand, first, i);
-        const unsigned long long sigX = signatureAt(family, cand, first, i);
+    for (long long x = warpStart(); x < n; x += warpStep()) {
+        const int t = cand.position[x];
+        const long long beginX = cand.offsets[x];
+        const int* setX = cand.members + beginX;
+        const long long sizeX = cand.offsets[x + 1] - beginX;
+        const unsigned long long sigX = cand.signature[x];
+        const int end = cand.begin[t + 1];
         bool dominated = false;
-        for (int chunk = 0; chunk < n && !dominated; chunk += WARP_THREADS) {
-            const int j = chunk + lane;
+        for (int chunk = cand.begin[t]; chunk < end && !dominated; chunk += WARP_THREADS) {
+            const int y = chunk + lane;
             bool covers = false;
-            if (j < n && j != i) {
-                const SetRef y = setAt(family, cand, first, j);
-                if (y.size >= x.size && (sigX & ~signatureAt(family, cand, first, j)) == 0) {
-                    const bool subset = isSubset(x.members, x.size, y.members, y.size);
-                    covers = y.size == x.size ? (j < i && subset) : subset;
+            if (y < end && y != x) {
+                const long long beginY = cand.offsets[y];
+                const long long sizeY = cand.offsets[y + 1] - beginY;
+                if (sizeY >= sizeX && (sigX & ~cand.signature[y]) == 0) {
+                    const bool subset = isSubset(setX, sizeX, cand.members + beginY, sizeY);
+                    covers = sizeY == sizeX ? (y < x && subset) : subset;
                 }
             }
             dominated = __any_sync(FULL_WARP, covers);
         }
         if (lane == 0) {
-            keep[first + i] = dominated ? Count2{0, 0} : Count2{1, x.size};
-            if (!dominated) {
-                atomicAdd(&sums[0], 1ULL);
-                atomicAdd(&sums[1], static_cast<unsigned long long>(x.size));
-            }
+            keep[x] = dominated ? Count2{0, 0} : Count2{1, sizeX};
         }
     }
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        positionCounts[t] = Count2{static_cast<long long>(sums[0]), static_cast<long long>(sums[1])};
+    for (long long x = n + strideStart(); x <= p.candSets; x += strideStep()) {
+        keep[x] = Count2{0, 0};
     }
 }
 
-// Level step 6 (one block per position): the kept sets into the next family, one warp per set,
-// still grouped by position.
-__global__ void compactKernel(Params p, SetsView cand, int length, const Count2* keep, Count2* starts, const Count2* positionStarts,
-                              SetsOut out) {
-    __shared__ Count2 warpTotals[WARP_THREADS + 1];
+// Level step 5: the kept sets into the next family (one warp per set), still grouped by position.
+__global__ void compactKernel(Params p, SetsView cand, int length, const Count2* keep, const Count2* starts, SetsOut out) {
     if (failed(p)) {
         return;
     }
     const int positions = positionsOf(p, length);
-    const int t = static_cast<int>(blockIdx.x);
-    if (t >= positions) {
-        if (t == positions && threadIdx.x == 0) {
-            const Count2 total = positionStarts[p.maxSteps];
-            out.begin[positions] = static_cast<int>(total.sets);
-            out.offsets[total.sets] = total.members;
-        }
-        return;
-    }
-    const Count2 base = positionStarts[t];
-    if (threadIdx.x == 0) {
-        out.begin[t] = static_cast<int>(base.sets);
-    }
-    const int end = cand.begin[t + 1];
-    startsWithin(keep, cand.begin[t], end, base, starts, warpTotals);
+    const int n = cand.begin[positions];
     const int lane = laneId();
-    for (int x = cand.begin[t] + warpInBlock(); x < end; x += warpsInBlock()) {
+    for (long long x = warpStart(); x < n; x += warpStep()) {
         const Count2 k = keep[x];
         if (k.sets == 0) {
             continue;
@@ -442,9 +287,16 @@ __global__ void compactKernel(Params p, SetsView cand, int length, const Count2*
         }
         if (lane == 0) {
             out.offsets[at.sets] = at.members;
-            out.position[at.sets] = t;
+            out.position[at.sets] = cand.position[x];
             out.signature[at.sets] = cand.signature[x];
         }
+    }
+    if (strideStart() == 0) {
+        const Count2 total = starts[p.candSets];
+        out.offsets[total.sets] = total.members;
+    }
+    for (long long u = strideStart(); u <= positions; u += strideStep()) {
+        out.begin[u] = static_cast<int>(starts[cand.begin[u]].sets);
     }
 }
 
@@ -548,6 +400,7 @@ struct SetsStorage {
 struct CudaWindowStage::State {
     Params params{};
     SetsView family{};
+    long long familyCap{0};  ///< capacity of the potential stage's family (its sets)
     Level levels[MAX_LEVELS]{};
     int levelCount{0};
     LaunchDims dims{1, tuning::WINDOW_BLOCK};
@@ -555,7 +408,7 @@ struct CudaWindowStage::State {
 
     SetsStorage candidates;
     SetsStorage families[2];
-    DeviceBuffer<Count2> counts, starts, positionCounts, positionStarts;
+    DeviceBuffer<Count2> counts, starts;
     DeviceBuffer<long long> outSize, outStart;
     DeviceBuffer<int> outSource, outWindow, outMembers;
     DeviceBuffer<Status> status;
@@ -568,28 +421,23 @@ struct CudaWindowStage::State {
     /// The whole stage; graph-capturable.
     GpuStatus enqueueBody(StreamHandle stream) {
         const Params& p = params;
-        const LaunchDims perPosition{p.maxSteps, dims.threads};
-        const LaunchDims oneBlock{1, tuning::SCAN_BLOCK};
-        const auto scanPositions = [&] { return launch(positionScanKernel, oneBlock, stream, p, positionCounts.data(), positionStarts.data()); };
         AUGUR_CUDA_TRY(platform::fillDevice(status.data(), 0, sizeof(Status), stream));
         SetsView in = family;
+        long long inCap = familyCap;
         for (int i = 0; i < levelCount; ++i) {
             const Level level = levels[i];
             const SetsOut cand = candidates.out();
             AUGUR_CUDA_TRY(countScanWrite(
-                [&] { return launch(countKernel, perPosition, stream, p, in, level, counts.data(), positionCounts.data()); }, scanPositions,
-                [&] {
-                    return launch(writeKernel, perPosition, stream, p, in, level, counts.data(), starts.data(), positionStarts.data(), cand);
-                }));
+                sums, [&] { return launch(countKernel, dims, stream, p, in, level, inCap, counts.data()); }, counts.data(), starts.data(),
+                inCap + 1, [&] { return launch(writeKernel, dims, stream, p, in, level, starts.data(), inCap, cand); }, stream));
             const SetsOut next = families[i % 2].out();
             AUGUR_CUDA_TRY(countScanWrite(
-                [&] { return launch(maximalKernel, perPosition, stream, p, cand.view(), level.length, counts.data(), positionCounts.data()); },
-                scanPositions,
-                [&] {
-                    return launch(compactKernel, perPosition, stream, p, cand.view(), level.length, counts.data(), starts.data(),
-                                  positionStarts.data(), next);
-                }));
+                sums, [&] { return launch(maximalKernel, dims, stream, p, cand.view(), level.length, counts.data()); }, counts.data(),
+                starts.data(), p.candSets + 1,
+                [&] { return launch(compactKernel, dims, stream, p, cand.view(), level.length, counts.data(), starts.data(), next); },
+                stream));
             in = next.view();
+            inCap = p.candSets;
         }
         AUGUR_CUDA_TRY(countScanWrite(
             sums, [&] { return launch(rankKernel, dims, stream, p, in, outSize.data(), outSource.data(), outWindow.data()); },
@@ -658,8 +506,6 @@ Result<std::unique_ptr<CudaWindowStage>, FlockFailure> CudaWindowStage::create(c
     }
     AUGUR_FLOCK_ALLOC(s.counts, buffer<Count2>(countCap + 1));
     AUGUR_FLOCK_ALLOC(s.starts, buffer<Count2>(countCap + 1));
-    AUGUR_FLOCK_ALLOC(s.positionCounts, buffer<Count2>(steps + 1));
-    AUGUR_FLOCK_ALLOC(s.positionStarts, buffer<Count2>(steps + 1));
     AUGUR_FLOCK_ALLOC(s.outSize, buffer<long long>(outSets + 1));
     AUGUR_FLOCK_ALLOC(s.outStart, buffer<long long>(outSets + 1));
     AUGUR_FLOCK_ALLOC(s.outSource, buffer<int>(outSets));
@@ -671,6 +517,7 @@ Result<std::unique_ptr<CudaWindowStage>, FlockFailure> CudaWindowStage::create(c
     AUGUR_FLOCK_ALLOC(s.hostWindow, platform::PinnedMemory::allocate(static_cast<std::size_t>(outSets) * sizeof(int), false));
     AUGUR_FLOCK_ALLOC(s.hostOffsets, platform::PinnedMemory::allocate(static_cast<std::size_t>(outSets + 1) * sizeof(long long), false));
     AUGUR_FLOCK_ALLOC(s.hostMembers, platform::PinnedMemory::allocate(static_cast<std::size_t>(std::max(outMembers, 1LL)) * sizeof(int), false));
+    AUGUR_FLOCK_STATUS(s.sums.require(s.counts.data(), s.starts.data(), countCap + 1));
     AUGUR_FLOCK_STATUS(s.sums.require(s.outSize.data(), s.outStart.data(), outSets + 1));
     AUGUR_FLOCK_STATUS(s.sums.allocate());
 
@@ -683,10 +530,10 @@ Result<std::unique_ptr<CudaWindowStage>, FlockFailure> CudaWindowStage::create(c
     p.candMembers = candMembers;
     p.outSets = outSets;
     p.outMembers = outMembers;
-    p.maxSteps = static_cast<int>(steps);
     p.delta = params.windowSteps;
     p.minEntities = params.minEntities;
     s.family = SetsView{families.offsets, families.members, families.step, families.signature, families.stepBegin};
+    s.familyCap = famSets;
 
     if (useGraph) {
         AUGUR_FLOCK_ALLOC(s.captureStream, platform::Stream::create());

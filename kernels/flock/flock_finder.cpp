@@ -357,11 +357,12 @@ Result<FlockStats, FlockFailure> FlockFinder::Impl::findCpu(const TrajectoryView
         }
         for (const auto& scratch : windowScratch) {
             const detail::FamilyView flocks = scratch.flocks.view();
-            const auto count = static_cast<std::size_t>(flocks.count);
-            if (!out.append(0, scratch.flockWindow.get(), flocks.offsets, flocks.members, count)) {
-                const bool flocksFull = out.size() + count > out.flockCapacity();
-                out.clear();
-                return fail(capacityFailure(flocksFull ? Capacity::OutputFlocks : Capacity::OutputMembers, 0));
+            for (int i = 0; i < flocks.count; ++i) {
+                if (!out.push(scratch.flockWindow[i], flocks.set(i))) {
+                    const bool flocksFull = out.size() >= out.flockCapacity();
+                    out.clear();
+                    return fail(capacityFailure(flocksFull ? Capacity::OutputFlocks : Capacity::OutputMembers, 0));
+                }
             }
         }
         stats.potential_us += static_cast<double>(t1 - t0) * 1e-3;
@@ -402,11 +403,14 @@ Result<FlockStats, FlockFailure> FlockFinder::Impl::findCuda(const TrajectoryVie
         stats.potentialFlocks += lastBatch ? batch->potentialAll : batch->potentialWindows;
         const std::int64_t mergeStart = platform::monotonicNow_ns();
         const detail::HostFlocks& flocks = batch->flocks;
-        const auto count = static_cast<std::size_t>(flocks.count);
-        if (!out.append(first, flocks.window, flocks.offsets, flocks.members, count)) {
-            const bool flocksFull = out.size() + count > out.flockCapacity();
-            out.clear();
-            return fail(capacityFailure(flocksFull ? Capacity::OutputFlocks : Capacity::OutputMembers, 0));
+        for (long long i = 0; i < flocks.count; ++i) {
+            const std::span<const std::int32_t> members(flocks.members + flocks.offsets[i],
+                                                        static_cast<std::size_t>(flocks.offsets[i + 1] - flocks.offsets[i]));
+            if (!out.push(first + flocks.window[i], members)) {
+                const bool flocksFull = out.size() >= out.flockCapacity();
+                out.clear();
+                return fail(capacityFailure(flocksFull ? Capacity::OutputFlocks : Capacity::OutputMembers, 0));
+            }
         }
         stats.potential_us += batch->potential_us;
         stats.intersect_us += batch->intersect_us + static_cast<double>(platform::monotonicNow_ns() - mergeStart) * 1e-3;

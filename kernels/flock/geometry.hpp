@@ -147,16 +147,6 @@ AUGUR_FLOCK_HD StepGrid makeStepGrid(double minX, double maxX, double minY, doub
     return grid;
 }
 
-/// Grid cells a step may use per present point: a sparse step gets a coarser grid rather than one that is
-/// mostly empty cells (the cells are counted, prefix-summed and searched per step).
-inline constexpr double CELLS_PER_POINT = 2.0;
-
-/// The side cap of one step's grid: ⌊√(CELLS_PER_POINT · points)⌋, at least 1, at most `sideCap`.
-AUGUR_FLOCK_HD int stepSideCap(int sideCap, int presentPoints) {
-    const double wanted = floor(sqrtRn(CELLS_PER_POINT * static_cast<double>(presentPoints)));
-    return wanted < 1.0 ? 1 : (wanted < static_cast<double>(sideCap) ? static_cast<int>(wanted) : sideCap);
-}
-
 AUGUR_FLOCK_HD int cellCoordinate(double v, double min, double cell_m, int side) {
     const double f = floor(divRn(subRn(v, min), cell_m));
     if (!(f >= 0.0)) {

@@ -20,21 +20,11 @@ inline constexpr int BLOCK = 256;
 /// Blocks per SM of the grid-stride kernels: 8 × 256 = 2,048 threads, the sm_90 and sm_87 per-SM limit.
 inline constexpr int BLOCKS_PER_SM = 8;
 
-/// Threads per block of the intersection-stage kernels: one block per position (count, write,
-/// maximal, compact; one warp per set), and the grid-stride rank and output kernels, whose grid keeps
-/// BLOCK × BLOCKS_PER_SM threads per SM.
-inline constexpr int WINDOW_BLOCK = 256;
+/// Threads per block of the intersection-stage kernels (one thread per set: count, write, maximal,
+/// rank). Their grid keeps BLOCK × BLOCKS_PER_SM threads per SM.
+inline constexpr int WINDOW_BLOCK = 128;
 
-/// Threads of the one-block prefix sum over a level's positions (maxBatchSteps + 1 entries).
-inline constexpr int SCAN_BLOCK = 1024;
-
-/// A position's family is staged in shared memory when it has at most this many sets and members
-/// (about 11 KB per block); larger ones are read from global memory.
-inline constexpr int STAGED_SETS = 256;
-inline constexpr int STAGED_MEMBERS = 2048;
-
-/// Threads per block of the per-step grid kernel (one block per step: input check, bounding box,
-/// counting, cell prefix sum, placement; sizes its shared arrays, a power of two).
-inline constexpr int GRID_BLOCK = 256;
+/// Threads per block of the per-step bounding-box reduction (one block per step; sizes a shared array).
+inline constexpr int REDUCE_BLOCK = 128;
 
 }  // namespace augur::kernels::flock::tuning

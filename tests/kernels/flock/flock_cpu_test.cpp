@@ -8,7 +8,6 @@
 #include <limits>
 #include <ostream>
 #include <string>
-#include <vector>
 
 #include "augur/kernels/flock/flock_finder.hpp"
 #include "augur/testing/allocation_counter.hpp"
@@ -284,27 +283,6 @@ TEST(FlockCpu, FullOutputListIsReportedNotTruncated) {
     ASSERT_TRUE(result.hasError());
     EXPECT_EQ(result.error().capacity, Capacity::OutputFlocks);
     EXPECT_EQ(list.size(), 0U);
-}
-
-TEST(FlockList, AppendAddsBackToBackFlocksAllOrNothing) {
-    constexpr std::int32_t WINDOW_BASE = 10;
-    const std::int32_t windows[] = {0, 0, 3};
-    const std::int64_t offsets[] = {0, 2, 5, 7};
-    const std::int32_t members[] = {1, 4, 0, 2, 9, 5, 6};
-    FlockList sut = FlockList::create(4, 9);
-    ASSERT_TRUE(sut.push(0, std::span<const std::int32_t>(members, 2)));
-    ASSERT_TRUE(sut.append(WINDOW_BASE, windows, offsets, members, 3));
-    ASSERT_EQ(sut.size(), 4U);
-    EXPECT_EQ(sut.flocks()[3].windowStart, WINDOW_BASE + 3);
-    EXPECT_EQ(sut.flocks()[2].memberCount, 3);
-    const std::vector<std::int32_t> second(sut.members(sut.flocks()[2]).begin(), sut.members(sut.flocks()[2]).end());
-    EXPECT_EQ(second, (std::vector<std::int32_t>{0, 2, 9}));
-    EXPECT_FALSE(sut.append(WINDOW_BASE, windows, offsets, members, 1));  // a fifth flock does not fit
-    EXPECT_EQ(sut.size(), 4U);
-    FlockList full = FlockList::create(8, 6);
-    EXPECT_FALSE(full.append(WINDOW_BASE, windows, offsets, members, 3));  // 7 members do not fit
-    EXPECT_EQ(full.size(), 0U);
-    EXPECT_TRUE(full.append(WINDOW_BASE, windows, offsets, members, 0));
 }
 
 TEST(FlockCpu, ResultDoesNotDependOnWorkersOrBatchSize) {

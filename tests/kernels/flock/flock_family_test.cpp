@@ -120,15 +120,6 @@ TEST(FlockGeometry, GridCellsAreNeverNarrowerThanTheRadiusAndSideIsCapped) {
     EXPECT_EQ(empty.side, 1);
 }
 
-TEST(FlockGeometry, StepGridsUseAtMostTwoCellsPerPresentPointWithinTheCap) {
-    constexpr int SIDE_CAP = 50;
-    EXPECT_EQ(stepSideCap(SIDE_CAP, 0), 1);     // no point: one cell
-    EXPECT_EQ(stepSideCap(SIDE_CAP, 1), 1);     // ⌊√2⌋
-    EXPECT_EQ(stepSideCap(SIDE_CAP, 8), 4);     // ⌊√16⌋
-    EXPECT_EQ(stepSideCap(SIDE_CAP, 1000), 44);  // ⌊√2000⌋
-    EXPECT_EQ(stepSideCap(SIDE_CAP, 2000), SIDE_CAP);
-}
-
 TEST(FlockGeometry, OnlyGridsCoarserThanTwiceTheRadiusSearchOneCellAround) {
     const Limits limits = makeLimits(1.0, 1e-9);
     constexpr int SIDE_CAP = 4;

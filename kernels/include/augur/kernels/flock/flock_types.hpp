@@ -7,7 +7,6 @@
 #pragma once
 
 #include <cstddef>
-#include <cstring>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -132,31 +131,6 @@ public:
     }
     /// Appends one flock; false (nothing changed) when a capacity would be exceeded. noexcept, no allocation.
     [[nodiscard]] bool push(std::int32_t windowStart, std::span<const std::int32_t> sortedMembers) noexcept;
-
-    /// Appends `count` flocks stored back to back: flock i starts window windowBase + windows[i] and has the
-    /// sorted members members[offsets[i] … offsets[i+1]) (offsets: count + 1 entries, offsets[0] = 0).
-    /// All or nothing: false (nothing changed) when a capacity would be exceeded. noexcept, no
-    /// allocation; O(count) plus one copy of the members.
-    template <typename Offset>
-    [[nodiscard]] bool append(std::int32_t windowBase, const std::int32_t* windows, const Offset* offsets, const std::int32_t* members,
-                              std::size_t count) noexcept {
-        const auto memberCount = count == 0 ? std::size_t{0} : static_cast<std::size_t>(offsets[count]);
-        if (m_flockCount + count > m_flocks.size() || m_memberCount + memberCount > m_members.size()) {
-            return false;
-        }
-        Flock* out = m_flocks.data() + m_flockCount;
-        const auto base = static_cast<std::int64_t>(m_memberCount);
-        for (std::size_t i = 0; i < count; ++i) {
-            out[i] = Flock{windowBase + windows[i], static_cast<std::int32_t>(base + offsets[i]),
-                           static_cast<std::int32_t>(offsets[i + 1] - offsets[i])};
-        }
-        if (memberCount > 0) {
-            std::memcpy(m_members.data() + m_memberCount, members, memberCount * sizeof(std::int32_t));
-        }
-        m_flockCount += count;
-        m_memberCount += memberCount;
-        return true;
-    }
 
 private:
     std::vector<Flock> m_flocks;
