@@ -225,6 +225,34 @@ TEST(FlockGpuIntersections, DenseOverlappingFamiliesEqualCpuReference) {
     }
 }
 
+// Large families (about 390 sets and 2,400 members per step, more in the intersection levels): many
+// warps per position, many lanes per set.
+TEST(FlockGpuIntersections, LargeFamiliesEqualCpuReference) {
+    AUGUR_REQUIRE_GPU();
+    constexpr int ENTITIES = 200;
+    constexpr int STEPS = 6;
+    constexpr double SIDE_M = 10.0;
+    const Instance instance = testing::randomInstance(ENTITIES, STEPS, SIDE_M, 0.02, 5);
+    FlockCapacities capacities = testCapacities(ENTITIES, STEPS, 4);
+    capacities.maxDisksPerStep = 1 << 16;
+    capacities.maxCandidateMembersPerStep = 1 << 20;
+    capacities.maxFamilySetsPerBatch = 1 << 16;
+    capacities.maxFamilyMembersPerBatch = 1 << 20;
+    capacities.maxWorkSets = 1 << 16;
+    capacities.maxWorkMembers = 1 << 20;
+    capacities.maxIntersectSetsPerBatch = 1 << 20;
+    capacities.maxIntersectMembersPerBatch = 1 << 23;
+    capacities.maxFlocksPerBatch = 1 << 16;
+    capacities.maxFlockMembersPerBatch = 1 << 20;
+    for (const int delta : {2, 3, STEPS}) {
+        const FlockParams params{3, delta, 1.0};
+        const auto expected = detect(instance.view(), params, capacities, Backend::Cpu, false, nullptr);
+        EXPECT_FALSE(expected.empty()) << "delta " << delta;
+        EXPECT_EQ(detect(instance.view(), params, capacities, Backend::Cuda, false, nullptr), expected) << "delta " << delta;
+        EXPECT_EQ(detect(instance.view(), params, capacities, Backend::Cuda, true, nullptr), expected) << "delta " << delta;
+    }
+}
+
 // Grids with far fewer cells than the data needs (cells from about 1.5 ε to 6 ε, searched ±2 or ±1
 // cells) give the oracle's flocks, directly and under graph replay.
 TEST(FlockGpuOracle, CoarseGridsEqualTheBruteForceOracle) {
