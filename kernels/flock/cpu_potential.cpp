@@ -90,14 +90,14 @@ StepResult potentialFlocksOfStep(const TrajectoryView& view, int step, int minEn
         }
     }
 
-    // Visits the sorted slots of the 5 × 5 cells around `cell`.
+    // Visits the sorted slots of the 5 × 5 (coarse grids: 3 × 3) cells around `cell`.
     const auto forNeighbours = [&](int cell, auto&& visit) {
         const int cx = cell % grid.side;
         const int cy = cell / grid.side;
-        const int y0 = std::max(cy - NEIGHBOUR_REACH, 0);
-        const int y1 = std::min(cy + NEIGHBOUR_REACH, grid.side - 1);
-        const int x0 = std::max(cx - NEIGHBOUR_REACH, 0);
-        const int x1 = std::min(cx + NEIGHBOUR_REACH, grid.side - 1);
+        const int y0 = std::max(cy - grid.reach, 0);
+        const int y1 = std::min(cy + grid.reach, grid.side - 1);
+        const int x0 = std::max(cx - grid.reach, 0);
+        const int x1 = std::min(cx + grid.reach, grid.side - 1);
         for (int y = y0; y <= y1; ++y) {
             const int row = y * grid.side;
             for (std::int32_t k = s.cellStart[row + x0]; k < s.cellStart[row + x1 + 1]; ++k) {

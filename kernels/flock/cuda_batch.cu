@@ -11,8 +11,6 @@
 
 #include <cuda_runtime.h>
 
-#include <cub/device/device_scan.cuh>
-
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -22,6 +20,8 @@
 #include "augur/platform/clock.hpp"
 #include "augur/platform/memory.hpp"
 #include "augur/platform/stream.hpp"
+#include "cuda_launch.cuh"
+#include "device_sets.cuh"
 #include "tuning.hpp"
 
 namespace augur::kernels::flock::detail {
@@ -74,12 +74,12 @@ struct Pools {
     long long* diskMemberStart;
     unsigned long long* diskSignature;
     int* members;
-    int* keep;
-    int* keptIndex;
-    long long* keptSize;
-    long long* keptMemberStart;
+    Count2* kept;       ///< per disk: (1, size) when its set is maximal in its step, else 0
+    Count2* keptStart;  ///< exclusive prefix sum of kept
     long long* familyOffsets;
     int* familyMembers;
+    int* familyStep;
+    unsigned long long* familySignature;
     int* stepBegin;
     int* invalid;
     BatchHeader* header;
@@ -100,7 +100,7 @@ struct Pools {
 __device__ __forceinline__ long long strideStart() { return static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; }
 __device__ __forceinline__ long long strideStep() { return static_cast<long long>(gridDim.x) * blockDim.x; }
 
-/// Visits the sorted slots of the 5 × 5 cells around `cell` (a global cell index) of step `step`.
+/// Visits the sorted slots of the 5 × 5 (coarse grids: 3 × 3) cells around `cell` (a global cell index) of step `step`.
 template <typename Visit>
 __device__ void forNeighbours(const Pools& p, int step, int cell, Visit&& visit) {
     const StepGrid grid = p.grids[step];
@@ -108,10 +108,10 @@ __device__ void forNeighbours(const Pools& p, int step, int cell, Visit&& visit)
     const int local = cell - base;
     const int cx = local % grid.side;
     const int cy = local / grid.side;
-    const int y0 = max(cy - NEIGHBOUR_REACH, 0);
-    const int y1 = min(cy + NEIGHBOUR_REACH, grid.side - 1);
-    const int x0 = max(cx - NEIGHBOUR_REACH, 0);
-    const int x1 = min(cx + NEIGHBOUR_REACH, grid.side - 1);
+    const int y0 = max(cy - grid.reach, 0);
+    const int y1 = min(cy + grid.reach, grid.side - 1);
+    const int x0 = max(cx - grid.reach, 0);
+    const int x1 = min(cx + grid.reach, grid.side - 1);
     for (int y = y0; y <= y1; ++y) {
         const int row = base + y * grid.side;
         const int end = p.cellStart[row + x1 + 1];
@@ -124,29 +124,6 @@ __device__ void forNeighbours(const Pools& p, int step, int cell, Visit&& visit)
 __device__ __forceinline__ bool activeSample(const Pools& p, long long k) {
     const BatchParams bp = *p.params;
     return k < static_cast<long long>(bp.steps) * bp.entities && p.present[k] != 0;
-}
-
-__device__ unsigned long long signatureOf(const int* set, long long size) {
-    unsigned long long signature = 0;
-    for (long long i = 0; i < size; ++i) {
-        const unsigned int h = static_cast<unsigned int>(set[i]) * 0x9E3779B1U;
-        signature |= 1ULL << (h >> 26U);
-    }
-    return signature;
-}
-
-__device__ bool isSubsetDevice(const int* a, long long na, const int* b, long long nb) {
-    long long j = 0;
-    for (long long i = 0; i < na; ++i) {
-        while (j < nb && b[j] < a[i]) {
-            ++j;
-        }
-        if (j == nb || b[j] != a[i]) {
-            return false;
-        }
-        ++j;
-    }
-    return true;
 }
 
 // Input check on the device: a present sample that is not finite is flagged (the batch is then
@@ -341,8 +318,7 @@ __global__ void maximalKernel(Pools p) {
     for (long long d = strideStart(); d <= p.maxDisks; d += strideStep()) {
         const long long size = d < p.maxDisks ? p.diskSize[d] : 0;
         if (!valid || size == 0) {
-            p.keep[d] = 0;
-            p.keptSize[d] = 0;
+            p.kept[d] = Count2{0, 0};
             continue;
         }
         const int k = p.diskAnchor[d];
@@ -359,28 +335,30 @@ __global__ void maximalKernel(Pools p) {
                 if (e == d || other < size || (signature & ~p.diskSignature[e]) != 0) {
                     continue;
                 }
-                const bool subset = isSubsetDevice(set, size, p.members + p.diskMemberStart[e], other);
+                const bool subset = isSubset(set, size, p.members + p.diskMemberStart[e], other);
                 dominated = other == size ? (e < d && subset) : subset;
             }
         });
-        p.keep[d] = dominated ? 0 : 1;
-        p.keptSize[d] = dominated ? 0 : size;
+        p.kept[d] = dominated ? Count2{0, 0} : Count2{1, size};
     }
 }
 
-// Compaction of the kept sets into the batch families (disk order, hence step order).
+// Compaction of the kept sets into the batch families (disk order, hence step order), with each set's
+// step and signature for the intersection stage.
 __global__ void compactKernel(Pools p) {
     for (long long d = strideStart(); d < p.maxDisks; d += strideStep()) {
-        if (p.keep[d] == 0) {
+        const long long size = p.kept[d].members;
+        if (size == 0) {
             continue;
         }
-        const long long s = p.keptIndex[d];
-        const long long m = p.keptMemberStart[d];
-        const long long size = p.keptSize[d];
+        const long long s = p.keptStart[d].sets;
+        const long long m = p.keptStart[d].members;
         if (s >= p.maxSets || m + size > p.maxFamilyMembers) {
             continue;
         }
         p.familyOffsets[s] = m;
+        p.familyStep[s] = p.diskAnchor[d] / p.params->entities;
+        p.familySignature[s] = p.diskSignature[d];
         const int* from = p.members + p.diskMemberStart[d];
         for (long long i = 0; i < size; ++i) {
             p.familyMembers[m + i] = from[i];
@@ -392,7 +370,7 @@ __global__ void stepBeginKernel(Pools p) {
     const BatchParams bp = *p.params;
     for (long long t = strideStart(); t <= bp.steps; t += strideStep()) {
         const long long firstDisk = min(p.pairStart[t * bp.entities], p.maxDisks);
-        p.stepBegin[t] = p.keptIndex[firstDisk];
+        p.stepBegin[t] = static_cast<int>(p.keptStart[firstDisk].sets);
     }
 }
 
@@ -405,8 +383,8 @@ __global__ void headerKernel(Pools p) {
     h.invalid = *p.invalid;
     h.disks = diskTotal(p);
     h.candidateMembers = p.diskMemberStart[p.maxDisks];
-    h.keptSets = p.keptIndex[p.maxDisks];
-    h.keptMembers = p.keptMemberStart[p.maxDisks];
+    h.keptSets = p.keptStart[p.maxDisks].sets;
+    h.keptMembers = p.keptStart[p.maxDisks].members;
     h.overflow = static_cast<int>(Capacity::None);
     if (h.disks > p.maxDisks) {
         h.overflow = static_cast<int>(Capacity::DisksPerBatch);
@@ -450,27 +428,18 @@ struct CudaBatchStage::State {
     DeviceBuffer<unsigned char> present;
     DeviceBuffer<BatchParams> batchParams;
     DeviceBuffer<StepGrid> grids;
-    DeviceBuffer<int> invalid, cellCount, cellStart, cellFill, pointCell, sortedId, diskAnchor, members, keep, keptIndex, familyMembers,
+    DeviceBuffer<int> invalid, cellCount, cellStart, cellFill, pointCell, sortedId, diskAnchor, members, familyMembers, familyStep,
         stepBegin;
-    DeviceBuffer<long long> pairCount, pairStart, diskSize, diskMemberStart, keptSize, keptMemberStart, familyOffsets;
+    DeviceBuffer<long long> pairCount, pairStart, diskSize, diskMemberStart, familyOffsets;
+    DeviceBuffer<Count2> kept, keptStart;
     DeviceBuffer<DiskOffset> diskOffset;
-    DeviceBuffer<unsigned long long> diskSignature;
+    DeviceBuffer<unsigned long long> diskSignature, familySignature;
     DeviceBuffer<BatchHeader> header;
-    platform::DeviceMemory scanTemp;
-    std::size_t scanTempBytes{0};
+    PrefixSums sums;
     platform::Stream captureStream;
     platform::Graph graph;
     platform::Event started, potentialDone, intersectDone;
     std::unique_ptr<CudaWindowStage> window;
-
-    GpuStatus scanInt(const int* in, int* out, long long count, StreamHandle stream) {
-        std::size_t bytes = scanTempBytes;
-        return AUGUR_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scanTemp.get(), bytes, in, out, static_cast<int>(count), stream));
-    }
-    GpuStatus scanLong(const long long* in, long long* out, long long count, StreamHandle stream) {
-        std::size_t bytes = scanTempBytes;
-        return AUGUR_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scanTemp.get(), bytes, in, out, static_cast<int>(count), stream));
-    }
 
     /// The batch's input: `samples` samples from the pinned staging (host input) or from device memory.
     /// Not part of the graph (device input comes from the caller's buffers).
@@ -496,39 +465,30 @@ struct CudaBatchStage::State {
     /// The potential stage's kernels and its header download. Graph-capturable.
     GpuStatus enqueueKernels(StreamHandle stream) {
         const Pools& p = pools;
+        const LaunchDims dims{gridBlocks, block};
         AUGUR_CUDA_TRY(platform::fillDevice(cellCount.data(), 0, cellCount.bytes(), stream));
         AUGUR_CUDA_TRY(platform::fillDevice(cellFill.data(), 0, cellFill.bytes(), stream));
         AUGUR_CUDA_TRY(platform::fillDevice(invalid.data(), 0, sizeof(int), stream));
-        validateKernel<<<gridBlocks, block, 0, stream>>>(p);
-        AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
-
-        stepGridKernel<<<p.maxSteps, tuning::REDUCE_BLOCK, 0, stream>>>(p);
-        AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
-        countCellsKernel<<<gridBlocks, block, 0, stream>>>(p);
-        AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
-        AUGUR_CUDA_TRY(scanInt(p.cellCount, p.cellStart, cells + 1, stream));
-        placeKernel<<<gridBlocks, block, 0, stream>>>(p);
-        AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
-        pairKernel<false><<<gridBlocks, block, 0, stream>>>(p);
-        AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
-        AUGUR_CUDA_TRY(scanLong(p.pairCount, p.pairStart, samples + 1, stream));
-        pairKernel<true><<<gridBlocks, block, 0, stream>>>(p);
-        AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
-        diskCountKernel<<<gridBlocks, block, 0, stream>>>(p);
-        AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
-        AUGUR_CUDA_TRY(scanLong(p.diskSize, p.diskMemberStart, p.maxDisks + 1, stream));
-        memberKernel<<<gridBlocks, block, 0, stream>>>(p);
-        AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
-        maximalKernel<<<gridBlocks, block, 0, stream>>>(p);
-        AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
-        AUGUR_CUDA_TRY(scanInt(p.keep, p.keptIndex, p.maxDisks + 1, stream));
-        AUGUR_CUDA_TRY(scanLong(p.keptSize, p.keptMemberStart, p.maxDisks + 1, stream));
-        compactKernel<<<gridBlocks, block, 0, stream>>>(p);
-        AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
-        stepBeginKernel<<<gridBlocks, block, 0, stream>>>(p);
-        AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
-        headerKernel<<<1, 32, 0, stream>>>(p);
-        AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
+        AUGUR_CUDA_TRY(launch(validateKernel, dims, stream, p));
+        AUGUR_CUDA_TRY(launch(stepGridKernel, LaunchDims{p.maxSteps, tuning::REDUCE_BLOCK}, stream, p));
+        // §4.1 the multi-grid: points per cell → cell ranges → placement.
+        AUGUR_CUDA_TRY(countScanWrite(
+            sums, [&] { return launch(countCellsKernel, dims, stream, p); }, p.cellCount, p.cellStart, cells + 1,
+            [&] { return launch(placeKernel, dims, stream, p); }, stream));
+        // §4.2 Lemma-3 disks: pairs per point → disk slots → emission.
+        AUGUR_CUDA_TRY(countScanWrite(
+            sums, [&] { return launch(pairKernel<false>, dims, stream, p); }, p.pairCount, p.pairStart, samples + 1,
+            [&] { return launch(pairKernel<true>, dims, stream, p); }, stream));
+        // Points per disk → member slots → sorted members.
+        AUGUR_CUDA_TRY(countScanWrite(
+            sums, [&] { return launch(diskCountKernel, dims, stream, p); }, p.diskSize, p.diskMemberStart, p.maxDisks + 1,
+            [&] { return launch(memberKernel, dims, stream, p); }, stream));
+        // Maximal sets of each step → family slots → compaction.
+        AUGUR_CUDA_TRY(countScanWrite(
+            sums, [&] { return launch(maximalKernel, dims, stream, p); }, p.kept, p.keptStart, p.maxDisks + 1,
+            [&] { return launch(compactKernel, dims, stream, p); }, stream));
+        AUGUR_CUDA_TRY(launch(stepBeginKernel, dims, stream, p));
+        AUGUR_CUDA_TRY(launch(headerKernel, LaunchDims{1, WARP_THREADS}, stream, p));
         return platform::copyToHost(hostHeader.get(), header.data(), sizeof(BatchHeader), stream);
     }
 };
@@ -606,12 +566,12 @@ Result<std::unique_ptr<CudaBatchStage>, FlockFailure> CudaBatchStage::create(con
     AUGUR_FLOCK_ALLOC(s.diskMemberStart, buffer<long long>(disks + 1));
     AUGUR_FLOCK_ALLOC(s.diskSignature, buffer<unsigned long long>(disks));
     AUGUR_FLOCK_ALLOC(s.members, buffer<int>(capacities.maxCandidateMembersPerBatch));
-    AUGUR_FLOCK_ALLOC(s.keep, buffer<int>(disks + 1));
-    AUGUR_FLOCK_ALLOC(s.keptIndex, buffer<int>(disks + 1));
-    AUGUR_FLOCK_ALLOC(s.keptSize, buffer<long long>(disks + 1));
-    AUGUR_FLOCK_ALLOC(s.keptMemberStart, buffer<long long>(disks + 1));
+    AUGUR_FLOCK_ALLOC(s.kept, buffer<Count2>(disks + 1));
+    AUGUR_FLOCK_ALLOC(s.keptStart, buffer<Count2>(disks + 1));
     AUGUR_FLOCK_ALLOC(s.familyOffsets, buffer<long long>(capacities.maxFamilySetsPerBatch + 1));
     AUGUR_FLOCK_ALLOC(s.familyMembers, buffer<int>(capacities.maxFamilyMembersPerBatch));
+    AUGUR_FLOCK_ALLOC(s.familyStep, buffer<int>(capacities.maxFamilySetsPerBatch));
+    AUGUR_FLOCK_ALLOC(s.familySignature, buffer<unsigned long long>(capacities.maxFamilySetsPerBatch));
     AUGUR_FLOCK_ALLOC(s.stepBegin, buffer<int>(steps + 1));
     AUGUR_FLOCK_ALLOC(s.header, buffer<BatchHeader>(1));
     AUGUR_FLOCK_ALLOC(s.invalid, buffer<int>(1));
@@ -620,24 +580,14 @@ Result<std::unique_ptr<CudaBatchStage>, FlockFailure> CudaBatchStage::create(con
     AUGUR_FLOCK_ALLOC(s.intersectDone, platform::Event::create(true));
 
     // One scan scratch, as large as the largest scan needs.
-    std::size_t bytes = 0;
-    std::size_t need = 0;
-    const auto query = [&](auto* in, auto* out, long long count) {
-        need = 0;
-        const auto st = AUGUR_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, need, in, out, static_cast<int>(count)));
-        bytes = std::max(bytes, need);
-        return st;
-    };
-    for (const auto& st : {query(s.cellCount.data(), s.cellStart.data(), s.cells + 1),
-                           query(s.pairCount.data(), s.pairStart.data(), s.samples + 1),
-                           query(s.diskSize.data(), s.diskMemberStart.data(), disks + 1),
-                           query(s.keep.data(), s.keptIndex.data(), disks + 1)}) {
+    for (const auto& st : {s.sums.require(s.cellCount.data(), s.cellStart.data(), s.cells + 1),
+                           s.sums.require(s.pairCount.data(), s.pairStart.data(), s.samples + 1),
+                           s.sums.require(s.diskSize.data(), s.diskMemberStart.data(), disks + 1),
+                           s.sums.require(s.kept.data(), s.keptStart.data(), disks + 1), s.sums.allocate()}) {
         if (!st) {
             return fail(gpuFailure(st.error()));
         }
     }
-    s.scanTempBytes = bytes;
-    AUGUR_FLOCK_ALLOC(s.scanTemp, platform::DeviceMemory::allocate(std::max<std::size_t>(bytes, 1)));
 
     Pools& p = s.pools;
     p.params = s.batchParams.data();
@@ -660,12 +610,12 @@ Result<std::unique_ptr<CudaBatchStage>, FlockFailure> CudaBatchStage::create(con
     p.diskMemberStart = s.diskMemberStart.data();
     p.diskSignature = s.diskSignature.data();
     p.members = s.members.data();
-    p.keep = s.keep.data();
-    p.keptIndex = s.keptIndex.data();
-    p.keptSize = s.keptSize.data();
-    p.keptMemberStart = s.keptMemberStart.data();
+    p.kept = s.kept.data();
+    p.keptStart = s.keptStart.data();
     p.familyOffsets = s.familyOffsets.data();
     p.familyMembers = s.familyMembers.data();
+    p.familyStep = s.familyStep.data();
+    p.familySignature = s.familySignature.data();
     p.stepBegin = s.stepBegin.data();
     p.header = s.header.data();
     p.maxSteps = static_cast<int>(steps);
@@ -691,6 +641,8 @@ Result<std::unique_ptr<CudaBatchStage>, FlockFailure> CudaBatchStage::create(con
     DeviceFamilies families;
     families.offsets = s.familyOffsets.data();
     families.members = s.familyMembers.data();
+    families.step = s.familyStep.data();
+    families.signature = s.familySignature.data();
     families.stepBegin = s.stepBegin.data();
     families.steps = reinterpret_cast<const int*>(reinterpret_cast<const char*>(s.batchParams.data()) + offsetof(BatchParams, steps));
     families.upstreamOverflow =

@@ -1,8 +1,8 @@
 // CUDA path of the intersection stage (seeds/002 §3.1 second step, §4.3): for every window I_j of a
 // batch, M_j = F_j ⊗ F_{j+1} ⊗ … ⊗ F_{j+δ-1}, where G ⊗ H = maximal_μ{a ∩ b : a ∈ G, b ∈ H}, computed
-// for all windows of the batch at once, one level per step of the window, from the per-step families
-// the potential stage left on the device; then each window's flocks in lexicographic order, ready to
-// download. Every size comes from a counting pass and a prefix sum and is checked against the pools
+// for all windows of the batch at once from the per-step families the potential stage left on the
+// device, reusing work between overlapping windows by doubling (⌊log₂ δ⌋ levels, plus one when δ is
+// not a power of two); then each window's flocks in lexicographic order, ready to download. Every size comes from a counting pass and a prefix sum and is checked against the pools
 // reserved at init. Host-only interface: no CUDA types. Compiled only with the CUDA backend.
 #pragma once
 
@@ -21,6 +21,8 @@ namespace augur::kernels::flock::detail {
 struct DeviceFamilies {
     const long long* offsets{nullptr};  ///< set s is members[offsets[s] … offsets[s+1])
     const int* members{nullptr};        ///< each set sorted ascending
+    const int* step{nullptr};           ///< batch-relative step of each set
+    const unsigned long long* signature{nullptr};  ///< 64-bit membership signature of each set
     const int* stepBegin{nullptr};      ///< maxBatchSteps + 1 entries: step t's sets are stepBegin[t] … stepBegin[t+1]
     const int* steps{nullptr};          ///< the batch's step count
     const int* upstreamOverflow{nullptr};  ///< non-zero: the families are not valid (the potential stage overflowed)
@@ -48,11 +50,12 @@ public:
     CudaWindowStage& operator=(const CudaWindowStage&) = delete;
     ~CudaWindowStage();
 
-    /// Reserves the device pools (levels ping-pong between two families of maxIntersectSetsPerBatch sets
-    /// and maxIntersectMembersPerBatch members; the output holds maxFlocksPerBatch flocks and
-    /// maxFlockMembersPerBatch members), the pinned download buffers and the scan scratch; with
-    /// `useGraph` captures the stage as a CUDA graph. `gridBlocks` × `blockThreads`: the grid-stride
-    /// kernels' launch shape. Init phase.
+    /// Reserves the device pools (the candidates of a level and the two families the levels ping-pong
+    /// between, each of maxIntersectSetsPerBatch sets and maxIntersectMembersPerBatch members; the
+    /// output holds maxFlocksPerBatch flocks and maxFlockMembersPerBatch members), the pinned download
+    /// buffers and the scan scratch; with `useGraph` captures the stage as a CUDA graph.
+    /// `gridBlocks` × `blockThreads`: the launch shape of the warp-per-set kernels (blockThreads a
+    /// multiple of 32). Init phase.
     [[nodiscard]] static Result<std::unique_ptr<CudaWindowStage>, FlockFailure> create(const FlockParams& params,
                                                                                        const FlockCapacities& capacities,
                                                                                        const DeviceFamilies& families, int gridBlocks,

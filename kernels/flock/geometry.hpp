@@ -105,20 +105,27 @@ AUGUR_FLOCK_HD bool insideDisk(double rx, double ry, DiskOffset offset, double m
     return squaredNorm(subRn(rx, offset.dx), subRn(ry, offset.dy)) <= member2;
 }
 
-/// One step's regular grid: square, `side` × `side` cells of edge cell_m from (minX, minY).
+/// Neighbourhood searched around a cell: ±2 cells. Cells are ≥ ε(1+1e-6) wide, so every point within
+/// 2ε(1+tol) of a point lies in the 5 × 5 block around that point's cell, rounding included.
+inline constexpr int NEIGHBOUR_REACH = 2;
+
+/// … and ±1 cell on a grid made coarser than 2ε(1+1e-6) (see makeStepGrid): every point within
+/// 2ε(1+tol) of a point then lies in the 3 × 3 block around that point's cell, with the same margin.
+inline constexpr int COARSE_NEIGHBOUR_REACH = 1;
+
+/// One step's regular grid: square, `side` × `side` cells of edge cell_m from (minX, minY); neighbourhoods
+/// reach ±`reach` cells.
 struct StepGrid {
     double minX_m{0.0};
     double minY_m{0.0};
     double cell_m{1.0};
     int side{1};
+    int reach{NEIGHBOUR_REACH};
 };
 
-/// Neighbourhood searched around a cell: ±2 cells. Cells are ≥ ε(1+1e-6) wide, so every point within
-/// 2ε(1+tol) of a point lies in the 5 × 5 block around that point's cell, rounding included.
-inline constexpr int NEIGHBOUR_REACH = 2;
-
 /// The grid for a step whose present points span [minX, maxX] × [minY, maxY]: cells of edge
-/// ε(1+1e-6) (seeds/002 §4.1 uses edge ε), made coarser when more than sideCap² cells would be needed.
+/// ε(1+1e-6) (seeds/002 §4.1 uses edge ε), made coarser when more than sideCap² cells would be needed
+/// (cells of at least 2ε(1+1e-6) are searched ±1 cell instead of ±2).
 AUGUR_FLOCK_HD StepGrid makeStepGrid(double minX, double maxX, double minY, double maxY, double cellMin_m, int sideCap) {
     StepGrid grid;
     grid.minX_m = minX;
@@ -135,6 +142,7 @@ AUGUR_FLOCK_HD StepGrid makeStepGrid(double minX, double maxX, double minY, doub
     } else if (sideCap > 1) {
         grid.side = sideCap;
         grid.cell_m = fmax(cellMin_m, (extent / static_cast<double>(sideCap - 1)) * (1.0 + 1e-6));
+        grid.reach = grid.cell_m >= 2.0 * cellMin_m ? COARSE_NEIGHBOUR_REACH : NEIGHBOUR_REACH;
     }
     return grid;
 }

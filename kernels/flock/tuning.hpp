@@ -9,6 +9,8 @@
 // 18.2–18.5 ms at 128 × 4 (512 threads per SM). 2,000 entities: 5.21–5.39 ms for every shape except
 // 128 × 4 (5.64–5.73 ms). The values below are the defaults as measured (15.95 ms and 5.24 ms), within
 // 1 % of the best; the intersection stage looks bound by per-thread latency rather than launch shape.
+// That sweep was of the previous thread-per-set intersection kernels; the warp-per-set kernels
+// (2026-11-21 10:57 UTC, docs/benchmarks.md) run with the same values and have not been swept.
 // sm_87 (Orin) has not been swept; it gets the same values (2,048 threads per SM on both).
 #pragma once
 
@@ -20,8 +22,8 @@ inline constexpr int BLOCK = 256;
 /// Blocks per SM of the grid-stride kernels: 8 × 256 = 2,048 threads, the sm_90 and sm_87 per-SM limit.
 inline constexpr int BLOCKS_PER_SM = 8;
 
-/// Threads per block of the intersection-stage kernels (one thread per set: count, write, maximal,
-/// rank). Their grid keeps BLOCK × BLOCKS_PER_SM threads per SM.
+/// Threads per block of the intersection-stage kernels (one warp per set: count, write, maximal,
+/// compact, rank, output). Their grid keeps BLOCK × BLOCKS_PER_SM threads per SM.
 inline constexpr int WINDOW_BLOCK = 128;
 
 /// Threads per block of the per-step bounding-box reduction (one block per step; sizes a shared array).

@@ -10,8 +10,11 @@
 // --sweep: afterwards, the launch shapes (FlockOptions: threads per block, blocks per SM, threads per
 // block of the intersection kernels) swept on the seed-shaped run (ε = 50) and at 2,000 entities, with
 // resident input and graphs; the figures behind kernels/flock/tuning.hpp.
+// --profile: only the 2,000-entity run on CUDA, resident input, direct launches, until the capacities
+// fit and then once more — for a kernel profiler (apps/benchmarks/flock/profile-kernels.sh takes the
+// kernels of that last call).
 //
-//   augur-bench-flock [--quick] [--cpu-only] [--sweep]
+//   augur-bench-flock [--quick] [--cpu-only] [--sweep] [--profile]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -152,14 +155,60 @@ Measured measure(const SyntheticTrajectories& t, const FlockParams& params, Floc
     return m;
 }
 
+/// Device copy of a trajectory set, viewed as findOnDevice expects.
+struct DeviceTrajectories {
+    platform::DeviceBuffer<double> x;
+    platform::DeviceBuffer<double> y;
+    platform::DeviceBuffer<std::uint8_t> present;
+    TrajectoryView view{};
+
+    static bool upload(const TrajectoryView& host, DeviceTrajectories& out) {
+        const auto samples = static_cast<std::size_t>(host.entityCount) * static_cast<std::size_t>(host.stepCount);
+        auto dx = platform::DeviceBuffer<double>::create(samples);
+        auto dy = platform::DeviceBuffer<double>::create(samples);
+        auto dp = platform::DeviceBuffer<std::uint8_t>::create(samples);
+        if (!(dx && dy && dp && dx->upload(std::span<const double>(host.x_m, samples)) &&
+              dy->upload(std::span<const double>(host.y_m, samples)) && dp->upload(std::span<const std::uint8_t>(host.present, samples)))) {
+            return false;
+        }
+        out.x = std::move(dx).value();
+        out.y = std::move(dy).value();
+        out.present = std::move(dp).value();
+        out.view = TrajectoryView{out.x.data(), out.y.data(), out.present.data(), host.entityCount, host.stepCount};
+        return true;
+    }
+};
+
+/// --profile: one scenario on CUDA, resident input, direct launches; the last find is the one to read.
+int profileRun(const SyntheticSpec& spec, const FlockParams& params) {
+    const SyntheticTrajectories t = generateTrajectories(spec);
+    auto stream = platform::Stream::create();
+    DeviceTrajectories device;
+    if (!stream || !DeviceTrajectories::upload(t.view(), device)) {
+        std::printf("profile: no stream or device memory\n");
+        return 1;
+    }
+    const Measured m = measure(t, params, capacitiesFor(spec, params, 1000), kernels::Backend::Cuda, false, 1, stream->get(), &device.view);
+    if (!m.ok) {
+        std::printf("profile: %s\n", m.error.c_str());
+        return 1;
+    }
+    std::printf("profile: n %d, τ %d, flocks %lld, total %.3f ms, potential (dev) %.3f ms, intersections (dev + download) %.3f ms\n",
+                spec.entities, spec.steps, static_cast<long long>(m.stats.flocks), m.total_ms, m.stats.potential_us * 1e-3,
+                m.stats.intersect_us * 1e-3);
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     bool quick = false;
     bool cpuOnly = false;
     bool sweep = false;
+    bool profile = false;
     for (int i = 1; i < argc; ++i) {
         sweep = sweep || std::strcmp(argv[i], "--sweep") == 0;
+        profile = profile || std::strcmp(argv[i], "--profile") == 0;
         quick = quick || std::strcmp(argv[i], "--quick") == 0;
         cpuOnly = cpuOnly || std::strcmp(argv[i], "--cpu-only") == 0;
     }
@@ -167,9 +216,17 @@ int main(int argc, char** argv) {
     const int seedSteps = quick ? 4096 : 66096;
     const int scaleSteps = quick ? 200 : 1000;
     std::printf("CPU reference: %u hardware threads; CUDA %s\n", std::thread::hardware_concurrency(), gpu ? "available" : "not used");
+    if (profile) {
+        if (!gpu) {
+            std::printf("--profile needs CUDA\n");
+            return 1;
+        }
+        return profileRun(atScale(2000, scaleSteps), {5, 10, 50.0});
+    }
 
     std::vector<Scenario> scenarios;
     const double eps[] = {25.0, 50.0, 75.0, 100.0};
+    scenarios.push_back({"scale", atScale(2000, scaleSteps), {5, 10, 50.0}});
     for (const double e : eps) {
         scenarios.push_back({"seed ε sweep", seedShape(seedSteps), {5, 10, e}});
     }
@@ -179,7 +236,6 @@ int main(int argc, char** argv) {
     for (const int delta : {5, 20}) {
         scenarios.push_back({"seed δ sweep", seedShape(seedSteps), {5, delta, 50.0}});
     }
-    scenarios.push_back({"scale", atScale(2000, scaleSteps), {5, 10, 50.0}});
     scenarios.push_back({"scale", atScale(20000, scaleSteps), {5, 10, 50.0}});
 
     struct SweepCase {
@@ -205,16 +261,9 @@ int main(int argc, char** argv) {
             cuda = measure(t, s.params, capacities, kernels::Backend::Cuda, false, 5, stream->get());
             const FlockCapacities grown = cuda.ok ? cuda.capacities : capacities;
             graph = measure(t, s.params, grown, kernels::Backend::Cuda, true, 5, stream->get());
-            const TrajectoryView host = t.view();
-            const auto samples = static_cast<std::size_t>(host.entityCount) * static_cast<std::size_t>(host.stepCount);
-            auto dx = platform::DeviceBuffer<double>::create(samples);
-            auto dy = platform::DeviceBuffer<double>::create(samples);
-            auto dp = platform::DeviceBuffer<std::uint8_t>::create(samples);
-            if (dx && dy && dp && dx->upload(std::span<const double>(host.x_m, samples)) &&
-                dy->upload(std::span<const double>(host.y_m, samples)) &&
-                dp->upload(std::span<const std::uint8_t>(host.present, samples))) {
-                const TrajectoryView device{dx->data(), dy->data(), dp->data(), host.entityCount, host.stepCount};
-                resident = measure(t, s.params, grown, kernels::Backend::Cuda, true, 5, stream->get(), &device);
+            DeviceTrajectories device;
+            if (DeviceTrajectories::upload(t.view(), device)) {
+                resident = measure(t, s.params, grown, kernels::Backend::Cuda, true, 5, stream->get(), &device.view);
             }
             const bool seed50 = s.spec.entities == 145 && s.params.radius_m == 50.0 && s.params.minEntities == 5 && s.params.windowSteps == 10;
             if (resident.ok && (seed50 || s.spec.entities == 2000)) {
@@ -241,16 +290,11 @@ int main(int argc, char** argv) {
         for (const SweepCase& c : sweepCases) {
             const Scenario& s = *c.scenario;
             const SyntheticTrajectories t = generateTrajectories(s.spec);
-            const TrajectoryView host = t.view();
-            const auto samples = static_cast<std::size_t>(host.entityCount) * static_cast<std::size_t>(host.stepCount);
-            auto dx = platform::DeviceBuffer<double>::create(samples);
-            auto dy = platform::DeviceBuffer<double>::create(samples);
-            auto dp = platform::DeviceBuffer<std::uint8_t>::create(samples);
-            if (!(dx && dy && dp && dx->upload(std::span<const double>(host.x_m, samples)) &&
-                  dy->upload(std::span<const double>(host.y_m, samples)) && dp->upload(std::span<const std::uint8_t>(host.present, samples)))) {
+            DeviceTrajectories resident;
+            if (!DeviceTrajectories::upload(t.view(), resident)) {
                 continue;
             }
-            const TrajectoryView device{dx->data(), dy->data(), dp->data(), host.entityCount, host.stepCount};
+            const TrajectoryView& device = resident.view;
             for (const int block : {128, 256, 512}) {
                 for (const int blocksPerSm : {4, 8, 16}) {
                     for (const int windowBlock : {64, 128, 256}) {

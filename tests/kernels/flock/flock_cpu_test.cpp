@@ -82,6 +82,29 @@ INSTANTIATE_TEST_SUITE_P(SmallInstances, FlockCpuOracle,
                                            OracleCase{9, 7, 5, 1, 2.0, 0.0}),
                          [](const ::testing::TestParamInfo<OracleCase>& param) { return caseName(param.param); });
 
+// Grids with far fewer cells than the data needs: cells from about 1.5 ε to 6 ε wide, so that the
+// neighbourhoods are searched both ±2 cells and (cells of at least 2ε) ±1 cell.
+TEST(FlockCpu, CoarseGridsMatchTheBruteForceOracle) {
+    constexpr int INSTANCES = 6;
+    constexpr int ENTITIES = 12;
+    constexpr int STEPS = 6;
+    constexpr double SIDE_M = 6.0 * RADIUS_M;
+    constexpr int GRID_CELLS[] = {4, 9, 16, 25};
+    const FlockParams params{2, 2, RADIUS_M};
+    std::size_t reported = 0;
+    for (const int cells : GRID_CELLS) {
+        for (int seed = 1; seed <= INSTANCES; ++seed) {
+            const Instance instance = testing::randomInstance(ENTITIES, STEPS, SIDE_M, 0.0, static_cast<std::uint64_t>(seed));
+            FlockCapacities capacities = testCapacities(ENTITIES, 64);
+            capacities.gridCellsPerStep = cells;
+            const auto expected = bruteForceFlocks(instance.view(), params);
+            EXPECT_EQ(detect(instance, params, capacities), expected) << cells << " cells, seed " << seed;
+            reported += expected.size();
+        }
+    }
+    EXPECT_GT(reported, static_cast<std::size_t>(INSTANCES));
+}
+
 TEST(FlockCpu, PairAtExactlyTwiceTheRadiusIsAFlock) {
     Instance instance(2, 1);
     instance.set(0, 0, 0.0, 0.0);

@@ -120,5 +120,18 @@ TEST(FlockGeometry, GridCellsAreNeverNarrowerThanTheRadiusAndSideIsCapped) {
     EXPECT_EQ(empty.side, 1);
 }
 
+TEST(FlockGeometry, OnlyGridsCoarserThanTwiceTheRadiusSearchOneCellAround) {
+    const Limits limits = makeLimits(1.0, 1e-9);
+    constexpr int SIDE_CAP = 4;
+    const StepGrid fine = makeStepGrid(0.0, 2.0, 0.0, 2.0, limits.cellMin_m, SIDE_CAP);  // cells of ε(1 + 1e-6)
+    EXPECT_EQ(fine.reach, NEIGHBOUR_REACH);
+    const StepGrid between = makeStepGrid(0.0, 4.5, 0.0, 1.0, limits.cellMin_m, SIDE_CAP);  // cells of about 1.5 ε
+    EXPECT_LT(between.cell_m, 2.0 * limits.cellMin_m);
+    EXPECT_EQ(between.reach, NEIGHBOUR_REACH);
+    const StepGrid coarse = makeStepGrid(0.0, 30.0, 0.0, 1.0, limits.cellMin_m, SIDE_CAP);  // cells of about 10 ε
+    EXPECT_GE(coarse.cell_m, 2.0 * limits.cellMin_m);
+    EXPECT_EQ(coarse.reach, COARSE_NEIGHBOUR_REACH);
+}
+
 }  // namespace
 }  // namespace augur::kernels::flock::detail

@@ -153,7 +153,8 @@ TEST_P(FlockGpu, EqualsCpuReferenceDirectAndUnderGraphReplay) {
 INSTANTIATE_TEST_SUITE_P(SeededInstances, FlockGpu,
                          ::testing::Values(GpuCase{40, 30, 3, 1, 1.0, 64, 0.0}, GpuCase{100, 60, 3, 4, 1.0, 16, 0.02},
                                            GpuCase{300, 50, 4, 5, 2.0, 50, 0.0}, GpuCase{150, 80, 2, 3, 1.5, 9, 0.05},
-                                           GpuCase{500, 20, 5, 20, 2.0, 20, 0.0}),
+                                           GpuCase{500, 20, 5, 20, 2.0, 20, 0.0}, GpuCase{200, 40, 3, 7, 1.5, 12, 0.02},
+                                           GpuCase{150, 50, 3, 13, 1.5, 20, 0.0}),
                          [](const ::testing::TestParamInfo<GpuCase>& param) { return caseName(param.param); });
 
 TEST(FlockGpuDevice, DeviceResidentInputEqualsCpuReferenceDirectAndUnderGraphReplay) {
@@ -208,7 +209,7 @@ TEST(FlockGpuIntersections, DenseOverlappingFamiliesEqualCpuReference) {
     ASSERT_TRUE(stream.hasValue());
     for (int seed = 1; seed <= INSTANCES; ++seed) {
         const Instance instance = testing::randomInstance(ENTITIES, STEPS, 5.0, 0.03, static_cast<std::uint64_t>(100 + seed));
-        for (const int delta : {1, 2, 4, STEPS}) {
+        for (const int delta : {1, 2, 3, 4, 7, STEPS}) {
             const FlockParams params{3, delta, 1.0};
             FlockCapacities capacities = testCapacities(ENTITIES, 8 + delta, 4);
             capacities.maxWorkSets = 1 << 16;  // about 65 sets per step: up to 65² intersections per window
@@ -220,6 +221,58 @@ TEST(FlockGpuIntersections, DenseOverlappingFamiliesEqualCpuReference) {
                 << "seed " << seed << " delta " << delta;
             EXPECT_EQ(detect(instance.view(), params, capacities, Backend::Cuda, true, stream->get()), expected)
                 << "seed " << seed << " delta " << delta;
+        }
+    }
+}
+
+// Large families (about 390 sets and 2,400 members per step, more in the intersection levels): many
+// warps per position, many lanes per set.
+TEST(FlockGpuIntersections, LargeFamiliesEqualCpuReference) {
+    AUGUR_REQUIRE_GPU();
+    constexpr int ENTITIES = 200;
+    constexpr int STEPS = 6;
+    constexpr double SIDE_M = 10.0;
+    const Instance instance = testing::randomInstance(ENTITIES, STEPS, SIDE_M, 0.02, 5);
+    FlockCapacities capacities = testCapacities(ENTITIES, STEPS, 4);
+    capacities.maxDisksPerStep = 1 << 16;
+    capacities.maxCandidateMembersPerStep = 1 << 20;
+    capacities.maxFamilySetsPerBatch = 1 << 16;
+    capacities.maxFamilyMembersPerBatch = 1 << 20;
+    capacities.maxWorkSets = 1 << 16;
+    capacities.maxWorkMembers = 1 << 20;
+    capacities.maxIntersectSetsPerBatch = 1 << 20;
+    capacities.maxIntersectMembersPerBatch = 1 << 23;
+    capacities.maxFlocksPerBatch = 1 << 16;
+    capacities.maxFlockMembersPerBatch = 1 << 20;
+    for (const int delta : {2, 3, STEPS}) {
+        const FlockParams params{3, delta, 1.0};
+        const auto expected = detect(instance.view(), params, capacities, Backend::Cpu, false, nullptr);
+        EXPECT_FALSE(expected.empty()) << "delta " << delta;
+        EXPECT_EQ(detect(instance.view(), params, capacities, Backend::Cuda, false, nullptr), expected) << "delta " << delta;
+        EXPECT_EQ(detect(instance.view(), params, capacities, Backend::Cuda, true, nullptr), expected) << "delta " << delta;
+    }
+}
+
+// Grids with far fewer cells than the data needs (cells from about 1.5 ε to 6 ε, searched ±2 or ±1
+// cells) give the oracle's flocks, directly and under graph replay.
+TEST(FlockGpuOracle, CoarseGridsEqualTheBruteForceOracle) {
+    AUGUR_REQUIRE_GPU();
+    constexpr int INSTANCES = 4;
+    constexpr int ENTITIES = 12;
+    constexpr int STEPS = 6;
+    constexpr double SIDE_M = 6.0;
+    constexpr int GRID_CELLS[] = {4, 9, 16, 25};
+    const FlockParams params{2, 2, 1.0};
+    for (const int cells : GRID_CELLS) {
+        for (int seed = 1; seed <= INSTANCES; ++seed) {
+            const Instance instance = testing::randomInstance(ENTITIES, STEPS, SIDE_M, 0.0, static_cast<std::uint64_t>(seed));
+            FlockCapacities capacities = testCapacities(ENTITIES);
+            capacities.gridCellsPerStep = cells;
+            const auto expected = testing::bruteForceFlocks(instance.view(), params);
+            for (const bool useGraph : {false, true}) {
+                EXPECT_EQ(detect(instance.view(), params, capacities, Backend::Cuda, useGraph, nullptr), expected)
+                    << cells << " cells, seed " << seed << ", graph " << useGraph;
+            }
         }
     }
 }

@@ -51,8 +51,8 @@ public:
     /// Errors: InvalidInput (sizes over the capacities, null pointers, a present sample that is not
     /// finite), CapacityExceeded (which one, and the size needed; `out` then holds no partial result), Gpu.
     /// Complexity: O(τ · (n + disks · neighbourhood)) for the potential flocks; intersections depend on
-    /// the family sizes (CPU: about three pairwise family intersections per window; CUDA: δ - 1 per
-    /// window, all windows of a batch in parallel).
+    /// the family sizes (CPU: about three pairwise family intersections per window; CUDA: ⌊log₂ δ⌋, plus
+    /// one when δ is not a power of two, per window start, by doubling, all of a batch in parallel).
     [[nodiscard]] Result<FlockStats, FlockFailure> find(const TrajectoryView& trajectories, FlockList& out,
                                                         platform::StreamHandle stream) noexcept;
 

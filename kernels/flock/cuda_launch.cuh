@@ -1,0 +1,134 @@
+// Dispatch helpers shared by the two flock stages (cuda_batch.cu, cuda_window.cu): a kernel launch
+// followed by its launch check, one CUB prefix-sum scratch sized at init for every scan of a stage, and
+// the count → exclusive scan → write sequence by which every data-dependent pool is sized (seeds/002
+// §4: "a counting pass, a prefix sum and a placement pass"). Warp-level helpers for the kernels that
+// give one warp to one set. Included by .cu files only.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+#include <cstddef>
+#include <utility>
+
+#include "augur/platform/cuda_check.hpp"
+#include "augur/platform/memory.hpp"
+#include "augur/platform/stream.hpp"
+
+namespace augur::kernels::flock::detail {
+
+/// Grid and block of a launch.
+struct LaunchDims {
+    int blocks;
+    int threads;
+};
+
+/// Launches `kernel` on `stream` and checks the launch (AUGUR_CUDA_CHECK_LAUNCH). Graph-capturable,
+/// noexcept, allocation-free.
+template <typename... Params, typename... Args>
+[[nodiscard]] platform::GpuStatus launch(void (*kernel)(Params...), LaunchDims dims, platform::StreamHandle stream, Args&&... args) noexcept {
+    kernel<<<dims.blocks, dims.threads, 0, stream>>>(std::forward<Args>(args)...);
+    return AUGUR_CUDA_CHECK_LAUNCH();
+}
+
+/// Sets and members counted together, so one prefix sum sizes a family's two pools.
+struct Count2 {
+    long long sets;
+    long long members;
+};
+
+__host__ __device__ __forceinline__ Count2 operator+(const Count2& a, const Count2& b) { return {a.sets + b.sets, a.members + b.members}; }
+
+/// a + b, for the scans (Count2 and the integer counts).
+struct Plus {
+    template <typename T>
+    __host__ __device__ T operator()(const T& a, const T& b) const {
+        return a + b;
+    }
+};
+
+/// One device scratch for all the exclusive prefix sums of a stage. Init: `require` for every scan the
+/// stage will run (element type and largest count), then `allocate`. Run: `exclusive`.
+class PrefixSums {
+public:
+    /// Init phase: makes room for an exclusive scan of `count` items from `in` to `out`.
+    template <typename T>
+    [[nodiscard]] platform::GpuStatus require(const T* in, T* out, long long count) {
+        std::size_t need = 0;
+        AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(nullptr, need, in, out, Plus{}, T{}, static_cast<int>(count))));
+        m_bytes = std::max(m_bytes, need);
+        return {};
+    }
+
+    /// Init phase: reserves the scratch for the largest `require`.
+    [[nodiscard]] platform::GpuStatus allocate() {
+        auto memory = platform::DeviceMemory::allocate(std::max<std::size_t>(m_bytes, 1));
+        if (!memory) {
+            return fail(memory.error());
+        }
+        m_temp = std::move(memory).value();
+        return {};
+    }
+
+    /// out[i] = in[0] + … + in[i-1] for i < count (out[0] = 0). `count` must not exceed what `require`
+    /// was given for this type. Graph-capturable, noexcept, allocation-free.
+    template <typename T>
+    [[nodiscard]] platform::GpuStatus exclusive(const T* in, T* out, long long count, platform::StreamHandle stream) noexcept {
+        std::size_t bytes = m_bytes;
+        return AUGUR_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(m_temp.get(), bytes, in, out, Plus{}, T{}, static_cast<int>(count), stream));
+    }
+
+private:
+    platform::DeviceMemory m_temp;
+    std::size_t m_bytes{0};
+};
+
+/// The sizing pattern of every data-dependent pool: `count()` launches a kernel that writes counts[0 …
+/// n-1] (zeros past the data), their exclusive prefix sum goes to starts[0 … n-1] (starts[n-1] is the
+/// total when counts[n-1] = 0), and `write()` launches the kernel that places each item at its start.
+/// count and write return a GpuStatus (use `launch`). Graph-capturable, noexcept, allocation-free.
+template <typename T, typename Count, typename Write>
+[[nodiscard]] platform::GpuStatus countScanWrite(PrefixSums& sums, Count&& count, const T* counts, T* starts, long long n, Write&& write,
+                                                 platform::StreamHandle stream) noexcept {
+    AUGUR_CUDA_TRY(count());
+    AUGUR_CUDA_TRY(sums.exclusive(counts, starts, n, stream));
+    return write();
+}
+
+#if defined(__CUDACC__)
+inline constexpr int WARP_THREADS = 32;
+inline constexpr unsigned int FULL_WARP = 0xFFFFFFFFU;
+
+__device__ __forceinline__ int laneId() { return static_cast<int>(threadIdx.x) & (WARP_THREADS - 1); }
+
+/// Warp-stride loops: the first warp index of this warp and the number of warps in the grid
+/// (blockDim.x is a multiple of 32).
+__device__ __forceinline__ long long warpStart() {
+    return (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / WARP_THREADS;
+}
+__device__ __forceinline__ long long warpStep() { return static_cast<long long>(gridDim.x) * blockDim.x / WARP_THREADS; }
+
+/// Sum over the warp, result in every lane.
+__device__ __forceinline__ long long warpSum(long long v) {
+    for (int offset = WARP_THREADS / 2; offset > 0; offset /= 2) {
+        v += __shfl_xor_sync(FULL_WARP, v, offset);
+    }
+    return v;
+}
+
+/// Inclusive prefix sum over the warp's lanes.
+__device__ __forceinline__ long long warpInclusiveSum(long long v) {
+    const int lane = laneId();
+    for (int offset = 1; offset < WARP_THREADS; offset *= 2) {
+        const long long other = __shfl_up_sync(FULL_WARP, v, offset);
+        if (lane >= offset) {
+            v += other;
+        }
+    }
+    return v;
+}
+#endif
+
+}  // namespace augur::kernels::flock::detail
