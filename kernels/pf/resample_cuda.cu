@@ -1,132 +1,141 @@
-// CUDA systematic resampling: quantised weights → CUB inclusive integer scan (exact, deterministic)
-// → copy-index kernel (seed 004 eqs. 10–12) → coalesced grid-stride gather (seed 000 section 4.2.3).
-#include <cub/device/device_scan.cuh>
+// CUDA systematic resampling: quantised weights → integer CDF by a single-pass decoupled look-back
+// scan (exact, deterministic) → one thread per copy finds its source (seed 004 eqs. 10–12, bracketed
+// integer search) → coalesced gather of whole particles (seed 000 section 4.2.3). The particle filter
+// runs the first two and leaves the gather to its next predict, which reads through the copy indices.
 #include <thrust/copy.h>
 #include <thrust/execution_policy.h>
 #include <thrust/iterator/permutation_iterator.h>
-#include <thrust/iterator/transform_iterator.h>
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+
+#include "../primitives/lookback_scan.cuh"
 #include "augur/kernels/pf/resample.hpp"
+#include "augur/platform/memory.hpp"
 #include "resample_cuda.hpp"
 #include "tuning.hpp"
 
 namespace augur::kernels::pf::cuda {
 namespace {
 
-struct QuantizeFromDevice {
-    const float* maxLogWeight;
-    __device__ std::uint64_t operator()(float logWeight) const { return quantizeWeight(logWeight, *maxLogWeight); }
-};
+namespace lookback = primitives::detail;
 
-using QuantizedIterator = thrust::transform_iterator<QuantizeFromDevice, const float*, std::uint64_t>;
-
-std::size_t cubScanBytes(std::uint32_t particles) {
-    std::size_t bytes = 0;
-    QuantizedIterator in(nullptr, QuantizeFromDevice{nullptr});
-    (void)cub::DeviceScan::InclusiveSum(nullptr, bytes, in, static_cast<std::uint64_t*>(nullptr),
-                                        static_cast<int>(particles));
-    return bytes;
-}
+/// 2 segments: 8 quantised weights (uint64) per thread, 2048 per tile.
+constexpr std::uint32_t CDF_SEGMENTS = 2;
+constexpr std::uint32_t CDF_TILE = lookback::lookbackTileItems<CDF_SEGMENTS>();
 
 constexpr std::size_t align256(std::size_t bytes) { return (bytes + 255U) & ~std::size_t{255U}; }
+std::uint32_t cdfTiles(std::uint32_t particles) { return (particles + CDF_TILE - 1) / CDF_TILE; }
+std::size_t cdfBytes(std::uint32_t particles) { return align256(static_cast<std::size_t>(particles) * sizeof(std::uint64_t)); }
 
-/// One thread per copy j (balanced whatever the weights): ρ[j] by binary search over the exact
-/// integer CDF — the same indices as seed 004's per-source formulation (copyRange), which writes all
-/// of a heavy particle's copies from one thread and so serialises when the weights degenerate.
-__global__ void copyIndexKernel(const std::uint64_t* __restrict__ cdf, std::uint32_t particles, const float* u,
-                                std::uint32_t* __restrict__ copyIndex, const std::uint32_t* enabled) {
+/// The scratch: the CDF (K entries), then the look-back state.
+struct ResampleScratch {
+    std::uint64_t* cdf;
+    lookback::LookbackState<std::uint64_t> state;
+    void* stateBase;
+    std::uint32_t tiles;
+};
+
+ResampleScratch carve(void* scratch, std::uint32_t particles) {
+    char* base = static_cast<char*>(scratch);
+    const std::uint32_t tiles = cdfTiles(particles);
+    void* stateBase = base + cdfBytes(particles);
+    return ResampleScratch{reinterpret_cast<std::uint64_t*>(base), lookback::lookbackState<std::uint64_t>(stateBase, tiles),
+                           stateBase, tiles};
+}
+
+/// Inclusive scan of quantizeWeight(log w, max): one tile per block. VECTOR: 16-byte log-weight loads.
+template <bool VECTOR>
+__global__ void __launch_bounds__(lookback::LOOKBACK_BLOCK)
+    cdfKernel(const float* __restrict__ logWeights, std::uint32_t particles, const float* maxLogWeight,
+              std::uint64_t* __restrict__ cdf, lookback::LookbackState<std::uint64_t> state, const std::uint32_t* enabled) {
+    if (enabled != nullptr && *enabled == 0U) {
+        return;
+    }
+    const float maxLog = *maxLogWeight;
+    auto load = [&](std::uint64_t i, std::uint64_t (&v)[4]) {
+        if (VECTOR && i + 3 < particles) {
+            const float4 q = __ldg(reinterpret_cast<const float4*>(logWeights + i));
+            v[0] = quantizeWeight(q.x, maxLog);
+            v[1] = quantizeWeight(q.y, maxLog);
+            v[2] = quantizeWeight(q.z, maxLog);
+            v[3] = quantizeWeight(q.w, maxLog);
+            return;
+        }
+#pragma unroll
+        for (std::uint32_t q = 0; q < 4; ++q) {
+            v[q] = i + q < particles ? quantizeWeight(logWeights[i + q], maxLog) : 0U;
+        }
+    };
+    auto store = [&](std::uint64_t i, std::uint64_t base, const std::uint64_t (&v)[4]) {
+        std::uint64_t c[4];
+        std::uint64_t running = base;
+#pragma unroll
+        for (std::uint32_t q = 0; q < 4; ++q) {
+            running += v[q];
+            c[q] = running;
+        }
+        if (i + 3 < particles) {
+            auto* d = reinterpret_cast<ulonglong2*>(cdf + i);  // cdf is 256-byte aligned, i % 4 == 0
+            d[0] = make_ulonglong2(c[0], c[1]);
+            d[1] = make_ulonglong2(c[2], c[3]);
+            return;
+        }
+#pragma unroll
+        for (std::uint32_t q = 0; q < 4; ++q) {
+            if (i + q < particles) {
+                cdf[i + q] = c[q];
+            }
+        }
+    };
+    lookback::lookbackScanTile<std::uint64_t, CDF_SEGMENTS>(state, load, store);
+}
+
+/// One thread per copy j: ρ[j] by the bracketed search over the exact integer CDF — the same indices
+/// as seed 004's per-source formulation (copyRange), balanced whatever the weights. Then leaves the
+/// CDF scan's look-back state zeroed for the next resampling (the scan has finished: stream order),
+/// and marks the copy indices pending when asked to.
+__global__ void __launch_bounds__(tuning::PARTICLE_BLOCK)
+    copyIndexKernel(const std::uint64_t* __restrict__ cdf, std::uint32_t particles, const float* u,
+                    std::uint32_t* __restrict__ copyIndex, const std::uint32_t* enabled, std::uint32_t* pending,
+                    lookback::LookbackState<std::uint64_t> state, std::uint32_t tiles) {
     if (enabled != nullptr && *enabled == 0U) {
         return;
     }
     const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j < particles) {
-        copyIndex[j] = copySource(cdf, particles, *u, j);
+        copyIndex[j] = copySourceBracketed(cdf, particles, *u, j);
+    }
+    lookback::zeroLookbackState(state, tiles, j, gridDim.x * blockDim.x);
+    if (j == 0 && pending != nullptr) {
+        *pending = 1U;
     }
 }
 
-/// What the filter's gather also does: reset the log-weights, mark the buffer swap, zero the max.
-struct GatherFinish {
-    float* logWeights;      ///< K entries set to 0 (nullptr: none)
-    std::uint32_t* swap;    ///< set to 1
-    float* maxLogWeight;    ///< set to 0
-};
-
-__device__ __forceinline__ void finish(const GatherFinish& f, std::uint32_t particles) {
-    if (f.logWeights == nullptr) {
-        return;
-    }
-    if (blockIdx.y != 0) {
-        return;
-    }
-    for (std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < particles; k += gridDim.x * blockDim.x) {
-        f.logWeights[k] = 0.0F;
-    }
-    if (blockIdx.x == 0 && threadIdx.x == 0) {
-        *f.swap = 1U;
-        *f.maxLogWeight = 0.0F;
-    }
-}
-
-/// Source and destination: buffer0 → buffer1, or, with a selector, buffer[*current] → the other.
-template <typename T>
-__device__ __forceinline__ void pickBuffers(T* buffer0, T* buffer1, const std::uint32_t* current, const T*& src,
-                                            T*& dst) {
-    const bool swapped = current != nullptr && *current != 0U;
-    src = swapped ? buffer1 : buffer0;
-    dst = swapped ? buffer0 : buffer1;
-}
-
-__global__ void gatherAos4Kernel(float4* buffer0, float4* buffer1, const std::uint32_t* __restrict__ copyIndex,
-                                 std::uint32_t particles, std::uint32_t quads, const std::uint32_t* enabled,
-                                 const std::uint32_t* current, GatherFinish done) {
+/// Array of structs: element e of the destination (a Vec of one particle's `width` Vecs) from the
+/// source particle ρ[e / width]; grid-stride, 32-bit index arithmetic (K · stride < 2³²). Vec = float4
+/// when the stride is a multiple of 4 floats (16-byte accesses), float otherwise.
+template <typename Vec>
+__global__ void gatherAosKernel(const Vec* __restrict__ src, Vec* __restrict__ dst, const std::uint32_t* __restrict__ copyIndex,
+                                std::uint32_t particles, std::uint32_t width, const std::uint32_t* enabled) {
     if (enabled != nullptr && *enabled == 0U) {
         return;
     }
-    finish(done, particles);
-    const float4* src = nullptr;
-    float4* dst = nullptr;
-    pickBuffers(buffer0, buffer1, current, src, dst);
-    // 32-bit index arithmetic: K · stride ≤ MAX_PARTICLES · 32 vehicles · 12 floats < 2³².
-    const std::uint32_t total = particles * quads;
+    const std::uint32_t total = particles * width;
     for (std::uint32_t e = blockIdx.x * blockDim.x + threadIdx.x; e < total; e += gridDim.x * blockDim.x) {
-        const std::uint32_t j = e / quads;
-        const std::uint32_t q = e - j * quads;
-        dst[e] = src[copyIndex[j] * quads + q];
-    }
-}
-
-__global__ void gatherAosKernel(float* buffer0, float* buffer1, const std::uint32_t* __restrict__ copyIndex,
-                                std::uint32_t particles, std::uint32_t stride, const std::uint32_t* enabled,
-                                const std::uint32_t* current, GatherFinish done) {
-    if (enabled != nullptr && *enabled == 0U) {
-        return;
-    }
-    finish(done, particles);
-    const float* src = nullptr;
-    float* dst = nullptr;
-    pickBuffers(buffer0, buffer1, current, src, dst);
-    const std::uint32_t total = particles * stride;
-    for (std::uint32_t e = blockIdx.x * blockDim.x + threadIdx.x; e < total; e += gridDim.x * blockDim.x) {
-        const std::uint32_t j = e / stride;
-        const std::uint32_t f = e - j * stride;
-        dst[e] = src[copyIndex[j] * stride + f];
+        const std::uint32_t j = e / width;
+        dst[e] = src[copyIndex[j] * width + (e - j * width)];
     }
 }
 
 /// Structure of arrays: thread (j, field group) copies GATHER_SOA_FIELDS fields of particle j — one
 /// copy-index load, independent gathered loads, coalesced stores along j; no integer division.
-__global__ void gatherSoaKernel(float* buffer0, float* buffer1, const std::uint32_t* __restrict__ copyIndex,
-                                std::uint32_t particles, std::uint32_t stride, const std::uint32_t* enabled,
-                                const std::uint32_t* current, GatherFinish done) {
+__global__ void gatherSoaKernel(const float* __restrict__ src, float* __restrict__ dst, const std::uint32_t* __restrict__ copyIndex,
+                                std::uint32_t particles, std::uint32_t stride, const std::uint32_t* enabled) {
     if (enabled != nullptr && *enabled == 0U) {
         return;
     }
-    finish(done, particles);
-    const float* src = nullptr;
-    float* dst = nullptr;
-    pickBuffers(buffer0, buffer1, current, src, dst);
     const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= particles) {
         return;
@@ -148,6 +157,18 @@ __global__ void gatherSoaKernel(float* buffer0, float* buffer1, const std::uint3
             dst[(first + f) * k + j] = v[f];
         }
     }
+}
+
+template <typename Vec>
+platform::GpuStatus launchGatherAos(const float* src, float* dst, const std::uint32_t* copyIndex, std::uint32_t particles,
+                                    std::uint32_t width, const std::uint32_t* enabled, platform::StreamHandle stream) {
+    const std::uint64_t work = static_cast<std::uint64_t>(particles) * width;
+    const auto blocks = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>((work + tuning::GATHER_BLOCK - 1) / tuning::GATHER_BLOCK, tuning::GATHER_MAX_BLOCKS));
+    gatherAosKernel<Vec><<<blocks, tuning::GATHER_BLOCK, 0, stream>>>(reinterpret_cast<const Vec*>(src),
+                                                                     reinterpret_cast<Vec*>(dst), copyIndex, particles,
+                                                                     width, enabled);
+    return AUGUR_CUDA_CHECK_LAUNCH();
 }
 
 template <int FLOATS>
@@ -172,8 +193,39 @@ platform::GpuStatus thrustGather(const float* src, float* dst, const std::uint32
 
 }  // namespace
 
+namespace internal {
+
+std::size_t resampleScratchBytes(std::uint32_t particles) noexcept {
+    return cdfBytes(particles) + lookback::lookbackStateBytes<std::uint64_t>(cdfTiles(particles));
+}
+
+platform::GpuStatus clearResampleState(void* scratch, std::uint32_t particles, platform::StreamHandle stream) noexcept {
+    const ResampleScratch s = carve(scratch, particles);
+    return platform::fillDevice(s.stateBase, 0, lookback::lookbackFlagBytes(s.tiles), stream);
+}
+
+platform::GpuStatus launchSystematicResample(const float* logWeights, std::uint32_t particles, const float* maxLogWeight,
+                                             const float* u, std::uint32_t* copyIndex, const std::uint32_t* enabled,
+                                             std::uint32_t* pending, void* scratch, platform::StreamHandle stream) noexcept {
+    const ResampleScratch s = carve(scratch, particles);
+    if (reinterpret_cast<std::uintptr_t>(logWeights) % 16 == 0) {
+        cdfKernel<true><<<s.tiles, lookback::LOOKBACK_BLOCK, 0, stream>>>(logWeights, particles, maxLogWeight, s.cdf,
+                                                                         s.state, enabled);
+    } else {
+        cdfKernel<false><<<s.tiles, lookback::LOOKBACK_BLOCK, 0, stream>>>(logWeights, particles, maxLogWeight, s.cdf,
+                                                                          s.state, enabled);
+    }
+    AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
+    const std::uint32_t blocks = (particles + tuning::PARTICLE_BLOCK - 1) / tuning::PARTICLE_BLOCK;
+    copyIndexKernel<<<blocks, tuning::PARTICLE_BLOCK, 0, stream>>>(s.cdf, particles, u, copyIndex, enabled, pending,
+                                                                  s.state, s.tiles);
+    return AUGUR_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace internal
+
 std::size_t systematicResampleScratchBytes(std::uint32_t particles) noexcept {
-    return align256(static_cast<std::size_t>(particles) * sizeof(std::uint64_t)) + align256(cubScanBytes(particles));
+    return internal::resampleScratchBytes(particles);
 }
 
 platform::GpuStatus systematicResample(const float* logWeights, std::uint32_t particles, const float* maxLogWeight,
@@ -182,57 +234,25 @@ platform::GpuStatus systematicResample(const float* logWeights, std::uint32_t pa
     if (particles == 0 || particles > MAX_PARTICLES || scratchBytes < systematicResampleScratchBytes(particles)) {
         return AUGUR_CUDA_CHECK(cudaErrorInvalidValue);
     }
-    auto* cdf = static_cast<std::uint64_t*>(scratch);
-    const std::size_t cdfBytes = align256(static_cast<std::size_t>(particles) * sizeof(std::uint64_t));
-    void* temp = static_cast<char*>(scratch) + cdfBytes;
-    std::size_t tempBytes = scratchBytes - cdfBytes;
-    QuantizedIterator in(logWeights, QuantizeFromDevice{maxLogWeight});
-    AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK(
-        cub::DeviceScan::InclusiveSum(temp, tempBytes, in, cdf, static_cast<int>(particles), stream)));
-    const std::uint32_t blocks = (particles + tuning::PARTICLE_BLOCK - 1) / tuning::PARTICLE_BLOCK;
-    copyIndexKernel<<<blocks, tuning::PARTICLE_BLOCK, 0, stream>>>(cdf, particles, u, copyIndex, enabled);
-    return AUGUR_CUDA_CHECK_LAUNCH();
+    AUGUR_CUDA_TRY(internal::clearResampleState(scratch, particles, stream));
+    return internal::launchSystematicResample(logWeights, particles, maxLogWeight, u, copyIndex, enabled, nullptr,
+                                              scratch, stream);
 }
-
-namespace internal {
-
-platform::GpuStatus launchGather(float* buffer0, float* buffer1, const std::uint32_t* copyIndex, std::uint32_t particles,
-                                 std::uint32_t stride, StateLayout layout, const std::uint32_t* enabled,
-                                 const std::uint32_t* current, float* resetLogWeights, std::uint32_t* swap,
-                                 float* maxLogWeight, platform::StreamHandle stream) noexcept {
-    const GatherFinish done{resetLogWeights, swap, maxLogWeight};
-    const std::uint64_t elements = static_cast<std::uint64_t>(particles) * stride;
-    const bool vector4 = layout == StateLayout::ArrayOfStructs && stride % 4 == 0;
-    const std::uint64_t work = vector4 ? elements / 4 : elements;
-    const auto blocks = static_cast<std::uint32_t>(std::min<std::uint64_t>(
-        (work + tuning::GATHER_BLOCK - 1) / tuning::GATHER_BLOCK, tuning::GATHER_MAX_BLOCKS));
-    if (blocks == 0) {
-        return {};
-    }
-    if (vector4) {
-        gatherAos4Kernel<<<blocks, tuning::GATHER_BLOCK, 0, stream>>>(reinterpret_cast<float4*>(buffer0),
-                                                                      reinterpret_cast<float4*>(buffer1), copyIndex,
-                                                                      particles, stride / 4, enabled, current, done);
-    } else if (layout == StateLayout::ArrayOfStructs) {
-        gatherAosKernel<<<blocks, tuning::GATHER_BLOCK, 0, stream>>>(buffer0, buffer1, copyIndex, particles, stride,
-                                                                     enabled, current, done);
-    } else {
-        const dim3 grid((particles + tuning::GATHER_BLOCK - 1) / tuning::GATHER_BLOCK,
-                        (stride + tuning::GATHER_SOA_FIELDS - 1) / tuning::GATHER_SOA_FIELDS);
-        gatherSoaKernel<<<grid, tuning::GATHER_BLOCK, 0, stream>>>(buffer0, buffer1, copyIndex, particles, stride,
-                                                                   enabled, current, done);
-    }
-    return AUGUR_CUDA_CHECK_LAUNCH();
-}
-
-}  // namespace internal
 
 platform::GpuStatus gatherParticles(const float* src, float* dst, const std::uint32_t* copyIndex,
                                     std::uint32_t particles, std::uint32_t stride, StateLayout layout,
                                     const std::uint32_t* enabled, platform::StreamHandle stream) noexcept {
-    // The kernels never write buffer0 without a selector.
-    return internal::launchGather(const_cast<float*>(src), dst, copyIndex, particles, stride, layout, enabled, nullptr,
-                                  nullptr, nullptr, nullptr, stream);
+    if (particles == 0 || stride == 0) {
+        return {};
+    }
+    if (layout == StateLayout::ArrayOfStructs) {
+        return stride % 4 == 0 ? launchGatherAos<float4>(src, dst, copyIndex, particles, stride / 4, enabled, stream)
+                               : launchGatherAos<float>(src, dst, copyIndex, particles, stride, enabled, stream);
+    }
+    const dim3 grid((particles + tuning::GATHER_BLOCK - 1) / tuning::GATHER_BLOCK,
+                    (stride + tuning::GATHER_SOA_FIELDS - 1) / tuning::GATHER_SOA_FIELDS);
+    gatherSoaKernel<<<grid, tuning::GATHER_BLOCK, 0, stream>>>(src, dst, copyIndex, particles, stride, enabled);
+    return AUGUR_CUDA_CHECK_LAUNCH();
 }
 
 platform::GpuStatus gatherParticlesThrust(const float* src, float* dst, const std::uint32_t* copyIndex,

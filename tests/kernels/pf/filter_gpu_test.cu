@@ -1,10 +1,13 @@
 // The CUDA particle filter against the CPU reference on seeded inputs, directly and inside a captured
-// CUDA graph. Copy indices must be identical; states and estimates equal to float tolerance.
+// CUDA graph. Copy indices must be identical; states and estimates equal to float tolerance. The
+// CUDA step leaves a systematic resampling's gather to its next predict; copyParticles() and
+// summary() must report the resampled state all the same.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "augur/kernels/pf/filter.hpp"
@@ -66,7 +69,8 @@ TEST(SystematicResampleGpu, CopyIndicesEqualCpuForAnyK) {
     AUGUR_REQUIRE_GPU();
     auto stream = Stream::create();
     ASSERT_TRUE(stream);
-    for (const std::uint32_t k : {1U, 2U, 1000U, 4097U, 1'000'000U}) {
+    // Around the CDF scan's 2048-particle tiles, several tiles, many tiles.
+    for (const std::uint32_t k : {1U, 2U, 1000U, 2047U, 2048U, 2049U, 4097U, 1'000'000U}) {
         for (const float u : {0.0001F, 0.5F, 1.0F}) {
             const auto logWeights = randomLogWeights(k, k + 3);
             auto g = prepare(logWeights, u, stream->get());
@@ -215,6 +219,13 @@ void expectClose(Pair<Model>& p, StreamHandle stream, float outputTolerance, dou
     }
     EXPECT_LE(static_cast<double>(mismatches), maxMismatchFraction * static_cast<double>(floats))
         << mismatches << " of " << floats << " state floats differ";
+    std::size_t weightMismatches = 0;
+    for (std::size_t k = 0; k < config.particles; ++k) {
+        const float expected = p.cpu.logWeights()[k];
+        weightMismatches += std::fabs(gpuLogWeights[k] - expected) > 1e-3F * std::max(1.0F, std::fabs(expected)) ? 1 : 0;
+    }
+    EXPECT_LE(static_cast<double>(weightMismatches), maxMismatchFraction * static_cast<double>(config.particles))
+        << weightMismatches << " of " << config.particles << " log-weights differ";
     std::vector<float> gpuOutputs(p.cpu.outputs().size());
     ASSERT_TRUE(p.gpu.copyOutputs(gpuOutputs, stream));
     for (std::size_t c = 0; c < gpuOutputs.size(); ++c) {
@@ -227,6 +238,8 @@ void expectClose(Pair<Model>& p, StreamHandle stream, float outputTolerance, dou
     EXPECT_EQ(gpuSummary->resampled, p.cpu.summary().resampled);
     EXPECT_NEAR(gpuSummary->effectiveSampleSize, p.cpu.summary().effectiveSampleSize,
                 1e-3F * p.cpu.summary().effectiveSampleSize);
+    EXPECT_NEAR(gpuSummary->maxLogWeight, p.cpu.summary().maxLogWeight,
+                1e-3F * std::max(1.0F, std::fabs(p.cpu.summary().maxLogWeight)));
 }
 
 class SceneFilterGpu : public ::testing::TestWithParam<StateLayout> {};
@@ -261,6 +274,92 @@ TEST_P(SceneFilterGpu, StepsEqualCpuAtSeedScaleShape) {
 
 INSTANTIATE_TEST_SUITE_P(Layouts, SceneFilterGpu,
                          ::testing::Values(StateLayout::ArrayOfStructs, StateLayout::StructOfArrays));
+
+/// Every launch shape of the step: the per-particle kernel (1 and 3 vehicles: one instantiation per
+/// count) and the vehicle-parallel one (20), both layouts, K not a multiple of a warp or a block,
+/// resampling every step (so every step after the first reads through pending copy indices).
+class SceneFilterShapesGpu : public ::testing::TestWithParam<std::tuple<std::uint32_t, StateLayout>> {};
+
+TEST_P(SceneFilterShapesGpu, StepsWithAPendingResampleEqualCpu) {
+    AUGUR_REQUIRE_GPU();
+    constexpr std::uint32_t PARTICLES = 3001;
+    constexpr int STEPS = 4;
+    constexpr float RESAMPLE_ALWAYS = 2.0F;
+    const auto [vehicles, layout] = GetParam();
+    FilterConfig config;
+    config.particles = PARTICLES;
+    config.vehicles = vehicles;
+    config.seed = 77 + vehicles;
+    config.layout = layout;
+    config.resampleThreshold = RESAMPLE_ALWAYS;
+    auto p = makePair<SceneModel>(config);
+    auto stream = Stream::create();
+    ASSERT_TRUE(stream);
+    const auto init = sceneInputs(vehicles, 0);
+    ASSERT_TRUE(p.cpu.initialize(init));
+    ASSERT_TRUE(p.gpu.initialize(init, stream->get()));
+    for (int k = 1; k <= STEPS; ++k) {
+        const auto in = sceneInputs(vehicles, k);
+        ASSERT_TRUE(p.cpu.setInputs(in) && p.gpu.setInputs(in));
+        p.cpu.step();
+        ASSERT_TRUE(p.gpu.step(stream->get()));
+        ASSERT_EQ(p.gpu.summary(stream->get())->resampled, 1U);
+        expectClose(p, stream->get(), 2e-3F, 0.01);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(VehiclesAndLayouts, SceneFilterShapesGpu,
+                         ::testing::Combine(::testing::Values(1U, 3U, 20U),
+                                            ::testing::Values(StateLayout::ArrayOfStructs, StateLayout::StructOfArrays)));
+
+TEST(SceneFilterGpu, MillionParticleStepsEqualCpu) {
+    AUGUR_REQUIRE_GPU();
+    constexpr std::uint32_t PARTICLES = 1'000'000;
+    constexpr int STEPS = 2;
+    FilterConfig config;
+    config.particles = PARTICLES;
+    config.vehicles = 1;
+    config.seed = 4242;
+    config.resampleThreshold = 2.0F;
+    config.cpuThreads = 0;  // every host thread: same results, less waiting
+    auto p = makePair<SceneModel>(config);
+    auto stream = Stream::create();
+    ASSERT_TRUE(stream);
+    const auto init = sceneInputs(1, 0);
+    ASSERT_TRUE(p.cpu.initialize(init));
+    ASSERT_TRUE(p.gpu.initialize(init, stream->get()));
+    for (int k = 1; k <= STEPS; ++k) {
+        const auto in = sceneInputs(1, k);
+        ASSERT_TRUE(p.cpu.setInputs(in) && p.gpu.setInputs(in));
+        p.cpu.step();
+        ASSERT_TRUE(p.gpu.step(stream->get()));
+        expectClose(p, stream->get(), 2e-3F, 0.01);
+    }
+}
+
+TEST(SceneFilterGpu, ReduceAloneReproducesTheStepsOutputs) {
+    AUGUR_REQUIRE_GPU();
+    constexpr float RESAMPLE_NEVER = 0.0F;  // so the particles reduce() reads are the ones the step weighted
+    for (const std::uint32_t vehicles : {1U, 20U}) {
+        FilterConfig config;
+        config.particles = 5000;
+        config.vehicles = vehicles;
+        config.seed = 9;
+        config.resampleThreshold = RESAMPLE_NEVER;
+        auto sut = cuda::ParticleFilter<SceneModel>::create(config, {});
+        auto stream = Stream::create();
+        ASSERT_TRUE(sut && stream);
+        ASSERT_TRUE(sut->initialize(sceneInputs(vehicles, 0), stream->get()));
+        ASSERT_TRUE(sut->setInputs(sceneInputs(vehicles, 1)));
+        ASSERT_TRUE(sut->step(stream->get()));
+        std::vector<float> fromStep(outputCount<SceneModel>(vehicles));
+        ASSERT_TRUE(sut->copyOutputs(fromStep, stream->get()));
+        ASSERT_TRUE(sut->reduce(stream->get()));
+        std::vector<float> fromReduce(fromStep.size());
+        ASSERT_TRUE(sut->copyOutputs(fromReduce, stream->get()));
+        EXPECT_EQ(fromReduce, fromStep) << vehicles << " vehicles";
+    }
+}
 
 TEST(UngmFilterGpu, StepEqualsCpuWithBothResamplers) {
     AUGUR_REQUIRE_GPU();

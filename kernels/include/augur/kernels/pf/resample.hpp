@@ -95,6 +95,64 @@ AUGUR_HD_INLINE std::uint32_t copySource(const std::uint64_t* cdf, std::uint32_t
     return lo;
 }
 
+/// Copy j's source i has its CDF value within a few units of (j + u)·total/K; the bracket below
+/// allows for 2⁻²⁰ of a copy (far above copyLast's double rounding, < 2⁻²⁹ of a copy for K ≤ 2²¹)
+/// plus 4 CDF units (the rounding of the bracket's own arithmetic).
+inline constexpr double COPY_BRACKET_MARGIN = 1.0 / 1048576.0;
+
+/// Smallest i in [lo, hi] with cdf[i] ≥ value; hi when there is none.
+AUGUR_HD_INLINE std::uint32_t cdfLowerBound(const std::uint64_t* cdf, std::uint32_t lo, std::uint32_t hi,
+                                            std::uint64_t value) noexcept {
+    while (lo < hi) {
+        const std::uint32_t mid = lo + (hi - lo) / 2;
+        if (cdf[mid] >= value) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    return lo;
+}
+
+/// The same source as copySource, bit for bit, with integer comparisons doing the search: every
+/// source whose CDF value lies safely below (j + u)·total/K ends before copy j, every one safely
+/// above reaches it, so the answer is bracketed by two integer lower bounds (the second found by
+/// galloping from the first), and copyLast is evaluated only inside the bracket — usually a single
+/// source, so not at all. O(log K) integer steps; at most O(log K) copyLast evaluations (only when
+/// many zero-weight sources share the bracket). What the device's copy-index kernel runs.
+AUGUR_HD_INLINE std::uint32_t copySourceBracketed(const std::uint64_t* cdf, std::uint32_t particles, float u,
+                                                  std::uint32_t j) noexcept {
+    const std::uint32_t lastIndex = particles - 1;
+    const std::uint64_t total = cdf[lastIndex];
+    const double scale = static_cast<double>(total) / static_cast<double>(particles);
+    const double at = (static_cast<double>(j) + static_cast<double>(u)) * scale;
+    const double margin = COPY_BRACKET_MARGIN * scale + 4.0;
+    const double lowAt = at - margin;
+    const std::uint64_t low = lowAt > 0.0 ? static_cast<std::uint64_t>(lowAt) : 0U;
+    const auto high = static_cast<std::uint64_t>(std::ceil(at + margin));
+    const std::uint32_t first = cdfLowerBound(cdf, 0, lastIndex, low);
+    // Galloping from `first` to the first CDF value ≥ high (K − 1 when none is).
+    std::uint32_t lo = first;
+    std::uint32_t hi = first;
+    std::uint32_t stride = 1;
+    while (hi < lastIndex && cdf[hi] < high) {
+        lo = hi + 1;
+        hi = lastIndex - hi > stride ? hi + stride : lastIndex;
+        stride *= 2;
+    }
+    std::uint32_t last = cdfLowerBound(cdf, lo, hi, high);
+    std::uint32_t answer = first;
+    while (answer < last) {
+        const std::uint32_t mid = answer + (last - answer) / 2;
+        if (copyLast(cdf[mid], total, particles, u) >= static_cast<std::int64_t>(j)) {
+            last = mid;
+        } else {
+            answer = mid + 1;
+        }
+    }
+    return answer;
+}
+
 namespace cpu {
 
 /// Copy indices ρ (K entries) from K log-weights and u ∈ (0, 1]. `cdf` is scratch of K entries.
@@ -113,9 +171,11 @@ namespace cuda {
 /// Scratch bytes systematicResample needs for K particles. Init phase.
 [[nodiscard]] std::size_t systematicResampleScratchBytes(std::uint32_t particles) noexcept;
 
-/// Device version of cpu::systematicResample. maxLogWeight and u are device pointers (so the values
-/// may be produced on the device in the same stream); when `enabled` is non-null and *enabled == 0 on
-/// the device, the copy indices are left untouched. Graph-capturable.
+/// Device version of cpu::systematicResample: the integer CDF by a single-pass (decoupled look-back)
+/// scan of the quantised weights, then one thread per copy (copySourceBracketed). maxLogWeight and u
+/// are device pointers (so the values may be produced on the device in the same stream); when
+/// `enabled` is non-null and *enabled == 0 on the device, the copy indices are left untouched.
+/// Graph-capturable; three graph nodes (a memset of the scan's tile flags and two kernels).
 [[nodiscard]] platform::GpuStatus systematicResample(const float* logWeights, std::uint32_t particles,
                                                      const float* maxLogWeight, const float* u, std::uint32_t* copyIndex,
                                                      const std::uint32_t* enabled, void* scratch, std::size_t scratchBytes,
