@@ -20,6 +20,7 @@
 #include <cstring>
 
 #include "augur/kernels/pf/filter.hpp"
+#include "cdf_scan.cuh"
 #include "engine_detail.hpp"
 #include "resample_cuda.hpp"
 #include "tuning.hpp"
@@ -34,6 +35,7 @@ constexpr std::uint32_t WARP = 32;
 constexpr std::uint32_t FULL_MASK = 0xFFFFFFFFU;
 constexpr std::uint32_t PARTICLE_WARPS = tuning::PARTICLE_BLOCK / WARP;
 constexpr std::uint32_t COMBINE_WARPS = tuning::COMBINE_BLOCK / WARP;
+static_assert(tuning::COMBINE_BLOCK == internal::lookback::LOOKBACK_BLOCK, "a combine block scans one CDF tile");
 /// Channels a warp reduces at once (reduce-scatter over 16 values); a model's outputs per vehicle fit.
 constexpr std::uint32_t SCATTER = 16;
 /// Largest number of partial blocks (the combine caches one scale per block in shared memory). The
@@ -203,8 +205,9 @@ __global__ void initializeKernel(Shape s, typename Model::Params params, const t
 }
 
 /// The per-particle path (every model; the scene model below VEHICLE_PARALLEL_MIN vehicles, one
-/// instantiation per vehicle count VEHICLES so the vehicle loops unroll): block b
-/// takes particles [b·256·P, (b+1)·256·P), thread t particle b·256·P + i·256 + t in iteration i.
+/// instantiation per vehicle count VEHICLES so the vehicle loops unroll): the K particles are cut
+/// into 256-particle chunks, block b takes chunks [b·C/B, (b+1)·C/B) of the C chunks (B blocks: one
+/// wave), thread t particle 256·c + t of chunk c.
 /// ADVANCE: predict and update each particle (read from the source buffer, through ρ when pending;
 /// written to the other buffer); otherwise only read it and its log-weight (the reduce stage). Each
 /// warp keeps a running max and its sums relative to it; at the end the block combines its warps in
@@ -212,7 +215,7 @@ __global__ void initializeKernel(Shape s, typename Model::Params params, const t
 template <typename Model, bool ADVANCE, std::uint32_t VEHICLES>
 __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK)
     particleKernel(Shape s, typename Model::Params params, const typename Model::VehicleInput* inputs,
-                   const FilterControl* control, Partials out, std::uint32_t particlesPerThread) {
+                   const FilterControl* control, Partials out, std::uint32_t chunks) {
     constexpr int SLOT = Model::SLOT_FLOATS;
     constexpr auto OUTPUTS = static_cast<std::uint32_t>(Model::OUTPUTS_PER_VEHICLE);
     constexpr std::uint32_t MAX_CHANNELS = 2 + VEHICLES * OUTPUTS;
@@ -232,9 +235,10 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK)
     for (std::uint32_t n = 0; n < VEHICLES; ++n) {
         channel[n] = 0.0;
     }
-    const std::uint32_t chunk = tuning::PARTICLE_BLOCK * particlesPerThread;
-    for (std::uint32_t i = 0; i < particlesPerThread; ++i) {
-        const std::uint32_t warpFirst = blockIdx.x * chunk + i * tuning::PARTICLE_BLOCK + warp * WARP;
+    const auto firstChunk = static_cast<std::uint32_t>(static_cast<std::uint64_t>(blockIdx.x) * chunks / gridDim.x);
+    const auto endChunk = static_cast<std::uint32_t>(static_cast<std::uint64_t>(blockIdx.x + 1) * chunks / gridDim.x);
+    for (std::uint32_t c = firstChunk; c < endChunk; ++c) {
+        const std::uint32_t warpFirst = c * tuning::PARTICLE_BLOCK + warp * WARP;
         if (warpFirst >= s.particles) {
             break;  // warp-uniform
         }
@@ -350,8 +354,8 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK)
 
 /// The vehicle-parallel path (Model::VEHICLE_PARALLEL, ≥ VEHICLE_PARALLEL_MIN vehicles): one thread
 /// per (particle, vehicle). Block = 32 particles × `vehicles` warps, warp n = vehicle n of 32
-/// consecutive particles (coalesced in the structure-of-arrays layout), looping over
-/// `groupsPerBlock` groups of 32 particles. Per group: each thread reads its slot (through ρ when
+/// consecutive particles (coalesced in the structure-of-arrays layout); block b takes the groups of
+/// 32 particles [b·G/B, (b+1)·G/B) (B blocks: one wave). Per group: each thread reads its slot (through ρ when
 /// pending) and the previous intention of the vehicle it yields to from the source buffer, advances
 /// the slot in registers, writes it to the other buffer and its log term to shared memory; after one
 /// barrier every warp sums the terms in vehicle order (the CPU's sum) into the particles' log-weights
@@ -364,7 +368,7 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK)
 template <typename Model, bool ADVANCE, int MAX_REGISTERS>
 __global__ void __maxnreg__(MAX_REGISTERS)
     vehicleKernel(Shape s, typename Model::Params params, const typename Model::VehicleInput* inputs,
-                  const FilterControl* control, Partials out, std::uint32_t groupsPerBlock) {
+                  const FilterControl* control, Partials out, std::uint32_t groups) {
     constexpr int SLOT = Model::SLOT_FLOATS;
     constexpr auto OUTPUTS = static_cast<std::uint32_t>(Model::OUTPUTS_PER_VEHICLE);
     static_assert(OUTPUTS <= SCATTER, "a vehicle's outputs must fit one reduce-scatter");
@@ -375,9 +379,8 @@ __global__ void __maxnreg__(MAX_REGISTERS)
     const std::uint32_t vehicles = s.vehicles;
     const typename Model::VehicleInput& z = inputs[n];
     const bool weighs = Model::weighs(z);
-    const std::uint32_t groups = (s.particles + WARP - 1) / WARP;
-    const std::uint32_t firstGroup = blockIdx.x * groupsPerBlock;
-    const std::uint32_t endGroup = min(groups, firstGroup + groupsPerBlock);
+    const auto firstGroup = static_cast<std::uint32_t>(static_cast<std::uint64_t>(blockIdx.x) * groups / gridDim.x);
+    const auto endGroup = static_cast<std::uint32_t>(static_cast<std::uint64_t>(blockIdx.x + 1) * groups / gridDim.x);
 
     float runningMax = -INFINITY;
     double channel = 0.0;  // output scatterChannel(lane) of vehicle n
@@ -389,6 +392,8 @@ __global__ void __maxnreg__(MAX_REGISTERS)
         const bool valid = k < s.particles;
         float slot[SLOT];
         float logWeight = -INFINITY;
+        // Read before the barrier: warp 0 overwrites it after the barrier.
+        const float previous = valid && !src.pending ? s.logWeights[k] : 0.0F;
         if (valid) {
             const ParticleRef in = particleRef(s, src.buffer, src.pending ? s.copyIndex[k] : k);
             loadUsed<Model>(in, n, slot);
@@ -401,7 +406,7 @@ __global__ void __maxnreg__(MAX_REGISTERS)
                 storeUsed<Model>(particleRef(s, src.buffer ^ 1U, k), n, slot);
                 terms[parity][n][lane] = weighs ? Model::slotLogLikelihood(slot, z) : 0.0F;
             } else {
-                logWeight = src.pending ? 0.0F : s.logWeights[k];
+                logWeight = previous;
             }
         }
         if constexpr (ADVANCE) {
@@ -412,7 +417,7 @@ __global__ void __maxnreg__(MAX_REGISTERS)
                     logLikelihood += terms[parity][v][lane];  // + 0 for the vehicles that do not weigh
                 }
                 // As detail::updateParticle.
-                logWeight = (src.pending ? 0.0F : s.logWeights[k]) - src.previousMax + logLikelihood;
+                logWeight = previous - src.previousMax + logLikelihood;
                 if (n == 0) {
                     s.logWeights[k] = logWeight;
                     if (s.fitness != nullptr) {
@@ -460,6 +465,12 @@ struct CombineArgs {
     std::uint64_t seed;
     std::uint32_t deEnabled;
     std::uint32_t commit;  ///< 1: the advance kernel wrote the other buffer; make it the committed one
+    // Systematic resampling: blocks 0 … cdfTiles − 1 also scan the CDF of the quantised weights
+    // (cdfTiles = 0: they do not).
+    const float* logWeights;
+    std::uint64_t* cdf;
+    internal::lookback::LookbackState<std::uint64_t> cdfState;
+    std::uint32_t cdfTiles;
 };
 
 /// One block per channel (grid-stride over channels): every block finds the global max over the
@@ -467,6 +478,8 @@ struct CombineArgs {
 /// then thread t sums partial blocks t, t + 256, … of its channel in order and a fixed tree combines
 /// the threads. The last block to finish (a completion counter, reset by that block) normalises the
 /// outputs and writes the control block: N_eff, the resample decision, u, the buffer commit, the step.
+/// With systematic resampling, block b < cdfTiles first scans CDF tile b (the quantised weights need
+/// only the global max): the scan is ready when the device decides to resample, one launch fewer.
 __global__ void __launch_bounds__(tuning::COMBINE_BLOCK) combineKernel(CombineArgs a) {
     __shared__ float scale[MAX_PARTIAL_BLOCKS];  // each in (0, 1]; float suffices (as the CPU's chunks)
     __shared__ float warpMaxima[COMBINE_WARPS];
@@ -490,6 +503,9 @@ __global__ void __launch_bounds__(tuning::COMBINE_BLOCK) combineKernel(CombineAr
     }
     for (std::uint32_t b = threadIdx.x; b < a.blocks; b += blockDim.x) {
         scale[b] = static_cast<float>(detail::weightTerm(a.maxima[b], globalMax));
+    }
+    if (blockIdx.x < a.cdfTiles) {  // block-uniform; the scan synchronises the block
+        internal::scanQuantizedTile<true>(a.logWeights, a.particles, globalMax, a.cdf, a.cdfState);
     }
     __syncthreads();
     for (std::uint32_t c = blockIdx.x; c < a.channels; c += gridDim.x) {
@@ -538,7 +554,7 @@ __global__ void __launch_bounds__(tuning::COMBINE_BLOCK) combineKernel(CombineAr
             ctl.pending = 0;
         }
         ctl.resample = ctl.effectiveSampleSize < a.threshold * static_cast<float>(a.particles) ? 1U : 0U;
-        ctl.uniform = detail::resampleUniform(a.seed, ctl.step);
+        ctl.uniform = resampleUniform(a.seed, ctl.step);
         ctl.deActive = (ctl.resample != 0 && a.deEnabled != 0) ? 1U : 0U;
         ctl.deParity = 0;
         ctl.generations = 0;
@@ -707,8 +723,8 @@ Result<ParticleFilter<Model>, FilterError> ParticleFilter<Model>::create(const F
     if (slots == 0) {
         return fail(FilterError::Gpu);
     }
-    filter.m_workPerThread = blocksFor(units, std::min(slots, MAX_PARTIAL_BLOCKS));
-    filter.m_partialBlocks = blocksFor(units, filter.m_workPerThread);
+    filter.m_units = units;
+    filter.m_partialBlocks = std::min({slots, units, MAX_PARTIAL_BLOCKS});
 
     const std::size_t k = config.particles;
     const std::size_t channels = 2 + outputCount<Model>(config.vehicles);
@@ -798,7 +814,7 @@ GpuStatus ParticleFilter<Model>::launchPartials(bool advance, StreamHandle strea
                          : particleKernelFor<Model, false>(m_config.vehicles);
     }
     kernel<<<m_partialBlocks, block, 0, stream>>>(AUGUR_PF_SHAPE, m_params, m_inputs.data(), m_control.data(), out,
-                                                  m_workPerThread);
+                                                  m_units);
     return AUGUR_CUDA_CHECK_LAUNCH();
 }
 
@@ -809,12 +825,16 @@ GpuStatus ParticleFilter<Model>::launchCombine(bool commit, StreamHandle stream)
                                             m_config.de.maxGenerations > 0
                                         ? 1U
                                         : 0U;
+    // The step's combine also scans the CDF for systematic resampling (the reduce stage does not).
+    const bool scan = commit && m_config.resampler == Resampler::Systematic;
+    const internal::ResampleScratch cdf = internal::carve(m_resampleScratch.get(), m_config.particles);
     const CombineArgs args{m_partials.data(),    m_partialMax.data(),  m_partialBlocks,
                            channels,             m_outputs.data(),     m_control.data(),
                            m_channelSums.data(), m_combineDone.data(), m_config.particles,
                            m_config.resampleThreshold, m_config.seed, deEnabled,
-                           commit ? 1U : 0U};
-    combineKernel<<<channels, tuning::COMBINE_BLOCK, 0, stream>>>(args);
+                           commit ? 1U : 0U,     m_logWeights.data(),  cdf.cdf,
+                           cdf.state,            scan ? cdf.tiles : 0U};
+    combineKernel<<<std::max(channels, args.cdfTiles), tuning::COMBINE_BLOCK, 0, stream>>>(args);
     return AUGUR_CUDA_CHECK_LAUNCH();
 }
 
@@ -840,7 +860,7 @@ GpuStatus ParticleFilter<Model>::resample(StreamHandle stream) noexcept {
     if (m_config.resampler == Resampler::Systematic) {
         return internal::launchSystematicResample(m_logWeights.data(), m_config.particles, &control->maxLogWeight,
                                                   &control->uniform, m_copyIndex.data(), &control->resample,
-                                                  &control->pending, m_resampleScratch.get(), stream);
+                                                  &control->pending, m_resampleScratch.get(), true, stream);
     }
     const std::uint32_t particleBlocks = blocksFor(m_config.particles, tuning::PARTICLE_BLOCK);
     const std::uint32_t chunk =
@@ -921,6 +941,43 @@ GpuStatus ParticleFilter<Model>::copyParticles(std::span<float> aos, std::span<f
         std::fill(logWeights.begin(), logWeights.begin() + static_cast<std::ptrdiff_t>(k), 0.0F);
     }
     return {};
+}
+
+template <typename Model>
+Result<bool, platform::GpuError> ParticleFilter<Model>::copyWeightedParticles(std::span<float> aos,
+                                                                             std::span<float> logWeights,
+                                                                             std::span<std::uint32_t> copyIndex,
+                                                                             StreamHandle stream) const noexcept {
+    FilterControl control{};
+    auto status = platform::copyToHost(&control, m_control.data(), sizeof(control), stream);
+    if (status) {
+        status = AUGUR_CUDA_CHECK(cudaStreamSynchronize(stream));
+    }
+    const bool pending = control.pending != 0;
+    if (status) {
+        status = m_states[control.current ^ control.swap].download(std::span<float>(m_hostState), stream);
+    }
+    if (status) {
+        status = m_logWeights.download(logWeights, stream);
+    }
+    if (status && pending) {
+        status = m_copyIndex.download(copyIndex, stream);
+    }
+    if (status) {
+        status = AUGUR_CUDA_CHECK(cudaStreamSynchronize(stream));
+    }
+    if (!status) {
+        return fail(status.error());
+    }
+    const std::size_t k = m_config.particles;
+    const std::size_t stride = m_stride;
+    const bool soa = m_config.layout == StateLayout::StructOfArrays;
+    for (std::size_t p = 0; p < k; ++p) {
+        for (std::size_t f = 0; f < stride; ++f) {
+            aos[p * stride + f] = soa ? m_hostState[f * k + p] : m_hostState[p * stride + f];
+        }
+    }
+    return pending;
 }
 
 #undef AUGUR_PF_SHAPE

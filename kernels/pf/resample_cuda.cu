@@ -13,6 +13,7 @@
 #include "../primitives/lookback_scan.cuh"
 #include "augur/kernels/pf/resample.hpp"
 #include "augur/platform/memory.hpp"
+#include "cdf_scan.cuh"
 #include "resample_cuda.hpp"
 #include "tuning.hpp"
 
@@ -20,30 +21,9 @@ namespace augur::kernels::pf::cuda {
 namespace {
 
 namespace lookback = primitives::detail;
-
-/// 2 segments: 8 quantised weights (uint64) per thread, 2048 per tile.
-constexpr std::uint32_t CDF_SEGMENTS = 2;
-constexpr std::uint32_t CDF_TILE = lookback::lookbackTileItems<CDF_SEGMENTS>();
-
-constexpr std::size_t align256(std::size_t bytes) { return (bytes + 255U) & ~std::size_t{255U}; }
-std::uint32_t cdfTiles(std::uint32_t particles) { return (particles + CDF_TILE - 1) / CDF_TILE; }
-std::size_t cdfBytes(std::uint32_t particles) { return align256(static_cast<std::size_t>(particles) * sizeof(std::uint64_t)); }
-
-/// The scratch: the CDF (K entries), then the look-back state.
-struct ResampleScratch {
-    std::uint64_t* cdf;
-    lookback::LookbackState<std::uint64_t> state;
-    void* stateBase;
-    std::uint32_t tiles;
-};
-
-ResampleScratch carve(void* scratch, std::uint32_t particles) {
-    char* base = static_cast<char*>(scratch);
-    const std::uint32_t tiles = cdfTiles(particles);
-    void* stateBase = base + cdfBytes(particles);
-    return ResampleScratch{reinterpret_cast<std::uint64_t*>(base), lookback::lookbackState<std::uint64_t>(stateBase, tiles),
-                           stateBase, tiles};
-}
+using internal::CDF_TILE;
+using internal::MAX_CDF_TILES;
+using internal::ResampleScratch;
 
 /// Inclusive scan of quantizeWeight(log w, max): one tile per block. VECTOR: 16-byte log-weight loads.
 template <bool VECTOR>
@@ -53,59 +33,37 @@ __global__ void __launch_bounds__(lookback::LOOKBACK_BLOCK)
     if (enabled != nullptr && *enabled == 0U) {
         return;
     }
-    const float maxLog = *maxLogWeight;
-    auto load = [&](std::uint64_t i, std::uint64_t (&v)[4]) {
-        if (VECTOR && i + 3 < particles) {
-            const float4 q = __ldg(reinterpret_cast<const float4*>(logWeights + i));
-            v[0] = quantizeWeight(q.x, maxLog);
-            v[1] = quantizeWeight(q.y, maxLog);
-            v[2] = quantizeWeight(q.z, maxLog);
-            v[3] = quantizeWeight(q.w, maxLog);
-            return;
-        }
-#pragma unroll
-        for (std::uint32_t q = 0; q < 4; ++q) {
-            v[q] = i + q < particles ? quantizeWeight(logWeights[i + q], maxLog) : 0U;
-        }
-    };
-    auto store = [&](std::uint64_t i, std::uint64_t base, const std::uint64_t (&v)[4]) {
-        std::uint64_t c[4];
-        std::uint64_t running = base;
-#pragma unroll
-        for (std::uint32_t q = 0; q < 4; ++q) {
-            running += v[q];
-            c[q] = running;
-        }
-        if (i + 3 < particles) {
-            auto* d = reinterpret_cast<ulonglong2*>(cdf + i);  // cdf is 256-byte aligned, i % 4 == 0
-            d[0] = make_ulonglong2(c[0], c[1]);
-            d[1] = make_ulonglong2(c[2], c[3]);
-            return;
-        }
-#pragma unroll
-        for (std::uint32_t q = 0; q < 4; ++q) {
-            if (i + q < particles) {
-                cdf[i + q] = c[q];
-            }
-        }
-    };
-    lookback::lookbackScanTile<std::uint64_t, CDF_SEGMENTS>(state, load, store);
+    internal::scanQuantizedTile<VECTOR>(logWeights, particles, *maxLogWeight, cdf, state);
 }
 
 /// One thread per copy j: ρ[j] by the bracketed search over the exact integer CDF — the same indices
-/// as seed 004's per-source formulation (copyRange), balanced whatever the weights. Then leaves the
-/// CDF scan's look-back state zeroed for the next resampling (the scan has finished: stream order),
-/// and marks the copy indices pending when asked to.
-__global__ void __launch_bounds__(tuning::PARTICLE_BLOCK)
+/// as seed 004's per-source formulation (copyRange), balanced whatever the weights. The first search
+/// is narrowed to one CDF tile: the tiles' inclusive prefixes (the scan's look-back values) are
+/// searched in shared memory first, which saves log2(tiles) dependent global loads per copy. Then
+/// leaves the scan's tile flags zeroed for the next resampling (the scan has finished: stream
+/// order) and marks the copy indices pending when asked to.
+__global__ void __launch_bounds__(tuning::COPY_INDEX_BLOCK)
     copyIndexKernel(const std::uint64_t* __restrict__ cdf, std::uint32_t particles, const float* u,
                     std::uint32_t* __restrict__ copyIndex, const std::uint32_t* enabled, std::uint32_t* pending,
                     lookback::LookbackState<std::uint64_t> state, std::uint32_t tiles) {
+    __shared__ std::uint64_t tilePrefix[MAX_CDF_TILES];
     if (enabled != nullptr && *enabled == 0U) {
+        // The combine kernel scans on every step; its flags must be clean for the next one.
+        lookback::zeroLookbackState(state, tiles, blockIdx.x * blockDim.x + threadIdx.x, gridDim.x * blockDim.x);
         return;
     }
+    for (std::uint32_t t = threadIdx.x; t < tiles; t += blockDim.x) {
+        tilePrefix[t] = __ldcg(&state.prefixes[t]);
+    }
+    __syncthreads();
     const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j < particles) {
-        copyIndex[j] = copySourceBracketed(cdf, particles, *u, j);
+        const float uniform = *u;
+        const CopyBracket bracket = copyBracket(tilePrefix[tiles - 1], particles, uniform, j);
+        const std::uint32_t tile = cdfLowerBound(tilePrefix, 0, tiles - 1, bracket.low);
+        const std::uint32_t first =
+            cdfLowerBound(cdf, tile * CDF_TILE, min(particles, (tile + 1) * CDF_TILE) - 1, bracket.low);
+        copyIndex[j] = copySourceFrom(cdf, particles, uniform, j, bracket, first);
     }
     lookback::zeroLookbackState(state, tiles, j, gridDim.x * blockDim.x);
     if (j == 0 && pending != nullptr) {
@@ -199,6 +157,14 @@ std::size_t resampleScratchBytes(std::uint32_t particles) noexcept {
     return cdfBytes(particles) + lookback::lookbackStateBytes<std::uint64_t>(cdfTiles(particles));
 }
 
+ResampleScratch carve(void* scratch, std::uint32_t particles) noexcept {
+    char* base = static_cast<char*>(scratch);
+    const std::uint32_t tiles = cdfTiles(particles);
+    void* stateBase = base + cdfBytes(particles);
+    return ResampleScratch{reinterpret_cast<std::uint64_t*>(base),
+                           lookback::lookbackState<std::uint64_t>(stateBase, tiles), stateBase, tiles};
+}
+
 platform::GpuStatus clearResampleState(void* scratch, std::uint32_t particles, platform::StreamHandle stream) noexcept {
     const ResampleScratch s = carve(scratch, particles);
     return platform::fillDevice(s.stateBase, 0, lookback::lookbackFlagBytes(s.tiles), stream);
@@ -206,19 +172,24 @@ platform::GpuStatus clearResampleState(void* scratch, std::uint32_t particles, p
 
 platform::GpuStatus launchSystematicResample(const float* logWeights, std::uint32_t particles, const float* maxLogWeight,
                                              const float* u, std::uint32_t* copyIndex, const std::uint32_t* enabled,
-                                             std::uint32_t* pending, void* scratch, platform::StreamHandle stream) noexcept {
+                                             std::uint32_t* pending, void* scratch, bool cdfScanned,
+                                             platform::StreamHandle stream) noexcept {
     const ResampleScratch s = carve(scratch, particles);
-    if (reinterpret_cast<std::uintptr_t>(logWeights) % 16 == 0) {
+    if (cdfScanned) {
+        // The combine kernel has scanned it.
+    } else if (reinterpret_cast<std::uintptr_t>(logWeights) % 16 == 0) {
         cdfKernel<true><<<s.tiles, lookback::LOOKBACK_BLOCK, 0, stream>>>(logWeights, particles, maxLogWeight, s.cdf,
                                                                          s.state, enabled);
     } else {
         cdfKernel<false><<<s.tiles, lookback::LOOKBACK_BLOCK, 0, stream>>>(logWeights, particles, maxLogWeight, s.cdf,
                                                                           s.state, enabled);
     }
-    AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
-    const std::uint32_t blocks = (particles + tuning::PARTICLE_BLOCK - 1) / tuning::PARTICLE_BLOCK;
-    copyIndexKernel<<<blocks, tuning::PARTICLE_BLOCK, 0, stream>>>(s.cdf, particles, u, copyIndex, enabled, pending,
-                                                                  s.state, s.tiles);
+    if (!cdfScanned) {
+        AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
+    }
+    const std::uint32_t blocks = (particles + tuning::COPY_INDEX_BLOCK - 1) / tuning::COPY_INDEX_BLOCK;
+    copyIndexKernel<<<blocks, tuning::COPY_INDEX_BLOCK, 0, stream>>>(s.cdf, particles, u, copyIndex, enabled, pending,
+                                                                    s.state, s.tiles);
     return AUGUR_CUDA_CHECK_LAUNCH();
 }
 
@@ -236,7 +207,7 @@ platform::GpuStatus systematicResample(const float* logWeights, std::uint32_t pa
     }
     AUGUR_CUDA_TRY(internal::clearResampleState(scratch, particles, stream));
     return internal::launchSystematicResample(logWeights, particles, maxLogWeight, u, copyIndex, enabled, nullptr,
-                                              scratch, stream);
+                                              scratch, false, stream);
 }
 
 platform::GpuStatus gatherParticles(const float* src, float* dst, const std::uint32_t* copyIndex,

@@ -1,7 +1,7 @@
 // Private to kernels/pf: the systematic-resampling launches the filter's step uses. The step keeps
-// the CDF scan's look-back state clean itself (zeroed at initialisation, left zeroed by every copy-index
-// kernel), so a resampling costs two kernels and no memset; and it leaves the gather to its next
-// predict, which reads the particles through the copy indices.
+// the CDF scan's look-back flags clean itself (zeroed at initialisation, left zeroed by every
+// copy-index kernel), scans the CDF inside its combine kernel, and leaves the gather to its next
+// predict, which reads the particles through the copy indices — so a resampling adds one kernel.
 #pragma once
 
 #include <cstddef>
@@ -19,13 +19,14 @@ namespace augur::kernels::pf::cuda::internal {
 [[nodiscard]] platform::GpuStatus clearResampleState(void* scratch, std::uint32_t particles,
                                                      platform::StreamHandle stream) noexcept;
 
-/// Copy indices of systematic resampling (the CDF by single-pass scan, then one thread per copy),
-/// when *enabled != 0 on the device; then sets *pending = 1 (when non-null) and leaves the
-/// look-back state zeroed. Two kernels; graph-capturable.
+/// Copy indices of systematic resampling (the CDF by single-pass scan — unless cdfScanned: the
+/// filter's combine kernel scans it — then one thread per copy), when *enabled != 0 on the device;
+/// then sets *pending = 1 (when non-null). Leaves the look-back flags zeroed either way. One or two
+/// kernels; graph-capturable.
 [[nodiscard]] platform::GpuStatus launchSystematicResample(const float* logWeights, std::uint32_t particles,
                                                            const float* maxLogWeight, const float* u,
                                                            std::uint32_t* copyIndex, const std::uint32_t* enabled,
-                                                           std::uint32_t* pending, void* scratch,
+                                                           std::uint32_t* pending, void* scratch, bool cdfScanned,
                                                            platform::StreamHandle stream) noexcept;
 
 }  // namespace augur::kernels::pf::cuda::internal

@@ -38,6 +38,10 @@ inline constexpr int VEHICLE_KERNEL_CAPPED_REGISTERS = 48;
 /// value per 1.8 KB row at 20 vehicles) on one SM.
 inline constexpr std::uint32_t COMBINE_BLOCK = 256;
 
+/// Threads per block of the copy-index kernel: each block first loads the CDF tiles' prefixes (up to
+/// 512) into shared memory, so larger blocks load them fewer times (K = 10⁶: 977 blocks × 245 tiles).
+inline constexpr std::uint32_t COPY_INDEX_BLOCK = 1024;
+
 /// Partial blocks of the differential-evolution spread reduction (its final combine is serial).
 inline constexpr std::uint32_t SPREAD_MAX_BLOCKS = 528;  ///< 4 per SM on an H100 SXM (132 SMs)
 

@@ -5,9 +5,10 @@
 // waits for a serial chain. Device building block, private to kernels/: the scan variant of
 // primitives/scan_cuda.cu (float) and the particle filter's integer CDF (pf/resample_cuda.cu) use it.
 //
-// Tiles are taken in launch order from an atomic counter (a tile's predecessors have all started, so
-// the look-back never waits for a block that is not resident). The state (flags, values, counter)
-// must be zero before a scan; zeroLookbackState clears it.
+// Block b scans tile b. Like CUB's DeviceScan, this relies on the hardware starting blocks in
+// index order, so a tile's predecessors are resident or done and the look-back never waits for a
+// block that has not started. The tile flags must be zero before a scan; zeroLookbackState clears
+// them.
 //
 // Integer scans are exact and deterministic. Float scans sum a tile's predecessors in an order that
 // depends on timing (how far back the look-back had to go), so the last bits can differ run to run —
@@ -34,13 +35,12 @@ constexpr std::uint32_t lookbackTileItems() noexcept {
 enum : std::uint32_t { TILE_EMPTY = 0, TILE_AGGREGATE = 1, TILE_PREFIX = 2 };
 
 /// Per tile: a flag, the tile's aggregate (final once flagged) and its inclusive prefix (final once
-/// flagged TILE_PREFIX); the tile counter. Views into caller-provided scratch.
+/// flagged TILE_PREFIX; after the scan, every tile's). Views into caller-provided scratch.
 template <typename T>
 struct LookbackState {
     std::uint32_t* flags;
     T* aggregates;
     T* prefixes;
-    std::uint32_t* nextTile;
 };
 
 constexpr std::size_t lookbackAlign(std::size_t bytes) noexcept { return (bytes + 255U) & ~std::size_t{255U}; }
@@ -48,29 +48,24 @@ constexpr std::size_t lookbackAlign(std::size_t bytes) noexcept { return (bytes 
 /// Scratch bytes of the state for `tiles` tiles.
 template <typename T>
 constexpr std::size_t lookbackStateBytes(std::size_t tiles) noexcept {
-    return lookbackAlign(tiles * sizeof(std::uint32_t)) + lookbackAlign(sizeof(std::uint32_t)) +
-           2 * lookbackAlign(tiles * sizeof(T));
+    return lookbackAlign(tiles * sizeof(std::uint32_t)) + 2 * lookbackAlign(tiles * sizeof(T));
 }
 
-/// The flags and the counter come first, so one memset of lookbackFlagBytes(tiles) clears the state.
+/// The flags come first, so one memset of lookbackFlagBytes(tiles) clears the state.
 template <typename T>
 inline LookbackState<T> lookbackState(void* scratch, std::size_t tiles) noexcept {
     char* p = static_cast<char*>(scratch);
     LookbackState<T> s{};
     s.flags = reinterpret_cast<std::uint32_t*>(p);
     p += lookbackAlign(tiles * sizeof(std::uint32_t));
-    s.nextTile = reinterpret_cast<std::uint32_t*>(p);
-    p += lookbackAlign(sizeof(std::uint32_t));
     s.aggregates = reinterpret_cast<T*>(p);
     p += lookbackAlign(tiles * sizeof(T));
     s.prefixes = reinterpret_cast<T*>(p);
     return s;
 }
 
-/// Bytes to zero before a scan (flags and counter; the values need no clearing).
-constexpr std::size_t lookbackFlagBytes(std::size_t tiles) noexcept {
-    return lookbackAlign(tiles * sizeof(std::uint32_t)) + sizeof(std::uint32_t);
-}
+/// Bytes to zero before a scan (the flags; the values need no clearing).
+constexpr std::size_t lookbackFlagBytes(std::size_t tiles) noexcept { return tiles * sizeof(std::uint32_t); }
 
 /// Clears the state from inside a kernel that runs after the scan (grid-stride over the tiles).
 template <typename T>
@@ -78,9 +73,6 @@ __device__ __forceinline__ void zeroLookbackState(const LookbackState<T>& s, std
                                                   std::uint32_t thread, std::uint32_t threads) {
     for (std::uint32_t t = thread; t < tiles; t += threads) {
         s.flags[t] = TILE_EMPTY;
-    }
-    if (thread == 0) {
-        *s.nextTile = 0;
     }
 }
 
@@ -149,7 +141,7 @@ __device__ __forceinline__ T lookBack(const LookbackState<T>& s, std::uint32_t t
     return exclusive;
 }
 
-/// Scans one tile of n items; every thread of a LOOKBACK_BLOCK-thread block calls it once.
+/// Scans tile blockIdx.x; every thread of a LOOKBACK_BLOCK-thread block calls it once.
 ///   load(i, v):        v[q] = item i + q for q < 4 (items at or past n read as zero); i % 4 == 0
 ///   store(i, base, v): the items i … i+3 with values v[q], base = the sum of every item before i
 /// Warp w of tile t holds items t·TILE + w·SEGMENTS·128 + s·128 + 4·lane + q: each segment is 128
@@ -159,16 +151,11 @@ __device__ __forceinline__ void lookbackScanTile(const LookbackState<T>& s, Load
     constexpr std::uint32_t WARPS = LOOKBACK_BLOCK / 32;
     constexpr std::uint32_t SEGMENT_ITEMS = 32 * LOOKBACK_LANE_ITEMS;
     constexpr std::uint32_t WARP_ITEMS = SEGMENTS * SEGMENT_ITEMS;
-    __shared__ std::uint32_t tileShared;
     __shared__ T warpTotals[WARPS];
     __shared__ T tileExclusive;
     const std::uint32_t lane = threadIdx.x % 32;
     const std::uint32_t warp = threadIdx.x / 32;
-    if (threadIdx.x == 0) {
-        tileShared = atomicAdd(s.nextTile, 1U);
-    }
-    __syncthreads();
-    const std::uint32_t tile = tileShared;
+    const std::uint32_t tile = blockIdx.x;
     const std::uint64_t first = static_cast<std::uint64_t>(tile) * lookbackTileItems<SEGMENTS>() +
                                 static_cast<std::uint64_t>(warp) * WARP_ITEMS + LOOKBACK_LANE_ITEMS * lane;
     T v[SEGMENTS][LOOKBACK_LANE_ITEMS];

@@ -166,6 +166,32 @@ std::vector<std::uint32_t> searchedCopyIndex(const std::vector<float>& logWeight
     return copyIndex;
 }
 
+/// As the device: the first search of copySourceBracketed narrowed to the tile of `tile` CDF entries
+/// whose inclusive prefix (its last entry) is the first to reach the bracket's lower bound.
+std::vector<std::uint32_t> tiledCopyIndex(const std::vector<float>& logWeights, float u, std::uint32_t tile) {
+    const auto k = static_cast<std::uint32_t>(logWeights.size());
+    const float maxLog = *std::max_element(logWeights.begin(), logWeights.end());
+    std::vector<std::uint64_t> cdf(k);
+    std::uint64_t running = 0;
+    for (std::uint32_t i = 0; i < k; ++i) {
+        running += quantizeWeight(logWeights[i], maxLog);
+        cdf[i] = running;
+    }
+    const std::uint32_t tiles = (k + tile - 1) / tile;
+    std::vector<std::uint64_t> tilePrefix(tiles);
+    for (std::uint32_t t = 0; t < tiles; ++t) {
+        tilePrefix[t] = cdf[std::min(k, (t + 1) * tile) - 1];
+    }
+    std::vector<std::uint32_t> copyIndex(k);
+    for (std::uint32_t j = 0; j < k; ++j) {
+        const CopyBracket bracket = copyBracket(cdf[k - 1], k, u, j);
+        const std::uint32_t t = cdfLowerBound(tilePrefix.data(), 0, tiles - 1, bracket.low);
+        const std::uint32_t first = cdfLowerBound(cdf.data(), t * tile, std::min(k, (t + 1) * tile) - 1, bracket.low);
+        copyIndex[j] = copySourceFrom(cdf.data(), k, u, j, bracket, first);
+    }
+    return copyIndex;
+}
+
 constexpr float HEAVY_LOG_WEIGHT = 0.0F;
 constexpr float NEGLIGIBLE_LOG_WEIGHT = -40.0F;  // below 2⁻³¹ of the heaviest: quantised to zero
 
@@ -208,8 +234,12 @@ TEST(CopySource, BracketedSearchGivesThePerSourceCopyIndices) {
         cases.push_back(alternating);
         for (const auto& logWeights : cases) {
             for (const float u : {1e-7F, 0.0001F, 0.5F, 0.9999999F, 1.0F}) {
-                EXPECT_EQ(searchedCopyIndex(logWeights, u, copySourceBracketed), resample(logWeights, u).copyIndex)
-                    << "K = " << k << ", u = " << u;
+                const auto expected = resample(logWeights, u).copyIndex;
+                EXPECT_EQ(searchedCopyIndex(logWeights, u, copySourceBracketed), expected) << "K = " << k << ", u = " << u;
+                for (const std::uint32_t tile : {1U, 7U, 2048U}) {
+                    EXPECT_EQ(tiledCopyIndex(logWeights, u, tile), expected)
+                        << "K = " << k << ", u = " << u << ", tile " << tile;
+                }
             }
         }
     }

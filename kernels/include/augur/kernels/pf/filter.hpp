@@ -250,6 +250,13 @@ public:
     /// Particles in array-of-structs order (K · stride floats) and the log-weights (K); synchronises.
     [[nodiscard]] platform::GpuStatus copyParticles(std::span<float> aos, std::span<float> logWeights,
                                                     platform::StreamHandle stream) const noexcept;
+    /// Diagnostics: the particles (array-of-structs order) and log-weights as the last step weighted
+    /// them — before its pending resampling is applied — and that resampling's copy indices (K
+    /// entries; left untouched when none is pending). Returns whether one is pending. Synchronises.
+    [[nodiscard]] Result<bool, platform::GpuError> copyWeightedParticles(std::span<float> aos,
+                                                                       std::span<float> logWeights,
+                                                                       std::span<std::uint32_t> copyIndex,
+                                                                       platform::StreamHandle stream) const noexcept;
     /// Device pointer to the outputs (outputCount values), for consumers on the same stream.
     [[nodiscard]] const float* deviceOutputs() const noexcept { return m_outputs.data(); }
     [[nodiscard]] const FilterConfig& config() const noexcept { return m_config; }
@@ -264,7 +271,7 @@ private:
     bool m_vehicleParallel{false};   ///< one thread per (particle, vehicle) (scene model, ≥ VEHICLE_PARALLEL_MIN vehicles)
     bool m_cappedRegisters{false};   ///< the vehicle kernel's register-capped instantiation keeps more blocks resident
     std::uint32_t m_partialBlocks{0};  ///< blocks of the advance / reduce kernels = partial sums per channel
-    std::uint32_t m_workPerThread{0};  ///< 32-particle groups per block (vehicle-parallel) or particles per thread
+    std::uint32_t m_units{0};          ///< 32-particle groups (vehicle-parallel) or 256-particle chunks, shared evenly by the blocks
     platform::DeviceBuffer<float> m_states[2];
     platform::DeviceBuffer<float> m_logWeights;
     platform::DeviceBuffer<float> m_fitness;
