@@ -21,25 +21,31 @@ inline constexpr std::uint32_t REDUCE_BLOCK = PARTICLE_BLOCK;
 
 /// Fewest vehicles for which the step runs a vehicle-parallel model one thread per (particle, vehicle)
 /// (block: 32 particles × vehicles warps); fewer run one thread per particle, looping over vehicles.
-/// Measured only at 20 vehicles (H100, K = 20,000, SoA, 2026-11-21: 123 µs graph replay vs 238 µs
-/// with the per-particle kernel). The threshold itself is not swept.
+/// Measured only at 20 vehicles (H100, K = 20,000, SoA, 2026-11-21, before this step's rework: 123 µs
+/// graph replay vs 238 µs with the per-particle kernel). The threshold itself is not swept.
 inline constexpr std::uint32_t VEHICLE_PARALLEL_MIN = 4;
 
-/// Register cap of the vehicle-parallel kernel's second instantiation. Uncapped it uses 60 registers
-/// (ptxas, sm_90), so a 640-thread block (20 vehicles) fills an SM's 64 K registers alone; at 48 (60
+/// Register cap of the vehicle-parallel kernel's second instantiation. Uncapped it uses 64 registers
+/// (ptxas, sm_90), so a 640-thread block (20 vehicles) fills an SM's 64 K registers alone; at 48 (64
 /// bytes of spill stores) two such blocks are resident, and one block's loads at the start of a
 /// particle group overlap the other's arithmetic. create() takes the capped one only when the
-/// occupancy calculator says it keeps more blocks resident.
+/// occupancy calculator says it keeps more blocks resident. Measured with it (H100, K = 20,000 × 20,
+/// SoA, ncu): 47–55 % achieved occupancy, 0.55–0.57 issued warps per scheduler per cycle, 32–38 µs.
+/// The uncapped one was not measured at this size.
 inline constexpr int VEHICLE_KERNEL_CAPPED_REGISTERS = 48;
 
-/// Threads per block of the combine kernel (one block per output channel: lanes stride over the
+/// Threads per block of the combine kernel (one block per output channel: threads stride over the
 /// partial blocks, then a fixed tree; the last block to finish writes the outputs and the control
-/// block). It replaced a single 1024-thread block that walked the partials (row-major, one 8-byte
-/// value per 1.8 KB row at 20 vehicles) on one SM.
+/// block; blocks 0 … tiles − 1 also scan the CDF, hence LOOKBACK_BLOCK). It replaced a single
+/// 1024-thread block that walked the partials (row-major, one 8-byte value per 1.8 KB row at 20
+/// vehicles) on one SM. H100, ncu: 5.9–6.8 µs at 222 channels × 209 partial blocks without the scan,
+/// 11.8–12.7 µs with 5 CDF tiles (K = 20,000), 19.4–20.3 µs at 13 channels with 245 tiles (K = 10⁶).
 inline constexpr std::uint32_t COMBINE_BLOCK = 256;
 
 /// Threads per block of the copy-index kernel: each block first loads the CDF tiles' prefixes (up to
 /// 512) into shared memory, so larger blocks load them fewer times (K = 10⁶: 977 blocks × 245 tiles).
+/// H100, ncu: 20.8–21.5 µs at K = 10⁶ (24.2–24.6 µs with 256-thread blocks and the unnarrowed
+/// search), 6.2–6.8 µs at K = 20,000.
 inline constexpr std::uint32_t COPY_INDEX_BLOCK = 1024;
 
 /// Partial blocks of the differential-evolution spread reduction (its final combine is serial).
