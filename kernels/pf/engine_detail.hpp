@@ -12,8 +12,8 @@
 
 namespace augur::kernels::pf::detail {
 
-/// RNG "vehicle" words reserved for the filter's own draws (models use 0 … vehicles−1).
-inline constexpr std::uint32_t RESAMPLE_STREAM = 0xFFFFFFF0U;
+/// RNG "vehicle" word reserved for differential evolution (models use 0 … vehicles−1; systematic
+/// resampling's is RESAMPLE_STREAM in resample.hpp).
 inline constexpr std::uint32_t DE_STREAM = 0x40000000U;  ///< + generation
 
 /// Whether Model provides the per-vehicle hooks of the vehicle-parallel step (SceneModel does).
@@ -39,12 +39,6 @@ AUGUR_HD_INLINE double weightTerm(float logWeight, float maxLogWeight) noexcept 
 
 /// NaN-safe maximum (NaN log-weights count as −∞).
 AUGUR_HD_INLINE float maxLog(float a, float b) noexcept { return (b > a) ? b : a; }
-
-/// The resampling uniform of `step`, u ∈ (0, 1].
-AUGUR_HD_INLINE float resampleUniform(std::uint64_t seed, std::uint32_t step) noexcept {
-    RandomStream rng(seed, step, 0xFFFFFFFFU, RESAMPLE_STREAM);
-    return uniformOpen0(rng.block().v[0]);
-}
 
 /// log w ← log w − previous max + log p(z | x); also the fitness differential evolution starts from.
 template <typename Model>

@@ -180,7 +180,7 @@ void ParticleFilter<Model>::reduce() noexcept {
                                  m_config.resampleThreshold * static_cast<float>(m_config.particles)
                              ? 1U
                              : 0U;
-    m_control.uniform = detail::resampleUniform(m_config.seed, m_control.step);
+    m_control.uniform = resampleUniform(m_config.seed, m_control.step);
     m_control.deActive =
         (m_control.resample != 0 && m_config.resampler == Resampler::DifferentialEvolution &&
          m_config.particles >= 2 && m_config.de.maxGenerations > 0)

@@ -1,7 +1,18 @@
-// CUDA particle filter. Layers: ParticleFilter methods (host API, stream last) → launch shapes from
-// tuning.hpp → thin __global__ entries → the per-particle device functions of engine_detail.hpp and
-// the model. Decisions (resample or not, DE generations) are read from the device control block by
-// the kernels themselves, so a step never waits for the host and can be captured into a graph.
+// CUDA particle filter. Layers: ParticleFilter methods (host API, stream last) → launch shapes (sized
+// at create from tuning.hpp and the device's occupancy) → thin __global__ entries → the per-particle
+// device functions of engine_detail.hpp and the model. Decisions (resample or not, DE generations)
+// are read from the device control block by the kernels themselves, so a step never waits for the
+// host and can be captured into a graph.
+//
+// A step is four kernels and one copy:
+//   upload     the inputs (pinned staging → device)
+//   advance    per particle (or per particle and vehicle): read it — through the copy indices when
+//              the previous step resampled, which is that resampling's gather — predict, weight,
+//              write it to the other state buffer; then the block's partial sums of the reduction
+//              with a running max (online log-sum-exp): Σe, Σe², Σe·output, e = exp(log w − max)
+//   combine    one block per channel sums the partials in a fixed order; the last block to finish
+//              writes the outputs, N_eff, the resample decision and commits the buffer
+//   resample   systematic: integer CDF (single-pass scan) and copy indices, only when decided
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -9,6 +20,7 @@
 #include <cstring>
 
 #include "augur/kernels/pf/filter.hpp"
+#include "cdf_scan.cuh"
 #include "engine_detail.hpp"
 #include "resample_cuda.hpp"
 #include "tuning.hpp"
@@ -20,17 +32,23 @@ using platform::GpuStatus;
 using platform::StreamHandle;
 
 constexpr std::uint32_t WARP = 32;
-constexpr std::uint32_t REDUCE_WARPS = tuning::REDUCE_BLOCK / WARP;
-/// Σw, Σw² and the model outputs of up to MAX_VEHICLES scene vehicles.
-constexpr std::uint32_t MAX_CHANNELS = 2 + SceneModel::MAX_VEHICLES * SceneModel::OUTPUTS_PER_VEHICLE;
-/// Partial blocks whose scales the final combine caches in shared memory: those of the largest filter
-/// with one particle per thread (the vehicle-parallel step's larger counts compute them inline).
-constexpr std::uint32_t MAX_PARTIAL_BLOCKS = (MAX_PARTICLES + tuning::REDUCE_BLOCK - 1) / tuning::REDUCE_BLOCK;
+constexpr std::uint32_t FULL_MASK = 0xFFFFFFFFU;
+constexpr std::uint32_t PARTICLE_WARPS = tuning::PARTICLE_BLOCK / WARP;
+constexpr std::uint32_t COMBINE_WARPS = tuning::COMBINE_BLOCK / WARP;
+static_assert(tuning::COMBINE_BLOCK == internal::lookback::LOOKBACK_BLOCK, "a combine block scans one CDF tile");
+/// Channels a warp reduces at once (reduce-scatter over 16 values); a model's outputs per vehicle fit.
+constexpr std::uint32_t SCATTER = 16;
+/// Largest number of partial blocks (the combine caches one scale per block in shared memory). The
+/// grids are one wave of resident blocks, far below this on any current GPU.
+constexpr std::uint32_t MAX_PARTIAL_BLOCKS = 4096;
+/// Registers per thread that admit the vehicle kernel's largest block (32 warps) on one SM.
+constexpr int VEHICLE_KERNEL_REGISTERS = 64;
 
 struct Shape {
     float* states[2];
     float* logWeights;
-    float* fitness;
+    float* fitness;  ///< differential evolution only (nullptr otherwise)
+    const std::uint32_t* copyIndex;
     std::uint32_t particles;
     std::uint32_t vehicles;
     std::uint32_t stride;
@@ -38,14 +56,46 @@ struct Shape {
     std::uint64_t seed;
 };
 
+/// The advance/reduce kernels' output: per partial block its running max and, channel-major, its
+/// sums (channel c of block b at c · blocks + b, so the combine reads them coalesced).
+struct Partials {
+    double* sums;
+    float* maxima;
+    std::uint32_t blocks;
+};
+
 __device__ __forceinline__ ParticleRef particleRef(const Shape& s, std::uint32_t buffer, std::uint32_t k) {
     return ParticleRef{s.states[buffer], k, s.particles, s.stride, s.layout};
+}
+
+/// What a step reads: the committed buffer (current ^ swap; swap is set by differential evolution),
+/// through the copy indices when a systematic resampling is pending — then every log-weight, and
+/// the max they are relative to, counts as 0 (the state right after resampling).
+struct Source {
+    std::uint32_t buffer;
+    bool pending;
+    float previousMax;
+    std::uint32_t step;
+};
+
+__device__ __forceinline__ Source sourceOf(const FilterControl* control) {
+    const FilterControl c = *control;
+    const bool pending = c.pending != 0U;
+    return Source{c.current ^ c.swap, pending, pending ? 0.0F : c.maxLogWeight, c.step};
 }
 
 __device__ __forceinline__ double warpSum(double v) {
 #pragma unroll
     for (std::uint32_t offset = WARP / 2; offset > 0; offset /= 2) {
-        v += __shfl_down_sync(0xFFFFFFFFU, v, offset);
+        v += __shfl_xor_sync(FULL_MASK, v, offset);
+    }
+    return v;
+}
+
+__device__ __forceinline__ float warpSumFloat(float v) {
+#pragma unroll
+    for (std::uint32_t offset = WARP / 2; offset > 0; offset /= 2) {
+        v += __shfl_xor_sync(FULL_MASK, v, offset);
     }
     return v;
 }
@@ -53,9 +103,96 @@ __device__ __forceinline__ double warpSum(double v) {
 __device__ __forceinline__ float warpMax(float v) {
 #pragma unroll
     for (std::uint32_t offset = WARP / 2; offset > 0; offset /= 2) {
-        v = detail::maxLog(v, __shfl_xor_sync(0xFFFFFFFFU, v, offset));
+        v = detail::maxLog(v, __shfl_xor_sync(FULL_MASK, v, offset));
     }
     return v;
+}
+
+/// Sums v[c] over the warp's 32 lanes for 16 channels at once by recursive halving: at each of the
+/// first four steps a lane keeps half its channels and adds its partner's half, so afterwards lanes
+/// 2c and 2c + 1 hold channel c's total — 16 shuffles instead of 16 × 5, in a fixed order.
+/// One channel (scalar models) is a plain butterfly: every lane holds it.
+template <std::uint32_t CHANNELS>
+__device__ __forceinline__ float reduceScatter(float (&v)[SCATTER], std::uint32_t lane) {
+    if constexpr (CHANNELS == 1) {
+        return warpSumFloat(v[0]);
+    } else {
+        float a[8];
+        const bool up16 = (lane & 16U) != 0;
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+            const float send = up16 ? v[i] : v[i + 8];
+            a[i] = (up16 ? v[i + 8] : v[i]) + __shfl_xor_sync(FULL_MASK, send, 16);
+        }
+        float b[4];
+        const bool up8 = (lane & 8U) != 0;
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            const float send = up8 ? a[i] : a[i + 4];
+            b[i] = (up8 ? a[i + 4] : a[i]) + __shfl_xor_sync(FULL_MASK, send, 8);
+        }
+        float c[2];
+        const bool up4 = (lane & 4U) != 0;
+#pragma unroll
+        for (int i = 0; i < 2; ++i) {
+            const float send = up4 ? b[i] : b[i + 2];
+            c[i] = (up4 ? b[i + 2] : b[i]) + __shfl_xor_sync(FULL_MASK, send, 4);
+        }
+        const bool up2 = (lane & 2U) != 0;
+        float d = (up2 ? c[1] : c[0]) + __shfl_xor_sync(FULL_MASK, up2 ? c[0] : c[1], 2);
+        d += __shfl_xor_sync(FULL_MASK, d, 1);
+        return d;
+    }
+}
+
+/// The channel lane `lane` holds after reduceScatter (lanes 2c and 2c + 1 hold channel c).
+__device__ __forceinline__ std::uint32_t scatterChannel(std::uint32_t lane) { return (lane >> 1U) & (SCATTER - 1U); }
+
+/// Raises the running max to `groupMax` if larger; returns the factor exp(old − new) the sums taken
+/// relative to the old max must be multiplied by (1 when unchanged, 0 when the old max was −∞).
+__device__ __forceinline__ double rebase(float& runningMax, float groupMax) {
+    if (!(groupMax > runningMax)) {
+        return 1.0;
+    }
+    const double factor = detail::weightTerm(runningMax, groupMax);
+    runningMax = groupMax;
+    return factor;
+}
+
+/// Floats of a slot the model reads and writes (the rest is padding that stays zero).
+template <typename Model>
+constexpr int usedFloats() noexcept {
+    if constexpr (requires { Model::USED_FLOATS; }) {
+        return Model::USED_FLOATS;
+    } else {
+        return Model::SLOT_FLOATS;
+    }
+}
+
+/// Slot n of p: whole 16-byte vectors in the array-of-structs layout, only the used fields in the
+/// structure-of-arrays layout (the padding reads as zero, as it is).
+template <typename Model>
+__device__ __forceinline__ void loadUsed(const ParticleRef& p, std::uint32_t n, float (&s)[Model::SLOT_FLOATS]) {
+    if (p.layout == StateLayout::ArrayOfStructs) {
+        p.loadSlot(n, s);
+        return;
+    }
+#pragma unroll
+    for (int f = 0; f < Model::SLOT_FLOATS; ++f) {
+        s[f] = f < usedFloats<Model>() ? p.get(n * Model::SLOT_FLOATS + static_cast<std::uint32_t>(f)) : 0.0F;
+    }
+}
+
+template <typename Model>
+__device__ __forceinline__ void storeUsed(const ParticleRef& p, std::uint32_t n, const float (&s)[Model::SLOT_FLOATS]) {
+    if (p.layout == StateLayout::ArrayOfStructs) {
+        p.storeSlot(n, s);
+        return;
+    }
+#pragma unroll
+    for (int f = 0; f < usedFloats<Model>(); ++f) {
+        p.set(n * Model::SLOT_FLOATS + static_cast<std::uint32_t>(f), s[f]);
+    }
 }
 
 template <typename Model>
@@ -67,212 +204,293 @@ __global__ void initializeKernel(Shape s, typename Model::Params params, const t
     }
 }
 
-template <typename Model, bool PREDICT, bool UPDATE>
-__global__ void predictUpdateKernel(Shape s, typename Model::Params params, const typename Model::VehicleInput* inputs,
-                                    const FilterControl* control) {
-    const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= s.particles) {
-        return;
-    }
-    const std::uint32_t buffer = control->current ^ control->swap;
-    const ParticleRef p = particleRef(s, buffer, k);
-    if constexpr (PREDICT) {
-        Model::predict(p, s.vehicles, params, inputs, s.seed, control->step);
-    }
-    if constexpr (UPDATE) {
-        detail::updateParticle<Model>(p, s.vehicles, params, inputs, control->maxLogWeight, s.logWeights, s.fitness);
-    }
-}
-
-/// The block reduction of one step, one particle per thread (invalid threads contribute nothing):
-/// the block's max log-weight, then Σe, Σe² and Σe·output for every channel with
-/// e = exp(log w − block max). Fixed assignment of particles to blocks and threads, fixed summation
-/// tree (warp shuffles, then warps in order): the same result run after run. Every thread of the
-/// block must call it (it synchronises).
-template <typename Model>
-__device__ __forceinline__ void blockPartials(const Shape& s, std::uint32_t buffer, std::uint32_t k, bool valid,
-                                              float logWeight, double* partials, float* partialMax) {
+/// The per-particle path (every model; the scene model below VEHICLE_PARALLEL_MIN vehicles, one
+/// instantiation per vehicle count VEHICLES so the vehicle loops unroll): the K particles are cut
+/// into 256-particle chunks, block b takes chunks [b·C/B, (b+1)·C/B) of the C chunks (B blocks: one
+/// wave), thread t particle 256·c + t of chunk c.
+/// ADVANCE: predict and update each particle (read from the source buffer, through ρ when pending;
+/// written to the other buffer); otherwise only read it and its log-weight (the reduce stage). Each
+/// warp keeps a running max and its sums relative to it; at the end the block combines its warps in
+/// order and writes one partial per channel.
+template <typename Model, bool ADVANCE, std::uint32_t VEHICLES>
+__global__ void __launch_bounds__(tuning::PARTICLE_BLOCK)
+    particleKernel(Shape s, typename Model::Params params, const typename Model::VehicleInput* inputs,
+                   const FilterControl* control, Partials out, std::uint32_t chunks) {
+    constexpr int SLOT = Model::SLOT_FLOATS;
     constexpr auto OUTPUTS = static_cast<std::uint32_t>(Model::OUTPUTS_PER_VEHICLE);
-    __shared__ double warpSums[REDUCE_WARPS][MAX_CHANNELS];
-    __shared__ float warpMaxima[REDUCE_WARPS];
-    const std::uint32_t channels = 2 + s.vehicles * OUTPUTS;
-    const std::uint32_t warp = threadIdx.x / WARP;
+    constexpr std::uint32_t MAX_CHANNELS = 2 + VEHICLES * OUTPUTS;
+    static_assert(OUTPUTS <= SCATTER, "a vehicle's outputs must fit one reduce-scatter");
+    __shared__ float warpMaxima[PARTICLE_WARPS];
+    __shared__ double warpSums[PARTICLE_WARPS][MAX_CHANNELS];
     const std::uint32_t lane = threadIdx.x % WARP;
+    const std::uint32_t warp = threadIdx.x / WARP;
+    const Source src = sourceOf(control);
+    constexpr std::uint32_t vehicles = VEHICLES;  // == s.vehicles (the launch picks the instantiation)
 
-    const float localMax = warpMax(valid ? logWeight : -INFINITY);
+    float runningMax = -INFINITY;
+    double sumE = 0.0;
+    double sumE2 = 0.0;
+    double channel[VEHICLES];
+#pragma unroll
+    for (std::uint32_t n = 0; n < VEHICLES; ++n) {
+        channel[n] = 0.0;
+    }
+    const auto firstChunk = static_cast<std::uint32_t>(static_cast<std::uint64_t>(blockIdx.x) * chunks / gridDim.x);
+    const auto endChunk = static_cast<std::uint32_t>(static_cast<std::uint64_t>(blockIdx.x + 1) * chunks / gridDim.x);
+    for (std::uint32_t c = firstChunk; c < endChunk; ++c) {
+        const std::uint32_t warpFirst = c * tuning::PARTICLE_BLOCK + warp * WARP;
+        if (warpFirst >= s.particles) {
+            break;  // warp-uniform
+        }
+        const std::uint32_t k = warpFirst + lane;
+        const bool valid = k < s.particles;
+        float logWeight = -INFINITY;
+        float slot[SLOT];  // the last vehicle's slot after this particle's step
+        const ParticleRef view = particleRef(s, ADVANCE ? src.buffer ^ 1U : src.buffer, valid ? k : 0);
+        const std::uint32_t from = valid ? (src.pending ? s.copyIndex[k] : k) : 0;
+        const ParticleRef in = particleRef(s, src.buffer, from);
+        if (valid) {
+            if constexpr (ADVANCE) {
+                float logLikelihood = 0.0F;
+                if constexpr (detail::vehicleParallel<Model>()) {
+                    // Pass 1 of each vehicle reads the other vehicles' previous intentions from the
+                    // source buffer, which nothing writes during the step.
+#pragma unroll
+                    for (std::uint32_t n = 0; n < VEHICLES; ++n) {
+                        if (n < vehicles) {
+                            const typename Model::VehicleInput& z = inputs[n];
+                            loadUsed<Model>(in, n, slot);
+                            const std::int32_t other = Model::yieldsTo(slot, z, vehicles);
+                            const float otherIntent =
+                                other >= 0 ? in.get(static_cast<std::uint32_t>(other) * SLOT + Model::INTENT_STOP) : 0.0F;
+                            RandomStream rng(s.seed, src.step, k, n);
+                            Model::advanceSlot(slot, otherIntent, vehicles, params, z, rng);
+                            storeUsed<Model>(view, n, slot);
+                            if (Model::weighs(z)) {
+                                logLikelihood += Model::slotLogLikelihood(slot, z);
+                            }
+                        }
+                    }
+                } else {
+                    for (std::uint32_t f = 0; f < s.stride; ++f) {
+                        view.set(f, in.get(f));  // the pending gather, then the model's in-place step
+                    }
+                    Model::predict(view, vehicles, params, inputs, s.seed, src.step);
+                    logLikelihood = Model::logLikelihood(view, vehicles, params, inputs);
+                    view.loadSlot(vehicles - 1, slot);
+                }
+                // As detail::updateParticle.
+                logWeight = (src.pending ? 0.0F : s.logWeights[k]) - src.previousMax + logLikelihood;
+                s.logWeights[k] = logWeight;
+                if (s.fitness != nullptr) {
+                    s.fitness[k] = logLikelihood;
+                }
+            } else {
+                in.loadSlot(vehicles - 1, slot);
+                logWeight = src.pending ? 0.0F : s.logWeights[k];
+            }
+        }
+        const double factor = rebase(runningMax, warpMax(logWeight));
+        sumE *= factor;
+        sumE2 *= factor * factor;
+        const double e = valid ? detail::weightTerm(logWeight, runningMax) : 0.0;
+        sumE += warpSum(e);
+        sumE2 += warpSum(e * e);
+        const auto ef = static_cast<float>(e);
+#pragma unroll
+        for (std::uint32_t n = 0; n < VEHICLES; ++n) {
+            if (n < vehicles) {
+                float o[SLOT];
+                if (n + 1 == vehicles) {
+#pragma unroll
+                    for (int f = 0; f < SLOT; ++f) {
+                        o[f] = slot[f];
+                    }
+                } else if (valid) {
+                    (ADVANCE ? view : in).loadSlot(n, o);
+                }
+                float v[SCATTER];
+#pragma unroll
+                for (std::uint32_t c = 0; c < SCATTER; ++c) {
+                    v[c] = valid && c < OUTPUTS ? ef * Model::output(o, c) : 0.0F;
+                }
+                channel[n] = channel[n] * factor + static_cast<double>(reduceScatter<OUTPUTS>(v, lane));
+            }
+        }
+    }
+    // The block: warps in order, each rescaled to the block's max.
     if (lane == 0) {
-        warpMaxima[warp] = localMax;
+        warpMaxima[warp] = runningMax;
     }
     __syncthreads();
     float blockMax = warpMaxima[0];
-    for (std::uint32_t w = 1; w < REDUCE_WARPS; ++w) {
+    for (std::uint32_t w = 1; w < PARTICLE_WARPS; ++w) {
         blockMax = detail::maxLog(blockMax, warpMaxima[w]);
     }
-
-    const double e = valid ? detail::weightTerm(logWeight, blockMax) : 0.0;
-    const double sum = warpSum(e);
-    const double sumSquares = warpSum(e * e);
+    const double scale = detail::weightTerm(runningMax, blockMax);
+    const std::uint32_t channels = 2 + vehicles * OUTPUTS;
     if (lane == 0) {
-        warpSums[warp][0] = sum;
-        warpSums[warp][1] = sumSquares;
+        warpSums[warp][0] = sumE * scale;
+        warpSums[warp][1] = sumE2 * scale * scale;
     }
-    const ParticleRef p = particleRef(s, buffer, k);
-    for (std::uint32_t n = 0; n < s.vehicles; ++n) {
-        double acc[OUTPUTS];
 #pragma unroll
-        for (std::uint32_t c = 0; c < OUTPUTS; ++c) {
-            acc[c] = 0.0;
-        }
-        if (valid) {
-            float slot[Model::SLOT_FLOATS];
-            p.loadSlot(n, slot);
-#pragma unroll
-            for (std::uint32_t c = 0; c < OUTPUTS; ++c) {
-                acc[c] = e * static_cast<double>(Model::output(slot, c));
-            }
-        }
-#pragma unroll
-        for (std::uint32_t c = 0; c < OUTPUTS; ++c) {
-            const double v = warpSum(acc[c]);
-            if (lane == 0) {
-                warpSums[warp][2 + n * OUTPUTS + c] = v;
-            }
+    for (std::uint32_t n = 0; n < VEHICLES; ++n) {
+        if (n < vehicles && lane % 2 == 0 && scatterChannel(lane) < OUTPUTS) {
+            warpSums[warp][2 + n * OUTPUTS + scatterChannel(lane)] = channel[n] * scale;
         }
     }
     __syncthreads();
     for (std::uint32_t c = threadIdx.x; c < channels; c += blockDim.x) {
         double total = 0.0;
-        for (std::uint32_t w = 0; w < REDUCE_WARPS; ++w) {
+        for (std::uint32_t w = 0; w < PARTICLE_WARPS; ++w) {
             total += warpSums[w][c];
         }
-        partials[static_cast<std::size_t>(blockIdx.x) * channels + c] = total;
+        out.sums[static_cast<std::size_t>(c) * out.blocks + blockIdx.x] = total;
     }
     if (threadIdx.x == 0) {
-        partialMax[blockIdx.x] = blockMax;
+        out.maxima[blockIdx.x] = blockMax;
     }
 }
 
-/// The reduce stage alone: block partials of the current log-weights.
-template <typename Model>
-__global__ void __launch_bounds__(tuning::REDUCE_BLOCK)
-    reducePartialsKernel(Shape s, const FilterControl* control, double* partials, float* partialMax) {
-    const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-    const bool valid = k < s.particles;
-    const std::uint32_t buffer = control->current ^ control->swap;
-    blockPartials<Model>(s, buffer, k, valid, valid ? s.logWeights[k] : -INFINITY, partials, partialMax);
-}
-
-/// The step's fused kernel: predict, update and the block reduction of particle k, with the new
-/// particle and its log-weight still in the thread (one launch and one pass over the states instead
-/// of three).
-template <typename Model>
-__global__ void __launch_bounds__(tuning::REDUCE_BLOCK)
-    predictUpdateReduceKernel(Shape s, typename Model::Params params, const typename Model::VehicleInput* inputs,
-                              const FilterControl* control, double* partials, float* partialMax) {
-    const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-    const bool valid = k < s.particles;
-    const std::uint32_t buffer = control->current ^ control->swap;
-    float logWeight = -INFINITY;
-    if (valid) {
-        const ParticleRef p = particleRef(s, buffer, k);
-        Model::predict(p, s.vehicles, params, inputs, s.seed, control->step);
-        detail::updateParticle<Model>(p, s.vehicles, params, inputs, control->maxLogWeight, s.logWeights, s.fitness);
-        logWeight = s.logWeights[k];
-    }
-    blockPartials<Model>(s, buffer, k, valid, logWeight, partials, partialMax);
-}
-
-/// The step's fused kernel for models that advance vehicles independently (Model::VEHICLE_PARALLEL):
-/// one thread per (particle, vehicle). Block = 32 particles × `vehicles` warps, warp n = vehicle n of
-/// 32 consecutive particles (coalesced in the structure-of-arrays layout). Pass 1 of every vehicle,
-/// a block barrier (pass 1 reads other vehicles' previous intentions), pass 2, the per-vehicle log
-/// terms summed in vehicle order by warp 0 (the same sum as Model::logLikelihood), then the block
-/// partials: warp 0 Σe, Σe², warp n the outputs of vehicle n. K·vehicles threads instead of K: at the
-/// seed's scale (20,000 × 20) the per-particle kernel has only ~5 warps per SM of long serial work.
-template <typename Model>
-__global__ void __launch_bounds__(WARP* SceneModel::MAX_VEHICLES)
-    vehicleParallelStepKernel(Shape s, typename Model::Params params, const typename Model::VehicleInput* inputs,
-                              const FilterControl* control, double* partials, float* partialMax) {
+/// The vehicle-parallel path (Model::VEHICLE_PARALLEL, ≥ VEHICLE_PARALLEL_MIN vehicles): one thread
+/// per (particle, vehicle). Block = 32 particles × `vehicles` warps, warp n = vehicle n of 32
+/// consecutive particles (coalesced in the structure-of-arrays layout); block b takes the groups of
+/// 32 particles [b·G/B, (b+1)·G/B) (B blocks: one wave). Per group: each thread reads its slot (through ρ when
+/// pending) and the previous intention of the vehicle it yields to from the source buffer, advances
+/// the slot in registers, writes it to the other buffer and its log term to shared memory; after one
+/// barrier every warp sums the terms in vehicle order (the CPU's sum) into the particles' log-weights
+/// and adds e·output of its own vehicle to its sums (reduce-scatter: lane 2c holds output c). Warp 0
+/// also keeps Σe, Σe² and writes the log-weights. All warps compute the same log-weights, so they
+/// share the running max. ADVANCE false: read only (the reduce stage). MAX_REGISTERS: 64 admits the
+/// largest block (32 vehicles, 1024 threads); create() takes the VEHICLE_KERNEL_CAPPED_REGISTERS
+/// instantiation when it keeps more blocks resident (20 vehicles: 2 blocks of 640 threads per SM
+/// instead of 1).
+template <typename Model, bool ADVANCE, int MAX_REGISTERS>
+__global__ void __maxnreg__(MAX_REGISTERS)
+    vehicleKernel(Shape s, typename Model::Params params, const typename Model::VehicleInput* inputs,
+                  const FilterControl* control, Partials out, std::uint32_t groups) {
+    constexpr int SLOT = Model::SLOT_FLOATS;
     constexpr auto OUTPUTS = static_cast<std::uint32_t>(Model::OUTPUTS_PER_VEHICLE);
-    __shared__ float terms[Model::MAX_VEHICLES][WARP];
-    __shared__ double weights[WARP];
+    static_assert(OUTPUTS <= SCATTER, "a vehicle's outputs must fit one reduce-scatter");
+    __shared__ float terms[2][Model::MAX_VEHICLES][WARP];  // double-buffered: one barrier per group
     const std::uint32_t lane = threadIdx.x;
     const std::uint32_t n = threadIdx.y;
-    const std::uint32_t k = blockIdx.x * WARP + lane;
-    const bool valid = k < s.particles;
-    const std::uint32_t channels = 2 + s.vehicles * OUTPUTS;
-    const std::uint32_t buffer = control->current ^ control->swap;
-    const std::uint32_t step = control->step;
-    const ParticleRef p = particleRef(s, buffer, valid ? k : 0);
-    if (valid) {
-        Model::predictExpectation(p, n, s.vehicles, params, inputs, s.seed, step);
-    }
-    __syncthreads();
-    if (valid) {
-        Model::predictVehicle(p, n, params, inputs, s.seed, step);
-        terms[n][lane] = Model::logLikelihoodTerm(p, n, inputs);
-    }
-    __syncthreads();
-    if (n == 0) {
+    const Source src = sourceOf(control);
+    const std::uint32_t vehicles = s.vehicles;
+    const typename Model::VehicleInput& z = inputs[n];
+    const bool weighs = Model::weighs(z);
+    const auto firstGroup = static_cast<std::uint32_t>(static_cast<std::uint64_t>(blockIdx.x) * groups / gridDim.x);
+    const auto endGroup = static_cast<std::uint32_t>(static_cast<std::uint64_t>(blockIdx.x + 1) * groups / gridDim.x);
+
+    float runningMax = -INFINITY;
+    double channel = 0.0;  // output scatterChannel(lane) of vehicle n
+    double sumE = 0.0;     // warp 0
+    double sumE2 = 0.0;
+    std::uint32_t parity = 0;
+    for (std::uint32_t g = firstGroup; g < endGroup; ++g, parity ^= 1U) {
+        const std::uint32_t k = g * WARP + lane;
+        const bool valid = k < s.particles;
+        float slot[SLOT];
         float logWeight = -INFINITY;
+        // Read before the barrier: warp 0 overwrites it after the barrier.
+        const float previous = valid && !src.pending ? s.logWeights[k] : 0.0F;
         if (valid) {
-            float logLikelihood = 0.0F;
-            for (std::uint32_t v = 0; v < s.vehicles; ++v) {
-                if (Model::weighs(inputs[v])) {
-                    logLikelihood += terms[v][lane];
+            const ParticleRef in = particleRef(s, src.buffer, src.pending ? s.copyIndex[k] : k);
+            loadUsed<Model>(in, n, slot);
+            if constexpr (ADVANCE) {
+                const std::int32_t other = Model::yieldsTo(slot, z, vehicles);
+                const float otherIntent =
+                    other >= 0 ? in.get(static_cast<std::uint32_t>(other) * SLOT + Model::INTENT_STOP) : 0.0F;
+                RandomStream rng(s.seed, src.step, k, n);
+                Model::advanceSlot(slot, otherIntent, vehicles, params, z, rng);
+                storeUsed<Model>(particleRef(s, src.buffer ^ 1U, k), n, slot);
+                terms[parity][n][lane] = weighs ? Model::slotLogLikelihood(slot, z) : 0.0F;
+            } else {
+                logWeight = previous;
+            }
+        }
+        if constexpr (ADVANCE) {
+            __syncthreads();
+            if (valid) {
+                float logLikelihood = 0.0F;
+                for (std::uint32_t v = 0; v < vehicles; ++v) {
+                    logLikelihood += terms[parity][v][lane];  // + 0 for the vehicles that do not weigh
+                }
+                // As detail::updateParticle.
+                logWeight = previous - src.previousMax + logLikelihood;
+                if (n == 0) {
+                    s.logWeights[k] = logWeight;
+                    if (s.fitness != nullptr) {
+                        s.fitness[k] = logLikelihood;
+                    }
                 }
             }
-            // As detail::updateParticle.
-            logWeight = s.logWeights[k] - control->maxLogWeight + logLikelihood;
-            s.logWeights[k] = logWeight;
-            if (s.fitness != nullptr) {
-                s.fitness[k] = logLikelihood;
-            }
         }
-        const float blockMax = warpMax(logWeight);
-        const double e = valid ? detail::weightTerm(logWeight, blockMax) : 0.0;
-        weights[lane] = e;
-        const double sum = warpSum(e);
-        const double sumSquares = warpSum(e * e);
-        if (lane == 0) {
-            partials[static_cast<std::size_t>(blockIdx.x) * channels] = sum;
-            partials[static_cast<std::size_t>(blockIdx.x) * channels + 1] = sumSquares;
-            partialMax[blockIdx.x] = blockMax;
+        const double factor = rebase(runningMax, warpMax(logWeight));
+        const double e = valid ? detail::weightTerm(logWeight, runningMax) : 0.0;
+        if (n == 0) {
+            sumE = sumE * factor + warpSum(e);
+            sumE2 = sumE2 * factor * factor + warpSum(e * e);
         }
-    }
-    __syncthreads();
-    const double e = weights[lane];
-    float slot[Model::SLOT_FLOATS];
-    if (valid) {
-        p.loadSlot(n, slot);
-    }
+        const auto ef = static_cast<float>(e);
+        float v[SCATTER];
 #pragma unroll
-    for (std::uint32_t c = 0; c < OUTPUTS; ++c) {
-        const double v = warpSum(valid ? e * static_cast<double>(Model::output(slot, c)) : 0.0);
-        if (lane == 0) {
-            partials[static_cast<std::size_t>(blockIdx.x) * channels + 2 + n * OUTPUTS + c] = v;
+        for (std::uint32_t c = 0; c < SCATTER; ++c) {
+            v[c] = valid && c < OUTPUTS ? ef * Model::output(slot, c) : 0.0F;
         }
+        channel = channel * factor + static_cast<double>(reduceScatter<OUTPUTS>(v, lane));
+    }
+    const std::size_t b = blockIdx.x;
+    if (lane % 2 == 0 && scatterChannel(lane) < OUTPUTS) {
+        out.sums[(2 + static_cast<std::size_t>(n) * OUTPUTS + scatterChannel(lane)) * out.blocks + b] = channel;
+    }
+    if (n == 0 && lane == 0) {
+        out.sums[b] = sumE;
+        out.sums[out.blocks + b] = sumE2;
+        out.maxima[b] = runningMax;
     }
 }
 
-/// One block: combines the block partials (rescaled to the global max) in parallel — the global max
-/// by a fixed tree, each block's scale once into shared memory, then warp w combines channels
-/// w, w + 32, … (lane l sums blocks l, l + 32, … in order, then a fixed shuffle tree) — and writes the
-/// normalised outputs and the control block: N_eff, the resample decision, u, buffer commit, step.
-__global__ void __launch_bounds__(tuning::REDUCE_FINAL_BLOCK)
-    reduceFinalKernel(const double* partials, const float* partialMax, std::uint32_t blocks, std::uint32_t channels,
-                      float* outputs, FilterControl* control, std::uint32_t particles, float threshold,
-                      std::uint64_t seed, std::uint32_t deEnabled) {
-    constexpr std::uint32_t FINAL_WARPS = tuning::REDUCE_FINAL_BLOCK / WARP;
-    __shared__ float scale[MAX_PARTIAL_BLOCKS];  // 32 KiB at MAX_PARTICLES; each in (0, 1], float suffices
-    __shared__ double sums[MAX_CHANNELS];
-    __shared__ float warpMaxima[FINAL_WARPS];
-    const std::uint32_t warp = threadIdx.x / WARP;
+struct CombineArgs {
+    const double* sums;
+    const float* maxima;
+    std::uint32_t blocks;
+    std::uint32_t channels;
+    float* outputs;
+    FilterControl* control;
+    double* channelSums;
+    std::uint32_t* done;
+    std::uint32_t particles;
+    float threshold;
+    std::uint64_t seed;
+    std::uint32_t deEnabled;
+    std::uint32_t commit;  ///< 1: the advance kernel wrote the other buffer; make it the committed one
+    // Systematic resampling: blocks 0 … cdfTiles − 1 also scan the CDF of the quantised weights
+    // (cdfTiles = 0: they do not).
+    const float* logWeights;
+    std::uint64_t* cdf;
+    internal::lookback::LookbackState<std::uint64_t> cdfState;
+    std::uint32_t cdfTiles;
+};
+
+/// One block per channel (grid-stride over channels): every block finds the global max over the
+/// partial maxima (a max is exact in any order) and each partial block's scale exp(max_b − max);
+/// then thread t sums partial blocks t, t + 256, … of its channel in order and a fixed tree combines
+/// the threads. The last block to finish (a completion counter, reset by that block) normalises the
+/// outputs and writes the control block: N_eff, the resample decision, u, the buffer commit, the step.
+/// With systematic resampling, block b < cdfTiles first scans CDF tile b (the quantised weights need
+/// only the global max): the scan is ready when the device decides to resample, one launch fewer.
+__global__ void __launch_bounds__(tuning::COMBINE_BLOCK) combineKernel(CombineArgs a) {
+    __shared__ float scale[MAX_PARTIAL_BLOCKS];  // each in (0, 1]; float suffices (as the CPU's chunks)
+    __shared__ float warpMaxima[COMBINE_WARPS];
+    __shared__ double warpTotals[COMBINE_WARPS];
+    __shared__ bool lastBlock;
     const std::uint32_t lane = threadIdx.x % WARP;
+    const std::uint32_t warp = threadIdx.x / WARP;
 
     float localMax = -INFINITY;
-    for (std::uint32_t b = threadIdx.x; b < blocks; b += blockDim.x) {
-        localMax = detail::maxLog(localMax, partialMax[b]);
+    for (std::uint32_t b = threadIdx.x; b < a.blocks; b += blockDim.x) {
+        localMax = detail::maxLog(localMax, a.maxima[b]);
     }
     localMax = warpMax(localMax);
     if (lane == 0) {
@@ -280,44 +498,69 @@ __global__ void __launch_bounds__(tuning::REDUCE_FINAL_BLOCK)
     }
     __syncthreads();
     float globalMax = warpMaxima[0];
-    for (std::uint32_t w = 1; w < FINAL_WARPS; ++w) {
+    for (std::uint32_t w = 1; w < COMBINE_WARPS; ++w) {
         globalMax = detail::maxLog(globalMax, warpMaxima[w]);
     }
-    const bool cached = blocks <= MAX_PARTIAL_BLOCKS;
-    for (std::uint32_t b = threadIdx.x; cached && b < blocks; b += blockDim.x) {
-        scale[b] = static_cast<float>(detail::weightTerm(partialMax[b], globalMax));
+    for (std::uint32_t b = threadIdx.x; b < a.blocks; b += blockDim.x) {
+        scale[b] = static_cast<float>(detail::weightTerm(a.maxima[b], globalMax));
+    }
+    if (blockIdx.x < a.cdfTiles) {  // block-uniform; the scan synchronises the block
+        internal::scanQuantizedTile<true>(a.logWeights, a.particles, globalMax, a.cdf, a.cdfState);
     }
     __syncthreads();
-    for (std::uint32_t c = warp; c < channels; c += FINAL_WARPS) {
+    for (std::uint32_t c = blockIdx.x; c < a.channels; c += gridDim.x) {
+        const double* row = a.sums + static_cast<std::size_t>(c) * a.blocks;
         double total = 0.0;
-        for (std::uint32_t b = lane; b < blocks; b += WARP) {
-            const double f = cached ? static_cast<double>(scale[b])
-                                    : static_cast<double>(static_cast<float>(detail::weightTerm(partialMax[b], globalMax)));
-            total += partials[static_cast<std::size_t>(b) * channels + c] * (c == 1 ? f * f : f);
+        for (std::uint32_t b = threadIdx.x; b < a.blocks; b += blockDim.x) {
+            const auto f = static_cast<double>(scale[b]);
+            total += row[b] * (c == 1 ? f * f : f);
         }
         total = warpSum(total);
         if (lane == 0) {
-            sums[c] = total;
+            warpTotals[warp] = total;
         }
-    }
-    __syncthreads();
-    for (std::uint32_t c = 2 + threadIdx.x; c < channels; c += blockDim.x) {
-        outputs[c - 2] = static_cast<float>(sums[c] / sums[0]);
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            double sum = 0.0;
+            for (std::uint32_t w = 0; w < COMBINE_WARPS; ++w) {
+                sum += warpTotals[w];
+            }
+            a.channelSums[c] = sum;
+        }
+        __syncthreads();
     }
     if (threadIdx.x == 0) {
-        FilterControl ctl = *control;
-        ctl.sumWeights = sums[0];
-        ctl.effectiveSampleSize = static_cast<float>(sums[0] * sums[0] / sums[1]);
+        __threadfence();  // this block's channel sums before its count
+        lastBlock = atomicAdd(a.done, 1U) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!lastBlock) {
+        return;
+    }
+    __threadfence();  // every block's channel sums are visible after its count
+    const double sum = __ldcg(&a.channelSums[0]);
+    for (std::uint32_t c = 2 + threadIdx.x; c < a.channels; c += blockDim.x) {
+        a.outputs[c - 2] = static_cast<float>(__ldcg(&a.channelSums[c]) / sum);
+    }
+    if (threadIdx.x == 0) {
+        const double sumSquares = __ldcg(&a.channelSums[1]);
+        FilterControl ctl = *a.control;
+        ctl.sumWeights = sum;
+        ctl.effectiveSampleSize = static_cast<float>(sum * sum / sumSquares);
         ctl.maxLogWeight = globalMax;
-        ctl.current ^= ctl.swap;
+        ctl.current ^= ctl.swap ^ a.commit;
         ctl.swap = 0;
-        ctl.resample = ctl.effectiveSampleSize < threshold * static_cast<float>(particles) ? 1U : 0U;
-        ctl.uniform = detail::resampleUniform(seed, ctl.step);
-        ctl.deActive = (ctl.resample != 0 && deEnabled != 0) ? 1U : 0U;
+        if (a.commit != 0U) {
+            ctl.pending = 0;
+        }
+        ctl.resample = ctl.effectiveSampleSize < a.threshold * static_cast<float>(a.particles) ? 1U : 0U;
+        ctl.uniform = resampleUniform(a.seed, ctl.step);
+        ctl.deActive = (ctl.resample != 0 && a.deEnabled != 0) ? 1U : 0U;
         ctl.deParity = 0;
         ctl.generations = 0;
         ctl.step += 1;
-        *control = ctl;
+        *a.control = ctl;
+        *a.done = 0;
     }
 }
 
@@ -343,10 +586,11 @@ __global__ void evolveKernel(Shape s, typename Model::Params params, const typen
 __global__ void __launch_bounds__(tuning::REDUCE_BLOCK)
     spreadPartialsKernel(const float* fitness, std::uint32_t particles, std::uint32_t chunk, double* partials,
                          const FilterControl* control) {
+    constexpr std::uint32_t WARPS = tuning::REDUCE_BLOCK / WARP;
     if (control->deActive == 0U) {
         return;
     }
-    __shared__ double warpSums[REDUCE_WARPS][2];
+    __shared__ double warpSums[WARPS][2];
     const std::uint32_t begin = blockIdx.x * chunk;
     const std::uint32_t end = min(begin + chunk, particles);
     double sum = 0.0;
@@ -365,7 +609,7 @@ __global__ void __launch_bounds__(tuning::REDUCE_BLOCK)
     __syncthreads();
     if (threadIdx.x < 2) {
         double total = 0.0;
-        for (std::uint32_t w = 0; w < REDUCE_WARPS; ++w) {
+        for (std::uint32_t w = 0; w < WARPS; ++w) {
             total += warpSums[w][threadIdx.x];
         }
         partials[2 * blockIdx.x + threadIdx.x] = total;
@@ -400,6 +644,52 @@ __global__ void spreadFinalKernel(const double* partials, std::uint32_t blocks, 
 
 std::uint32_t blocksFor(std::uint32_t items, std::uint32_t block) { return (items + block - 1) / block; }
 
+template <typename Model>
+using PartialsKernel = void (*)(Shape, typename Model::Params, const typename Model::VehicleInput*,
+                                const FilterControl*, Partials, std::uint32_t);
+
+/// The per-particle kernel instantiated for `vehicles` (vehicle-parallel models: 1 … VEHICLE_PARALLEL_MIN − 1).
+template <typename Model, bool ADVANCE>
+PartialsKernel<Model> particleKernelFor(std::uint32_t vehicles) {
+    if constexpr (detail::vehicleParallel<Model>()) {
+        static_assert(tuning::VEHICLE_PARALLEL_MIN == 4, "one instantiation per vehicle count below the threshold");
+        switch (vehicles) {
+            case 1: return particleKernel<Model, ADVANCE, 1>;
+            case 2: return particleKernel<Model, ADVANCE, 2>;
+            default: return particleKernel<Model, ADVANCE, 3>;
+        }
+    } else {
+        (void)vehicles;
+        return particleKernel<Model, ADVANCE, Model::MAX_VEHICLES>;
+    }
+}
+
+/// The vehicle-parallel kernel (nullptr for models without the per-vehicle hooks).
+template <typename Model, bool ADVANCE>
+PartialsKernel<Model> vehicleKernelFor(bool capped) {
+    if constexpr (detail::vehicleParallel<Model>()) {
+        return capped ? vehicleKernel<Model, ADVANCE, tuning::VEHICLE_KERNEL_CAPPED_REGISTERS>
+                      : vehicleKernel<Model, ADVANCE, VEHICLE_KERNEL_REGISTERS>;
+    } else {
+        (void)capped;
+        return nullptr;
+    }
+}
+
+/// Resident blocks of `kernel` on the current device (blocks per SM × SMs); 0 if the query failed.
+template <typename Kernel>
+std::uint32_t residentBlocks(Kernel kernel, std::uint32_t threads) {
+    int device = 0;
+    int sms = 0;
+    int perSm = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, static_cast<int>(threads), 0) != cudaSuccess) {
+        return 0;
+    }
+    return static_cast<std::uint32_t>(std::max(1, sms) * std::max(1, perSm));
+}
+
 }  // namespace
 
 template <typename Model>
@@ -413,13 +703,29 @@ Result<ParticleFilter<Model>, FilterError> ParticleFilter<Model>::create(const F
     filter.m_config = config;
     filter.m_params = params;
     filter.m_stride = config.vehicles * static_cast<std::uint32_t>(Model::SLOT_FLOATS);
-    filter.m_reduceBlocks = blocksFor(config.particles, tuning::REDUCE_BLOCK);
-    filter.m_stepBlocks = filter.m_reduceBlocks;
     if constexpr (detail::vehicleParallel<Model>()) {
-        if (config.vehicles >= tuning::VEHICLE_PARALLEL_MIN) {
-            filter.m_stepBlocks = blocksFor(config.particles, WARP);
-        }
+        filter.m_vehicleParallel = config.vehicles >= tuning::VEHICLE_PARALLEL_MIN;
     }
+    // One wave of resident blocks, each with a fixed share of the particles.
+    std::uint32_t slots = 0;
+    std::uint32_t units = 0;  // 32-particle groups (vehicle-parallel) or 256-particle chunks
+    if (filter.m_vehicleParallel) {
+        const std::uint32_t threads = WARP * config.vehicles;
+        const std::uint32_t full = residentBlocks(vehicleKernelFor<Model, true>(false), threads);
+        const std::uint32_t capped = residentBlocks(vehicleKernelFor<Model, true>(true), threads);
+        filter.m_cappedRegisters = capped > full;
+        slots = std::max(full, capped);
+        units = blocksFor(config.particles, WARP);
+    } else {
+        slots = residentBlocks(particleKernelFor<Model, true>(config.vehicles), tuning::PARTICLE_BLOCK);
+        units = blocksFor(config.particles, tuning::PARTICLE_BLOCK);
+    }
+    if (slots == 0) {
+        return fail(FilterError::Gpu);
+    }
+    filter.m_units = units;
+    filter.m_partialBlocks = std::min({slots, units, MAX_PARTIAL_BLOCKS});
+
     const std::size_t k = config.particles;
     const std::size_t channels = 2 + outputCount<Model>(config.vehicles);
     bool ok = true;
@@ -437,20 +743,21 @@ Result<ParticleFilter<Model>, FilterError> ParticleFilter<Model>::create(const F
     assign(filter.m_fitness, platform::DeviceBuffer<float>::create(k));
     assign(filter.m_outputs, platform::DeviceBuffer<float>::create(outputCount<Model>(config.vehicles)));
     // Also the differential-evolution spread partials (2 per block, at most SPREAD_MAX_BLOCKS blocks).
-    const std::size_t partialBlocks = std::max<std::size_t>(filter.m_stepBlocks, tuning::SPREAD_MAX_BLOCKS);
-    assign(filter.m_partials, platform::DeviceBuffer<double>::create(partialBlocks * channels));
-    assign(filter.m_partialMax, platform::DeviceBuffer<float>::create(filter.m_stepBlocks));
+    assign(filter.m_partials, platform::DeviceBuffer<double>::create(
+                                  std::max<std::size_t>(filter.m_partialBlocks * channels, 2 * tuning::SPREAD_MAX_BLOCKS)));
+    assign(filter.m_partialMax, platform::DeviceBuffer<float>::create(filter.m_partialBlocks));
+    assign(filter.m_channelSums, platform::DeviceBuffer<double>::create(channels));
+    assign(filter.m_combineDone, platform::DeviceBuffer<std::uint32_t>::create(1));
     assign(filter.m_copyIndex, platform::DeviceBuffer<std::uint32_t>::create(k));
     assign(filter.m_inputs, platform::DeviceBuffer<Input>::create(config.vehicles));
     assign(filter.m_control, platform::DeviceBuffer<FilterControl>::create(1));
-    assign(filter.m_resampleScratch, platform::DeviceMemory::allocate(systematicResampleScratchBytes(config.particles)));
+    assign(filter.m_resampleScratch, platform::DeviceMemory::allocate(internal::resampleScratchBytes(config.particles)));
     assign(filter.m_stagedInputs, platform::PinnedMemory::allocate(sizeof(Input) * config.vehicles, false));
     if (!ok) {
         return fail(FilterError::Gpu);
     }
-    if (config.layout == StateLayout::StructOfArrays) {
-        filter.m_hostTranspose.assign(k * filter.m_stride, 0.0F);
-    }
+    filter.m_hostState.assign(k * filter.m_stride, 0.0F);
+    filter.m_hostCopyIndex.assign(k, 0U);
     return Result<ParticleFilter, FilterError>(std::move(filter));
 }
 
@@ -472,7 +779,7 @@ GpuStatus ParticleFilter<Model>::uploadInputs(StreamHandle stream) noexcept {
     Shape {                                                                                                  \
         {m_states[0].data(), m_states[1].data()}, m_logWeights.data(),                                       \
             m_config.resampler == Resampler::DifferentialEvolution ? m_fitness.data() : nullptr,            \
-            m_config.particles, m_config.vehicles, m_stride, m_config.layout, m_config.seed                  \
+            m_copyIndex.data(), m_config.particles, m_config.vehicles, m_stride, m_config.layout, m_config.seed \
     }
 
 template <typename Model>
@@ -483,69 +790,79 @@ GpuStatus ParticleFilter<Model>::initialize(std::span<const Input> inputs, Strea
     AUGUR_CUDA_TRY(uploadInputs(stream));
     AUGUR_CUDA_TRY(platform::fillDevice(m_control.data(), 0, sizeof(FilterControl), stream));
     AUGUR_CUDA_TRY(platform::fillDevice(m_outputs.data(), 0, m_outputs.bytes(), stream));
+    // Both buffers: the padding of a slot is never written by a step and must read as zero.
+    for (auto& state : m_states) {
+        AUGUR_CUDA_TRY(platform::fillDevice(state.data(), 0, state.bytes(), stream));
+    }
+    AUGUR_CUDA_TRY(platform::fillDevice(m_combineDone.data(), 0, m_combineDone.bytes(), stream));
+    AUGUR_CUDA_TRY(internal::clearResampleState(m_resampleScratch.get(), m_config.particles, stream));
     initializeKernel<Model><<<blocksFor(m_config.particles, tuning::PARTICLE_BLOCK), tuning::PARTICLE_BLOCK, 0, stream>>>(
         AUGUR_PF_SHAPE, m_params, m_inputs.data());
     return AUGUR_CUDA_CHECK_LAUNCH();
 }
 
 template <typename Model>
-GpuStatus ParticleFilter<Model>::predict(StreamHandle stream) noexcept {
-    predictUpdateKernel<Model, true, false>
-        <<<blocksFor(m_config.particles, tuning::PARTICLE_BLOCK), tuning::PARTICLE_BLOCK, 0, stream>>>(
-            AUGUR_PF_SHAPE, m_params, m_inputs.data(), m_control.data());
+GpuStatus ParticleFilter<Model>::launchPartials(bool advance, StreamHandle stream) noexcept {
+    const Partials out{m_partials.data(), m_partialMax.data(), m_partialBlocks};
+    PartialsKernel<Model> kernel = nullptr;
+    dim3 block(tuning::PARTICLE_BLOCK);
+    if (m_vehicleParallel) {
+        kernel = advance ? vehicleKernelFor<Model, true>(m_cappedRegisters) : vehicleKernelFor<Model, false>(m_cappedRegisters);
+        block = dim3(WARP, m_config.vehicles);
+    } else {
+        kernel = advance ? particleKernelFor<Model, true>(m_config.vehicles)
+                         : particleKernelFor<Model, false>(m_config.vehicles);
+    }
+    kernel<<<m_partialBlocks, block, 0, stream>>>(AUGUR_PF_SHAPE, m_params, m_inputs.data(), m_control.data(), out,
+                                                  m_units);
     return AUGUR_CUDA_CHECK_LAUNCH();
 }
 
 template <typename Model>
-GpuStatus ParticleFilter<Model>::update(StreamHandle stream) noexcept {
-    predictUpdateKernel<Model, false, true>
-        <<<blocksFor(m_config.particles, tuning::PARTICLE_BLOCK), tuning::PARTICLE_BLOCK, 0, stream>>>(
-            AUGUR_PF_SHAPE, m_params, m_inputs.data(), m_control.data());
-    return AUGUR_CUDA_CHECK_LAUNCH();
-}
-
-template <typename Model>
-GpuStatus ParticleFilter<Model>::predictUpdate(StreamHandle stream) noexcept {
-    predictUpdateKernel<Model, true, true>
-        <<<blocksFor(m_config.particles, tuning::PARTICLE_BLOCK), tuning::PARTICLE_BLOCK, 0, stream>>>(
-            AUGUR_PF_SHAPE, m_params, m_inputs.data(), m_control.data());
-    return AUGUR_CUDA_CHECK_LAUNCH();
-}
-
-template <typename Model>
-GpuStatus ParticleFilter<Model>::reduceFinal(std::uint32_t blocks, StreamHandle stream) noexcept {
+GpuStatus ParticleFilter<Model>::launchCombine(bool commit, StreamHandle stream) noexcept {
     const auto channels = static_cast<std::uint32_t>(2 + outputCount<Model>(m_config.vehicles));
     const std::uint32_t deEnabled = m_config.resampler == Resampler::DifferentialEvolution && m_config.particles >= 2 &&
                                             m_config.de.maxGenerations > 0
                                         ? 1U
                                         : 0U;
-    reduceFinalKernel<<<1, tuning::REDUCE_FINAL_BLOCK, 0, stream>>>(
-        m_partials.data(), m_partialMax.data(), blocks, channels, m_outputs.data(), m_control.data(),
-        m_config.particles, m_config.resampleThreshold, m_config.seed, deEnabled);
+    // The step's combine also scans the CDF for systematic resampling (the reduce stage does not).
+    const bool scan = commit && m_config.resampler == Resampler::Systematic;
+    const internal::ResampleScratch cdf = internal::carve(m_resampleScratch.get(), m_config.particles);
+    const CombineArgs args{m_partials.data(),    m_partialMax.data(),  m_partialBlocks,
+                           channels,             m_outputs.data(),     m_control.data(),
+                           m_channelSums.data(), m_combineDone.data(), m_config.particles,
+                           m_config.resampleThreshold, m_config.seed, deEnabled,
+                           commit ? 1U : 0U,     m_logWeights.data(),  cdf.cdf,
+                           cdf.state,            scan ? cdf.tiles : 0U};
+    combineKernel<<<std::max(channels, args.cdfTiles), tuning::COMBINE_BLOCK, 0, stream>>>(args);
     return AUGUR_CUDA_CHECK_LAUNCH();
 }
 
 template <typename Model>
+GpuStatus ParticleFilter<Model>::advance(StreamHandle stream) noexcept {
+    return launchPartials(true, stream);
+}
+
+template <typename Model>
+GpuStatus ParticleFilter<Model>::combine(StreamHandle stream) noexcept {
+    return launchCombine(true, stream);
+}
+
+template <typename Model>
 GpuStatus ParticleFilter<Model>::reduce(StreamHandle stream) noexcept {
-    reducePartialsKernel<Model><<<m_reduceBlocks, tuning::REDUCE_BLOCK, 0, stream>>>(
-        AUGUR_PF_SHAPE, m_control.data(), m_partials.data(), m_partialMax.data());
-    AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
-    return reduceFinal(m_reduceBlocks, stream);
+    AUGUR_CUDA_TRY(launchPartials(false, stream));
+    return launchCombine(false, stream);
 }
 
 template <typename Model>
 GpuStatus ParticleFilter<Model>::resample(StreamHandle stream) noexcept {
     FilterControl* control = m_control.data();
-    const std::uint32_t particleBlocks = blocksFor(m_config.particles, tuning::PARTICLE_BLOCK);
     if (m_config.resampler == Resampler::Systematic) {
-        AUGUR_CUDA_TRY(systematicResample(m_logWeights.data(), m_config.particles, &control->maxLogWeight,
-                                          &control->uniform, m_copyIndex.data(), &control->resample,
-                                          m_resampleScratch.get(), m_resampleScratch.bytes(), stream));
-        // The gather reads the committed buffer `current`; the control block tells which one.
-        return internal::launchGather(m_states[0].data(), m_states[1].data(), m_copyIndex.data(), m_config.particles,
-                                      m_stride, m_config.layout, &control->resample, &control->current,
-                                      m_logWeights.data(), &control->swap, &control->maxLogWeight, stream);
+        return internal::launchSystematicResample(m_logWeights.data(), m_config.particles, &control->maxLogWeight,
+                                                  &control->uniform, m_copyIndex.data(), &control->resample,
+                                                  &control->pending, m_resampleScratch.get(), true, stream);
     }
+    const std::uint32_t particleBlocks = blocksFor(m_config.particles, tuning::PARTICLE_BLOCK);
     const std::uint32_t chunk =
         blocksFor(blocksFor(m_config.particles, tuning::SPREAD_MAX_BLOCKS), tuning::REDUCE_BLOCK) * tuning::REDUCE_BLOCK;
     const std::uint32_t blocks = blocksFor(m_config.particles, chunk);
@@ -565,20 +882,8 @@ GpuStatus ParticleFilter<Model>::resample(StreamHandle stream) noexcept {
 template <typename Model>
 GpuStatus ParticleFilter<Model>::step(StreamHandle stream) noexcept {
     AUGUR_CUDA_TRY(uploadInputs(stream));
-    bool launched = false;
-    if constexpr (detail::vehicleParallel<Model>()) {
-        if (m_stepBlocks != m_reduceBlocks) {
-            vehicleParallelStepKernel<Model><<<m_stepBlocks, dim3(WARP, m_config.vehicles), 0, stream>>>(
-                AUGUR_PF_SHAPE, m_params, m_inputs.data(), m_control.data(), m_partials.data(), m_partialMax.data());
-            launched = true;
-        }
-    }
-    if (!launched) {
-        predictUpdateReduceKernel<Model><<<m_reduceBlocks, tuning::REDUCE_BLOCK, 0, stream>>>(
-            AUGUR_PF_SHAPE, m_params, m_inputs.data(), m_control.data(), m_partials.data(), m_partialMax.data());
-    }
-    AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
-    AUGUR_CUDA_TRY(reduceFinal(m_stepBlocks, stream));
+    AUGUR_CUDA_TRY(launchPartials(true, stream));
+    AUGUR_CUDA_TRY(launchCombine(true, stream));
     return resample(stream);
 }
 
@@ -593,8 +898,13 @@ Result<StepSummary, platform::GpuError> ParticleFilter<Model>::summary(StreamHan
     if (!synced) {
         return fail(synced.error());
     }
-    return StepSummary{control.sumWeights,  control.effectiveSampleSize, control.maxLogWeight,
-                       control.step,        control.resample,            control.generations};
+    // A pending resampling has, logically, already reset the weights and their max.
+    return StepSummary{control.sumWeights,
+                       control.effectiveSampleSize,
+                       control.pending != 0 ? 0.0F : control.maxLogWeight,
+                       control.step,
+                       control.resample,
+                       control.generations};
 }
 
 template <typename Model>
@@ -610,20 +920,64 @@ GpuStatus ParticleFilter<Model>::copyParticles(std::span<float> aos, std::span<f
     AUGUR_CUDA_TRY(platform::copyToHost(&control, m_control.data(), sizeof(control), stream));
     AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK(cudaStreamSynchronize(stream)));
     const std::uint32_t buffer = control.current ^ control.swap;
-    const bool soa = m_config.layout == StateLayout::StructOfArrays;
-    AUGUR_CUDA_TRY(m_states[buffer].download(soa ? std::span<float>(m_hostTranspose) : aos, stream));
-    AUGUR_CUDA_TRY(m_logWeights.download(logWeights, stream));
+    const bool pending = control.pending != 0;
+    AUGUR_CUDA_TRY(m_states[buffer].download(std::span<float>(m_hostState), stream));
+    if (pending) {
+        AUGUR_CUDA_TRY(m_copyIndex.download(std::span<std::uint32_t>(m_hostCopyIndex), stream));
+    } else {
+        AUGUR_CUDA_TRY(m_logWeights.download(logWeights, stream));
+    }
     AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK(cudaStreamSynchronize(stream)));
-    if (soa) {
-        const std::size_t k = m_config.particles;
-        const std::size_t stride = m_stride;
-        for (std::size_t p = 0; p < k; ++p) {
-            for (std::size_t f = 0; f < stride; ++f) {
-                aos[p * stride + f] = m_hostTranspose[f * k + p];
-            }
+    const std::size_t k = m_config.particles;
+    const std::size_t stride = m_stride;
+    const bool soa = m_config.layout == StateLayout::StructOfArrays;
+    for (std::size_t p = 0; p < k; ++p) {
+        const std::size_t from = pending ? m_hostCopyIndex[p] : p;
+        for (std::size_t f = 0; f < stride; ++f) {
+            aos[p * stride + f] = soa ? m_hostState[f * k + from] : m_hostState[from * stride + f];
         }
     }
+    if (pending) {
+        std::fill(logWeights.begin(), logWeights.begin() + static_cast<std::ptrdiff_t>(k), 0.0F);
+    }
     return {};
+}
+
+template <typename Model>
+Result<bool, platform::GpuError> ParticleFilter<Model>::copyWeightedParticles(std::span<float> aos,
+                                                                             std::span<float> logWeights,
+                                                                             std::span<std::uint32_t> copyIndex,
+                                                                             StreamHandle stream) const noexcept {
+    FilterControl control{};
+    auto status = platform::copyToHost(&control, m_control.data(), sizeof(control), stream);
+    if (status) {
+        status = AUGUR_CUDA_CHECK(cudaStreamSynchronize(stream));
+    }
+    const bool pending = control.pending != 0;
+    if (status) {
+        status = m_states[control.current ^ control.swap].download(std::span<float>(m_hostState), stream);
+    }
+    if (status) {
+        status = m_logWeights.download(logWeights, stream);
+    }
+    if (status && pending) {
+        status = m_copyIndex.download(copyIndex, stream);
+    }
+    if (status) {
+        status = AUGUR_CUDA_CHECK(cudaStreamSynchronize(stream));
+    }
+    if (!status) {
+        return fail(status.error());
+    }
+    const std::size_t k = m_config.particles;
+    const std::size_t stride = m_stride;
+    const bool soa = m_config.layout == StateLayout::StructOfArrays;
+    for (std::size_t p = 0; p < k; ++p) {
+        for (std::size_t f = 0; f < stride; ++f) {
+            aos[p * stride + f] = soa ? m_hostState[f * k + p] : m_hostState[p * stride + f];
+        }
+    }
+    return pending;
 }
 
 #undef AUGUR_PF_SHAPE

@@ -1,132 +1,99 @@
-// CUDA systematic resampling: quantised weights → CUB inclusive integer scan (exact, deterministic)
-// → copy-index kernel (seed 004 eqs. 10–12) → coalesced grid-stride gather (seed 000 section 4.2.3).
-#include <cub/device/device_scan.cuh>
+// CUDA systematic resampling: quantised weights → integer CDF by a single-pass decoupled look-back
+// scan (exact, deterministic) → one thread per copy finds its source (seed 004 eqs. 10–12, bracketed
+// integer search) → coalesced gather of whole particles (seed 000 section 4.2.3). The particle filter
+// runs the first two and leaves the gather to its next predict, which reads through the copy indices.
 #include <thrust/copy.h>
 #include <thrust/execution_policy.h>
 #include <thrust/iterator/permutation_iterator.h>
-#include <thrust/iterator/transform_iterator.h>
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+
+#include "../primitives/lookback_scan.cuh"
 #include "augur/kernels/pf/resample.hpp"
+#include "augur/platform/memory.hpp"
+#include "cdf_scan.cuh"
 #include "resample_cuda.hpp"
 #include "tuning.hpp"
 
 namespace augur::kernels::pf::cuda {
 namespace {
 
-struct QuantizeFromDevice {
-    const float* maxLogWeight;
-    __device__ std::uint64_t operator()(float logWeight) const { return quantizeWeight(logWeight, *maxLogWeight); }
-};
+namespace lookback = primitives::detail;
+using internal::CDF_TILE;
+using internal::MAX_CDF_TILES;
+using internal::ResampleScratch;
 
-using QuantizedIterator = thrust::transform_iterator<QuantizeFromDevice, const float*, std::uint64_t>;
-
-std::size_t cubScanBytes(std::uint32_t particles) {
-    std::size_t bytes = 0;
-    QuantizedIterator in(nullptr, QuantizeFromDevice{nullptr});
-    (void)cub::DeviceScan::InclusiveSum(nullptr, bytes, in, static_cast<std::uint64_t*>(nullptr),
-                                        static_cast<int>(particles));
-    return bytes;
-}
-
-constexpr std::size_t align256(std::size_t bytes) { return (bytes + 255U) & ~std::size_t{255U}; }
-
-/// One thread per copy j (balanced whatever the weights): ρ[j] by binary search over the exact
-/// integer CDF — the same indices as seed 004's per-source formulation (copyRange), which writes all
-/// of a heavy particle's copies from one thread and so serialises when the weights degenerate.
-__global__ void copyIndexKernel(const std::uint64_t* __restrict__ cdf, std::uint32_t particles, const float* u,
-                                std::uint32_t* __restrict__ copyIndex, const std::uint32_t* enabled) {
+/// Inclusive scan of quantizeWeight(log w, max): one tile per block. VECTOR: 16-byte log-weight loads.
+template <bool VECTOR>
+__global__ void __launch_bounds__(lookback::LOOKBACK_BLOCK)
+    cdfKernel(const float* __restrict__ logWeights, std::uint32_t particles, const float* maxLogWeight,
+              std::uint64_t* __restrict__ cdf, lookback::LookbackState<std::uint64_t> state, const std::uint32_t* enabled) {
     if (enabled != nullptr && *enabled == 0U) {
         return;
     }
+    internal::scanQuantizedTile<VECTOR>(logWeights, particles, *maxLogWeight, cdf, state);
+}
+
+/// One thread per copy j: ρ[j] by the bracketed search over the exact integer CDF — the same indices
+/// as seed 004's per-source formulation (copyRange), balanced whatever the weights. The first search
+/// is narrowed to one CDF tile: the tiles' inclusive prefixes (the scan's look-back values) are
+/// searched in shared memory first, which saves log2(tiles) dependent global loads per copy. Then
+/// leaves the scan's tile flags zeroed for the next resampling (the scan has finished: stream
+/// order) and marks the copy indices pending when asked to.
+__global__ void __launch_bounds__(tuning::COPY_INDEX_BLOCK)
+    copyIndexKernel(const std::uint64_t* __restrict__ cdf, std::uint32_t particles, const float* u,
+                    std::uint32_t* __restrict__ copyIndex, const std::uint32_t* enabled, std::uint32_t* pending,
+                    lookback::LookbackState<std::uint64_t> state, std::uint32_t tiles) {
+    __shared__ std::uint64_t tilePrefix[MAX_CDF_TILES];
+    if (enabled != nullptr && *enabled == 0U) {
+        // The combine kernel scans on every step; its flags must be clean for the next one.
+        lookback::zeroLookbackState(state, tiles, blockIdx.x * blockDim.x + threadIdx.x, gridDim.x * blockDim.x);
+        return;
+    }
+    for (std::uint32_t t = threadIdx.x; t < tiles; t += blockDim.x) {
+        tilePrefix[t] = __ldcg(&state.prefixes[t]);
+    }
+    __syncthreads();
     const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j < particles) {
-        copyIndex[j] = copySource(cdf, particles, *u, j);
+        const float uniform = *u;
+        const CopyBracket bracket = copyBracket(tilePrefix[tiles - 1], particles, uniform, j);
+        const std::uint32_t tile = cdfLowerBound(tilePrefix, 0, tiles - 1, bracket.low);
+        const std::uint32_t first =
+            cdfLowerBound(cdf, tile * CDF_TILE, min(particles, (tile + 1) * CDF_TILE) - 1, bracket.low);
+        copyIndex[j] = copySourceFrom(cdf, particles, uniform, j, bracket, first);
+    }
+    lookback::zeroLookbackState(state, tiles, j, gridDim.x * blockDim.x);
+    if (j == 0 && pending != nullptr) {
+        *pending = 1U;
     }
 }
 
-/// What the filter's gather also does: reset the log-weights, mark the buffer swap, zero the max.
-struct GatherFinish {
-    float* logWeights;      ///< K entries set to 0 (nullptr: none)
-    std::uint32_t* swap;    ///< set to 1
-    float* maxLogWeight;    ///< set to 0
-};
-
-__device__ __forceinline__ void finish(const GatherFinish& f, std::uint32_t particles) {
-    if (f.logWeights == nullptr) {
-        return;
-    }
-    if (blockIdx.y != 0) {
-        return;
-    }
-    for (std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < particles; k += gridDim.x * blockDim.x) {
-        f.logWeights[k] = 0.0F;
-    }
-    if (blockIdx.x == 0 && threadIdx.x == 0) {
-        *f.swap = 1U;
-        *f.maxLogWeight = 0.0F;
-    }
-}
-
-/// Source and destination: buffer0 → buffer1, or, with a selector, buffer[*current] → the other.
-template <typename T>
-__device__ __forceinline__ void pickBuffers(T* buffer0, T* buffer1, const std::uint32_t* current, const T*& src,
-                                            T*& dst) {
-    const bool swapped = current != nullptr && *current != 0U;
-    src = swapped ? buffer1 : buffer0;
-    dst = swapped ? buffer0 : buffer1;
-}
-
-__global__ void gatherAos4Kernel(float4* buffer0, float4* buffer1, const std::uint32_t* __restrict__ copyIndex,
-                                 std::uint32_t particles, std::uint32_t quads, const std::uint32_t* enabled,
-                                 const std::uint32_t* current, GatherFinish done) {
+/// Array of structs: element e of the destination (a Vec of one particle's `width` Vecs) from the
+/// source particle ρ[e / width]; grid-stride, 32-bit index arithmetic (K · stride < 2³²). Vec = float4
+/// when the stride is a multiple of 4 floats (16-byte accesses), float otherwise.
+template <typename Vec>
+__global__ void gatherAosKernel(const Vec* __restrict__ src, Vec* __restrict__ dst, const std::uint32_t* __restrict__ copyIndex,
+                                std::uint32_t particles, std::uint32_t width, const std::uint32_t* enabled) {
     if (enabled != nullptr && *enabled == 0U) {
         return;
     }
-    finish(done, particles);
-    const float4* src = nullptr;
-    float4* dst = nullptr;
-    pickBuffers(buffer0, buffer1, current, src, dst);
-    // 32-bit index arithmetic: K · stride ≤ MAX_PARTICLES · 32 vehicles · 12 floats < 2³².
-    const std::uint32_t total = particles * quads;
+    const std::uint32_t total = particles * width;
     for (std::uint32_t e = blockIdx.x * blockDim.x + threadIdx.x; e < total; e += gridDim.x * blockDim.x) {
-        const std::uint32_t j = e / quads;
-        const std::uint32_t q = e - j * quads;
-        dst[e] = src[copyIndex[j] * quads + q];
-    }
-}
-
-__global__ void gatherAosKernel(float* buffer0, float* buffer1, const std::uint32_t* __restrict__ copyIndex,
-                                std::uint32_t particles, std::uint32_t stride, const std::uint32_t* enabled,
-                                const std::uint32_t* current, GatherFinish done) {
-    if (enabled != nullptr && *enabled == 0U) {
-        return;
-    }
-    finish(done, particles);
-    const float* src = nullptr;
-    float* dst = nullptr;
-    pickBuffers(buffer0, buffer1, current, src, dst);
-    const std::uint32_t total = particles * stride;
-    for (std::uint32_t e = blockIdx.x * blockDim.x + threadIdx.x; e < total; e += gridDim.x * blockDim.x) {
-        const std::uint32_t j = e / stride;
-        const std::uint32_t f = e - j * stride;
-        dst[e] = src[copyIndex[j] * stride + f];
+        const std::uint32_t j = e / width;
+        dst[e] = src[copyIndex[j] * width + (e - j * width)];
     }
 }
 
 /// Structure of arrays: thread (j, field group) copies GATHER_SOA_FIELDS fields of particle j — one
 /// copy-index load, independent gathered loads, coalesced stores along j; no integer division.
-__global__ void gatherSoaKernel(float* buffer0, float* buffer1, const std::uint32_t* __restrict__ copyIndex,
-                                std::uint32_t particles, std::uint32_t stride, const std::uint32_t* enabled,
-                                const std::uint32_t* current, GatherFinish done) {
+__global__ void gatherSoaKernel(const float* __restrict__ src, float* __restrict__ dst, const std::uint32_t* __restrict__ copyIndex,
+                                std::uint32_t particles, std::uint32_t stride, const std::uint32_t* enabled) {
     if (enabled != nullptr && *enabled == 0U) {
         return;
     }
-    finish(done, particles);
-    const float* src = nullptr;
-    float* dst = nullptr;
-    pickBuffers(buffer0, buffer1, current, src, dst);
     const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= particles) {
         return;
@@ -148,6 +115,18 @@ __global__ void gatherSoaKernel(float* buffer0, float* buffer1, const std::uint3
             dst[(first + f) * k + j] = v[f];
         }
     }
+}
+
+template <typename Vec>
+platform::GpuStatus launchGatherAos(const float* src, float* dst, const std::uint32_t* copyIndex, std::uint32_t particles,
+                                    std::uint32_t width, const std::uint32_t* enabled, platform::StreamHandle stream) {
+    const std::uint64_t work = static_cast<std::uint64_t>(particles) * width;
+    const auto blocks = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>((work + tuning::GATHER_BLOCK - 1) / tuning::GATHER_BLOCK, tuning::GATHER_MAX_BLOCKS));
+    gatherAosKernel<Vec><<<blocks, tuning::GATHER_BLOCK, 0, stream>>>(reinterpret_cast<const Vec*>(src),
+                                                                     reinterpret_cast<Vec*>(dst), copyIndex, particles,
+                                                                     width, enabled);
+    return AUGUR_CUDA_CHECK_LAUNCH();
 }
 
 template <int FLOATS>
@@ -172,8 +151,52 @@ platform::GpuStatus thrustGather(const float* src, float* dst, const std::uint32
 
 }  // namespace
 
+namespace internal {
+
+std::size_t resampleScratchBytes(std::uint32_t particles) noexcept {
+    return cdfBytes(particles) + lookback::lookbackStateBytes<std::uint64_t>(cdfTiles(particles));
+}
+
+ResampleScratch carve(void* scratch, std::uint32_t particles) noexcept {
+    char* base = static_cast<char*>(scratch);
+    const std::uint32_t tiles = cdfTiles(particles);
+    void* stateBase = base + cdfBytes(particles);
+    return ResampleScratch{reinterpret_cast<std::uint64_t*>(base),
+                           lookback::lookbackState<std::uint64_t>(stateBase, tiles), stateBase, tiles};
+}
+
+platform::GpuStatus clearResampleState(void* scratch, std::uint32_t particles, platform::StreamHandle stream) noexcept {
+    const ResampleScratch s = carve(scratch, particles);
+    return platform::fillDevice(s.stateBase, 0, lookback::lookbackFlagBytes(s.tiles), stream);
+}
+
+platform::GpuStatus launchSystematicResample(const float* logWeights, std::uint32_t particles, const float* maxLogWeight,
+                                             const float* u, std::uint32_t* copyIndex, const std::uint32_t* enabled,
+                                             std::uint32_t* pending, void* scratch, bool cdfScanned,
+                                             platform::StreamHandle stream) noexcept {
+    const ResampleScratch s = carve(scratch, particles);
+    if (cdfScanned) {
+        // The combine kernel has scanned it.
+    } else if (reinterpret_cast<std::uintptr_t>(logWeights) % 16 == 0) {
+        cdfKernel<true><<<s.tiles, lookback::LOOKBACK_BLOCK, 0, stream>>>(logWeights, particles, maxLogWeight, s.cdf,
+                                                                         s.state, enabled);
+    } else {
+        cdfKernel<false><<<s.tiles, lookback::LOOKBACK_BLOCK, 0, stream>>>(logWeights, particles, maxLogWeight, s.cdf,
+                                                                          s.state, enabled);
+    }
+    if (!cdfScanned) {
+        AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
+    }
+    const std::uint32_t blocks = (particles + tuning::COPY_INDEX_BLOCK - 1) / tuning::COPY_INDEX_BLOCK;
+    copyIndexKernel<<<blocks, tuning::COPY_INDEX_BLOCK, 0, stream>>>(s.cdf, particles, u, copyIndex, enabled, pending,
+                                                                    s.state, s.tiles);
+    return AUGUR_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace internal
+
 std::size_t systematicResampleScratchBytes(std::uint32_t particles) noexcept {
-    return align256(static_cast<std::size_t>(particles) * sizeof(std::uint64_t)) + align256(cubScanBytes(particles));
+    return internal::resampleScratchBytes(particles);
 }
 
 platform::GpuStatus systematicResample(const float* logWeights, std::uint32_t particles, const float* maxLogWeight,
@@ -182,57 +205,25 @@ platform::GpuStatus systematicResample(const float* logWeights, std::uint32_t pa
     if (particles == 0 || particles > MAX_PARTICLES || scratchBytes < systematicResampleScratchBytes(particles)) {
         return AUGUR_CUDA_CHECK(cudaErrorInvalidValue);
     }
-    auto* cdf = static_cast<std::uint64_t*>(scratch);
-    const std::size_t cdfBytes = align256(static_cast<std::size_t>(particles) * sizeof(std::uint64_t));
-    void* temp = static_cast<char*>(scratch) + cdfBytes;
-    std::size_t tempBytes = scratchBytes - cdfBytes;
-    QuantizedIterator in(logWeights, QuantizeFromDevice{maxLogWeight});
-    AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK(
-        cub::DeviceScan::InclusiveSum(temp, tempBytes, in, cdf, static_cast<int>(particles), stream)));
-    const std::uint32_t blocks = (particles + tuning::PARTICLE_BLOCK - 1) / tuning::PARTICLE_BLOCK;
-    copyIndexKernel<<<blocks, tuning::PARTICLE_BLOCK, 0, stream>>>(cdf, particles, u, copyIndex, enabled);
-    return AUGUR_CUDA_CHECK_LAUNCH();
+    AUGUR_CUDA_TRY(internal::clearResampleState(scratch, particles, stream));
+    return internal::launchSystematicResample(logWeights, particles, maxLogWeight, u, copyIndex, enabled, nullptr,
+                                              scratch, false, stream);
 }
-
-namespace internal {
-
-platform::GpuStatus launchGather(float* buffer0, float* buffer1, const std::uint32_t* copyIndex, std::uint32_t particles,
-                                 std::uint32_t stride, StateLayout layout, const std::uint32_t* enabled,
-                                 const std::uint32_t* current, float* resetLogWeights, std::uint32_t* swap,
-                                 float* maxLogWeight, platform::StreamHandle stream) noexcept {
-    const GatherFinish done{resetLogWeights, swap, maxLogWeight};
-    const std::uint64_t elements = static_cast<std::uint64_t>(particles) * stride;
-    const bool vector4 = layout == StateLayout::ArrayOfStructs && stride % 4 == 0;
-    const std::uint64_t work = vector4 ? elements / 4 : elements;
-    const auto blocks = static_cast<std::uint32_t>(std::min<std::uint64_t>(
-        (work + tuning::GATHER_BLOCK - 1) / tuning::GATHER_BLOCK, tuning::GATHER_MAX_BLOCKS));
-    if (blocks == 0) {
-        return {};
-    }
-    if (vector4) {
-        gatherAos4Kernel<<<blocks, tuning::GATHER_BLOCK, 0, stream>>>(reinterpret_cast<float4*>(buffer0),
-                                                                      reinterpret_cast<float4*>(buffer1), copyIndex,
-                                                                      particles, stride / 4, enabled, current, done);
-    } else if (layout == StateLayout::ArrayOfStructs) {
-        gatherAosKernel<<<blocks, tuning::GATHER_BLOCK, 0, stream>>>(buffer0, buffer1, copyIndex, particles, stride,
-                                                                     enabled, current, done);
-    } else {
-        const dim3 grid((particles + tuning::GATHER_BLOCK - 1) / tuning::GATHER_BLOCK,
-                        (stride + tuning::GATHER_SOA_FIELDS - 1) / tuning::GATHER_SOA_FIELDS);
-        gatherSoaKernel<<<grid, tuning::GATHER_BLOCK, 0, stream>>>(buffer0, buffer1, copyIndex, particles, stride,
-                                                                   enabled, current, done);
-    }
-    return AUGUR_CUDA_CHECK_LAUNCH();
-}
-
-}  // namespace internal
 
 platform::GpuStatus gatherParticles(const float* src, float* dst, const std::uint32_t* copyIndex,
                                     std::uint32_t particles, std::uint32_t stride, StateLayout layout,
                                     const std::uint32_t* enabled, platform::StreamHandle stream) noexcept {
-    // The kernels never write buffer0 without a selector.
-    return internal::launchGather(const_cast<float*>(src), dst, copyIndex, particles, stride, layout, enabled, nullptr,
-                                  nullptr, nullptr, nullptr, stream);
+    if (particles == 0 || stride == 0) {
+        return {};
+    }
+    if (layout == StateLayout::ArrayOfStructs) {
+        return stride % 4 == 0 ? launchGatherAos<float4>(src, dst, copyIndex, particles, stride / 4, enabled, stream)
+                               : launchGatherAos<float>(src, dst, copyIndex, particles, stride, enabled, stream);
+    }
+    const dim3 grid((particles + tuning::GATHER_BLOCK - 1) / tuning::GATHER_BLOCK,
+                    (stride + tuning::GATHER_SOA_FIELDS - 1) / tuning::GATHER_SOA_FIELDS);
+    gatherSoaKernel<<<grid, tuning::GATHER_BLOCK, 0, stream>>>(src, dst, copyIndex, particles, stride, enabled);
+    return AUGUR_CUDA_CHECK_LAUNCH();
 }
 
 platform::GpuStatus gatherParticlesThrust(const float* src, float* dst, const std::uint32_t* copyIndex,

@@ -1,21 +1,32 @@
-// Private to kernels/pf: the gather launch the filter uses, which picks the source buffer on the
-// device from the control block (so the step needs no host round trip to know it).
+// Private to kernels/pf: the systematic-resampling launches the filter's step uses. The step keeps
+// the CDF scan's look-back flags clean itself (zeroed at initialisation, left zeroed by every
+// copy-index kernel), scans the CDF inside its combine kernel, and leaves the gather to its next
+// predict, which reads the particles through the copy indices — so a resampling adds one kernel.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
-#include "augur/kernels/pf/particles.hpp"
 #include "augur/platform/cuda_check.hpp"
 #include "augur/platform/stream.hpp"
 
 namespace augur::kernels::pf::cuda::internal {
 
-/// Gathers buffer[s] → buffer[1−s] with s = *current (or buffer0 → buffer1 when current is null);
-/// nothing when *enabled == 0. With resetLogWeights non-null, the same kernel also sets the K
-/// log-weights to 0, *swap to 1 and *maxLogWeight to 0 (the end of a resampling step, fused).
-platform::GpuStatus launchGather(float* buffer0, float* buffer1, const std::uint32_t* copyIndex, std::uint32_t particles,
-                                 std::uint32_t stride, StateLayout layout, const std::uint32_t* enabled,
-                                 const std::uint32_t* current, float* resetLogWeights, std::uint32_t* swap,
-                                 float* maxLogWeight, platform::StreamHandle stream) noexcept;
+/// Scratch bytes of launchSystematicResample for K particles: the integer CDF and the look-back state.
+[[nodiscard]] std::size_t resampleScratchBytes(std::uint32_t particles) noexcept;
+
+/// Zeroes the look-back state in `scratch` (once, before the first launchSystematicResample).
+[[nodiscard]] platform::GpuStatus clearResampleState(void* scratch, std::uint32_t particles,
+                                                     platform::StreamHandle stream) noexcept;
+
+/// Copy indices of systematic resampling (the CDF by single-pass scan — unless cdfScanned: the
+/// filter's combine kernel scans it — then one thread per copy), when *enabled != 0 on the device;
+/// then sets *pending = 1 (when non-null). Leaves the look-back flags zeroed either way. One or two
+/// kernels; graph-capturable.
+[[nodiscard]] platform::GpuStatus launchSystematicResample(const float* logWeights, std::uint32_t particles,
+                                                           const float* maxLogWeight, const float* u,
+                                                           std::uint32_t* copyIndex, const std::uint32_t* enabled,
+                                                           std::uint32_t* pending, void* scratch, bool cdfScanned,
+                                                           platform::StreamHandle stream) noexcept;
 
 }  // namespace augur::kernels::pf::cuda::internal

@@ -1,51 +1,64 @@
 // Launch parameters of the particle filter kernels. One place, each value with where and at what
 // size it was measured (docs/benchmarks.md has the tables). Private to kernels/pf.
 //
-// Measured on an H100 80GB HBM3 (sm_90) with augur-bench-pf: a first run (2026-11-21 08:29 UTC, serial
-// final reduction block, per-source copy indices) and a second (08:59 UTC) with the values and shapes
-// below; docs/benchmarks.md has both. None of the values has been swept.
+// The grids of the step's advance kernels are not constants: create() sizes them to one full wave of
+// resident blocks on the device it runs on (cudaOccupancyMaxActiveBlocksPerMultiprocessor × SMs),
+// each block taking a fixed share of the particles — fixed for a given device and K, so the summation
+// order (and the result) is the same run after run.
 #pragma once
 
 #include <cstdint>
 
 namespace augur::kernels::pf::tuning {
 
-/// Threads per block of the per-particle kernels (predict, update, the fused predict+update+block
-/// reduction, copy index, DE generation). Not swept; 256 is the usual choice for register-heavy
+/// Threads per block of the per-particle kernels (the advance and reduce kernels of the per-particle
+/// path, copy index, DE generation). Not swept; 256 is the usual choice for register-heavy
 /// per-thread work on sm_87/sm_90.
 inline constexpr std::uint32_t PARTICLE_BLOCK = 256;
 
-/// Threads per block of the weight/output block reduction: one particle per thread, so the partial
-/// blocks are ⌈K / 256⌉ (fixed for a given K: the summation order — and the result — is the same run
-/// after run). Equal to PARTICLE_BLOCK because the step fuses the block reduction into the
-/// predict+update kernel. Measured on the H100 (single-vehicle scene, reduce stage = partials + final):
-/// 11–12 µs at K = 10³ … 2·10⁴, 16 µs at 10⁵, 56 µs at 10⁶ (3,907 partial blocks; ~3× its bytes).
+/// Threads per block of the differential-evolution spread reduction.
 inline constexpr std::uint32_t REDUCE_BLOCK = PARTICLE_BLOCK;
 
 /// Fewest vehicles for which the step runs a vehicle-parallel model one thread per (particle, vehicle)
-/// (block: 32 particles × vehicles). Measured only at 20 vehicles (H100, K = 20,000, SoA: whole step
-/// 123 µs graph replay vs 238 µs before, ≈ 81 µs of it this kernel + final combine, by subtraction);
-/// one vehicle runs the per-particle kernel. The threshold itself is not swept.
+/// (block: 32 particles × vehicles warps); fewer run one thread per particle, looping over vehicles.
+/// Measured only at 20 vehicles (H100, K = 20,000, SoA, 2026-11-21, before this step's rework: 123 µs
+/// graph replay vs 238 µs with the per-particle kernel). The threshold itself is not swept.
 inline constexpr std::uint32_t VEHICLE_PARALLEL_MIN = 4;
 
-/// Threads of the single final-combine block: warp w combines channels w, w + 32, … over all partial
-/// blocks (lanes stride over blocks, fixed shuffle tree). The first run's final block looped over the
-/// partial blocks serially per channel; H100 reduce stage, first → second run: 297 → 56 µs at K = 10⁶,
-/// 215 → 16 µs at 10⁵, 50 → 12 µs at K = 20,000 (single vehicle), 72 → 37 µs at 20,000 × 20 vehicles.
-inline constexpr std::uint32_t REDUCE_FINAL_BLOCK = 1024;
+/// Register cap of the vehicle-parallel kernel's second instantiation. Uncapped it uses 64 registers
+/// (ptxas, sm_90), so a 640-thread block (20 vehicles) fills an SM's 64 K registers alone; at 48 (64
+/// bytes of spill stores) two such blocks are resident, and one block's loads at the start of a
+/// particle group overlap the other's arithmetic. create() takes the capped one only when the
+/// occupancy calculator says it keeps more blocks resident. Measured with it (H100, K = 20,000 × 20,
+/// SoA, ncu): 47–55 % achieved occupancy, 0.55–0.57 issued warps per scheduler per cycle, 32–38 µs.
+/// The uncapped one was not measured at this size.
+inline constexpr int VEHICLE_KERNEL_CAPPED_REGISTERS = 48;
+
+/// Threads per block of the combine kernel (one block per output channel: threads stride over the
+/// partial blocks, then a fixed tree; the last block to finish writes the outputs and the control
+/// block; blocks 0 … tiles − 1 also scan the CDF, hence LOOKBACK_BLOCK). It replaced a single
+/// 1024-thread block that walked the partials (row-major, one 8-byte value per 1.8 KB row at 20
+/// vehicles) on one SM. H100, ncu: 5.9–6.8 µs at 222 channels × 209 partial blocks without the scan,
+/// 11.8–12.7 µs with 5 CDF tiles (K = 20,000), 19.4–20.3 µs at 13 channels with 245 tiles (K = 10⁶).
+inline constexpr std::uint32_t COMBINE_BLOCK = 256;
+
+/// Threads per block of the copy-index kernel: each block first loads the CDF tiles' prefixes (up to
+/// 512) into shared memory, so larger blocks load them fewer times (K = 10⁶: 977 blocks × 245 tiles).
+/// H100, ncu: 20.8–21.5 µs at K = 10⁶ (24.2–24.6 µs with 256-thread blocks and the unnarrowed
+/// search), 6.2–6.8 µs at K = 20,000.
+inline constexpr std::uint32_t COPY_INDEX_BLOCK = 1024;
 
 /// Partial blocks of the differential-evolution spread reduction (its final combine is serial).
 inline constexpr std::uint32_t SPREAD_MAX_BLOCKS = 528;  ///< 4 per SM on an H100 SXM (132 SMs)
 
 /// Threads per block and largest grid of the grid-stride array-of-structs gather (32-bit index
 /// arithmetic). Measured on the H100 at K = 20,000: 5.8 µs (48-byte particles), 11.4 µs (960-byte
-/// particles); first run, 64-bit index arithmetic: 6.3 / 12.1 µs.
+/// particles); first run, 64-bit index arithmetic: 6.3 / 12.1 µs. The step no longer gathers (its
+/// predict reads through the copy indices); gatherParticles() keeps it for other callers.
 inline constexpr std::uint32_t GATHER_BLOCK = 256;
 inline constexpr std::uint32_t GATHER_MAX_BLOCKS = 1056;  ///< 8 per SM on an H100 SXM
 
-/// Fields per thread of the structure-of-arrays gather (grid: ⌈K/256⌉ × ⌈stride/8⌉), replacing a 1-D
-/// grid-stride loop with a 64-bit division per element. H100, K = 20,000 × 20 vehicles, whole SoA
-/// resample (scan + copy index + gather): 35.5 µs before, 36.5 µs after — no measurable change there.
+/// Fields per thread of the structure-of-arrays gather (grid: ⌈K/256⌉ × ⌈stride/8⌉).
 inline constexpr std::uint32_t GATHER_SOA_FIELDS = 8;
 
 }  // namespace augur::kernels::pf::tuning

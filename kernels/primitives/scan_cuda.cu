@@ -1,10 +1,12 @@
-// CUDA scan variants (see scan.hpp). Layers: exclusiveScan (host API) → scanLevels (dispatch:
-// tile kernel, recursive scan of tile totals, offset add) → thin tile kernels → device functions.
+// CUDA scan variants (see scan.hpp). Layers: exclusiveScan (host API) → scanLevels (dispatch of the
+// multi-level variants: tile kernel, recursive scan of tile totals, offset add) or the single-pass
+// look-back kernel → thin tile kernels → device functions.
 #include <cub/device/device_scan.cuh>
 
 #include <cuda_runtime.h>
 
 #include "augur/kernels/primitives/scan.hpp"
+#include "lookback_scan.cuh"
 #include "tuning.hpp"
 
 namespace augur::kernels::primitives::cuda {
@@ -21,68 +23,60 @@ constexpr int WARP = 32;
 __device__ __forceinline__ int padded(int n) { return n + (n >> 5) + (n >> 10); }
 constexpr int paddedSize(int n) { return n + (n >> 5) + (n >> 10) + 1; }
 
+constexpr int log2Of(int n) { return n <= 1 ? 0 : 1 + log2Of(n / 2); }
+
+/// level(d, offset) for the levels of a Blelloch sweep over N values: the up-sweep visits
+/// d = N/2, N/4, …, 1 with offset = N/(2d); the down-sweep d = 1, 2, …, N/2. Every level of a
+/// complete unrolling is a straight-line block (UNROLL), otherwise one loop.
+template <int N, bool UNROLL, bool UP, typename Level>
+__device__ __forceinline__ void forEachLevel(Level&& level) {
+    constexpr int LEVELS = log2Of(N);
+    auto visit = [&](int i) {
+        const int d = UP ? (N >> 1) >> i : 1 << i;
+        level(d, (N >> 1) / d);
+    };
+    if constexpr (UNROLL) {
+#pragma unroll
+        for (int i = 0; i < LEVELS; ++i) {
+            visit(i);
+        }
+    } else {
+#pragma unroll 1
+        for (int i = 0; i < LEVELS; ++i) {
+            visit(i);
+        }
+    }
+}
+
 /// Exclusive Blelloch scan of N values already in s[padded(i)]; threads 0 … N/2−1 work, every
 /// thread of the block must call it. Returns the total of the N values (to every thread).
 template <int N, bool UNROLL>
 __device__ float blellochExclusive(float* s) {
     const int tid = static_cast<int>(threadIdx.x);
-    int offset = 1;
-    if constexpr (UNROLL) {
-#pragma unroll
-        for (int d = N >> 1; d > 0; d >>= 1) {
-            __syncthreads();
-            if (tid < d) {
-                const int ai = offset * (2 * tid + 1) - 1;
-                const int bi = offset * (2 * tid + 2) - 1;
-                s[padded(bi)] += s[padded(ai)];
-            }
-            offset <<= 1;
+    forEachLevel<N, UNROLL, true>([&](int d, int offset) {
+        __syncthreads();
+        if (tid < d) {
+            const int ai = offset * (2 * tid + 1) - 1;
+            const int bi = offset * (2 * tid + 2) - 1;
+            s[padded(bi)] += s[padded(ai)];
         }
-    } else {
-#pragma unroll 1
-        for (int d = N >> 1; d > 0; d >>= 1) {
-            __syncthreads();
-            if (tid < d) {
-                const int ai = offset * (2 * tid + 1) - 1;
-                const int bi = offset * (2 * tid + 2) - 1;
-                s[padded(bi)] += s[padded(ai)];
-            }
-            offset <<= 1;
-        }
-    }
+    });
     __syncthreads();
     const float total = s[padded(N - 1)];
     __syncthreads();
     if (tid == 0) {
         s[padded(N - 1)] = 0.0F;
     }
-    if constexpr (UNROLL) {
-#pragma unroll
-        for (int d = 1; d < N; d <<= 1) {
-            offset >>= 1;
-            __syncthreads();
-            if (tid < d) {
-                const int ai = offset * (2 * tid + 1) - 1;
-                const int bi = offset * (2 * tid + 2) - 1;
-                const float t = s[padded(ai)];
-                s[padded(ai)] = s[padded(bi)];
-                s[padded(bi)] += t;
-            }
+    forEachLevel<N, UNROLL, false>([&](int d, int offset) {
+        __syncthreads();
+        if (tid < d) {
+            const int ai = offset * (2 * tid + 1) - 1;
+            const int bi = offset * (2 * tid + 2) - 1;
+            const float t = s[padded(ai)];
+            s[padded(ai)] = s[padded(bi)];
+            s[padded(bi)] += t;
         }
-    } else {
-#pragma unroll 1
-        for (int d = 1; d < N; d <<= 1) {
-            offset >>= 1;
-            __syncthreads();
-            if (tid < d) {
-                const int ai = offset * (2 * tid + 1) - 1;
-                const int bi = offset * (2 * tid + 2) - 1;
-                const float t = s[padded(ai)];
-                s[padded(ai)] = s[padded(bi)];
-                s[padded(bi)] += t;
-            }
-        }
-    }
+    });
     __syncthreads();
     return total;
 }
@@ -109,14 +103,10 @@ __global__ void __launch_bounds__(BLOCK) tileBlelloch(const float* in, float* ou
     }
 }
 
-/// U consecutive elements per thread scanned in registers, then the padded Blelloch over the BLOCK
-/// thread totals.
+/// The register part shared by the unrolled tiles: loads U consecutive elements of this thread
+/// (from `first`), replaces them by their exclusive scan and returns their total.
 template <int U>
-__global__ void __launch_bounds__(BLOCK) tileUnrolled(const float* in, float* out, std::uint32_t n, float* totals) {
-    constexpr int TILE = U * BLOCK;
-    __shared__ float s[paddedSize(BLOCK)];
-    const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * TILE + static_cast<std::uint64_t>(threadIdx.x) * U;
-    float v[U];
+__device__ __forceinline__ float loadThreadScan(const float* in, std::uint32_t n, std::uint64_t first, float (&v)[U]) {
 #pragma unroll
     for (int i = 0; i < U; ++i) {
         v[i] = first + i < n ? in[first + i] : 0.0F;
@@ -128,79 +118,63 @@ __global__ void __launch_bounds__(BLOCK) tileUnrolled(const float* in, float* ou
         v[i] = running;
         running += x;
     }
-    s[padded(static_cast<int>(threadIdx.x))] = running;
-    const float total = blellochExclusive<BLOCK, false>(s);
-    const float prefix = s[padded(static_cast<int>(threadIdx.x))];
+    return running;
+}
+
+/// Writes the thread's U elements: its prefix plus their in-thread exclusive scan.
+template <int U>
+__device__ __forceinline__ void storeThreadScan(float* out, std::uint32_t n, std::uint64_t first, float prefix,
+                                                const float (&v)[U]) {
 #pragma unroll
     for (int i = 0; i < U; ++i) {
         if (first + i < n) {
             out[first + i] = prefix + v[i];
         }
-    }
-    if (threadIdx.x == 0) {
-        totals[blockIdx.x] = total;
     }
 }
 
-/// 8 elements per thread in registers, then warp-synchronous shuffle scans: no block barrier inside
-/// a warp, one between the warp totals and their use.
-__global__ void __launch_bounds__(BLOCK) tileWarp(const float* in, float* out, std::uint32_t n, float* totals) {
-    constexpr int U = 8;
+/// U consecutive elements per thread scanned in registers, then the thread totals either by the
+/// padded Blelloch ("loop unrolling", WARP_SHUFFLE false) or by warp-synchronous shuffle scans with
+/// one block barrier between the warp totals and their use ("warp unrolling", WARP_SHUFFLE true).
+template <int U, bool WARP_SHUFFLE>
+__global__ void __launch_bounds__(BLOCK) tileUnrolled(const float* in, float* out, std::uint32_t n, float* totals) {
     constexpr int TILE = U * BLOCK;
-    constexpr int WARPS = BLOCK / WARP;
-    __shared__ float warpTotals[WARPS];
     const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * TILE + static_cast<std::uint64_t>(threadIdx.x) * U;
     float v[U];
-#pragma unroll
-    for (int i = 0; i < U; ++i) {
-        v[i] = first + i < n ? in[first + i] : 0.0F;
-    }
-    float running = 0.0F;
-#pragma unroll
-    for (int i = 0; i < U; ++i) {
-        const float x = v[i];
-        v[i] = running;
-        running += x;
-    }
-    const int lane = static_cast<int>(threadIdx.x) % WARP;
-    const int warp = static_cast<int>(threadIdx.x) / WARP;
-    float inclusive = running;
-#pragma unroll
-    for (int offset = 1; offset < WARP; offset <<= 1) {
-        const float y = __shfl_up_sync(0xFFFFFFFFU, inclusive, offset);
-        if (lane >= offset) {
-            inclusive += y;
+    const float running = loadThreadScan<U>(in, n, first, v);
+    float prefix = 0.0F;
+    if constexpr (WARP_SHUFFLE) {
+        constexpr int WARPS = BLOCK / WARP;
+        __shared__ float warpTotals[WARPS];
+        const int lane = static_cast<int>(threadIdx.x) % WARP;
+        const int warp = static_cast<int>(threadIdx.x) / WARP;
+        const float inclusive = primitives::detail::warpInclusiveScan(running, static_cast<std::uint32_t>(lane));
+        if (lane == WARP - 1) {
+            warpTotals[warp] = inclusive;
         }
-    }
-    if (lane == WARP - 1) {
-        warpTotals[warp] = inclusive;
-    }
-    __syncthreads();
-    if (warp == 0) {
-        float t = lane < WARPS ? warpTotals[lane] : 0.0F;
-        float scanned = t;
-#pragma unroll
-        for (int offset = 1; offset < WARPS; offset <<= 1) {
-            const float y = __shfl_up_sync(0xFFFFFFFFU, scanned, offset);
-            if (lane >= offset) {
-                scanned += y;
+        __syncthreads();
+        if (warp == 0) {
+            const float t = lane < WARPS ? warpTotals[lane] : 0.0F;
+            const float scanned = primitives::detail::warpInclusiveScan(t, static_cast<std::uint32_t>(lane));
+            if (lane < WARPS) {
+                warpTotals[lane] = scanned - t;  // exclusive
+            }
+            if (lane == WARPS - 1) {
+                totals[blockIdx.x] = scanned;
             }
         }
-        if (lane < WARPS) {
-            warpTotals[lane] = scanned - t;  // exclusive
-        }
-        if (lane == WARPS - 1) {
-            totals[blockIdx.x] = scanned;
-        }
-    }
-    __syncthreads();
-    const float prefix = warpTotals[warp] + inclusive - running;
-#pragma unroll
-    for (int i = 0; i < U; ++i) {
-        if (first + i < n) {
-            out[first + i] = prefix + v[i];
+        __syncthreads();
+        prefix = warpTotals[warp] + inclusive - running;
+    } else {
+        __shared__ float s[paddedSize(BLOCK)];
+        s[padded(static_cast<int>(threadIdx.x))] = running;
+        const float total = blellochExclusive<BLOCK, false>(s);
+        prefix = s[padded(static_cast<int>(threadIdx.x))];
+        if (threadIdx.x == 0) {
+            totals[blockIdx.x] = total;
         }
     }
+    storeThreadScan<U>(out, n, first, prefix, v);
 }
 
 __global__ void addOffsets(float* out, std::uint32_t n, const float* offsets, std::uint32_t tile) {
@@ -209,6 +183,71 @@ __global__ void addOffsets(float* out, std::uint32_t n, const float* offsets, st
         out[i] += offsets[i / tile];
     }
 }
+
+// ---- single pass ------------------------------------------------------------------------------------
+
+/// 4 segments: 16 floats per thread, 4096 per tile.
+constexpr std::uint32_t LOOKBACK_SEGMENTS = 4;
+constexpr std::uint32_t LOOKBACK_TILE = primitives::detail::lookbackTileItems<LOOKBACK_SEGMENTS>();
+
+std::uint32_t lookbackTiles(std::uint32_t n) { return (n + LOOKBACK_TILE - 1) / LOOKBACK_TILE; }
+
+/// One tile per block: 16-byte loads and stores where the whole group of 4 is inside [0, n) and the
+/// pointers are 16-byte aligned (VECTOR), element-wise otherwise.
+template <bool VECTOR>
+__global__ void __launch_bounds__(primitives::detail::LOOKBACK_BLOCK)
+    singlePassScan(const float* __restrict__ in, float* __restrict__ out, std::uint32_t n,
+                   primitives::detail::LookbackState<float> state) {
+    auto load = [&](std::uint64_t i, float (&v)[4]) {
+        if (VECTOR && i + 3 < n) {
+            const float4 q = __ldg(reinterpret_cast<const float4*>(in + i));
+            v[0] = q.x;
+            v[1] = q.y;
+            v[2] = q.z;
+            v[3] = q.w;
+            return;
+        }
+#pragma unroll
+        for (std::uint32_t q = 0; q < 4; ++q) {
+            v[q] = i + q < n ? in[i + q] : 0.0F;
+        }
+    };
+    auto store = [&](std::uint64_t i, float base, const float (&v)[4]) {
+        float e[4];
+        float running = base;
+#pragma unroll
+        for (std::uint32_t q = 0; q < 4; ++q) {
+            e[q] = running;
+            running += v[q];
+        }
+        if (VECTOR && i + 3 < n) {
+            *reinterpret_cast<float4*>(out + i) = make_float4(e[0], e[1], e[2], e[3]);
+            return;
+        }
+#pragma unroll
+        for (std::uint32_t q = 0; q < 4; ++q) {
+            if (i + q < n) {
+                out[i + q] = e[q];
+            }
+        }
+    };
+    primitives::detail::lookbackScanTile<float, LOOKBACK_SEGMENTS>(state, load, store);
+}
+
+GpuStatus singlePass(const float* in, float* out, std::uint32_t n, void* scratch, StreamHandle stream) {
+    const std::uint32_t tiles = lookbackTiles(n);
+    const auto state = primitives::detail::lookbackState<float>(scratch, tiles);
+    AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK(cudaMemsetAsync(scratch, 0, primitives::detail::lookbackFlagBytes(tiles), stream)));
+    const bool vector = (reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) % 16 == 0;
+    if (vector) {
+        singlePassScan<true><<<tiles, primitives::detail::LOOKBACK_BLOCK, 0, stream>>>(in, out, n, state);
+    } else {
+        singlePassScan<false><<<tiles, primitives::detail::LOOKBACK_BLOCK, 0, stream>>>(in, out, n, state);
+    }
+    return AUGUR_CUDA_CHECK_LAUNCH();
+}
+
+// ---- multi-level ------------------------------------------------------------------------------------
 
 std::uint32_t tileOf(ScanVariant variant) {
     switch (variant) {
@@ -237,10 +276,11 @@ GpuStatus launchTile(ScanVariant variant, const float* in, float* out, std::uint
     switch (variant) {
         case ScanVariant::WorkEfficientPadded: tileBlelloch<false><<<blocks, BLOCK, 0, stream>>>(in, out, n, totals); break;
         case ScanVariant::CompleteUnrolled: tileBlelloch<true><<<blocks, BLOCK, 0, stream>>>(in, out, n, totals); break;
-        case ScanVariant::Unrolled2: tileUnrolled<2><<<blocks, BLOCK, 0, stream>>>(in, out, n, totals); break;
-        case ScanVariant::Unrolled4: tileUnrolled<4><<<blocks, BLOCK, 0, stream>>>(in, out, n, totals); break;
-        case ScanVariant::Unrolled8: tileUnrolled<8><<<blocks, BLOCK, 0, stream>>>(in, out, n, totals); break;
-        case ScanVariant::WarpUnrolled: tileWarp<<<blocks, BLOCK, 0, stream>>>(in, out, n, totals); break;
+        case ScanVariant::Unrolled2: tileUnrolled<2, false><<<blocks, BLOCK, 0, stream>>>(in, out, n, totals); break;
+        case ScanVariant::Unrolled4: tileUnrolled<4, false><<<blocks, BLOCK, 0, stream>>>(in, out, n, totals); break;
+        case ScanVariant::Unrolled8: tileUnrolled<8, false><<<blocks, BLOCK, 0, stream>>>(in, out, n, totals); break;
+        case ScanVariant::WarpUnrolled: tileUnrolled<8, true><<<blocks, BLOCK, 0, stream>>>(in, out, n, totals); break;
+        case ScanVariant::SinglePassLookback:
         case ScanVariant::Cub: return AUGUR_CUDA_CHECK(cudaErrorInvalidValue);
     }
     return AUGUR_CUDA_CHECK_LAUNCH();
@@ -272,6 +312,9 @@ std::size_t exclusiveScanScratchBytes(ScanVariant variant, std::uint32_t n) noex
                                             static_cast<float*>(nullptr), static_cast<int>(n));
         return bytes + 256;
     }
+    if (variant == ScanVariant::SinglePassLookback) {
+        return primitives::detail::lookbackStateBytes<float>(lookbackTiles(n));
+    }
     return levelBytes(tileOf(variant), n);
 }
 
@@ -286,6 +329,9 @@ GpuStatus exclusiveScan(ScanVariant variant, const float* in, float* out, std::u
     if (variant == ScanVariant::Cub) {
         std::size_t bytes = scratchBytes;
         return AUGUR_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scratch, bytes, in, out, static_cast<int>(n), stream));
+    }
+    if (variant == ScanVariant::SinglePassLookback) {
+        return singlePass(in, out, n, scratch, stream);
     }
     return scanLevels(variant, in, out, n, static_cast<char*>(scratch), stream);
 }

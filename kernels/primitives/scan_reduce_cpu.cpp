@@ -15,6 +15,7 @@ std::string_view toString(ScanVariant variant) noexcept {
         case ScanVariant::Unrolled8: return "unrolled x8";
         case ScanVariant::WarpUnrolled: return "warp-unrolled";
         case ScanVariant::CompleteUnrolled: return "complete unrolling";
+        case ScanVariant::SinglePassLookback: return "single-pass look-back";
         case ScanVariant::Cub: return "CUB DeviceScan";
     }
     return "invalid";

@@ -6,11 +6,11 @@
 
 namespace augur::kernels::primitives::tuning {
 
-/// Threads per block of every hand-written scan variant (the tile is 2, U or 8 elements per thread).
-/// Not swept: 256 is the block the seeds' Blelloch formulation uses with 512-element tiles. Measured
-/// with it on the H100 at n = 2²⁶: best hand-written (unrolled ×4) 513 µs vs CUB 229 µs — the
-/// three-pass structure (tiles, totals, offsets) reads and writes the data twice; CUB's single pass
-/// with decoupled look-back does not. The particle filter therefore uses CUB.
+/// Threads per block of the multi-level scan variants (the tile is 2, U or 8 elements per thread; the
+/// single-pass variant's block is LOOKBACK_BLOCK = 256 with 16 elements per thread). Not swept: 256 is
+/// the block the seeds' Blelloch formulation uses with 512-element tiles. Measured on the H100 at
+/// n = 2²⁶ (2026-11-21): best multi-level (unrolled ×4) 513–526 µs — tiles, totals and offsets read
+/// and write the data twice — single-pass look-back 303–307 µs, CUB 230 µs.
 inline constexpr std::uint32_t SCAN_BLOCK = 256;
 
 /// Reduction: threads per block and the largest grid (first pass; the second is one block).

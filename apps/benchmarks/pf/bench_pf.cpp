@@ -2,8 +2,10 @@
 // papers' baselines (Thrust permutation-iterator copy, atomicAdd output reduction), the scan and
 // reduction variants, and the K = 10⁶ step against its bytes-over-bandwidth floor.
 //
-//   augur-bench-pf [--quick]
-// Prints Markdown tables (docs/benchmarks.md records them with device and date).
+//   augur-bench-pf [--quick] [--profile]
+// Prints Markdown tables (docs/benchmarks.md records them with device and date). --profile runs a few
+// plain (not captured) steps of the seed-scale and K = 10⁶ filters and nothing else, for a profiler
+// (ncu) to time each kernel.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -88,25 +90,25 @@ double cpuStep_us(std::uint32_t particles, std::uint32_t vehicles, StateLayout l
 #if AUGUR_HAVE_CUDA
 
 struct StageTimes {
-    double upload, predict, update, predictUpdate, reduce, resample, step, graph;
+    double upload, advance, combine, resample, reduce, step, graph;
 };
 
 StageTimes gpuStages(std::uint32_t particles, std::uint32_t vehicles, StateLayout layout, StreamHandle stream) {
     StageTimes t{};
     auto created = kernels::pf::cuda::ParticleFilter<SceneModel>::create(sceneConfig(particles, vehicles, layout), {});
     if (!created) {
-        return StageTimes{-1, -1, -1, -1, -1, -1, -1, -1};
+        return StageTimes{-1, -1, -1, -1, -1, -1, -1};
     }
     auto& f = *created;
     const auto in = sceneInputs(vehicles);
     (void)f.initialize(in, stream);
     (void)f.setInputs(in);
+    (void)f.step(stream);  // a resampling is pending: advance reads through the copy indices, as in the step
     t.upload = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)f.uploadInputs(s); });
-    t.predict = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)f.predict(s); });
-    t.update = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)f.update(s); });
-    t.predictUpdate = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)f.predictUpdate(s); });
-    t.reduce = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)f.reduce(s); });
+    t.advance = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)f.advance(s); });
+    t.combine = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)f.combine(s); });
     t.resample = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)f.resample(s); });
+    t.reduce = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)f.reduce(s); });
     t.step = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)f.step(s); });
     auto graph = platform::Graph::capture(stream, [&f](StreamHandle s) { return f.step(s); });
     t.graph = graph ? bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)graph->launch(s); }) : -1.0;
@@ -115,8 +117,10 @@ StageTimes gpuStages(std::uint32_t particles, std::uint32_t vehicles, StateLayou
 
 void stageTable(StreamHandle stream) {
     bench::Table table("Scene model: stages and whole step, resampling every step (µs, device time, median)",
-                       {"K", "vehicles", "layout", "upload", "predict", "update", "predict+update", "reduce",
-                        "resample", "step (stream)", "step (graph replay)", "CPU step, 1 core", "CPU 1 core / graph",
+                       {"K", "vehicles", "layout", "upload", "advance (gather+predict+update+partials)",
+                        "combine (+ CDF scan)", "resample (copy indices)", "reduce alone (partials + combine)",
+                        "step (stream)",
+                        "step (graph replay)", "CPU step, 1 core", "CPU 1 core / graph",
                         "CPU step, all " + std::to_string(std::thread::hardware_concurrency()) + " threads",
                         "CPU all threads / graph"});
     struct Case {
@@ -131,12 +135,29 @@ void stageTable(StreamHandle stream) {
             const double cpu = runCpu ? cpuStep_us(c.k, c.vehicles, layout) : -1.0;
             const double cpuAll = runCpu ? cpuStep_us(c.k, c.vehicles, layout, 0) : -1.0;
             table.row({std::to_string(c.k), std::to_string(c.vehicles), layoutName(layout), bench::fmt(t.upload),
-                       bench::fmt(t.predict), bench::fmt(t.update), bench::fmt(t.predictUpdate), bench::fmt(t.reduce),
-                       bench::fmt(t.resample), bench::fmt(t.step), bench::fmt(t.graph), bench::fmt(cpu, 0),
+                       bench::fmt(t.advance), bench::fmt(t.combine), bench::fmt(t.resample), bench::fmt(t.reduce),
+                       bench::fmt(t.step), bench::fmt(t.graph), bench::fmt(cpu, 0),
                        cpu > 0 ? bench::fmt(cpu / t.graph, 1) + "x" : "-", bench::fmt(cpuAll, 0),
                        cpuAll > 0 ? bench::fmt(cpuAll / t.graph, 1) + "x" : "-"});
         }
     }
+}
+
+/// The advance kernel with and without a pending resampling (threshold 2: every step resamples;
+/// threshold 0: none does): the difference is what the gather fused into predict costs.
+double advance_us(std::uint32_t particles, std::uint32_t vehicles, StateLayout layout, float threshold,
+                  StreamHandle stream) {
+    auto config = sceneConfig(particles, vehicles, layout);
+    config.resampleThreshold = threshold;
+    auto f = kernels::pf::cuda::ParticleFilter<SceneModel>::create(config, {});
+    if (!f) {
+        return -1.0;
+    }
+    const auto in = sceneInputs(vehicles);
+    (void)f->initialize(in, stream);
+    (void)f->setInputs(in);
+    (void)f->step(stream);
+    return bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)f->advance(s); });
 }
 
 std::vector<float> randomFloats(std::size_t n, float lo, float hi, std::uint32_t seed) {
@@ -151,9 +172,10 @@ std::vector<float> randomFloats(std::size_t n, float lo, float hi, std::uint32_t
 
 void baselineTables(StreamHandle stream) {
     constexpr std::uint32_t K = 20'000;
-    bench::Table copy("Resampling copy vs Thrust permutation-iterator copy (seed 000 §5.5: 24.2x), K = 20,000, AoS",
-                      {"vehicles", "bytes/particle", "Thrust copy (µs)", "our gather (µs)", "speed-up",
-                       "whole resample: scan+copy index+gather (µs)", "speed-up of whole resample"});
+    bench::Table copy("Resampling copy vs Thrust permutation-iterator copy (seed 000 §5.5: 24.2x), K = 20,000",
+                      {"vehicles", "bytes/particle", "Thrust copy, AoS (µs)", "standalone gather, AoS (µs)",
+                       "speed-up", "advance, resampled (µs)", "advance, not resampled (µs)",
+                       "fused gather: the difference (µs)", "Thrust / fused gather", "copy indices (µs)"});
     std::vector<std::vector<std::string>> reduceRows;
     for (const std::uint32_t vehicles : {1U, 20U}) {
         const std::uint32_t stride = vehicles * SceneModel::SLOT_FLOATS;
@@ -185,29 +207,38 @@ void baselineTables(StreamHandle stream) {
             (void)kernels::pf::cuda::gatherParticles(src->data(), dst->data(), idx->data(), K, stride,
                                                      StateLayout::ArrayOfStructs, nullptr, s);
         });
-        auto filter = kernels::pf::cuda::ParticleFilter<SceneModel>::create(
-            sceneConfig(K, vehicles, StateLayout::ArrayOfStructs), {});
+        const StateLayout layout = StateLayout::StructOfArrays;  // the default layout
+        const double resampled = advance_us(K, vehicles, layout, 2.0F, stream);
+        const double kept = advance_us(K, vehicles, layout, 0.0F, stream);
+        const double fused = resampled - kept;
+        auto filter = kernels::pf::cuda::ParticleFilter<SceneModel>::create(sceneConfig(K, vehicles, layout), {});
         const auto in = sceneInputs(vehicles);
         (void)filter->initialize(in, stream);
         (void)filter->setInputs(in);
         (void)filter->step(stream);
-        (void)filter->predictUpdate(stream);
-        (void)filter->reduce(stream);
-        const double whole = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)filter->resample(s); });
+        (void)filter->advance(stream);
+        (void)filter->combine(stream);
+        const double indices = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)filter->resample(s); });
         copy.row({std::to_string(vehicles), std::to_string(stride * 4), bench::fmt(thrust), bench::fmt(ours),
-                  bench::fmt(thrust / ours, 1) + "x", bench::fmt(whole), bench::fmt(thrust / whole, 1) + "x"});
+                  bench::fmt(thrust / ours, 1) + "x", bench::fmt(resampled), bench::fmt(kept), bench::fmt(fused),
+                  fused > 0.0 ? bench::fmt(thrust / fused, 1) + "x" : "(no measurable cost)", bench::fmt(indices)});
 
+        auto aos = kernels::pf::cuda::ParticleFilter<SceneModel>::create(
+            sceneConfig(K, vehicles, StateLayout::ArrayOfStructs), {});
+        (void)aos->initialize(in, stream);
+        (void)aos->setInputs(in);
+        (void)aos->step(stream);
         const double atomic = bench::deviceMedian_us(stream, [&](StreamHandle s) {
             (void)bench::sceneOutputsAtomicAdd(src->data(), lw->data(), K, vehicles, StateLayout::ArrayOfStructs,
                                                out->data(), s);
         });
-        const double deterministic = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)filter->reduce(s); });
+        const double deterministic = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)aos->reduce(s); });
         reduceRows.push_back({std::to_string(vehicles),
                               std::to_string(1 + vehicles * SceneModel::OUTPUTS_PER_VEHICLE), bench::fmt(atomic),
                               bench::fmt(deterministic), bench::fmt(atomic / deterministic, 1) + "x"});
     }
     bench::Table reduce("Output reduction vs atomicAdd baseline (seed 000 §5.5: 4.56x), K = 20,000, AoS",
-                        {"vehicles", "channels", "atomicAdd (µs)", "ours: partials + final, with N_eff (µs)",
+                        {"vehicles", "channels", "atomicAdd (µs)", "ours: partials + combine, with N_eff (µs)",
                          "speed-up"});
     for (const auto& row : reduceRows) {
         reduce.row(row);
@@ -275,23 +306,60 @@ void primitiveTables(StreamHandle stream) {
 void floorTable(StreamHandle stream) {
     constexpr std::uint32_t K = 1'000'000;
     const double bandwidth = bench::measureCopyBandwidth_GBps(stream);
-    // Bytes per particle our kernels must move in a resampling step, single vehicle (48-byte slot):
-    // predict+update r/w state 96 + log-w r/w 8; reduce: state 48 + log-w 4; scan: log-w 4 + CDF 8
-    // (+ CUB's own ≈ 8); copy index: CDF 8 + ρ 4; gather: ρ 4 + state r/w 96; log-w reset 4.
-    constexpr double BYTES_PER_PARTICLE = 96 + 8 + 48 + 4 + 4 + 8 + 8 + 8 + 4 + 4 + 96 + 4;
-    // The irreducible part: the state read and written by predict and by the gather (192 B).
-    constexpr double ESSENTIAL_BYTES_PER_PARTICLE = 192;
+    // Bytes per particle the step's kernels move, single vehicle (48-byte slot, 40 bytes of it used):
+    // advance: ρ 4 + state read (AoS: the 48-byte slot; SoA: the 40 used bytes) + log-w 4, state write
+    // (48 / 40) + log-w 4; CDF scan: log-w 4 + CDF 8; copy indices: CDF 8 + ρ 4. The combine reads
+    // the block partials (< 0.2 B per particle).
+    constexpr double AOS_BYTES = 4 + 48 + 4 + 48 + 4 + 4 + 8 + 8 + 4;
+    constexpr double SOA_BYTES = 4 + 40 + 4 + 40 + 4 + 4 + 8 + 8 + 4;
+    // The previous pipeline's accounting (separate gather; docs/benchmarks.md, 2026-11-21).
+    constexpr double PREVIOUS_BYTES = 292;
+    // What any resampling step must move: the used state read and written once, the log-weights read
+    // and written, the copy indices written and read.
+    constexpr double ESSENTIAL_BYTES = 40 + 40 + 4 + 4 + 4 + 4;
     bench::Table table("K = 10^6 single-vehicle step against the bytes-over-bandwidth floor",
-                       {"layout", "measured copy bandwidth (GB/s)", "bytes/particle moved", "floor (µs)",
-                        "essential 192 B/particle floor (µs)", "step, graph replay (µs)", "step / floor",
-                        "step / essential floor"});
+                       {"layout", "measured copy bandwidth (GB/s)", "bytes/particle the step moves", "floor (µs)",
+                        "step, graph replay (µs)", "step / floor", "essential 96 B/particle floor (µs)",
+                        "step / essential floor", "step / previous 292 B floor"});
     for (const StateLayout layout : {StateLayout::ArrayOfStructs, StateLayout::StructOfArrays}) {
         const auto t = gpuStages(K, 1, layout, stream);
-        const double floor_us = BYTES_PER_PARTICLE * K / (bandwidth * 1e3);
-        const double essential_us = ESSENTIAL_BYTES_PER_PARTICLE * K / (bandwidth * 1e3);
-        table.row({layoutName(layout), bench::fmt(bandwidth, 0), bench::fmt(BYTES_PER_PARTICLE, 0), bench::fmt(floor_us),
-                   bench::fmt(essential_us), bench::fmt(t.graph), bench::fmt(t.graph / floor_us, 2),
-                   bench::fmt(t.graph / essential_us, 2)});
+        const double bytes = layout == StateLayout::ArrayOfStructs ? AOS_BYTES : SOA_BYTES;
+        const double floor_us = bytes * K / (bandwidth * 1e3);
+        const double essential_us = ESSENTIAL_BYTES * K / (bandwidth * 1e3);
+        const double previous_us = PREVIOUS_BYTES * K / (bandwidth * 1e3);
+        table.row({layoutName(layout), bench::fmt(bandwidth, 0), bench::fmt(bytes, 0), bench::fmt(floor_us),
+                   bench::fmt(t.graph), bench::fmt(t.graph / floor_us, 2), bench::fmt(essential_us),
+                   bench::fmt(t.graph / essential_us, 2), bench::fmt(t.graph / previous_us, 2)});
+    }
+}
+
+/// A few plain steps of each configuration the targets name, for a kernel profiler.
+void profileSteps(StreamHandle stream) {
+    struct Case {
+        std::uint32_t k;
+        std::uint32_t vehicles;
+        StateLayout layout;
+    };
+    const Case cases[] = {{20'000, 20, StateLayout::StructOfArrays},
+                          {20'000, 20, StateLayout::ArrayOfStructs},
+                          {1'000'000, 1, StateLayout::StructOfArrays},
+                          {1'000'000, 1, StateLayout::ArrayOfStructs}};
+    for (const auto& c : cases) {
+        auto f = kernels::pf::cuda::ParticleFilter<SceneModel>::create(sceneConfig(c.k, c.vehicles, c.layout), {});
+        if (!f) {
+            std::printf("create failed\n");
+            return;
+        }
+        const auto in = sceneInputs(c.vehicles);
+        (void)f->initialize(in, stream);
+        (void)f->setInputs(in);
+        for (int i = 0; i < 4; ++i) {
+            (void)f->step(stream);
+        }
+        (void)f->reduce(stream);
+        const auto summary = f->summary(stream);
+        std::printf("profiled K = %u, %u vehicles, %s: %s\n", c.k, c.vehicles, layoutName(c.layout),
+                    summary ? "ok" : "failed");
     }
 }
 
@@ -344,15 +412,17 @@ void cpuOnlyTable() {
 }  // namespace
 
 int main(int argc, char** argv) {
+    bool profile = false;
     for (int i = 1; i < argc; ++i) {
         g_quick = g_quick || std::strcmp(argv[i], "--quick") == 0;
+        profile = profile || std::strcmp(argv[i], "--profile") == 0;
     }
     char date[32];
     const std::time_t now = std::time(nullptr);
     std::strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
     std::printf("augur-bench-pf, %s\n", date);
     if (!kernels::available(kernels::Backend::Cuda)) {
-        std::printf("no CUDA device: CPU reference only\n");
+        std::printf("no CUDA device: CPU reference only%s\n", profile ? " (--profile needs one)" : "");
         cpuOnlyTable();
         return 0;
     }
@@ -365,6 +435,10 @@ int main(int argc, char** argv) {
     if (!stream) {
         std::printf("stream creation failed\n");
         return 1;
+    }
+    if (profile) {
+        profileSteps(stream->get());
+        return 0;
     }
     baselineTables(stream->get());
     stageTable(stream->get());

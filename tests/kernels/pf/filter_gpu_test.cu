@@ -1,10 +1,14 @@
 // The CUDA particle filter against the CPU reference on seeded inputs, directly and inside a captured
-// CUDA graph. Copy indices must be identical; states and estimates equal to float tolerance.
+// CUDA graph. Copy indices must be identical; states and estimates equal to float tolerance. The
+// CUDA step leaves a systematic resampling's gather to its next predict; copyParticles() and
+// summary() must report the resampled state all the same.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "augur/kernels/pf/filter.hpp"
@@ -66,7 +70,8 @@ TEST(SystematicResampleGpu, CopyIndicesEqualCpuForAnyK) {
     AUGUR_REQUIRE_GPU();
     auto stream = Stream::create();
     ASSERT_TRUE(stream);
-    for (const std::uint32_t k : {1U, 2U, 1000U, 4097U, 1'000'000U}) {
+    // Around the CDF scan's 2048-particle tiles, several tiles, many tiles.
+    for (const std::uint32_t k : {1U, 2U, 1000U, 2047U, 2048U, 2049U, 4097U, 1'000'000U}) {
         for (const float u : {0.0001F, 0.5F, 1.0F}) {
             const auto logWeights = randomLogWeights(k, k + 3);
             auto g = prepare(logWeights, u, stream->get());
@@ -224,6 +229,13 @@ void expectClose(Pair<Model>& p, StreamHandle stream, float outputTolerance, dou
     }
     EXPECT_LE(static_cast<double>(mismatches), maxMismatchFraction * static_cast<double>(floats))
         << mismatches << " of " << floats << " state floats differ";
+    std::size_t weightMismatches = 0;
+    for (std::size_t k = 0; k < config.particles; ++k) {
+        const float expected = p.cpu.logWeights()[k];
+        weightMismatches += std::fabs(gpuLogWeights[k] - expected) > 1e-3F * std::max(1.0F, std::fabs(expected)) ? 1 : 0;
+    }
+    EXPECT_LE(static_cast<double>(weightMismatches), maxMismatchFraction * static_cast<double>(config.particles))
+        << weightMismatches << " of " << config.particles << " log-weights differ";
     std::vector<float> gpuOutputs(p.cpu.outputs().size());
     ASSERT_TRUE(p.gpu.copyOutputs(gpuOutputs, stream));
     for (std::size_t c = 0; c < gpuOutputs.size(); ++c) {
@@ -236,6 +248,8 @@ void expectClose(Pair<Model>& p, StreamHandle stream, float outputTolerance, dou
     EXPECT_EQ(gpuSummary->resampled, p.cpu.summary().resampled);
     EXPECT_NEAR(gpuSummary->effectiveSampleSize, p.cpu.summary().effectiveSampleSize,
                 1e-3F * p.cpu.summary().effectiveSampleSize);
+    EXPECT_NEAR(gpuSummary->maxLogWeight, p.cpu.summary().maxLogWeight,
+                1e-3F * std::max(1.0F, std::fabs(p.cpu.summary().maxLogWeight)));
 }
 
 class SceneFilterGpu : public ::testing::TestWithParam<StateLayout> {};
@@ -270,6 +284,135 @@ TEST_P(SceneFilterGpu, StepsEqualCpuAtSeedScaleShape) {
 
 INSTANTIATE_TEST_SUITE_P(Layouts, SceneFilterGpu,
                          ::testing::Values(StateLayout::ArrayOfStructs, StateLayout::StructOfArrays));
+
+/// Steps a CUDA filter that resamples every step and checks what its pending resampling must
+/// guarantee, on the host: (1) the copy indices are exactly cpu::systematicResample of the step's own
+/// log-weights and u; (2) the next step reads its particles through them — its weighted particles and
+/// log-weights equal the host's predict and update of the gathered population (the host's
+/// arithmetic, so to float tolerance). The first step is also compared with the CPU reference filter:
+/// from the same initial particles only a near-tie copy index can differ there. Later steps are not:
+/// such a difference compounds (one different particle shifts every later copy boundary, and at
+/// K = 10⁶ about a quarter of the copy indices of the next resampling), which says nothing about the
+/// device code.
+void checkPendingSteps(const FilterConfig& config, int steps) {
+    auto p = makePair<SceneModel>(config);
+    auto stream = Stream::create();
+    ASSERT_TRUE(stream);
+    const auto init = sceneInputs(config.vehicles, 0);
+    ASSERT_TRUE(p.cpu.initialize(init));
+    ASSERT_TRUE(p.gpu.initialize(init, stream->get()));
+    const std::size_t k = config.particles;
+    const std::size_t stride = static_cast<std::size_t>(config.vehicles) * SceneModel::SLOT_FLOATS;
+    std::vector<float> weighted(k * stride);
+    std::vector<float> previous(k * stride);
+    std::vector<float> expected(k * stride);
+    std::vector<float> logWeights(k);
+    std::vector<std::uint32_t> copyIndex(k);
+    std::vector<std::uint32_t> previousIndex(k);
+    std::vector<std::uint32_t> expectedIndex(k);
+    std::vector<std::uint64_t> cdf(k);
+    for (int step = 1; step <= steps; ++step) {
+        SCOPED_TRACE("step " + std::to_string(step));
+        const auto in = sceneInputs(config.vehicles, step);
+        ASSERT_TRUE(p.gpu.setInputs(in));
+        ASSERT_TRUE(p.gpu.step(stream->get()));
+        if (step == 1) {
+            ASSERT_TRUE(p.cpu.setInputs(in));
+            p.cpu.step();
+            expectClose(p, stream->get(), 2e-3F, 0.01);
+        }
+        const auto pending = p.gpu.copyWeightedParticles(weighted, logWeights, copyIndex, stream->get());
+        ASSERT_TRUE(pending.hasValue());
+        ASSERT_TRUE(*pending) << "a threshold of 2 resamples every step";
+        const float maxLogWeight = *std::max_element(logWeights.begin(), logWeights.end());
+        cpu::systematicResample(logWeights, maxLogWeight, resampleUniform(config.seed, static_cast<std::uint32_t>(step - 1)),
+                                cdf, expectedIndex);
+        std::size_t indexMismatches = 0;
+        for (std::size_t j = 0; j < k; ++j) {
+            indexMismatches += copyIndex[j] != expectedIndex[j] ? 1 : 0;
+        }
+        EXPECT_EQ(indexMismatches, 0U) << "copy indices that differ from the host's for the same weights";
+        if (step > 1) {
+            std::size_t stateMismatches = 0;
+            std::size_t weightMismatches = 0;
+            for (std::size_t j = 0; j < k; ++j) {
+                std::copy_n(previous.begin() + static_cast<std::ptrdiff_t>(previousIndex[j] * stride), stride,
+                            expected.begin() + static_cast<std::ptrdiff_t>(j * stride));
+                const ParticleRef ref{expected.data(), static_cast<std::uint32_t>(j), config.particles,
+                                      static_cast<std::uint32_t>(stride), StateLayout::ArrayOfStructs};
+                SceneModel::predict(ref, config.vehicles, {}, in.data(), config.seed, static_cast<std::uint32_t>(step - 1));
+                const float logLikelihood = SceneModel::logLikelihood(ref, config.vehicles, {}, in.data());
+                weightMismatches +=
+                    std::fabs(logWeights[j] - logLikelihood) > 1e-3F * std::max(1.0F, std::fabs(logLikelihood)) ? 1 : 0;
+            }
+            for (std::size_t e = 0; e < expected.size(); ++e) {
+                stateMismatches +=
+                    std::fabs(weighted[e] - expected[e]) > 1e-3F * std::max(1.0F, std::fabs(expected[e])) ? 1 : 0;
+            }
+            EXPECT_LE(static_cast<double>(stateMismatches), 0.01 * static_cast<double>(expected.size()))
+                << stateMismatches << " of " << expected.size() << " state floats differ from the host's advance";
+            EXPECT_LE(static_cast<double>(weightMismatches), 0.01 * static_cast<double>(k))
+                << weightMismatches << " of " << k << " log-weights differ from the host's update";
+        }
+        previous.swap(weighted);
+        previousIndex.swap(copyIndex);
+    }
+}
+
+/// Every launch shape of the step: the per-particle kernel (1 and 3 vehicles: one instantiation per
+/// count) and the vehicle-parallel one (20), both layouts, K not a multiple of a warp or a block.
+class SceneFilterShapesGpu : public ::testing::TestWithParam<std::tuple<std::uint32_t, StateLayout>> {};
+
+TEST_P(SceneFilterShapesGpu, ResamplesItsOwnWeightsAndAdvancesThroughThePendingCopyIndices) {
+    AUGUR_REQUIRE_GPU();
+    const auto [vehicles, layout] = GetParam();
+    FilterConfig config;
+    config.particles = 3001;
+    config.vehicles = vehicles;
+    config.seed = 77 + vehicles;
+    config.layout = layout;
+    config.resampleThreshold = 2.0F;  // every step
+    checkPendingSteps(config, 4);
+}
+
+INSTANTIATE_TEST_SUITE_P(VehiclesAndLayouts, SceneFilterShapesGpu,
+                         ::testing::Combine(::testing::Values(1U, 3U, 20U),
+                                            ::testing::Values(StateLayout::ArrayOfStructs, StateLayout::StructOfArrays)));
+
+TEST(SceneFilterGpu, MillionParticlesResampleTheirOwnWeightsAndAdvanceThroughThePendingCopyIndices) {
+    AUGUR_REQUIRE_GPU();
+    FilterConfig config;
+    config.particles = 1'000'000;
+    config.vehicles = 1;
+    config.seed = 4242;
+    config.resampleThreshold = 2.0F;
+    config.cpuThreads = 0;  // every host thread: same results, less waiting
+    checkPendingSteps(config, 3);
+}
+
+TEST(SceneFilterGpu, ReduceAloneReproducesTheStepsOutputs) {
+    AUGUR_REQUIRE_GPU();
+    constexpr float RESAMPLE_NEVER = 0.0F;  // so the particles reduce() reads are the ones the step weighted
+    for (const std::uint32_t vehicles : {1U, 20U}) {
+        FilterConfig config;
+        config.particles = 5000;
+        config.vehicles = vehicles;
+        config.seed = 9;
+        config.resampleThreshold = RESAMPLE_NEVER;
+        auto sut = cuda::ParticleFilter<SceneModel>::create(config, {});
+        auto stream = Stream::create();
+        ASSERT_TRUE(sut && stream);
+        ASSERT_TRUE(sut->initialize(sceneInputs(vehicles, 0), stream->get()));
+        ASSERT_TRUE(sut->setInputs(sceneInputs(vehicles, 1)));
+        ASSERT_TRUE(sut->step(stream->get()));
+        std::vector<float> fromStep(outputCount<SceneModel>(vehicles));
+        ASSERT_TRUE(sut->copyOutputs(fromStep, stream->get()));
+        ASSERT_TRUE(sut->reduce(stream->get()));
+        std::vector<float> fromReduce(fromStep.size());
+        ASSERT_TRUE(sut->copyOutputs(fromReduce, stream->get()));
+        EXPECT_EQ(fromReduce, fromStep) << vehicles << " vehicles";
+    }
+}
 
 TEST(UngmFilterGpu, StepEqualsCpuWithBothResamplers) {
     AUGUR_REQUIRE_GPU();

@@ -147,8 +147,10 @@ TEST(CopyRange, NeighbouringRangesChainExactly) {
     EXPECT_EQ(previousLast, K - 1);
 }
 
-/// ρ[j] by binary search for every j (the device's balanced formulation), from the same CDF.
-std::vector<std::uint32_t> searchedCopyIndex(const std::vector<float>& logWeights, float u) {
+using CopySearch = std::uint32_t (*)(const std::uint64_t*, std::uint32_t, float, std::uint32_t) noexcept;
+
+/// ρ[j] by a search for every j (the device's balanced formulation), from the same CDF.
+std::vector<std::uint32_t> searchedCopyIndex(const std::vector<float>& logWeights, float u, CopySearch search) {
     const auto k = static_cast<std::uint32_t>(logWeights.size());
     const float maxLog = *std::max_element(logWeights.begin(), logWeights.end());
     std::vector<std::uint64_t> cdf(k);
@@ -159,24 +161,85 @@ std::vector<std::uint32_t> searchedCopyIndex(const std::vector<float>& logWeight
     }
     std::vector<std::uint32_t> copyIndex(k);
     for (std::uint32_t j = 0; j < k; ++j) {
-        copyIndex[j] = copySource(cdf.data(), k, u, j);
+        copyIndex[j] = search(cdf.data(), k, u, j);
     }
     return copyIndex;
 }
 
+/// As the device: the first search of copySourceBracketed narrowed to the tile of `tile` CDF entries
+/// whose inclusive prefix (its last entry) is the first to reach the bracket's lower bound.
+std::vector<std::uint32_t> tiledCopyIndex(const std::vector<float>& logWeights, float u, std::uint32_t tile) {
+    const auto k = static_cast<std::uint32_t>(logWeights.size());
+    const float maxLog = *std::max_element(logWeights.begin(), logWeights.end());
+    std::vector<std::uint64_t> cdf(k);
+    std::uint64_t running = 0;
+    for (std::uint32_t i = 0; i < k; ++i) {
+        running += quantizeWeight(logWeights[i], maxLog);
+        cdf[i] = running;
+    }
+    const std::uint32_t tiles = (k + tile - 1) / tile;
+    std::vector<std::uint64_t> tilePrefix(tiles);
+    for (std::uint32_t t = 0; t < tiles; ++t) {
+        tilePrefix[t] = cdf[std::min(k, (t + 1) * tile) - 1];
+    }
+    std::vector<std::uint32_t> copyIndex(k);
+    for (std::uint32_t j = 0; j < k; ++j) {
+        const CopyBracket bracket = copyBracket(cdf[k - 1], k, u, j);
+        const std::uint32_t t = cdfLowerBound(tilePrefix.data(), 0, tiles - 1, bracket.low);
+        const std::uint32_t first = cdfLowerBound(cdf.data(), t * tile, std::min(k, (t + 1) * tile) - 1, bracket.low);
+        copyIndex[j] = copySourceFrom(cdf.data(), k, u, j, bracket, first);
+    }
+    return copyIndex;
+}
+
+constexpr float HEAVY_LOG_WEIGHT = 0.0F;
+constexpr float NEGLIGIBLE_LOG_WEIGHT = -40.0F;  // below 2⁻³¹ of the heaviest: quantised to zero
+
+/// Random weights of two spreads, all equal, and one source owning every copy.
+std::vector<std::vector<float>> searchCases(std::uint32_t k) {
+    std::vector<std::vector<float>> cases = {randomLogWeights(k, k + 11, 3.0F), randomLogWeights(k, k + 12, 30.0F),
+                                             std::vector<float>(k, 0.0F)};
+    std::vector<float> degenerate(k, NEGLIGIBLE_LOG_WEIGHT);
+    degenerate[k / 2] = HEAVY_LOG_WEIGHT;
+    cases.push_back(degenerate);
+    return cases;
+}
+
 TEST(CopySource, BinarySearchGivesThePerSourceCopyIndices) {
-    constexpr float HEAVY_LOG_WEIGHT = 0.0F;
-    constexpr float NEGLIGIBLE_LOG_WEIGHT = -40.0F;  // below 2⁻³¹ of the heaviest: quantised to zero
     for (const std::uint32_t k : {1U, 2U, 7U, 1000U, 4097U}) {
-        std::vector<std::vector<float>> cases = {randomLogWeights(k, k + 11, 3.0F), randomLogWeights(k, k + 12, 30.0F),
-                                                 std::vector<float>(k, 0.0F)};
-        std::vector<float> degenerate(k, NEGLIGIBLE_LOG_WEIGHT);
-        degenerate[k / 2] = HEAVY_LOG_WEIGHT;  // one source owns every copy
-        cases.push_back(degenerate);
-        for (const auto& logWeights : cases) {
+        for (const auto& logWeights : searchCases(k)) {
             for (const float u : {0.0001F, 0.37F, 1.0F}) {
-                EXPECT_EQ(searchedCopyIndex(logWeights, u), resample(logWeights, u).copyIndex)
+                EXPECT_EQ(searchedCopyIndex(logWeights, u, copySource), resample(logWeights, u).copyIndex)
                     << "K = " << k << ", u = " << u;
+            }
+        }
+    }
+}
+
+TEST(CopySource, BracketedSearchGivesThePerSourceCopyIndices) {
+    constexpr std::uint32_t RUN = 997;  // zero-weight sources between two heavy ones
+    for (const std::uint32_t k : {1U, 2U, 3U, 7U, 1000U, 2049U, 4097U, 100'003U}) {
+        auto cases = searchCases(k);
+        // Long runs of zero-weight sources (equal CDF values) with a few heavy ones between them.
+        std::vector<float> runs(k, NEGLIGIBLE_LOG_WEIGHT);
+        for (std::uint32_t i = 0; i < k; i += RUN) {
+            runs[i] = HEAVY_LOG_WEIGHT - static_cast<float>(i % 5);
+        }
+        cases.push_back(runs);
+        // Weights that alternate between heavy and almost negligible (≈ 2⁻³⁰ of the heaviest).
+        std::vector<float> alternating(k);
+        for (std::uint32_t i = 0; i < k; ++i) {
+            alternating[i] = i % 2 == 0 ? HEAVY_LOG_WEIGHT : -20.5F;
+        }
+        cases.push_back(alternating);
+        for (const auto& logWeights : cases) {
+            for (const float u : {1e-7F, 0.0001F, 0.5F, 0.9999999F, 1.0F}) {
+                const auto expected = resample(logWeights, u).copyIndex;
+                EXPECT_EQ(searchedCopyIndex(logWeights, u, copySourceBracketed), expected) << "K = " << k << ", u = " << u;
+                for (const std::uint32_t tile : {1U, 7U, 2048U}) {
+                    EXPECT_EQ(tiledCopyIndex(logWeights, u, tile), expected)
+                        << "K = " << k << ", u = " << u << ", tile " << tile;
+                }
             }
         }
     }

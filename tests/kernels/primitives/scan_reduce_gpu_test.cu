@@ -4,6 +4,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -22,8 +23,12 @@ using platform::DeviceMemory;
 using platform::Stream;
 using platform::StreamHandle;
 
-// Sizes around every tile boundary (512, 1024, 2048 elements), multi-level, and not powers of two.
-constexpr std::uint32_t SIZES[] = {1, 2, 31, 511, 512, 513, 2047, 2049, 100'003, 1U << 20U, 3'000'001};
+// Sizes around every tile boundary (512, 1024, 2048 and, single pass, 4096 elements), multi-level,
+// many look-back tiles, and not powers of two.
+constexpr std::uint32_t SIZES[] = {1, 2, 31, 511, 512, 513, 2047, 2049, 4095, 4096, 4097, 8193, 100'003, 1U << 20U,
+                                   3'000'001};
+/// The size the scan target is measured at.
+constexpr std::uint32_t LARGE = 1U << 26U;
 
 std::vector<float> smallIntegers(std::uint32_t n, std::uint32_t seed) {
     std::mt19937 gen(seed);
@@ -94,6 +99,26 @@ TEST_P(ScanGpu, EqualsCpuToFloatToleranceOnRandomInputsInsideAGraph) {
     for (std::uint32_t i = 0; i < N; ++i) {
         ASSERT_NEAR(sut[i], expected[i], 1e-5F * expected[i] + 1e-4F) << "at " << i;
     }
+}
+
+TEST_P(ScanGpu, EqualsCpuExactlyAtTwoToThe26) {
+    AUGUR_REQUIRE_GPU();
+    auto stream = Stream::create();
+    ASSERT_TRUE(stream);
+    // Sparse ones: the total (≈ 2²³) stays below 2²⁴, so every prefix is exact in float.
+    std::mt19937 gen(26);
+    std::bernoulli_distribution one(0.125);
+    std::vector<float> in(LARGE);
+    for (auto& x : in) {
+        x = one(gen) ? 1.0F : 0.0F;
+    }
+    std::vector<float> expected(LARGE);
+    cpu::exclusiveScan(in, expected);
+    const auto sut = scanOnGpu(GetParam(), in, stream->get(), false);
+    ASSERT_TRUE(stream->synchronize());
+    const auto first = std::mismatch(sut.begin(), sut.end(), expected.begin());
+    EXPECT_TRUE(first.first == sut.end()) << toString(GetParam()) << ": first difference at "
+                                          << (first.first - sut.begin());
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, ScanGpu, ::testing::ValuesIn(ALL_SCAN_VARIANTS));

@@ -56,8 +56,9 @@ struct FilterConfig {
     std::uint64_t seed{1};
     float resampleThreshold{0.5F};  ///< resample when N_eff < threshold · K (seed 000: 0.5)
     Resampler resampler{Resampler::Systematic};
-    /// Structure of arrays by default: measured faster at the seed's scale (H100, K = 20,000, 20 vehicles:
-    /// predict 61.6 vs 79.1 µs, whole step 123 vs 144 µs graph replay); docs/design/particle-filter.md says why.
+    /// Structure of arrays by default: measured faster at the seed's scale (H100, K = 20,000, 20 vehicles,
+    /// 2026-11-21: advance 37.5 vs 43.4 µs, whole step 60.2 vs 70.9 µs graph replay); docs/design/
+    /// particle-filter.md says why.
     StateLayout layout{StateLayout::StructOfArrays};
     DifferentialEvolutionConfig de{};
     /// Threads of the CPU reference (cpu::ParticleFilter; the CUDA path ignores it): 1 runs on the calling
@@ -104,6 +105,11 @@ struct FilterControl {
     std::uint32_t deActive;      ///< differential evolution still running
     std::uint32_t deParity;      ///< buffer parity of the differential-evolution population
     std::uint32_t generations;
+    /// CUDA path: 1 when systematic resampling has written the copy indices but not moved the
+    /// particles — particle k is particle ρ[k] of the committed buffer and every log-weight (and the
+    /// max they are relative to) counts as 0. The next step's predict reads through ρ (the gather is
+    /// fused into it). The CPU reference gathers at once and keeps 0.
+    std::uint32_t pending;
 };
 
 /// Number of output channels: per vehicle Model::OUTPUTS_PER_VEHICLE weighted means.
@@ -213,18 +219,27 @@ public:
     /// Copies this step's inputs into pinned staging memory (host only). The next step() uploads them;
     /// a graph captured from step() uploads from the same staging memory on every replay.
     [[nodiscard]] Result<void, FilterError> setInputs(std::span<const Input> inputs) noexcept;
-    /// One whole step: upload inputs, fused predict+update, reduction, resampling. Graph-capturable.
+    /// One whole step: upload inputs, advance, combine, resample — four graph nodes (five with a
+    /// resampling that is decided on the device: the CDF scan and the copy indices). Graph-capturable.
+    /// A systematic resampling leaves its gather to the next step's advance (FilterControl::pending);
+    /// copyParticles() and summary() report the resampled state either way.
     [[nodiscard]] platform::GpuStatus step(platform::StreamHandle stream) noexcept;
 
-    // Stages (benchmarks): step() = uploadInputs + predictUpdate + reduce + resample, except that the
-    // step runs predict, update and reduce's block partials as one fused kernel (the same partials,
-    // bit for bit: one particle per thread in both).
+    // The stages step() runs, in this order (exposed for benchmarks; call them in this order, once
+    // each — another order measures the same work but need not leave a meaningful filter state).
     [[nodiscard]] platform::GpuStatus uploadInputs(platform::StreamHandle stream) noexcept;
-    [[nodiscard]] platform::GpuStatus predict(platform::StreamHandle stream) noexcept;
-    [[nodiscard]] platform::GpuStatus update(platform::StreamHandle stream) noexcept;
-    [[nodiscard]] platform::GpuStatus predictUpdate(platform::StreamHandle stream) noexcept;
-    [[nodiscard]] platform::GpuStatus reduce(platform::StreamHandle stream) noexcept;
+    /// Predict and update of every particle (reading it through the copy indices of a pending
+    /// resampling, writing it to the other state buffer) and the block partials of the reduction.
+    [[nodiscard]] platform::GpuStatus advance(platform::StreamHandle stream) noexcept;
+    /// Combines the block partials: outputs, Σw, Σw², max log-w, N_eff and the resample decision;
+    /// commits the advanced buffer.
+    [[nodiscard]] platform::GpuStatus combine(platform::StreamHandle stream) noexcept;
+    /// Systematic: the CDF scan and the copy indices, when the device decided to resample.
+    /// Differential evolution: the generations.
     [[nodiscard]] platform::GpuStatus resample(platform::StreamHandle stream) noexcept;
+    /// The reduction alone over the committed particles and weights (block partials, then combine
+    /// without a commit): what the output-reduction comparison measures.
+    [[nodiscard]] platform::GpuStatus reduce(platform::StreamHandle stream) noexcept;
 
     /// Synchronises `stream` and reads the control block. Not for the run phase's critical path.
     [[nodiscard]] Result<StepSummary, platform::GpuError> summary(platform::StreamHandle stream) const noexcept;
@@ -232,31 +247,43 @@ public:
     /// Particles in array-of-structs order (K · stride floats) and the log-weights (K); synchronises.
     [[nodiscard]] platform::GpuStatus copyParticles(std::span<float> aos, std::span<float> logWeights,
                                                     platform::StreamHandle stream) const noexcept;
+    /// Diagnostics: the particles (array-of-structs order) and log-weights as the last step weighted
+    /// them — before its pending resampling is applied — and that resampling's copy indices (K
+    /// entries; left untouched when none is pending). Returns whether one is pending. Synchronises.
+    [[nodiscard]] Result<bool, platform::GpuError> copyWeightedParticles(std::span<float> aos,
+                                                                       std::span<float> logWeights,
+                                                                       std::span<std::uint32_t> copyIndex,
+                                                                       platform::StreamHandle stream) const noexcept;
     /// Device pointer to the outputs (outputCount values), for consumers on the same stream.
     [[nodiscard]] const float* deviceOutputs() const noexcept { return m_outputs.data(); }
     [[nodiscard]] const FilterConfig& config() const noexcept { return m_config; }
 
 private:
-    /// The final combine of the block partials and the control-block update (one block).
-    [[nodiscard]] platform::GpuStatus reduceFinal(std::uint32_t blocks, platform::StreamHandle stream) noexcept;
+    [[nodiscard]] platform::GpuStatus launchPartials(bool advance, platform::StreamHandle stream) noexcept;
+    [[nodiscard]] platform::GpuStatus launchCombine(bool commit, platform::StreamHandle stream) noexcept;
 
     FilterConfig m_config{};
     Params m_params{};
     std::uint32_t m_stride{0};
-    std::uint32_t m_reduceBlocks{0};  ///< partial blocks of the reduce stage: ⌈K / REDUCE_BLOCK⌉
-    std::uint32_t m_stepBlocks{0};    ///< partial blocks of the step's fused kernel (⌈K / 32⌉ vehicle-parallel)
+    bool m_vehicleParallel{false};   ///< one thread per (particle, vehicle) (scene model, ≥ VEHICLE_PARALLEL_MIN vehicles)
+    bool m_cappedRegisters{false};   ///< the vehicle kernel's register-capped instantiation keeps more blocks resident
+    std::uint32_t m_partialBlocks{0};  ///< blocks of the advance / reduce kernels = partial sums per channel
+    std::uint32_t m_units{0};          ///< 32-particle groups (vehicle-parallel) or 256-particle chunks, shared evenly by the blocks
     platform::DeviceBuffer<float> m_states[2];
     platform::DeviceBuffer<float> m_logWeights;
     platform::DeviceBuffer<float> m_fitness;
     platform::DeviceBuffer<float> m_outputs;
-    platform::DeviceBuffer<double> m_partials;
+    platform::DeviceBuffer<double> m_partials;      ///< channel-major: channel c of block b at c · blocks + b
     platform::DeviceBuffer<float> m_partialMax;
+    platform::DeviceBuffer<double> m_channelSums;
+    platform::DeviceBuffer<std::uint32_t> m_combineDone;  ///< blocks of the combine that finished (self-resetting)
     platform::DeviceBuffer<std::uint32_t> m_copyIndex;
     platform::DeviceBuffer<Input> m_inputs;
     platform::DeviceBuffer<FilterControl> m_control;
     platform::DeviceMemory m_resampleScratch;
     platform::PinnedMemory m_stagedInputs;
-    mutable std::vector<float> m_hostTranspose;  ///< structure-of-arrays readback (diagnostics)
+    mutable std::vector<float> m_hostState;             ///< copyParticles readback (diagnostics)
+    mutable std::vector<std::uint32_t> m_hostCopyIndex;  ///< copyParticles readback of a pending ρ
 };
 
 }  // namespace cuda

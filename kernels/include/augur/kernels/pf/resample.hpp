@@ -17,6 +17,7 @@
 
 #include "augur/kernels/pf/host_device.hpp"
 #include "augur/kernels/pf/particles.hpp"
+#include "augur/kernels/pf/philox.hpp"
 #include "augur/platform/cuda_check.hpp"
 #include "augur/platform/stream.hpp"
 
@@ -24,6 +25,16 @@ namespace augur::kernels::pf {
 
 /// Largest K: Σ quantised weights ≤ K·2³² must stay exact in a double (2⁵³).
 inline constexpr std::uint32_t MAX_PARTICLES = 1U << 21U;
+
+/// RNG "vehicle" word of the filter's systematic-resampling draw (models use 0 … vehicles − 1).
+inline constexpr std::uint32_t RESAMPLE_STREAM = 0xFFFFFFF0U;
+
+/// The uniform u ∈ (0, 1] of the filter's systematic resampling at step `step` (counted from 0):
+/// one Philox draw keyed by the seed, the same on host and device.
+AUGUR_HD_INLINE float resampleUniform(std::uint64_t seed, std::uint32_t step) noexcept {
+    RandomStream rng(seed, step, 0xFFFFFFFFU, RESAMPLE_STREAM);
+    return uniformOpen0(rng.block().v[0]);
+}
 
 /// exp(logWeight − maxLogWeight) as fixed point with 31 fractional bits (the largest weight → 2³¹).
 /// −∞ or NaN → 0. maxLogWeight = −∞ (no particle has weight) → every particle 2³¹ (uniform).
@@ -95,6 +106,83 @@ AUGUR_HD_INLINE std::uint32_t copySource(const std::uint64_t* cdf, std::uint32_t
     return lo;
 }
 
+/// Copy j's source i has its CDF value within a few units of (j + u)·total/K; the bracket below
+/// allows for 2⁻²⁰ of a copy (far above copyLast's double rounding, < 2⁻²⁹ of a copy for K ≤ 2²¹)
+/// plus 4 CDF units (the rounding of the bracket's own arithmetic).
+inline constexpr double COPY_BRACKET_MARGIN = 1.0 / 1048576.0;
+
+/// Smallest i in [lo, hi] with cdf[i] ≥ value; hi when there is none.
+AUGUR_HD_INLINE std::uint32_t cdfLowerBound(const std::uint64_t* cdf, std::uint32_t lo, std::uint32_t hi,
+                                            std::uint64_t value) noexcept {
+    while (lo < hi) {
+        const std::uint32_t mid = lo + (hi - lo) / 2;
+        if (cdf[mid] >= value) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    return lo;
+}
+
+/// Integer bounds on copy j's source: every source whose CDF value is below `low` ends before copy
+/// j, every one at or above `high` reaches it (copyLast ≥ j). Both lie within a few units of
+/// (j + u)·total/K.
+struct CopyBracket {
+    std::uint64_t low;
+    std::uint64_t high;
+};
+
+AUGUR_HD_INLINE CopyBracket copyBracket(std::uint64_t total, std::uint32_t particles, float u, std::uint32_t j) noexcept {
+    const double scale = static_cast<double>(total) / static_cast<double>(particles);
+    const double at = (static_cast<double>(j) + static_cast<double>(u)) * scale;
+    const double margin = COPY_BRACKET_MARGIN * scale + 4.0;
+    const double lowAt = at - margin;
+    return CopyBracket{lowAt > 0.0 ? static_cast<std::uint64_t>(lowAt) : 0U,
+                       static_cast<std::uint64_t>(std::ceil(at + margin))};
+}
+
+/// copySourceBracketed's second half, given first = the smallest i with cdf[i] ≥ bracket.low (K − 1
+/// when there is none): gallops from `first` to the first CDF value ≥ bracket.high, then evaluates
+/// copyLast only between the two (usually not at all: they coincide).
+AUGUR_HD_INLINE std::uint32_t copySourceFrom(const std::uint64_t* cdf, std::uint32_t particles, float u, std::uint32_t j,
+                                             const CopyBracket& bracket, std::uint32_t first) noexcept {
+    const std::uint32_t lastIndex = particles - 1;
+    const std::uint64_t total = cdf[lastIndex];
+    std::uint32_t lo = first;
+    std::uint32_t hi = first;
+    std::uint32_t stride = 1;
+    while (hi < lastIndex && cdf[hi] < bracket.high) {
+        lo = hi + 1;
+        hi = lastIndex - hi > stride ? hi + stride : lastIndex;
+        stride *= 2;
+    }
+    std::uint32_t last = cdfLowerBound(cdf, lo, hi, bracket.high);
+    std::uint32_t answer = first;
+    while (answer < last) {
+        const std::uint32_t mid = answer + (last - answer) / 2;
+        if (copyLast(cdf[mid], total, particles, u) >= static_cast<std::int64_t>(j)) {
+            last = mid;
+        } else {
+            answer = mid + 1;
+        }
+    }
+    return answer;
+}
+
+/// The same source as copySource, bit for bit, with integer comparisons doing the search: the
+/// answer is bracketed by two integer lower bounds (copyBracket; the second found by galloping from
+/// the first), and copyLast is evaluated only inside the bracket — usually a single source, so not
+/// at all. O(log K) integer steps; at most O(log K) copyLast evaluations (only when many zero-weight
+/// sources share the bracket). The device's copy-index kernel runs it with the first search narrowed
+/// to one tile of its CDF scan (the tile's inclusive prefix is the first ≥ bracket.low).
+AUGUR_HD_INLINE std::uint32_t copySourceBracketed(const std::uint64_t* cdf, std::uint32_t particles, float u,
+                                                  std::uint32_t j) noexcept {
+    const std::uint32_t lastIndex = particles - 1;
+    const CopyBracket bracket = copyBracket(cdf[lastIndex], particles, u, j);
+    return copySourceFrom(cdf, particles, u, j, bracket, cdfLowerBound(cdf, 0, lastIndex, bracket.low));
+}
+
 namespace cpu {
 
 /// Copy indices ρ (K entries) from K log-weights and u ∈ (0, 1]. `cdf` is scratch of K entries.
@@ -113,9 +201,11 @@ namespace cuda {
 /// Scratch bytes systematicResample needs for K particles. Init phase.
 [[nodiscard]] std::size_t systematicResampleScratchBytes(std::uint32_t particles) noexcept;
 
-/// Device version of cpu::systematicResample. maxLogWeight and u are device pointers (so the values
-/// may be produced on the device in the same stream); when `enabled` is non-null and *enabled == 0 on
-/// the device, the copy indices are left untouched. Graph-capturable.
+/// Device version of cpu::systematicResample: the integer CDF by a single-pass (decoupled look-back)
+/// scan of the quantised weights, then one thread per copy (copySourceBracketed). maxLogWeight and u
+/// are device pointers (so the values may be produced on the device in the same stream); when
+/// `enabled` is non-null and *enabled == 0 on the device, the copy indices are left untouched.
+/// Graph-capturable; three graph nodes (a memset of the scan's tile flags and two kernels).
 [[nodiscard]] platform::GpuStatus systematicResample(const float* logWeights, std::uint32_t particles,
                                                      const float* maxLogWeight, const float* u, std::uint32_t* copyIndex,
                                                      const std::uint32_t* enabled, void* scratch, std::size_t scratchBytes,

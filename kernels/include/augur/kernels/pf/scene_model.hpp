@@ -77,6 +77,8 @@ struct SceneModel {
         ACCEL = 9,  ///< last commanded acceleration (m/s²), for diagnostics
         // 10, 11: padding to 48 bytes
     };
+    /// Fields a step reads and writes (the padding stays zero; the structure-of-arrays path skips it).
+    static constexpr int USED_FLOATS = ACCEL + 1;
     /// Output channels per vehicle: x, y, cos θ, sin θ, v, P(stop), P(change), P(corridor c) for c < 4.
     enum Output : std::uint32_t {
         OUT_X = 0,
@@ -119,11 +121,10 @@ struct SceneModel {
         return i < 0 ? 0 : (i >= count ? count - 1 : i);
     }
 
-    /// Slot n drawn from its measurement z: pose and speed Gaussian around z, the corridor uniform over
+    /// A slot drawn from its measurement z: pose and speed Gaussian around z, the corridor uniform over
     /// the candidates, the intentions {stop, change} from their priors (expectation = intention).
-    AUGUR_HD static void drawSlot(const ParticleRef& p, std::uint32_t n, const Params& params, const VehicleInput& z,
-                                  RandomStream& rng) noexcept {
-        float slot[SLOT_FLOATS] = {};
+    AUGUR_HD_INLINE static void drawSlot(float (&slot)[SLOT_FLOATS], const Params& params, const VehicleInput& z,
+                                         RandomStream& rng) noexcept {
         float n0 = 0.0F;
         float n1 = 0.0F;
         float n2 = 0.0F;
@@ -134,6 +135,9 @@ struct SceneModel {
         std::uint32_t u3 = 0;
         rng.normals2(n0, n1, u0, u1);
         rng.normals2(n2, n3, u2, u3);
+        for (float& field : slot) {
+            field = 0.0F;
+        }
         slot[X] = z.x_m + z.sigmaX_m * n0;
         slot[Y] = z.y_m + z.sigmaY_m * n1;
         slot[THETA] = z.theta_rad + z.sigmaTheta_rad * n2;
@@ -145,67 +149,73 @@ struct SceneModel {
         slot[INTENT_CHANGE] = uniform01(u2) < params.pChangeMulti ? 1.0F : 0.0F;
         slot[EXPECT_CHANGE] = slot[INTENT_CHANGE];
         (void)u3;
-        p.storeSlot(n, slot);
     }
 
     AUGUR_HD static void initialize(const ParticleRef& p, std::uint32_t vehicles, const Params& params,
                                     const VehicleInput* in, std::uint64_t seed) noexcept {
         for (std::uint32_t n = 0; n < vehicles; ++n) {
             RandomStream rng(seed, INIT_STEP, p.particle, n);
-            drawSlot(p, n, params, in[n], rng);
+            float slot[SLOT_FLOATS];
+            drawSlot(slot, params, in[n], rng);
+            p.storeSlot(n, slot);
         }
     }
 
-    /// Whether vehicle n's measurement weights the particles this step.
-    AUGUR_HD_INLINE static bool weighs(const VehicleInput& z) noexcept { return z.present != 0 && z.redraw == 0; }
-
-    /// The CUDA step runs this model one thread per (particle, vehicle): predict() is
-    /// predictExpectation for every vehicle, then predictVehicle for every vehicle (a block barrier
-    /// between the two on the device), and logLikelihood is the in-order sum of the present vehicles'
-    /// logLikelihoodTerm — so the CPU reference and both device paths compute the same numbers.
+    /// The CUDA step runs this model one thread per (particle, vehicle) and keeps a vehicle's slot in
+    /// registers from load to store: predict() is, for every vehicle n, advanceSlot on slot n with
+    /// the previous INTENT_STOP of the vehicle it yields to (yieldsTo), and logLikelihood is the
+    /// in-order sum of slotLogLikelihood over the vehicles that weighs() — so the CPU reference and the
+    /// device paths compute the same numbers.
     static constexpr bool VEHICLE_PARALLEL = true;
 
-    /// Pass 1 for vehicle n: expectations E_s, E_c from the road and, for a give-way, the previous
-    /// intention of the other vehicle in this particle (reads another slot's INTENT_STOP, writes only
-    /// slot n's expectations).
-    AUGUR_HD static void predictExpectation(const ParticleRef& p, std::uint32_t n, std::uint32_t vehicles,
-                                            const Params& params, const VehicleInput* in, std::uint64_t seed,
-                                            std::uint32_t step) noexcept {
-        const VehicleInput& z = in[n];
+    /// The corridor vehicle n follows in slot s (clamped to the candidates of z).
+    AUGUR_HD_INLINE static const SceneCorridor& corridorOf(const float (&s)[SLOT_FLOATS], const VehicleInput& z) noexcept {
         const std::int32_t count = z.corridorCount < 1 ? 1 : z.corridorCount;
-        const SceneCorridor& c = z.corridors[clampCorridor(p.get(n * SLOT_FLOATS + CORRIDOR), count)];
-        float pStop = params.pStopFree;
-        if (c.distanceToStop_m < 1e8F) {
-            if (c.mustGiveWay == 0) {
-                pStop = params.pStopPriority;
-            } else if (c.giveWayTo >= 0 && static_cast<std::uint32_t>(c.giveWayTo) < vehicles) {
-                const bool otherGoes = p.get(static_cast<std::uint32_t>(c.giveWayTo) * SLOT_FLOATS + INTENT_STOP) < 0.5F;
-                pStop = otherGoes ? params.pStopGiveWayConflict : params.pStopGiveWayClear;
-            } else {
-                pStop = params.pStopSign;
-            }
-        }
-        RandomStream rng(seed, step, p.particle, n);
-        const Philox4 r = rng.block();
-        p.set(n * SLOT_FLOATS + EXPECT_STOP, uniform01(r.v[0]) < pStop ? 1.0F : 0.0F);
-        const float pChange = count > 1 ? params.pChangeMulti : 0.0F;
-        p.set(n * SLOT_FLOATS + EXPECT_CHANGE, uniform01(r.v[1]) < pChange ? 1.0F : 0.0F);
+        return z.corridors[clampCorridor(s[CORRIDOR], count)];
     }
 
-    /// Pass 2 for vehicle n: intentions, corridor, kinematics (reads and writes slot n only).
-    AUGUR_HD static void predictVehicle(const ParticleRef& p, std::uint32_t n, const Params& params,
-                                        const VehicleInput* in, std::uint64_t seed, std::uint32_t step) noexcept {
-        const VehicleInput& z = in[n];
+    /// The vehicle of the same particle whose previous intention pass 1 reads for slot s (it must
+    /// give way to that vehicle at the stop point ahead), or −1 when there is none.
+    AUGUR_HD_INLINE static std::int32_t yieldsTo(const float (&s)[SLOT_FLOATS], const VehicleInput& z,
+                                                 std::uint32_t vehicles) noexcept {
+        const SceneCorridor& c = corridorOf(s, z);
+        const bool yields = c.distanceToStop_m < 1e8F && c.mustGiveWay != 0 && c.giveWayTo >= 0 &&
+                            static_cast<std::uint32_t>(c.giveWayTo) < vehicles;
+        return yields ? c.giveWayTo : -1;
+    }
+
+    /// Advances one vehicle's slot `s` (in registers) by one step. `otherIntentStop` is the previous
+    /// INTENT_STOP of vehicle yieldsTo(s, z, vehicles) (unused when that is −1); `rng` is the stream
+    /// keyed by (seed, step, particle, vehicle), fresh.
+    ///   Pass 1: expectations E_s, E_c from the road and, for a give-way, the other vehicle's intention.
+    ///   Pass 2: intentions (persistent Markov transition), corridor, kinematics.
+    AUGUR_HD_INLINE static void advanceSlot(float (&s)[SLOT_FLOATS], float otherIntentStop, std::uint32_t vehicles,
+                                            const Params& params, const VehicleInput& z, RandomStream& rng) noexcept {
         const std::int32_t count = z.corridorCount < 1 ? 1 : z.corridorCount;
-        RandomStream rng(seed, step, p.particle, n);
         if (z.redraw != 0) {
             // A new road user in this slot: its state is this step's measurement, nothing to predict.
             // The draws are keyed by the step, so a slot reused later gets fresh numbers.
-            rng.block();  // pass 1's block
-            drawSlot(p, n, params, z, rng);
+            rng.block();  // the block of the expectations and intentions
+            drawSlot(s, params, z, rng);
             return;
         }
-        const Philox4 decisions = rng.block();  // the same block pass 1 used: words 2 and 3 are fresh
+        const Philox4 decisions = rng.block();  // words 0, 1: pass 1; words 2, 3: pass 2
+        {
+            const SceneCorridor& c = corridorOf(s, z);
+            float pStop = params.pStopFree;
+            if (c.distanceToStop_m < 1e8F) {
+                if (c.mustGiveWay == 0) {
+                    pStop = params.pStopPriority;
+                } else if (yieldsTo(s, z, vehicles) >= 0) {
+                    pStop = otherIntentStop < 0.5F ? params.pStopGiveWayConflict : params.pStopGiveWayClear;
+                } else {
+                    pStop = params.pStopSign;
+                }
+            }
+            s[EXPECT_STOP] = uniform01(decisions.v[0]) < pStop ? 1.0F : 0.0F;
+            const float pChange = count > 1 ? params.pChangeMulti : 0.0F;
+            s[EXPECT_CHANGE] = uniform01(decisions.v[1]) < pChange ? 1.0F : 0.0F;
+        }
         const Philox4 more = rng.block();
         float n0 = 0.0F;
         float n1 = 0.0F;
@@ -218,8 +228,6 @@ struct SceneModel {
         rng.normals2(n0, n1, spare0, spare1);
         rng.normals2(n2, n3, spare2, spare3);
 
-        float s[SLOT_FLOATS];
-        p.loadSlot(n, s);
         if (uniform01(decisions.v[2]) >= params.persistence) {
             s[INTENT_STOP] = s[EXPECT_STOP];
         }
@@ -257,29 +265,32 @@ struct SceneModel {
         s[THETA] = thetaNext;
         s[V] = vNext;
         s[ACCEL] = accel;
-        p.storeSlot(n, s);
     }
 
+    /// Every vehicle of the particle advanced by advanceSlot; pass 1 of each reads the intentions all
+    /// vehicles had before this step, so the result does not depend on the order vehicles are advanced in.
     AUGUR_HD static void predict(const ParticleRef& p, std::uint32_t vehicles, const Params& params,
                                  const VehicleInput* in, std::uint64_t seed, std::uint32_t step) noexcept {
-        // Pass 1: expectations from the previous intentions of all vehicles in this particle, so the
-        // result does not depend on the order vehicles are advanced in.
+        float previousIntentStop[MAX_VEHICLES];
         for (std::uint32_t n = 0; n < vehicles; ++n) {
-            predictExpectation(p, n, vehicles, params, in, seed, step);
+            previousIntentStop[n] = p.get(n * SLOT_FLOATS + INTENT_STOP);
         }
-        // Pass 2: intentions, corridor, kinematics.
         for (std::uint32_t n = 0; n < vehicles; ++n) {
-            predictVehicle(p, n, params, in, seed, step);
+            float s[SLOT_FLOATS];
+            p.loadSlot(n, s);
+            const std::int32_t other = yieldsTo(s, in[n], vehicles);
+            RandomStream rng(seed, step, p.particle, n);
+            advanceSlot(s, other >= 0 ? previousIntentStop[other] : 0.0F, vehicles, params, in[n], rng);
+            p.storeSlot(n, s);
         }
     }
 
-    /// Vehicle n's log term −½ Σ_{s∈{x,y,θ,v}} ((s − z_s)/σ_s)² (seed 000 eq. for w_k, in logs); the
-    /// caller adds it only when weighs(in[n]).
-    AUGUR_HD_INLINE static float logLikelihoodTerm(const ParticleRef& p, std::uint32_t n,
-                                                   const VehicleInput* in) noexcept {
-        const VehicleInput& z = in[n];
-        float s[SLOT_FLOATS];
-        p.loadSlot(n, s);
+    /// Whether vehicle n's measurement weights the particles this step.
+    AUGUR_HD_INLINE static bool weighs(const VehicleInput& z) noexcept { return z.present != 0 && z.redraw == 0; }
+
+    /// Vehicle n's log term −½ Σ_{s∈{x,y,θ,v}} ((s − z_s)/σ_s)² (seed 000 eq. for w_k, in logs) for its
+    /// slot s; the caller adds it only when weighs(z).
+    AUGUR_HD_INLINE static float slotLogLikelihood(const float (&s)[SLOT_FLOATS], const VehicleInput& z) noexcept {
         const float ex = (s[X] - z.x_m) / z.sigmaX_m;
         const float ey = (s[Y] - z.y_m) / z.sigmaY_m;
         const float et = wrapAngle(s[THETA] - z.theta_rad) / z.sigmaTheta_rad;
@@ -292,7 +303,9 @@ struct SceneModel {
         float sum = 0.0F;
         for (std::uint32_t n = 0; n < vehicles; ++n) {
             if (weighs(in[n])) {
-                sum += logLikelihoodTerm(p, n, in);
+                float s[SLOT_FLOATS];
+                p.loadSlot(n, s);
+                sum += slotLogLikelihood(s, in[n]);
             }
         }
         return sum;

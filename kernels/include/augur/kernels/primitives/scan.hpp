@@ -11,8 +11,12 @@
 //                        inside a warp ("warp unrolling", seed 001)
 //   CompleteUnrolled     Blelloch with the tile size a compile-time constant and every level unrolled
 //                        ("complete unrolling", seed 001)
-//   Cub                  cub::DeviceScan::ExclusiveSum
-// Multi-block: tiles are scanned independently, their totals scanned recursively, then added back.
+//   SinglePassLookback   one pass: each tile scans 16 elements per thread in registers and warp
+//                        shuffles, then takes its prefix by decoupled look-back over the preceding tiles
+//                        (Merrill and Garland, NVR-2016-002) — reads and writes the data once
+//   Cub                  cub::DeviceScan::ExclusiveSum (single pass, decoupled look-back)
+// The first six are multi-level: tiles are scanned independently, their totals scanned recursively,
+// then added back (the data is read twice and written twice).
 // The particle filter's own CDF is an integer scan (exact); see pf/resample.hpp.
 #pragma once
 
@@ -34,12 +38,14 @@ enum class ScanVariant : std::uint8_t {
     Unrolled8,
     WarpUnrolled,
     CompleteUnrolled,
+    SinglePassLookback,
     Cub,
 };
 
-inline constexpr std::array<ScanVariant, 7> ALL_SCAN_VARIANTS = {
-    ScanVariant::WorkEfficientPadded, ScanVariant::Unrolled2,        ScanVariant::Unrolled4, ScanVariant::Unrolled8,
-    ScanVariant::WarpUnrolled,        ScanVariant::CompleteUnrolled, ScanVariant::Cub};
+inline constexpr std::array<ScanVariant, 8> ALL_SCAN_VARIANTS = {
+    ScanVariant::WorkEfficientPadded, ScanVariant::Unrolled2,        ScanVariant::Unrolled4,
+    ScanVariant::Unrolled8,           ScanVariant::WarpUnrolled,     ScanVariant::CompleteUnrolled,
+    ScanVariant::SinglePassLookback,  ScanVariant::Cub};
 
 [[nodiscard]] std::string_view toString(ScanVariant variant) noexcept;
 
@@ -53,7 +59,9 @@ namespace cuda {
 [[nodiscard]] std::size_t exclusiveScanScratchBytes(ScanVariant variant, std::uint32_t n) noexcept;
 
 /// Device exclusive scan of n floats (in and out device pointers, out may not alias in).
-/// Deterministic for a given variant and n. Graph-capturable; allocation-free.
+/// Graph-capturable; allocation-free. The multi-level variants are deterministic for a given variant
+/// and n; SinglePassLookback and Cub may differ in the last bits from run to run (the order in which
+/// a tile's predecessors are summed depends on timing).
 [[nodiscard]] platform::GpuStatus exclusiveScan(ScanVariant variant, const float* in, float* out, std::uint32_t n,
                                                 void* scratch, std::size_t scratchBytes,
                                                 platform::StreamHandle stream) noexcept;

@@ -1,0 +1,85 @@
+// Private to kernels/pf: the integer CDF of systematic resampling as device code — the layout of the
+// resampling scratch and one tile of the single-pass scan of the quantised weights — shared by the
+// resampling kernels (resample_cuda.cu) and the filter's combine kernel, which scans the CDF in the
+// same launch as it combines the reduction (filter_cuda.cu).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "../primitives/lookback_scan.cuh"
+#include "augur/kernels/pf/resample.hpp"
+
+namespace augur::kernels::pf::cuda::internal {
+
+namespace lookback = primitives::detail;
+
+/// 4 segments: 16 quantised weights (uint64) per thread, 4096 per tile (2048 in the first H100 run:
+/// its CDF kernel took 17.6 µs at K = 10⁶, 489 tiles, most of it look-back; fewer tiles, fewer windows).
+inline constexpr std::uint32_t CDF_SEGMENTS = 4;
+inline constexpr std::uint32_t CDF_TILE = lookback::lookbackTileItems<CDF_SEGMENTS>();
+inline constexpr std::uint32_t MAX_CDF_TILES = (MAX_PARTICLES + CDF_TILE - 1) / CDF_TILE;
+
+constexpr std::size_t align256(std::size_t bytes) noexcept { return (bytes + 255U) & ~std::size_t{255U}; }
+constexpr std::uint32_t cdfTiles(std::uint32_t particles) noexcept { return (particles + CDF_TILE - 1) / CDF_TILE; }
+constexpr std::size_t cdfBytes(std::uint32_t particles) noexcept {
+    return align256(static_cast<std::size_t>(particles) * sizeof(std::uint64_t));
+}
+
+/// The resampling scratch: the CDF (K entries), then the look-back state of its scan.
+struct ResampleScratch {
+    std::uint64_t* cdf;
+    lookback::LookbackState<std::uint64_t> state;
+    void* stateBase;
+    std::uint32_t tiles;
+};
+
+/// Views of `scratch` (internal::resampleScratchBytes(particles) bytes).
+ResampleScratch carve(void* scratch, std::uint32_t particles) noexcept;
+
+/// Tile blockIdx.x of the inclusive scan of quantizeWeight(log w, maxLogWeight) into cdf; every
+/// thread of a LOOKBACK_BLOCK-thread block calls it once, blocks 0 … tiles − 1 (VECTOR: the
+/// log-weights are 16-byte aligned).
+template <bool VECTOR>
+__device__ __forceinline__ void scanQuantizedTile(const float* __restrict__ logWeights, std::uint32_t particles,
+                                                  float maxLogWeight, std::uint64_t* __restrict__ cdf,
+                                                  const lookback::LookbackState<std::uint64_t>& state) {
+    auto load = [&](std::uint64_t i, std::uint64_t (&v)[4]) {
+        if (VECTOR && i + 3 < particles) {
+            const float4 q = __ldg(reinterpret_cast<const float4*>(logWeights + i));
+            v[0] = quantizeWeight(q.x, maxLogWeight);
+            v[1] = quantizeWeight(q.y, maxLogWeight);
+            v[2] = quantizeWeight(q.z, maxLogWeight);
+            v[3] = quantizeWeight(q.w, maxLogWeight);
+            return;
+        }
+#pragma unroll
+        for (std::uint32_t q = 0; q < 4; ++q) {
+            v[q] = i + q < particles ? quantizeWeight(logWeights[i + q], maxLogWeight) : 0U;
+        }
+    };
+    auto store = [&](std::uint64_t i, std::uint64_t base, const std::uint64_t (&v)[4]) {
+        std::uint64_t c[4];
+        std::uint64_t running = base;
+#pragma unroll
+        for (std::uint32_t q = 0; q < 4; ++q) {
+            running += v[q];
+            c[q] = running;
+        }
+        if (i + 3 < particles) {
+            auto* d = reinterpret_cast<ulonglong2*>(cdf + i);  // cdf is 256-byte aligned, i % 4 == 0
+            d[0] = make_ulonglong2(c[0], c[1]);
+            d[1] = make_ulonglong2(c[2], c[3]);
+            return;
+        }
+#pragma unroll
+        for (std::uint32_t q = 0; q < 4; ++q) {
+            if (i + q < particles) {
+                cdf[i + q] = c[q];
+            }
+        }
+    };
+    lookback::lookbackScanTile<std::uint64_t, CDF_SEGMENTS>(state, load, store);
+}
+
+}  // namespace augur::kernels::pf::cuda::internal
