@@ -6,6 +6,7 @@
 
 #include "augur/platform/memory.hpp"
 #include "augur/platform/stream.hpp"
+#include "gpu_lane.hpp"
 
 namespace augur::runtime::detail {
 
@@ -21,8 +22,7 @@ struct IntentionGpu::Impl {
         platform::PinnedMemory outputs;
         platform::Graph graph;
     };
-    platform::Stream stream;
-    platform::Event done;
+    GpuLane lane;
     FilterSet sets[2];  ///< [0] Nominal, [1] ReducedParticles
 #endif
     std::uint64_t replays{0};
@@ -63,16 +63,11 @@ Result<std::unique_ptr<IntentionGpu>, std::string> IntentionGpu::create(const Sh
                                                                         const Model::Params& model) {
     auto impl = std::make_unique<Impl>();
     impl->shape = shape;
-    auto stream = platform::Stream::create(platform::StreamPriority::High);
-    if (!stream) {
-        return fail(gpuFailure("high-priority stream", stream.error()));
+    auto lane = GpuLane::create("intention filter on the GPU");
+    if (!lane) {
+        return fail(lane.error());
     }
-    impl->stream = std::move(stream).value();
-    auto done = platform::Event::create(false);
-    if (!done) {
-        return fail(gpuFailure("completion event", done.error()));
-    }
-    impl->done = std::move(done).value();
+    impl->lane = std::move(lane).value();
 
     for (const bool nominal : {true, false}) {
         Impl::FilterSet& set = impl->sets[setIndex(nominal)];
@@ -99,7 +94,7 @@ Result<std::unique_ptr<IntentionGpu>, std::string> IntentionGpu::create(const Sh
         set.outputs = std::move(outputs).value();
         std::memset(set.outputs.get(), 0, bytes);
         Impl& g = *impl;
-        auto graph = platform::Graph::capture(g.stream.get(),
+        auto graph = platform::Graph::capture(g.lane.stream.get(),
                                               [&g, &set](platform::StreamHandle s) { return enqueueCycle(g, set, s); });
         if (!graph) {
             return fail(gpuFailure("capturing the filter step's graph", graph.error()));
@@ -115,9 +110,9 @@ platform::GpuStatus IntentionGpu::initialize(bool nominal, std::span<const pf::S
     Impl::FilterSet& set = g.sets[setIndex(nominal)];
     const std::size_t perFilter = g.shape.vehiclesPerFilter;
     for (std::size_t f = 0; f < set.filters.size(); ++f) {
-        AUGUR_CUDA_TRY(set.filters[f].initialize(inputs.subspan(f * perFilter, perFilter), g.stream.get()));
+        AUGUR_CUDA_TRY(set.filters[f].initialize(inputs.subspan(f * perFilter, perFilter), g.lane.stream.get()));
     }
-    return g.done.record(g.stream.get());
+    return g.lane.done.record(g.lane.stream.get());
 }
 
 void IntentionGpu::stage(bool nominal, std::span<const pf::SceneVehicleInput> inputs) noexcept {
@@ -132,13 +127,13 @@ void IntentionGpu::stage(bool nominal, std::span<const pf::SceneVehicleInput> in
 
 platform::GpuStatus IntentionGpu::launch(bool nominal) noexcept {
     Impl& g = *m_impl;
-    AUGUR_CUDA_TRY(g.sets[setIndex(nominal)].graph.launch(g.stream.get()));
+    AUGUR_CUDA_TRY(g.sets[setIndex(nominal)].graph.launch(g.lane.stream.get()));
     ++g.replays;
-    return g.done.record(g.stream.get());
+    return g.lane.done.record(g.lane.stream.get());
 }
 
 Result<bool, platform::GpuError> IntentionGpu::wait(std::int64_t poll_ns, std::int64_t timeout_ns) noexcept {
-    return m_impl->done.waitPolling(poll_ns, timeout_ns);
+    return m_impl->lane.done.waitPolling(poll_ns, timeout_ns);
 }
 
 std::span<const float> IntentionGpu::outputs(bool nominal) const noexcept {

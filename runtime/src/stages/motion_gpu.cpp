@@ -7,6 +7,7 @@
 
 #include "augur/platform/memory.hpp"
 #include "augur/platform/stream.hpp"
+#include "gpu_lane.hpp"
 
 namespace augur::runtime::detail {
 
@@ -24,8 +25,7 @@ struct MotionGpu::Impl {
     bool zeroCopy{false};
 #if AUGUR_HAVE_CUDA
     markov::cuda::DeviceChain chain;
-    platform::Stream stream;
-    platform::Event done;
+    GpuLane lane;
     platform::PinnedMemory stagingCorridors;
     platform::PinnedMemory stagingPolylines;  // x, y, s: 3 × maxCorridors × maxPolylinePoints floats
     platform::PinnedMemory resultPoints;
@@ -106,16 +106,11 @@ Result<std::unique_ptr<MotionGpu>, std::string> MotionGpu::create(const markov::
                     markov::toString(deviceChain.error()) + ")");
     }
     impl->chain = std::move(deviceChain).value();
-    auto stream = platform::Stream::create(platform::StreamPriority::High);
-    if (!stream) {
-        return fail(gpuFailure("high-priority stream", stream.error()));
+    auto lane = GpuLane::create("motion prediction on the GPU");
+    if (!lane) {
+        return fail(lane.error());
     }
-    impl->stream = std::move(stream).value();
-    auto done = platform::Event::create(false);
-    if (!done) {
-        return fail(gpuFailure("completion event", done.error()));
-    }
-    impl->done = std::move(done).value();
+    impl->lane = std::move(lane).value();
 
     const auto corridors = static_cast<std::size_t>(prediction.maxCorridors);
     const auto steps = static_cast<std::size_t>(prediction.horizonSteps);
@@ -181,7 +176,7 @@ Result<std::unique_ptr<MotionGpu>, std::string> MotionGpu::create(const markov::
         const int count = std::min(bucket, prediction.maxCorridors);
         Impl& g = *impl;
         auto graph = platform::Graph::capture(
-            g.stream.get(), [&g, count](platform::StreamHandle s) { return enqueueCycle(g, count, s); });
+            g.lane.stream.get(), [&g, count](platform::StreamHandle s) { return enqueueCycle(g, count, s); });
         if (!graph) {
             return fail(gpuFailure("capturing the cycle's graph", graph.error()));
         }
@@ -206,13 +201,13 @@ platform::GpuStatus MotionGpu::launch(int corridorCount) noexcept {
         staged[c] = markov::CorridorInput{};  // probability 0: no grid contribution, points unread
         staged[c].polylinePoints = 0;
     }
-    AUGUR_CUDA_TRY(g.graphs[bucket].launch(g.stream.get()));
+    AUGUR_CUDA_TRY(g.graphs[bucket].launch(g.lane.stream.get()));
     ++g.replays;
-    return g.done.record(g.stream.get());
+    return g.lane.done.record(g.lane.stream.get());
 }
 
 Result<bool, platform::GpuError> MotionGpu::wait(std::int64_t poll_ns, std::int64_t timeout_ns) noexcept {
-    return m_impl->done.waitPolling(poll_ns, timeout_ns);
+    return m_impl->lane.done.waitPolling(poll_ns, timeout_ns);
 }
 
 markov::CorridorInput* MotionGpu::corridors() noexcept {
