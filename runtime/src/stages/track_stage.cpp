@@ -129,7 +129,25 @@ void TrackStage::writeTrackList() noexcept {
         track.covYY_m2 = m_cov[static_cast<std::size_t>(kf::packedIndex(m_dim, 1, 1)) * n + t];
         track.covVxVx_m2ps2 = m_cov[static_cast<std::size_t>(kf::packedIndex(m_dim, 2, 2)) * n + t];
         track.covVyVy_m2ps2 = m_cov[static_cast<std::size_t>(kf::packedIndex(m_dim, 3, 3)) * n + t];
-        m_frame.measurements[count] = m_measurement[t];
+        TrackMeasurement& measurement = m_frame.measurements[count];
+        measurement = m_measurement[t];
+        // Speed and acceleration along the measured heading, with their variances (cᵀ P c, c = (cos, sin)).
+        const float c = std::cos(measurement.heading_rad);
+        const float s = std::sin(measurement.heading_rad);
+        const auto along = [&](int i) {
+            const auto at = [&](int a, int b) {
+                return m_cov[static_cast<std::size_t>(kf::packedIndex(m_dim, a, b)) * n + t];
+            };
+            return c * c * at(i, i) + 2.0F * c * s * at(i, i + 1) + s * s * at(i + 1, i + 1);
+        };
+        measurement.trackSpeedStd_mps = std::sqrt(std::max(along(2), 0.0F));
+        if (m_dim == kf::stateDim(kf::MotionModel::ConstantAcceleration)) {
+            measurement.trackAccel_mps2 = c * track.ax_mps2 + s * track.ay_mps2;
+            measurement.trackAccelStd_mps2 = std::sqrt(std::max(along(4), 0.0F));
+        } else {
+            measurement.trackAccel_mps2 = 0.0F;
+            measurement.trackAccelStd_mps2 = 0.0F;
+        }
         ++count;
     }
     out.trackCount = count;
