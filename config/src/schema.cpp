@@ -362,7 +362,9 @@ std::vector<KeySpec> buildSchema() {
         integer("motion.speed_cells", 2, 10'000, "",
                 "Cells of the speed (default: 4 m/s cells up to 40 m/s; see position_cells).",
                 AUGUR_FIELD(motion.speedCells)),
-        integer("motion.input_cells", 1, 1000, "", "Cells of the acceleration input.",
+        integer("motion.input_cells", 1, 1000, "",
+                "Cells of the acceleration input, spread evenly over ±max(max_accel_mps2, max_decel_mps2); odd, so "
+                "that the middle one is zero acceleration (holding the speed).",
                 AUGUR_FIELD(motion.inputCells)),
         number("motion.position_range_m", leftOpen(0.0, 10'000.0), "m",
                "Corridor length covered by the position cells; at least max_speed_mps · horizon_s.",

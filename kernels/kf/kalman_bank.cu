@@ -26,7 +26,8 @@ platform::GpuStatus step(const ModelParams<Real>& params, BankState<Real> state,
     const device::BankArgs<Real> args{params.noiseDensity, state.mean,         state.cov,
                                       state.count,         state.stride,       input.dt_s,
                                       input.z_m,           input.measVar_m2,   input.hasMeasurement,
-                                      input.nis};
+                                      input.nis,           input.zVel_mps,     input.velCov_m2ps2,
+                                      input.hasVelocity};
     const unsigned blocks =
         static_cast<unsigned>((state.count + tuning::BANK_BLOCK_THREADS - 1) / tuning::BANK_BLOCK_THREADS);
     if (params.model == MotionModel::ConstantVelocity) {

@@ -7,6 +7,25 @@
 namespace augur::kernels::kf::cpu {
 namespace {
 
+/// Joseph update of (x, P) with a measurement z of state components first, first + 1 and covariance r.
+/// Returns the NIS.
+template <typename Real, int D>
+Real josephUpdate(detail::Vec<Real, D>& x, detail::Mat<Real, D>& p, int first,
+                  const Eigen::Matrix<Real, MEAS_DIM, 1>& z, const Eigen::Matrix<Real, MEAS_DIM, MEAS_DIM>& r) {
+    Eigen::Matrix<Real, MEAS_DIM, D> h = Eigen::Matrix<Real, MEAS_DIM, D>::Zero();
+    h(0, first) = 1;
+    h(1, first + 1) = 1;
+    const Eigen::Matrix<Real, MEAS_DIM, 1> nu = z - h * x;
+    const Eigen::Matrix<Real, D, MEAS_DIM> pht = p * h.transpose();
+    const Eigen::Matrix<Real, MEAS_DIM, MEAS_DIM> s = h * pht + r;
+    const Eigen::Matrix<Real, MEAS_DIM, MEAS_DIM> sInv = s.inverse();  // closed-form 2×2
+    const Eigen::Matrix<Real, D, MEAS_DIM> k = pht * sInv;
+    x += k * nu;
+    const detail::Mat<Real, D> ikh = detail::Mat<Real, D>::Identity() - k * h;
+    p = ikh * p * ikh.transpose() + k * r * k.transpose();
+    return nu.dot(sInv * nu);
+}
+
 template <typename Real, int D>
 void stepModel(const ModelParams<Real>& params, BankState<Real> state, const CycleInput<Real>& input) noexcept {
     using detail::Mat;
@@ -30,25 +49,19 @@ void stepModel(const ModelParams<Real>& params, BankState<Real> state, const Cyc
         x = f * x;
         p = f * p * f.transpose() + detail::processNoise<Real, D>(dt, params.noiseDensity);
 
-        // Joseph-form update.
+        // Joseph-form update: the position, then the velocity where one was measured.
         Real nis = 0;
         if (input.hasMeasurement[t] != 0) {
-            Eigen::Matrix<Real, MEAS_DIM, D> h = Eigen::Matrix<Real, MEAS_DIM, D>::Zero();
-            h(0, 0) = 1;
-            h(1, 1) = 1;
-            Eigen::Matrix<Real, MEAS_DIM, MEAS_DIM> r = Eigen::Matrix<Real, MEAS_DIM, MEAS_DIM>::Zero();
-            r(0, 0) = input.measVar_m2[t];
-            r(1, 1) = input.measVar_m2[stride + t];
-            const Eigen::Matrix<Real, MEAS_DIM, 1> z(input.z_m[t], input.z_m[stride + t]);
-            const Eigen::Matrix<Real, MEAS_DIM, 1> nu = z - h * x;
-            const Eigen::Matrix<Real, D, MEAS_DIM> pht = p * h.transpose();
-            const Eigen::Matrix<Real, MEAS_DIM, MEAS_DIM> s = h * pht + r;
-            const Eigen::Matrix<Real, MEAS_DIM, MEAS_DIM> sInv = s.inverse();  // closed-form 2×2
-            const Eigen::Matrix<Real, D, MEAS_DIM> k = pht * sInv;
-            x += k * nu;
-            const Mat<Real, D> ikh = Mat<Real, D>::Identity() - k * h;
-            p = ikh * p * ikh.transpose() + k * r * k.transpose();
-            nis = nu.dot(sInv * nu);
+            const Eigen::Matrix<Real, MEAS_DIM, MEAS_DIM> r{{input.measVar_m2[t], Real(0)},
+                                                             {Real(0), input.measVar_m2[stride + t]}};
+            nis = josephUpdate<Real, D>(x, p, 0, Eigen::Matrix<Real, MEAS_DIM, 1>(input.z_m[t], input.z_m[stride + t]), r);
+            if (input.zVel_mps != nullptr && input.hasVelocity[t] != 0) {
+                const Real* cov = input.velCov_m2ps2;
+                const Eigen::Matrix<Real, MEAS_DIM, MEAS_DIM> rv{{cov[t], cov[stride + t]},
+                                                                  {cov[stride + t], cov[2 * stride + t]}};
+                nis += josephUpdate<Real, D>(
+                    x, p, 2, Eigen::Matrix<Real, MEAS_DIM, 1>(input.zVel_mps[t], input.zVel_mps[stride + t]), rv);
+            }
         }
         for (int c = 0; c < D; ++c) {
             state.mean[static_cast<std::size_t>(c) * stride + t] = x(c);

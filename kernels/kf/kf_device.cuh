@@ -171,44 +171,38 @@ AUGUR_KF_UNROLL
     }
 }
 
-/// One bank cycle for one target: predict with dt, then (when `measured`) the Joseph update with
-/// H = [I₂ 0] and R = diag(rx, ry). Returns the NIS (0 without a measurement).
+/// Joseph update of (x, P) with a measurement of the two state components i0, i0 + 1 (H = [0 … I₂ … 0]),
+/// value (z0, z1) and full covariance R = [[r00, r01], [r01, r11]]. Returns the NIS νᵀS⁻¹ν.
 template <typename Real, int D>
-AUGUR_KF_DEVICE Real bankStep(Real (&x)[D], Real (&p)[D * D], Real dt, Real q, bool measured, Real zx,
-                                         Real zy, Real rx, Real ry) {
-    applyTransitionRows<Real, D, 1>(x, dt);
-    applyTransitionRows<Real, D, D>(p, dt);
-    applyTransitionCols<Real, D>(p, dt);
-    addProcessNoise<Real, D>(p, dt, q);
-    if (!measured) {
-        return Real(0);
-    }
+AUGUR_KF_DEVICE Real updatePair(Real (&x)[D], Real (&p)[D * D], int i0, Real z0, Real z1, Real r00, Real r01,
+                                Real r11) {
+    const int i1 = i0 + 1;
     // S = H P Hᵀ + R (2×2), closed-form inverse.
-    const Real s00 = p[0] + rx;
-    const Real s01 = Real(0.5) * (p[1] + p[D]);
-    const Real s11 = p[D + 1] + ry;
+    const Real s00 = p[i0 * D + i0] + r00;
+    const Real s01 = Real(0.5) * (p[i0 * D + i1] + p[i1 * D + i0]) + r01;
+    const Real s11 = p[i1 * D + i1] + r11;
     const Real invDet = Real(1) / (s00 * s11 - s01 * s01);
     const Real i00 = s11 * invDet;
-    const Real i01 = -s01 * invDet;
+    const Real iOff = -s01 * invDet;
     const Real i11 = s00 * invDet;
-    const Real nu0 = zx - x[0];
-    const Real nu1 = zy - x[1];
+    const Real nu0 = z0 - x[i0];
+    const Real nu1 = z1 - x[i1];
     // K = P Hᵀ S⁻¹ (D×2).
     Real k0[D];
     Real k1[D];
 AUGUR_KF_UNROLL
     for (int i = 0; i < D; ++i) {
-        k0[i] = p[i * D] * i00 + p[i * D + 1] * i01;
-        k1[i] = p[i * D] * i01 + p[i * D + 1] * i11;
+        k0[i] = p[i * D + i0] * i00 + p[i * D + i1] * iOff;
+        k1[i] = p[i * D + i0] * iOff + p[i * D + i1] * i11;
         x[i] += k0[i] * nu0 + k1[i] * nu1;
     }
-    // A = (I − K H) P = P − K · (rows 0, 1 of P).
+    // A = (I − K H) P = P − K · (rows i0, i1 of P).
     Real row0[D];
     Real row1[D];
 AUGUR_KF_UNROLL
     for (int j = 0; j < D; ++j) {
-        row0[j] = p[j];
-        row1[j] = p[D + j];
+        row0[j] = p[i0 * D + j];
+        row1[j] = p[i1 * D + j];
     }
 AUGUR_KF_UNROLL
     for (int i = 0; i < D; ++i) {
@@ -217,17 +211,50 @@ AUGUR_KF_UNROLL
             p[i * D + j] -= k0[i] * row0[j] + k1[i] * row1[j];
         }
     }
-    // P' = A (I − K H)ᵀ + K R Kᵀ = A − (cols 0, 1 of A) Kᵀ + K R Kᵀ.
+    // P' = A (I − K H)ᵀ + K R Kᵀ = A − (cols i0, i1 of A) Kᵀ + K R Kᵀ.
 AUGUR_KF_UNROLL
     for (int i = 0; i < D; ++i) {
-        const Real a0 = p[i * D];
-        const Real a1 = p[i * D + 1];
+        const Real a0 = p[i * D + i0];
+        const Real a1 = p[i * D + i1];
 AUGUR_KF_UNROLL
         for (int j = 0; j < D; ++j) {
-            p[i * D + j] += -(a0 * k0[j] + a1 * k1[j]) + (k0[i] * rx * k0[j] + k1[i] * ry * k1[j]);
+            p[i * D + j] += -(a0 * k0[j] + a1 * k1[j]) +
+                            (k0[i] * r00 * k0[j] + k1[i] * r11 * k1[j] + r01 * (k0[i] * k1[j] + k1[i] * k0[j]));
         }
     }
-    return nu0 * (i00 * nu0 + i01 * nu1) + nu1 * (i01 * nu0 + i11 * nu1);
+    return nu0 * (i00 * nu0 + iOff * nu1) + nu1 * (iOff * nu0 + i11 * nu1);
+}
+
+/// A velocity measurement (vx, vy) with its full covariance (xx, xy, yy); `present` false: none.
+template <typename Real>
+struct VelocityMeasurement {
+    bool present{false};
+    Real vx{0};
+    Real vy{0};
+    Real rxx{1};
+    Real rxy{0};
+    Real ryy{1};
+};
+
+/// One bank cycle for one target: predict with dt, then (when `measured`) the Joseph update with
+/// H = [I₂ 0] and R = diag(rx, ry), followed by the velocity measurement when it is present (sequential
+/// updates: position and velocity noise are independent, so this equals the joint 4-D update). Returns
+/// the NIS, summed over the updates (0 without a measurement).
+template <typename Real, int D>
+AUGUR_KF_DEVICE Real bankStep(Real (&x)[D], Real (&p)[D * D], Real dt, Real q, bool measured, Real zx,
+                                         Real zy, Real rx, Real ry, const VelocityMeasurement<Real>& velocity) {
+    applyTransitionRows<Real, D, 1>(x, dt);
+    applyTransitionRows<Real, D, D>(p, dt);
+    applyTransitionCols<Real, D>(p, dt);
+    addProcessNoise<Real, D>(p, dt, q);
+    if (!measured) {
+        return Real(0);
+    }
+    Real nis = updatePair<Real, D>(x, p, 0, zx, zy, rx, Real(0), ry);
+    if (velocity.present) {
+        nis += updatePair<Real, D>(x, p, 2, velocity.vx, velocity.vy, velocity.rxx, velocity.rxy, velocity.ryy);
+    }
+    return nis;
 }
 
 /// Scan element in registers (smoother_element.hpp): E row-major, g, L packed.

@@ -27,9 +27,12 @@ struct BankArgs {
     const Real* measVar;
     const std::uint8_t* present;
     Real* nis;  ///< nullable
+    const Real* zVel;               ///< nullable: positions only
+    const Real* velCov;             ///< with zVel
+    const std::uint8_t* hasVelocity;  ///< with zVel
 };
 
-/// Thread t: load target t (coalesced across a warp), predict + Joseph update, store.
+/// Thread t: load target t (coalesced across a warp), predict + Joseph update(s), store.
 template <typename Real, int D>
 AUGUR_KF_DEVICE void bankStepThread(const BankArgs<Real>& a, std::size_t t) {
     constexpr int NP = packedSize(D);
@@ -59,7 +62,16 @@ AUGUR_KF_DEVICE void bankStepThread(const BankArgs<Real>& a, std::size_t t) {
         rx = a.measVar[t];
         ry = a.measVar[a.stride + t];
     }
-    const Real innovation = bankStep<Real, D>(x, p, a.dt[t], a.q, measured, zx, zy, rx, ry);
+    VelocityMeasurement<Real> velocity;
+    if (measured && a.zVel != nullptr && a.hasVelocity[t] != 0) {
+        velocity.present = true;
+        velocity.vx = a.zVel[t];
+        velocity.vy = a.zVel[a.stride + t];
+        velocity.rxx = a.velCov[t];
+        velocity.rxy = a.velCov[a.stride + t];
+        velocity.ryy = a.velCov[2 * a.stride + t];
+    }
+    const Real innovation = bankStep<Real, D>(x, p, a.dt[t], a.q, measured, zx, zy, rx, ry, velocity);
     packSymmetric<Real, D>(p, packed);
     AUGUR_KF_UNROLL
     for (int c = 0; c < D; ++c) {

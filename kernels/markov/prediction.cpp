@@ -35,6 +35,26 @@ void initialDistribution(const ChainConfig& c, const CorridorInput& corridor, fl
     }
 }
 
+void inputDistribution(const ChainConfig& c, float a0_mps2, float sd_mps2, float* p) noexcept {
+    const int na = c.inputCells;
+    if (na == 1) {
+        p[0] = 1.0F;
+        return;
+    }
+    const auto accel = [&c, na](int j) { return static_cast<double>(c.accelMax_mps2 * inputValue(j, na)); };
+    double sum = 0.0;
+    for (int j = 0; j < na; ++j) {
+        const double w = hatExpectation(j > 0 ? accel(j - 1) : 0.0, accel(j), j + 1 < na ? accel(j + 1) : 0.0, j > 0,
+                                        j + 1 < na, static_cast<double>(a0_mps2),
+                                        sd_mps2 > 0.0F ? static_cast<double>(sd_mps2) : 0.0);
+        p[j] = static_cast<float>(w);
+        sum += w;
+    }
+    for (int j = 0; j < na; ++j) {
+        p[j] = sum > 0.0 ? static_cast<float>(p[j] / sum) : 1.0F / static_cast<float>(na);
+    }
+}
+
 namespace cpu {
 
 namespace {

@@ -1,6 +1,7 @@
 // CPU reference of λ and of the seed's combination Γ_i = λ_⌊i/n_a⌋·ψ_sub[i mod n_a²] (Sec. 4.3.1).
 #include "augur/kernels/markov/priority.hpp"
 
+#include <algorithm>
 #include <cstddef>
 
 namespace augur::kernels::markov {
@@ -43,6 +44,44 @@ InputDynamics mixingInputDynamics(int inputCells, float stay) noexcept {
     for (int up = 0; up < na; ++up) {
         for (int u = 0; u < na; ++u) {
             d.psi[u * na + up] = na == 1 ? 1.0F : (u == up ? stay : move);
+        }
+    }
+    return d;
+}
+
+InputDynamics relaxingInputDynamics(int inputCells, float depart, float relax, float surprise) noexcept {
+    InputDynamics d;
+    const int na = inputCells < MAX_INPUT_CELLS ? inputCells : MAX_INPUT_CELLS;
+    if (na == 1) {
+        d.psi[0] = 1.0F;
+        return d;
+    }
+    // Cruise: the input(s) of smallest |u| (the middle one, or the middle two).
+    const int lowCruise = (na - 1) / 2;
+    const int highCruise = na / 2;
+    const float uniform = surprise / static_cast<float>(na);
+    for (int up = 0; up < na; ++up) {
+        float column[MAX_INPUT_CELLS] = {};
+        if (up >= lowCruise && up <= highCruise) {
+            const bool hasLower = up > 0;
+            const bool hasUpper = up + 1 < na;
+            const float move = depart / static_cast<float>((hasLower ? 1 : 0) + (hasUpper ? 1 : 0));
+            column[up] = 1.0F - depart;
+            if (hasLower) {
+                column[up - 1] += move;
+            }
+            if (hasUpper) {
+                column[up + 1] += move;
+            }
+        } else {
+            // The pedal released: k inputs away from cruise, k² times as often (a hard input is a brief one).
+            const int level = up < lowCruise ? lowCruise - up : up - highCruise;
+            const float release = std::min(1.0F, relax * static_cast<float>(level * level));
+            column[up] = 1.0F - release;
+            column[up < lowCruise ? lowCruise : highCruise] += release;
+        }
+        for (int u = 0; u < na; ++u) {
+            d.psi[u * na + up] = (1.0F - surprise) * column[u] + uniform;
         }
     }
     return d;

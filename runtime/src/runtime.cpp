@@ -30,7 +30,6 @@ constexpr std::int64_t NS_PER_MS = 1'000'000;
 constexpr std::uint64_t INPUT_QUEUE_CAPACITY = 16;  ///< object lists queued in shared memory (≥ 2 periods of a 10 Hz sensor)
 constexpr std::size_t PREFAULT_STACK_BYTES = 512 * 1024;
 constexpr int MAX_FIFO_PRIORITY = 99;  ///< SCHED_FIFO priorities are 1 … 99 on Linux
-constexpr float MARKOV_INPUT_STAY = 0.8F;
 
 /// Decorates a stage with the test hook that delays it (watchdog tests); costs one relaxed load.
 class DelayableStage final : public StageRunner {
@@ -179,6 +178,7 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
     const std::uint32_t corridors = d.capacities.maxCorridorsPerVehicle;
     scene::CorridorSearchParams search{};
     search.horizon_s = d.motion.horizon_s;
+    search.accel_mps2 = d.motion.maxAccel_mps2;  // corridors reach as far as a vehicle can get in the horizon
     auto sceneResult = scene::Scene::create(*parts->map, scene::SceneCapacities{vehicles, corridors,
                                                                                  static_cast<std::uint32_t>(scene::MAX_RELATIONS_PER_CORRIDOR)},
                                             search);
@@ -316,7 +316,7 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
     prediction.gridHeightCells = static_cast<int>(d.grid.heightCells);
     prediction.gridResolution_m = static_cast<float>(d.grid.resolution_m);
     prediction.gridFrames = d.grid.enabled ? static_cast<int>(config::gridFrames(d.grid, d.motion)) : 1;
-    motionSettings.inputStay = MARKOV_INPUT_STAY;
+    prediction.rules.speed = kernels::markov::RuleSpeed::Typical;  // predict typical behaviour, not the reachable set
     motionSettings.maxVehicles = vehicles;
     motionSettings.cpuWorkers = workers;
     if (wantCuda) {

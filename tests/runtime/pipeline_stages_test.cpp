@@ -1,4 +1,5 @@
-// The runtime's computing stages on their own: Kalman tracking with track management, and platoons
+// The runtime's computing stages on their own: Kalman tracking (position and measured velocity) with track
+// management, and platoons
 // (maximal flocks) over the track history.
 #include <gtest/gtest.h>
 
@@ -88,6 +89,68 @@ TEST_F(TrackStageTest, ATrackIsPublishedOnceConfirmedAndFollowsAConstantVelocity
     EXPECT_NEAR(track->vy_mps, 0.0F, VELOCITY_TOLERANCE_MPS);
     EXPECT_EQ(track->ageCycles, static_cast<std::uint32_t>(CYCLES));
     EXPECT_EQ(frame->sourceStamp_ns, (CYCLES - 1) * STEP_NS);
+}
+
+TEST_F(TrackStageTest, MeasuredSpeedAndHeadingUpdateTheVelocityAtOnce) {
+    // Eastbound for a second, then the perception reports it northbound: position alone would take many
+    // cycles to turn the velocity; the measured speed and heading turn it within three.
+    constexpr int STRAIGHT_CYCLES = 10;
+    constexpr float NORTH_RAD = 1.5707963F;
+    constexpr float VELOCITY_TOLERANCE_MPS = 1.0F;
+    for (int k = 0; k < STRAIGHT_CYCLES; ++k) {
+        cycle(k, {1});
+    }
+    float y = 10.0F;
+    const float x = SPEED_MPS * STEP_S * static_cast<float>(STRAIGHT_CYCLES - 1);
+    constexpr int TURNED_CYCLES = 3;
+    for (int k = STRAIGHT_CYCLES; k < STRAIGHT_CYCLES + TURNED_CYCLES; ++k) {
+        y += SPEED_MPS * STEP_S;
+        ObjectList& list = state->inputs[0];
+        list = ObjectList{};
+        list.header.sequence = static_cast<std::uint64_t>(k + 1);
+        list.header.stamp_ns = k * STEP_NS;
+        addObject(list, 1, x, y);
+        list.objects[0].heading_rad = NORTH_RAD;
+        state->inputCount = 1;
+        CycleContext context;
+        (void)sut->run(context);
+    }
+    const Track* track = find(1);
+    ASSERT_NE(track, nullptr);
+    EXPECT_NEAR(track->vx_mps, 0.0F, VELOCITY_TOLERANCE_MPS);
+    EXPECT_NEAR(track->vy_mps, SPEED_MPS, VELOCITY_TOLERANCE_MPS);
+    // The frame carries the speed along the heading with its standard deviation.
+    EXPECT_GT(frame->measurements[0].trackSpeedStd_mps, 0.0F);
+    EXPECT_LT(frame->measurements[0].trackSpeedStd_mps, 0.3F);  // below the measured speed's own 0.3 m/s
+}
+
+TEST(TrackStage, ConstantAccelerationTracksReportTheAccelerationAlongTheHeading) {
+    constexpr float ACCEL_MPS2 = 2.0F;
+    constexpr float V0_MPS = 5.0F;
+    constexpr int CYCLES = 40;
+    constexpr float ACCEL_TOLERANCE_MPS2 = 0.5F;
+    auto state = makePipelineState();
+    auto frame = makeSceneFrame();
+    TrackHistory history(4);
+    TrackStageSettings settings;
+    settings.capacity = 2;
+    settings.model = kernels::kf::MotionModel::ConstantAcceleration;
+    auto sut = TrackStage::create(settings, *state, *frame, history).value();
+    for (int k = 0; k < CYCLES; ++k) {
+        const float t = STEP_S * static_cast<float>(k);
+        ObjectList& list = state->inputs[0];
+        list = ObjectList{};
+        list.header.sequence = static_cast<std::uint64_t>(k + 1);
+        list.header.stamp_ns = k * STEP_NS;
+        addObject(list, 1, V0_MPS * t + 0.5F * ACCEL_MPS2 * t * t, 0.0F);
+        list.objects[0].speed_mps = V0_MPS + ACCEL_MPS2 * t;
+        state->inputCount = 1;
+        CycleContext context;
+        (void)sut->run(context);
+    }
+    ASSERT_EQ(state->tracks.trackCount, 1U);
+    EXPECT_NEAR(frame->measurements[0].trackAccel_mps2, ACCEL_MPS2, ACCEL_TOLERANCE_MPS2);
+    EXPECT_GT(frame->measurements[0].trackAccelStd_mps2, 0.0F);
 }
 
 TEST_F(TrackStageTest, AnUnseenTrackCoastsThenIsDeletedAfterMaxMissedCycles) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <numbers>
 #include <span>
 #include <unordered_map>
 
@@ -167,6 +169,85 @@ void scoreTracking(const Scenario& scenario, const ReplayLog& log, const Recordi
     score.tracking = accumulator.summary();
 }
 
+/// The per-sample record of one scored vehicle (see PredictionSample).
+PredictionSample describeSample(const Scenario& scenario, std::size_t step0, double t0_s, const RecordedPrediction& p,
+                                const VehiclePrediction& v, std::uint32_t trueId, const PerceivedObject& measured,
+                                std::span<const Point2> truth, std::span<const std::span<const Point2>> candidates,
+                                std::span<const double> probabilities, std::span<const Point2> cvPath) {
+    constexpr double NOT_REACHED = std::numeric_limits<double>::quiet_NaN();
+    PredictionSample s;
+    s.t0_s = t0_s;
+    s.mode = p.mode;
+    s.trueId = trueId;
+    s.trackId = v.trackId;
+    s.perceivedSpeed_mps = measured.speed_mps;
+    s.corridors = static_cast<std::uint32_t>(candidates.size());
+    double total = 0.0;
+    for (std::size_t c = 0; c < probabilities.size(); ++c) {
+        total += probabilities[c];
+        s.mostLikelyCorridor = probabilities[c] > probabilities[s.mostLikelyCorridor] ? static_cast<std::uint32_t>(c)
+                                                                                       : s.mostLikelyCorridor;
+    }
+    s.mostLikelyProbability = probabilities[s.mostLikelyCorridor] / total;
+    std::vector<Point2> weighted(truth.size());
+    for (std::size_t c = 0; c < candidates.size(); ++c) {
+        for (std::size_t k = 0; k < truth.size(); ++k) {
+            weighted[k].x_m += probabilities[c] / total * candidates[c][k].x_m;
+            weighted[k].y_m += probabilities[c] / total * candidates[c][k].y_m;
+        }
+    }
+    std::size_t longest = 0;
+    for (std::size_t h = 0; h < PredictionSample::HORIZONS; ++h) {
+        const auto steps = static_cast<std::size_t>(std::lround(REPORT_HORIZONS_S[h] / static_cast<double>(p.step_s)));
+        if (steps < 1 || steps > truth.size()) {
+            s.fdeOurs_m[h] = s.fdeMin_m[h] = s.fdeWeighted_m[h] = s.fdeCv_m[h] = NOT_REACHED;
+            s.adeOurs_m[h] = s.adeCv_m[h] = NOT_REACHED;
+            continue;
+        }
+        longest = steps;
+        const DisplacementErrors ours = displacementErrors(truth, candidates[s.mostLikelyCorridor], steps);
+        const DisplacementErrors cv = displacementErrors(truth, cvPath, steps);
+        s.fdeOurs_m[h] = ours.fde_m;
+        s.adeOurs_m[h] = ours.ade_m;
+        s.fdeMin_m[h] = minOverCandidates(truth, candidates, steps).minFde_m;
+        s.fdeWeighted_m[h] = displacementErrors(truth, weighted, steps).fde_m;
+        s.fdeCv_m[h] = cv.fde_m;
+        s.adeCv_m[h] = cv.ade_m;
+    }
+    if (const GroundTruthState* now = scenario.find(step0, trueId)) {
+        s.trueSpeed_mps = now->speed_mps;
+        const GroundTruthState* later = scenario.find(step0 + longest, trueId);
+        if (later != nullptr) {
+            s.headingChange_rad = std::remainder(static_cast<double>(later->heading_rad) - now->heading_rad, 2.0 * std::numbers::pi);
+        }
+    }
+    if (longest >= 2) {
+        double best = std::numeric_limits<double>::infinity();
+        for (std::size_t c = 0; c < candidates.size(); ++c) {
+            const double fde = distance(truth[longest - 1], candidates[c][longest - 1]);
+            if (fde < best) {
+                best = fde;
+                s.bestCorridor = static_cast<std::uint32_t>(c);
+            }
+        }
+        // Direction of travel at the horizon from the last two true points.
+        const Point2 a = truth[longest - 2];
+        const Point2 b = truth[longest - 1];
+        const double len = std::hypot(b.x_m - a.x_m, b.y_m - a.y_m);
+        const double tx = len > 1e-6 ? (b.x_m - a.x_m) / len : 1.0;
+        const double ty = len > 1e-6 ? (b.y_m - a.y_m) / len : 0.0;
+        const auto split = [&](Point2 q, double& along, double& across) {
+            const double dx = q.x_m - b.x_m;
+            const double dy = q.y_m - b.y_m;
+            along = dx * tx + dy * ty;
+            across = -dx * ty + dy * tx;
+        };
+        split(candidates[s.mostLikelyCorridor][longest - 1], s.alongOurs_m, s.acrossOurs_m);
+        split(cvPath[longest - 1], s.alongCv_m, s.acrossCv_m);
+    }
+    return s;
+}
+
 struct SnapshotCandidate {
     const RecordedPrediction* prediction{nullptr};
     std::size_t vehiclesInGrid{0};
@@ -176,6 +257,14 @@ struct SnapshotCandidate {
 void scorePredictions(const Scenario& scenario, const PerceptionEmulator& emulator, const ReplayLog& log,
                       const Recording& recording, const ScoringOptions& options, BenchScore& score) {
     const std::span<const double> horizons(REPORT_HORIZONS_S);
+    std::unordered_map<std::uint64_t, const RecordedIntentionList*> intentionsOfCycle;
+    for (const auto& i : recording.intentions) {
+        intentionsOfCycle.emplace(i.cycle, &i);
+    }
+    std::unordered_map<std::uint64_t, const RecordedTrackList*> tracksOfCycle;
+    for (const auto& t : recording.tracks) {
+        tracksOfCycle.emplace(t.cycle, &t);
+    }
     std::optional<PredictionAccumulator> ours;
     std::optional<PredictionAccumulator> cv;
     constexpr auto COMPUTED_MODES = static_cast<std::size_t>(RuntimeMode::HoldLast);  // modes that compute
@@ -284,6 +373,24 @@ void scorePredictions(const Scenario& scenario, const PerceptionEmulator& emulat
             cvByMode[mode].add(truth, cvCandidates, cvProbability);
             ++samplesByMode[mode];
             ++scoredVehicles;
+            PredictionSample& sample = score.samples.emplace_back(describeSample(
+                scenario, step0, t0_s, p, v, trueId, *measured, truth, candidates, probabilities, cvPath));
+            if (const auto it = intentionsOfCycle.find(p.cycle); it != intentionsOfCycle.end()) {
+                for (const IntentionEstimate& e : it->second->vehicles) {
+                    if (e.trackId == v.trackId) {
+                        sample.intentionCorridors = e.corridorCount;
+                        sample.stopProbability = e.stopProbability;
+                    }
+                }
+            }
+            sample.trackSpeed_mps = std::numeric_limits<double>::quiet_NaN();
+            if (const auto it = tracksOfCycle.find(p.cycle); it != tracksOfCycle.end()) {
+                for (const Track& t : it->second->tracks) {
+                    if (t.id == v.trackId) {
+                        sample.trackSpeed_mps = std::hypot(t.vx_mps, t.vy_mps);
+                    }
+                }
+            }
 
             if (hasGrid) {
                 const std::size_t perFrame = steps / p.grid.frameCount;

@@ -138,6 +138,37 @@ Result<void, RunWriteError> writeHorizonErrorsByMode(const std::string& runDir, 
     return finish(opened.value());
 }
 
+Result<void, RunWriteError> writePredictionSamples(const std::string& runDir, std::span<const PredictionSample> samples) {
+    auto opened = create(runDir, "prediction_samples.csv");
+    if (!opened) {
+        return fail(opened.error());
+    }
+    std::FILE* f = opened->file.get();
+    std::fprintf(f, "t0_s,mode,true_id,track_id,true_speed_mps,perceived_speed_mps,heading_change_rad,corridors,"
+                    "intention_corridors,stop_probability,track_speed_mps,most_likely_probability,most_likely_corridor,best_corridor");
+    const char* columns[] = {"fde_ours", "fde_min", "fde_weighted", "fde_cv", "ade_ours", "ade_cv"};
+    for (const char* column : columns) {
+        for (const double h : REPORT_HORIZONS_S) {
+            std::fprintf(f, ",%s_%gs_m", column, h);
+        }
+    }
+    std::fprintf(f, ",along_ours_m,across_ours_m,along_cv_m,across_cv_m\n");
+    for (const PredictionSample& s : samples) {
+        std::fprintf(f, "%.2f,%s,%u,%u,%.3f,%.3f,%.4f,%u,%u,%.4f,%.3f,%.4f,%u,%u", s.t0_s, toString(s.mode), s.trueId,
+                     s.trackId, s.trueSpeed_mps, s.perceivedSpeed_mps, s.headingChange_rad, s.corridors,
+                     s.intentionCorridors, s.stopProbability, s.trackSpeed_mps, s.mostLikelyProbability,
+                     s.mostLikelyCorridor, s.bestCorridor);
+        const double* values[] = {s.fdeOurs_m, s.fdeMin_m, s.fdeWeighted_m, s.fdeCv_m, s.adeOurs_m, s.adeCv_m};
+        for (const double* v : values) {
+            for (std::size_t h = 0; h < PredictionSample::HORIZONS; ++h) {
+                std::fprintf(f, ",%.3f", v[h]);
+            }
+        }
+        std::fprintf(f, ",%.3f,%.3f,%.3f,%.3f\n", s.alongOurs_m, s.acrossOurs_m, s.alongCv_m, s.acrossCv_m);
+    }
+    return finish(opened.value());
+}
+
 Result<void, RunWriteError> writeMetrics(const std::string& runDir, std::span<const MetricRecord> metrics) {
     auto opened = create(runDir, "metrics.csv");
     if (!opened) {

@@ -419,6 +419,7 @@ int bench(const Options& o, const config::Deployment& deployment, ChildProcess* 
     writes.push_back(writeHorizonErrors(o.out, score.ours, score.cv));
     writes.push_back(writeHorizonErrorsByMode(o.out, score.byMode));
     writes.push_back(writeMetrics(o.out, metrics));
+    writes.push_back(writePredictionSamples(o.out, score.samples));
     if (score.snapshot) {
         const BenchSnapshot& s = *score.snapshot;
         writes.push_back(writeSnapshot(o.out, *s.grid, s.frame, s.t_s, s.horizon_s, s.paths));

@@ -9,6 +9,9 @@ namespace augur::runtime::scene {
 namespace {
 
 constexpr float S_TOLERANCE_M = 1e-3F;
+/// A vehicle this far or less before the start of the next lane counts as on it (its corridors may start
+/// there): the offset this puts into the prediction stays within the position noise.
+constexpr double BEFORE_START_M = 0.25;
 
 class Search {
 public:
@@ -100,18 +103,36 @@ CorridorSearchResult searchCorridors(const LaneLocator& locator, const SceneVehi
     }
     result.located = matches[0];
     const RoadMap& map = locator.map();
+    const double speed = static_cast<double>(std::max(vehicle.speed_mps, 0.0F));
     const double length_m =
-        std::max(params.minLength_m, static_cast<double>(std::max(vehicle.speed_mps, 0.0F)) * params.horizon_s + params.margin_m);
+        std::max(params.minLength_m, speed * params.horizon_s + 0.5 * params.accel_mps2 * params.horizon_s * params.horizon_s +
+                                         params.margin_m);
     Search search(map, out, vehicleIndex, length_m);
     Corridor path;
+    // A match whose projection is clamped to the lane's start, more than BEFORE_START_M short of it, lies
+    // before the lane (the gates reach past its end points): the vehicle has not entered it yet.
+    auto beforeStart = [](const LaneMatch& m) {
+        const double d = m.distance_m;
+        const double lateral = m.lateral_m;
+        return m.s_m <= S_TOLERANCE_M && d * d - lateral * lateral > BEFORE_START_M * BEFORE_START_M;
+    };
+    auto isEntered = [&](std::uint32_t lane) {
+        return std::any_of(matches.begin(), matches.end(),
+                           [&](const LaneMatch& m) { return m.lane == lane && !beforeStart(m); });
+    };
     auto isMatched = [&](std::uint32_t lane) {
         return std::any_of(matches.begin(), matches.end(), [lane](const LaneMatch& m) { return m.lane == lane; });
     };
     for (const LaneMatch& match : matches) {
         // At a lane transition the vehicle matches both the ending lane and its successors: the
-        // successors seed the corridors (those from the ending lane would repeat them).
+        // successors it has entered seed the corridors (those from the ending lane would repeat them).
+        // Successors it is still before are reached through the lane it is on.
         const auto next = map.successors(match.lane);
-        if (search.covered(match.lane) || std::any_of(next.begin(), next.end(), isMatched)) {
+        if (search.covered(match.lane) || std::any_of(next.begin(), next.end(), isEntered)) {
+            continue;
+        }
+        const auto previous = map.predecessors(match.lane);
+        if (beforeStart(match) && std::any_of(previous.begin(), previous.end(), isMatched)) {
             continue;
         }
         path = Corridor{};
@@ -121,14 +142,17 @@ CorridorSearchResult searchCorridors(const LaneLocator& locator, const SceneVehi
             continue;
         }
         const Lane& lane = map.lane(match.lane);
-        const double fraction = lane.length_m > 0.0 ? match.s_m / lane.length_m : 0.0;
         for (const Neighbour& n : {lane.left, lane.right}) {
             if (n.lane == NO_INDEX || !n.changeAllowed || search.covered(n.lane)) {
                 continue;
             }
             path = Corridor{};
             path.laneChange = true;
-            const auto s = static_cast<float>(fraction * map.lane(n.lane).length_m);
+            // Abreast of the vehicle on the neighbour (which may start or end elsewhere than its own lane).
+            double neighbourS = 0.0;
+            double lateral = 0.0;
+            locator.projectOnLane(n.lane, vehicle.x_m, vehicle.y_m, neighbourS, lateral);
+            const auto s = static_cast<float>(neighbourS);
             (void)path.segments.pushBack(CorridorSegment{n.lane, s, s, 0.0F});
             search.extend(path);
         }

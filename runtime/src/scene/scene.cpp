@@ -312,6 +312,11 @@ void Scene::computeLateral(std::span<const SceneVehicle> vehicles) noexcept {
                 const SceneVehicle& me = vehicles[c.vehicle];
                 const SceneVehicle& them = vehicles[j];
                 const auto gap = static_cast<float>(along - 0.5 * (me.length_m + them.length_m));
+                if (probe.ahead == LateralSlot::SameAhead && gap < 0.0F) {
+                    // Two road users on one lane do not overlap: this is one object seen twice (an id
+                    // switch leaves the old track coasting for a few cycles), not a vehicle ahead.
+                    continue;
+                }
                 offerLateral(c.vehicle, probe.ahead, j, gap, them.speed_mps);
                 offerLateral(j, probe.behind, c.vehicle, gap, me.speed_mps);
             }

@@ -122,6 +122,46 @@ void IntentionStage::assignSlots() noexcept {
     }
 }
 
+namespace {
+
+/// True when route `now` continues route `before` as the vehicle moves on: its first lane is one of
+/// `before`'s and from there on the two agree as far as both are known.
+bool continues(const std::uint32_t* before, std::uint32_t beforeLanes, const std::uint32_t* now,
+               std::uint32_t nowLanes) noexcept {
+    if (nowLanes == 0 || beforeLanes == 0) {
+        return nowLanes == beforeLanes;
+    }
+    for (std::uint32_t i = 0; i < beforeLanes; ++i) {
+        if (before[i] != now[0]) {
+            continue;
+        }
+        for (std::uint32_t m = 1; i + m < beforeLanes && m < nowLanes; ++m) {
+            if (before[i + m] != now[m]) {
+                return false;
+            }
+        }
+        return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+bool IntentionStage::keepsItsCorridors(Slot& slot, const FrameVehicle& vehicle) noexcept {
+    const std::uint32_t count =
+        std::min<std::uint32_t>(vehicle.corridorCount, static_cast<std::uint32_t>(pf::SceneVehicleInput::MAX_CORRIDORS));
+    bool same = count == slot.corridorCount;
+    for (std::uint32_t k = 0; k < count && same; ++k) {
+        same = continues(slot.routes[k], slot.routeLanes[k], vehicle.corridors[k].route, vehicle.corridors[k].routeLanes);
+    }
+    slot.corridorCount = count;
+    for (std::uint32_t k = 0; k < count; ++k) {
+        slot.routeLanes[k] = vehicle.corridors[k].routeLanes;
+        std::copy(vehicle.corridors[k].route, vehicle.corridors[k].route + FRAME_ROUTE_LANES, slot.routes[k]);
+    }
+    return same;
+}
+
 void IntentionStage::buildInputs(bool measured, bool restart) noexcept {
     for (std::size_t s = 0; s < m_slots.size(); ++s) {
         const Slot& slot = m_slots[s];
@@ -131,6 +171,9 @@ void IntentionStage::buildInputs(bool measured, bool restart) noexcept {
         }
         const FrameVehicle& v = m_frame.vehicles[slot.frameIndex];
         const TrackMeasurement& m = m_frame.measurements[v.trackIndex];
+        if (!keepsItsCorridors(m_slots[s], v)) {
+            m_slots[s].fresh = true;
+        }
         pf::SceneVehicleInput& in = m_inputs[s];
         in = pf::SceneVehicleInput{};
         in.x_m = v.x_m;

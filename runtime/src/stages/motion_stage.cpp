@@ -52,7 +52,10 @@ Result<std::unique_ptr<MotionStage>, markov::MarkovError> MotionStage::create(co
         w.gridSum.assign(gridCells, 0);
     }
     stage->m_pool = std::make_unique<kernels::detail::WorkerPool>(workers);
-    stage->m_psi = markov::mixingInputDynamics(settings.chain.inputCells, settings.inputStay);
+    const float tau = settings.chain.step_s;
+    stage->m_psi = markov::relaxingInputDynamics(settings.chain.inputCells, std::min(1.0F, tau / settings.cruiseHold_s),
+                                                 std::min(1.0F, tau / settings.pedalHold_s),
+                                                 std::min(1.0F, settings.surpriseRate_hz * tau));
     return Result<std::unique_ptr<MotionStage>, markov::MarkovError>(std::move(stage));
 }
 
@@ -185,10 +188,17 @@ bool MotionStage::propagateGpu(int corridorCount) noexcept {
 int MotionStage::gatherCorridors() noexcept {
     const markov::PredictionConfig& pc = m_settings.prediction;
     const auto pointsPerCorridor = static_cast<std::size_t>(pc.maxPolylinePoints);
+    // The vehicle at the centre of the first position cell: its mass is spread uniformly over the cell,
+    // so s = 0 at the cell's near edge would put the vehicle half a cell ahead of itself.
+    const float halfCell_m = 0.5F * markov::positionCellSize_m(m_settings.chain);
     int corridorCount = 0;
     for (std::uint32_t v = 0; v < m_frame.vehicleCount; ++v) {
         const FrameVehicle& fv = m_frame.vehicles[v];
         const TrackMeasurement& m = m_frame.measurements[fv.trackIndex];
+        float inputs[markov::MAX_INPUT_CELLS];
+        // The tracked acceleration split over the two nearest inputs (its mean kept; its uncertainty is not
+        // spread further: symmetric input noise, cut by the speed bounds and the limit, biases the mean speed).
+        markov::inputDistribution(m_settings.chain, m.trackAccel_mps2, 0.0F, inputs);
         // Corridors the intention filter all but rules out are not propagated (each costs a whole
         // horizon of the chain); the kept ones share their probability mass.
         float kept = 0.0F;
@@ -204,16 +214,23 @@ int MotionStage::gatherCorridors() noexcept {
             in = markov::CorridorInput{};
             in.probability = fv.corridorProbability[k] / kept;
             in.initialSpeed_mps = std::min(fv.speed_mps, m_settings.chain.speedMax_mps);
-            in.initialSpeedStd_mps = m.stdSpeed_mps;
+            in.initialSpeedStd_mps = m.trackSpeedStd_mps;
+            std::copy(inputs, inputs + m_settings.chain.inputCells, in.initialInput);
             in.constraints = fc.limits;
-            in.constraints.stopProbability = fc.road.mustGiveWay != 0 ? fv.stopProbability : 0.0F;
+            in.constraints.stopProbability =
+                std::max(fc.limits.stopProbability, fc.road.mustGiveWay != 0 ? fv.stopProbability : 0.0F);
+            in.constraints.stopDistance_m += halfCell_m;  // NO_LIMIT stays NO_LIMIT
+            in.constraints.leadGap_m += halfCell_m;
+            in.constraints.leadDecel_mps2 = pc.rules.comfortDecel_mps2;
             const auto points = std::min<std::size_t>(static_cast<std::size_t>(fc.polylinePoints), pointsPerCorridor);
             in.polylinePoints = static_cast<std::int32_t>(points);
             const std::size_t from = polylineOffset(v, k);
             const std::size_t to = static_cast<std::size_t>(corridorCount) * pointsPerCorridor;
             std::memcpy(&m_polyX[to], &m_frame.polyX_m[from], points * sizeof(float));
             std::memcpy(&m_polyY[to], &m_frame.polyY_m[from], points * sizeof(float));
-            std::memcpy(&m_polyS[to], &m_frame.polyS_m[from], points * sizeof(float));
+            for (std::size_t i = 0; i < points; ++i) {
+                m_polyS[to + i] = m_frame.polyS_m[from + i] + halfCell_m;
+            }
             m_corridorVehicle[static_cast<std::size_t>(corridorCount)] = v;
             m_corridorSlot[static_cast<std::size_t>(corridorCount)] = k;
             ++corridorCount;
@@ -264,6 +281,7 @@ void MotionStage::propagateCpu(int corridorCount) noexcept {
 
 void MotionStage::writeMarkovOutputs(int corridorCount) noexcept {
     const markov::PredictionConfig& pc = m_settings.prediction;
+    const float halfCell_m = 0.5F * markov::positionCellSize_m(m_settings.chain);
     MotionPrediction& out = m_state.prediction;
     const markov::GridPlacement& placement = m_placement;
     // Vehicles in frame order; those off the map (no corridor) get the constant-velocity extrapolation.
@@ -286,6 +304,9 @@ void MotionStage::writeMarkovOutputs(int corridorCount) noexcept {
         cp.corridorId = m_frame.vehicles[v].corridors[k].id;
         cp.probability = m_corridors[static_cast<std::size_t>(c)].probability;
         std::memcpy(cp.points, &m_points[static_cast<std::size_t>(c) * steps], steps * sizeof(CorridorPoint));
+        for (std::size_t t = 0; t < steps; ++t) {
+            cp.points[t].sMean_m -= halfCell_m;  // from the vehicle (gatherCorridors)
+        }
     }
     out.vehicleCount = m_frame.vehicleCount;
     out.grid.originX_m = placement.originX_m;

@@ -10,6 +10,28 @@ namespace {
 constexpr double CURVATURE_BASE_M = 5.0;      ///< heading change over this arc length gives the curvature
 constexpr float DEFAULT_SPEED_LIMIT_MPS = 13.9F;  ///< 50 km/h where the map has no limit
 constexpr float NO_STOP_M = 1e9F;
+constexpr double LANE_CHANGE_DURATION_S = 4.0;  ///< a lane change joins the target lane over v·4 s …
+constexpr double LANE_CHANGE_MIN_M = 20.0;      ///< … and at least 20 m
+
+/// True when the corridor's last lane ends while a neighbouring lane of it goes on (a lane drop, such as the
+/// end of an acceleration lane): a vehicle that stays on it has to stop there. A lane without successors
+/// whose neighbours end too is the edge of the map, not the end of the road.
+bool endsInLaneDrop(const scene::RoadMap& map, const scene::Corridor& corridor) noexcept {
+    if (corridor.segments.empty() || corridor.truncated) {
+        return false;
+    }
+    const scene::CorridorSegment& last = corridor.segments[corridor.segments.size() - 1];
+    const scene::Lane& lane = map.lane(last.lane);
+    if (!map.successors(last.lane).empty() || last.sEnd_m < lane.length_m - 1e-3F) {
+        return false;
+    }
+    for (const scene::Neighbour& n : {lane.left, lane.right}) {
+        if (n.lane != scene::NO_INDEX && !map.successors(n.lane).empty()) {
+            return true;
+        }
+    }
+    return false;
+}
 }  // namespace
 
 bool isPredictedClass(ObjectClass objectClass) noexcept {
@@ -34,6 +56,34 @@ void RelationsStage::describeCorridor(std::uint32_t v, std::uint32_t k) noexcept
     out.id = global;
     out.length_m = corridor.length_m;
 
+    out.routeLanes = static_cast<std::uint32_t>(std::min<std::size_t>(corridor.segments.size(), FRAME_ROUTE_LANES));
+    for (std::uint32_t i = 0; i < out.routeLanes; ++i) {
+        out.route[i] = corridor.segments[i].lane;
+    }
+
+    // A lane change does not jump: the path leaves the vehicle's position and joins the target lane's
+    // centreline linearly over LANE_CHANGE_DURATION_S of travel (the offset at s = 0 fades out).
+    const scene::SceneVehicle& vehicle = m_vehicles[v];
+    double offsetX_m = 0.0;
+    double offsetY_m = 0.0;
+    double join_m = 0.0;
+    if (corridor.laneChange) {
+        scene::Point2 start;
+        double heading = 0.0;
+        scene::corridorPointAt(map, corridor, 0.0, start, heading);
+        offsetX_m = vehicle.x_m - start.x_m;
+        offsetY_m = vehicle.y_m - start.y_m;
+        join_m = std::max(LANE_CHANGE_MIN_M, static_cast<double>(vehicle.speed_mps) * LANE_CHANGE_DURATION_S);
+    }
+    const auto pathPoint = [&](double s, scene::Point2& p, double& laneHeading) {
+        scene::corridorPointAt(map, corridor, s, p, laneHeading);
+        if (s < join_m) {
+            const double w = 1.0 - s / join_m;
+            p.x_m += w * offsetX_m;
+            p.y_m += w * offsetY_m;
+        }
+    };
+
     // Centreline, resampled evenly over the corridor.
     const std::size_t base = polylineOffset(v, k);
     const auto points = static_cast<std::int32_t>(FRAME_POLYLINE_POINTS);
@@ -42,7 +92,7 @@ void RelationsStage::describeCorridor(std::uint32_t v, std::uint32_t k) noexcept
         scene::Point2 p;
         double heading = 0.0;
         const double s = spacing * static_cast<double>(i);
-        scene::corridorPointAt(map, corridor, s, p, heading);
+        pathPoint(s, p, heading);
         m_frame.polyX_m[base + static_cast<std::size_t>(i)] = static_cast<float>(p.x_m);
         m_frame.polyY_m[base + static_cast<std::size_t>(i)] = static_cast<float>(p.y_m);
         m_frame.polyS_m[base + static_cast<std::size_t>(i)] = static_cast<float>(s);
@@ -53,9 +103,11 @@ void RelationsStage::describeCorridor(std::uint32_t v, std::uint32_t k) noexcept
     scene::Point2 p1;
     double heading0 = 0.0;
     double heading1 = 0.0;
-    scene::corridorPointAt(map, corridor, 0.0, p0, heading0);
-    scene::corridorPointAt(map, corridor, CURVATURE_BASE_M, p1, heading1);
-    out.road.heading_rad = static_cast<float>(heading0);
+    pathPoint(0.0, p0, heading0);
+    pathPoint(CURVATURE_BASE_M, p1, heading1);
+    // The direction at the vehicle: the lane's, or for a lane change the path's towards the target lane.
+    const double pathHeading = corridor.laneChange ? std::atan2(p1.y_m - p0.y_m, p1.x_m - p0.x_m) : heading0;
+    out.road.heading_rad = static_cast<float>(pathHeading);
     out.road.curvature_1pm = static_cast<float>(scene::wrapAngle(heading1 - heading0) / CURVATURE_BASE_M);
     const double limit = corridor.segments.empty() ? 0.0 : map.lane(corridor.segments[0].lane).speedLimit_mps;
     out.road.speedLimit_mps = limit > 0.0 ? static_cast<float>(limit) : DEFAULT_SPEED_LIMIT_MPS;
@@ -90,13 +142,21 @@ void RelationsStage::describeCorridor(std::uint32_t v, std::uint32_t k) noexcept
             leadSpeed = ahead.speed_mps;
         }
     }
+    // The end of a dropped lane is a stop nobody can drive through: certain, unless a nearer stop comes first.
+    bool certainStop = false;
+    if (endsInLaneDrop(map, corridor) && corridor.length_m < stop) {
+        stop = corridor.length_m;
+        out.road.giveWayTo = -1;
+        certainStop = true;
+    }
     if (out.road.mustGiveWay == 0 && stop < NO_STOP_M) {
-        out.road.mustGiveWay = 1;  // a stop line with nobody in particular to yield to (a sign)
+        out.road.mustGiveWay = 1;  // a stop line with nobody in particular to yield to (a sign), or a lane drop
     }
     out.road.distanceToStop_m = stop;
     out.limits.speedLimit_mps = out.road.speedLimit_mps;
     out.limits.stopDistance_m = stop < NO_STOP_M ? stop : kernels::markov::NO_LIMIT;
-    out.limits.stopProbability = 0.0F;  // set by the intention stage
+    // The road's own certainty; the motion stage takes the larger of it and the intention filter's P(stop).
+    out.limits.stopProbability = certainStop ? 1.0F : 0.0F;
     out.limits.leadGap_m = leadGap;
     out.limits.leadSpeed_mps = leadSpeed;
 }

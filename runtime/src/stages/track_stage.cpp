@@ -37,6 +37,8 @@ TrackStage::TrackStage(const TrackStageSettings& settings, kf::TrackTable table,
     m_dt.assign(n, 0.0F);
     m_z.assign(kf::MEAS_DIM * n, 0.0F);
     m_var.assign(kf::MEAS_DIM * n, 1.0F);
+    m_zVel.assign(kf::MEAS_DIM * n, 0.0F);
+    m_velCov.assign(3 * n, 1.0F);
     m_measured.assign(n, 0);
     m_deleted.assign(n, 0);
     m_lastStamp_ns.assign(n, 0);
@@ -73,6 +75,12 @@ void TrackStage::track(const ObjectList& list) noexcept {
         m_z[n + t] = o.y_m;
         m_var[t] = o.stdX_m * o.stdX_m;
         m_var[n + t] = o.stdY_m * o.stdY_m;
+        // Speed and heading are measurements too (paper 003: all measured quantities update the filter):
+        // the velocity they give, with its covariance to first order.
+        m_zVel[t] = o.speed_mps * std::cos(o.heading_rad);
+        m_zVel[n + t] = o.speed_mps * std::sin(o.heading_rad);
+        kf::polarVelocityCovariance(o.speed_mps, o.heading_rad, o.stdSpeed_mps, o.stdHeading_rad, m_velCov[t],
+                                    m_velCov[n + t], m_velCov[2 * n + t]);
         ++m_hits[t];
         m_class[t] = o.objectClass;
         m_measurement[t] = TrackMeasurement{o.heading_rad, o.speed_mps, o.length_m, o.width_m, o.stdX_m,
@@ -88,7 +96,8 @@ void TrackStage::track(const ObjectList& list) noexcept {
             m_dt[t] = 0.0F;
         }
     }
-    const kf::CycleInput<float> input{m_dt.data(), m_z.data(), m_var.data(), m_measured.data(), nullptr};
+    const kf::CycleInput<float> input{m_dt.data(),   m_z.data(),      m_var.data(),     m_measured.data(),
+                                      nullptr,       m_zVel.data(),   m_velCov.data(),  m_measured.data()};
     kf::cpu::step<float>(kf::ModelParams<float>{m_settings.model, m_settings.noiseDensity}, bank, input);
     (void)m_table.endCycle(m_deleted);
 }
@@ -120,7 +129,25 @@ void TrackStage::writeTrackList() noexcept {
         track.covYY_m2 = m_cov[static_cast<std::size_t>(kf::packedIndex(m_dim, 1, 1)) * n + t];
         track.covVxVx_m2ps2 = m_cov[static_cast<std::size_t>(kf::packedIndex(m_dim, 2, 2)) * n + t];
         track.covVyVy_m2ps2 = m_cov[static_cast<std::size_t>(kf::packedIndex(m_dim, 3, 3)) * n + t];
-        m_frame.measurements[count] = m_measurement[t];
+        TrackMeasurement& measurement = m_frame.measurements[count];
+        measurement = m_measurement[t];
+        // Speed and acceleration along the measured heading, with their variances (cᵀ P c, c = (cos, sin)).
+        const float c = std::cos(measurement.heading_rad);
+        const float s = std::sin(measurement.heading_rad);
+        const auto along = [&](int i) {
+            const auto at = [&](int a, int b) {
+                return m_cov[static_cast<std::size_t>(kf::packedIndex(m_dim, a, b)) * n + t];
+            };
+            return c * c * at(i, i) + 2.0F * c * s * at(i, i + 1) + s * s * at(i + 1, i + 1);
+        };
+        measurement.trackSpeedStd_mps = std::sqrt(std::max(along(2), 0.0F));
+        if (m_dim == kf::stateDim(kf::MotionModel::ConstantAcceleration)) {
+            measurement.trackAccel_mps2 = c * track.ax_mps2 + s * track.ay_mps2;
+            measurement.trackAccelStd_mps2 = std::sqrt(std::max(along(4), 0.0F));
+        } else {
+            measurement.trackAccel_mps2 = 0.0F;
+            measurement.trackAccelStd_mps2 = 0.0F;
+        }
         ++count;
     }
     out.trackCount = count;

@@ -183,6 +183,40 @@ TEST(BenchScoring, MinOverCorridorsFindsTheExactCorridorWhileTheMostLikelyIsOff)
     EXPECT_DOUBLE_EQ(sut.ours.back().missRate, 0.0);
 }
 
+TEST(BenchScoring, EachScoredVehicleLeavesASampleWhoseErrorsMakeUpTheMeans) {
+    constexpr double LIKELY_OFFSET_M = 3.0;  // north of the truth: to its left (the car drives east)
+    constexpr std::size_t STEP_AT_T0 = 10;
+    Fixture f;
+    addCycle(f.recording, 1, STEP_AT_T0, {LIKELY_OFFSET_M, 0.0});
+    addCycle(f.recording, 2, STEP_AT_T0 + 2, {LIKELY_OFFSET_M, 0.0});
+
+    const BenchScore sut = scoreRun(f.scenario, f.perception, f.log, f.recording, f.options);
+
+    ASSERT_EQ(sut.samples.size(), 2U);
+    const PredictionSample& first = sut.samples.front();
+    EXPECT_NEAR(first.t0_s, static_cast<double>(STEP_AT_T0) * STEP_S, TOLERANCE);
+    EXPECT_EQ(first.trueId, CAR_ID);
+    EXPECT_EQ(first.trackId, CAR_ID);
+    EXPECT_NEAR(first.trueSpeed_mps, CAR_SPEED_MPS, TOLERANCE);
+    EXPECT_NEAR(first.trackSpeed_mps, CAR_SPEED_MPS, TOLERANCE);
+    EXPECT_NEAR(first.headingChange_rad, 0.0, TOLERANCE);
+    EXPECT_EQ(first.corridors, 2U);
+    EXPECT_EQ(first.mostLikelyCorridor, 0U);
+    EXPECT_EQ(first.bestCorridor, 1U);
+    EXPECT_NEAR(first.mostLikelyProbability, 0.75, TOLERANCE);
+    EXPECT_NEAR(first.alongOurs_m, 0.0, TOLERANCE);
+    EXPECT_NEAR(first.acrossOurs_m, LIKELY_OFFSET_M, TOLERANCE);
+    for (std::size_t h = 0; h < PredictionSample::HORIZONS; ++h) {
+        EXPECT_NEAR(first.fdeOurs_m[h], LIKELY_OFFSET_M, TOLERANCE);
+        EXPECT_NEAR(first.fdeMin_m[h], 0.0, TOLERANCE);
+        EXPECT_NEAR(first.fdeWeighted_m[h], 0.75 * LIKELY_OFFSET_M, TOLERANCE);
+        EXPECT_NEAR(first.fdeCv_m[h], 0.0, TOLERANCE);
+        // The means are the averages of the samples.
+        const double mean = 0.5 * (sut.samples[0].fdeOurs_m[h] + sut.samples[1].fdeOurs_m[h]);
+        EXPECT_NEAR(sut.ours[h].fde_m, mean, TOLERANCE);
+    }
+}
+
 TEST(BenchScoring, HeldStaleAndRepeatedPredictionsAreNotScored) {
     Fixture f;
     addCycle(f.recording, 1, 10, {0.0}, RuntimeMode::HoldLast);

@@ -2,9 +2,11 @@
 // (the Python report must accept exactly what the bench writes).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -122,6 +124,36 @@ TEST_F(RunRecord, WritesCyclesErrorsAndMetricsRows) {
     ASSERT_EQ(metrics.size(), REJECT_REASON_COUNT - 1);  // "accepted" is not a rejection
     ASSERT_TRUE(writeMetrics(dir(), metrics));
     EXPECT_NE(readFile(m_dir / "metrics.csv").find("rejected_stale,3,lists\n"), std::string::npos);
+}
+
+TEST_F(RunRecord, WritesOnePredictionSampleRowPerSampleWithAColumnPerHorizon) {
+    PredictionSample sample;
+    sample.t0_s = 12.5;
+    sample.mode = RuntimeMode::Nominal;
+    sample.trueId = 7;
+    sample.trackId = 1000007;
+    sample.trueSpeed_mps = 9.5;
+    sample.corridors = 3;
+    sample.mostLikelyProbability = 0.5;
+    for (std::size_t h = 0; h < PredictionSample::HORIZONS; ++h) {
+        sample.fdeOurs_m[h] = static_cast<double>(h + 1);
+    }
+    sample.fdeCv_m[3] = std::numeric_limits<double>::quiet_NaN();  // a horizon the truth does not reach
+    const std::vector<PredictionSample> samples = {sample, sample};
+
+    ASSERT_TRUE(writePredictionSamples(dir(), samples));
+
+    const auto lines = readLines(m_dir / "prediction_samples.csv");
+    ASSERT_EQ(lines.size(), 3U);
+    const auto columns = [](const std::string& line) { return std::count(line.begin(), line.end(), ',') + 1; };
+    constexpr std::ptrdiff_t COLUMNS = 14 + 6 * 4 + 4;  // per-sample fields, six errors at four horizons, four splits
+    EXPECT_EQ(columns(lines[0]), COLUMNS);
+    EXPECT_EQ(columns(lines[1]), COLUMNS);
+    EXPECT_EQ(lines[0].rfind("t0_s,mode,true_id,track_id,", 0), 0U);
+    EXPECT_NE(lines[0].find(",fde_ours_1s_m,fde_ours_2s_m,fde_ours_3s_m,fde_ours_4s_m,"), std::string::npos);
+    EXPECT_EQ(lines[1].rfind(std::string("12.50,") + toString(RuntimeMode::Nominal) + ",7,1000007,9.500,", 0), 0U);
+    EXPECT_NE(lines[1].find(",1.000,2.000,3.000,4.000,"), std::string::npos);
+    EXPECT_NE(lines[1].find("nan"), std::string::npos);
 }
 
 TEST_F(RunRecord, WritesTheGridFrameAsProbabilitiesRowByRow) {

@@ -5,6 +5,7 @@
 
 #include <Eigen/Dense>
 
+#include <cmath>
 #include <vector>
 
 #include "augur/kernels/kf/smoother.hpp"
@@ -26,9 +27,12 @@ struct McResult {
     std::vector<double> smoothedCov;
 };
 
-McResult runMonteCarlo(MotionModel model, double filterDensityScale = 1.0) {
+McResult runMonteCarlo(MotionModel model, double filterDensityScale = 1.0, double velAlongStd_mps = 0.0,
+                       double velAcrossStd_mps = 0.0) {
     testing::Scenario scenario;
     scenario.model = model;
+    scenario.velAlongStd_mps = velAlongStd_mps;
+    scenario.velAcrossStd_mps = velAcrossStd_mps;
     scenario.steps = STEPS;
     scenario.targets = MONTE_CARLO_RUNS;
     scenario.seed = 2024;
@@ -72,7 +76,9 @@ double fractionOfStepsWithConsistentNees(const testing::Simulation& sim, const s
     return static_cast<double>(inside) / static_cast<double>(sim.scenario.steps);
 }
 
-double fractionOfStepsWithConsistentNis(const testing::Simulation& sim, const std::vector<double>& nis) {
+/// `measurementDim`: 2 for positions, 4 with velocities.
+double fractionOfStepsWithConsistentNis(const testing::Simulation& sim, const std::vector<double>& nis,
+                                        int measurementDim = MEAS_DIM) {
     const std::size_t runs = sim.scenario.targets;
     std::size_t inside = 0;
     std::size_t considered = 0;
@@ -85,7 +91,7 @@ double fractionOfStepsWithConsistentNis(const testing::Simulation& sim, const st
                 ++measured;
             }
         }
-        const double dof = static_cast<double>(MEAS_DIM * measured);
+        const double dof = static_cast<double>(static_cast<std::size_t>(measurementDim) * measured);
         const double average = sum / static_cast<double>(measured);
         const double n = static_cast<double>(measured);
         inside += (average >= testing::chiSquareQuantile(dof, -testing::Z_975) / n &&
@@ -107,6 +113,49 @@ TEST(Consistency, FilterNeesAndNisInsideChiSquareBoundsCa) {
     const auto r = runMonteCarlo(MotionModel::ConstantAcceleration);
     EXPECT_GE(fractionOfStepsWithConsistentNees<6>(r.sim, r.filtered.mean, r.filtered.cov), MIN_FRACTION_INSIDE);
     EXPECT_GE(fractionOfStepsWithConsistentNis(r.sim, r.filtered.nis), MIN_FRACTION_INSIDE);
+}
+
+// A speed-and-heading sensor's velocity: 0.3 m/s along the direction of travel, 0.6 m/s across it.
+constexpr double VEL_ALONG_STD_MPS = 0.3;
+constexpr double VEL_ACROSS_STD_MPS = 0.6;
+constexpr int POSITION_AND_VELOCITY = 4;
+
+TEST(Consistency, FilterNeesAndNisInsideChiSquareBoundsWithVelocityMeasurements) {
+    for (const MotionModel model : {MotionModel::ConstantVelocity, MotionModel::ConstantAcceleration}) {
+        const auto r = runMonteCarlo(model, 1.0, VEL_ALONG_STD_MPS, VEL_ACROSS_STD_MPS);
+        const double nees = model == MotionModel::ConstantVelocity
+                                ? fractionOfStepsWithConsistentNees<4>(r.sim, r.filtered.mean, r.filtered.cov)
+                                : fractionOfStepsWithConsistentNees<6>(r.sim, r.filtered.mean, r.filtered.cov);
+        EXPECT_GE(nees, MIN_FRACTION_INSIDE);
+        EXPECT_GE(fractionOfStepsWithConsistentNis(r.sim, r.filtered.nis, POSITION_AND_VELOCITY), MIN_FRACTION_INSIDE);
+    }
+}
+
+/// Root-mean-square velocity error over the runs at step k.
+double velocityRmse(const McResult& r, std::size_t k, int dim) {
+    const std::size_t runs = r.sim.scenario.targets;
+    double sum = 0.0;
+    for (std::size_t b = 0; b < runs; ++b) {
+        for (int c = 2; c < 4; ++c) {
+            const std::size_t i = (k * static_cast<std::size_t>(dim) + static_cast<std::size_t>(c)) * runs + b;
+            sum += (r.sim.truth[i] - r.filtered.mean[i]) * (r.sim.truth[i] - r.filtered.mean[i]);
+        }
+    }
+    return std::sqrt(sum / static_cast<double>(runs));
+}
+
+TEST(Consistency, VelocityMeasurementsMakeTheVelocityConvergeFaster) {
+    const auto positionsOnly = runMonteCarlo(MotionModel::ConstantAcceleration);
+    const auto withVelocity =
+        runMonteCarlo(MotionModel::ConstantAcceleration, 1.0, VEL_ALONG_STD_MPS, VEL_ACROSS_STD_MPS);
+    // Half a second in (five steps) and at the end: the velocity measured at 0.3–0.6 m/s leaves the
+    // filtered velocity well below what differentiated positions (0.5 m noise) give.
+    constexpr std::size_t EARLY_STEP = 5;
+    constexpr double EARLY_RATIO = 0.5;
+    constexpr double LATE_RATIO = 0.8;
+    EXPECT_LT(velocityRmse(withVelocity, EARLY_STEP, 6), EARLY_RATIO * velocityRmse(positionsOnly, EARLY_STEP, 6));
+    EXPECT_LT(velocityRmse(withVelocity, STEPS - 1, 6), LATE_RATIO * velocityRmse(positionsOnly, STEPS - 1, 6));
+    EXPECT_LT(velocityRmse(withVelocity, EARLY_STEP, 6), VEL_ACROSS_STD_MPS);
 }
 
 TEST(Consistency, SmootherNeesInsideChiSquareBounds) {

@@ -26,16 +26,22 @@ constexpr double tolerance() {
 /// Runs the bank's thread body for every thread of the launch.
 template <typename Real, int D>
 void emulateBankStep(const ModelParams<Real>& params, BankState<Real> s, const CycleInput<Real>& in) {
-    const device::BankArgs<Real> args{params.noiseDensity, s.mean, s.cov, s.count, s.stride, in.dt_s, in.z_m,
-                                      in.measVar_m2, in.hasMeasurement, in.nis};
+    const device::BankArgs<Real> args{params.noiseDensity, s.mean,         s.cov,           s.count,
+                                      s.stride,            in.dt_s,        in.z_m,          in.measVar_m2,
+                                      in.hasMeasurement,   in.nis,         in.zVel_mps,     in.velCov_m2ps2,
+                                      in.hasVelocity};
     for (std::size_t t = 0; t < s.count + EXTRA_THREADS; ++t) {
         device::bankStepThread<Real, D>(args, t);
     }
 }
 
 template <typename Real, int D>
-void expectBankThreadsEqualCpu() {
+void expectBankThreadsEqualCpu(bool withVelocity = false) {
     testing::Scenario scenario;
+    if (withVelocity) {
+        scenario.velAlongStd_mps = 0.3;
+        scenario.velAcrossStd_mps = 0.6;
+    }
     scenario.model = D == 4 ? MotionModel::ConstantVelocity : MotionModel::ConstantAcceleration;
     scenario.targets = 257;
     scenario.steps = 12;
@@ -50,11 +56,16 @@ void expectBankThreadsEqualCpu() {
     std::vector<Real> nis(bCount);
     const auto z = testing::convert<Real>(sim.z);
     const auto r = testing::convert<Real>(sim.measVar);
+    const auto zVel = testing::convert<Real>(sim.zVel);
+    const auto velCov = testing::convert<Real>(sim.velCov);
     const ModelParams<Real> params{scenario.model, static_cast<Real>(scenario.noiseDensity)};
     for (std::size_t k = 1; k < scenario.steps; ++k) {
         emulateBankStep<Real, D>(params, {mean.data(), cov.data(), bCount, bCount},
                                  {expected.dt.data() + (k - 1) * bCount, z.data() + k * 2 * bCount,
-                                  r.data() + k * 2 * bCount, sim.present.data() + k * bCount, nis.data()});
+                                  r.data() + k * 2 * bCount, sim.present.data() + k * bCount, nis.data(),
+                                  withVelocity ? zVel.data() + k * 2 * bCount : nullptr,
+                                  withVelocity ? velCov.data() + k * 3 * bCount : nullptr,
+                                  withVelocity ? sim.present.data() + k * bCount : nullptr});
     }
     const std::size_t lastMean = (scenario.steps - 1) * bCount * D;
     const std::size_t lastCov = (scenario.steps - 1) * bCount * NP;
@@ -77,6 +88,14 @@ TEST(KalmanBankDeviceCode, ThreadBodiesEqualCpuReference) {
     expectBankThreadsEqualCpu<double, 4>();
     expectBankThreadsEqualCpu<float, 6>();
     expectBankThreadsEqualCpu<double, 6>();
+}
+
+TEST(KalmanBankDeviceCode, ThreadBodiesEqualCpuReferenceWithVelocityMeasurements) {
+    constexpr bool WITH_VELOCITY = true;
+    expectBankThreadsEqualCpu<float, 4>(WITH_VELOCITY);
+    expectBankThreadsEqualCpu<double, 4>(WITH_VELOCITY);
+    expectBankThreadsEqualCpu<float, 6>(WITH_VELOCITY);
+    expectBankThreadsEqualCpu<double, 6>(WITH_VELOCITY);
 }
 
 /// Runs the scan's passes in launch order, every thread of each pass, with chunk length `chunk`.

@@ -4,6 +4,8 @@
 
 #include <Eigen/Dense>
 
+#include <cmath>
+#include <random>
 #include <vector>
 
 #include "augur/kernels/kf/kalman_bank.hpp"
@@ -84,6 +86,112 @@ TEST(KalmanBank, JosephUpdateEqualsTextbookGainForm) {
         }
     }
     EXPECT_NEAR(nis, nu.dot(s.inverse() * nu), TOLERANCE);
+}
+
+TEST(KalmanBank, VelocityMeasurementEqualsJointFourDimensionalGainForm) {
+    OneTarget target;
+    cpu::initializeTarget<double>(MotionModel::ConstantVelocity, target.state(), 0, 1.0, 2.0, POS_VAR, VEL_VAR, 0.0);
+    const double dt = DT_S;
+    const double z[2] = {1.7, 1.2};
+    const double r[2] = {MEAS_VAR, 2 * MEAS_VAR};
+    const double zVel[2] = {3.0, -0.5};
+    const double velCov[3] = {0.09, 0.02, 0.16};  // xx, xy, yy: correlated
+    const std::uint8_t present = 1;
+    double nis = 0.0;
+    const ModelParams<double> sut{MotionModel::ConstantVelocity, Q_DENSITY};
+
+    cpu::step<double>(sut, target.state(), {&dt, z, r, &present, &nis, zVel, velCov, &present});
+
+    // Independent computation: one update with z = (x, y, vx, vy), H = I₄, R block-diagonal.
+    const Eigen::Matrix4d f = testing::transitionOf<4>(DT_S);
+    Eigen::Vector4d x(1.0, 2.0, 0.0, 0.0);
+    Eigen::Matrix4d p = Eigen::Vector4d(POS_VAR, POS_VAR, VEL_VAR, VEL_VAR).asDiagonal();
+    x = f * x;
+    p = f * p * f.transpose() + testing::noiseOf<4>(DT_S, Q_DENSITY);
+    Eigen::Matrix4d rm = Eigen::Matrix4d::Zero();
+    rm(0, 0) = r[0];
+    rm(1, 1) = r[1];
+    rm(2, 2) = velCov[0];
+    rm(2, 3) = rm(3, 2) = velCov[1];
+    rm(3, 3) = velCov[2];
+    const Eigen::Matrix4d s = p + rm;
+    const Eigen::Matrix4d k = p * s.inverse();
+    const Eigen::Vector4d nu = Eigen::Vector4d(z[0], z[1], zVel[0], zVel[1]) - x;
+    const Eigen::Vector4d expectedMean = x + k * nu;
+    const Eigen::Matrix4d expectedCov = (Eigen::Matrix4d::Identity() - k) * p;
+    constexpr double TOLERANCE = 1e-12;
+    for (int i = 0; i < 4; ++i) {
+        EXPECT_NEAR(target.mean[i], expectedMean(i), TOLERANCE);
+        for (int j = i; j < 4; ++j) {
+            EXPECT_NEAR(target.cov[packedIndex(4, i, j)], expectedCov(i, j), TOLERANCE);
+        }
+    }
+    EXPECT_NEAR(nis, nu.dot(s.inverse() * nu), TOLERANCE);
+}
+
+TEST(KalmanBank, VelocityWithoutPositionMeasurementIsNotApplied) {
+    OneTarget withVelocity;
+    OneTarget without;
+    for (OneTarget* t : {&withVelocity, &without}) {
+        cpu::initializeTarget<double>(MotionModel::ConstantVelocity, t->state(), 0, 1.0, 2.0, POS_VAR, VEL_VAR, 0.0);
+    }
+    const double dt = DT_S;
+    const double z[2] = {0.0, 0.0};
+    const double r[2] = {MEAS_VAR, MEAS_VAR};
+    const double zVel[2] = {5.0, 5.0};
+    const double velCov[3] = {0.1, 0.0, 0.1};
+    const std::uint8_t missing = 0;
+    const std::uint8_t velocityFlag = 1;
+    const ModelParams<double> sut{MotionModel::ConstantVelocity, Q_DENSITY};
+
+    cpu::step<double>(sut, withVelocity.state(), {&dt, z, r, &missing, nullptr, zVel, velCov, &velocityFlag});
+    cpu::step<double>(sut, without.state(), {&dt, z, r, &missing, nullptr});
+
+    EXPECT_EQ(withVelocity.mean, without.mean);
+    EXPECT_EQ(withVelocity.cov, without.cov);
+}
+
+TEST(KalmanBank, PolarVelocityCovarianceMatchesSampledSpeedAndHeadingNoise) {
+    constexpr double SPEED_MPS = 12.0;
+    constexpr double HEADING_RAD = 0.7;
+    constexpr double STD_SPEED_MPS = 0.3;
+    constexpr double STD_HEADING_RAD = 0.05;
+    constexpr int SAMPLES = 200000;
+    std::mt19937_64 rng(7);
+    std::normal_distribution<double> normal(0.0, 1.0);
+    Eigen::Matrix2d sampled = Eigen::Matrix2d::Zero();
+    const Eigen::Vector2d mean(SPEED_MPS * std::cos(HEADING_RAD), SPEED_MPS * std::sin(HEADING_RAD));
+    for (int i = 0; i < SAMPLES; ++i) {
+        const double v = SPEED_MPS + STD_SPEED_MPS * normal(rng);
+        const double h = HEADING_RAD + STD_HEADING_RAD * normal(rng);
+        const Eigen::Vector2d e = Eigen::Vector2d(v * std::cos(h), v * std::sin(h)) - mean;
+        sampled += e * e.transpose() / SAMPLES;
+    }
+    double xx = 0.0;
+    double xy = 0.0;
+    double yy = 0.0;
+
+    polarVelocityCovariance(SPEED_MPS, HEADING_RAD, STD_SPEED_MPS, STD_HEADING_RAD, xx, xy, yy);
+
+    // First order in σ_θ: the sampled covariance differs by O(σ_θ²) relative plus sampling error (~1 %).
+    constexpr double RELATIVE_TOLERANCE = 0.02;
+    const double scale = std::max(xx, yy);
+    EXPECT_NEAR(xx, sampled(0, 0), RELATIVE_TOLERANCE * scale);
+    EXPECT_NEAR(xy, sampled(0, 1), RELATIVE_TOLERANCE * scale);
+    EXPECT_NEAR(yy, sampled(1, 1), RELATIVE_TOLERANCE * scale);
+}
+
+TEST(KalmanBank, PolarVelocityCovarianceOfAStandingObjectIsTheSpeedNoiseAlongItsHeading) {
+    constexpr float STD_SPEED_MPS = 0.4F;
+    float xx = -1.0F;
+    float xy = -1.0F;
+    float yy = -1.0F;
+
+    polarVelocityCovariance(0.0F, 0.0F, STD_SPEED_MPS, 0.1F, xx, xy, yy);
+
+    EXPECT_FLOAT_EQ(xx, STD_SPEED_MPS * STD_SPEED_MPS);
+    EXPECT_FLOAT_EQ(xy, 0.0F);
+    EXPECT_FLOAT_EQ(yy, 0.0F);  // heading noise moves nothing at speed 0
 }
 
 TEST(KalmanBank, ZeroTargetsTouchesNothing) {

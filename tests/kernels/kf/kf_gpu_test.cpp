@@ -61,8 +61,8 @@ struct BankFixture {
     int dim;
     std::vector<Real> mean;
     std::vector<Real> cov;
-    std::vector<std::vector<Real>> dt, z, measVar;
-    std::vector<std::vector<std::uint8_t>> present;
+    std::vector<std::vector<Real>> dt, z, measVar, zVel, velCov;
+    std::vector<std::vector<std::uint8_t>> present, hasVelocity;
 
     BankFixture(MotionModel m, std::size_t n, int cycles, std::uint64_t seed)
         : model(m), targets(n), stride(n + 37), dim(stateDim(m)) {
@@ -81,6 +81,9 @@ struct BankFixture {
             z.emplace_back(2 * stride);
             measVar.emplace_back(2 * stride, Real(1));
             present.emplace_back(targets);
+            zVel.emplace_back(2 * stride);
+            velCov.emplace_back(3 * stride);
+            hasVelocity.emplace_back(targets);
             for (std::size_t t = 0; t < targets; ++t) {
                 dt.back()[t] = Real(0.05 + 0.1 * uniform(rng));
                 present.back()[t] = uniform(rng) < 0.25 ? 0 : 1;
@@ -89,12 +92,22 @@ struct BankFixture {
                     measVar.back()[a * stride + t] = Real(0.1 + uniform(rng));
                 }
             }
+            // Velocities (used by the cases that ask for them): speed and heading converted, as the runtime does.
+            for (std::size_t t = 0; t < targets; ++t) {
+                const Real speed = Real(15 * uniform(rng));
+                const Real heading = Real(6.283185307179586 * uniform(rng));
+                zVel.back()[t] = speed * std::cos(heading);
+                zVel.back()[stride + t] = speed * std::sin(heading);
+                polarVelocityCovariance(speed, heading, Real(0.3), Real(0.05), velCov.back()[t],
+                                        velCov.back()[stride + t], velCov.back()[2 * stride + t]);
+                hasVelocity.back()[t] = uniform(rng) < 0.2 ? 0 : 1;
+            }
         }
     }
 };
 
 template <typename Real>
-void expectBankGpuEqualsCpu(MotionModel model, bool useGraph) {
+void expectBankGpuEqualsCpu(MotionModel model, bool useGraph, bool withVelocity = false) {
     constexpr std::size_t TARGETS = 1000;
     constexpr int CYCLES = 8;
     BankFixture<Real> fx(model, TARGETS, CYCLES, 99);
@@ -111,8 +124,18 @@ void expectBankGpuEqualsCpu(MotionModel model, bool useGraph) {
         auto dZ = toDevice(fx.z[c], s);
         auto dR = toDevice(fx.measVar[c], s);
         auto dPresent = toDevice(fx.present[c], s);
+        auto dZVel = toDevice(fx.zVel[c], s);
+        auto dVelCov = toDevice(fx.velCov[c], s);
+        auto dHasVelocity = toDevice(fx.hasVelocity[c], s);
         const BankState<Real> dState{dMean.data(), dCov.data(), TARGETS, fx.stride};
-        const CycleInput<Real> dInput{dDt.data(), dZ.data(), dR.data(), dPresent.data(), dNis.data()};
+        const CycleInput<Real> dInput{dDt.data(),
+                                      dZ.data(),
+                                      dR.data(),
+                                      dPresent.data(),
+                                      dNis.data(),
+                                      withVelocity ? dZVel.data() : nullptr,
+                                      withVelocity ? dVelCov.data() : nullptr,
+                                      withVelocity ? dHasVelocity.data() : nullptr};
         if (useGraph) {
             auto graph = platform::Graph::capture(
                 s, [&](StreamHandle cs) { return cuda::step<Real>(params, dState, dInput, cs); });
@@ -122,7 +145,9 @@ void expectBankGpuEqualsCpu(MotionModel model, bool useGraph) {
             ASSERT_TRUE(cuda::step<Real>(params, dState, dInput, s).hasValue());
         }
         cpu::step<Real>(params, {fx.mean.data(), fx.cov.data(), TARGETS, fx.stride},
-                        {fx.dt[c].data(), fx.z[c].data(), fx.measVar[c].data(), fx.present[c].data(), cpuNis.data()});
+                        {fx.dt[c].data(), fx.z[c].data(), fx.measVar[c].data(), fx.present[c].data(), cpuNis.data(),
+                         withVelocity ? fx.zVel[c].data() : nullptr, withVelocity ? fx.velCov[c].data() : nullptr,
+                         withVelocity ? fx.hasVelocity[c].data() : nullptr});
         ASSERT_TRUE(stream->synchronize().hasValue());
     }
     const auto gpuMean = toHost(dMean, fx.mean.size(), s);
@@ -171,6 +196,14 @@ TEST(KalmanBankGpu, GraphReplayEqualsCpu) {
     AUGUR_REQUIRE_GPU();
     expectBankGpuEqualsCpu<double>(MotionModel::ConstantAcceleration, true);
     expectBankGpuEqualsCpu<float>(MotionModel::ConstantVelocity, true);
+}
+
+TEST(KalmanBankGpu, VelocityMeasurementsEqualCpuDirectAndUnderGraph) {
+    AUGUR_REQUIRE_GPU();
+    constexpr bool WITH_VELOCITY = true;
+    expectBankGpuEqualsCpu<float>(MotionModel::ConstantAcceleration, false, WITH_VELOCITY);
+    expectBankGpuEqualsCpu<double>(MotionModel::ConstantVelocity, false, WITH_VELOCITY);
+    expectBankGpuEqualsCpu<double>(MotionModel::ConstantAcceleration, true, WITH_VELOCITY);
 }
 
 TEST(KalmanBankGpu, ZeroTargetsLaunchesNothing) {

@@ -1,5 +1,5 @@
 // Shared fixtures of the kf suites: seeded simulation of CV/CA targets with noisy, sometimes missing
-// position measurements, and the filtered histories the smoother tests start from.
+// position (and optionally velocity) measurements, and the filtered histories the smoother tests start from.
 #pragma once
 
 #include <Eigen/Dense>
@@ -25,6 +25,11 @@ struct Scenario {
     double missingProbability{0.2};
     double initialVelStd_mps{3.0};
     double initialAccStd_mps2{1.0};
+    /// > 0: every measured step also measures the velocity, with standard deviation velAlongStd_mps along
+    /// the true direction of travel and velAcrossStd_mps across it (a full, rotated covariance, as a
+    /// speed-and-heading sensor gives).
+    double velAlongStd_mps{0.0};
+    double velAcrossStd_mps{0.0};
     std::uint64_t seed{1};
 };
 
@@ -35,6 +40,8 @@ struct Simulation {
     std::vector<double> truth;      // C = dim
     std::vector<double> z;          // C = 2
     std::vector<double> measVar;    // C = 2
+    std::vector<double> zVel;       // C = 2 (empty without velocity measurements)
+    std::vector<double> velCov;     // C = 3: xx, xy, yy
     std::vector<std::uint8_t> present;  // [k·B + b]
     std::vector<double> dt;         // [k·B + b], step k → k+1
 };
@@ -107,6 +114,24 @@ void simulateModel(Simulation& sim) {
                 sim.z[(k * 2 + a) * bCount + b] = x(a) + s.measStd_m * normal(rng);
                 sim.measVar[(k * 2 + a) * bCount + b] = var;
             }
+            if (!sim.zVel.empty()) {
+                const double heading = std::atan2(x(3), x(2));
+                const double c = std::cos(heading);
+                const double sn = std::sin(heading);
+                const double along = s.velAlongStd_mps * s.velAlongStd_mps;
+                const double across = s.velAcrossStd_mps * s.velAcrossStd_mps;
+                Eigen::Matrix2d r;
+                r << along * c * c + across * sn * sn, (along - across) * c * sn, (along - across) * c * sn,
+                    along * sn * sn + across * c * c;
+                const Eigen::Vector2d w(normal(rng), normal(rng));
+                const Eigen::Vector2d noise = Eigen::Matrix2d(r.llt().matrixL()) * w;
+                for (int a = 0; a < 2; ++a) {
+                    sim.zVel[(k * 2 + a) * bCount + b] = x(2 + a) + noise(a);
+                }
+                sim.velCov[(k * 3 + 0) * bCount + b] = r(0, 0);
+                sim.velCov[(k * 3 + 1) * bCount + b] = r(0, 1);
+                sim.velCov[(k * 3 + 2) * bCount + b] = r(1, 1);
+            }
             // The first step is always measured (it initialises the track).
             sim.present[k * bCount + b] = (k == 0 || uniform(rng) >= s.missingProbability) ? 1 : 0;
         }
@@ -121,6 +146,10 @@ inline Simulation simulate(const Scenario& scenario) {
     sim.truth.assign(n * static_cast<std::size_t>(sim.dim), 0.0);
     sim.z.assign(n * 2, 0.0);
     sim.measVar.assign(n * 2, 0.0);
+    if (scenario.velAlongStd_mps > 0.0) {
+        sim.zVel.assign(n * 2, 0.0);
+        sim.velCov.assign(n * 3, 0.0);
+    }
     sim.present.assign(n, 0);
     sim.dt.assign(n, 0.0);
     std::mt19937_64 rng(scenario.seed ^ 0x5DEECE66DULL);
@@ -166,6 +195,9 @@ Filtered<Real> filterSimulation(const Simulation& sim, double initialPosVarOverr
     out.dt = convert<Real>(sim.dt);
     const std::vector<Real> z = convert<Real>(sim.z);
     const std::vector<Real> measVar = convert<Real>(sim.measVar);
+    const std::vector<Real> zVel = convert<Real>(sim.zVel);
+    const std::vector<Real> velCov = convert<Real>(sim.velCov);
+    const bool withVelocity = !zVel.empty();
     const ModelParams<Real> params{s.model, static_cast<Real>(s.noiseDensity)};
     BankState<Real> first{out.mean.data(), out.cov.data(), bCount, bCount};
     const double posVar = initialPosVarOverride > 0.0 ? initialPosVarOverride : s.measStd_m * s.measStd_m;
@@ -179,9 +211,14 @@ Filtered<Real> filterSimulation(const Simulation& sim, double initialPosVarOverr
         Real* cov = out.cov.data() + k * bCount * static_cast<std::size_t>(np);
         std::copy(mean - bCount * static_cast<std::size_t>(dim), mean, mean);
         std::copy(cov - bCount * static_cast<std::size_t>(np), cov, cov);
-        const CycleInput<Real> input{out.dt.data() + (k - 1) * bCount, z.data() + k * 2 * bCount,
-                                     measVar.data() + k * 2 * bCount, sim.present.data() + k * bCount,
-                                     out.nis.data() + k * bCount};
+        const CycleInput<Real> input{out.dt.data() + (k - 1) * bCount,
+                                     z.data() + k * 2 * bCount,
+                                     measVar.data() + k * 2 * bCount,
+                                     sim.present.data() + k * bCount,
+                                     out.nis.data() + k * bCount,
+                                     withVelocity ? zVel.data() + k * 2 * bCount : nullptr,
+                                     withVelocity ? velCov.data() + k * 3 * bCount : nullptr,
+                                     withVelocity ? sim.present.data() + k * bCount : nullptr};
         cpu::step<Real>(params, BankState<Real>{mean, cov, bCount, bCount}, input);
     }
     return out;

@@ -266,13 +266,15 @@ TEST_F(PriorityRule, NoConstraintsAllowEveryInput) {
     }
 }
 
-TEST_F(PriorityRule, SpeedLimitForbidsAcceleratingPastItAndCoastingAboveIt) {
+TEST_F(PriorityRule, SpeedLimitForbidsAcceleratingPastItButNotHoldingTheSpeed) {
     CorridorConstraints limit{};
     limit.speedLimit_mps = 10.0F;
     EXPECT_EQ(priority(0.0F, 9.0F, ACCELERATE, 0.0F, limit, rules, chain), 1.0F);  // 9.5 m/s after the step
     EXPECT_EQ(priority(0.0F, 9.9F, ACCELERATE, 0.0F, limit, rules, chain), 0.0F);
+    EXPECT_EQ(priority(0.0F, 11.0F, ACCELERATE, 0.0F, limit, rules, chain), 0.0F);
     EXPECT_EQ(priority(0.0F, 10.0F, COAST, 0.0F, limit, rules, chain), 1.0F);
-    EXPECT_EQ(priority(0.0F, 11.0F, COAST, 0.0F, limit, rules, chain), 0.0F);
+    // A driver already above the limit is not made to brake: holding the speed exceeds it no further.
+    EXPECT_EQ(priority(0.0F, 11.0F, COAST, 0.0F, limit, rules, chain), 1.0F);
     EXPECT_EQ(priority(0.0F, 11.0F, MILD_BRAKE, 0.0F, limit, rules, chain), 1.0F);
 }
 

@@ -205,6 +205,22 @@ TEST_P(MarkovGpu, CapturedGraphReplayEqualsTheCpuReferenceAndTheDirectLaunch) {
     EXPECT_EQ(sut.grid, direct.grid);
 }
 
+// The rules and ψ the runtime predicts with (cells' representative speeds, cruise-and-release inputs).
+TEST_P(MarkovGpu, RuntimeRulesAndInputDynamicsEqualTheCpuReference) {
+    const InputDynamics runtimePsi = relaxingInputDynamics(6, 0.1F / 30.0F, 0.1F / 2.0F, 0.001F);
+    PredictionHarness reference = harness(CORRIDORS, 59);
+    reference.config.rules.speed = RuleSpeed::Typical;
+    reference.run(*chain, runtimePsi);
+    PredictionHarness sut = harness(CORRIDORS, 59);
+    sut.config.rules.speed = RuleSpeed::Typical;
+    const auto device = DevicePrediction::upload(sut, chain->config());
+    const auto status = device.enqueue(*deviceChain, sut, runtimePsi, stream->get());
+    ASSERT_TRUE(status.hasValue()) << platform::describe(status.error());
+    device.download(sut, stream->get());
+    ASSERT_TRUE(stream->synchronize().hasValue());
+    expectMatchesReference(reference, sut, CORRIDORS);
+}
+
 TEST_P(MarkovGpu, NoCorridorsGiveAnEmptyGrid) {
     PredictionHarness sut = harness(0, 1);
     auto device = DevicePrediction::upload(sut, chain->config());
@@ -577,14 +593,18 @@ TEST_F(MarkovGpuCombination, PriorityVectorEqualsTheCpuPriorityVector) {
     for (const auto& corridor : corridors) {
         constexpr float TIME_S = 1.3F;
         std::vector<float> expected(static_cast<std::size_t>(n));
-        cpu::priorityVector(c, corridor.constraints, PriorityRules{}, TIME_S, expected);
-        ASSERT_TRUE(cuda::priorityVector(c, corridor.constraints, PriorityRules{}, TIME_S, lambdaDevice.data(), stream->get())
-                        .hasValue());
-        std::vector<float> sut(expected.size());
-        ASSERT_TRUE(lambdaDevice.download(sut, stream->get()).hasValue());
-        ASSERT_TRUE(stream->synchronize().hasValue());
-        for (std::size_t r = 0; r < sut.size(); ++r) {
-            ASSERT_NEAR(sut[r], expected[r], 1e-6F) << "state " << r;
+        for (const bool representative : {false, true}) {
+            PriorityRules rules{};
+            rules.speed = representative ? RuleSpeed::Typical : RuleSpeed::FarCorner;
+            cpu::priorityVector(c, corridor.constraints, rules, TIME_S, expected);
+            ASSERT_TRUE(
+                cuda::priorityVector(c, corridor.constraints, rules, TIME_S, lambdaDevice.data(), stream->get()).hasValue());
+            std::vector<float> sut(expected.size());
+            ASSERT_TRUE(lambdaDevice.download(sut, stream->get()).hasValue());
+            ASSERT_TRUE(stream->synchronize().hasValue());
+            for (std::size_t r = 0; r < sut.size(); ++r) {
+                ASSERT_NEAR(sut[r], expected[r], 1e-6F) << "state " << r << (representative ? " (representative)" : "");
+            }
         }
     }
 }

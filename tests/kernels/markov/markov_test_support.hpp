@@ -208,6 +208,7 @@ inline void randomiseCorridors(std::vector<CorridorInput>& corridors, const Chai
         if (k % 4 == 1) {
             in.constraints.leadGap_m = in.initialPosition_m + 5.0F + 30.0F * unit(rng);
             in.constraints.leadSpeed_mps = c.speedMax_mps * 0.5F * unit(rng);
+            in.constraints.leadDecel_mps2 = k % 8 == 1 ? 0.0F : 3.0F;  // a_max, or a comfortable lead
         }
     }
 }

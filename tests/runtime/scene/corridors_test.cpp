@@ -120,7 +120,7 @@ TEST(Corridors, LaneChangeOnlyWhereTheMapPermitsIt) {
     EXPECT_EQ(routes(map, with.corridors), expected);
     const auto change = std::find_if(with.corridors.begin(), with.corridors.end(), [](const Corridor& c) { return c.laneChange; });
     ASSERT_NE(change, with.corridors.end());
-    EXPECT_NEAR(change->segments[0].sBegin_m, 10.0, 1e-3);  // same fraction along the neighbour
+    EXPECT_NEAR(change->segments[0].sBegin_m, 10.0, 1e-3);  // abreast of the vehicle on the neighbour
     CorridorSearchParams noChange;
     noChange.laneChanges = false;
     EXPECT_EQ(search(locator, v, noChange).result.count, 2U);
@@ -142,6 +142,27 @@ TEST(Corridors, AtALaneTransitionTheFollowingLanesSeedTheSearch) {
     EXPECT_EQ(routes(map, f.corridors), expected);
 }
 
+TEST(Corridors, MetresBeforeALaneTransitionTheVehiclesOwnLaneSeedsTheSearch) {
+    const RoadMap map = tJunction();
+    const LaneLocator locator(map);
+    const std::uint32_t approach = map.findLane("2001");
+    constexpr double SHORT_OF_THE_END_M = 2.0;  // within the gates of the following lanes, not on them
+    const SceneVehicle v = vehicleOnLane(map, approach, map.lane(approach).length_m - SHORT_OF_THE_END_M, 10.0F);
+    CorridorSearchParams params;
+    params.laneChanges = false;
+    LaneMatches matches;
+    (void)locator.locate(v.x_m, v.y_m, v.heading_rad, params.gates, matches);
+    ASSERT_GE(matches.size(), 2U);
+
+    const auto f = search(locator, v, params);
+
+    const std::set<std::vector<std::string>> expected = {{"2001", "2002", "2003"}, {"2001", "2011", "2008"}};
+    EXPECT_EQ(routes(map, f.corridors), expected);
+    for (const Corridor& c : f.corridors) {
+        EXPECT_NEAR(c.segments[0].sBegin_m, map.lane(approach).length_m - SHORT_OF_THE_END_M, 1e-3);
+    }
+}
+
 TEST(Corridors, LengthIsSpeedTimesHorizonPlusMarginButAtLeastTheMinimum) {
     const RoadMap map = tJunction();
     const LaneLocator locator(map);
@@ -150,6 +171,7 @@ TEST(Corridors, LengthIsSpeedTimesHorizonPlusMarginButAtLeastTheMinimum) {
     params.horizon_s = 8.0;
     params.margin_m = 10.0;
     params.minLength_m = 30.0;
+    params.accel_mps2 = 0.0;
     constexpr float SPEED_MPS = 6.0F;  // 6 · 8 + 10 = 58 m
     const auto moving = search(locator, vehicleOnLane(map, map.findLane("2001"), 10.0, SPEED_MPS), params);
     for (const auto& c : moving.corridors) {
@@ -162,6 +184,23 @@ TEST(Corridors, LengthIsSpeedTimesHorizonPlusMarginButAtLeastTheMinimum) {
     ASSERT_EQ(standing.result.count, 1U);  // 30 m reach the end of 2001 only
     EXPECT_NEAR(standing.corridors[0].length_m, 30.0, 1e-3);
     EXPECT_EQ(standing.corridors[0].segments.size(), 1U);
+}
+
+TEST(Corridors, LengthCoversAnAccelerationKeptUpOverTheHorizon) {
+    const RoadMap map = tJunction();
+    const LaneLocator locator(map);
+    CorridorSearchParams params;
+    params.laneChanges = false;
+    params.horizon_s = 4.0;
+    params.margin_m = 10.0;
+    params.minLength_m = 30.0;
+    params.accel_mps2 = 3.0;
+    constexpr float SPEED_MPS = 2.0F;  // 2 · 4 + ½ · 3 · 4² + 10 = 42 m
+    const auto f = search(locator, vehicleOnLane(map, map.findLane("2001"), 0.0, SPEED_MPS), params);
+    ASSERT_GE(f.result.count, 1U);
+    for (const auto& c : f.corridors) {
+        EXPECT_NEAR(c.length_m, 42.0, 1e-3);
+    }
 }
 
 TEST(Corridors, CentrelineIsParameterisedByArcLengthFromTheVehicle) {

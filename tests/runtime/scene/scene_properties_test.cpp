@@ -50,7 +50,9 @@ void checkInvariants(const RoadMap& map, const std::vector<SceneVehicle>& vehicl
     const auto relationCapacity = SceneCapacities{}.relationsPerCorridor;
     const CorridorSearchParams params;
     for (std::uint32_t v = 0; v < sut->vehicleCount(); ++v) {
-        const double maxLength = std::max(params.minLength_m, vehicles[v].speed_mps * params.horizon_s + params.margin_m);
+        const double maxLength =
+            std::max(params.minLength_m, vehicles[v].speed_mps * params.horizon_s +
+                                             0.5 * params.accel_mps2 * params.horizon_s * params.horizon_s + params.margin_m);
         for (std::uint32_t k = 0; k < sut->corridors(v).size(); ++k) {
             const std::uint32_t global = sut->corridorIndex(v, k);
             const Corridor& c = sut->corridor(global);

@@ -154,7 +154,7 @@ struct MotionConfig {
     double step_s{0.1};
     std::uint32_t positionCells{100};
     std::uint32_t speedCells{10};
-    std::uint32_t inputCells{6};
+    std::uint32_t inputCells{7};  ///< odd: the middle input is zero acceleration (holding the speed)
     double positionRange_m{200.0};  ///< corridor length covered by the position cells
     double maxSpeed_mps{40.0};
     double maxAccel_mps2{3.0};

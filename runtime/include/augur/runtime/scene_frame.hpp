@@ -20,7 +20,8 @@ namespace augur::runtime {
 /// Centreline points kept per corridor (the motion prediction's polylines).
 inline constexpr std::size_t FRAME_POLYLINE_POINTS = 32;
 
-/// Per published track: the last measurement's pose, speed, size and standard deviations.
+/// Per published track: the last measurement's pose, speed, size and standard deviations, and the
+/// Kalman state's speed and longitudinal acceleration along the measured heading with their deviations.
 struct TrackMeasurement {
     float heading_rad{0.0F};
     float speed_mps{0.0F};
@@ -31,10 +32,18 @@ struct TrackMeasurement {
     float stdHeading_rad{0.1F};
     float stdSpeed_mps{0.5F};
     std::int64_t stamp_ns{0};  ///< sensor time of the last measurement
+    float trackSpeedStd_mps{0.5F};     ///< standard deviation of the track's velocity along the heading
+    float trackAccel_mps2{0.0F};       ///< the track's acceleration along the heading (0 for CV tracks)
+    float trackAccelStd_mps2{1.0F};    ///< its standard deviation
 };
+
+/// Lanes of a corridor's route kept in the frame (its identity from one cycle to the next).
+inline constexpr std::size_t FRAME_ROUTE_LANES = 8;
 
 struct FrameCorridor {
     std::uint32_t id{0};                         ///< scene-global corridor index (stable only within a cycle)
+    std::uint32_t route[FRAME_ROUTE_LANES]{};    ///< map lane indices of its first routeLanes segments
+    std::uint32_t routeLanes{0};
     kernels::pf::SceneCorridor road{};           ///< summary at the vehicle's position (intention filter)
     kernels::markov::CorridorConstraints limits{};  ///< speed limit, stop point, lead vehicle (motion)
     float length_m{0.0F};

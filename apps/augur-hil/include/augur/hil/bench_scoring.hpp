@@ -63,6 +63,7 @@ struct BenchScore {
     std::vector<HorizonErrors> ours;  ///< per REPORT_HORIZONS_S
     std::vector<HorizonErrors> cv;    ///< the baseline on the same samples
     std::vector<ModeHorizonErrors> byMode;  ///< the same split by the mode of the prediction (modes with samples)
+    std::vector<PredictionSample> samples;  ///< every scored (prediction, vehicle), for breakdowns
     OccupancyHitCounter occupancy;
     double occupancyThreshold{0.0};
     std::vector<CycleRecord> cycles;

@@ -8,10 +8,13 @@
 //   metrics.csv         name,value,unit
 //   snapshot_grid.csv   one frame of an augur::OccupancyGrid as probabilities
 //   snapshot_paths.csv  ego, true futures, our corridors and the CV prediction at the snapshot
+//   prediction_samples.csv  one row per scored (prediction, vehicle): the errors behind the means, for breakdowns
 // Offline code: each function opens, writes and closes one file, and returns what went wrong.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <span>
 #include <string>
@@ -67,6 +70,39 @@ struct ModeHorizonErrors {
     std::vector<HorizonErrors> cv;
 };
 
+/// One scored (prediction, vehicle) sample: what the horizon means average, kept per sample so that the
+/// error can be broken down (moving or standing, turning or straight, by vehicle). Errors at a horizon
+/// the truth does not reach are NaN.
+struct PredictionSample {
+    static constexpr std::size_t HORIZONS = std::size(REPORT_HORIZONS_S);
+    double t0_s{0.0};                 ///< prediction time, scenario seconds
+    RuntimeMode mode{RuntimeMode::Nominal};
+    std::uint32_t trueId{0};          ///< road user
+    std::uint32_t trackId{0};         ///< perceived id the runtime predicted it under
+    double trueSpeed_mps{0.0};        ///< ground truth at t0
+    double perceivedSpeed_mps{0.0};   ///< the baseline's perceived speed
+    double headingChange_rad{0.0};    ///< true heading change over the longest scored horizon (signed)
+    std::uint32_t corridors{0};       ///< predicted corridors
+    std::uint32_t intentionCorridors{0};  ///< candidate corridors of the cycle's intention estimate (0: none)
+    double stopProbability{0.0};      ///< P(stop) of that estimate
+    double trackSpeed_mps{0.0};       ///< the cycle's track speed (NaN when no track)
+    double mostLikelyProbability{0.0};
+    std::uint32_t bestCorridor{0};    ///< corridor with the smallest FDE at the longest scored horizon
+    std::uint32_t mostLikelyCorridor{0};
+    double fdeOurs_m[HORIZONS]{};     ///< most likely corridor
+    double fdeMin_m[HORIZONS]{};      ///< best corridor
+    double fdeWeighted_m[HORIZONS]{}; ///< probability-weighted mean
+    double fdeCv_m[HORIZONS]{};       ///< constant-velocity baseline
+    double adeOurs_m[HORIZONS]{};
+    double adeCv_m[HORIZONS]{};
+    /// Error of the most likely corridor at the longest scored horizon split along the true direction of
+    /// travel there (positive: ahead of the truth) and across it (positive: to its left).
+    double alongOurs_m{0.0};
+    double acrossOurs_m{0.0};
+    double alongCv_m{0.0};
+    double acrossCv_m{0.0};
+};
+
 enum class PathKind : std::uint8_t { Ego, Truth, Ours, ConstantVelocity };
 
 /// One polyline of the snapshot. Ego: its position at the snapshot (one point, step 0). Others: the
@@ -96,6 +132,9 @@ Result<void, RunWriteError> writeMetrics(const std::string& runDir, std::span<co
 /// Frame `frame` of `grid` (< grid.frameCount) predicted at `t_s` for `horizon_s` ahead, and the paths.
 Result<void, RunWriteError> writeSnapshot(const std::string& runDir, const OccupancyGrid& grid, std::uint32_t frame,
                                           double t_s, double horizon_s, std::span<const SnapshotPath> paths);
+
+/// prediction_samples.csv: one row per sample (docs/hil-run-format.md).
+Result<void, RunWriteError> writePredictionSamples(const std::string& runDir, std::span<const PredictionSample> samples);
 
 /// The metrics.csv rows of a tracking summary, a latency summary, an occupancy hit count (with the
 /// threshold used) and the runtime's rejection counters (Health::rejections; "accepted" is skipped).

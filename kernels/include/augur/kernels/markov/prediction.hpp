@@ -47,7 +47,7 @@ struct CorridorInput {
     float initialPosition_m{0.0F};    ///< s at t0 (0: the vehicle's own position)
     float initialSpeed_mps{0.0F};     ///< mean speed at t0
     float initialSpeedStd_mps{0.0F};  ///< its standard deviation (0: one speed cell)
-    float initialInput[MAX_INPUT_CELLS]{};  ///< P(u_j) at t0; all zero → uniform
+    float initialInput[MAX_INPUT_CELLS]{};  ///< P(u_j) at t0 (e.g. inputDistribution); all zero → uniform
     CorridorConstraints constraints{};
     std::int32_t polylinePoints{0};   ///< centreline points used (2 … maxPolylinePoints)
     std::int32_t reserved{0};
@@ -76,10 +76,49 @@ struct PredictionOutputs {
     std::size_t gridFrameStride_cells{0};  ///< distance between frames (MAX_GRID_SIDE_CELLS² for OccupancyGrid)
 };
 
+/// G(x) = E[(X − x)⁺] for X ~ N(mean, sd²) (sd = 0: (mean − x)⁺), in double.
+AUGUR_MARKOV_HD double gaussianExcess(double x, double mean, double sd) {
+    const double d = mean - x;
+    if (!(sd > 0.0)) {
+        return d > 0.0 ? d : 0.0;
+    }
+    const double z = d / sd;
+    constexpr double INV_SQRT_2PI = 0.3989422804014327;
+    return sd * INV_SQRT_2PI * exp(-0.5 * z * z) + d * 0.5 * erfc(-z * 0.7071067811865476);
+}
+
+/// E[h(X)], X ~ N(mean, sd²), for the piecewise-linear "hat" h of the grid node `centre`: 0 at and beyond
+/// its neighbours `lower` and `upper`, 1 at the node, linear in between; the first node (hasLower
+/// false) is 1 everywhere below it, the last (hasUpper false) everywhere above it. The hats of a grid's
+/// nodes sum to 1 at every x and Σ h_i(x)·node_i = x between the first and the last node, so these
+/// weights put the expected node value at the mean (linear interpolation between nodes, blurred by the
+/// Gaussian): a value between two cells' representatives is split between both instead of snapped to
+/// one. O(1), double.
+AUGUR_MARKOV_HD double hatExpectation(double lower, double centre, double upper, bool hasLower, bool hasUpper,
+                                      double mean, double sd) {
+    const double gCentre = gaussianExcess(centre, mean, sd);
+    const double rise = hasLower ? (gaussianExcess(lower, mean, sd) - gCentre) / (centre - lower) : 1.0;
+    const double fall = hasUpper ? (gCentre - gaussianExcess(upper, mean, sd)) / (upper - centre) : 0.0;
+    const double w = rise - fall;
+    return w > 0.0 ? w : 0.0;
+}
+
+/// P(speed cell i_v) at t0 for a speed estimate N(v0, σ²): the hat weights (hatExpectation) of the
+/// cells' representative speeds (speedCellCentre_mps: 0 for standstill, interval centres above), so
+/// that the speed the chain propagates with is v0 on average, not the centre of v0's cell (with 4 m/s
+/// cells that snapping alone moved the mean by up to 2 m/s, 8 m at 4 s). O(1).
+AUGUR_MARKOV_HD float initialSpeedProbability(const ChainConfig& c, int iv, float v0_mps, float sd_mps) {
+    const int nv = c.speedCells;
+    const double centre = speedCellCentre_mps(iv, c);
+    const double lower = iv > 0 ? static_cast<double>(speedCellCentre_mps(iv - 1, c)) : 0.0;
+    const double upper = iv + 1 < nv ? static_cast<double>(speedCellCentre_mps(iv + 1, c)) : 0.0;
+    return static_cast<float>(hatExpectation(lower, centre, upper, iv > 0, iv + 1 < nv, static_cast<double>(v0_mps),
+                                             sd_mps > 0.0F ? static_cast<double>(sd_mps) : 0.0));
+}
+
 /// p(t0) of state r (= (i_s·n_v + i_v)·n_a + j) of one corridor: all mass in the position cell of s0,
-/// the speed a Gaussian N(v0, σ) integrated over the speed cells (standstill takes v ≤ 0, the top cell
-/// v > v_max; σ = 0: the cell of v0), the input `initialInput` normalised (uniform when all zero).
-/// O(n_a); shared by both backends.
+/// the speed spread by initialSpeedProbability (N(v0, σ) over the cells' representative speeds), the
+/// input `initialInput` normalised (uniform when all zero). O(n_a); shared by both backends.
 AUGUR_MARKOV_HD float initialStateProbability(const ChainConfig& c, const CorridorInput& corridor, int r) {
     const int na = c.inputCells;
     const int nv = c.speedCells;
@@ -95,19 +134,13 @@ AUGUR_MARKOV_HD float initialStateProbability(const ChainConfig& c, const Corrid
     }
     const float own = corridor.initialInput[j] > 0.0F ? corridor.initialInput[j] : 0.0F;
     const float pu = inputSum > 0.0F ? own / inputSum : 1.0F / static_cast<float>(na);
-    const float v0 = corridor.initialSpeed_mps;
-    const float sd = corridor.initialSpeedStd_mps;
-    if (!(sd > 0.0F)) {
-        return iv == speedCellOf(v0 < c.speedMax_mps ? v0 : c.speedMax_mps, c) ? pu : 0.0F;
-    }
-    // Φ(x) = erfc(−x/√2)/2, in double so that narrow Gaussians keep their mass.
-    const double dv = static_cast<double>(speedCellSize_mps(c));
-    const double inv = 1.0 / (static_cast<double>(sd) * 1.4142135623730951);
-    const double upper = iv + 1 == nv ? 1.0 : 0.5 * erfc(-(iv * dv - v0) * inv);
-    const double lower = iv == 0 ? 0.0 : 0.5 * erfc(-((iv - 1) * dv - v0) * inv);
-    const double pv = upper - lower;
-    return pv > 0.0 ? static_cast<float>(pv) * pu : 0.0F;
+    return initialSpeedProbability(c, iv, corridor.initialSpeed_mps, corridor.initialSpeedStd_mps) * pu;
 }
+
+/// P(u_j) at t0 for an acceleration estimate N(a0, σ²) along the corridor: the hat weights
+/// (hatExpectation) of the inputs' accelerations a_max·u_j, so that the expected input is a0 (clamped to
+/// [−a_max, a_max]). Writes p[0 … n_a), summing to 1: a CorridorInput::initialInput. O(n_a).
+void inputDistribution(const ChainConfig& chain, float a0_mps2, float sd_mps2, float* p) noexcept;
 
 /// p(t0) of one corridor (initialStateProbability for every state). p has ≥ n entries. Run phase,
 /// allocation-free, O(n·n_a).

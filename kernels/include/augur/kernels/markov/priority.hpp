@@ -4,12 +4,13 @@
 //
 // λ's rules and units are written down in docs/design/motion-prediction.md. In short, for a cell
 // represented by its far corner (the largest position s (m) and speed v (m/s) in it, so a rule that
-// holds there holds for the whole cell) at time t (s), input j with acceleration a_j:
+// holds there holds for the whole cell; with RuleSpeed::Typical the cell moves at its representative
+// speed and keeps the distances of its slowest) at time t (s), input j with acceleration a_j:
 // the state one step τ later under a_j is (s', v') (Eq. (1)), and
-//   speed limit  : λ = 0 when u_j ≥ 0 and max(v, v') > speedLimit;
+//   speed limit  : λ = 0 when u_j > 0 and max(v, v') > speedLimit (holding the speed stays allowed);
 //   expected stop: λ ×= (1 − P_stop) when s < d_stop and s' + v'² / (2·comfortDecel) > d_stop;
 //   gap ahead    : λ = 0 when s' + minGap + headway·v' + v'²/(2·comfortDecel)
-//                  > leadGap + leadSpeed·(t + τ) + leadSpeed²/(2·a_max);
+//                  > leadGap + leadSpeed·(t + τ) + leadSpeed²/(2·leadDecel)  (leadDecel 0: a_max);
 // and λ = 1 otherwise. The strongest braking input (j = 0) always keeps λ = 1.
 // Column renormalisation: Γ_c[u, u'] = λ_u ψ[u, u'] / Σ_w λ_w ψ[w, u'], and where that sum is 0 the
 // column becomes "brake" (all mass to j = 0), so every column of Γ sums to 1.
@@ -41,11 +42,39 @@ struct InputDynamics {
 /// share of the rest (full support: a renormalised λ can move mass to any input); column-stochastic.
 [[nodiscard]] InputDynamics mixingInputDynamics(int inputCells, float stay) noexcept;
 
+/// ψ_sub of a driver who holds speed unless something makes them change it, and releases a pedal
+/// after a while (docs/design/motion-prediction.md, "ψ_sub"), per step:
+///   * from the cruise input (the input of smallest |u|; with an even n_a the two middle ones): to each
+///     neighbouring input with probability `depart` / (number of neighbours), else stay;
+///   * from an input k inputs away from cruise: back to (the nearer) cruise input with probability
+///     min(1, k²·`relax`), else stay (a hard input is a brief one: emergency braking lasts a moment, a
+///     gentle acceleration seconds);
+///   * mixed with weight `surprise` with the uniform ψ (every input reachable from every input, so that
+///     a renormalised λ can always move mass to the braking inputs the rules leave allowed).
+/// Column-stochastic. Preconditions: depart, relax, surprise in [0, 1].
+[[nodiscard]] InputDynamics relaxingInputDynamics(int inputCells, float depart, float relax, float surprise) noexcept;
+
+/// The speed at which the λ rules judge a speed cell (the cell is given by its far corner).
+enum class RuleSpeed : std::uint8_t {
+    /// The far corner, the cell's fastest speed: a rule that holds there holds for every speed in the cell
+    /// (conservative; the reachable-set use of the chain).
+    FarCorner,
+    /// Typical behaviour, for predicting where a vehicle will be: the cell's mass moves (and meets the speed
+    /// limit) at its representative speed (speedCellCentre_mps), and the distances a driver keeps (headway,
+    /// comfortable braking distance) are those of the cell's slowest speed. A vehicle's speed is spread over
+    /// the two cells around it (initialSpeedProbability), so the faster of the two moves up to a cell width
+    /// faster than the vehicle; asking it for the distances of its own speed (let alone of the far corner)
+    /// brakes that part of a vehicle that in fact follows its lead at a safe distance, and with 4 m/s cells
+    /// the predicted mean falls behind by metres. The cost: mass that does close in brakes later and harder.
+    Typical,
+};
+
 /// Parameters of the λ rules common to all vehicles.
 struct PriorityRules {
     float comfortDecel_mps2{3.0F};  ///< deceleration a driver plans a stop with
     float minGap_m{2.0F};           ///< standstill distance kept to the vehicle ahead
     float headway_s{0.5F};          ///< reaction time before braking for the vehicle ahead
+    RuleSpeed speed{RuleSpeed::FarCorner};
 };
 
 inline constexpr float NO_LIMIT = std::numeric_limits<float>::infinity();
@@ -58,6 +87,10 @@ struct CorridorConstraints {
     float stopDistance_m{NO_LIMIT};  ///< stop line / stop point
     float leadGap_m{NO_LIMIT};       ///< rear of the vehicle ahead (same or conflicting corridor) at t0
     float leadSpeed_mps{0.0F};       ///< its speed along this corridor, assumed constant
+    /// Deceleration the vehicle ahead is assumed to stop with (m/s², > 0); 0: a_max (the worst case).
+    /// Predicting typical behaviour, the caller gives the follower's own comfortable deceleration: a
+    /// follower at the lead's speed then keeps minGap + headway·v, as car-following models do.
+    float leadDecel_mps2{0.0F};
 };
 
 /// The parts of λ that depend on the cell's speed and the input only (not on s, not on t): computed
@@ -70,6 +103,7 @@ struct PriorityTerms {
     float followerNeeds_m{0.0F};  ///< minGap + headway·v' + v'² / (2·comfortDecel)
 };
 
+/// `v_mps` is the cell's far-corner speed (speedCellUpper_mps); see RuleSpeed.
 AUGUR_MARKOV_HD PriorityTerms priorityTerms(float v_mps, int j, const CorridorConstraints& k, const PriorityRules& rules,
                                             const ChainConfig& c) {
     PriorityTerms terms;
@@ -78,11 +112,20 @@ AUGUR_MARKOV_HD PriorityTerms priorityTerms(float v_mps, int j, const CorridorCo
     }
     terms.exempt = false;
     const float u = inputValue(j, c.inputCells);
-    const Motion next = integrateMotion(0.0F, v_mps, c.accelMax_mps2 * u, c.step_s, c.speedMax_mps);
-    terms.displacement_m = next.s_m;
-    if (u >= 0.0F && (v_mps > k.speedLimit_mps || next.v_mps > k.speedLimit_mps)) {
+    const float accel_mps2 = c.accelMax_mps2 * u;
+    // The speeds the rules see (RuleSpeed): the far corner for all; or the representative speed (the far
+    // corner less half a cell: how far the cell's mass moves, and the speed limit) and the slowest (less a
+    // cell) for the distances a driver keeps (headway, braking distance).
+    const bool typical = rules.speed == RuleSpeed::Typical;
+    const float cell_mps = speedCellSize_mps(c);
+    const float vMoves = !typical ? v_mps : (v_mps > 0.5F * cell_mps ? v_mps - 0.5F * cell_mps : 0.0F);
+    const float vKeeps = !typical ? v_mps : (v_mps > cell_mps ? v_mps - cell_mps : 0.0F);
+    const Motion moves = integrateMotion(0.0F, vMoves, accel_mps2, c.step_s, c.speedMax_mps);
+    if (u > 0.0F && (vMoves > k.speedLimit_mps || moves.v_mps > k.speedLimit_mps)) {
         terms.base = 0.0F;
     }
+    terms.displacement_m = moves.s_m;
+    const Motion next = typical ? integrateMotion(0.0F, vKeeps, accel_mps2, c.step_s, c.speedMax_mps) : moves;
     const float brake_m = next.v_mps * next.v_mps / (2.0F * rules.comfortDecel_mps2);
     terms.stopReach_m = brake_m;
     // Safe distance (after RSS): the follower reacts within the headway and brakes comfortably.
@@ -91,9 +134,10 @@ AUGUR_MARKOV_HD PriorityTerms priorityTerms(float v_mps, int j, const CorridorCo
 }
 
 /// The gap rule's bound, metres: where the rear of the vehicle ahead is at time_s + τ (constant speed)
-/// plus its stopping distance under a_max (it may brake with a_max). One value per step.
+/// plus its stopping distance under leadDecel (a_max when 0). One value per step.
 AUGUR_MARKOV_HD float leadReach_m(float time_s, const CorridorConstraints& k, const ChainConfig& c) {
-    return k.leadGap_m + k.leadSpeed_mps * (time_s + c.step_s) + k.leadSpeed_mps * k.leadSpeed_mps / (2.0F * c.accelMax_mps2);
+    const float decel = k.leadDecel_mps2 > 0.0F ? k.leadDecel_mps2 : c.accelMax_mps2;
+    return k.leadGap_m + k.leadSpeed_mps * (time_s + c.step_s) + k.leadSpeed_mps * k.leadSpeed_mps / (2.0F * decel);
 }
 
 /// λ of a cell whose far corner is at s_m, from its PriorityTerms and leadReach_m of the step.

@@ -3,13 +3,15 @@
 // "Corridors are the collection of adjacent lanelets that start from the current position of the
 // vehicle and reach the distance that the vehicle can travel at a certain time at its current speed.
 // The adjacent lanelets are found via a graph search." Here: a depth-first search from every lane the
-// vehicle is localised on (except a lane whose successor it also matches: at a lane transition the
-// later lane seeds the search), following successors, plus (where the map allows it) a change to the left
-// or right neighbour of the starting lane, up to length L = max(minLength, v·horizon + margin). A path
-// ends at L, at a lane without successors, or at the segment capacity (marked truncated); a path whose
-// only continuations would revisit one of its own lanes (a loop, e.g. once round a roundabout) is a
-// prefix of another corridor and is not reported. Each corridor's centreline is parameterised by s,
-// with s = 0 at the vehicle's position.
+// vehicle is localised on (except a lane whose successor it also matches and has entered: at a lane
+// transition the later lane seeds the search; a vehicle still metres before the next lane starts on its
+// own), following successors, plus (where the map allows it) a change to the left or right neighbour of
+// the starting lane, starting abreast of the vehicle, up to length L = max(minLength, v·T + ½·a·T² +
+// margin), T the horizon and a an acceleration the vehicle may keep up over it (the distance it can
+// travel). A path ends at L, at a lane without successors, or at the segment capacity (marked truncated);
+// a path whose only continuations would revisit one of its own lanes (a loop, e.g. once round a
+// roundabout) is a prefix of another corridor and is not reported. Each corridor's centreline is
+// parameterised by s, with s = 0 at the vehicle's position.
 //
 // Run phase: searchCorridors() is noexcept, allocation-free; depth bounded by MAX_SEGMENTS_PER_CORRIDOR.
 #pragma once
@@ -55,7 +57,8 @@ struct Corridor {
 
 struct CorridorSearchParams {
     double horizon_s{8.0};     ///< prediction horizon
-    double margin_m{10.0};     ///< added to v·horizon
+    double margin_m{10.0};     ///< added to the distance travelled
+    double accel_mps2{0.0};    ///< acceleration kept up over the horizon (v·T + ½·a·T²; the runtime: motion.max_accel_mps2)
     double minLength_m{30.0};  ///< corridors of slow or standing vehicles still reach this far
     bool laneChanges{true};    ///< also search from permitted neighbours of the starting lane
     LocalisationGates gates;
@@ -68,6 +71,8 @@ struct CorridorSearchResult {
 };
 
 /// Searches the corridors of `vehicle` into `out` (capacity = out.size()). O(paths × depth).
+/// A vehicle just before the start of a lane that continues the lane it is on (within the gates of both:
+/// the last metres before a junction) starts its corridors on the lane it is on, not on the next lanes.
 CorridorSearchResult searchCorridors(const LaneLocator& locator, const SceneVehicle& vehicle, std::uint32_t vehicleIndex,
                                      const CorridorSearchParams& params, std::span<Corridor> out) noexcept;
 

@@ -6,7 +6,11 @@
 // 32), so the predicted vehicles are split over ⌈maxVehicles / 32⌉ filters; a vehicle interacts (gives
 // way) only with vehicles of its own filter. Vehicles keep their filter slot while they are predicted;
 // a vehicle entering takes a free slot whose particles are redrawn from its measurement that cycle
-// (SceneVehicleInput::redraw), a slot whose vehicle left is predicted without weight until it is reused.
+// (SceneVehicleInput::redraw), a slot whose vehicle left is predicted without weight until it is reused. A
+// particle's corridor is an index into this cycle's corridor list, so a vehicle whose corridors are no
+// longer the same routes under the same indices (a fork came within reach, the vehicle entered a junction,
+// a lane change became possible) has its particles redrawn too: carrying them over would give a new route
+// the probability of whatever route had its index before.
 // Nominal mode runs filters of `particles` scene particles, ReducedParticles mode filters of
 // `particlesReduced` (switching re-initialises the other set from the current inputs). Corridors beyond
 // the model's four per vehicle get probability 0.
@@ -81,13 +85,19 @@ private:
     struct Slot {
         bool occupied{false};
         bool seen{false};
-        bool fresh{false};  ///< took this slot this cycle: redraw its particles
+        bool fresh{false};  ///< took this slot this cycle, or its corridors changed: redraw its particles
         std::uint32_t trackId{0};
         std::uint32_t frameIndex{0};
+        /// The corridors its particles refer to (FrameCorridor::route), as of the last cycle.
+        std::uint32_t corridorCount{0};
+        std::uint32_t routeLanes[kernels::pf::SceneVehicleInput::MAX_CORRIDORS]{};
+        std::uint32_t routes[kernels::pf::SceneVehicleInput::MAX_CORRIDORS][FRAME_ROUTE_LANES]{};
     };
     IntentionStage(const IntentionStageSettings& settings, PipelineState& state, SceneFrame& frame);
 
     void assignSlots() noexcept;
+    /// Whether slot `slot`'s particles still mean the frame vehicle's corridors, index by index; records them.
+    bool keepsItsCorridors(Slot& slot, const FrameVehicle& vehicle) noexcept;
     /// This cycle's inputs; fresh slots are redrawn from their measurement unless the set restarts.
     void buildInputs(bool measured, bool restart) noexcept;
     /// One step of the set's CPU filters (drawn anew first when `restart`); outputs into m_outputs.

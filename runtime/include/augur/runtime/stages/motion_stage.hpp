@@ -3,6 +3,13 @@
 // probabilities and stop probability, with the ego-centred occupancy grid; published as the
 // MotionPrediction.
 //
+// Each corridor starts from the track: the speed estimate along the vehicle's heading (mean and standard
+// deviation from the Kalman state) and the input distribution of its tracked longitudinal acceleration
+// (markov::inputDistribution), both spread so that their means are the track's; the vehicle sits at the
+// centre of the first position cell (the centreline and the constraint distances are shifted by half a
+// cell, the published sMean is from the vehicle). The vehicle ahead is taken to brake as comfortably as
+// the follower would (CorridorConstraints::leadDecel_mps2 = rules.comfortDecel_mps2).
+//
 // In ConstantVelocity mode (and for vehicles off the map) the prediction is the Kalman track
 // extrapolated at constant velocity: one straight "corridor" with probability 1, its spread growing
 // with the velocity covariance; no occupancy grid is published in that mode (frameCount 0).
@@ -52,7 +59,13 @@ inline constexpr int MOTION_CHUNK_CORRIDORS = 4;
 struct MotionStageSettings {
     kernels::markov::ChainConfig chain{};
     kernels::markov::PredictionConfig prediction{};  ///< maxCorridors = vehicles × corridors per vehicle
-    float inputStay{0.8F};                            ///< ψ: probability of keeping the pedal input per step
+    /// ψ_sub (markov::relaxingInputDynamics): a driver at cruise presses a pedal after cruiseHold_s on
+    /// average, holds a gentle acceleration or braking input (one input from cruise) pedalHold_s on average
+    /// before releasing it (a harder one, k inputs out, k² times shorter), and jumps to any input at
+    /// surpriseRate_hz (docs/design/motion-prediction.md, "ψ_sub").
+    float cruiseHold_s{30.0F};
+    float pedalHold_s{2.0F};
+    float surpriseRate_hz{0.01F};
     std::uint32_t maxVehicles{static_cast<std::uint32_t>(MAX_PREDICTED_VEHICLES)};
     bool gridEnabled{true};
     float gridFrameInterval_s{1.0F};

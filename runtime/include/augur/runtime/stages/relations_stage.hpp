@@ -4,6 +4,11 @@
 // prediction read: the road summary at the vehicle (heading, curvature, speed limit, the next stop
 // point and whom the vehicle yields to there), the lead vehicle, and a resampled centreline.
 //
+// A lane-change corridor's centreline leaves the vehicle's position and joins the target lane linearly
+// over max(20 m, v·4 s), and its road heading is that path's; the end of a dropped lane (no successor while
+// a neighbour goes on, e.g. an acceleration lane) is a certain stop; each corridor carries its first lanes
+// (FrameCorridor::route) so that the intention stage can tell when a vehicle's corridors changed.
+//
 // Run phase: noexcept, allocation-free; cost dominated by Scene::update.
 #pragma once
 

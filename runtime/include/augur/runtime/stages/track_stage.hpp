@@ -5,8 +5,10 @@
 // 128 × ~1 µs of arithmetic, less than one kernel launch plus the two copies a GPU bank would need on
 // the planner-critical chain (docs/design/runtime.md, Considerations).
 //
-// Per list: every object is associated by id (born → initialised at the measured position), each slot
-// is predicted with its own time step since its last update and updated in Joseph form when measured;
+// Per list: every object is associated by id (born → initialised at the measured position and velocity),
+// each slot is predicted with its own time step since its last update and updated in Joseph form when
+// measured — with the measured position and with the velocity of the measured speed and heading (their
+// covariance converted to first order, kf::polarVelocityCovariance);
 // tracks missed more than maxMissedCycles lists are deleted. The TrackList holds the confirmed tracks
 // (≥ confirmAfterHits measurements) in slot order; every cycle it is appended to the TrackHistory. Run phase: noexcept, allocation-free, O(capacity).
 #pragma once
@@ -60,6 +62,8 @@ private:
     std::vector<float> m_dt;
     std::vector<float> m_z;
     std::vector<float> m_var;
+    std::vector<float> m_zVel;    ///< measured velocity, [2 × capacity]
+    std::vector<float> m_velCov;  ///< its covariance xx, xy, yy, [3 × capacity]
     std::vector<std::uint8_t> m_measured;
     std::vector<std::uint32_t> m_deleted;
     // Per slot bookkeeping.

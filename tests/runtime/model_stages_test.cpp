@@ -1,0 +1,245 @@
+// The model logic of the relations, intention and motion stages on small hand-built maps: how a lane
+// change and a dropped lane are described to the filters, how the intention filter treats a vehicle whose
+// corridors change, and where the motion stage puts a vehicle that cruises along a straight road.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "augur/runtime/pipeline_state.hpp"
+#include "augur/runtime/scene/road_map_builder.hpp"
+#include "augur/runtime/scene/scene.hpp"
+#include "augur/runtime/scene_frame.hpp"
+#include "augur/runtime/stages/intention_stage.hpp"
+#include "augur/runtime/stages/motion_stage.hpp"
+#include "augur/runtime/stages/relations_stage.hpp"
+
+namespace augur::runtime {
+namespace {
+
+using scene::Point2;
+
+constexpr float LANE_WIDTH_M = 3.2F;
+constexpr float LIMIT_MPS = 13.89F;
+
+/// Eastbound: `main` (y = 0, x 0 … 200) continued by `main2` (x 200 … 400); `ramp` beside it on the right
+/// (y = −3.2, x 0 … 100), which ends (a dropped lane, lane changes to `main` allowed).
+scene::RoadMap laneDropMap() {
+    scene::RoadMapBuilder b("lane-drop");
+    const auto main = b.addLane({"main", {{0.0, 0.0}, {200.0, 0.0}}, LANE_WIDTH_M, LIMIT_MPS, 0});
+    const auto main2 = b.addLane({"main2", {{200.0, 0.0}, {400.0, 0.0}}, LANE_WIDTH_M, LIMIT_MPS, 0});
+    const auto ramp = b.addLane({"ramp", {{0.0, -LANE_WIDTH_M}, {100.0, -LANE_WIDTH_M}}, LANE_WIDTH_M, LIMIT_MPS, 0});
+    b.addSuccessor(main, main2);
+    b.setNeighbour(ramp, scene::Side::Left, main, true);
+    b.setNeighbour(main, scene::Side::Right, ramp, false);
+    return b.build().value();
+}
+
+/// Eastbound `approach` (x 0 … 100) forking at x = 100 into `left` (to (140, 40)) and `right` (to (140, −40)).
+scene::RoadMap forkMap() {
+    scene::RoadMapBuilder b("fork");
+    const auto approach = b.addLane({"approach", {{0.0, 0.0}, {100.0, 0.0}}, LANE_WIDTH_M, LIMIT_MPS, 0});
+    const auto left = b.addLane({"left", {{100.0, 0.0}, {120.0, 5.0}, {140.0, 40.0}}, LANE_WIDTH_M, LIMIT_MPS, 0});
+    const auto right = b.addLane({"right", {{100.0, 0.0}, {120.0, -5.0}, {140.0, -40.0}}, LANE_WIDTH_M, LIMIT_MPS, 0});
+    b.addSuccessor(approach, left);
+    b.addSuccessor(approach, right);
+    return b.build().value();
+}
+
+/// The pipeline's state and frame with the stages under test on one map.
+struct Pipeline {
+    explicit Pipeline(const scene::RoadMap& roadMap) : map(roadMap) {
+        scene::CorridorSearchParams search;
+        search.horizon_s = 4.0;
+        search.accel_mps2 = 3.0;
+        scenery = std::make_unique<scene::Scene>(
+            scene::Scene::create(map, scene::SceneCapacities{}, search).value());
+        state = makePipelineState();
+        frame = makeSceneFrame();
+        relations = std::make_unique<RelationsStage>(*scenery, *state, *frame, MAX_PREDICTED_VEHICLES,
+                                                     MAX_CORRIDORS_PER_VEHICLE);
+    }
+
+    /// One confirmed car track at (x, y) heading east at `speed` (time `stamp_ns`).
+    void setCar(float x_m, float y_m, float speed_mps, std::int64_t stamp_ns = 0) {
+        state->tracks.trackCount = 1;
+        Track& t = state->tracks.tracks[0];
+        t = Track{};
+        t.id = 7;
+        t.objectClass = ObjectClass::Car;
+        t.x_m = x_m;
+        t.y_m = y_m;
+        t.vx_mps = speed_mps;
+        TrackMeasurement& m = frame->measurements[0];
+        m = TrackMeasurement{};
+        m.heading_rad = 0.0F;
+        m.speed_mps = speed_mps;
+        m.stdX_m = m.stdY_m = 0.3F;
+        m.stdHeading_rad = 0.05F;
+        m.stdSpeed_mps = 0.3F;
+        m.stamp_ns = stamp_ns;
+        m.trackSpeedStd_mps = 0.2F;
+        m.trackAccel_mps2 = 0.0F;
+        m.trackAccelStd_mps2 = 0.5F;
+        frame->sourceStamp_ns = stamp_ns;
+        frame->tracksValid = true;
+    }
+
+    StageStatus relate() {
+        CycleContext context;
+        context.hadInput = true;
+        return relations->run(context);
+    }
+
+    const scene::RoadMap& map;
+    std::unique_ptr<scene::Scene> scenery;
+    std::unique_ptr<PipelineState> state;
+    std::unique_ptr<SceneFrame> frame;
+    std::unique_ptr<RelationsStage> relations;
+};
+
+TEST(RelationsStage, ALaneChangeLeavesTheVehiclesPositionAndJoinsTheTargetLaneGradually) {
+    const scene::RoadMap map = laneDropMap();
+    Pipeline sut(map);
+    constexpr float SPEED_MPS = 10.0F;
+    constexpr float JOIN_M = 4.0F * SPEED_MPS;  // a lane change joins the target lane over v · 4 s
+    sut.setCar(20.0F, -LANE_WIDTH_M, SPEED_MPS);
+
+    ASSERT_EQ(sut.relate(), StageStatus::Ok);
+
+    ASSERT_EQ(sut.frame->vehicleCount, 1U);
+    const FrameVehicle& v = sut.frame->vehicles[0];
+    ASSERT_EQ(v.corridorCount, 2U);  // stay on the ramp, or change to the main lane
+    std::uint32_t change = 0;
+    while (change < v.corridorCount && std::fabs(sut.frame->polyY_m[polylineOffset(0, change) + FRAME_POLYLINE_POINTS - 1]) > 0.1F) {
+        ++change;
+    }
+    ASSERT_LT(change, v.corridorCount);
+    const std::size_t first = polylineOffset(0, change);
+    // Starts at the vehicle, not on the target lane …
+    EXPECT_NEAR(sut.frame->polyX_m[first], 20.0F, 1e-3F);
+    EXPECT_NEAR(sut.frame->polyY_m[first], -LANE_WIDTH_M, 1e-3F);
+    // … and is on it once past the join length.
+    for (std::size_t i = 0; i < FRAME_POLYLINE_POINTS; ++i) {
+        const float s = sut.frame->polyS_m[first + i];
+        const float expectedY = s < JOIN_M ? -LANE_WIDTH_M * (1.0F - s / JOIN_M) : 0.0F;
+        EXPECT_NEAR(sut.frame->polyY_m[first + i], expectedY, 1e-3F) << "s = " << s;
+    }
+    // The intention filter sees the direction towards the target lane.
+    EXPECT_NEAR(v.corridors[change].road.heading_rad, std::atan(LANE_WIDTH_M / JOIN_M), 1e-3F);
+}
+
+TEST(RelationsStage, TheEndOfADroppedLaneIsACertainStopAndTheEndOfTheMapIsNot) {
+    const scene::RoadMap map = laneDropMap();
+    Pipeline sut(map);
+    constexpr float X_M = 40.0F;  // the ramp's end within the corridors' 74 m
+    sut.setCar(X_M, -LANE_WIDTH_M, 10.0F);
+
+    ASSERT_EQ(sut.relate(), StageStatus::Ok);
+
+    const FrameVehicle& v = sut.frame->vehicles[0];
+    bool sawStay = false;
+    for (std::uint32_t k = 0; k < v.corridorCount; ++k) {
+        const FrameCorridor& c = v.corridors[k];
+        if (std::fabs(sut.frame->polyY_m[polylineOffset(0, k) + FRAME_POLYLINE_POINTS - 1] + LANE_WIDTH_M) < 0.1F) {
+            sawStay = true;  // the ramp: it ends 60 m ahead while the main lane goes on
+            EXPECT_NEAR(c.length_m, 100.0F - X_M, 1e-3F);
+            EXPECT_NEAR(c.limits.stopDistance_m, 100.0F - X_M, 1e-3F);
+            EXPECT_EQ(c.limits.stopProbability, 1.0F);
+            EXPECT_EQ(c.road.mustGiveWay, 1);
+        } else {
+            EXPECT_EQ(c.limits.stopProbability, 0.0F);
+            EXPECT_EQ(c.limits.stopDistance_m, kernels::markov::NO_LIMIT);
+        }
+    }
+    EXPECT_TRUE(sawStay);
+
+    // On the main lane near the map's end (main2 has no successor, nor has any neighbour): no stop.
+    sut.setCar(380.0F, 0.0F, 10.0F);
+    ASSERT_EQ(sut.relate(), StageStatus::Ok);
+    ASSERT_EQ(sut.frame->vehicles[0].corridorCount, 1U);
+    EXPECT_EQ(sut.frame->vehicles[0].corridors[0].limits.stopDistance_m, kernels::markov::NO_LIMIT);
+}
+
+TEST(IntentionStage, AVehicleWhoseCorridorsChangeHasItsParticlesRedrawnOverTheNewOnes) {
+    const scene::RoadMap map = forkMap();
+    Pipeline sut(map);
+    IntentionStageSettings settings;
+    settings.maxVehicles = 4;
+    settings.particles = 512;
+    settings.particlesReduced = 128;
+    auto intention = IntentionStage::create(settings, *sut.state, *sut.frame).value();
+    constexpr float SPEED_MPS = 8.0F;
+    constexpr std::int64_t STEP_NS = 200'000'000;
+    CycleContext context;
+    context.hadInput = true;
+    // Far from the fork (corridors of 4 s · 8 m/s + ½ · 3 m/s² · 16 s² + 10 m = 66 m): one corridor. Then
+    // close enough that both branches are within reach.
+    float x = 0.0F;
+    std::int64_t stamp = 0;
+    for (int cycle = 0; cycle < 5; ++cycle, x += SPEED_MPS * 0.2F, stamp += STEP_NS) {
+        sut.setCar(x, 0.0F, SPEED_MPS, stamp);
+        ASSERT_EQ(sut.relate(), StageStatus::Ok);
+        ASSERT_EQ(sut.frame->vehicles[0].corridorCount, 1U);
+        ASSERT_EQ(intention->run(context), StageStatus::Ok);
+    }
+    x = 50.0F;
+    sut.setCar(x, 0.0F, SPEED_MPS, stamp);
+    ASSERT_EQ(sut.relate(), StageStatus::Ok);
+    ASSERT_EQ(sut.frame->vehicles[0].corridorCount, 2U);
+
+    ASSERT_EQ(intention->run(context), StageStatus::Ok);
+
+    // Nothing tells the branches apart yet: both keep a fair share (the particles of the one corridor
+    // before would otherwise all have stayed on index 0).
+    constexpr float FAIR_SHARE_MIN = 0.3F;
+    const FrameVehicle& v = sut.frame->vehicles[0];
+    EXPECT_GT(v.corridorProbability[0], FAIR_SHARE_MIN);
+    EXPECT_GT(v.corridorProbability[1], FAIR_SHARE_MIN);
+    EXPECT_NEAR(v.corridorProbability[0] + v.corridorProbability[1], 1.0F, 1e-5F);
+}
+
+TEST(MotionStage, ACarCruisingAlongAStraightRoadIsPredictedAtItsSpeedFromItsOwnPosition) {
+    const scene::RoadMap map = laneDropMap();
+    Pipeline sut(map);
+    MotionStageSettings settings;
+    auto& chain = settings.chain;  // config/default.yaml's chain
+    chain.positionCells = 100;
+    chain.positionMax_m = 200.0F;
+    chain.speedCells = 10;
+    chain.speedMax_mps = 40.0F;
+    chain.inputCells = 7;
+    chain.accelMax_mps2 = 8.0F;
+    chain.samplesPerAxis = 10;
+    settings.prediction.horizonSteps = 40;
+    settings.prediction.maxCorridors = 8;
+    settings.prediction.maxPolylinePoints = static_cast<int>(FRAME_POLYLINE_POINTS);
+    settings.prediction.gridFrames = 4;
+    settings.prediction.rules.speed = kernels::markov::RuleSpeed::Typical;
+    settings.maxVehicles = 4;
+    auto motion = MotionStage::create(settings, *sut.state, *sut.frame).value();
+    constexpr float X0_M = 10.0F;
+    constexpr float SPEED_MPS = 12.5F;  // between two speed cells' representative speeds (11.1, 15.6)
+    sut.setCar(X0_M, 0.0F, SPEED_MPS);
+    ASSERT_EQ(sut.relate(), StageStatus::Ok);
+    sut.frame->vehicles[0].corridorProbability[0] = 1.0F;  // the intention stage's output, one corridor
+    CycleContext context;
+    context.hadInput = true;
+
+    ASSERT_EQ(motion->run(context), StageStatus::Ok);
+
+    ASSERT_EQ(sut.state->prediction.vehicleCount, 1U);
+    const VehiclePrediction& p = sut.state->prediction.vehicles[0];
+    ASSERT_GE(p.corridorCount, 1U);
+    const CorridorPoint* points = p.corridors[0].points;
+    constexpr float ONE_SECOND_TOLERANCE_M = 0.3F;  // no half-cell start, no snapping to a cell's speed
+    constexpr float FOUR_SECONDS_TOLERANCE_M = 1.5F;
+    EXPECT_NEAR(points[9].sMean_m, SPEED_MPS * 1.0F, ONE_SECOND_TOLERANCE_M);
+    EXPECT_NEAR(points[9].x_m, X0_M + SPEED_MPS * 1.0F, ONE_SECOND_TOLERANCE_M);
+    EXPECT_NEAR(points[39].x_m, X0_M + SPEED_MPS * 4.0F, FOUR_SECONDS_TOLERANCE_M);
+    EXPECT_NEAR(points[39].y_m, 0.0F, 1e-3F);
+}
+
+}  // namespace
+}  // namespace augur::runtime
