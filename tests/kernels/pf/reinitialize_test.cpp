@@ -57,6 +57,15 @@ std::vector<SceneVehicleInput> withNewcomer(bool redraw) {
     return in;
 }
 
+/// withNewcomer(redraw) with no vehicle measured but the newcomer (and it only when `newcomerMeasured`).
+std::vector<SceneVehicleInput> onlyNewcomerMeasured(bool redraw, bool newcomerMeasured) {
+    std::vector<SceneVehicleInput> in = withNewcomer(redraw);
+    for (std::size_t n = 0; n < in.size(); ++n) {
+        in[n].present = n == SLOT && newcomerMeasured ? 1 : 0;
+    }
+    return in;
+}
+
 std::vector<float> particles(const Filter& filter) {
     std::vector<float> aos(static_cast<std::size_t>(PARTICLES) * VEHICLES * SceneModel::SLOT_FLOATS);
     filter.copyParticles(aos);
@@ -71,15 +80,9 @@ TEST_P(RedrawSlot, DrawsOnlyThatSlotFromTheNewMeasurementAndDoesNotWeightIt) {
     // No other vehicle is measured this step, so nothing is weighted or resampled and the slot's mean is the
     // mean of PARTICLES independent draws. The twin sees the same inputs except that the slot is
     // predicted: every other slot and every weight must come out bit for bit the same.
-    std::vector<SceneVehicleInput> inputs = withNewcomer(true);
-    for (SceneVehicleInput& in : inputs) {
-        in.present = 0;
-    }
-    inputs[SLOT].present = 1;  // measured, but a redrawn slot is not weighted by it
-    std::vector<SceneVehicleInput> twinInputs = inputs;
-    twinInputs[SLOT].redraw = 0;
-    twinInputs[SLOT].present = 0;
-    ASSERT_TRUE(twin.setInputs(twinInputs).hasValue());
+    // The newcomer is measured, but a redrawn slot is not weighted by it.
+    const std::vector<SceneVehicleInput> inputs = onlyNewcomerMeasured(true, true);
+    ASSERT_TRUE(twin.setInputs(onlyNewcomerMeasured(false, false)).hasValue());
     twin.step();
 
     ASSERT_TRUE(sut.setInputs(inputs).hasValue());
