@@ -106,6 +106,27 @@ void expectMatchesReference(const PredictionHarness& reference, const Prediction
     }
 }
 
+/// Captures the prediction of `sut`'s corridors into a CUDA graph, replays it `replays` times, and
+/// checks the result against the CPU `reference` and, bit for bit, against the direct launch `direct`
+/// (fixed reduction orders and integer accumulation make replays identical to direct launches).
+void expectGraphReplayMatches(const cuda::DeviceChain& chain, const InputDynamics& psi,
+                              const PredictionHarness& reference, const PredictionHarness& direct,
+                              PredictionHarness& sut, int corridors, int replays, const Stream& stream) {
+    const auto device = DevicePrediction::upload(sut, sut.chainConfig);
+    auto graph = platform::Graph::capture(stream.get(),
+                                          [&](platform::StreamHandle s) { return device.enqueue(chain, sut, psi, s); });
+    ASSERT_TRUE(graph.hasValue()) << platform::describe(graph.error());
+    for (int replay = 0; replay < replays; ++replay) {
+        ASSERT_TRUE(graph->launch(stream.get()).hasValue());
+    }
+    device.download(sut, stream.get());
+    ASSERT_TRUE(stream.synchronize().hasValue());
+    expectMatchesReference(reference, sut, corridors);
+    EXPECT_EQ(sut.positionMarginal, direct.positionMarginal);
+    EXPECT_EQ(sut.speedMarginal, direct.speedMarginal);
+    EXPECT_EQ(sut.grid, direct.grid);
+}
+
 /// Whether GPU 0's shared memory per block holds the seed's resident block (196 KB): sm_90 and newer
 /// (227 KB); sm_80 / sm_87 offer 163 KB, sm_86 / sm_89 99 KB, where the seed's chain runs tiled.
 bool seedChainFitsOneBlock() {
@@ -181,28 +202,13 @@ TEST_P(MarkovGpu, CapturedGraphReplayEqualsTheCpuReferenceAndTheDirectLaunch) {
     PredictionHarness reference = harness(CORRIDORS, 47);
     reference.run(*chain, psi);
     PredictionHarness direct = harness(CORRIDORS, 47);
-    PredictionHarness sut = harness(CORRIDORS, 47);
-    const auto device = DevicePrediction::upload(sut, chain->config());
+    const auto device = DevicePrediction::upload(direct, chain->config());
     ASSERT_TRUE(device.enqueue(*deviceChain, direct, psi, stream->get()).hasValue());
     device.download(direct, stream->get());
     ASSERT_TRUE(stream->synchronize().hasValue());
 
-    const cuda::DeviceChain& dc = *deviceChain;
-    const InputDynamics dynamics = psi;
-    auto graph = platform::Graph::capture(stream->get(), [&](platform::StreamHandle s) {
-        return device.enqueue(dc, sut, dynamics, s);
-    });
-    ASSERT_TRUE(graph.hasValue()) << platform::describe(graph.error());
-    for (int replay = 0; replay < 2; ++replay) {
-        ASSERT_TRUE(graph->launch(stream->get()).hasValue());
-    }
-    device.download(sut, stream->get());
-    ASSERT_TRUE(stream->synchronize().hasValue());
-    expectMatchesReference(reference, sut, CORRIDORS);
-    // Fixed reduction orders and integer accumulation: replays are bit-identical to the direct launch.
-    EXPECT_EQ(sut.positionMarginal, direct.positionMarginal);
-    EXPECT_EQ(sut.speedMarginal, direct.speedMarginal);
-    EXPECT_EQ(sut.grid, direct.grid);
+    PredictionHarness sut = harness(CORRIDORS, 47);
+    expectGraphReplayMatches(*deviceChain, psi, reference, direct, sut, CORRIDORS, 2, *stream);
 }
 
 // The rules and ψ the runtime predicts with (cells' representative speeds, cruise-and-release inputs).
@@ -469,19 +475,7 @@ TEST_P(MarkovGpuCluster, CapturedGraphReplayIsBitIdenticalToTheDirectLaunch) {
 
     PredictionHarness sut(chain->config(), p, CORRIDORS);
     testing::randomiseCorridors(sut.corridors, chain->config(), 13);
-    const auto device = DevicePrediction::upload(sut, chain->config());
-    const cuda::DeviceChain& dc = *deviceChain;
-    auto graph = platform::Graph::capture(stream->get(), [&](platform::StreamHandle s) { return device.enqueue(dc, sut, psi, s); });
-    ASSERT_TRUE(graph.hasValue()) << platform::describe(graph.error());
-    for (int replay = 0; replay < 3; ++replay) {
-        ASSERT_TRUE(graph->launch(stream->get()).hasValue());
-    }
-    device.download(sut, stream->get());
-    ASSERT_TRUE(stream->synchronize().hasValue());
-    expectMatchesReference(reference, sut, CORRIDORS);
-    EXPECT_EQ(sut.positionMarginal, direct.positionMarginal);
-    EXPECT_EQ(sut.speedMarginal, direct.speedMarginal);
-    EXPECT_EQ(sut.grid, direct.grid);
+    expectGraphReplayMatches(*deviceChain, psi, reference, direct, sut, CORRIDORS, 3, *stream);
 }
 
 TEST(MarkovGpuPropagation, AutoClusterSizeIsTheLargestWithWhichAllCorridorsRunAtOnce) {
