@@ -108,6 +108,19 @@ __device__ __forceinline__ float warpMax(float v) {
     return v;
 }
 
+/// One recursive-halving step: a lane with bit `offset` set keeps the upper half of `in`, its partner
+/// (lane ^ offset) the lower half, and each adds the partner's copy of the half it keeps.
+template <int HALF>
+__device__ __forceinline__ void halveAcross(const float (&in)[2 * HALF], float (&out)[HALF], std::uint32_t lane,
+                                            std::uint32_t offset) {
+    const bool up = (lane & offset) != 0;
+#pragma unroll
+    for (int i = 0; i < HALF; ++i) {
+        const float send = up ? in[i] : in[i + HALF];
+        out[i] = (up ? in[i + HALF] : in[i]) + __shfl_xor_sync(FULL_MASK, send, offset);
+    }
+}
+
 /// Sums v[c] over the warp's 32 lanes for 16 channels at once by recursive halving: at each of the
 /// first four steps a lane keeps half its channels and adds its partner's half, so afterwards lanes
 /// 2c and 2c + 1 hold channel c's total — 16 shuffles instead of 16 × 5, in a fixed order.
@@ -117,31 +130,16 @@ __device__ __forceinline__ float reduceScatter(float (&v)[SCATTER], std::uint32_
     if constexpr (CHANNELS == 1) {
         return warpSumFloat(v[0]);
     } else {
+        static_assert(SCATTER == 16, "four halving steps over 16 channels");
         float a[8];
-        const bool up16 = (lane & 16U) != 0;
-#pragma unroll
-        for (int i = 0; i < 8; ++i) {
-            const float send = up16 ? v[i] : v[i + 8];
-            a[i] = (up16 ? v[i + 8] : v[i]) + __shfl_xor_sync(FULL_MASK, send, 16);
-        }
+        halveAcross<8>(v, a, lane, 16);
         float b[4];
-        const bool up8 = (lane & 8U) != 0;
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            const float send = up8 ? a[i] : a[i + 4];
-            b[i] = (up8 ? a[i + 4] : a[i]) + __shfl_xor_sync(FULL_MASK, send, 8);
-        }
+        halveAcross<4>(a, b, lane, 8);
         float c[2];
-        const bool up4 = (lane & 4U) != 0;
-#pragma unroll
-        for (int i = 0; i < 2; ++i) {
-            const float send = up4 ? b[i] : b[i + 2];
-            c[i] = (up4 ? b[i + 2] : b[i]) + __shfl_xor_sync(FULL_MASK, send, 4);
-        }
-        const bool up2 = (lane & 2U) != 0;
-        float d = (up2 ? c[1] : c[0]) + __shfl_xor_sync(FULL_MASK, up2 ? c[0] : c[1], 2);
-        d += __shfl_xor_sync(FULL_MASK, d, 1);
-        return d;
+        halveAcross<2>(b, c, lane, 4);
+        float d[1];
+        halveAcross<1>(c, d, lane, 2);
+        return d[0] + __shfl_xor_sync(FULL_MASK, d[0], 1);
     }
 }
 
