@@ -61,7 +61,6 @@ struct Pools {
     StepGrid* grids;
     int* cellCount;
     int* cellStart;
-    int* cellFill;
     int* pointCell;
     int* sortedId;
     double* sortedX;
@@ -195,7 +194,8 @@ __global__ void countCellsKernel(Pools p) {
     }
 }
 
-// §4.1 placement pass: each point into its cell's range (atomics for the slot within the cell).
+// §4.1 placement pass: each point into its cell's range. The slot within the cell comes from counting
+// the cell's count back down (atomics), so the counts are spent here instead of copied to a fill array.
 __global__ void placeKernel(Pools p) {
     const BatchParams bp = *p.params;
     const long long total = static_cast<long long>(p.maxSteps) * p.maxEntities;
@@ -204,7 +204,7 @@ __global__ void placeKernel(Pools p) {
         if (cell < 0) {
             continue;
         }
-        const int slot = p.cellStart[cell] + atomicAdd(&p.cellFill[cell], 1);
+        const int slot = p.cellStart[cell] + atomicSub(&p.cellCount[cell], 1) - 1;
         p.sortedId[slot] = static_cast<int>(k % bp.entities);
         p.sortedX[slot] = p.x[k];
         p.sortedY[slot] = p.y[k];
@@ -428,7 +428,7 @@ struct CudaBatchStage::State {
     DeviceBuffer<unsigned char> present;
     DeviceBuffer<BatchParams> batchParams;
     DeviceBuffer<StepGrid> grids;
-    DeviceBuffer<int> invalid, cellCount, cellStart, cellFill, pointCell, sortedId, diskAnchor, members, familyMembers, familyStep,
+    DeviceBuffer<int> invalid, cellCount, cellStart, pointCell, sortedId, diskAnchor, members, familyMembers, familyStep,
         stepBegin;
     DeviceBuffer<long long> pairCount, pairStart, diskSize, diskMemberStart, familyOffsets;
     DeviceBuffer<Count2> kept, keptStart;
@@ -467,7 +467,6 @@ struct CudaBatchStage::State {
         const Pools& p = pools;
         const LaunchDims dims{gridBlocks, block};
         AUGUR_CUDA_TRY(platform::fillDevice(cellCount.data(), 0, cellCount.bytes(), stream));
-        AUGUR_CUDA_TRY(platform::fillDevice(cellFill.data(), 0, cellFill.bytes(), stream));
         AUGUR_CUDA_TRY(platform::fillDevice(invalid.data(), 0, sizeof(int), stream));
         AUGUR_CUDA_TRY(launch(validateKernel, dims, stream, p));
         AUGUR_CUDA_TRY(launch(stepGridKernel, LaunchDims{p.maxSteps, tuning::REDUCE_BLOCK}, stream, p));
@@ -553,7 +552,6 @@ Result<std::unique_ptr<CudaBatchStage>, FlockFailure> CudaBatchStage::create(con
     AUGUR_FLOCK_ALLOC(s.grids, buffer<StepGrid>(steps));
     AUGUR_FLOCK_ALLOC(s.cellCount, buffer<int>(s.cells + 1));
     AUGUR_FLOCK_ALLOC(s.cellStart, buffer<int>(s.cells + 1));
-    AUGUR_FLOCK_ALLOC(s.cellFill, buffer<int>(s.cells + 1));
     AUGUR_FLOCK_ALLOC(s.pointCell, buffer<int>(s.samples));
     AUGUR_FLOCK_ALLOC(s.sortedId, buffer<int>(s.samples));
     AUGUR_FLOCK_ALLOC(s.sortedX, buffer<double>(s.samples));
@@ -597,7 +595,6 @@ Result<std::unique_ptr<CudaBatchStage>, FlockFailure> CudaBatchStage::create(con
     p.grids = s.grids.data();
     p.cellCount = s.cellCount.data();
     p.cellStart = s.cellStart.data();
-    p.cellFill = s.cellFill.data();
     p.pointCell = s.pointCell.data();
     p.sortedId = s.sortedId.data();
     p.sortedX = s.sortedX.data();

@@ -10,11 +10,13 @@
 // --sweep: afterwards, the launch shapes (FlockOptions: threads per block, blocks per SM, threads per
 // block of the intersection kernels) swept on the seed-shaped run (ε = 50) and at 2,000 entities, with
 // resident input and graphs; the figures behind kernels/flock/tuning.hpp.
+// --grid: afterwards, the grid's cells per step (FlockCapacities::gridCellsPerStep, which both backends
+// use) swept at 2,000 and 20,000 entities, CPU reference and CUDA (resident input, graphs) side by side.
 // --profile: only the 2,000-entity run on CUDA, resident input, direct launches, until the capacities
 // fit and then once more — for a kernel profiler (apps/benchmarks/flock/profile-kernels.sh takes the
 // kernels of that last call).
 //
-//   augur-bench-flock [--quick] [--cpu-only] [--sweep] [--profile]
+//   augur-bench-flock [--quick] [--cpu-only] [--sweep] [--grid] [--profile]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -76,7 +78,9 @@ FlockCapacities capacitiesFor(const SyntheticSpec& spec, const FlockParams& para
     FlockCapacities c;
     c.maxEntities = spec.entities;
     c.maxBatchSteps = std::max(params.windowSteps, std::min(spec.steps, batchSteps));
-    c.gridCellsPerStep = std::max(4096, std::min(8 * spec.entities, (1 << 28) / c.maxBatchSteps));
+    // Two cells per entity: the fastest of 1, 2, 4 and 8 for CUDA at 2,000 and 20,000 entities, and within the
+    // CPU reference's run-to-run noise of its best (--grid, docs/benchmarks.md).
+    c.gridCellsPerStep = std::max(4096, std::min(2 * spec.entities, (1 << 28) / c.maxBatchSteps));
     // Start small and let growCapacity() find what the data needs: the CUDA path's prefix sums and grid-stride
     // loops run over capacity-sized index spaces, so oversized pools cost time.
     c.maxDisksPerStep = 1 << 18;
@@ -206,7 +210,9 @@ int main(int argc, char** argv) {
     bool cpuOnly = false;
     bool sweep = false;
     bool profile = false;
+    bool gridSweep = false;
     for (int i = 1; i < argc; ++i) {
+        gridSweep = gridSweep || std::strcmp(argv[i], "--grid") == 0;
         sweep = sweep || std::strcmp(argv[i], "--sweep") == 0;
         profile = profile || std::strcmp(argv[i], "--profile") == 0;
         quick = quick || std::strcmp(argv[i], "--quick") == 0;
@@ -309,6 +315,34 @@ int main(int argc, char** argv) {
                                     m.ok ? fmt(m.total_ms, 2) : "-"});
                     }
                 }
+            }
+        }
+    }
+    if (gridSweep) {
+        bench::Table cells("Grid cells per step: CPU reference (all cores) and CUDA (resident input, graphs), end to end, ms (median)",
+                           {"n", "τ", "cells per step", "cells per entity", "CPU pot.", "CPU total", "GPU pot. (dev)", "GPU ∩ (dev)",
+                            "GPU resident graph total", "speed-up", "same"});
+        for (const int entities : {2000, 20000}) {
+            const SyntheticSpec spec = atScale(entities, scaleSteps);
+            const FlockParams params{5, 10, 50.0};
+            const SyntheticTrajectories t = generateTrajectories(spec);
+            DeviceTrajectories device;
+            const bool onDevice = gpu && stream && DeviceTrajectories::upload(t.view(), device);
+            for (const int perEntity : {1, 2, 4, 8}) {
+                FlockCapacities capacities = capacitiesFor(spec, params, 1000);
+                capacities.gridCellsPerStep = perEntity * entities;
+                const Measured cpu = measure(t, params, capacities, kernels::Backend::Cpu, false, entities >= 20000 ? 1 : 3, nullptr);
+                Measured resident;
+                if (onDevice) {
+                    resident = measure(t, params, capacities, kernels::Backend::Cuda, true, 5, stream->get(), &device.view);
+                }
+                const auto ms = [](const Measured& m, double v) { return m.ok ? fmt(v, 2) : std::string("-"); };
+                cells.row({std::to_string(entities), std::to_string(spec.steps), std::to_string(capacities.gridCellsPerStep),
+                           std::to_string(perEntity), ms(cpu, cpu.stats.potential_us * 1e-3), ms(cpu, cpu.total_ms),
+                           ms(resident, resident.stats.potential_us * 1e-3), ms(resident, resident.stats.intersect_us * 1e-3),
+                           ms(resident, resident.total_ms),
+                           cpu.ok && resident.ok ? fmt(cpu.total_ms / resident.total_ms, 1) + "×" : std::string("-"),
+                           cpu.ok && resident.ok ? (cpu.signature == resident.signature ? "yes" : "NO") : "-"});
             }
         }
     }
