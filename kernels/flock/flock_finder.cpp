@@ -69,17 +69,6 @@ FlockList FlockList::create(std::size_t maxFlocks, std::size_t maxMembers) {
     return list;
 }
 
-bool FlockList::push(std::int32_t windowStart, std::span<const std::int32_t> sortedMembers) noexcept {
-    if (m_flockCount >= m_flocks.size() || m_memberCount + sortedMembers.size() > m_members.size()) {
-        return false;
-    }
-    m_flocks[m_flockCount++] = Flock{windowStart, static_cast<std::int32_t>(m_memberCount),
-                                     static_cast<std::int32_t>(sortedMembers.size())};
-    std::copy(sortedMembers.begin(), sortedMembers.end(), m_members.begin() + static_cast<std::ptrdiff_t>(m_memberCount));
-    m_memberCount += sortedMembers.size();
-    return true;
-}
-
 struct FlockFinder::Impl {
     FlockParams params;
     FlockCapacities capacities;
@@ -357,12 +346,11 @@ Result<FlockStats, FlockFailure> FlockFinder::Impl::findCpu(const TrajectoryView
         }
         for (const auto& scratch : windowScratch) {
             const detail::FamilyView flocks = scratch.flocks.view();
-            for (int i = 0; i < flocks.count; ++i) {
-                if (!out.push(scratch.flockWindow[i], flocks.set(i))) {
-                    const bool flocksFull = out.size() >= out.flockCapacity();
-                    out.clear();
-                    return fail(capacityFailure(flocksFull ? Capacity::OutputFlocks : Capacity::OutputMembers, 0));
-                }
+            const auto count = static_cast<std::size_t>(flocks.count);
+            if (!out.append(0, scratch.flockWindow.get(), flocks.offsets, flocks.members, count)) {
+                const bool flocksFull = out.size() + count > out.flockCapacity();
+                out.clear();
+                return fail(capacityFailure(flocksFull ? Capacity::OutputFlocks : Capacity::OutputMembers, 0));
             }
         }
         stats.potential_us += static_cast<double>(t1 - t0) * 1e-3;
@@ -403,14 +391,11 @@ Result<FlockStats, FlockFailure> FlockFinder::Impl::findCuda(const TrajectoryVie
         stats.potentialFlocks += lastBatch ? batch->potentialAll : batch->potentialWindows;
         const std::int64_t mergeStart = platform::monotonicNow_ns();
         const detail::HostFlocks& flocks = batch->flocks;
-        for (long long i = 0; i < flocks.count; ++i) {
-            const std::span<const std::int32_t> members(flocks.members + flocks.offsets[i],
-                                                        static_cast<std::size_t>(flocks.offsets[i + 1] - flocks.offsets[i]));
-            if (!out.push(first + flocks.window[i], members)) {
-                const bool flocksFull = out.size() >= out.flockCapacity();
-                out.clear();
-                return fail(capacityFailure(flocksFull ? Capacity::OutputFlocks : Capacity::OutputMembers, 0));
-            }
+        const auto count = static_cast<std::size_t>(flocks.count);
+        if (!out.append(first, flocks.window, flocks.offsets, flocks.members, count)) {
+            const bool flocksFull = out.size() + count > out.flockCapacity();
+            out.clear();
+            return fail(capacityFailure(flocksFull ? Capacity::OutputFlocks : Capacity::OutputMembers, 0));
         }
         stats.potential_us += batch->potential_us;
         stats.intersect_us += batch->intersect_us + static_cast<double>(platform::monotonicNow_ns() - mergeStart) * 1e-3;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "augur/kernels/flock/flock_types.hpp"
 #include "family.hpp"
 #include "geometry.hpp"
 
@@ -73,6 +74,41 @@ TEST(FlockFamily, FullBufferReportsOverflowInsteadOfGrowing) {
     EXPECT_TRUE(sut.push(std::vector<std::int32_t>{1, 2}));
     EXPECT_FALSE(sut.push(std::vector<std::int32_t>{3}));
     EXPECT_EQ(sut.count(), 1);
+}
+
+TEST(FlockList, AppendTakesFlocksBackToBackFromAnyOffsetBase) {
+    // Two flocks stored at member offsets 10 … 15 of a larger array (as a batch's download is).
+    std::vector<std::int32_t> members(16, -1);
+    const std::vector<std::int32_t> first{3, 7};
+    const std::vector<std::int32_t> second{1, 4, 9};
+    std::copy(first.begin(), first.end(), members.begin() + 10);
+    std::copy(second.begin(), second.end(), members.begin() + 12);
+    const std::int64_t offsets[] = {10, 12, 15};
+    const std::int32_t windows[] = {0, 2};
+    constexpr std::int32_t WINDOW_BASE = 5;
+    FlockList sut = FlockList::create(4, 8);
+    ASSERT_TRUE(sut.append(WINDOW_BASE, windows, offsets, members.data(), 2));
+    ASSERT_EQ(sut.size(), 2U);
+    EXPECT_EQ(sut.flocks()[0].windowStart, WINDOW_BASE);
+    EXPECT_EQ(sut.flocks()[1].windowStart, WINDOW_BASE + 2);
+    const auto a = sut.members(sut.flocks()[0]);
+    const auto b = sut.members(sut.flocks()[1]);
+    EXPECT_EQ(std::vector<std::int32_t>(a.begin(), a.end()), first);
+    EXPECT_EQ(std::vector<std::int32_t>(b.begin(), b.end()), second);
+}
+
+TEST(FlockList, AppendOverCapacityChangesNothing) {
+    const std::int32_t members[] = {1, 2, 3, 4, 5};
+    const int offsets[] = {0, 2, 5};
+    const std::int32_t windows[] = {0, 0};
+    FlockList tooFewFlocks = FlockList::create(1, 8);
+    EXPECT_FALSE(tooFewFlocks.append(0, windows, offsets, members, 2));
+    EXPECT_EQ(tooFewFlocks.size(), 0U);
+    FlockList tooFewMembers = FlockList::create(4, 4);
+    ASSERT_TRUE(tooFewMembers.append(0, windows, offsets, members, 1));
+    EXPECT_FALSE(tooFewMembers.append(0, windows + 1, offsets + 1, members, 1));  // 3 more members, room for 2
+    EXPECT_EQ(tooFewMembers.size(), 1U);
+    EXPECT_TRUE(tooFewMembers.append(0, windows, offsets, members, 0));
 }
 
 TEST(FlockFamily, SubsetAndSignatureAgree) {

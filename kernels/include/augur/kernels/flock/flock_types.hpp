@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstring>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -129,8 +130,32 @@ public:
         m_flockCount = 0;
         m_memberCount = 0;
     }
-    /// Appends one flock; false (nothing changed) when a capacity would be exceeded. noexcept, no allocation.
-    [[nodiscard]] bool push(std::int32_t windowStart, std::span<const std::int32_t> sortedMembers) noexcept;
+    /// Appends `count` flocks stored back to back: flock i starts window windowBase + windows[i] and has the
+    /// sorted members members[offsets[i] … offsets[i+1]) (offsets: count + 1 entries, ascending). All or
+    /// nothing: false (nothing changed) when a capacity would be exceeded. noexcept, no allocation;
+    /// O(count) plus one copy of the members.
+    template <typename Offset>
+    [[nodiscard]] bool append(std::int32_t windowBase, const std::int32_t* windows, const Offset* offsets, const std::int32_t* members,
+                              std::size_t count) noexcept {
+        if (count == 0) {
+            return true;
+        }
+        const auto first = static_cast<std::int64_t>(offsets[0]);
+        const auto memberCount = static_cast<std::size_t>(static_cast<std::int64_t>(offsets[count]) - first);
+        if (m_flockCount + count > m_flocks.size() || m_memberCount + memberCount > m_members.size()) {
+            return false;
+        }
+        Flock* out = m_flocks.data() + m_flockCount;
+        const auto base = static_cast<std::int64_t>(m_memberCount) - first;
+        for (std::size_t i = 0; i < count; ++i) {
+            out[i] = Flock{windowBase + windows[i], static_cast<std::int32_t>(base + static_cast<std::int64_t>(offsets[i])),
+                           static_cast<std::int32_t>(offsets[i + 1] - offsets[i])};
+        }
+        std::memcpy(m_members.data() + m_memberCount, members + first, memberCount * sizeof(std::int32_t));
+        m_flockCount += count;
+        m_memberCount += memberCount;
+        return true;
+    }
 
 private:
     std::vector<Flock> m_flocks;
