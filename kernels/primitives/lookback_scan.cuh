@@ -236,7 +236,8 @@ __device__ __forceinline__ T lookBack(const LookbackState<T, true>& s, std::uint
     using Descriptor = ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device>;
     if (tile == 0) {
         if (lane == 0) {
-            Descriptor(s.descriptors[0]).store(packDescriptor(TILE_PREFIX, bitsOf(aggregate)), ::cuda::memory_order_relaxed);
+            Descriptor(s.descriptors[0]).store(packDescriptor(TILE_PREFIX, bitsOf(aggregate)),
+                                               ::cuda::memory_order_relaxed);
         }
         return T{};
     }

@@ -202,7 +202,8 @@ struct Shape {
 /// CUB's sm_90 waits for 4-byte scans (tuning_scan.cuh: fixed_delay_constructor_t<688, 1140>).
 constexpr lookback::LookbackWait CUB_WAIT{1140, 688};
 
-/// The shapes compiled in; tuning::SINGLE_PASS_SHAPE_* pick the ones SinglePassLookback uses.
+/// The shapes compiled in (measured side by side by augur-bench-pf --only scan); tuning::SINGLE_PASS_SHAPE
+/// picks the one SinglePassLookback uses.
 constexpr Shape SHAPES[] = {
     {256, 4, false, lookback::LOOKBACK_NO_WAIT},  // 0: flag + separate values (the previous layout)
     {256, 4, true, lookback::LOOKBACK_NO_WAIT},   // 1
@@ -216,7 +217,7 @@ constexpr Shape SHAPES[] = {
     {512, 4, true, lookback::LOOKBACK_NO_WAIT},   // 9
 };
 constexpr std::size_t SHAPE_COUNT = sizeof(SHAPES) / sizeof(SHAPES[0]);
-static_assert(tuning::SINGLE_PASS_SHAPE_SMALL < SHAPE_COUNT && tuning::SINGLE_PASS_SHAPE_LARGE < SHAPE_COUNT);
+static_assert(tuning::SINGLE_PASS_SHAPE < SHAPE_COUNT);
 
 constexpr std::uint32_t tileItems(const Shape& shape) {
     return shape.block * shape.segments * lookback::LOOKBACK_LANE_ITEMS;
@@ -226,12 +227,8 @@ std::uint32_t shapeTiles(const Shape& shape, std::uint32_t n) { return (n + tile
 
 std::size_t shapeStateBytes(const Shape& shape, std::uint32_t n) {
     const std::uint32_t tiles = shapeTiles(shape, n);
-    return shape.packed ? lookback::lookbackStateBytes<float, true>(tiles) : lookback::lookbackStateBytes<float, false>(tiles);
-}
-
-/// The shape SinglePassLookback uses for n elements.
-std::size_t defaultShape(std::uint32_t n) {
-    return n <= tuning::SINGLE_PASS_SMALL_MAX ? tuning::SINGLE_PASS_SHAPE_SMALL : tuning::SINGLE_PASS_SHAPE_LARGE;
+    return shape.packed ? lookback::lookbackStateBytes<float, true>(tiles)
+                        : lookback::lookbackStateBytes<float, false>(tiles);
 }
 
 /// One tile per block: 16-byte loads and stores where the whole group of 4 is inside [0, n) and the
@@ -284,7 +281,7 @@ bool aligned16(const float* in, const float* out) {
 }
 
 /// Clears the state, launches the tiles. UNALIGNED: also compiled for pointers that are not 16-byte
-/// aligned (the shapes SinglePassLookback uses); the others refuse them.
+/// aligned (the shape SinglePassLookback uses); the others refuse them.
 template <std::size_t I, bool UNALIGNED>
 GpuStatus launchShape(const float* in, float* out, std::uint32_t n, void* scratch, StreamHandle stream) {
     constexpr Shape SHAPE = SHAPES[I];
@@ -310,9 +307,7 @@ template <std::size_t... I>
 GpuStatus launchShapeIndex(std::size_t shape, const float* in, float* out, std::uint32_t n, void* scratch,
                            StreamHandle stream, std::index_sequence<I...> /*shapes*/) {
     GpuStatus status = AUGUR_CUDA_CHECK(cudaErrorInvalidValue);
-    (void)((shape == I ? (status = launchShape<I, I == tuning::SINGLE_PASS_SHAPE_SMALL ||
-                                                      I == tuning::SINGLE_PASS_SHAPE_LARGE>(in, out, n, scratch, stream),
-                          true)
+    (void)((shape == I ? (status = launchShape<I, I == tuning::SINGLE_PASS_SHAPE>(in, out, n, scratch, stream), true)
                        : false) ||
            ...);
     return status;
@@ -392,7 +387,7 @@ std::span<const SinglePassShape> singlePassShapes() noexcept {
     return PUBLIC;
 }
 
-std::size_t singlePassShapeFor(std::uint32_t n) noexcept { return defaultShape(n); }
+std::size_t singlePassDefaultShape() noexcept { return tuning::SINGLE_PASS_SHAPE; }
 
 std::size_t singlePassScratchBytes(std::size_t shape, std::uint32_t n) noexcept {
     return shape < SHAPE_COUNT ? shapeStateBytes(SHAPES[shape], n) : 0;
@@ -417,7 +412,7 @@ std::size_t exclusiveScanScratchBytes(ScanVariant variant, std::uint32_t n) noex
         return bytes + 256;
     }
     if (variant == ScanVariant::SinglePassLookback) {
-        return shapeStateBytes(SHAPES[defaultShape(n)], n);
+        return shapeStateBytes(SHAPES[tuning::SINGLE_PASS_SHAPE], n);
     }
     return levelBytes(tileOf(variant), n);
 }
@@ -435,7 +430,7 @@ GpuStatus exclusiveScan(ScanVariant variant, const float* in, float* out, std::u
         return AUGUR_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scratch, bytes, in, out, static_cast<int>(n), stream));
     }
     if (variant == ScanVariant::SinglePassLookback) {
-        return singlePass(defaultShape(n), in, out, n, scratch, stream);
+        return singlePass(tuning::SINGLE_PASS_SHAPE, in, out, n, scratch, stream);
     }
     return scanLevels(variant, in, out, n, static_cast<char*>(scratch), stream);
 }

@@ -8,17 +8,21 @@
 namespace augur::kernels::primitives::tuning {
 
 /// Threads per block of the multi-level scan variants (the tile is 2, U or 8 elements per thread; the
-/// single-pass variant's block is LOOKBACK_BLOCK = 256 with 16 elements per thread). Not swept: 256 is
-/// the block the seeds' Blelloch formulation uses with 512-element tiles. Measured on the H100 at
-/// n = 2²⁶ (2026-11-21): best multi-level (unrolled ×4) 513–526 µs — tiles, totals and offsets read
-/// and write the data twice — single-pass look-back 303–307 µs, CUB 230 µs.
+/// single-pass variant's shape is SINGLE_PASS_SHAPE below). Not swept: 256 is the block the seeds'
+/// Blelloch formulation uses with 512-element tiles. Measured on the H100 at n = 2²⁶ (2026-11-21):
+/// best multi-level (unrolled ×4) 513–526 µs — tiles, totals and offsets read and write the data
+/// twice — against CUB's 230 µs.
 inline constexpr std::uint32_t SCAN_BLOCK = 256;
 
-/// Single-pass look-back scan: indices into the compiled tile shapes (scan_cuda.cu's SHAPES, public as
-/// cuda::singlePassShapes()) used up to SINGLE_PASS_SMALL_MAX elements and above.
-inline constexpr std::size_t SINGLE_PASS_SHAPE_SMALL = 1;
-inline constexpr std::size_t SINGLE_PASS_SHAPE_LARGE = 5;
-inline constexpr std::uint32_t SINGLE_PASS_SMALL_MAX = 1U << 22U;
+/// Single-pass look-back scan: the tile shape SinglePassLookback uses, an index into scan_cuda.cu's
+/// SHAPES (public as cuda::singlePassShapes()): 256 threads x 8 segments = 8,192 floats per tile,
+/// flag and value packed in one 64-bit descriptor, CUB's sm_90 look-back waits. Measured on the H100
+/// (augur-bench-pf --only scan, three runs, 2026-11-21): 208–210 µs at n = 2²⁶ against CUB's 231–233;
+/// the same tile without waits 220–223, 256 x 4 packed 243–246 (with waits 224–228), CUB's own tile
+/// (128 x 24 items, waits) 215–218, 512 x 4 248–252, the previous flag + separate values 306–308. At
+/// 2²⁰ (128 tiles, too few for the waits) 9.5–12.5 µs and at 20,000 8.0–9.6 µs, the fastest shapes
+/// within the run-to-run spread (CUB 15–19 and 13–16 µs).
+inline constexpr std::size_t SINGLE_PASS_SHAPE = 5;
 
 /// Reduction: threads per block and the largest grid (first pass; the second is one block).
 /// Measured on the H100: at n = 20,000 and 2²⁰ the warp-unrolled variant is the fastest (8.8 / 9.4 µs,

@@ -275,8 +275,8 @@ void shapeTable(StreamHandle stream, PrimitiveInput& p) {
     std::vector<std::string> columns = {"n"};
     for (const auto& shape : shapes) {
         columns.push_back(std::to_string(shape.block) + "x" + std::to_string(shape.segments) + " (" +
-                          std::to_string(shape.block * shape.segments * 4) + ")" + (shape.packed ? " packed" : " flag+values") +
-                          (shape.spinWait_ns > 0 ? ", waits" : ""));
+                          std::to_string(shape.block * shape.segments * 4) + ")" +
+                          (shape.packed ? " packed" : " flag+values") + (shape.spinWait_ns > 0 ? ", waits" : ""));
     }
     columns.emplace_back("CUB (µs)");
     columns.emplace_back("used (shape)");
@@ -299,7 +299,7 @@ void shapeTable(StreamHandle stream, PrimitiveInput& p) {
         const double cub = bench::deviceMedian_us(stream, [&](StreamHandle st) {
             (void)scan::exclusiveScan(variant, p.in.data(), p.out.data(), n, cubScratch->get(), cubScratch->bytes(), st);
         });
-        const std::size_t used = scan::singlePassShapeFor(n);
+        const std::size_t used = scan::singlePassDefaultShape();
         row.push_back(bench::fmt(cub));
         row.push_back(std::to_string(used));
         row.push_back(bench::fmt(times[used] / cub, 2));

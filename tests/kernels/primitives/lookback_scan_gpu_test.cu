@@ -79,9 +79,8 @@ std::vector<T> runOnGpu(const std::vector<T>& in, std::size_t scratchBytes, Stre
 std::vector<float> shapeScan(std::size_t shape, const std::vector<float>& in, StreamHandle stream, bool graph) {
     const auto n = static_cast<std::uint32_t>(in.size());
     return runOnGpu(in, cuda::singlePassScratchBytes(shape, n), stream, graph,
-                    [shape](const float* src, float* dst, std::uint32_t count, void* tmp, std::size_t bytes, StreamHandle s) {
-                        return cuda::singlePassScan(shape, src, dst, count, tmp, bytes, s);
-                    });
+                    [shape](const float* src, float* dst, std::uint32_t count, void* tmp, std::size_t bytes,
+                            StreamHandle s) { return cuda::singlePassScan(shape, src, dst, count, tmp, bytes, s); });
 }
 
 class SinglePassShapeGpu : public ::testing::TestWithParam<std::size_t> {};
@@ -142,17 +141,22 @@ std::vector<std::size_t> allShapes() {
 
 INSTANTIATE_TEST_SUITE_P(Shapes, SinglePassShapeGpu, ::testing::ValuesIn(allShapes()));
 
-TEST(SinglePassShape, EveryShapeIsAWholeNumberOfWarpsAndTheUsedOnesExist) {
+TEST(SinglePassShape, EveryShapeIsAWholeNumberOfWarpsAndTheUsedOneExists) {
     const auto shapes = cuda::singlePassShapes();
     ASSERT_FALSE(shapes.empty());
     for (const auto& shape : shapes) {
         EXPECT_EQ(shape.block % 32, 0U);
+        EXPECT_LE(shape.block, 1024U);
         EXPECT_GT(shape.segments, 0U);
     }
-    for (const std::uint32_t n : {1U, 20'000U, 1U << 20U, LARGE, 0x7FFFFFFFU}) {
-        EXPECT_LT(cuda::singlePassShapeFor(n), shapes.size()) << "n = " << n;
-    }
+    EXPECT_LT(cuda::singlePassDefaultShape(), shapes.size());
     EXPECT_EQ(cuda::singlePassScratchBytes(shapes.size(), 1000), 0U);
+    // SinglePassLookback is the default shape: the same scratch.
+    for (const std::uint32_t n : {1U, 20'000U, 1U << 20U, LARGE}) {
+        EXPECT_EQ(cuda::exclusiveScanScratchBytes(ScanVariant::SinglePassLookback, n),
+                  cuda::singlePassScratchBytes(cuda::singlePassDefaultShape(), n))
+            << "n = " << n;
+    }
 }
 
 TEST(SinglePassShapeGpu, RefusesAnUnknownShapeTooLittleScratchAndMisalignedPointersWhereNotCompiled) {
@@ -162,7 +166,7 @@ TEST(SinglePassShapeGpu, RefusesAnUnknownShapeTooLittleScratchAndMisalignedPoint
     constexpr std::uint32_t N = 10'000;
     auto in = DeviceBuffer<float>::create(N + 1);
     auto out = DeviceBuffer<float>::create(N + 1);
-    const std::size_t used = cuda::singlePassShapeFor(N);
+    const std::size_t used = cuda::singlePassDefaultShape();
     std::size_t most = 0;
     for (std::size_t shape = 0; shape < cuda::singlePassShapes().size(); ++shape) {
         most = std::max(most, cuda::singlePassScratchBytes(shape, N));
@@ -172,11 +176,11 @@ TEST(SinglePassShapeGpu, RefusesAnUnknownShapeTooLittleScratchAndMisalignedPoint
     const std::size_t unknown = cuda::singlePassShapes().size();
     EXPECT_FALSE(cuda::singlePassScan(unknown, in->data(), out->data(), N, scratch->get(), scratch->bytes(), stream->get()));
     EXPECT_FALSE(cuda::singlePassScan(used, in->data(), out->data(), N, scratch->get(), 0, stream->get()));
-    // The used shapes take any float pointers (element-wise edges); a measurement-only shape wants 16 bytes.
+    // The used shape takes any float pointers (element-wise edges); a measurement-only shape wants 16 bytes.
     EXPECT_TRUE(cuda::singlePassScan(used, in->data() + 1, out->data() + 1, N, scratch->get(), scratch->bytes(),
                                      stream->get()));
     for (std::size_t shape = 0; shape < cuda::singlePassShapes().size(); ++shape) {
-        if (shape == cuda::singlePassShapeFor(1) || shape == cuda::singlePassShapeFor(0x7FFFFFFFU)) {
+        if (shape == used) {
             continue;
         }
         EXPECT_FALSE(cuda::singlePassScan(shape, in->data() + 1, out->data(), N, scratch->get(), scratch->bytes(),
@@ -271,12 +275,13 @@ TEST(LookbackPackedDescriptorGpu, Int32ScanIsExactAtTwoToThe26WithAndWithoutWait
     ASSERT_TRUE(stream);
     const auto in = signedSmallIntegers(LARGE, 2026);
     const auto expected = cpuExclusive(in);
+    auto firstDifference = [&](const std::vector<std::int32_t>& sut) {
+        return std::mismatch(sut.begin(), sut.end(), expected.begin()).first - sut.begin();
+    };
     const auto noWait = intScan<4, 256, 0, 0>(in, stream->get());
-    EXPECT_TRUE(noWait == expected) << "first difference at "
-                                    << (std::mismatch(noWait.begin(), noWait.end(), expected.begin()).first - noWait.begin());
+    EXPECT_TRUE(noWait == expected) << "no waits: first difference at " << firstDifference(noWait);
     const auto waits = intScan<8, 128, 1140, 688>(in, stream->get());
-    EXPECT_TRUE(waits == expected) << "first difference at "
-                                   << (std::mismatch(waits.begin(), waits.end(), expected.begin()).first - waits.begin());
+    EXPECT_TRUE(waits == expected) << "waits: first difference at " << firstDifference(waits);
 }
 
 }  // namespace

@@ -13,8 +13,8 @@
 //                        ("complete unrolling", seed 001)
 //   SinglePassLookback   one pass: each tile scans 16 or more elements per thread in registers and warp
 //                        shuffles, then takes its prefix by decoupled look-back over the preceding tiles
-//                        (Merrill and Garland, NVR-2016-002) — reads and writes the data once; the tile
-//                        shape depends on n (singlePassShapeFor)
+//                        (Merrill and Garland, NVR-2016-002) — reads and writes the data once; 8,192
+//                        elements per 256-thread tile, flag and value in one 64-bit tile descriptor
 //   Cub                  cub::DeviceScan::ExclusiveSum (single pass, decoupled look-back)
 // The first six are multi-level: tiles are scanned independently, their totals scanned recursively,
 // then added back (the data is read twice and written twice).
@@ -68,8 +68,8 @@ namespace cuda {
                                                 platform::StreamHandle stream) noexcept;
 
 /// A tile shape of the single-pass look-back scan. SinglePassLookback uses the one
-/// singlePassShapeFor(n) names; the others are compiled in for measurement (augur-bench-pf sweeps
-/// them) and for the tests that keep every one exact.
+/// singlePassDefaultShape() names; the others are compiled in for measurement (augur-bench-pf sweeps
+/// them) and kept exact by the tests.
 struct SinglePassShape {
     std::uint32_t block;         ///< threads per tile
     std::uint32_t segments;      ///< 128-element segments per warp: a tile is block · segments · 4 elements
@@ -78,17 +78,17 @@ struct SinglePassShape {
     std::uint32_t spinWait_ns;   ///< look-back: sleep between reads of an unpublished tile (idem)
 };
 
-/// The compiled shapes; indices are what singlePassShapeFor returns and singlePassScan takes.
+/// The compiled shapes; indices are what singlePassDefaultShape returns and singlePassScan takes.
 [[nodiscard]] std::span<const SinglePassShape> singlePassShapes() noexcept;
 
-/// Index of the shape SinglePassLookback uses for n elements. O(1); noexcept.
-[[nodiscard]] std::size_t singlePassShapeFor(std::uint32_t n) noexcept;
+/// Index of the shape SinglePassLookback uses (at every n). O(1); noexcept.
+[[nodiscard]] std::size_t singlePassDefaultShape() noexcept;
 
 /// Scratch bytes of singlePassScan(shape, …, n) (0 for an unknown shape). Init phase.
 [[nodiscard]] std::size_t singlePassScratchBytes(std::size_t shape, std::uint32_t n) noexcept;
 
 /// The single-pass scan with a given shape (as exclusiveScan(SinglePassLookback, …) otherwise). in and
-/// out must be 16-byte aligned unless the shape is one singlePassShapeFor can return; an unknown
+/// out must be 16-byte aligned unless the shape is singlePassDefaultShape(); an unknown
 /// shape, misaligned pointers or too little scratch give cudaErrorInvalidValue. Graph-capturable;
 /// allocation-free.
 [[nodiscard]] platform::GpuStatus singlePassScan(std::size_t shape, const float* in, float* out, std::uint32_t n,
