@@ -17,11 +17,11 @@ inline constexpr std::uint32_t SCAN_BLOCK = 256;
 /// Single-pass look-back scan: the tile shape SinglePassLookback uses, an index into scan_cuda.cu's
 /// SHAPES (public as cuda::singlePassShapes()): 256 threads x 8 segments = 8,192 floats per tile,
 /// flag and value packed in one 64-bit descriptor, CUB's sm_90 look-back waits. Measured on the H100
-/// (augur-bench-pf --only scan, three runs, 2026-11-21): 208–210 µs at n = 2²⁶ against CUB's 231–233;
-/// the same tile without waits 220–223, 256 x 4 packed 243–246 (with waits 224–228), CUB's own tile
-/// (128 x 24 items, waits) 215–218, 512 x 4 248–252, the previous flag + separate values 306–308. At
-/// 2²⁰ (128 tiles, too few for the waits) 9.5–12.5 µs and at 20,000 8.0–9.6 µs, the fastest shapes
-/// within the run-to-run spread (CUB 15–19 and 13–16 µs).
+/// (augur-bench-pf --only scan, scan runs C and D of docs/benchmarks.md, 2026-11-21): 207–211 µs at
+/// n = 2²⁶ against CUB's 231–236; the same tile without waits 220–224, 256 x 4 packed 243–247 (with
+/// waits 224–228), CUB's own tile (128 x 24 items, waits) 215–219, 512 x 4 248–253, the previous flag +
+/// separate values 307–310. At 2²⁰ (128 tiles, too few for the waits) 9.5–12.8 µs and at 20,000
+/// 8.0–10.6 µs, the other shapes within the run-to-run spread (CUB 15.2–21.3 and 12.1–18.3 µs).
 inline constexpr std::size_t SINGLE_PASS_SHAPE = 5;
 
 /// Reduction: threads per block and the largest grid (first pass; the second is one block).
