@@ -167,7 +167,7 @@ ResampleScratch carve(void* scratch, std::uint32_t particles) noexcept {
 
 platform::GpuStatus clearResampleState(void* scratch, std::uint32_t particles, platform::StreamHandle stream) noexcept {
     const ResampleScratch s = carve(scratch, particles);
-    return platform::fillDevice(s.stateBase, 0, lookback::lookbackFlagBytes(s.tiles), stream);
+    return platform::fillDevice(s.stateBase, 0, lookback::lookbackClearBytes<std::uint64_t>(s.tiles), stream);
 }
 
 platform::GpuStatus launchSystematicResample(const float* logWeights, std::uint32_t particles, const float* maxLogWeight,

@@ -7,8 +7,16 @@
 //
 // Block b scans tile b. Like CUB's DeviceScan, this relies on the hardware starting blocks in
 // index order, so a tile's predecessors are resident or done and the look-back never waits for a
-// block that has not started. The tile flags must be zero before a scan; zeroLookbackState clears
-// them.
+// block that has not started. The tile state must be zero before a scan; zeroLookbackState clears
+// it.
+//
+// Two layouts of the per-tile state (NVR-2016-002 section 4.4, "tile descriptors"):
+//   packed   (4-byte T: float, int32, uint32) flag and value share one 64-bit word; one relaxed 64-bit
+//            store publishes both, one relaxed 64-bit load reads both — no fences, one L2 round trip
+//            per look-back window;
+//   general  (any T, e.g. the filter's uint64 CDF) a flag word and two value arrays; the value is
+//            stored before a release store of the flag and read after an acquire load of it — two
+//            dependent L2 round trips per window and a fence per publication.
 //
 // Integer scans are exact and deterministic. Float scans sum a tile's predecessors in an order that
 // depends on timing (how far back the look-back had to go), so the last bits can differ run to run —
@@ -20,59 +28,110 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace augur::kernels::primitives::detail {
 
-inline constexpr std::uint32_t LOOKBACK_BLOCK = 256;  ///< threads per tile
+inline constexpr std::uint32_t LOOKBACK_BLOCK = 256;  ///< threads per tile unless a caller picks another
 inline constexpr std::uint32_t LOOKBACK_LANE_ITEMS = 4;  ///< consecutive items per lane and segment
 
-/// Items of one tile: 8 warps × SEGMENTS segments of 32 lanes × 4 consecutive items.
-template <std::uint32_t SEGMENTS>
+/// Items of one tile: BLOCK / 32 warps × SEGMENTS segments of 32 lanes × 4 consecutive items.
+template <std::uint32_t SEGMENTS, std::uint32_t BLOCK = LOOKBACK_BLOCK>
 constexpr std::uint32_t lookbackTileItems() noexcept {
-    return LOOKBACK_BLOCK * SEGMENTS * LOOKBACK_LANE_ITEMS;
+    return BLOCK * SEGMENTS * LOOKBACK_LANE_ITEMS;
 }
 
 enum : std::uint32_t { TILE_EMPTY = 0, TILE_AGGREGATE = 1, TILE_PREFIX = 2 };
 
-/// Per tile: a flag, the tile's aggregate (final once flagged) and its inclusive prefix (final once
-/// flagged TILE_PREFIX; after the scan, every tile's). Views into caller-provided scratch.
+/// Whether T's flag and value fit one 64-bit tile descriptor (the default layout for T).
 template <typename T>
+inline constexpr bool LOOKBACK_PACKS = sizeof(T) == 4 && std::is_trivially_copyable_v<T>;
+
+/// General layout. Per tile: a flag, the tile's aggregate (final once flagged) and its inclusive
+/// prefix (final once flagged TILE_PREFIX; after the scan, every tile's). Views into caller-provided
+/// scratch.
+template <typename T, bool PACKED = LOOKBACK_PACKS<T>>
 struct LookbackState {
     std::uint32_t* flags;
     T* aggregates;
     T* prefixes;
 };
 
+/// Packed layout: per tile one descriptor, the flag in the low 32 bits and the bits of the value
+/// (the aggregate while TILE_AGGREGATE, the inclusive prefix once TILE_PREFIX) in the high 32.
+template <typename T>
+struct LookbackState<T, true> {
+    static_assert(sizeof(T) == 4 && std::is_trivially_copyable_v<T>, "a packed tile descriptor holds a 4-byte value");
+    unsigned long long* descriptors;
+};
+
 constexpr std::size_t lookbackAlign(std::size_t bytes) noexcept { return (bytes + 255U) & ~std::size_t{255U}; }
 
-/// Scratch bytes of the state for `tiles` tiles.
-template <typename T>
-constexpr std::size_t lookbackStateBytes(std::size_t tiles) noexcept {
-    return lookbackAlign(tiles * sizeof(std::uint32_t)) + 2 * lookbackAlign(tiles * sizeof(T));
+/// Bytes to zero before a scan: the flags (general layout; the values need no clearing) or the
+/// descriptors (packed). They are the start of the state, so one memset clears it.
+template <typename T, bool PACKED = LOOKBACK_PACKS<T>>
+constexpr std::size_t lookbackClearBytes(std::size_t tiles) noexcept {
+    return PACKED ? tiles * sizeof(unsigned long long) : tiles * sizeof(std::uint32_t);
 }
 
-/// The flags come first, so one memset of lookbackFlagBytes(tiles) clears the state.
-template <typename T>
-inline LookbackState<T> lookbackState(void* scratch, std::size_t tiles) noexcept {
+/// Scratch bytes of the state for `tiles` tiles.
+template <typename T, bool PACKED = LOOKBACK_PACKS<T>>
+constexpr std::size_t lookbackStateBytes(std::size_t tiles) noexcept {
+    if constexpr (PACKED) {
+        return lookbackAlign(lookbackClearBytes<T, true>(tiles));
+    } else {
+        return lookbackAlign(tiles * sizeof(std::uint32_t)) + 2 * lookbackAlign(tiles * sizeof(T));
+    }
+}
+
+/// Views of `scratch` (lookbackStateBytes<T, PACKED>(tiles) bytes, 256-byte aligned).
+template <typename T, bool PACKED = LOOKBACK_PACKS<T>>
+inline LookbackState<T, PACKED> lookbackState(void* scratch, std::size_t tiles) noexcept {
     char* p = static_cast<char*>(scratch);
-    LookbackState<T> s{};
-    s.flags = reinterpret_cast<std::uint32_t*>(p);
-    p += lookbackAlign(tiles * sizeof(std::uint32_t));
-    s.aggregates = reinterpret_cast<T*>(p);
-    p += lookbackAlign(tiles * sizeof(T));
-    s.prefixes = reinterpret_cast<T*>(p);
+    LookbackState<T, PACKED> s{};
+    if constexpr (PACKED) {
+        s.descriptors = reinterpret_cast<unsigned long long*>(p);
+    } else {
+        s.flags = reinterpret_cast<std::uint32_t*>(p);
+        p += lookbackAlign(tiles * sizeof(std::uint32_t));
+        s.aggregates = reinterpret_cast<T*>(p);
+        p += lookbackAlign(tiles * sizeof(T));
+        s.prefixes = reinterpret_cast<T*>(p);
+    }
     return s;
 }
 
-/// Bytes to zero before a scan (the flags; the values need no clearing).
-constexpr std::size_t lookbackFlagBytes(std::size_t tiles) noexcept { return tiles * sizeof(std::uint32_t); }
-
 /// Clears the state from inside a kernel that runs after the scan (grid-stride over the tiles).
-template <typename T>
-__device__ __forceinline__ void zeroLookbackState(const LookbackState<T>& s, std::uint32_t tiles,
+template <typename T, bool PACKED>
+__device__ __forceinline__ void zeroLookbackState(const LookbackState<T, PACKED>& s, std::uint32_t tiles,
                                                   std::uint32_t thread, std::uint32_t threads) {
     for (std::uint32_t t = thread; t < tiles; t += threads) {
-        s.flags[t] = TILE_EMPTY;
+        if constexpr (PACKED) {
+            s.descriptors[t] = 0ULL;
+        } else {
+            s.flags[t] = TILE_EMPTY;
+        }
+    }
+}
+
+/// How a look-back waits (CUB's "delay constructors", cub/agent/single_pass_scan_operators.cuh):
+/// `firstWait_ns` once after publishing the tile's aggregate, before reading the first window (the
+/// predecessors' prefixes are more likely to be out by then), and `spinWait_ns` between two reads of
+/// a predecessor that has published nothing yet. Both only in grids of at least LOOKBACK_WAIT_GRID
+/// blocks (in small grids every tile is resident at once and the chain is short). Zero: no wait.
+struct LookbackWait {
+    std::uint32_t firstWait_ns;
+    std::uint32_t spinWait_ns;
+};
+inline constexpr LookbackWait LOOKBACK_NO_WAIT{0, 0};
+inline constexpr std::uint32_t LOOKBACK_WAIT_GRID = 500;  ///< CUB's GridThreshold
+
+template <std::uint32_t NS>
+__device__ __forceinline__ void lookbackSleep() {
+    if constexpr (NS > 0) {
+        if (gridDim.x >= LOOKBACK_WAIT_GRID) {
+            __nanosleep(NS);
+        }
     }
 }
 
@@ -97,10 +156,41 @@ __device__ __forceinline__ T warpAllSum(T x) {
     return x;
 }
 
-/// Warp 0's part: publishes the tile aggregate, looks back over 32 predecessors at a time until one
-/// has its prefix, publishes this tile's prefix. Returns the tile's exclusive prefix (lane 0).
+/// Adds one window's values to `exclusive`: lane 0 is the nearest predecessor; the sum runs up to and
+/// including the nearest one with a prefix. Returns whether the window held a prefix (warp-uniform).
 template <typename T>
-__device__ __forceinline__ T lookBack(const LookbackState<T>& s, std::uint32_t tile, T aggregate, std::uint32_t lane) {
+__device__ __forceinline__ bool addWindow(T& exclusive, std::uint32_t flag, T value, std::uint32_t lane) {
+    const std::uint32_t prefixLanes = __ballot_sync(0xFFFFFFFFU, flag == TILE_PREFIX);
+    const std::uint32_t last = prefixLanes != 0 ? static_cast<std::uint32_t>(__ffs(static_cast<int>(prefixLanes))) - 1 : 31;
+    exclusive += warpAllSum(lane <= last ? value : T{});
+    return prefixLanes != 0;
+}
+
+__device__ __forceinline__ unsigned long long packDescriptor(std::uint32_t flag, std::uint32_t valueBits) {
+    return (static_cast<unsigned long long>(valueBits) << 32U) | flag;
+}
+
+template <typename T>
+__device__ __forceinline__ std::uint32_t bitsOf(T value) {
+    std::uint32_t bits;
+    __builtin_memcpy(&bits, &value, sizeof(bits));
+    return bits;
+}
+
+template <typename T>
+__device__ __forceinline__ T valueOf(unsigned long long descriptor) {
+    const auto bits = static_cast<std::uint32_t>(descriptor >> 32U);
+    T value;
+    __builtin_memcpy(&value, &bits, sizeof(value));
+    return value;
+}
+
+/// Warp 0's part, general layout: publishes the tile aggregate, looks back over 32 predecessors at a
+/// time until one has its prefix, publishes this tile's prefix. Returns the tile's exclusive prefix
+/// (lane 0).
+template <LookbackWait WAIT, typename T>
+__device__ __forceinline__ T lookBack(const LookbackState<T, false>& s, std::uint32_t tile, T aggregate,
+                                      std::uint32_t lane) {
     using Flag = ::cuda::atomic_ref<std::uint32_t, ::cuda::thread_scope_device>;
     if (tile == 0) {
         if (lane == 0) {
@@ -113,6 +203,7 @@ __device__ __forceinline__ T lookBack(const LookbackState<T>& s, std::uint32_t t
         s.aggregates[tile] = aggregate;
         Flag(s.flags[tile]).store(TILE_AGGREGATE, ::cuda::memory_order_release);
     }
+    lookbackSleep<WAIT.firstWait_ns>();
     T exclusive{};
     auto predecessor = static_cast<std::int64_t>(tile) - 1 - static_cast<std::int64_t>(lane);
     while (true) {
@@ -120,16 +211,12 @@ __device__ __forceinline__ T lookBack(const LookbackState<T>& s, std::uint32_t t
         T value{};
         if (predecessor >= 0) {
             const auto t = static_cast<std::size_t>(predecessor);
-            do {
-                flag = Flag(s.flags[t]).load(::cuda::memory_order_acquire);
-            } while (flag == TILE_EMPTY);
+            while ((flag = Flag(s.flags[t]).load(::cuda::memory_order_acquire)) == TILE_EMPTY) {
+                lookbackSleep<WAIT.spinWait_ns>();
+            }
             value = flag == TILE_PREFIX ? __ldcg(&s.prefixes[t]) : __ldcg(&s.aggregates[t]);
         }
-        const std::uint32_t prefixLanes = __ballot_sync(0xFFFFFFFFU, flag == TILE_PREFIX);
-        // Lane 0 is the nearest predecessor: sum up to and including the nearest one with a prefix.
-        const std::uint32_t last = prefixLanes != 0 ? static_cast<std::uint32_t>(__ffs(static_cast<int>(prefixLanes))) - 1 : 31;
-        exclusive += warpAllSum(lane <= last ? value : T{});
-        if (prefixLanes != 0) {
+        if (addWindow(exclusive, flag, value, lane)) {
             break;
         }
         predecessor -= 32;
@@ -141,14 +228,57 @@ __device__ __forceinline__ T lookBack(const LookbackState<T>& s, std::uint32_t t
     return exclusive;
 }
 
-/// Scans tile blockIdx.x; every thread of a LOOKBACK_BLOCK-thread block calls it once.
+/// Warp 0's part, packed layout: the same protocol, each publication one relaxed 64-bit store and
+/// each read one relaxed 64-bit load (flag and value cannot be seen apart, so no fence orders them).
+template <LookbackWait WAIT, typename T>
+__device__ __forceinline__ T lookBack(const LookbackState<T, true>& s, std::uint32_t tile, T aggregate,
+                                      std::uint32_t lane) {
+    using Descriptor = ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device>;
+    if (tile == 0) {
+        if (lane == 0) {
+            Descriptor(s.descriptors[0]).store(packDescriptor(TILE_PREFIX, bitsOf(aggregate)),
+                                               ::cuda::memory_order_relaxed);
+        }
+        return T{};
+    }
+    if (lane == 0) {
+        Descriptor(s.descriptors[tile]).store(packDescriptor(TILE_AGGREGATE, bitsOf(aggregate)),
+                                              ::cuda::memory_order_relaxed);
+    }
+    lookbackSleep<WAIT.firstWait_ns>();
+    T exclusive{};
+    auto predecessor = static_cast<std::int64_t>(tile) - 1 - static_cast<std::int64_t>(lane);
+    while (true) {
+        unsigned long long d = packDescriptor(TILE_PREFIX, bitsOf(T{}));  // before tile 0: nothing to add
+        if (predecessor >= 0) {
+            const auto t = static_cast<std::size_t>(predecessor);
+            while (((d = Descriptor(s.descriptors[t]).load(::cuda::memory_order_relaxed)) & 0xFFFFFFFFULL) == TILE_EMPTY) {
+                lookbackSleep<WAIT.spinWait_ns>();
+            }
+        }
+        if (addWindow(exclusive, static_cast<std::uint32_t>(d & 0xFFFFFFFFULL), valueOf<T>(d), lane)) {
+            break;
+        }
+        predecessor -= 32;
+    }
+    if (lane == 0) {
+        Descriptor(s.descriptors[tile]).store(packDescriptor(TILE_PREFIX, bitsOf(exclusive + aggregate)),
+                                              ::cuda::memory_order_relaxed);
+    }
+    return exclusive;
+}
+
+/// Scans tile blockIdx.x; every thread of a BLOCK-thread block calls it once (BLOCK a multiple of 32,
+/// at most 1024).
 ///   load(i, v):        v[q] = item i + q for q < 4 (items at or past n read as zero); i % 4 == 0
 ///   store(i, base, v): the items i … i+3 with values v[q], base = the sum of every item before i
 /// Warp w of tile t holds items t·TILE + w·SEGMENTS·128 + s·128 + 4·lane + q: each segment is 128
 /// consecutive items (coalesced 16-byte accesses for 4-byte items).
-template <typename T, std::uint32_t SEGMENTS, typename Load, typename Store>
-__device__ __forceinline__ void lookbackScanTile(const LookbackState<T>& s, Load&& load, Store&& store) {
-    constexpr std::uint32_t WARPS = LOOKBACK_BLOCK / 32;
+template <typename T, std::uint32_t SEGMENTS, std::uint32_t BLOCK = LOOKBACK_BLOCK, LookbackWait WAIT = LOOKBACK_NO_WAIT,
+          bool PACKED, typename Load, typename Store>
+__device__ __forceinline__ void lookbackScanTile(const LookbackState<T, PACKED>& s, Load&& load, Store&& store) {
+    static_assert(BLOCK % 32 == 0 && BLOCK <= 1024, "whole warps, one block");
+    constexpr std::uint32_t WARPS = BLOCK / 32;
     constexpr std::uint32_t SEGMENT_ITEMS = 32 * LOOKBACK_LANE_ITEMS;
     constexpr std::uint32_t WARP_ITEMS = SEGMENTS * SEGMENT_ITEMS;
     __shared__ T warpTotals[WARPS];
@@ -156,7 +286,7 @@ __device__ __forceinline__ void lookbackScanTile(const LookbackState<T>& s, Load
     const std::uint32_t lane = threadIdx.x % 32;
     const std::uint32_t warp = threadIdx.x / 32;
     const std::uint32_t tile = blockIdx.x;
-    const std::uint64_t first = static_cast<std::uint64_t>(tile) * lookbackTileItems<SEGMENTS>() +
+    const std::uint64_t first = static_cast<std::uint64_t>(tile) * lookbackTileItems<SEGMENTS, BLOCK>() +
                                 static_cast<std::uint64_t>(warp) * WARP_ITEMS + LOOKBACK_LANE_ITEMS * lane;
     T v[SEGMENTS][LOOKBACK_LANE_ITEMS];
 #pragma unroll
@@ -192,7 +322,7 @@ __device__ __forceinline__ void lookbackScanTile(const LookbackState<T>& s, Load
         aggregate += warpTotals[w];
     }
     if (warp == 0) {
-        const T exclusive = lookBack(s, tile, aggregate, lane);
+        const T exclusive = lookBack<WAIT>(s, tile, aggregate, lane);
         if (lane == 0) {
             tileExclusive = exclusive;
         }

@@ -5,6 +5,8 @@
 
 #include <cuda_runtime.h>
 
+#include <utility>
+
 #include "augur/kernels/primitives/scan.hpp"
 #include "lookback_scan.cuh"
 #include "tuning.hpp"
@@ -186,18 +188,57 @@ __global__ void addOffsets(float* out, std::uint32_t n, const float* offsets, st
 
 // ---- single pass ------------------------------------------------------------------------------------
 
-/// 4 segments: 16 floats per thread, 4096 per tile.
-constexpr std::uint32_t LOOKBACK_SEGMENTS = 4;
-constexpr std::uint32_t LOOKBACK_TILE = primitives::detail::lookbackTileItems<LOOKBACK_SEGMENTS>();
+namespace lookback = primitives::detail;
 
-std::uint32_t lookbackTiles(std::uint32_t n) { return (n + LOOKBACK_TILE - 1) / LOOKBACK_TILE; }
+/// A compiled tile shape of the single-pass scan (the public SinglePassShape plus its waits as a
+/// compile-time value).
+struct Shape {
+    std::uint32_t block;
+    std::uint32_t segments;
+    bool packed;
+    lookback::LookbackWait wait;
+};
+
+/// CUB's sm_90 waits for 4-byte scans (tuning_scan.cuh: fixed_delay_constructor_t<688, 1140>).
+constexpr lookback::LookbackWait CUB_WAIT{1140, 688};
+
+/// The shapes compiled in (measured side by side by augur-bench-pf --only scan); tuning::SINGLE_PASS_SHAPE
+/// picks the one SinglePassLookback uses.
+constexpr Shape SHAPES[] = {
+    {256, 4, false, lookback::LOOKBACK_NO_WAIT},  // 0: flag + separate values (the previous layout)
+    {256, 4, true, lookback::LOOKBACK_NO_WAIT},   // 1
+    {256, 4, true, CUB_WAIT},                     // 2
+    {256, 6, true, lookback::LOOKBACK_NO_WAIT},   // 3
+    {256, 8, true, lookback::LOOKBACK_NO_WAIT},   // 4
+    {256, 8, true, CUB_WAIT},                     // 5
+    {256, 12, true, lookback::LOOKBACK_NO_WAIT},  // 6
+    {128, 6, true, CUB_WAIT},                     // 7: CUB's sm_90 float tile (128 threads x 24 items)
+    {128, 8, true, lookback::LOOKBACK_NO_WAIT},   // 8
+    {512, 4, true, lookback::LOOKBACK_NO_WAIT},   // 9
+};
+constexpr std::size_t SHAPE_COUNT = sizeof(SHAPES) / sizeof(SHAPES[0]);
+static_assert(tuning::SINGLE_PASS_SHAPE < SHAPE_COUNT);
+
+constexpr std::uint32_t tileItems(const Shape& shape) {
+    return shape.block * shape.segments * lookback::LOOKBACK_LANE_ITEMS;
+}
+
+std::uint32_t shapeTiles(const Shape& shape, std::uint32_t n) { return (n + tileItems(shape) - 1) / tileItems(shape); }
+
+std::size_t shapeStateBytes(const Shape& shape, std::uint32_t n) {
+    const std::uint32_t tiles = shapeTiles(shape, n);
+    return shape.packed ? lookback::lookbackStateBytes<float, true>(tiles)
+                        : lookback::lookbackStateBytes<float, false>(tiles);
+}
 
 /// One tile per block: 16-byte loads and stores where the whole group of 4 is inside [0, n) and the
 /// pointers are 16-byte aligned (VECTOR), element-wise otherwise.
-template <bool VECTOR>
-__global__ void __launch_bounds__(primitives::detail::LOOKBACK_BLOCK)
+/// (The shape as integers: nvcc's host stubs take no class-type template arguments.)
+template <bool VECTOR, std::uint32_t BLOCK, std::uint32_t SEGMENTS, bool PACKED, std::uint32_t FIRST_WAIT_NS,
+          std::uint32_t SPIN_WAIT_NS>
+__global__ void __launch_bounds__(BLOCK)
     singlePassScan(const float* __restrict__ in, float* __restrict__ out, std::uint32_t n,
-                   primitives::detail::LookbackState<float> state) {
+                   lookback::LookbackState<float, PACKED> state) {
     auto load = [&](std::uint64_t i, float (&v)[4]) {
         if (VECTOR && i + 3 < n) {
             const float4 q = __ldg(reinterpret_cast<const float4*>(in + i));
@@ -231,20 +272,49 @@ __global__ void __launch_bounds__(primitives::detail::LOOKBACK_BLOCK)
             }
         }
     };
-    primitives::detail::lookbackScanTile<float, LOOKBACK_SEGMENTS>(state, load, store);
+    constexpr lookback::LookbackWait WAIT{FIRST_WAIT_NS, SPIN_WAIT_NS};
+    lookback::lookbackScanTile<float, SEGMENTS, BLOCK, WAIT>(state, load, store);
 }
 
-GpuStatus singlePass(const float* in, float* out, std::uint32_t n, void* scratch, StreamHandle stream) {
-    const std::uint32_t tiles = lookbackTiles(n);
-    const auto state = primitives::detail::lookbackState<float>(scratch, tiles);
-    AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK(cudaMemsetAsync(scratch, 0, primitives::detail::lookbackFlagBytes(tiles), stream)));
-    const bool vector = (reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) % 16 == 0;
+bool aligned16(const float* in, const float* out) {
+    return (reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) % 16 == 0;
+}
+
+/// Clears the state, launches the tiles. UNALIGNED: also compiled for pointers that are not 16-byte
+/// aligned (the shape SinglePassLookback uses); the others refuse them.
+template <std::size_t I, bool UNALIGNED>
+GpuStatus launchShape(const float* in, float* out, std::uint32_t n, void* scratch, StreamHandle stream) {
+    constexpr Shape SHAPE = SHAPES[I];
+    const std::uint32_t tiles = shapeTiles(SHAPE, n);
+    const auto state = lookback::lookbackState<float, SHAPE.packed>(scratch, tiles);
+    const bool vector = aligned16(in, out);
+    if (!UNALIGNED && !vector) {
+        return AUGUR_CUDA_CHECK(cudaErrorInvalidValue);
+    }
+    AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK(
+        cudaMemsetAsync(scratch, 0, lookback::lookbackClearBytes<float, SHAPE.packed>(tiles), stream)));
     if (vector) {
-        singlePassScan<true><<<tiles, primitives::detail::LOOKBACK_BLOCK, 0, stream>>>(in, out, n, state);
-    } else {
-        singlePassScan<false><<<tiles, primitives::detail::LOOKBACK_BLOCK, 0, stream>>>(in, out, n, state);
+        singlePassScan<true, SHAPE.block, SHAPE.segments, SHAPE.packed, SHAPE.wait.firstWait_ns, SHAPE.wait.spinWait_ns>
+            <<<tiles, SHAPE.block, 0, stream>>>(in, out, n, state);
+    } else if constexpr (UNALIGNED) {
+        singlePassScan<false, SHAPE.block, SHAPE.segments, SHAPE.packed, SHAPE.wait.firstWait_ns, SHAPE.wait.spinWait_ns>
+            <<<tiles, SHAPE.block, 0, stream>>>(in, out, n, state);
     }
     return AUGUR_CUDA_CHECK_LAUNCH();
+}
+
+template <std::size_t... I>
+GpuStatus launchShapeIndex(std::size_t shape, const float* in, float* out, std::uint32_t n, void* scratch,
+                           StreamHandle stream, std::index_sequence<I...> /*shapes*/) {
+    GpuStatus status = AUGUR_CUDA_CHECK(cudaErrorInvalidValue);
+    (void)((shape == I ? (status = launchShape<I, I == tuning::SINGLE_PASS_SHAPE>(in, out, n, scratch, stream), true)
+                       : false) ||
+           ...);
+    return status;
+}
+
+GpuStatus singlePass(std::size_t shape, const float* in, float* out, std::uint32_t n, void* scratch, StreamHandle stream) {
+    return launchShapeIndex(shape, in, out, n, scratch, stream, std::make_index_sequence<SHAPE_COUNT>{});
 }
 
 // ---- multi-level ------------------------------------------------------------------------------------
@@ -305,6 +375,35 @@ GpuStatus scanLevels(ScanVariant variant, const float* in, float* out, std::uint
 
 }  // namespace
 
+std::span<const SinglePassShape> singlePassShapes() noexcept {
+    static constexpr auto PUBLIC = [] {
+        std::array<SinglePassShape, SHAPE_COUNT> shapes{};
+        for (std::size_t i = 0; i < SHAPE_COUNT; ++i) {
+            shapes[i] = SinglePassShape{SHAPES[i].block, SHAPES[i].segments, SHAPES[i].packed,
+                                        SHAPES[i].wait.firstWait_ns, SHAPES[i].wait.spinWait_ns};
+        }
+        return shapes;
+    }();
+    return PUBLIC;
+}
+
+std::size_t singlePassDefaultShape() noexcept { return tuning::SINGLE_PASS_SHAPE; }
+
+std::size_t singlePassScratchBytes(std::size_t shape, std::uint32_t n) noexcept {
+    return shape < SHAPE_COUNT ? shapeStateBytes(SHAPES[shape], n) : 0;
+}
+
+GpuStatus singlePassScan(std::size_t shape, const float* in, float* out, std::uint32_t n, void* scratch,
+                         std::size_t scratchBytes, StreamHandle stream) noexcept {
+    if (n == 0) {
+        return {};
+    }
+    if (shape >= SHAPE_COUNT || scratchBytes < singlePassScratchBytes(shape, n) || n > 0x7FFFFFFFU) {
+        return AUGUR_CUDA_CHECK(cudaErrorInvalidValue);
+    }
+    return singlePass(shape, in, out, n, scratch, stream);
+}
+
 std::size_t exclusiveScanScratchBytes(ScanVariant variant, std::uint32_t n) noexcept {
     if (variant == ScanVariant::Cub) {
         std::size_t bytes = 0;
@@ -313,7 +412,7 @@ std::size_t exclusiveScanScratchBytes(ScanVariant variant, std::uint32_t n) noex
         return bytes + 256;
     }
     if (variant == ScanVariant::SinglePassLookback) {
-        return primitives::detail::lookbackStateBytes<float>(lookbackTiles(n));
+        return shapeStateBytes(SHAPES[tuning::SINGLE_PASS_SHAPE], n);
     }
     return levelBytes(tileOf(variant), n);
 }
@@ -331,7 +430,7 @@ GpuStatus exclusiveScan(ScanVariant variant, const float* in, float* out, std::u
         return AUGUR_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scratch, bytes, in, out, static_cast<int>(n), stream));
     }
     if (variant == ScanVariant::SinglePassLookback) {
-        return singlePass(in, out, n, scratch, stream);
+        return singlePass(tuning::SINGLE_PASS_SHAPE, in, out, n, scratch, stream);
     }
     return scanLevels(variant, in, out, n, static_cast<char*>(scratch), stream);
 }

@@ -2,16 +2,27 @@
 // Private to kernels/primitives.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace augur::kernels::primitives::tuning {
 
 /// Threads per block of the multi-level scan variants (the tile is 2, U or 8 elements per thread; the
-/// single-pass variant's block is LOOKBACK_BLOCK = 256 with 16 elements per thread). Not swept: 256 is
-/// the block the seeds' Blelloch formulation uses with 512-element tiles. Measured on the H100 at
-/// n = 2²⁶ (2026-11-21): best multi-level (unrolled ×4) 513–526 µs — tiles, totals and offsets read
-/// and write the data twice — single-pass look-back 303–307 µs, CUB 230 µs.
+/// single-pass variant's shape is SINGLE_PASS_SHAPE below). Not swept: 256 is the block the seeds'
+/// Blelloch formulation uses with 512-element tiles. Measured on the H100 at n = 2²⁶ (2026-11-21):
+/// best multi-level (unrolled ×4) 513–526 µs — tiles, totals and offsets read and write the data
+/// twice — against CUB's 230 µs.
 inline constexpr std::uint32_t SCAN_BLOCK = 256;
+
+/// Single-pass look-back scan: the tile shape SinglePassLookback uses, an index into scan_cuda.cu's
+/// SHAPES (public as cuda::singlePassShapes()): 256 threads x 8 segments = 8,192 floats per tile,
+/// flag and value packed in one 64-bit descriptor, CUB's sm_90 look-back waits. Measured on the H100
+/// (augur-bench-pf --only scan, scan runs C and D of docs/benchmarks.md, 2026-11-21): 207–211 µs at
+/// n = 2²⁶ against CUB's 231–236; the same tile without waits 220–224, 256 x 4 packed 243–247 (with
+/// waits 224–228), CUB's own tile (128 x 24 items, waits) 215–219, 512 x 4 248–253, the previous flag +
+/// separate values 307–310. At 2²⁰ (128 tiles, too few for the waits) 9.5–12.8 µs and at 20,000
+/// 8.0–10.6 µs, the other shapes within the run-to-run spread (CUB 15.2–21.3 and 12.1–18.3 µs).
+inline constexpr std::size_t SINGLE_PASS_SHAPE = 5;
 
 /// Reduction: threads per block and the largest grid (first pass; the second is one block).
 /// Measured on the H100: at n = 20,000 and 2²⁰ the warp-unrolled variant is the fastest (8.8 / 9.4 µs,

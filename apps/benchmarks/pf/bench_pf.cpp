@@ -2,15 +2,17 @@
 // papers' baselines (Thrust permutation-iterator copy, atomicAdd output reduction), the scan and
 // reduction variants, and the K = 10⁶ step against its bytes-over-bandwidth floor.
 //
-//   augur-bench-pf [--quick] [--profile]
+//   augur-bench-pf [--quick] [--profile] [--only SECTION]
 // Prints Markdown tables (docs/benchmarks.md records them with device and date). --profile runs a few
 // plain (not captured) steps of the seed-scale and K = 10⁶ filters and nothing else, for a profiler
-// (ncu) to time each kernel.
+// (ncu) to time each kernel. --only runs one section: baselines, stages, floor, scan (the scan
+// variants and the single-pass tile shapes), reduce or ungm.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -245,19 +247,73 @@ void baselineTables(StreamHandle stream) {
     }
 }
 
-void primitiveTables(StreamHandle stream) {
-    using kernels::primitives::ALL_REDUCE_VARIANTS;
-    using kernels::primitives::ALL_SCAN_VARIANTS;
-    using kernels::primitives::ReduceVariant;
-    using kernels::primitives::ScanVariant;
-    const std::vector<std::uint32_t> sizes = {20'000, 1U << 20U, 1U << 26U};
-    const auto input = randomFloats(sizes.back(), 0.0F, 1.0F, 9);
-    auto in = platform::DeviceBuffer<float>::create(sizes.back());
-    auto out = platform::DeviceBuffer<float>::create(sizes.back());
-    if (!in || !out) {
-        return;
+/// The sizes of the primitive tables and their input (uniform floats in [0, 1)), on the device.
+struct PrimitiveInput {
+    std::vector<std::uint32_t> sizes = {20'000, 1U << 20U, 1U << 26U};
+    platform::DeviceBuffer<float> in;
+    platform::DeviceBuffer<float> out;
+};
+
+std::optional<PrimitiveInput> primitiveInput(StreamHandle stream) {
+    PrimitiveInput p;
+    const auto input = randomFloats(p.sizes.back(), 0.0F, 1.0F, 9);
+    auto in = platform::DeviceBuffer<float>::create(p.sizes.back());
+    auto out = platform::DeviceBuffer<float>::create(p.sizes.back());
+    if (!in || !out || !in->upload(input, stream)) {
+        return std::nullopt;
     }
-    (void)in->upload(input, stream);
+    p.in = std::move(*in);
+    p.out = std::move(*out);
+    return p;
+}
+
+/// The single-pass scan's compiled tile shapes against CUB (device time, median): which one
+/// SinglePassLookback should use at each size (kernels/primitives/tuning.hpp records the choice).
+void shapeTable(StreamHandle stream, PrimitiveInput& p) {
+    namespace scan = kernels::primitives::cuda;
+    const auto shapes = scan::singlePassShapes();
+    std::vector<std::string> columns = {"n"};
+    for (const auto& shape : shapes) {
+        columns.push_back(std::to_string(shape.block) + "x" + std::to_string(shape.segments) + " (" +
+                          std::to_string(shape.block * shape.segments * 4) + ")" +
+                          (shape.packed ? " packed" : " flag+values") + (shape.spinWait_ns > 0 ? ", waits" : ""));
+    }
+    columns.emplace_back("CUB (µs)");
+    columns.emplace_back("used (shape)");
+    columns.emplace_back("used / CUB");
+    columns.emplace_back("fastest / CUB");
+    bench::Table table("Single-pass look-back tile shapes (float, device time, median, µs)", columns);
+    for (const std::uint32_t n : p.sizes) {
+        std::vector<std::string> row = {std::to_string(n)};
+        std::vector<double> times;
+        for (std::size_t s = 0; s < shapes.size(); ++s) {
+            auto scratch = platform::DeviceMemory::allocate(scan::singlePassScratchBytes(s, n));
+            const double us = bench::deviceMedian_us(stream, [&](StreamHandle st) {
+                (void)scan::singlePassScan(s, p.in.data(), p.out.data(), n, scratch->get(), scratch->bytes(), st);
+            });
+            times.push_back(us);
+            row.push_back(bench::fmt(us));
+        }
+        const auto variant = kernels::primitives::ScanVariant::Cub;
+        auto cubScratch = platform::DeviceMemory::allocate(scan::exclusiveScanScratchBytes(variant, n));
+        const double cub = bench::deviceMedian_us(stream, [&](StreamHandle st) {
+            (void)scan::exclusiveScan(variant, p.in.data(), p.out.data(), n, cubScratch->get(), cubScratch->bytes(), st);
+        });
+        const std::size_t used = scan::singlePassDefaultShape();
+        row.push_back(bench::fmt(cub));
+        row.push_back(std::to_string(used));
+        row.push_back(bench::fmt(times[used] / cub, 2));
+        row.push_back(bench::fmt(*std::min_element(times.begin(), times.end()) / cub, 2));
+        table.row(row);
+    }
+}
+
+void scanTables(StreamHandle stream, PrimitiveInput& p) {
+    using kernels::primitives::ALL_SCAN_VARIANTS;
+    using kernels::primitives::ScanVariant;
+    const auto& sizes = p.sizes;
+    auto* in = &p.in;
+    auto* out = &p.out;
     std::vector<std::string> scanColumns = {"n"};
     for (const auto v : ALL_SCAN_VARIANTS) {
         scanColumns.emplace_back(std::string(kernels::primitives::toString(v)) + " (µs)");
@@ -284,6 +340,15 @@ void primitiveTables(StreamHandle stream) {
         row.push_back(bench::fmt(best / cub, 2));
         scan.row(row);
     }
+    shapeTable(stream, p);
+}
+
+void reduceTable(StreamHandle stream, PrimitiveInput& p) {
+    using kernels::primitives::ALL_REDUCE_VARIANTS;
+    using kernels::primitives::ReduceVariant;
+    const auto& sizes = p.sizes;
+    auto* in = &p.in;
+    auto* out = &p.out;
     std::vector<std::string> reduceColumns = {"n"};
     for (const auto v : ALL_REDUCE_VARIANTS) {
         reduceColumns.emplace_back(std::string(kernels::primitives::toString(v)) + " (µs)");
@@ -413,9 +478,18 @@ void cpuOnlyTable() {
 
 int main(int argc, char** argv) {
     bool profile = false;
+    std::string only;
     for (int i = 1; i < argc; ++i) {
         g_quick = g_quick || std::strcmp(argv[i], "--quick") == 0;
         profile = profile || std::strcmp(argv[i], "--profile") == 0;
+        if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+            only = argv[++i];
+        }
+    }
+    const std::vector<std::string> sections = {"baselines", "stages", "floor", "scan", "reduce", "ungm"};
+    if (!only.empty() && std::find(sections.begin(), sections.end(), only) == sections.end()) {
+        std::printf("unknown section '%s' (baselines, stages, floor, scan, reduce, ungm)\n", only.c_str());
+        return 2;
     }
     char date[32];
     const std::time_t now = std::time(nullptr);
@@ -427,6 +501,7 @@ int main(int argc, char** argv) {
         return 0;
     }
 #if AUGUR_HAVE_CUDA
+    auto runs = [&](const char* section) { return only.empty() || only == section; };
     if (auto gpu = platform::queryGpu(0)) {
         std::printf("device: %s (sm_%d%d, %d SMs)\n", gpu->name, gpu->computeMajor, gpu->computeMinor,
                     gpu->multiprocessors);
@@ -440,11 +515,31 @@ int main(int argc, char** argv) {
         profileSteps(stream->get());
         return 0;
     }
-    baselineTables(stream->get());
-    stageTable(stream->get());
-    floorTable(stream->get());
-    primitiveTables(stream->get());
-    ungmTable(stream->get());
+    if (runs("baselines")) {
+        baselineTables(stream->get());
+    }
+    if (runs("stages")) {
+        stageTable(stream->get());
+    }
+    if (runs("floor")) {
+        floorTable(stream->get());
+    }
+    if (runs("scan") || runs("reduce")) {
+        auto primitives = primitiveInput(stream->get());
+        if (!primitives) {
+            std::printf("device buffers for the primitive tables: allocation failed\n");
+            return 1;
+        }
+        if (runs("scan")) {
+            scanTables(stream->get(), *primitives);
+        }
+        if (runs("reduce")) {
+            reduceTable(stream->get(), *primitives);
+        }
+    }
+    if (runs("ungm")) {
+        ungmTable(stream->get());
+    }
 #endif
     return 0;
 }

@@ -23,10 +23,10 @@ using platform::DeviceMemory;
 using platform::Stream;
 using platform::StreamHandle;
 
-// Sizes around every tile boundary (512, 1024, 2048 and, single pass, 4096 elements), multi-level,
+// Sizes around every tile boundary (512, 1024, 2048 and, single pass, 8192 elements), multi-level,
 // many look-back tiles, and not powers of two.
-constexpr std::uint32_t SIZES[] = {1, 2, 31, 511, 512, 513, 2047, 2049, 4095, 4096, 4097, 8193, 100'003, 1U << 20U,
-                                   3'000'001};
+constexpr std::uint32_t SIZES[] = {1,    2,    31,   511,  512,     513,       2047,      2049,
+                                   4095, 4096, 4097, 8191, 8192, 8193, 100'003, 1U << 20U, 3'000'001};
 /// The size the scan target is measured at.
 constexpr std::uint32_t LARGE = 1U << 26U;
 

@@ -11,9 +11,10 @@
 //                        inside a warp ("warp unrolling", seed 001)
 //   CompleteUnrolled     Blelloch with the tile size a compile-time constant and every level unrolled
 //                        ("complete unrolling", seed 001)
-//   SinglePassLookback   one pass: each tile scans 16 elements per thread in registers and warp
+//   SinglePassLookback   one pass: each tile scans 16 or more elements per thread in registers and warp
 //                        shuffles, then takes its prefix by decoupled look-back over the preceding tiles
-//                        (Merrill and Garland, NVR-2016-002) — reads and writes the data once
+//                        (Merrill and Garland, NVR-2016-002) — reads and writes the data once; 8,192
+//                        elements per 256-thread tile, flag and value in one 64-bit tile descriptor
 //   Cub                  cub::DeviceScan::ExclusiveSum (single pass, decoupled look-back)
 // The first six are multi-level: tiles are scanned independently, their totals scanned recursively,
 // then added back (the data is read twice and written twice).
@@ -65,6 +66,34 @@ namespace cuda {
 [[nodiscard]] platform::GpuStatus exclusiveScan(ScanVariant variant, const float* in, float* out, std::uint32_t n,
                                                 void* scratch, std::size_t scratchBytes,
                                                 platform::StreamHandle stream) noexcept;
+
+/// A tile shape of the single-pass look-back scan. SinglePassLookback uses the one
+/// singlePassDefaultShape() names; the others are compiled in for measurement (augur-bench-pf sweeps
+/// them) and kept exact by the tests.
+struct SinglePassShape {
+    std::uint32_t block;         ///< threads per tile
+    std::uint32_t segments;      ///< 128-element segments per warp: a tile is block · segments · 4 elements
+    bool packed;                 ///< flag and value in one 64-bit tile descriptor (else a flag and two arrays)
+    std::uint32_t firstWait_ns;  ///< look-back: sleep before the first window (grids of ≥ 500 tiles; 0: none)
+    std::uint32_t spinWait_ns;   ///< look-back: sleep between reads of an unpublished tile (idem)
+};
+
+/// The compiled shapes; indices are what singlePassDefaultShape returns and singlePassScan takes.
+[[nodiscard]] std::span<const SinglePassShape> singlePassShapes() noexcept;
+
+/// Index of the shape SinglePassLookback uses (at every n). O(1); noexcept.
+[[nodiscard]] std::size_t singlePassDefaultShape() noexcept;
+
+/// Scratch bytes of singlePassScan(shape, …, n) (0 for an unknown shape). Init phase.
+[[nodiscard]] std::size_t singlePassScratchBytes(std::size_t shape, std::uint32_t n) noexcept;
+
+/// The single-pass scan with a given shape (as exclusiveScan(SinglePassLookback, …) otherwise). in and
+/// out must be 16-byte aligned unless the shape is singlePassDefaultShape(); an unknown
+/// shape, misaligned pointers or too little scratch give cudaErrorInvalidValue. Graph-capturable;
+/// allocation-free.
+[[nodiscard]] platform::GpuStatus singlePassScan(std::size_t shape, const float* in, float* out, std::uint32_t n,
+                                                 void* scratch, std::size_t scratchBytes,
+                                                 platform::StreamHandle stream) noexcept;
 }  // namespace cuda
 
 }  // namespace augur::kernels::primitives
