@@ -211,7 +211,7 @@ __global__ void initializeKernel(Shape s, typename Model::Params params, const t
 /// warp keeps a running max and its sums relative to it; at the end the block combines its warps in
 /// order and writes one partial per channel.
 template <typename Model, bool ADVANCE, std::uint32_t VEHICLES>
-__global__ void __launch_bounds__(tuning::PARTICLE_BLOCK)
+__global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning::ONE_VEHICLE_MIN_BLOCKS : 1)
     particleKernel(Shape s, typename Model::Params params, const typename Model::VehicleInput* inputs,
                    const FilterControl* control, Partials out, std::uint32_t chunks) {
     constexpr int SLOT = Model::SLOT_FLOATS;
@@ -365,7 +365,7 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK)
 /// instead of 1).
 template <typename Model, bool ADVANCE, int MAX_REGISTERS>
 __global__ void __maxnreg__(MAX_REGISTERS)
-    vehicleKernel(Shape s, typename Model::Params params, const typename Model::VehicleInput* inputs,
+    vehicleKernel(Shape s, typename Model::Params params, const typename Model::VehicleInput* __restrict__ inputs,
                   const FilterControl* control, Partials out, std::uint32_t groups) {
     constexpr int SLOT = Model::SLOT_FLOATS;
     constexpr auto OUTPUTS = static_cast<std::uint32_t>(Model::OUTPUTS_PER_VEHICLE);
@@ -471,13 +471,17 @@ struct CombineArgs {
     std::uint32_t cdfTiles;
 };
 
-/// One block per channel (grid-stride over channels): every block finds the global max over the
-/// partial maxima (a max is exact in any order) and each partial block's scale exp(max_b − max);
-/// then thread t sums partial blocks t, t + 256, … of its channel in order and a fixed tree combines
-/// the threads. The last block to finish (a completion counter, reset by that block) normalises the
-/// outputs and writes the control block: N_eff, the resample decision, u, the buffer commit, the step.
-/// With systematic resampling, block b < cdfTiles first scans CDF tile b (the quantised weights need
-/// only the global max): the scan is ready when the device decides to resample, one launch fewer.
+/// Blocks 0 … cdfTiles − 1 scan the CDF, the rest combine the channels; every block first finds the
+/// global max over the partial maxima (a max is exact in any order).
+/// Scan blocks (systematic resampling): block b scans CDF tile b of the quantised weights, which need
+/// only the global max — the scan is ready when the device decides to resample, one launch fewer,
+/// and it runs beside the channel sums instead of before them (tile order = block order, so the
+/// look-back waits only on blocks that started earlier).
+/// Channel blocks: one per channel (grid-stride over channels): each partial block's scale
+/// exp(max_b − max); thread t sums partial blocks t, t + 256, … of its channel in order and a fixed
+/// tree combines the threads. The last channel block to finish (a completion counter, reset by that
+/// block) normalises the outputs and writes the control block: N_eff, the resample decision, u, the
+/// buffer commit, the step. The copy-index kernel reads the CDF after this kernel (stream order).
 __global__ void __launch_bounds__(tuning::COMBINE_BLOCK) combineKernel(CombineArgs a) {
     __shared__ float scale[MAX_PARTIAL_BLOCKS];  // each in (0, 1]; float suffices (as the CPU's chunks)
     __shared__ float warpMaxima[COMBINE_WARPS];
@@ -499,14 +503,17 @@ __global__ void __launch_bounds__(tuning::COMBINE_BLOCK) combineKernel(CombineAr
     for (std::uint32_t w = 1; w < COMBINE_WARPS; ++w) {
         globalMax = detail::maxLog(globalMax, warpMaxima[w]);
     }
+    if (blockIdx.x < a.cdfTiles) {  // block-uniform: a scan block, CDF tile blockIdx.x, nothing else
+        internal::scanQuantizedTile<true>(a.logWeights, a.particles, globalMax, a.cdf, a.cdfState);
+        return;
+    }
     for (std::uint32_t b = threadIdx.x; b < a.blocks; b += blockDim.x) {
         scale[b] = static_cast<float>(detail::weightTerm(a.maxima[b], globalMax));
     }
-    if (blockIdx.x < a.cdfTiles) {  // block-uniform; the scan synchronises the block
-        internal::scanQuantizedTile<true>(a.logWeights, a.particles, globalMax, a.cdf, a.cdfState);
-    }
     __syncthreads();
-    for (std::uint32_t c = blockIdx.x; c < a.channels; c += gridDim.x) {
+    const std::uint32_t channelBlock = blockIdx.x - a.cdfTiles;
+    const std::uint32_t channelBlocks = gridDim.x - a.cdfTiles;
+    for (std::uint32_t c = channelBlock; c < a.channels; c += channelBlocks) {
         const double* row = a.sums + static_cast<std::size_t>(c) * a.blocks;
         double total = 0.0;
         for (std::uint32_t b = threadIdx.x; b < a.blocks; b += blockDim.x) {
@@ -529,7 +536,7 @@ __global__ void __launch_bounds__(tuning::COMBINE_BLOCK) combineKernel(CombineAr
     }
     if (threadIdx.x == 0) {
         __threadfence();  // this block's channel sums before its count
-        lastBlock = atomicAdd(a.done, 1U) == gridDim.x - 1;
+        lastBlock = atomicAdd(a.done, 1U) == channelBlocks - 1;
     }
     __syncthreads();
     if (!lastBlock) {
@@ -832,7 +839,7 @@ GpuStatus ParticleFilter<Model>::launchCombine(bool commit, StreamHandle stream)
                            m_config.resampleThreshold, m_config.seed, deEnabled,
                            commit ? 1U : 0U,     m_logWeights.data(),  cdf.cdf,
                            cdf.state,            scan ? cdf.tiles : 0U};
-    combineKernel<<<std::max(channels, args.cdfTiles), tuning::COMBINE_BLOCK, 0, stream>>>(args);
+    combineKernel<<<args.cdfTiles + channels, tuning::COMBINE_BLOCK, 0, stream>>>(args);
     return AUGUR_CUDA_CHECK_LAUNCH();
 }
 

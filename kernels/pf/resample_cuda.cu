@@ -21,8 +21,6 @@ namespace augur::kernels::pf::cuda {
 namespace {
 
 namespace lookback = primitives::detail;
-using internal::CDF_TILE;
-using internal::MAX_CDF_TILES;
 using internal::ResampleScratch;
 
 /// Inclusive scan of quantizeWeight(log w, max): one tile per block. VECTOR: 16-byte log-weight loads.
@@ -36,37 +34,98 @@ __global__ void __launch_bounds__(lookback::LOOKBACK_BLOCK)
     internal::scanQuantizedTile<VECTOR>(logWeights, particles, *maxLogWeight, cdf, state);
 }
 
-/// One thread per copy j: ρ[j] by the bracketed search over the exact integer CDF — the same indices
-/// as seed 004's per-source formulation (copyRange), balanced whatever the weights. The first search
-/// is narrowed to one CDF tile: the tiles' inclusive prefixes (the scan's look-back values) are
-/// searched in shared memory first, which saves log2(tiles) dependent global loads per copy. Then
-/// leaves the scan's tile flags zeroed for the next resampling (the scan has finished: stream
-/// order) and marks the copy indices pending when asked to.
+/// The smallest i in [0, K − 1] with copyLast(cdf[i]) ≥ j — copy j's source, as copySource — by a
+/// 32-way search of one warp: each round the lanes test 32 evenly spaced candidates at once, so the
+/// chain of dependent global loads is ⌈log₃₂ K⌉ + 1 long (5 at K = 10⁶) instead of log₂ K. Every
+/// lane returns the answer.
+__device__ __forceinline__ std::uint32_t warpCopySource(const std::uint64_t* __restrict__ cdf, std::uint64_t total,
+                                                        std::uint32_t particles, float u, std::uint32_t j,
+                                                        std::uint32_t lane) {
+    constexpr std::uint32_t WARP = 32;
+    auto reaches = [&](std::uint32_t i) { return copyLast(__ldcg(&cdf[i]), total, particles, u) >= static_cast<std::int64_t>(j); };
+    // Invariant: the answer is in [lo, hi] and reaches(hi) (copyLast(total) = K − 1 ≥ j).
+    std::uint32_t lo = 0;
+    std::uint32_t hi = particles - 1;
+    while (hi - lo >= WARP) {
+        const std::uint32_t step = (hi - lo + WARP) / WARP;  // ⌈(hi − lo + 1) / 32⌉
+        const std::uint32_t probe = min(lo + (lane + 1) * step - 1, hi);
+        const std::uint32_t hits = __ballot_sync(0xFFFFFFFFU, reaches(probe));  // lane 31 probes hi: ≠ 0
+        const auto first = static_cast<std::uint32_t>(__ffs(static_cast<int>(hits)) - 1);
+        const std::uint32_t newHi = min(lo + (first + 1) * step - 1, hi);
+        lo = first == 0 ? lo : lo + first * step;
+        hi = newHi;
+    }
+    const std::uint32_t candidate = min(lo + lane, hi);
+    const std::uint32_t hits = __ballot_sync(0xFFFFFFFFU, reaches(candidate));
+    return lo + static_cast<std::uint32_t>(__ffs(static_cast<int>(hits)) - 1);
+}
+
+/// A block's window of the CDF in shared memory, indexed by particle: cdf[i] for first ≤ i < first + n.
+struct CdfWindow {
+    const std::uint64_t* values;
+    std::uint32_t first;
+    __device__ __forceinline__ std::uint64_t operator[](std::uint32_t i) const { return values[i - first]; }
+};
+
+/// Block b writes the copy indices ρ[j] of COPY_INDEX_ITEMS × COPY_INDEX_BLOCK consecutive copies j.
+/// Their sources are consecutive too (ρ is non-decreasing): warps 0 and 1 find the sources of the
+/// block's first and last copies (warpCopySource), the block reads that range of the CDF into shared
+/// memory with coalesced loads (typically about as many entries as copies), and every thread
+/// searches it for its copies (copySourceIn: integer bracket, then copyLast only inside it) — the
+/// same indices as cpu::systematicResample, bit for bit. A range wider than the window (many
+/// zero-weight particles between two copies) is searched in global memory instead, within the
+/// range. Then leaves the scan's tile flags zeroed for the next resampling (the scan has finished:
+/// stream order) and marks the copy indices pending when asked to.
 __global__ void __launch_bounds__(tuning::COPY_INDEX_BLOCK)
     copyIndexKernel(const std::uint64_t* __restrict__ cdf, std::uint32_t particles, const float* u,
                     std::uint32_t* __restrict__ copyIndex, const std::uint32_t* enabled, std::uint32_t* pending,
                     lookback::LookbackState<std::uint64_t> state, std::uint32_t tiles) {
-    __shared__ std::uint64_t tilePrefix[MAX_CDF_TILES];
+    constexpr std::uint32_t COPIES = tuning::COPY_INDEX_ITEMS * tuning::COPY_INDEX_BLOCK;
+    __shared__ std::uint64_t window[tuning::COPY_INDEX_WINDOW];
+    __shared__ std::uint32_t sources[2];
+    const std::uint32_t thread = blockIdx.x * blockDim.x + threadIdx.x;
     if (enabled != nullptr && *enabled == 0U) {
         // The combine kernel scans on every step; its flags must be clean for the next one.
-        lookback::zeroLookbackState(state, tiles, blockIdx.x * blockDim.x + threadIdx.x, gridDim.x * blockDim.x);
+        lookback::zeroLookbackState(state, tiles, thread, gridDim.x * blockDim.x);
         return;
     }
-    for (std::uint32_t t = threadIdx.x; t < tiles; t += blockDim.x) {
-        tilePrefix[t] = __ldcg(&state.prefixes[t]);
+    const float uniform = *u;
+    const std::uint64_t total = __ldcg(&cdf[particles - 1]);
+    const std::uint32_t firstCopy = blockIdx.x * COPIES;
+    const std::uint32_t lastCopy = min(particles, firstCopy + COPIES) - 1;
+    const std::uint32_t warp = threadIdx.x / 32;
+    if (warp < 2) {
+        const std::uint32_t lane = threadIdx.x % 32;
+        const std::uint32_t source = warpCopySource(cdf, total, particles, uniform, warp == 0 ? firstCopy : lastCopy, lane);
+        if (lane == 0) {
+            sources[warp] = source;
+        }
     }
     __syncthreads();
-    const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
-    if (j < particles) {
-        const float uniform = *u;
-        const CopyBracket bracket = copyBracket(tilePrefix[tiles - 1], particles, uniform, j);
-        const std::uint32_t tile = cdfLowerBound(tilePrefix, 0, tiles - 1, bracket.low);
-        const std::uint32_t first =
-            cdfLowerBound(cdf, tile * CDF_TILE, min(particles, (tile + 1) * CDF_TILE) - 1, bracket.low);
-        copyIndex[j] = copySourceFrom(cdf, particles, uniform, j, bracket, first);
+    const std::uint32_t lo = sources[0];
+    const std::uint32_t hi = sources[1];
+    auto search = [&](const auto& view) {
+#pragma unroll
+        for (std::uint32_t item = 0; item < tuning::COPY_INDEX_ITEMS; ++item) {
+            const std::uint32_t j = firstCopy + item * tuning::COPY_INDEX_BLOCK + threadIdx.x;
+            if (j <= lastCopy) {
+                const CopyBracket bracket = copyBracket(total, particles, uniform, j);
+                const std::uint32_t first = cdfLowerBoundIn(view, lo, hi, bracket.low);
+                copyIndex[j] = copySourceIn(view, total, particles, uniform, j, bracket, first, hi);
+            }
+        }
+    };
+    if (hi - lo < tuning::COPY_INDEX_WINDOW) {  // block-uniform
+        for (std::uint32_t i = threadIdx.x; i <= hi - lo; i += blockDim.x) {
+            window[i] = __ldcg(&cdf[lo + i]);
+        }
+        __syncthreads();
+        search(CdfWindow{window, lo});
+    } else {
+        search(cdf);
     }
-    lookback::zeroLookbackState(state, tiles, j, gridDim.x * blockDim.x);
-    if (j == 0 && pending != nullptr) {
+    lookback::zeroLookbackState(state, tiles, thread, gridDim.x * blockDim.x);
+    if (thread == 0 && pending != nullptr) {
         *pending = 1U;
     }
 }
@@ -187,7 +246,8 @@ platform::GpuStatus launchSystematicResample(const float* logWeights, std::uint3
     if (!cdfScanned) {
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
     }
-    const std::uint32_t blocks = (particles + tuning::COPY_INDEX_BLOCK - 1) / tuning::COPY_INDEX_BLOCK;
+    constexpr std::uint32_t COPIES = tuning::COPY_INDEX_ITEMS * tuning::COPY_INDEX_BLOCK;
+    const std::uint32_t blocks = (particles + COPIES - 1) / COPIES;
     copyIndexKernel<<<blocks, tuning::COPY_INDEX_BLOCK, 0, stream>>>(s.cdf, particles, u, copyIndex, enabled, pending,
                                                                     s.state, s.tiles);
     return AUGUR_CUDA_CHECK_LAUNCH();

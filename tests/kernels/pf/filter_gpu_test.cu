@@ -70,8 +70,8 @@ TEST(SystematicResampleGpu, CopyIndicesEqualCpuForAnyK) {
     AUGUR_REQUIRE_GPU();
     auto stream = Stream::create();
     ASSERT_TRUE(stream);
-    // Around the CDF scan's 2048-particle tiles, several tiles, many tiles.
-    for (const std::uint32_t k : {1U, 2U, 1000U, 2047U, 2048U, 2049U, 4097U, 1'000'000U}) {
+    // Around the CDF scan's tiles and the copy-index kernel's 1,024-copy blocks, several, many.
+    for (const std::uint32_t k : {1U, 2U, 1000U, 1024U, 1025U, 2047U, 2048U, 2049U, 4097U, 1'000'000U}) {
         for (const float u : {0.0001F, 0.5F, 1.0F}) {
             const auto logWeights = randomLogWeights(k, k + 3);
             auto g = prepare(logWeights, u, stream->get());
@@ -103,6 +103,35 @@ TEST(SystematicResampleGpu, DegenerateWeightsGiveTheCpuCopyIndices) {
         ASSERT_TRUE(stream->synchronize());
         EXPECT_EQ(gpu, cpuCopyIndex(logWeights, U)) << "K = " << k;
     }
+}
+
+TEST(SystematicResampleGpu, RunsOfZeroWeightsGiveTheCpuCopyIndices) {
+    AUGUR_REQUIRE_GPU();
+    // Runs of zero-weight particles of random length between weighted ones: the copies of one block
+    // of the copy-index kernel come from a range of sources as narrow as its copies or many times
+    // wider (searched in shared memory or, beyond the window, in global memory).
+    constexpr std::uint32_t K = 300'000;
+    constexpr std::uint32_t LONGEST_RUN = 12'000;
+    constexpr float U = 0.83F;
+    std::mt19937 gen(2024);
+    std::uniform_int_distribution<std::uint32_t> runLength(0, LONGEST_RUN);
+    std::normal_distribution<float> normal(0.0F, 1.0F);
+    std::vector<float> logWeights(K, -INFINITY);
+    for (std::uint32_t i = 0; i < K;) {
+        const std::uint32_t weighted = runLength(gen) / 8 + 1;
+        for (std::uint32_t w = 0; w < weighted && i < K; ++w, ++i) {
+            logWeights[i] = normal(gen);
+        }
+        i += runLength(gen);
+    }
+    auto stream = Stream::create();
+    ASSERT_TRUE(stream);
+    auto g = prepare(logWeights, U, stream->get());
+    ASSERT_TRUE(enqueue(g, K, stream->get()));
+    std::vector<std::uint32_t> gpu(K);
+    ASSERT_TRUE(g.copyIndex.download(gpu, stream->get()));
+    ASSERT_TRUE(stream->synchronize());
+    EXPECT_EQ(gpu, cpuCopyIndex(logWeights, U));
 }
 
 TEST(SystematicResampleGpu, GraphReplayComputesTheSameCopyIndices) {
