@@ -68,6 +68,13 @@ __device__ __forceinline__ ParticleRef particleRef(const Shape& s, std::uint32_t
     return ParticleRef{s.states[buffer], k, s.particles, s.stride, s.layout};
 }
 
+/// The same with the layout known at compile time (the step's kernels are instantiated per layout,
+/// so every field access compiles to one address computation, no layout branch).
+template <StateLayout LAYOUT>
+__device__ __forceinline__ ParticleRef particleRef(const Shape& s, std::uint32_t buffer, std::uint32_t k) {
+    return ParticleRef{s.states[buffer], k, s.particles, s.stride, LAYOUT};
+}
+
 /// What a step reads: the committed buffer (current ^ swap; swap is set by differential evolution),
 /// through the copy indices when a systematic resampling is pending — then every log-weight, and
 /// the max they are relative to, counts as 0 (the state right after resampling).
@@ -210,7 +217,7 @@ __global__ void initializeKernel(Shape s, typename Model::Params params, const t
 /// written to the other buffer); otherwise only read it and its log-weight (the reduce stage). Each
 /// warp keeps a running max and its sums relative to it; at the end the block combines its warps in
 /// order and writes one partial per channel.
-template <typename Model, bool ADVANCE, std::uint32_t VEHICLES>
+template <typename Model, bool ADVANCE, std::uint32_t VEHICLES, StateLayout LAYOUT>
 __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning::ONE_VEHICLE_MIN_BLOCKS : 1)
     particleKernel(Shape s, typename Model::Params params, const typename Model::VehicleInput* inputs,
                    const FilterControl* control, Partials out, std::uint32_t chunks) {
@@ -244,9 +251,9 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
         const bool valid = k < s.particles;
         float logWeight = -INFINITY;
         float slot[SLOT];  // the last vehicle's slot after this particle's step
-        const ParticleRef view = particleRef(s, ADVANCE ? src.buffer ^ 1U : src.buffer, valid ? k : 0);
+        const ParticleRef view = particleRef<LAYOUT>(s, ADVANCE ? src.buffer ^ 1U : src.buffer, valid ? k : 0);
         const std::uint32_t from = valid ? (src.pending ? s.copyIndex[k] : k) : 0;
-        const ParticleRef in = particleRef(s, src.buffer, from);
+        const ParticleRef in = particleRef<LAYOUT>(s, src.buffer, from);
         if (valid) {
             if constexpr (ADVANCE) {
                 float logLikelihood = 0.0F;
@@ -363,7 +370,7 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
 /// largest block (32 vehicles, 1024 threads); create() takes the VEHICLE_KERNEL_CAPPED_REGISTERS
 /// instantiation when it keeps more blocks resident (20 vehicles: 2 blocks of 640 threads per SM
 /// instead of 1).
-template <typename Model, bool ADVANCE, int MAX_REGISTERS>
+template <typename Model, bool ADVANCE, int MAX_REGISTERS, StateLayout LAYOUT>
 __global__ void __maxnreg__(MAX_REGISTERS)
     vehicleKernel(Shape s, typename Model::Params params, const typename Model::VehicleInput* __restrict__ inputs,
                   const FilterControl* control, Partials out, std::uint32_t groups) {
@@ -393,7 +400,7 @@ __global__ void __maxnreg__(MAX_REGISTERS)
         // Read before the barrier: warp 0 overwrites it after the barrier.
         const float previous = valid && !src.pending ? s.logWeights[k] : 0.0F;
         if (valid) {
-            const ParticleRef in = particleRef(s, src.buffer, src.pending ? s.copyIndex[k] : k);
+            const ParticleRef in = particleRef<LAYOUT>(s, src.buffer, src.pending ? s.copyIndex[k] : k);
             loadUsed<Model>(in, n, slot);
             if constexpr (ADVANCE) {
                 const std::int32_t other = Model::yieldsTo(slot, z, vehicles);
@@ -401,7 +408,7 @@ __global__ void __maxnreg__(MAX_REGISTERS)
                     other >= 0 ? in.get(static_cast<std::uint32_t>(other) * SLOT + Model::INTENT_STOP) : 0.0F;
                 RandomStream rng(s.seed, src.step, k, n);
                 Model::advanceSlot(slot, otherIntent, vehicles, params, z, rng);
-                storeUsed<Model>(particleRef(s, src.buffer ^ 1U, k), n, slot);
+                storeUsed<Model>(particleRef<LAYOUT>(s, src.buffer ^ 1U, k), n, slot);
                 terms[parity][n][lane] = weighs ? Model::slotLogLikelihood(slot, z) : 0.0F;
             } else {
                 logWeight = previous;
@@ -653,30 +660,44 @@ template <typename Model>
 using PartialsKernel = void (*)(Shape, typename Model::Params, const typename Model::VehicleInput*,
                                 const FilterControl*, Partials, std::uint32_t);
 
-/// The per-particle kernel instantiated for `vehicles` (vehicle-parallel models: 1 … VEHICLE_PARALLEL_MIN − 1).
-template <typename Model, bool ADVANCE>
+/// The per-particle kernel instantiated for `vehicles` (vehicle-parallel models: 1 … VEHICLE_PARALLEL_MIN − 1)
+/// and the layout.
+template <typename Model, bool ADVANCE, StateLayout LAYOUT>
 PartialsKernel<Model> particleKernelFor(std::uint32_t vehicles) {
     if constexpr (detail::vehicleParallel<Model>()) {
         static_assert(tuning::VEHICLE_PARALLEL_MIN == 4, "one instantiation per vehicle count below the threshold");
         switch (vehicles) {
-            case 1: return particleKernel<Model, ADVANCE, 1>;
-            case 2: return particleKernel<Model, ADVANCE, 2>;
-            default: return particleKernel<Model, ADVANCE, 3>;
+            case 1: return particleKernel<Model, ADVANCE, 1, LAYOUT>;
+            case 2: return particleKernel<Model, ADVANCE, 2, LAYOUT>;
+            default: return particleKernel<Model, ADVANCE, 3, LAYOUT>;
         }
     } else {
         (void)vehicles;
-        return particleKernel<Model, ADVANCE, Model::MAX_VEHICLES>;
+        return particleKernel<Model, ADVANCE, Model::MAX_VEHICLES, LAYOUT>;
     }
 }
 
-/// The vehicle-parallel kernel (nullptr for models without the per-vehicle hooks).
 template <typename Model, bool ADVANCE>
-PartialsKernel<Model> vehicleKernelFor(bool capped) {
+PartialsKernel<Model> particleKernelFor(std::uint32_t vehicles, StateLayout layout) {
+    return layout == StateLayout::ArrayOfStructs ? particleKernelFor<Model, ADVANCE, StateLayout::ArrayOfStructs>(vehicles)
+                                                 : particleKernelFor<Model, ADVANCE, StateLayout::StructOfArrays>(vehicles);
+}
+
+/// The vehicle-parallel kernel for the layout (nullptr for models without the per-vehicle hooks).
+template <typename Model, bool ADVANCE>
+PartialsKernel<Model> vehicleKernelFor(bool capped, StateLayout layout) {
     if constexpr (detail::vehicleParallel<Model>()) {
-        return capped ? vehicleKernel<Model, ADVANCE, tuning::VEHICLE_KERNEL_CAPPED_REGISTERS>
-                      : vehicleKernel<Model, ADVANCE, VEHICLE_KERNEL_REGISTERS>;
+        constexpr int CAPPED = tuning::VEHICLE_KERNEL_CAPPED_REGISTERS;
+        constexpr int FULL = VEHICLE_KERNEL_REGISTERS;
+        if (layout == StateLayout::ArrayOfStructs) {
+            return capped ? vehicleKernel<Model, ADVANCE, CAPPED, StateLayout::ArrayOfStructs>
+                          : vehicleKernel<Model, ADVANCE, FULL, StateLayout::ArrayOfStructs>;
+        }
+        return capped ? vehicleKernel<Model, ADVANCE, CAPPED, StateLayout::StructOfArrays>
+                      : vehicleKernel<Model, ADVANCE, FULL, StateLayout::StructOfArrays>;
     } else {
         (void)capped;
+        (void)layout;
         return nullptr;
     }
 }
@@ -716,13 +737,13 @@ Result<ParticleFilter<Model>, FilterError> ParticleFilter<Model>::create(const F
     std::uint32_t units = 0;  // 32-particle groups (vehicle-parallel) or 256-particle chunks
     if (filter.m_vehicleParallel) {
         const std::uint32_t threads = WARP * config.vehicles;
-        const std::uint32_t full = residentBlocks(vehicleKernelFor<Model, true>(false), threads);
-        const std::uint32_t capped = residentBlocks(vehicleKernelFor<Model, true>(true), threads);
+        const std::uint32_t full = residentBlocks(vehicleKernelFor<Model, true>(false, config.layout), threads);
+        const std::uint32_t capped = residentBlocks(vehicleKernelFor<Model, true>(true, config.layout), threads);
         filter.m_cappedRegisters = capped > full;
         slots = std::max(full, capped);
         units = blocksFor(config.particles, WARP);
     } else {
-        slots = residentBlocks(particleKernelFor<Model, true>(config.vehicles), tuning::PARTICLE_BLOCK);
+        slots = residentBlocks(particleKernelFor<Model, true>(config.vehicles, config.layout), tuning::PARTICLE_BLOCK);
         units = blocksFor(config.particles, tuning::PARTICLE_BLOCK);
     }
     if (slots == 0) {
@@ -812,11 +833,12 @@ GpuStatus ParticleFilter<Model>::launchPartials(bool advance, StreamHandle strea
     PartialsKernel<Model> kernel = nullptr;
     dim3 block(tuning::PARTICLE_BLOCK);
     if (m_vehicleParallel) {
-        kernel = advance ? vehicleKernelFor<Model, true>(m_cappedRegisters) : vehicleKernelFor<Model, false>(m_cappedRegisters);
+        kernel = advance ? vehicleKernelFor<Model, true>(m_cappedRegisters, m_config.layout)
+                         : vehicleKernelFor<Model, false>(m_cappedRegisters, m_config.layout);
         block = dim3(WARP, m_config.vehicles);
     } else {
-        kernel = advance ? particleKernelFor<Model, true>(m_config.vehicles)
-                         : particleKernelFor<Model, false>(m_config.vehicles);
+        kernel = advance ? particleKernelFor<Model, true>(m_config.vehicles, m_config.layout)
+                         : particleKernelFor<Model, false>(m_config.vehicles, m_config.layout);
     }
     kernel<<<m_partialBlocks, block, 0, stream>>>(AUGUR_PF_SHAPE, m_params, m_inputs.data(), m_control.data(), out,
                                                   m_units);

@@ -60,7 +60,8 @@ __device__ __forceinline__ std::uint32_t warpCopySource(const std::uint64_t* __r
     return lo + static_cast<std::uint32_t>(__ffs(static_cast<int>(hits)) - 1);
 }
 
-/// A block's window of the CDF in shared memory, indexed by particle: cdf[i] for first ≤ i < first + n.
+/// A block's window of the CDF in shared memory: every `step`-th entry of the block's source range,
+/// window[k] = cdf[first + k·step] (step 1: the whole range).
 struct CdfWindow {
     const std::uint64_t* values;
     std::uint32_t first;
@@ -68,19 +69,21 @@ struct CdfWindow {
 };
 
 /// Block b writes the copy indices ρ[j] of COPY_INDEX_ITEMS × COPY_INDEX_BLOCK consecutive copies j.
-/// Their sources are consecutive too (ρ is non-decreasing): warps 0 and 1 find the sources of the
-/// block's first and last copies (warpCopySource), the block reads that range of the CDF into shared
-/// memory with coalesced loads (typically about as many entries as copies), and every thread
-/// searches it for its copies (copySourceIn: integer bracket, then copyLast only inside it) — the
-/// same indices as cpu::systematicResample, bit for bit. A range wider than the window (many
-/// zero-weight particles between two copies) is searched in global memory instead, within the
-/// range. Then leaves the scan's tile flags zeroed for the next resampling (the scan has finished:
-/// stream order) and marks the copy indices pending when asked to.
+/// Their sources are consecutive too (ρ is non-decreasing): warps 0 and 1 find the sources lo, hi of
+/// the block's first and last copies (warpCopySource), the block reads the CDF over [lo, hi] into
+/// shared memory with coalesced loads — typically about as many entries as copies — and every thread
+/// searches it for its copies: the same integer bracket and copyLast search as copySourceBracketed,
+/// hence the same indices as cpu::systematicResample, bit for bit. When [lo, hi] is wider than the
+/// window (weights that quantise to zero between two copies: then a few sources own all copies), the
+/// window holds every step-th entry and each search ends with log2(step) steps in global memory. A
+/// thread's items search in lock step. Then leaves the scan's tile flags zeroed for the next
+/// resampling (the scan has finished: stream order) and marks the copy indices pending when asked to.
 __global__ void __launch_bounds__(tuning::COPY_INDEX_BLOCK)
     copyIndexKernel(const std::uint64_t* __restrict__ cdf, std::uint32_t particles, const float* u,
                     std::uint32_t* __restrict__ copyIndex, const std::uint32_t* enabled, std::uint32_t* pending,
                     lookback::LookbackState<std::uint64_t> state, std::uint32_t tiles) {
-    constexpr std::uint32_t COPIES = tuning::COPY_INDEX_ITEMS * tuning::COPY_INDEX_BLOCK;
+    constexpr std::uint32_t ITEMS = tuning::COPY_INDEX_ITEMS;
+    constexpr std::uint32_t COPIES = ITEMS * tuning::COPY_INDEX_BLOCK;
     __shared__ std::uint64_t window[tuning::COPY_INDEX_WINDOW];
     __shared__ std::uint32_t sources[2];
     const std::uint32_t thread = blockIdx.x * blockDim.x + threadIdx.x;
@@ -104,25 +107,83 @@ __global__ void __launch_bounds__(tuning::COPY_INDEX_BLOCK)
     __syncthreads();
     const std::uint32_t lo = sources[0];
     const std::uint32_t hi = sources[1];
-    auto search = [&](const auto& view) {
+    const std::uint32_t span = hi - lo + 1;
+    const std::uint32_t step = (span + tuning::COPY_INDEX_WINDOW - 1) / tuning::COPY_INDEX_WINDOW;  // block-uniform
+    const std::uint32_t samples = (span + step - 1) / step;
+    for (std::uint32_t k = threadIdx.x; k < samples; k += blockDim.x) {
+        window[k] = __ldcg(&cdf[lo + k * step]);
+    }
+    __syncthreads();
+
+    std::uint32_t j[ITEMS];
+    CopyBracket bracket[ITEMS];
+    std::uint32_t first[ITEMS];
 #pragma unroll
-        for (std::uint32_t item = 0; item < tuning::COPY_INDEX_ITEMS; ++item) {
-            const std::uint32_t j = firstCopy + item * tuning::COPY_INDEX_BLOCK + threadIdx.x;
-            if (j <= lastCopy) {
-                const CopyBracket bracket = copyBracket(total, particles, uniform, j);
-                const std::uint32_t first = cdfLowerBoundIn(view, lo, hi, bracket.low);
-                copyIndex[j] = copySourceIn(view, total, particles, uniform, j, bracket, first, hi);
+    for (std::uint32_t item = 0; item < ITEMS; ++item) {
+        j[item] = min(firstCopy + item * tuning::COPY_INDEX_BLOCK + threadIdx.x, lastCopy);
+        bracket[item] = copyBracket(total, particles, uniform, j[item]);
+    }
+    // The first source with CDF ≥ bracket.low: among the samples (shared), then within the step.
+#pragma unroll
+    for (std::uint32_t item = 0; item < ITEMS; ++item) {
+        first[item] = 0;
+    }
+    for (std::uint32_t len = samples + 1; len > 1;) {  // lowerBoundFixed over the samples, ITEMS at once
+        const std::uint32_t half = len / 2;
+#pragma unroll
+        for (std::uint32_t item = 0; item < ITEMS; ++item) {
+            first[item] = window[first[item] + half - 1] < bracket[item].low ? first[item] + half : first[item];
+        }
+        len -= half;
+    }
+    // first[item] = k: sample k ≥ low and sample k − 1 < low, or k = samples when no sample is.
+    if (step == 1) {
+#pragma unroll
+        for (std::uint32_t item = 0; item < ITEMS; ++item) {
+            first[item] = lo + min(first[item], span - 1);  // none → hi, as cdfLowerBoundIn
+        }
+    } else {
+        // The answer is in (lo + (k − 1)·step, lo + k·step], or past the last sample up to hi.
+        std::uint32_t len[ITEMS];
+#pragma unroll
+        for (std::uint32_t item = 0; item < ITEMS; ++item) {
+            const std::uint32_t k = first[item];
+            const std::uint32_t from = k == 0 ? lo : min(lo + (k - 1) * step + 1, hi);
+            const std::uint32_t to = k == 0 ? lo : (k < samples ? lo + k * step : hi);
+            first[item] = from;
+            len[item] = to - from + 1;
+        }
+        for (std::uint32_t round = 1; round < step; round *= 2) {  // ⌈log2(step)⌉ halvings, ITEMS at once
+#pragma unroll
+            for (std::uint32_t item = 0; item < ITEMS; ++item) {
+                if (len[item] > 1) {
+                    const std::uint32_t half = len[item] / 2;
+                    first[item] = __ldcg(&cdf[first[item] + half - 1]) < bracket[item].low ? first[item] + half : first[item];
+                    len[item] -= half;
+                }
             }
         }
-    };
-    if (hi - lo < tuning::COPY_INDEX_WINDOW) {  // block-uniform
-        for (std::uint32_t i = threadIdx.x; i <= hi - lo; i += blockDim.x) {
-            window[i] = __ldcg(&cdf[lo + i]);
+    }
+    // Usually the first source ≥ low is also ≥ high: that is the answer (copySourceIn would return it
+    // without another load); otherwise the full search from there.
+    std::uint64_t atFirst[ITEMS];
+#pragma unroll
+    for (std::uint32_t item = 0; item < ITEMS; ++item) {
+        atFirst[item] = step == 1 ? window[first[item] - lo] : __ldcg(&cdf[first[item]]);
+    }
+#pragma unroll
+    for (std::uint32_t item = 0; item < ITEMS; ++item) {
+        const std::uint32_t copy = firstCopy + item * tuning::COPY_INDEX_BLOCK + threadIdx.x;
+        if (copy > lastCopy) {
+            continue;
         }
-        __syncthreads();
-        search(CdfWindow{window, lo});
-    } else {
-        search(cdf);
+        std::uint32_t source = first[item];
+        if (atFirst[item] < bracket[item].high && first[item] < hi) {
+            source = step == 1 ? copySourceIn(CdfWindow{window, lo}, total, particles, uniform, j[item], bracket[item],
+                                              first[item], hi)
+                               : copySourceIn(cdf, total, particles, uniform, j[item], bracket[item], first[item], hi);
+        }
+        copyIndex[copy] = source;
     }
     lookback::zeroLookbackState(state, tiles, thread, gridDim.x * blockDim.x);
     if (thread == 0 && pending != nullptr) {
