@@ -135,10 +135,11 @@ AUGUR_HD_INLINE void fastSinCos(float a, float& s, float& c) noexcept {
 
 /// Box–Muller (Box and Muller 1958): two independent standard normals from two words,
 /// r = √(−2 ln u₀) with u₀ ∈ (0, 1], angle π·(2u₁ − 1) ∈ [−π, π) (exact in float; the range where
-/// the device's hardware sine is accurate).
+/// the device's hardware sine is accurate). The radicand is clamped at 0: within about 2⁻²² of
+/// u₀ = 1 the device's ln may come out slightly positive.
 AUGUR_HD_INLINE void boxMuller(std::uint32_t bits0, std::uint32_t bits1, float& n0, float& n1) noexcept {
     constexpr float PI = 3.14159265358979323846F;
-    const float radius = std::sqrt(-2.0F * fastLog(uniformOpen0(bits0)));
+    const float radius = std::sqrt(std::fmax(0.0F, -2.0F * fastLog(uniformOpen0(bits0))));
     const float angle = PI * (2.0F * uniform01(bits1) - 1.0F);
     float s = 0.0F;
     float c = 0.0F;
