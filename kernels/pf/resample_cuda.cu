@@ -36,7 +36,7 @@ __global__ void __launch_bounds__(lookback::LOOKBACK_BLOCK)
 
 /// The smallest i in [0, K − 1] with copyLast(cdf[i]) ≥ j — copy j's source, as copySource — by a
 /// 32-way search of one warp: each round the lanes test 32 evenly spaced candidates at once, so the
-/// chain of dependent global loads is ⌈log₃₂ K⌉ + 1 long (5 at K = 10⁶) instead of log₂ K. Every
+/// chain of dependent global loads is about log₃₂ K long (4 at K = 10⁶) instead of log₂ K. Every
 /// lane returns the answer.
 __device__ __forceinline__ std::uint32_t warpCopySource(const std::uint64_t* __restrict__ cdf, std::uint64_t total,
                                                         std::uint32_t particles, float u, std::uint32_t j,
@@ -60,8 +60,8 @@ __device__ __forceinline__ std::uint32_t warpCopySource(const std::uint64_t* __r
     return lo + static_cast<std::uint32_t>(__ffs(static_cast<int>(hits)) - 1);
 }
 
-/// A block's window of the CDF in shared memory: every `step`-th entry of the block's source range,
-/// window[k] = cdf[first + k·step] (step 1: the whole range).
+/// The block's window of the CDF in shared memory when it holds the whole source range (step 1),
+/// indexed by particle: window[i − first] = cdf[i].
 struct CdfWindow {
     const std::uint64_t* values;
     std::uint32_t first;
