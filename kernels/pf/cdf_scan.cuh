@@ -18,7 +18,6 @@ namespace lookback = primitives::detail;
 /// its CDF kernel took 17.6 µs at K = 10⁶, 489 tiles, most of it look-back; fewer tiles, fewer windows).
 inline constexpr std::uint32_t CDF_SEGMENTS = 4;
 inline constexpr std::uint32_t CDF_TILE = lookback::lookbackTileItems<CDF_SEGMENTS>();
-inline constexpr std::uint32_t MAX_CDF_TILES = (MAX_PARTICLES + CDF_TILE - 1) / CDF_TILE;
 
 constexpr std::size_t align256(std::size_t bytes) noexcept { return (bytes + 255U) & ~std::size_t{255U}; }
 constexpr std::uint32_t cdfTiles(std::uint32_t particles) noexcept { return (particles + CDF_TILE - 1) / CDF_TILE; }

@@ -68,6 +68,13 @@ __device__ __forceinline__ ParticleRef particleRef(const Shape& s, std::uint32_t
     return ParticleRef{s.states[buffer], k, s.particles, s.stride, s.layout};
 }
 
+/// The same with the layout known at compile time (the step's kernels are instantiated per layout,
+/// so every field access compiles to one address computation, no layout branch).
+template <StateLayout LAYOUT>
+__device__ __forceinline__ ParticleRef particleRef(const Shape& s, std::uint32_t buffer, std::uint32_t k) {
+    return ParticleRef{s.states[buffer], k, s.particles, s.stride, LAYOUT};
+}
+
 /// What a step reads: the committed buffer (current ^ swap; swap is set by differential evolution),
 /// through the copy indices when a systematic resampling is pending — then every log-weight, and
 /// the max they are relative to, counts as 0 (the state right after resampling).
@@ -210,8 +217,8 @@ __global__ void initializeKernel(Shape s, typename Model::Params params, const t
 /// written to the other buffer); otherwise only read it and its log-weight (the reduce stage). Each
 /// warp keeps a running max and its sums relative to it; at the end the block combines its warps in
 /// order and writes one partial per channel.
-template <typename Model, bool ADVANCE, std::uint32_t VEHICLES>
-__global__ void __launch_bounds__(tuning::PARTICLE_BLOCK)
+template <typename Model, bool ADVANCE, std::uint32_t VEHICLES, StateLayout LAYOUT>
+__global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning::ONE_VEHICLE_MIN_BLOCKS : 1)
     particleKernel(Shape s, typename Model::Params params, const typename Model::VehicleInput* inputs,
                    const FilterControl* control, Partials out, std::uint32_t chunks) {
     constexpr int SLOT = Model::SLOT_FLOATS;
@@ -244,9 +251,9 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK)
         const bool valid = k < s.particles;
         float logWeight = -INFINITY;
         float slot[SLOT];  // the last vehicle's slot after this particle's step
-        const ParticleRef view = particleRef(s, ADVANCE ? src.buffer ^ 1U : src.buffer, valid ? k : 0);
+        const ParticleRef view = particleRef<LAYOUT>(s, ADVANCE ? src.buffer ^ 1U : src.buffer, valid ? k : 0);
         const std::uint32_t from = valid ? (src.pending ? s.copyIndex[k] : k) : 0;
-        const ParticleRef in = particleRef(s, src.buffer, from);
+        const ParticleRef in = particleRef<LAYOUT>(s, src.buffer, from);
         if (valid) {
             if constexpr (ADVANCE) {
                 float logLikelihood = 0.0F;
@@ -363,9 +370,9 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK)
 /// largest block (32 vehicles, 1024 threads); create() takes the VEHICLE_KERNEL_CAPPED_REGISTERS
 /// instantiation when it keeps more blocks resident (20 vehicles: 2 blocks of 640 threads per SM
 /// instead of 1).
-template <typename Model, bool ADVANCE, int MAX_REGISTERS>
+template <typename Model, bool ADVANCE, int MAX_REGISTERS, StateLayout LAYOUT>
 __global__ void __maxnreg__(MAX_REGISTERS)
-    vehicleKernel(Shape s, typename Model::Params params, const typename Model::VehicleInput* inputs,
+    vehicleKernel(Shape s, typename Model::Params params, const typename Model::VehicleInput* __restrict__ inputs,
                   const FilterControl* control, Partials out, std::uint32_t groups) {
     constexpr int SLOT = Model::SLOT_FLOATS;
     constexpr auto OUTPUTS = static_cast<std::uint32_t>(Model::OUTPUTS_PER_VEHICLE);
@@ -393,7 +400,7 @@ __global__ void __maxnreg__(MAX_REGISTERS)
         // Read before the barrier: warp 0 overwrites it after the barrier.
         const float previous = valid && !src.pending ? s.logWeights[k] : 0.0F;
         if (valid) {
-            const ParticleRef in = particleRef(s, src.buffer, src.pending ? s.copyIndex[k] : k);
+            const ParticleRef in = particleRef<LAYOUT>(s, src.buffer, src.pending ? s.copyIndex[k] : k);
             loadUsed<Model>(in, n, slot);
             if constexpr (ADVANCE) {
                 const std::int32_t other = Model::yieldsTo(slot, z, vehicles);
@@ -401,7 +408,7 @@ __global__ void __maxnreg__(MAX_REGISTERS)
                     other >= 0 ? in.get(static_cast<std::uint32_t>(other) * SLOT + Model::INTENT_STOP) : 0.0F;
                 RandomStream rng(s.seed, src.step, k, n);
                 Model::advanceSlot(slot, otherIntent, vehicles, params, z, rng);
-                storeUsed<Model>(particleRef(s, src.buffer ^ 1U, k), n, slot);
+                storeUsed<Model>(particleRef<LAYOUT>(s, src.buffer ^ 1U, k), n, slot);
                 terms[parity][n][lane] = weighs ? Model::slotLogLikelihood(slot, z) : 0.0F;
             } else {
                 logWeight = previous;
@@ -471,13 +478,17 @@ struct CombineArgs {
     std::uint32_t cdfTiles;
 };
 
-/// One block per channel (grid-stride over channels): every block finds the global max over the
-/// partial maxima (a max is exact in any order) and each partial block's scale exp(max_b − max);
-/// then thread t sums partial blocks t, t + 256, … of its channel in order and a fixed tree combines
-/// the threads. The last block to finish (a completion counter, reset by that block) normalises the
-/// outputs and writes the control block: N_eff, the resample decision, u, the buffer commit, the step.
-/// With systematic resampling, block b < cdfTiles first scans CDF tile b (the quantised weights need
-/// only the global max): the scan is ready when the device decides to resample, one launch fewer.
+/// Blocks 0 … cdfTiles − 1 scan the CDF, the rest combine the channels; every block first finds the
+/// global max over the partial maxima (a max is exact in any order).
+/// Scan blocks (systematic resampling): block b scans CDF tile b of the quantised weights, which need
+/// only the global max — the scan is ready when the device decides to resample, one launch fewer,
+/// and it runs beside the channel sums instead of before them (tile order = block order, so the
+/// look-back waits only on blocks that started earlier).
+/// Channel blocks: one per channel (grid-stride over channels): each partial block's scale
+/// exp(max_b − max); thread t sums partial blocks t, t + 256, … of its channel in order and a fixed
+/// tree combines the threads. The last channel block to finish (a completion counter, reset by that
+/// block) normalises the outputs and writes the control block: N_eff, the resample decision, u, the
+/// buffer commit, the step. The copy-index kernel reads the CDF after this kernel (stream order).
 __global__ void __launch_bounds__(tuning::COMBINE_BLOCK) combineKernel(CombineArgs a) {
     __shared__ float scale[MAX_PARTIAL_BLOCKS];  // each in (0, 1]; float suffices (as the CPU's chunks)
     __shared__ float warpMaxima[COMBINE_WARPS];
@@ -499,14 +510,17 @@ __global__ void __launch_bounds__(tuning::COMBINE_BLOCK) combineKernel(CombineAr
     for (std::uint32_t w = 1; w < COMBINE_WARPS; ++w) {
         globalMax = detail::maxLog(globalMax, warpMaxima[w]);
     }
+    if (blockIdx.x < a.cdfTiles) {  // block-uniform: a scan block, CDF tile blockIdx.x, nothing else
+        internal::scanQuantizedTile<true>(a.logWeights, a.particles, globalMax, a.cdf, a.cdfState);
+        return;
+    }
     for (std::uint32_t b = threadIdx.x; b < a.blocks; b += blockDim.x) {
         scale[b] = static_cast<float>(detail::weightTerm(a.maxima[b], globalMax));
     }
-    if (blockIdx.x < a.cdfTiles) {  // block-uniform; the scan synchronises the block
-        internal::scanQuantizedTile<true>(a.logWeights, a.particles, globalMax, a.cdf, a.cdfState);
-    }
     __syncthreads();
-    for (std::uint32_t c = blockIdx.x; c < a.channels; c += gridDim.x) {
+    const std::uint32_t channelBlock = blockIdx.x - a.cdfTiles;
+    const std::uint32_t channelBlocks = gridDim.x - a.cdfTiles;
+    for (std::uint32_t c = channelBlock; c < a.channels; c += channelBlocks) {
         const double* row = a.sums + static_cast<std::size_t>(c) * a.blocks;
         double total = 0.0;
         for (std::uint32_t b = threadIdx.x; b < a.blocks; b += blockDim.x) {
@@ -529,7 +543,7 @@ __global__ void __launch_bounds__(tuning::COMBINE_BLOCK) combineKernel(CombineAr
     }
     if (threadIdx.x == 0) {
         __threadfence();  // this block's channel sums before its count
-        lastBlock = atomicAdd(a.done, 1U) == gridDim.x - 1;
+        lastBlock = atomicAdd(a.done, 1U) == channelBlocks - 1;
     }
     __syncthreads();
     if (!lastBlock) {
@@ -646,30 +660,44 @@ template <typename Model>
 using PartialsKernel = void (*)(Shape, typename Model::Params, const typename Model::VehicleInput*,
                                 const FilterControl*, Partials, std::uint32_t);
 
-/// The per-particle kernel instantiated for `vehicles` (vehicle-parallel models: 1 … VEHICLE_PARALLEL_MIN − 1).
-template <typename Model, bool ADVANCE>
+/// The per-particle kernel instantiated for `vehicles` (vehicle-parallel models: 1 … VEHICLE_PARALLEL_MIN − 1)
+/// and the layout.
+template <typename Model, bool ADVANCE, StateLayout LAYOUT>
 PartialsKernel<Model> particleKernelFor(std::uint32_t vehicles) {
     if constexpr (detail::vehicleParallel<Model>()) {
         static_assert(tuning::VEHICLE_PARALLEL_MIN == 4, "one instantiation per vehicle count below the threshold");
         switch (vehicles) {
-            case 1: return particleKernel<Model, ADVANCE, 1>;
-            case 2: return particleKernel<Model, ADVANCE, 2>;
-            default: return particleKernel<Model, ADVANCE, 3>;
+            case 1: return particleKernel<Model, ADVANCE, 1, LAYOUT>;
+            case 2: return particleKernel<Model, ADVANCE, 2, LAYOUT>;
+            default: return particleKernel<Model, ADVANCE, 3, LAYOUT>;
         }
     } else {
         (void)vehicles;
-        return particleKernel<Model, ADVANCE, Model::MAX_VEHICLES>;
+        return particleKernel<Model, ADVANCE, Model::MAX_VEHICLES, LAYOUT>;
     }
 }
 
-/// The vehicle-parallel kernel (nullptr for models without the per-vehicle hooks).
 template <typename Model, bool ADVANCE>
-PartialsKernel<Model> vehicleKernelFor(bool capped) {
+PartialsKernel<Model> particleKernelFor(std::uint32_t vehicles, StateLayout layout) {
+    return layout == StateLayout::ArrayOfStructs ? particleKernelFor<Model, ADVANCE, StateLayout::ArrayOfStructs>(vehicles)
+                                                 : particleKernelFor<Model, ADVANCE, StateLayout::StructOfArrays>(vehicles);
+}
+
+/// The vehicle-parallel kernel for the layout (nullptr for models without the per-vehicle hooks).
+template <typename Model, bool ADVANCE>
+PartialsKernel<Model> vehicleKernelFor(bool capped, StateLayout layout) {
     if constexpr (detail::vehicleParallel<Model>()) {
-        return capped ? vehicleKernel<Model, ADVANCE, tuning::VEHICLE_KERNEL_CAPPED_REGISTERS>
-                      : vehicleKernel<Model, ADVANCE, VEHICLE_KERNEL_REGISTERS>;
+        constexpr int CAPPED = tuning::VEHICLE_KERNEL_CAPPED_REGISTERS;
+        constexpr int FULL = VEHICLE_KERNEL_REGISTERS;
+        if (layout == StateLayout::ArrayOfStructs) {
+            return capped ? vehicleKernel<Model, ADVANCE, CAPPED, StateLayout::ArrayOfStructs>
+                          : vehicleKernel<Model, ADVANCE, FULL, StateLayout::ArrayOfStructs>;
+        }
+        return capped ? vehicleKernel<Model, ADVANCE, CAPPED, StateLayout::StructOfArrays>
+                      : vehicleKernel<Model, ADVANCE, FULL, StateLayout::StructOfArrays>;
     } else {
         (void)capped;
+        (void)layout;
         return nullptr;
     }
 }
@@ -709,13 +737,13 @@ Result<ParticleFilter<Model>, FilterError> ParticleFilter<Model>::create(const F
     std::uint32_t units = 0;  // 32-particle groups (vehicle-parallel) or 256-particle chunks
     if (filter.m_vehicleParallel) {
         const std::uint32_t threads = WARP * config.vehicles;
-        const std::uint32_t full = residentBlocks(vehicleKernelFor<Model, true>(false), threads);
-        const std::uint32_t capped = residentBlocks(vehicleKernelFor<Model, true>(true), threads);
+        const std::uint32_t full = residentBlocks(vehicleKernelFor<Model, true>(false, config.layout), threads);
+        const std::uint32_t capped = residentBlocks(vehicleKernelFor<Model, true>(true, config.layout), threads);
         filter.m_cappedRegisters = capped > full;
         slots = std::max(full, capped);
         units = blocksFor(config.particles, WARP);
     } else {
-        slots = residentBlocks(particleKernelFor<Model, true>(config.vehicles), tuning::PARTICLE_BLOCK);
+        slots = residentBlocks(particleKernelFor<Model, true>(config.vehicles, config.layout), tuning::PARTICLE_BLOCK);
         units = blocksFor(config.particles, tuning::PARTICLE_BLOCK);
     }
     if (slots == 0) {
@@ -805,11 +833,12 @@ GpuStatus ParticleFilter<Model>::launchPartials(bool advance, StreamHandle strea
     PartialsKernel<Model> kernel = nullptr;
     dim3 block(tuning::PARTICLE_BLOCK);
     if (m_vehicleParallel) {
-        kernel = advance ? vehicleKernelFor<Model, true>(m_cappedRegisters) : vehicleKernelFor<Model, false>(m_cappedRegisters);
+        kernel = advance ? vehicleKernelFor<Model, true>(m_cappedRegisters, m_config.layout)
+                         : vehicleKernelFor<Model, false>(m_cappedRegisters, m_config.layout);
         block = dim3(WARP, m_config.vehicles);
     } else {
-        kernel = advance ? particleKernelFor<Model, true>(m_config.vehicles)
-                         : particleKernelFor<Model, false>(m_config.vehicles);
+        kernel = advance ? particleKernelFor<Model, true>(m_config.vehicles, m_config.layout)
+                         : particleKernelFor<Model, false>(m_config.vehicles, m_config.layout);
     }
     kernel<<<m_partialBlocks, block, 0, stream>>>(AUGUR_PF_SHAPE, m_params, m_inputs.data(), m_control.data(), out,
                                                   m_units);
@@ -832,7 +861,7 @@ GpuStatus ParticleFilter<Model>::launchCombine(bool commit, StreamHandle stream)
                            m_config.resampleThreshold, m_config.seed, deEnabled,
                            commit ? 1U : 0U,     m_logWeights.data(),  cdf.cdf,
                            cdf.state,            scan ? cdf.tiles : 0U};
-    combineKernel<<<std::max(channels, args.cdfTiles), tuning::COMBINE_BLOCK, 0, stream>>>(args);
+    combineKernel<<<args.cdfTiles + channels, tuning::COMBINE_BLOCK, 0, stream>>>(args);
     return AUGUR_CUDA_CHECK_LAUNCH();
 }
 

@@ -21,8 +21,6 @@ namespace augur::kernels::pf::cuda {
 namespace {
 
 namespace lookback = primitives::detail;
-using internal::CDF_TILE;
-using internal::MAX_CDF_TILES;
 using internal::ResampleScratch;
 
 /// Inclusive scan of quantizeWeight(log w, max): one tile per block. VECTOR: 16-byte log-weight loads.
@@ -36,37 +34,159 @@ __global__ void __launch_bounds__(lookback::LOOKBACK_BLOCK)
     internal::scanQuantizedTile<VECTOR>(logWeights, particles, *maxLogWeight, cdf, state);
 }
 
-/// One thread per copy j: ρ[j] by the bracketed search over the exact integer CDF — the same indices
-/// as seed 004's per-source formulation (copyRange), balanced whatever the weights. The first search
-/// is narrowed to one CDF tile: the tiles' inclusive prefixes (the scan's look-back values) are
-/// searched in shared memory first, which saves log2(tiles) dependent global loads per copy. Then
-/// leaves the scan's tile flags zeroed for the next resampling (the scan has finished: stream
-/// order) and marks the copy indices pending when asked to.
+/// The smallest i in [0, K − 1] with copyLast(cdf[i]) ≥ j — copy j's source, as copySource — by a
+/// 32-way search of one warp: each round the lanes test 32 evenly spaced candidates at once, so the
+/// chain of dependent global loads is about log₃₂ K long (4 at K = 10⁶) instead of log₂ K. Every
+/// lane returns the answer.
+__device__ __forceinline__ std::uint32_t warpCopySource(const std::uint64_t* __restrict__ cdf, std::uint64_t total,
+                                                        std::uint32_t particles, float u, std::uint32_t j,
+                                                        std::uint32_t lane) {
+    constexpr std::uint32_t WARP = 32;
+    auto reaches = [&](std::uint32_t i) { return copyLast(__ldcg(&cdf[i]), total, particles, u) >= static_cast<std::int64_t>(j); };
+    // Invariant: the answer is in [lo, hi] and reaches(hi) (copyLast(total) = K − 1 ≥ j).
+    std::uint32_t lo = 0;
+    std::uint32_t hi = particles - 1;
+    while (hi - lo >= WARP) {
+        const std::uint32_t step = (hi - lo + WARP) / WARP;  // ⌈(hi − lo + 1) / 32⌉
+        const std::uint32_t probe = min(lo + (lane + 1) * step - 1, hi);
+        const std::uint32_t hits = __ballot_sync(0xFFFFFFFFU, reaches(probe));  // lane 31 probes hi: ≠ 0
+        const auto first = static_cast<std::uint32_t>(__ffs(static_cast<int>(hits)) - 1);
+        const std::uint32_t newHi = min(lo + (first + 1) * step - 1, hi);
+        lo = first == 0 ? lo : lo + first * step;
+        hi = newHi;
+    }
+    const std::uint32_t candidate = min(lo + lane, hi);
+    const std::uint32_t hits = __ballot_sync(0xFFFFFFFFU, reaches(candidate));
+    return lo + static_cast<std::uint32_t>(__ffs(static_cast<int>(hits)) - 1);
+}
+
+/// The block's window of the CDF in shared memory when it holds the whole source range (step 1),
+/// indexed by particle: window[i − first] = cdf[i].
+struct CdfWindow {
+    const std::uint64_t* values;
+    std::uint32_t first;
+    __device__ __forceinline__ std::uint64_t operator[](std::uint32_t i) const { return values[i - first]; }
+};
+
+/// Block b writes the copy indices ρ[j] of COPY_INDEX_ITEMS × COPY_INDEX_BLOCK consecutive copies j.
+/// Their sources are consecutive too (ρ is non-decreasing): warps 0 and 1 find the sources lo, hi of
+/// the block's first and last copies (warpCopySource), the block reads the CDF over [lo, hi] into
+/// shared memory with coalesced loads — typically about as many entries as copies — and every thread
+/// searches it for its copies: the same integer bracket and copyLast search as copySourceBracketed,
+/// hence the same indices as cpu::systematicResample, bit for bit. When [lo, hi] is wider than the
+/// window (weights that quantise to zero between two copies: then a few sources own all copies), the
+/// window holds every step-th entry and each search ends with log2(step) steps in global memory. A
+/// thread's items search in lock step. Then leaves the scan's tile flags zeroed for the next
+/// resampling (the scan has finished: stream order) and marks the copy indices pending when asked to.
 __global__ void __launch_bounds__(tuning::COPY_INDEX_BLOCK)
     copyIndexKernel(const std::uint64_t* __restrict__ cdf, std::uint32_t particles, const float* u,
                     std::uint32_t* __restrict__ copyIndex, const std::uint32_t* enabled, std::uint32_t* pending,
                     lookback::LookbackState<std::uint64_t> state, std::uint32_t tiles) {
-    __shared__ std::uint64_t tilePrefix[MAX_CDF_TILES];
+    constexpr std::uint32_t ITEMS = tuning::COPY_INDEX_ITEMS;
+    constexpr std::uint32_t COPIES = ITEMS * tuning::COPY_INDEX_BLOCK;
+    __shared__ std::uint64_t window[tuning::COPY_INDEX_WINDOW];
+    __shared__ std::uint32_t sources[2];
+    const std::uint32_t thread = blockIdx.x * blockDim.x + threadIdx.x;
     if (enabled != nullptr && *enabled == 0U) {
         // The combine kernel scans on every step; its flags must be clean for the next one.
-        lookback::zeroLookbackState(state, tiles, blockIdx.x * blockDim.x + threadIdx.x, gridDim.x * blockDim.x);
+        lookback::zeroLookbackState(state, tiles, thread, gridDim.x * blockDim.x);
         return;
     }
-    for (std::uint32_t t = threadIdx.x; t < tiles; t += blockDim.x) {
-        tilePrefix[t] = __ldcg(&state.prefixes[t]);
+    const float uniform = *u;
+    const std::uint64_t total = __ldcg(&cdf[particles - 1]);
+    const std::uint32_t firstCopy = blockIdx.x * COPIES;
+    const std::uint32_t lastCopy = min(particles, firstCopy + COPIES) - 1;
+    const std::uint32_t warp = threadIdx.x / 32;
+    if (warp < 2) {
+        const std::uint32_t lane = threadIdx.x % 32;
+        const std::uint32_t source = warpCopySource(cdf, total, particles, uniform, warp == 0 ? firstCopy : lastCopy, lane);
+        if (lane == 0) {
+            sources[warp] = source;
+        }
     }
     __syncthreads();
-    const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
-    if (j < particles) {
-        const float uniform = *u;
-        const CopyBracket bracket = copyBracket(tilePrefix[tiles - 1], particles, uniform, j);
-        const std::uint32_t tile = cdfLowerBound(tilePrefix, 0, tiles - 1, bracket.low);
-        const std::uint32_t first =
-            cdfLowerBound(cdf, tile * CDF_TILE, min(particles, (tile + 1) * CDF_TILE) - 1, bracket.low);
-        copyIndex[j] = copySourceFrom(cdf, particles, uniform, j, bracket, first);
+    const std::uint32_t lo = sources[0];
+    const std::uint32_t hi = sources[1];
+    const std::uint32_t span = hi - lo + 1;
+    const std::uint32_t step = (span + tuning::COPY_INDEX_WINDOW - 1) / tuning::COPY_INDEX_WINDOW;  // block-uniform
+    const std::uint32_t samples = (span + step - 1) / step;
+    for (std::uint32_t k = threadIdx.x; k < samples; k += blockDim.x) {
+        window[k] = __ldcg(&cdf[lo + k * step]);
     }
-    lookback::zeroLookbackState(state, tiles, j, gridDim.x * blockDim.x);
-    if (j == 0 && pending != nullptr) {
+    __syncthreads();
+
+    std::uint32_t j[ITEMS];
+    CopyBracket bracket[ITEMS];
+    std::uint32_t first[ITEMS];
+#pragma unroll
+    for (std::uint32_t item = 0; item < ITEMS; ++item) {
+        j[item] = min(firstCopy + item * tuning::COPY_INDEX_BLOCK + threadIdx.x, lastCopy);
+        bracket[item] = copyBracket(total, particles, uniform, j[item]);
+    }
+    // The first source with CDF ≥ bracket.low: among the samples (shared), then within the step.
+#pragma unroll
+    for (std::uint32_t item = 0; item < ITEMS; ++item) {
+        first[item] = 0;
+    }
+    for (std::uint32_t len = samples + 1; len > 1;) {  // lowerBoundFixed over the samples, ITEMS at once
+        const std::uint32_t half = len / 2;
+#pragma unroll
+        for (std::uint32_t item = 0; item < ITEMS; ++item) {
+            first[item] = window[first[item] + half - 1] < bracket[item].low ? first[item] + half : first[item];
+        }
+        len -= half;
+    }
+    // first[item] = k: sample k ≥ low and sample k − 1 < low, or k = samples when no sample is.
+    if (step == 1) {
+#pragma unroll
+        for (std::uint32_t item = 0; item < ITEMS; ++item) {
+            first[item] = lo + min(first[item], span - 1);  // none → hi, as cdfLowerBoundIn
+        }
+    } else {
+        // The answer is in (lo + (k − 1)·step, lo + k·step], or past the last sample up to hi.
+        std::uint32_t len[ITEMS];
+#pragma unroll
+        for (std::uint32_t item = 0; item < ITEMS; ++item) {
+            const std::uint32_t k = first[item];
+            const std::uint32_t from = k == 0 ? lo : min(lo + (k - 1) * step + 1, hi);
+            const std::uint32_t to = k == 0 ? lo : (k < samples ? lo + k * step : hi);
+            first[item] = from;
+            len[item] = to - from + 1;
+        }
+        for (std::uint32_t round = 1; round < step; round *= 2) {  // ⌈log2(step)⌉ halvings, ITEMS at once
+#pragma unroll
+            for (std::uint32_t item = 0; item < ITEMS; ++item) {
+                if (len[item] > 1) {
+                    const std::uint32_t half = len[item] / 2;
+                    first[item] = __ldcg(&cdf[first[item] + half - 1]) < bracket[item].low ? first[item] + half : first[item];
+                    len[item] -= half;
+                }
+            }
+        }
+    }
+    // Usually the first source ≥ low is also ≥ high: that is the answer (copySourceIn would return it
+    // without another load); otherwise the full search from there.
+    std::uint64_t atFirst[ITEMS];
+#pragma unroll
+    for (std::uint32_t item = 0; item < ITEMS; ++item) {
+        atFirst[item] = step == 1 ? window[first[item] - lo] : __ldcg(&cdf[first[item]]);
+    }
+#pragma unroll
+    for (std::uint32_t item = 0; item < ITEMS; ++item) {
+        const std::uint32_t copy = firstCopy + item * tuning::COPY_INDEX_BLOCK + threadIdx.x;
+        if (copy > lastCopy) {
+            continue;
+        }
+        std::uint32_t source = first[item];
+        if (atFirst[item] < bracket[item].high && first[item] < hi) {
+            source = step == 1 ? copySourceIn(CdfWindow{window, lo}, total, particles, uniform, j[item], bracket[item],
+                                              first[item], hi)
+                               : copySourceIn(cdf, total, particles, uniform, j[item], bracket[item], first[item], hi);
+        }
+        copyIndex[copy] = source;
+    }
+    lookback::zeroLookbackState(state, tiles, thread, gridDim.x * blockDim.x);
+    if (thread == 0 && pending != nullptr) {
         *pending = 1U;
     }
 }
@@ -187,7 +307,8 @@ platform::GpuStatus launchSystematicResample(const float* logWeights, std::uint3
     if (!cdfScanned) {
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
     }
-    const std::uint32_t blocks = (particles + tuning::COPY_INDEX_BLOCK - 1) / tuning::COPY_INDEX_BLOCK;
+    constexpr std::uint32_t COPIES = tuning::COPY_INDEX_ITEMS * tuning::COPY_INDEX_BLOCK;
+    const std::uint32_t blocks = (particles + COPIES - 1) / COPIES;
     copyIndexKernel<<<blocks, tuning::COPY_INDEX_BLOCK, 0, stream>>>(s.cdf, particles, u, copyIndex, enabled, pending,
                                                                     s.state, s.tiles);
     return AUGUR_CUDA_CHECK_LAUNCH();

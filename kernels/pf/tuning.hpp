@@ -19,6 +19,13 @@ inline constexpr std::uint32_t PARTICLE_BLOCK = 256;
 /// Threads per block of the differential-evolution spread reduction.
 inline constexpr std::uint32_t REDUCE_BLOCK = PARTICLE_BLOCK;
 
+/// Resident blocks per SM the one-vehicle per-particle kernel is compiled for (__launch_bounds__):
+/// 5 × 256 threads caps it at 48 registers (ptxas, sm_90: no spills), the count the kernel had
+/// before the model's Philox and Box–Muller changes; uncapped it takes 60–62 (4 blocks, 50 %
+/// occupancy instead of 62.5 %). Measured only capped (H100, K = 10⁶, SoA, ncu): 47–49 µs, 58–60 %
+/// achieved occupancy, 51–56 % issue.
+inline constexpr int ONE_VEHICLE_MIN_BLOCKS = 5;
+
 /// Fewest vehicles for which the step runs a vehicle-parallel model one thread per (particle, vehicle)
 /// (block: 32 particles × vehicles warps); fewer run one thread per particle, looping over vehicles.
 /// Measured only at 20 vehicles (H100, K = 20,000, SoA, 2026-11-21, before this step's rework: 123 µs
@@ -34,19 +41,29 @@ inline constexpr std::uint32_t VEHICLE_PARALLEL_MIN = 4;
 /// The uncapped one was not measured at this size.
 inline constexpr int VEHICLE_KERNEL_CAPPED_REGISTERS = 48;
 
-/// Threads per block of the combine kernel (one block per output channel: threads stride over the
-/// partial blocks, then a fixed tree; the last block to finish writes the outputs and the control
-/// block; blocks 0 … tiles − 1 also scan the CDF, hence LOOKBACK_BLOCK). It replaced a single
+/// Threads per block of the combine kernel (blocks 0 … tiles − 1 scan the CDF, hence LOOKBACK_BLOCK;
+/// then one block per output channel: threads stride over the partial blocks, then a fixed tree; the
+/// last channel block to finish writes the outputs and the control block). It replaced a single
 /// 1024-thread block that walked the partials (row-major, one 8-byte value per 1.8 KB row at 20
-/// vehicles) on one SM. H100, ncu: 5.9–6.8 µs at 222 channels × 209 partial blocks without the scan,
-/// 11.8–12.7 µs with 5 CDF tiles (K = 20,000), 19.4–20.3 µs at 13 channels with 245 tiles (K = 10⁶).
+/// vehicles) on one SM. H100, ncu: 5.9–6.8 µs at 222 channels × 209 partial blocks without the scan;
+/// with the scan in the first channel blocks, before their channel: 11.8–12.7 µs with 5 CDF tiles
+/// (K = 20,000), 19.4–20.3 µs at 13 channels with 245 tiles (K = 10⁶). With separate scan blocks:
+/// 8.7–9.6 µs (K = 20,000 × 20), 16.7–17.3 µs (K = 10⁶).
 inline constexpr std::uint32_t COMBINE_BLOCK = 256;
 
-/// Threads per block of the copy-index kernel: each block first loads the CDF tiles' prefixes (up to
-/// 512) into shared memory, so larger blocks load them fewer times (K = 10⁶: 977 blocks × 245 tiles).
-/// H100, ncu: 20.8–21.5 µs at K = 10⁶ (24.2–24.6 µs with 256-thread blocks and the unnarrowed
-/// search), 6.2–6.8 µs at K = 20,000.
-inline constexpr std::uint32_t COPY_INDEX_BLOCK = 1024;
+/// Copy-index kernel: block b writes COPY_INDEX_ITEMS × COPY_INDEX_BLOCK consecutive copies (one
+/// coalesced store per thread and item); two warps find the sources of its first and last copy by a
+/// 32-way search, the block reads that range of the CDF (up to COPY_INDEX_WINDOW entries, 16 KB) into
+/// shared memory and searches it there. 1,024 copies per block: ≈ 977 blocks at K = 10⁶, all resident
+/// at once on an H100 (8 per SM), so the searches' latency is paid once. H100, ncu: 14.5–15.0 µs at
+/// K = 10⁶, 7.2–7.7 µs at K = 20,000 × 20 vehicles (most weights zero: a sampled window). The previous
+/// kernel (one thread per copy, 1024-thread blocks, every thread's search through global memory):
+/// 20.8–21.5 µs at K = 10⁶, 6.2–6.8 µs at K = 20,000.
+inline constexpr std::uint32_t COPY_INDEX_BLOCK = 256;
+inline constexpr std::uint32_t COPY_INDEX_ITEMS = 4;
+/// CDF entries a block's window holds: twice its copies (a wider range — many zero-weight particles
+/// between two copies — is searched in global memory, within the range).
+inline constexpr std::uint32_t COPY_INDEX_WINDOW = 2 * COPY_INDEX_ITEMS * COPY_INDEX_BLOCK;
 
 /// Partial blocks of the differential-evolution spread reduction (its final combine is serial).
 inline constexpr std::uint32_t SPREAD_MAX_BLOCKS = 528;  ///< 4 per SM on an H100 SXM (132 SMs)

@@ -23,10 +23,17 @@ inline constexpr std::uint32_t PHILOX_M1 = 0xCD9E8D57U;
 inline constexpr std::uint32_t PHILOX_W0 = 0x9E3779B9U;  // golden ratio
 inline constexpr std::uint32_t PHILOX_W1 = 0xBB67AE85U;  // sqrt(3) - 1
 
+/// The 64-bit product of a and b as two words. Device: __umulhi and a 32-bit multiply (as cuRAND's
+/// Philox), so the rounds stay in 32-bit registers; the same bits as the host's 64-bit product.
 AUGUR_HD_INLINE void mulHiLo(std::uint32_t a, std::uint32_t b, std::uint32_t& hi, std::uint32_t& lo) {
+#if defined(__CUDA_ARCH__)
+    hi = __umulhi(a, b);
+    lo = a * b;
+#else
     const std::uint64_t product = static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b);
     hi = static_cast<std::uint32_t>(product >> 32U);
     lo = static_cast<std::uint32_t>(product);
+#endif
 }
 }  // namespace detail
 
@@ -57,6 +64,12 @@ AUGUR_HD_INLINE float uniformOpen0(std::uint32_t bits) noexcept {
     return static_cast<float>((bits >> 8U) + 1U) * (1.0F / 16777216.0F);
 }
 
+/// A uniform float in [0, 1) (every value k·2⁻¹⁶) from the low bytes of two words — the bits
+/// uniform01 leaves unused — so one block gives four 24-bit and two 16-bit independent uniforms.
+AUGUR_HD_INLINE float uniformLowBytes(std::uint32_t bitsA, std::uint32_t bitsB) noexcept {
+    return static_cast<float>((bitsA & 0xFFU) | ((bitsB & 0xFFU) << 8U)) * (1.0F / 65536.0F);
+}
+
 /// The stream of draws of one (seed, step, particle, vehicle) tuple. Each block() call returns four
 /// fresh words (the draw index is the fourth counter word), so a model asks for as many as it needs.
 /// Copyable, 24 bytes, lives in registers.
@@ -79,6 +92,9 @@ public:
     /// as `spare` for uniform decisions).
     AUGUR_HD_INLINE void normals2(float& n0, float& n1, std::uint32_t& spare0, std::uint32_t& spare1) noexcept;
 
+    /// Four independent standard normals from one block (two Box–Muller pairs, no word unused).
+    AUGUR_HD_INLINE void normals4(float (&n)[4]) noexcept;
+
 private:
     std::uint32_t m_key0;
     std::uint32_t m_key1;
@@ -94,15 +110,55 @@ private:
 
 namespace augur::kernels::pf {
 
+/// ln x for x ∈ (0, 1]. Device: the hardware log2 (__logf: absolute error ≤ 2^-21.4 on [0.5, 2],
+/// ≤ 3 ulp elsewhere); host: std::log. The CPU reference and the kernels agree to float tolerance,
+/// not bit for bit — used only where a random draw is shaped (Box–Muller's radius).
+AUGUR_HD_INLINE float fastLog(float x) noexcept {
+#if defined(__CUDA_ARCH__)
+    return __logf(x);
+#else
+    return std::log(x);
+#endif
+}
+
+/// sin a and cos a for |a| ≤ π. Device: the hardware sine/cosine (__sincosf, absolute error
+/// ≤ 2^-21.4 ≈ 3.6·10⁻⁷ on [−π, π], growing slowly outside); host: std::sin, std::cos. For angles
+/// the model keeps wrapped (headings after wrapAngle) and Box–Muller's angle.
+AUGUR_HD_INLINE void fastSinCos(float a, float& s, float& c) noexcept {
+#if defined(__CUDA_ARCH__)
+    __sincosf(a, &s, &c);
+#else
+    s = std::sin(a);
+    c = std::cos(a);
+#endif
+}
+
+/// Box–Muller (Box and Muller 1958): two independent standard normals from two words,
+/// r = √(−2 ln u₀) with u₀ ∈ (0, 1], angle π·(2u₁ − 1) ∈ [−π, π) (exact in float; the range where
+/// the device's hardware sine is accurate). The radicand is clamped at 0: within about 2⁻²² of
+/// u₀ = 1 the device's ln may come out slightly positive.
+AUGUR_HD_INLINE void boxMuller(std::uint32_t bits0, std::uint32_t bits1, float& n0, float& n1) noexcept {
+    constexpr float PI = 3.14159265358979323846F;
+    const float radius = std::sqrt(std::fmax(0.0F, -2.0F * fastLog(uniformOpen0(bits0))));
+    const float angle = PI * (2.0F * uniform01(bits1) - 1.0F);
+    float s = 0.0F;
+    float c = 0.0F;
+    fastSinCos(angle, s, c);
+    n0 = radius * c;
+    n1 = radius * s;
+}
+
 AUGUR_HD_INLINE void RandomStream::normals2(float& n0, float& n1, std::uint32_t& spare0, std::uint32_t& spare1) noexcept {
-    constexpr float TWO_PI = 6.28318530717958647692F;
     const Philox4 r = block();
-    const float radius = std::sqrt(-2.0F * std::log(uniformOpen0(r.v[0])));
-    const float angle = TWO_PI * uniform01(r.v[1]);
-    n0 = radius * std::cos(angle);
-    n1 = radius * std::sin(angle);
+    boxMuller(r.v[0], r.v[1], n0, n1);
     spare0 = r.v[2];
     spare1 = r.v[3];
+}
+
+AUGUR_HD_INLINE void RandomStream::normals4(float (&n)[4]) noexcept {
+    const Philox4 r = block();
+    boxMuller(r.v[0], r.v[1], n[0], n[1]);
+    boxMuller(r.v[2], r.v[3], n[2], n[3]);
 }
 
 }  // namespace augur::kernels::pf

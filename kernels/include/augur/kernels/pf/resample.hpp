@@ -111,9 +111,12 @@ AUGUR_HD_INLINE std::uint32_t copySource(const std::uint64_t* cdf, std::uint32_t
 /// plus 4 CDF units (the rounding of the bracket's own arithmetic).
 inline constexpr double COPY_BRACKET_MARGIN = 1.0 / 1048576.0;
 
-/// Smallest i in [lo, hi] with cdf[i] ≥ value; hi when there is none.
-AUGUR_HD_INLINE std::uint32_t cdfLowerBound(const std::uint64_t* cdf, std::uint32_t lo, std::uint32_t hi,
-                                            std::uint64_t value) noexcept {
+/// Smallest i in [lo, hi] with cdf[i] ≥ value; hi when there is none. `Cdf`: anything indexed by the
+/// particle index — a pointer to the whole CDF, or a window of it (the device's copy-index kernel
+/// searches a block's slice of the CDF in shared memory).
+template <typename Cdf>
+AUGUR_HD_INLINE std::uint32_t cdfLowerBoundIn(const Cdf& cdf, std::uint32_t lo, std::uint32_t hi,
+                                              std::uint64_t value) noexcept {
     while (lo < hi) {
         const std::uint32_t mid = lo + (hi - lo) / 2;
         if (cdf[mid] >= value) {
@@ -123,6 +126,11 @@ AUGUR_HD_INLINE std::uint32_t cdfLowerBound(const std::uint64_t* cdf, std::uint3
         }
     }
     return lo;
+}
+
+AUGUR_HD_INLINE std::uint32_t cdfLowerBound(const std::uint64_t* cdf, std::uint32_t lo, std::uint32_t hi,
+                                            std::uint64_t value) noexcept {
+    return cdfLowerBoundIn(cdf, lo, hi, value);
 }
 
 /// Integer bounds on copy j's source: every source whose CDF value is below `low` ends before copy
@@ -142,13 +150,15 @@ AUGUR_HD_INLINE CopyBracket copyBracket(std::uint64_t total, std::uint32_t parti
                        static_cast<std::uint64_t>(std::ceil(at + margin))};
 }
 
-/// copySourceBracketed's second half, given first = the smallest i with cdf[i] ≥ bracket.low (K − 1
-/// when there is none): gallops from `first` to the first CDF value ≥ bracket.high, then evaluates
-/// copyLast only between the two (usually not at all: they coincide).
-AUGUR_HD_INLINE std::uint32_t copySourceFrom(const std::uint64_t* cdf, std::uint32_t particles, float u, std::uint32_t j,
-                                             const CopyBracket& bracket, std::uint32_t first) noexcept {
-    const std::uint32_t lastIndex = particles - 1;
-    const std::uint64_t total = cdf[lastIndex];
+/// copySourceBracketed's second half over the sources [first, lastIndex], where `first` is the
+/// smallest i ≥ the search's lower end with cdf[i] ≥ bracket.low (lastIndex when there is none) and
+/// copy j's source is known to be ≤ lastIndex (K − 1 always is): gallops from `first` to the first
+/// CDF value ≥ bracket.high, then evaluates copyLast only between the two (usually not at all: they
+/// coincide). `Cdf` as in cdfLowerBoundIn; `total` = the CDF's last value.
+template <typename Cdf>
+AUGUR_HD_INLINE std::uint32_t copySourceIn(const Cdf& cdf, std::uint64_t total, std::uint32_t particles, float u,
+                                           std::uint32_t j, const CopyBracket& bracket, std::uint32_t first,
+                                           std::uint32_t lastIndex) noexcept {
     std::uint32_t lo = first;
     std::uint32_t hi = first;
     std::uint32_t stride = 1;
@@ -157,7 +167,7 @@ AUGUR_HD_INLINE std::uint32_t copySourceFrom(const std::uint64_t* cdf, std::uint
         hi = lastIndex - hi > stride ? hi + stride : lastIndex;
         stride *= 2;
     }
-    std::uint32_t last = cdfLowerBound(cdf, lo, hi, bracket.high);
+    std::uint32_t last = cdfLowerBoundIn(cdf, lo, hi, bracket.high);
     std::uint32_t answer = first;
     while (answer < last) {
         const std::uint32_t mid = answer + (last - answer) / 2;
@@ -170,12 +180,19 @@ AUGUR_HD_INLINE std::uint32_t copySourceFrom(const std::uint64_t* cdf, std::uint
     return answer;
 }
 
+/// copySourceIn over the whole CDF (K entries).
+AUGUR_HD_INLINE std::uint32_t copySourceFrom(const std::uint64_t* cdf, std::uint32_t particles, float u, std::uint32_t j,
+                                             const CopyBracket& bracket, std::uint32_t first) noexcept {
+    const std::uint32_t lastIndex = particles - 1;
+    return copySourceIn(cdf, cdf[lastIndex], particles, u, j, bracket, first, lastIndex);
+}
+
 /// The same source as copySource, bit for bit, with integer comparisons doing the search: the
 /// answer is bracketed by two integer lower bounds (copyBracket; the second found by galloping from
 /// the first), and copyLast is evaluated only inside the bracket — usually a single source, so not
 /// at all. O(log K) integer steps; at most O(log K) copyLast evaluations (only when many zero-weight
-/// sources share the bracket). The device's copy-index kernel runs it with the first search narrowed
-/// to one tile of its CDF scan (the tile's inclusive prefix is the first ≥ bracket.low).
+/// sources share the bracket). The device's copy-index kernel runs the same search (copySourceIn)
+/// inside the range of sources of its block's copies, read once into shared memory.
 AUGUR_HD_INLINE std::uint32_t copySourceBracketed(const std::uint64_t* cdf, std::uint32_t particles, float u,
                                                   std::uint32_t j) noexcept {
     const std::uint32_t lastIndex = particles - 1;

@@ -114,7 +114,16 @@ struct SceneModel {
     AUGUR_HD_INLINE static float wrapAngle(float a) noexcept {
         constexpr float PI = 3.14159265358979323846F;
         constexpr float TWO_PI = 2.0F * PI;
-        return a - TWO_PI * std::floor((a + PI) / TWO_PI);
+        constexpr float INV_TWO_PI = 1.0F / TWO_PI;
+        return a - TWO_PI * std::floor((a + PI) * INV_TWO_PI);
+    }
+    /// 1/x, correctly rounded (the device's __frcp_rn: no division's slow path).
+    AUGUR_HD_INLINE static float reciprocal(float x) noexcept {
+#if defined(__CUDA_ARCH__)
+        return __frcp_rn(x);
+#else
+        return 1.0F / x;
+#endif
     }
     AUGUR_HD_INLINE static std::int32_t clampCorridor(float c, std::int32_t count) noexcept {
         const auto i = static_cast<std::int32_t>(c);
@@ -123,32 +132,25 @@ struct SceneModel {
 
     /// A slot drawn from its measurement z: pose and speed Gaussian around z, the corridor uniform over
     /// the candidates, the intentions {stop, change} from their priors (expectation = intention).
+    /// Two Philox blocks: four normals, then the three uniforms.
     AUGUR_HD_INLINE static void drawSlot(float (&slot)[SLOT_FLOATS], const Params& params, const VehicleInput& z,
                                          RandomStream& rng) noexcept {
-        float n0 = 0.0F;
-        float n1 = 0.0F;
-        float n2 = 0.0F;
-        float n3 = 0.0F;
-        std::uint32_t u0 = 0;
-        std::uint32_t u1 = 0;
-        std::uint32_t u2 = 0;
-        std::uint32_t u3 = 0;
-        rng.normals2(n0, n1, u0, u1);
-        rng.normals2(n2, n3, u2, u3);
+        float n[4];
+        rng.normals4(n);
+        const Philox4 u = rng.block();
         for (float& field : slot) {
             field = 0.0F;
         }
-        slot[X] = z.x_m + z.sigmaX_m * n0;
-        slot[Y] = z.y_m + z.sigmaY_m * n1;
-        slot[THETA] = z.theta_rad + z.sigmaTheta_rad * n2;
-        slot[V] = std::fmax(0.0F, z.v_mps + z.sigmaV_mps * n3);
+        slot[X] = z.x_m + z.sigmaX_m * n[0];
+        slot[Y] = z.y_m + z.sigmaY_m * n[1];
+        slot[THETA] = wrapAngle(z.theta_rad + z.sigmaTheta_rad * n[2]);
+        slot[V] = std::fmax(0.0F, z.v_mps + z.sigmaV_mps * n[3]);
         const std::int32_t count = z.corridorCount < 1 ? 1 : z.corridorCount;
-        slot[CORRIDOR] = static_cast<float>(clampCorridor(uniform01(u0) * static_cast<float>(count), count));
-        slot[INTENT_STOP] = uniform01(u1) < 0.5F ? 1.0F : 0.0F;
+        slot[CORRIDOR] = static_cast<float>(clampCorridor(uniform01(u.v[0]) * static_cast<float>(count), count));
+        slot[INTENT_STOP] = uniform01(u.v[1]) < 0.5F ? 1.0F : 0.0F;
         slot[EXPECT_STOP] = slot[INTENT_STOP];
-        slot[INTENT_CHANGE] = uniform01(u2) < params.pChangeMulti ? 1.0F : 0.0F;
+        slot[INTENT_CHANGE] = uniform01(u.v[2]) < params.pChangeMulti ? 1.0F : 0.0F;
         slot[EXPECT_CHANGE] = slot[INTENT_CHANGE];
-        (void)u3;
     }
 
     AUGUR_HD static void initialize(const ParticleRef& p, std::uint32_t vehicles, const Params& params,
@@ -189,17 +191,20 @@ struct SceneModel {
     /// keyed by (seed, step, particle, vehicle), fresh.
     ///   Pass 1: expectations E_s, E_c from the road and, for a give-way, the other vehicle's intention.
     ///   Pass 2: intentions (persistent Markov transition), corridor, kinematics.
+    /// Two Philox-4x32-10 blocks, every word used: the decisions (four 24-bit uniforms from the top
+    /// bits, the corridor hop's two 16-bit uniforms from the low bytes), then four normals. Headings
+    /// are kept wrapped to [−π, π), where fastSinCos is accurate.
     AUGUR_HD_INLINE static void advanceSlot(float (&s)[SLOT_FLOATS], float otherIntentStop, std::uint32_t vehicles,
                                             const Params& params, const VehicleInput& z, RandomStream& rng) noexcept {
         const std::int32_t count = z.corridorCount < 1 ? 1 : z.corridorCount;
         if (z.redraw != 0) {
             // A new road user in this slot: its state is this step's measurement, nothing to predict.
             // The draws are keyed by the step, so a slot reused later gets fresh numbers.
-            rng.block();  // the block of the expectations and intentions
             drawSlot(s, params, z, rng);
             return;
         }
-        const Philox4 decisions = rng.block();  // words 0, 1: pass 1; words 2, 3: pass 2
+        // Words 0, 1 (top bits): pass 1; words 2, 3: pass 2; the low bytes of words 0–3: the hop.
+        const Philox4 decisions = rng.block();
         {
             const SceneCorridor& c = corridorOf(s, z);
             float pStop = params.pStopFree;
@@ -216,17 +221,8 @@ struct SceneModel {
             const float pChange = count > 1 ? params.pChangeMulti : 0.0F;
             s[EXPECT_CHANGE] = uniform01(decisions.v[1]) < pChange ? 1.0F : 0.0F;
         }
-        const Philox4 more = rng.block();
-        float n0 = 0.0F;
-        float n1 = 0.0F;
-        float n2 = 0.0F;
-        float n3 = 0.0F;
-        std::uint32_t spare0 = 0;
-        std::uint32_t spare1 = 0;
-        std::uint32_t spare2 = 0;
-        std::uint32_t spare3 = 0;
-        rng.normals2(n0, n1, spare0, spare1);
-        rng.normals2(n2, n3, spare2, spare3);
+        float n[4];
+        rng.normals4(n);
 
         if (uniform01(decisions.v[2]) >= params.persistence) {
             s[INTENT_STOP] = s[EXPECT_STOP];
@@ -235,9 +231,11 @@ struct SceneModel {
             s[INTENT_CHANGE] = s[EXPECT_CHANGE];
         }
         std::int32_t corridor = clampCorridor(s[CORRIDOR], count);
-        if (s[INTENT_CHANGE] > 0.5F && count > 1 && uniform01(more.v[0]) >= params.persistence) {
+        if (s[INTENT_CHANGE] > 0.5F && count > 1 &&
+            uniformLowBytes(decisions.v[0], decisions.v[1]) >= params.persistence) {
             const auto others = static_cast<float>(count - 1);
-            const std::int32_t hop = 1 + clampCorridor(uniform01(more.v[1]) * others, count - 1);
+            const std::int32_t hop =
+                1 + clampCorridor(uniformLowBytes(decisions.v[2], decisions.v[3]) * others, count - 1);
             corridor = (corridor + hop) % count;
         }
         s[CORRIDOR] = static_cast<float>(corridor);
@@ -247,7 +245,10 @@ struct SceneModel {
         float accel = params.speedGain_1ps * (c.speedLimit_mps - v);
         if (s[INTENT_STOP] > 0.5F && c.distanceToStop_m < 1e8F) {
             // Distance from this particle (not the measurement) to the stop point along the corridor.
-            const float along = (s[X] - z.x_m) * std::cos(c.heading_rad) + (s[Y] - z.y_m) * std::sin(c.heading_rad);
+            float sinHeading = 0.0F;
+            float cosHeading = 0.0F;
+            fastSinCos(wrapAngle(c.heading_rad), sinHeading, cosHeading);
+            const float along = (s[X] - z.x_m) * cosHeading + (s[Y] - z.y_m) * sinHeading;
             const float d = std::fmax(c.distanceToStop_m - along, 0.5F);
             accel = -v * v / (2.0F * d);
             if (v < 0.5F) {
@@ -256,12 +257,15 @@ struct SceneModel {
         }
         accel = std::fmin(std::fmax(accel, -params.maxDecel_mps2), params.maxAccel_mps2);
         const float dt = params.dt_s;
-        const float vNext = std::fmax(0.0F, v + (accel + params.noiseAccel_mps2 * n0) * dt);
+        const float vNext = std::fmax(0.0F, v + (accel + params.noiseAccel_mps2 * n[0]) * dt);
         const float headingError = wrapAngle(c.heading_rad - s[THETA]);
         const float thetaNext = wrapAngle(s[THETA] + params.headingGain * headingError +
-                                          c.curvature_1pm * vNext * dt + params.noiseHeading_rad * n1);
-        s[X] += vNext * std::cos(thetaNext) * dt + params.noisePosition_m * n2;
-        s[Y] += vNext * std::sin(thetaNext) * dt + params.noisePosition_m * n3;
+                                          c.curvature_1pm * vNext * dt + params.noiseHeading_rad * n[1]);
+        float sinTheta = 0.0F;
+        float cosTheta = 0.0F;
+        fastSinCos(thetaNext, sinTheta, cosTheta);
+        s[X] += vNext * cosTheta * dt + params.noisePosition_m * n[2];
+        s[Y] += vNext * sinTheta * dt + params.noisePosition_m * n[3];
         s[THETA] = thetaNext;
         s[V] = vNext;
         s[ACCEL] = accel;
@@ -290,11 +294,12 @@ struct SceneModel {
 
     /// Vehicle n's log term −½ Σ_{s∈{x,y,θ,v}} ((s − z_s)/σ_s)² (seed 000 eq. for w_k, in logs) for its
     /// slot s; the caller adds it only when weighs(z).
+    /// Residuals times 1/σ (correctly rounded reciprocals on both sides: host and device agree).
     AUGUR_HD_INLINE static float slotLogLikelihood(const float (&s)[SLOT_FLOATS], const VehicleInput& z) noexcept {
-        const float ex = (s[X] - z.x_m) / z.sigmaX_m;
-        const float ey = (s[Y] - z.y_m) / z.sigmaY_m;
-        const float et = wrapAngle(s[THETA] - z.theta_rad) / z.sigmaTheta_rad;
-        const float ev = (s[V] - z.v_mps) / z.sigmaV_mps;
+        const float ex = (s[X] - z.x_m) * reciprocal(z.sigmaX_m);
+        const float ey = (s[Y] - z.y_m) * reciprocal(z.sigmaY_m);
+        const float et = wrapAngle(s[THETA] - z.theta_rad) * reciprocal(z.sigmaTheta_rad);
+        const float ev = (s[V] - z.v_mps) * reciprocal(z.sigmaV_mps);
         return -0.5F * (ex * ex + ey * ey + et * et + ev * ev);
     }
 
@@ -315,8 +320,18 @@ struct SceneModel {
         switch (channel) {
             case OUT_X: return s[X];
             case OUT_Y: return s[Y];
-            case OUT_COS: return std::cos(s[THETA]);
-            case OUT_SIN: return std::sin(s[THETA]);
+            case OUT_COS: {
+                float sinTheta = 0.0F;
+                float cosTheta = 0.0F;
+                fastSinCos(s[THETA], sinTheta, cosTheta);
+                return cosTheta;
+            }
+            case OUT_SIN: {
+                float sinTheta = 0.0F;
+                float cosTheta = 0.0F;
+                fastSinCos(s[THETA], sinTheta, cosTheta);
+                return sinTheta;
+            }
             case OUT_V: return s[V];
             case OUT_P_STOP: return s[INTENT_STOP];
             case OUT_P_CHANGE: return s[INTENT_CHANGE];
