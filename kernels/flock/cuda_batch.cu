@@ -63,6 +63,7 @@ struct Pools {
     int* cellStart;
     int* pointCell;
     int* sortedId;
+    int* sortedSample;  ///< slot → the sample (step · entities + entity) placed there
     double* sortedX;
     double* sortedY;
     long long* pairCount;
@@ -206,27 +207,34 @@ __global__ void placeKernel(Pools p) {
         }
         const int slot = p.cellStart[cell] + atomicSub(&p.cellCount[cell], 1) - 1;
         p.sortedId[slot] = static_cast<int>(k % bp.entities);
+        p.sortedSample[slot] = static_cast<int>(k);
         p.sortedX[slot] = p.x[k];
         p.sortedY[slot] = p.y[k];
     }
 }
 
-// §4.2: pairs at distance ≤ 2ε with a higher entity index — counted (emit = false) or written.
+// §4.2: pairs at distance ≤ 2ε with a higher entity index — counted (emit = false) or written. The
+// anchors are taken in slot order (cell by cell), so a warp's lanes search the same or adjacent
+// neighbourhoods; each anchor's pairs are still counted and written at its sample index, in the order
+// its neighbourhood is visited.
 template <bool EMIT>
 __global__ void pairKernel(Pools p) {
     const BatchParams bp = *p.params;
-    const long long total = static_cast<long long>(p.maxSteps) * p.maxEntities + (EMIT ? 0 : 1);
-    for (long long k = strideStart(); k < total; k += strideStep()) {
-        if (!activeSample(p, k)) {
-            if (!EMIT) {
+    if (!EMIT) {  // samples that are not placed have no pairs; the entry past the last closes the scan
+        const long long total = static_cast<long long>(p.maxSteps) * p.maxEntities + 1;
+        for (long long k = strideStart(); k < total; k += strideStep()) {
+            if (!activeSample(p, k)) {
                 p.pairCount[k] = 0;
             }
-            continue;
         }
-        const int step = static_cast<int>(k / bp.entities);
-        const int a = static_cast<int>(k % bp.entities);
-        const double ax = p.x[k];
-        const double ay = p.y[k];
+    }
+    const int placed = p.cellStart[static_cast<long long>(p.maxSteps) * p.cellsPerStep];
+    for (long long j = strideStart(); j < placed; j += strideStep()) {
+        const int k = p.sortedSample[j];
+        const int step = k / bp.entities;
+        const int a = k - step * bp.entities;
+        const double ax = p.sortedX[j];
+        const double ay = p.sortedY[j];
         long long d = EMIT ? p.pairStart[k] : 0;
         forNeighbours(p, step, p.pointCell[k], [&](int slot) {
             if (p.sortedId[slot] <= a) {
@@ -238,7 +246,7 @@ __global__ void pairKernel(Pools p) {
                 return;
             }
             if (EMIT && d < p.maxDisks) {
-                p.diskAnchor[d] = static_cast<int>(k);
+                p.diskAnchor[d] = k;
                 p.diskOffset[d] = rightDiskOffset(dx, dy, p.limits.radius2);
             }
             ++d;
@@ -428,7 +436,7 @@ struct CudaBatchStage::State {
     DeviceBuffer<unsigned char> present;
     DeviceBuffer<BatchParams> batchParams;
     DeviceBuffer<StepGrid> grids;
-    DeviceBuffer<int> invalid, cellCount, cellStart, pointCell, sortedId, diskAnchor, members, familyMembers, familyStep,
+    DeviceBuffer<int> invalid, cellCount, cellStart, pointCell, sortedId, sortedSample, diskAnchor, members, familyMembers, familyStep,
         stepBegin;
     DeviceBuffer<long long> pairCount, pairStart, diskSize, diskMemberStart, familyOffsets;
     DeviceBuffer<Count2> kept, keptStart;
@@ -554,6 +562,7 @@ Result<std::unique_ptr<CudaBatchStage>, FlockFailure> CudaBatchStage::create(con
     AUGUR_FLOCK_ALLOC(s.cellStart, buffer<int>(s.cells + 1));
     AUGUR_FLOCK_ALLOC(s.pointCell, buffer<int>(s.samples));
     AUGUR_FLOCK_ALLOC(s.sortedId, buffer<int>(s.samples));
+    AUGUR_FLOCK_ALLOC(s.sortedSample, buffer<int>(s.samples));
     AUGUR_FLOCK_ALLOC(s.sortedX, buffer<double>(s.samples));
     AUGUR_FLOCK_ALLOC(s.sortedY, buffer<double>(s.samples));
     AUGUR_FLOCK_ALLOC(s.pairCount, buffer<long long>(s.samples + 1));
@@ -597,6 +606,7 @@ Result<std::unique_ptr<CudaBatchStage>, FlockFailure> CudaBatchStage::create(con
     p.cellStart = s.cellStart.data();
     p.pointCell = s.pointCell.data();
     p.sortedId = s.sortedId.data();
+    p.sortedSample = s.sortedSample.data();
     p.sortedX = s.sortedX.data();
     p.sortedY = s.sortedY.data();
     p.pairCount = s.pairCount.data();
