@@ -287,7 +287,8 @@ ResampleScratch carve(void* scratch, std::uint32_t particles) noexcept {
 
 platform::GpuStatus clearResampleState(void* scratch, std::uint32_t particles, platform::StreamHandle stream) noexcept {
     const ResampleScratch s = carve(scratch, particles);
-    return platform::fillDevice(s.stateBase, 0, lookback::lookbackClearBytes<std::uint64_t, CdfDescriptor>(s.tiles), stream);
+    const std::size_t clearBytes = lookback::lookbackClearBytes<std::uint64_t, CdfDescriptor>(s.tiles);
+    return platform::fillDevice(s.stateBase, 0, clearBytes, stream);
 }
 
 platform::GpuStatus launchSystematicResample(const float* logWeights, std::uint32_t particles, const float* maxLogWeight,

@@ -244,8 +244,9 @@ std::vector<T> integerScan(const std::vector<T>& in, StreamHandle stream, bool g
                             StreamHandle s) -> platform::GpuStatus {
                         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK(
                             cudaMemsetAsync(tmp, 0, lookback::lookbackClearBytes<T, Descriptor>(tiles), s)));
+                        const auto state = lookback::lookbackState<T, Descriptor>(tmp, tiles);
                         integerScanKernel<T, Descriptor, SEGMENTS, BLOCK, FIRST_WAIT_NS, SPIN_WAIT_NS>
-                            <<<tiles, BLOCK, 0, s>>>(src, dst, count, lookback::lookbackState<T, Descriptor>(tmp, tiles));
+                            <<<tiles, BLOCK, 0, s>>>(src, dst, count, state);
                         return AUGUR_CUDA_CHECK_LAUNCH();
                     });
 }
