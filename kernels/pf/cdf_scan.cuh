@@ -19,6 +19,18 @@ namespace lookback = primitives::detail;
 inline constexpr std::uint32_t CDF_SEGMENTS = 4;
 inline constexpr std::uint32_t CDF_TILE = lookback::lookbackTileItems<CDF_SEGMENTS>();
 
+/// The scan's tile descriptors: flag and value in one 64-bit word ((value << 2) | flag), published
+/// and read by one relaxed 64-bit access, instead of the general flag + value arrays (two dependent
+/// L2 round trips per look-back window). Its precondition, every inclusive prefix below 2⁶², holds
+/// with room to spare: a quantised weight is at most 2³¹ (quantizeWeight: the largest weight → 2³¹)
+/// and K ≤ MAX_PARTICLES = 2²¹, so every CDF value is at most 2⁵².
+using CdfDescriptor = lookback::LookbackPackedBelow2To62;
+inline constexpr std::uint64_t MAX_QUANTIZED_WEIGHT = 1ULL << 31U;
+static_assert(static_cast<std::uint64_t>(MAX_PARTICLES) * MAX_QUANTIZED_WEIGHT <= (1ULL << 52U) &&
+                  (1ULL << 52U) < CdfDescriptor::BOUND,
+              "the CDF's total (at most K·2³¹ ≤ 2⁵²) fits the packed descriptor's 62-bit values");
+using CdfLookbackState = lookback::LookbackState<std::uint64_t, CdfDescriptor>;
+
 constexpr std::size_t align256(std::size_t bytes) noexcept { return (bytes + 255U) & ~std::size_t{255U}; }
 constexpr std::uint32_t cdfTiles(std::uint32_t particles) noexcept { return (particles + CDF_TILE - 1) / CDF_TILE; }
 constexpr std::size_t cdfBytes(std::uint32_t particles) noexcept {
@@ -28,7 +40,7 @@ constexpr std::size_t cdfBytes(std::uint32_t particles) noexcept {
 /// The resampling scratch: the CDF (K entries), then the look-back state of its scan.
 struct ResampleScratch {
     std::uint64_t* cdf;
-    lookback::LookbackState<std::uint64_t> state;
+    CdfLookbackState state;
     void* stateBase;
     std::uint32_t tiles;
 };
@@ -42,7 +54,7 @@ ResampleScratch carve(void* scratch, std::uint32_t particles) noexcept;
 template <bool VECTOR>
 __device__ __forceinline__ void scanQuantizedTile(const float* __restrict__ logWeights, std::uint32_t particles,
                                                   float maxLogWeight, std::uint64_t* __restrict__ cdf,
-                                                  const lookback::LookbackState<std::uint64_t>& state) {
+                                                  const CdfLookbackState& state) {
     auto load = [&](std::uint64_t i, std::uint64_t (&v)[4]) {
         if (VECTOR && i + 3 < particles) {
             const float4 q = __ldg(reinterpret_cast<const float4*>(logWeights + i));

@@ -474,7 +474,7 @@ struct CombineArgs {
     // (cdfTiles = 0: they do not).
     const float* logWeights;
     std::uint64_t* cdf;
-    internal::lookback::LookbackState<std::uint64_t> cdfState;
+    internal::CdfLookbackState cdfState;
     std::uint32_t cdfTiles;
 };
 

@@ -27,7 +27,7 @@ using internal::ResampleScratch;
 template <bool VECTOR>
 __global__ void __launch_bounds__(lookback::LOOKBACK_BLOCK)
     cdfKernel(const float* __restrict__ logWeights, std::uint32_t particles, const float* maxLogWeight,
-              std::uint64_t* __restrict__ cdf, lookback::LookbackState<std::uint64_t> state, const std::uint32_t* enabled) {
+              std::uint64_t* __restrict__ cdf, internal::CdfLookbackState state, const std::uint32_t* enabled) {
     if (enabled != nullptr && *enabled == 0U) {
         return;
     }
@@ -76,19 +76,19 @@ struct CdfWindow {
 /// hence the same indices as cpu::systematicResample, bit for bit. When [lo, hi] is wider than the
 /// window (weights that quantise to zero between two copies: then a few sources own all copies), the
 /// window holds every step-th entry and each search ends with log2(step) steps in global memory. A
-/// thread's items search in lock step. Then leaves the scan's tile flags zeroed for the next
+/// thread's items search in lock step. Then leaves the scan's tile descriptors zeroed for the next
 /// resampling (the scan has finished: stream order) and marks the copy indices pending when asked to.
 __global__ void __launch_bounds__(tuning::COPY_INDEX_BLOCK)
     copyIndexKernel(const std::uint64_t* __restrict__ cdf, std::uint32_t particles, const float* u,
                     std::uint32_t* __restrict__ copyIndex, const std::uint32_t* enabled, std::uint32_t* pending,
-                    lookback::LookbackState<std::uint64_t> state, std::uint32_t tiles) {
+                    internal::CdfLookbackState state, std::uint32_t tiles) {
     constexpr std::uint32_t ITEMS = tuning::COPY_INDEX_ITEMS;
     constexpr std::uint32_t COPIES = ITEMS * tuning::COPY_INDEX_BLOCK;
     __shared__ std::uint64_t window[tuning::COPY_INDEX_WINDOW];
     __shared__ std::uint32_t sources[2];
     const std::uint32_t thread = blockIdx.x * blockDim.x + threadIdx.x;
     if (enabled != nullptr && *enabled == 0U) {
-        // The combine kernel scans on every step; its flags must be clean for the next one.
+        // The combine kernel scans on every step; its descriptors must be clean for the next one.
         lookback::zeroLookbackState(state, tiles, thread, gridDim.x * blockDim.x);
         return;
     }
@@ -274,7 +274,7 @@ platform::GpuStatus thrustGather(const float* src, float* dst, const std::uint32
 namespace internal {
 
 std::size_t resampleScratchBytes(std::uint32_t particles) noexcept {
-    return cdfBytes(particles) + lookback::lookbackStateBytes<std::uint64_t>(cdfTiles(particles));
+    return cdfBytes(particles) + lookback::lookbackStateBytes<std::uint64_t, CdfDescriptor>(cdfTiles(particles));
 }
 
 ResampleScratch carve(void* scratch, std::uint32_t particles) noexcept {
@@ -282,12 +282,13 @@ ResampleScratch carve(void* scratch, std::uint32_t particles) noexcept {
     const std::uint32_t tiles = cdfTiles(particles);
     void* stateBase = base + cdfBytes(particles);
     return ResampleScratch{reinterpret_cast<std::uint64_t*>(base),
-                           lookback::lookbackState<std::uint64_t>(stateBase, tiles), stateBase, tiles};
+                           lookback::lookbackState<std::uint64_t, CdfDescriptor>(stateBase, tiles), stateBase, tiles};
 }
 
 platform::GpuStatus clearResampleState(void* scratch, std::uint32_t particles, platform::StreamHandle stream) noexcept {
     const ResampleScratch s = carve(scratch, particles);
-    return platform::fillDevice(s.stateBase, 0, lookback::lookbackClearBytes<std::uint64_t>(s.tiles), stream);
+    const std::size_t clearBytes = lookback::lookbackClearBytes<std::uint64_t, CdfDescriptor>(s.tiles);
+    return platform::fillDevice(s.stateBase, 0, clearBytes, stream);
 }
 
 platform::GpuStatus launchSystematicResample(const float* logWeights, std::uint32_t particles, const float* maxLogWeight,

@@ -1,5 +1,5 @@
 // Private to kernels/pf: the systematic-resampling launches the filter's step uses. The step keeps
-// the CDF scan's look-back flags clean itself (zeroed at initialisation, left zeroed by every
+// the CDF scan's look-back descriptors clean itself (zeroed at initialisation, left zeroed by every
 // copy-index kernel), scans the CDF inside its combine kernel, and leaves the gather to its next
 // predict, which reads the particles through the copy indices — so a resampling adds one kernel.
 #pragma once
@@ -21,7 +21,7 @@ namespace augur::kernels::pf::cuda::internal {
 
 /// Copy indices of systematic resampling (the CDF by single-pass scan — unless cdfScanned: the
 /// filter's combine kernel scans it — then one thread per copy), when *enabled != 0 on the device;
-/// then sets *pending = 1 (when non-null). Leaves the look-back flags zeroed either way. One or two
+/// then sets *pending = 1 (when non-null). Leaves the look-back descriptors zeroed either way. One or two
 /// kernels; graph-capturable.
 [[nodiscard]] platform::GpuStatus launchSystematicResample(const float* logWeights, std::uint32_t particles,
                                                            const float* maxLogWeight, const float* u,

@@ -3,19 +3,23 @@
 // publishes its own aggregate as soon as it has it and its inclusive prefix once it knows it; the
 // next tiles sum their predecessors' values backwards until they meet a published prefix, so no tile
 // waits for a serial chain. Device building block, private to kernels/: the scan variant of
-// primitives/scan_cuda.cu (float) and the particle filter's integer CDF (pf/resample_cuda.cu) use it.
+// primitives/scan_cuda.cu (float) and the particle filter's integer CDF (pf/cdf_scan.cuh) use it.
 //
 // Block b scans tile b. Like CUB's DeviceScan, this relies on the hardware starting blocks in
 // index order, so a tile's predecessors are resident or done and the look-back never waits for a
 // block that has not started. The tile state must be zero before a scan; zeroLookbackState clears
 // it.
 //
-// Two layouts of the per-tile state (NVR-2016-002 section 4.4, "tile descriptors"):
-//   packed   (4-byte T: float, int32, uint32) flag and value share one 64-bit word; one relaxed 64-bit
-//            store publishes both, one relaxed 64-bit load reads both — no fences, one L2 round trip
-//            per look-back window;
-//   general  (any T, e.g. the filter's uint64 CDF) a flag word and two value arrays; the value is
-//            stored before a release store of the flag and read after an acquire load of it — two
+// Two layouts of the per-tile state (NVR-2016-002 section 4.4, "tile descriptors"), chosen by a
+// descriptor policy (the second template argument of LookbackState):
+//   packed   flag and value share one 64-bit word; one relaxed 64-bit store publishes both, one
+//            relaxed 64-bit load reads both — no fences, one L2 round trip per look-back window.
+//            LookbackPackedWord<T>: any 4-byte T (float, int32, uint32), the default for them.
+//            LookbackPackedBelow2To62: uint64 values whose sums stay below 2⁶² — opt-in only,
+//            the caller declares the bound (the filter's CDF: below 2⁵²).
+//   general  (LookbackGeneral: any T, the default for everything but 4-byte T, e.g. packed uint64
+//            counts that use all 64 bits) a flag word and two value arrays; the value is stored
+//            before a release store of the flag and read after an acquire load of it — two
 //            dependent L2 round trips per window and a fence per publication.
 //
 // Integer scans are exact and deterministic. Float scans sum a tile's predecessors in an order that
@@ -43,25 +47,90 @@ constexpr std::uint32_t lookbackTileItems() noexcept {
 
 enum : std::uint32_t { TILE_EMPTY = 0, TILE_AGGREGATE = 1, TILE_PREFIX = 2 };
 
-/// Whether T's flag and value fit one 64-bit tile descriptor (the default layout for T).
+// ---- descriptor policies ---------------------------------------------------------------------------
+// A packed policy says how one 64-bit descriptor holds a flag (the low bits) and a value (the
+// aggregate while TILE_AGGREGATE, the inclusive prefix once TILE_PREFIX): pack, flagOf, valueOf.
+// A zero descriptor is TILE_EMPTY in every policy, so clearing is a memset to zero.
+
+/// General layout: a flag word and two value arrays per tile; any T.
+struct LookbackGeneral {
+    static constexpr bool PACKED = false;
+};
+
+/// Packed, 4-byte T (float, int32, uint32): the flag in the low 32 bits, the value's bits in the
+/// high 32. Holds every value of T.
+template <typename T>
+struct LookbackPackedWord {
+    static_assert(sizeof(T) == 4 && std::is_trivially_copyable_v<T>, "the high word holds a 4-byte value");
+    static constexpr bool PACKED = true;
+    using Value = T;
+
+    __device__ static unsigned long long pack(std::uint32_t flag, T value) {
+        std::uint32_t bits;
+        __builtin_memcpy(&bits, &value, sizeof(bits));
+        return (static_cast<unsigned long long>(bits) << 32U) | flag;
+    }
+    __device__ static std::uint32_t flagOf(unsigned long long descriptor) {
+        return static_cast<std::uint32_t>(descriptor & 0xFFFFFFFFULL);
+    }
+    __device__ static T valueOf(unsigned long long descriptor) {
+        const auto bits = static_cast<std::uint32_t>(descriptor >> 32U);
+        T value;
+        __builtin_memcpy(&value, &bits, sizeof(value));
+        return value;
+    }
+};
+
+/// Packed, uint64 values below a declared bound: the descriptor is (value << 2) | flag.
+/// PRECONDITION (the caller's, unchecked): every inclusive prefix of the scan is below 2⁶²
+/// (BOUND) — for unsigned items without wrap-around, the sum of all items. Then every published
+/// value (a tile aggregate or an inclusive prefix) and every look-back partial sum is below 2⁶²
+/// too, and the descriptor is exact; a larger value would silently lose its top two bits. Opt-in
+/// only: never the default for uint64 (counts packed as (sets << 32) | members, for one, use all
+/// 64 bits and keep LookbackGeneral). Declare the bound at the use, e.g. with a static_assert on
+/// the largest item times the largest count.
+struct LookbackPackedBelow2To62 {
+    static constexpr bool PACKED = true;
+    using Value = std::uint64_t;
+    static constexpr std::uint64_t BOUND = 1ULL << 62U;  ///< every inclusive prefix < BOUND
+
+    __device__ static unsigned long long pack(std::uint32_t flag, std::uint64_t value) {
+        return (static_cast<unsigned long long>(value) << 2U) | flag;
+    }
+    __device__ static std::uint32_t flagOf(unsigned long long descriptor) {
+        return static_cast<std::uint32_t>(descriptor & 3ULL);
+    }
+    __device__ static std::uint64_t valueOf(unsigned long long descriptor) {
+        return static_cast<std::uint64_t>(descriptor >> 2U);
+    }
+};
+static_assert(TILE_PREFIX < 4, "the flags fit the two low bits of LookbackPackedBelow2To62");
+
+/// Whether T's flag and value fit one 64-bit tile descriptor whatever the value (the default layout
+/// for T).
 template <typename T>
 inline constexpr bool LOOKBACK_PACKS = sizeof(T) == 4 && std::is_trivially_copyable_v<T>;
+
+/// The layout a scan of T gets unless its caller picks one: packed for 4-byte T, general otherwise.
+template <typename T>
+using LookbackDefaultDescriptor = std::conditional_t<LOOKBACK_PACKS<T>, LookbackPackedWord<T>, LookbackGeneral>;
 
 /// General layout. Per tile: a flag, the tile's aggregate (final once flagged) and its inclusive
 /// prefix (final once flagged TILE_PREFIX; after the scan, every tile's). Views into caller-provided
 /// scratch.
-template <typename T, bool PACKED = LOOKBACK_PACKS<T>>
+template <typename T, typename Descriptor = LookbackDefaultDescriptor<T>>
 struct LookbackState {
+    static_assert(!Descriptor::PACKED);
     std::uint32_t* flags;
     T* aggregates;
     T* prefixes;
 };
 
-/// Packed layout: per tile one descriptor, the flag in the low 32 bits and the bits of the value
-/// (the aggregate while TILE_AGGREGATE, the inclusive prefix once TILE_PREFIX) in the high 32.
-template <typename T>
-struct LookbackState<T, true> {
-    static_assert(sizeof(T) == 4 && std::is_trivially_copyable_v<T>, "a packed tile descriptor holds a 4-byte value");
+/// Packed layout: per tile one descriptor in Descriptor's encoding.
+template <typename T, typename Descriptor>
+    requires(Descriptor::PACKED)
+struct LookbackState<T, Descriptor> {
+    static_assert(std::is_same_v<typename Descriptor::Value, T>, "the descriptor policy encodes values of T");
     unsigned long long* descriptors;
 };
 
@@ -69,27 +138,27 @@ constexpr std::size_t lookbackAlign(std::size_t bytes) noexcept { return (bytes 
 
 /// Bytes to zero before a scan: the flags (general layout; the values need no clearing) or the
 /// descriptors (packed). They are the start of the state, so one memset clears it.
-template <typename T, bool PACKED = LOOKBACK_PACKS<T>>
+template <typename T, typename Descriptor = LookbackDefaultDescriptor<T>>
 constexpr std::size_t lookbackClearBytes(std::size_t tiles) noexcept {
-    return PACKED ? tiles * sizeof(unsigned long long) : tiles * sizeof(std::uint32_t);
+    return Descriptor::PACKED ? tiles * sizeof(unsigned long long) : tiles * sizeof(std::uint32_t);
 }
 
 /// Scratch bytes of the state for `tiles` tiles.
-template <typename T, bool PACKED = LOOKBACK_PACKS<T>>
+template <typename T, typename Descriptor = LookbackDefaultDescriptor<T>>
 constexpr std::size_t lookbackStateBytes(std::size_t tiles) noexcept {
-    if constexpr (PACKED) {
-        return lookbackAlign(lookbackClearBytes<T, true>(tiles));
+    if constexpr (Descriptor::PACKED) {
+        return lookbackAlign(lookbackClearBytes<T, Descriptor>(tiles));
     } else {
         return lookbackAlign(tiles * sizeof(std::uint32_t)) + 2 * lookbackAlign(tiles * sizeof(T));
     }
 }
 
-/// Views of `scratch` (lookbackStateBytes<T, PACKED>(tiles) bytes, 256-byte aligned).
-template <typename T, bool PACKED = LOOKBACK_PACKS<T>>
-inline LookbackState<T, PACKED> lookbackState(void* scratch, std::size_t tiles) noexcept {
+/// Views of `scratch` (lookbackStateBytes<T, Descriptor>(tiles) bytes, 256-byte aligned).
+template <typename T, typename Descriptor = LookbackDefaultDescriptor<T>>
+inline LookbackState<T, Descriptor> lookbackState(void* scratch, std::size_t tiles) noexcept {
     char* p = static_cast<char*>(scratch);
-    LookbackState<T, PACKED> s{};
-    if constexpr (PACKED) {
+    LookbackState<T, Descriptor> s{};
+    if constexpr (Descriptor::PACKED) {
         s.descriptors = reinterpret_cast<unsigned long long*>(p);
     } else {
         s.flags = reinterpret_cast<std::uint32_t*>(p);
@@ -102,11 +171,11 @@ inline LookbackState<T, PACKED> lookbackState(void* scratch, std::size_t tiles) 
 }
 
 /// Clears the state from inside a kernel that runs after the scan (grid-stride over the tiles).
-template <typename T, bool PACKED>
-__device__ __forceinline__ void zeroLookbackState(const LookbackState<T, PACKED>& s, std::uint32_t tiles,
+template <typename T, typename Descriptor>
+__device__ __forceinline__ void zeroLookbackState(const LookbackState<T, Descriptor>& s, std::uint32_t tiles,
                                                   std::uint32_t thread, std::uint32_t threads) {
     for (std::uint32_t t = thread; t < tiles; t += threads) {
-        if constexpr (PACKED) {
+        if constexpr (Descriptor::PACKED) {
             s.descriptors[t] = 0ULL;
         } else {
             s.flags[t] = TILE_EMPTY;
@@ -166,30 +235,11 @@ __device__ __forceinline__ bool addWindow(T& exclusive, std::uint32_t flag, T va
     return prefixLanes != 0;
 }
 
-__device__ __forceinline__ unsigned long long packDescriptor(std::uint32_t flag, std::uint32_t valueBits) {
-    return (static_cast<unsigned long long>(valueBits) << 32U) | flag;
-}
-
-template <typename T>
-__device__ __forceinline__ std::uint32_t bitsOf(T value) {
-    std::uint32_t bits;
-    __builtin_memcpy(&bits, &value, sizeof(bits));
-    return bits;
-}
-
-template <typename T>
-__device__ __forceinline__ T valueOf(unsigned long long descriptor) {
-    const auto bits = static_cast<std::uint32_t>(descriptor >> 32U);
-    T value;
-    __builtin_memcpy(&value, &bits, sizeof(value));
-    return value;
-}
-
 /// Warp 0's part, general layout: publishes the tile aggregate, looks back over 32 predecessors at a
 /// time until one has its prefix, publishes this tile's prefix. Returns the tile's exclusive prefix
 /// (lane 0).
 template <LookbackWait WAIT, typename T>
-__device__ __forceinline__ T lookBack(const LookbackState<T, false>& s, std::uint32_t tile, T aggregate,
+__device__ __forceinline__ T lookBack(const LookbackState<T, LookbackGeneral>& s, std::uint32_t tile, T aggregate,
                                       std::uint32_t lane) {
     using Flag = ::cuda::atomic_ref<std::uint32_t, ::cuda::thread_scope_device>;
     if (tile == 0) {
@@ -228,42 +278,42 @@ __device__ __forceinline__ T lookBack(const LookbackState<T, false>& s, std::uin
     return exclusive;
 }
 
-/// Warp 0's part, packed layout: the same protocol, each publication one relaxed 64-bit store and
-/// each read one relaxed 64-bit load (flag and value cannot be seen apart, so no fence orders them).
-template <LookbackWait WAIT, typename T>
-__device__ __forceinline__ T lookBack(const LookbackState<T, true>& s, std::uint32_t tile, T aggregate,
+/// Warp 0's part, packed layout (any packed Descriptor policy): the same protocol, each publication
+/// one relaxed 64-bit store and each read one relaxed 64-bit load (flag and value cannot be seen
+/// apart, so no fence orders them).
+template <LookbackWait WAIT, typename T, typename Descriptor>
+    requires(Descriptor::PACKED)
+__device__ __forceinline__ T lookBack(const LookbackState<T, Descriptor>& s, std::uint32_t tile, T aggregate,
                                       std::uint32_t lane) {
-    using Descriptor = ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device>;
+    using Word = ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device>;
     if (tile == 0) {
         if (lane == 0) {
-            Descriptor(s.descriptors[0]).store(packDescriptor(TILE_PREFIX, bitsOf(aggregate)),
-                                               ::cuda::memory_order_relaxed);
+            Word(s.descriptors[0]).store(Descriptor::pack(TILE_PREFIX, aggregate), ::cuda::memory_order_relaxed);
         }
         return T{};
     }
     if (lane == 0) {
-        Descriptor(s.descriptors[tile]).store(packDescriptor(TILE_AGGREGATE, bitsOf(aggregate)),
-                                              ::cuda::memory_order_relaxed);
+        Word(s.descriptors[tile]).store(Descriptor::pack(TILE_AGGREGATE, aggregate), ::cuda::memory_order_relaxed);
     }
     lookbackSleep<WAIT.firstWait_ns>();
     T exclusive{};
     auto predecessor = static_cast<std::int64_t>(tile) - 1 - static_cast<std::int64_t>(lane);
     while (true) {
-        unsigned long long d = packDescriptor(TILE_PREFIX, bitsOf(T{}));  // before tile 0: nothing to add
+        unsigned long long d = Descriptor::pack(TILE_PREFIX, T{});  // before tile 0: nothing to add
         if (predecessor >= 0) {
             const auto t = static_cast<std::size_t>(predecessor);
-            while (((d = Descriptor(s.descriptors[t]).load(::cuda::memory_order_relaxed)) & 0xFFFFFFFFULL) == TILE_EMPTY) {
+            while (Descriptor::flagOf(d = Word(s.descriptors[t]).load(::cuda::memory_order_relaxed)) == TILE_EMPTY) {
                 lookbackSleep<WAIT.spinWait_ns>();
             }
         }
-        if (addWindow(exclusive, static_cast<std::uint32_t>(d & 0xFFFFFFFFULL), valueOf<T>(d), lane)) {
+        if (addWindow(exclusive, Descriptor::flagOf(d), Descriptor::valueOf(d), lane)) {
             break;
         }
         predecessor -= 32;
     }
     if (lane == 0) {
-        Descriptor(s.descriptors[tile]).store(packDescriptor(TILE_PREFIX, bitsOf(exclusive + aggregate)),
-                                              ::cuda::memory_order_relaxed);
+        Word(s.descriptors[tile]).store(Descriptor::pack(TILE_PREFIX, exclusive + aggregate),
+                                        ::cuda::memory_order_relaxed);
     }
     return exclusive;
 }
@@ -275,8 +325,8 @@ __device__ __forceinline__ T lookBack(const LookbackState<T, true>& s, std::uint
 /// Warp w of tile t holds items t·TILE + w·SEGMENTS·128 + s·128 + 4·lane + q: each segment is 128
 /// consecutive items (coalesced 16-byte accesses for 4-byte items).
 template <typename T, std::uint32_t SEGMENTS, std::uint32_t BLOCK = LOOKBACK_BLOCK, LookbackWait WAIT = LOOKBACK_NO_WAIT,
-          bool PACKED, typename Load, typename Store>
-__device__ __forceinline__ void lookbackScanTile(const LookbackState<T, PACKED>& s, Load&& load, Store&& store) {
+          typename Descriptor, typename Load, typename Store>
+__device__ __forceinline__ void lookbackScanTile(const LookbackState<T, Descriptor>& s, Load&& load, Store&& store) {
     static_assert(BLOCK % 32 == 0 && BLOCK <= 1024, "whole warps, one block");
     constexpr std::uint32_t WARPS = BLOCK / 32;
     constexpr std::uint32_t SEGMENT_ITEMS = 32 * LOOKBACK_LANE_ITEMS;

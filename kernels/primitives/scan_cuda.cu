@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include <type_traits>
 #include <utility>
 
 #include "augur/kernels/primitives/scan.hpp"
@@ -219,6 +220,10 @@ constexpr Shape SHAPES[] = {
 constexpr std::size_t SHAPE_COUNT = sizeof(SHAPES) / sizeof(SHAPES[0]);
 static_assert(tuning::SINGLE_PASS_SHAPE < SHAPE_COUNT);
 
+/// The look-back layout of a shape: the packed 4-byte descriptor, or the general flag + values.
+template <bool PACKED>
+using FloatDescriptor = std::conditional_t<PACKED, lookback::LookbackPackedWord<float>, lookback::LookbackGeneral>;
+
 constexpr std::uint32_t tileItems(const Shape& shape) {
     return shape.block * shape.segments * lookback::LOOKBACK_LANE_ITEMS;
 }
@@ -227,8 +232,8 @@ std::uint32_t shapeTiles(const Shape& shape, std::uint32_t n) { return (n + tile
 
 std::size_t shapeStateBytes(const Shape& shape, std::uint32_t n) {
     const std::uint32_t tiles = shapeTiles(shape, n);
-    return shape.packed ? lookback::lookbackStateBytes<float, true>(tiles)
-                        : lookback::lookbackStateBytes<float, false>(tiles);
+    return shape.packed ? lookback::lookbackStateBytes<float, FloatDescriptor<true>>(tiles)
+                        : lookback::lookbackStateBytes<float, FloatDescriptor<false>>(tiles);
 }
 
 /// One tile per block: 16-byte loads and stores where the whole group of 4 is inside [0, n) and the
@@ -238,7 +243,7 @@ template <bool VECTOR, std::uint32_t BLOCK, std::uint32_t SEGMENTS, bool PACKED,
           std::uint32_t SPIN_WAIT_NS>
 __global__ void __launch_bounds__(BLOCK)
     singlePassScan(const float* __restrict__ in, float* __restrict__ out, std::uint32_t n,
-                   lookback::LookbackState<float, PACKED> state) {
+                   lookback::LookbackState<float, FloatDescriptor<PACKED>> state) {
     auto load = [&](std::uint64_t i, float (&v)[4]) {
         if (VECTOR && i + 3 < n) {
             const float4 q = __ldg(reinterpret_cast<const float4*>(in + i));
@@ -286,13 +291,13 @@ template <std::size_t I, bool UNALIGNED>
 GpuStatus launchShape(const float* in, float* out, std::uint32_t n, void* scratch, StreamHandle stream) {
     constexpr Shape SHAPE = SHAPES[I];
     const std::uint32_t tiles = shapeTiles(SHAPE, n);
-    const auto state = lookback::lookbackState<float, SHAPE.packed>(scratch, tiles);
+    const auto state = lookback::lookbackState<float, FloatDescriptor<SHAPE.packed>>(scratch, tiles);
     const bool vector = aligned16(in, out);
     if (!UNALIGNED && !vector) {
         return AUGUR_CUDA_CHECK(cudaErrorInvalidValue);
     }
-    AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK(
-        cudaMemsetAsync(scratch, 0, lookback::lookbackClearBytes<float, SHAPE.packed>(tiles), stream)));
+    const std::size_t clearBytes = lookback::lookbackClearBytes<float, FloatDescriptor<SHAPE.packed>>(tiles);
+    AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK(cudaMemsetAsync(scratch, 0, clearBytes, stream)));
     if (vector) {
         singlePassScan<true, SHAPE.block, SHAPE.segments, SHAPE.packed, SHAPE.wait.firstWait_ns, SHAPE.wait.spinWait_ns>
             <<<tiles, SHAPE.block, 0, stream>>>(in, out, n, state);

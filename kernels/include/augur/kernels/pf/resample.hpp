@@ -222,7 +222,7 @@ namespace cuda {
 /// scan of the quantised weights, then one thread per copy (copySourceBracketed). maxLogWeight and u
 /// are device pointers (so the values may be produced on the device in the same stream); when
 /// `enabled` is non-null and *enabled == 0 on the device, the copy indices are left untouched.
-/// Graph-capturable; three graph nodes (a memset of the scan's tile flags and two kernels).
+/// Graph-capturable; three graph nodes (a memset of the scan's tile descriptors and two kernels).
 [[nodiscard]] platform::GpuStatus systematicResample(const float* logWeights, std::uint32_t particles,
                                                      const float* maxLogWeight, const float* u, std::uint32_t* copyIndex,
                                                      const std::uint32_t* enabled, void* scratch, std::size_t scratchBytes,
