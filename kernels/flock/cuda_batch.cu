@@ -2,10 +2,10 @@
 // then the intersection stage (cuda_window.cu) on the families this stage leaves on the device.
 //
 // Layers: CudaBatchStage::run (host API) → enqueueKernels (dispatch: fixed launch shapes from
-// tuning.hpp, prefix sums) → thin __global__ entries → the device functions of geometry.hpp, shared with
+// tuning.hpp, CUB scans) → thin __global__ entries → the device functions of geometry.hpp, shared with
 // the CPU reference. Every kernel is a grid-stride loop over a capacity-sized index space and reads the
 // batch's step and entity counts from device memory, so the whole sequence is one CUDA graph.
-// Sizes are found by counting passes and prefix sums (the single-pass look-back scan) into pools reserved at init;
+// Sizes are found by counting passes and prefix sums (cub::DeviceScan) into pools reserved at init;
 // a pool that is too small is detected on the device, reported in the batch header and never overrun.
 #include "cuda_batch.hpp"
 

@@ -1,7 +1,5 @@
 // Dispatch helpers shared by the two flock stages (cuda_batch.cu, cuda_window.cu): a kernel launch
-// followed by its launch check, one prefix-sum scratch sized at init for every scan of a stage (the
-// single-pass look-back scan of kernels/primitives: one kernel per scan after clearing its tile
-// state, where CUB's DeviceScan takes two), and
+// followed by its launch check, one CUB prefix-sum scratch sized at init for every scan of a stage, and
 // the count → exclusive scan → write sequence by which every data-dependent pool is sized (seeds/002
 // §4: "a counting pass, a prefix sum and a placement pass"). Warp-level helpers for the kernels that
 // give one warp to one set. Included by .cu files only.
@@ -9,15 +7,15 @@
 
 #include <cuda_runtime.h>
 
+#include <cub/device/device_scan.cuh>
+
 #include <algorithm>
 #include <cstddef>
-#include <cstdint>
 #include <utility>
 
 #include "augur/platform/cuda_check.hpp"
 #include "augur/platform/memory.hpp"
 #include "augur/platform/stream.hpp"
-#include "../primitives/lookback_scan.cuh"
 
 namespace augur::kernels::flock::detail {
 
@@ -43,49 +41,24 @@ struct Count2 {
 
 __host__ __device__ __forceinline__ Count2 operator+(const Count2& a, const Count2& b) { return {a.sets + b.sets, a.members + b.members}; }
 
-namespace lookback = primitives::detail;
+/// a + b, for the scans (Count2 and the integer counts).
+struct Plus {
+    template <typename T>
+    __host__ __device__ T operator()(const T& a, const T& b) const {
+        return a + b;
+    }
+};
 
-/// Segments per warp of a prefix-sum tile: 256 threads × 2 × 4 = 2,048 items (16 registers of items
-/// per thread for Count2).
-inline constexpr std::uint32_t SCAN_SEGMENTS = 2;
-inline constexpr std::uint32_t SCAN_TILE = lookback::lookbackTileItems<SCAN_SEGMENTS>();
-
-constexpr long long scanTiles(long long count) noexcept { return (count + SCAN_TILE - 1) / SCAN_TILE; }
-
-#if defined(__CUDACC__)
-/// out[i] = in[0] + … + in[i-1] for i < n: tile blockIdx.x of the single-pass scan.
-template <typename T>
-__global__ void __launch_bounds__(lookback::LOOKBACK_BLOCK) exclusiveScanKernel(const T* __restrict__ in, T* __restrict__ out,
-                                                                                long long n, lookback::LookbackState<T> state) {
-    auto load = [&](std::uint64_t i, T (&v)[lookback::LOOKBACK_LANE_ITEMS]) {
-#pragma unroll
-        for (std::uint32_t q = 0; q < lookback::LOOKBACK_LANE_ITEMS; ++q) {
-            v[q] = static_cast<long long>(i + q) < n ? in[i + q] : T{};
-        }
-    };
-    auto store = [&](std::uint64_t i, T base, const T (&v)[lookback::LOOKBACK_LANE_ITEMS]) {
-#pragma unroll
-        for (std::uint32_t q = 0; q < lookback::LOOKBACK_LANE_ITEMS; ++q) {
-            if (static_cast<long long>(i + q) < n) {
-                out[i + q] = base;
-            }
-            base = base + v[q];
-        }
-    };
-    lookback::lookbackScanTile<T, SCAN_SEGMENTS>(state, load, store);
-}
-#endif
-
-/// One device scratch for all the exclusive prefix sums of a stage (the look-back state of the
-/// largest). Init: `require` for every scan the stage will run (element type and largest count), then
-/// `allocate`. Run: `exclusive`. The scans of a stage run one after another on one stream, so they
-/// share the state.
+/// One device scratch for all the exclusive prefix sums of a stage. Init: `require` for every scan the
+/// stage will run (element type and largest count), then `allocate`. Run: `exclusive`.
 class PrefixSums {
 public:
-    /// Init phase: makes room for an exclusive scan of `count` items of T.
+    /// Init phase: makes room for an exclusive scan of `count` items from `in` to `out`.
     template <typename T>
-    [[nodiscard]] platform::GpuStatus require(const T* /*in*/, T* /*out*/, long long count) {
-        m_bytes = std::max(m_bytes, lookback::lookbackStateBytes<T>(static_cast<std::size_t>(scanTiles(count))));
+    [[nodiscard]] platform::GpuStatus require(const T* in, T* out, long long count) {
+        std::size_t need = 0;
+        AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(nullptr, need, in, out, Plus{}, T{}, static_cast<int>(count))));
+        m_bytes = std::max(m_bytes, need);
         return {};
     }
 
@@ -95,30 +68,20 @@ public:
         if (!memory) {
             return fail(memory.error());
         }
-        m_state = std::move(memory).value();
+        m_temp = std::move(memory).value();
         return {};
     }
 
-#if defined(__CUDACC__)
     /// out[i] = in[0] + … + in[i-1] for i < count (out[0] = 0). `count` must not exceed what `require`
-    /// was given for this type. Two graph nodes (clearing the tile state, the scan); graph-capturable,
-    /// noexcept, allocation-free.
+    /// was given for this type. Graph-capturable, noexcept, allocation-free.
     template <typename T>
     [[nodiscard]] platform::GpuStatus exclusive(const T* in, T* out, long long count, platform::StreamHandle stream) noexcept {
-        const long long tiles = scanTiles(count);
-        if (tiles == 0) {
-            return {};
-        }
-        const auto t = static_cast<std::size_t>(tiles);
-        AUGUR_CUDA_TRY(platform::fillDevice(m_state.get(), 0, lookback::lookbackClearBytes<T>(t), stream));
-        exclusiveScanKernel<T><<<static_cast<unsigned int>(tiles), lookback::LOOKBACK_BLOCK, 0, stream>>>(
-            in, out, count, lookback::lookbackState<T>(m_state.get(), t));
-        return AUGUR_CUDA_CHECK_LAUNCH();
+        std::size_t bytes = m_bytes;
+        return AUGUR_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(m_temp.get(), bytes, in, out, Plus{}, T{}, static_cast<int>(count), stream));
     }
-#endif
 
 private:
-    platform::DeviceMemory m_state;
+    platform::DeviceMemory m_temp;
     std::size_t m_bytes{0};
 };
 

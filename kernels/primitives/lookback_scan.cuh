@@ -204,66 +204,13 @@ __device__ __forceinline__ void lookbackSleep() {
     }
 }
 
-/// Warp shuffles and L2 loads of one value: the hardware's own for arithmetic T, 64-bit word by word
-/// for other trivially copyable T (a pair of counts, say), so any T with + and a zero T{} scans.
-template <typename T, typename Word>
-__device__ __forceinline__ T byWords(T x, Word&& word) {
-    if constexpr (std::is_arithmetic_v<T>) {
-        return word(x);
-    } else {
-        static_assert(std::is_trivially_copyable_v<T> && sizeof(T) % sizeof(unsigned long long) == 0,
-                      "other value types travel as whole 64-bit words");
-        unsigned long long words[sizeof(T) / sizeof(unsigned long long)];
-        __builtin_memcpy(words, &x, sizeof(T));
-#pragma unroll
-        for (auto& w : words) {
-            w = word(w);
-        }
-        __builtin_memcpy(&x, words, sizeof(T));
-        return x;
-    }
-}
-
-template <typename T>
-__device__ __forceinline__ T shuffleUp(T x, std::uint32_t delta) {
-    return byWords(x, [delta](auto w) { return __shfl_up_sync(0xFFFFFFFFU, w, delta); });
-}
-
-template <typename T>
-__device__ __forceinline__ T shuffleXor(T x, std::uint32_t mask) {
-    return byWords(x, [mask](auto w) { return __shfl_xor_sync(0xFFFFFFFFU, w, mask); });
-}
-
-template <typename T>
-__device__ __forceinline__ T shuffleFrom(T x, std::uint32_t lane) {
-    return byWords(x, [lane](auto w) { return __shfl_sync(0xFFFFFFFFU, w, lane); });
-}
-
-/// A load through L2 (the values other blocks published), as __ldcg.
-template <typename T>
-__device__ __forceinline__ T loadThroughL2(const T* p) {
-    if constexpr (std::is_arithmetic_v<T>) {
-        return __ldcg(p);
-    } else {
-        const auto* words = reinterpret_cast<const unsigned long long*>(p);
-        unsigned long long w[sizeof(T) / sizeof(unsigned long long)];
-#pragma unroll
-        for (std::size_t i = 0; i < sizeof(T) / sizeof(unsigned long long); ++i) {
-            w[i] = __ldcg(words + i);
-        }
-        T x;
-        __builtin_memcpy(&x, w, sizeof(T));
-        return x;
-    }
-}
-
 template <typename T>
 __device__ __forceinline__ T warpInclusiveScan(T x, std::uint32_t lane) {
 #pragma unroll
     for (std::uint32_t offset = 1; offset < 32; offset <<= 1) {
-        const T y = shuffleUp(x, offset);
+        const T y = __shfl_up_sync(0xFFFFFFFFU, x, offset);
         if (lane >= offset) {
-            x = x + y;
+            x += y;
         }
     }
     return x;
@@ -273,7 +220,7 @@ template <typename T>
 __device__ __forceinline__ T warpAllSum(T x) {
 #pragma unroll
     for (std::uint32_t offset = 16; offset > 0; offset >>= 1) {
-        x = x + shuffleXor(x, offset);
+        x += __shfl_xor_sync(0xFFFFFFFFU, x, offset);
     }
     return x;
 }
@@ -284,7 +231,7 @@ template <typename T>
 __device__ __forceinline__ bool addWindow(T& exclusive, std::uint32_t flag, T value, std::uint32_t lane) {
     const std::uint32_t prefixLanes = __ballot_sync(0xFFFFFFFFU, flag == TILE_PREFIX);
     const std::uint32_t last = prefixLanes != 0 ? static_cast<std::uint32_t>(__ffs(static_cast<int>(prefixLanes))) - 1 : 31;
-    exclusive = exclusive + warpAllSum(lane <= last ? value : T{});
+    exclusive += warpAllSum(lane <= last ? value : T{});
     return prefixLanes != 0;
 }
 
@@ -317,7 +264,7 @@ __device__ __forceinline__ T lookBack(const LookbackState<T, LookbackGeneral>& s
             while ((flag = Flag(s.flags[t]).load(::cuda::memory_order_acquire)) == TILE_EMPTY) {
                 lookbackSleep<WAIT.spinWait_ns>();
             }
-            value = flag == TILE_PREFIX ? loadThroughL2(&s.prefixes[t]) : loadThroughL2(&s.aggregates[t]);
+            value = flag == TILE_PREFIX ? __ldcg(&s.prefixes[t]) : __ldcg(&s.aggregates[t]);
         }
         if (addWindow(exclusive, flag, value, lane)) {
             break;
@@ -404,12 +351,12 @@ __device__ __forceinline__ void lookbackScanTile(const LookbackState<T, Descript
         T laneTotal = v[g][0];
 #pragma unroll
         for (std::uint32_t q = 1; q < LOOKBACK_LANE_ITEMS; ++q) {
-            laneTotal = laneTotal + v[g][q];
+            laneTotal += v[g][q];
         }
         const T inclusive = warpInclusiveScan(laneTotal, lane);
-        const T before = shuffleUp(inclusive, 1);
+        const T before = __shfl_up_sync(0xFFFFFFFFU, inclusive, 1);
         laneBase[g] = warpRunning + (lane == 0 ? T{} : before);
-        warpRunning = warpRunning + shuffleFrom(inclusive, 31);
+        warpRunning += __shfl_sync(0xFFFFFFFFU, inclusive, 31);
     }
     if (lane == 0) {
         warpTotals[warp] = warpRunning;
@@ -422,7 +369,7 @@ __device__ __forceinline__ void lookbackScanTile(const LookbackState<T, Descript
         if (w == warp) {
             warpBefore = aggregate;
         }
-        aggregate = aggregate + warpTotals[w];
+        aggregate += warpTotals[w];
     }
     if (warp == 0) {
         const T exclusive = lookBack<WAIT>(s, tile, aggregate, lane);
