@@ -21,6 +21,7 @@
 #include "augur/platform/memory.hpp"
 #include "augur/platform/stream.hpp"
 #include "augur/testing/testing.hpp"
+#include "scan_gpu_support.hpp"
 
 namespace augur::kernels::primitives {
 namespace {
@@ -50,35 +51,6 @@ std::vector<float> sparseOnes(std::uint32_t n, std::uint32_t seed) {
         x = one(gen) ? 1.0F : 0.0F;
     }
     return v;
-}
-
-/// Runs enqueue(in, out, n, scratch, bytes, stream) on a device copy of `in` (directly or as a
-/// replayed CUDA graph) and returns the output.
-template <typename T, typename Enqueue>
-std::vector<T> runOnGpu(const std::vector<T>& in, std::size_t scratchBytes, StreamHandle stream, bool graph,
-                        Enqueue&& enqueue) {
-    const auto n = static_cast<std::uint32_t>(in.size());
-    auto dIn = DeviceBuffer<T>::create(n);
-    auto dOut = DeviceBuffer<T>::create(n);
-    auto scratch = DeviceMemory::allocate(scratchBytes);
-    EXPECT_TRUE(dIn && dOut && scratch);
-    EXPECT_TRUE(dIn->upload(in, stream));
-    const T* src = dIn->data();
-    T* dst = dOut->data();
-    void* tmp = scratch->get();
-    const std::size_t bytes = scratch->bytes();
-    auto launch = [&](StreamHandle s) { return enqueue(src, dst, n, tmp, bytes, s); };
-    if (graph) {
-        auto g = platform::Graph::capture(stream, launch);
-        EXPECT_TRUE(g.hasValue());
-        EXPECT_TRUE(g->launch(stream));
-    } else {
-        EXPECT_TRUE(launch(stream));
-    }
-    std::vector<T> out(n);
-    EXPECT_TRUE(dOut->download(out, stream));
-    EXPECT_TRUE(platform::checkCuda(static_cast<int>(cudaStreamSynchronize(stream)), "sync", __FILE__, __LINE__));
-    return out;
 }
 
 std::vector<float> shapeScan(std::size_t shape, const std::vector<float>& in, StreamHandle stream, bool graph) {

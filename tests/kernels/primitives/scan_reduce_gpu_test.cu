@@ -14,6 +14,7 @@
 #include "augur/platform/memory.hpp"
 #include "augur/platform/stream.hpp"
 #include "augur/testing/testing.hpp"
+#include "scan_gpu_support.hpp"
 
 namespace augur::kernels::primitives {
 namespace {
@@ -42,27 +43,10 @@ std::vector<float> smallIntegers(std::uint32_t n, std::uint32_t seed) {
 
 std::vector<float> scanOnGpu(ScanVariant variant, const std::vector<float>& in, StreamHandle stream, bool graph) {
     const auto n = static_cast<std::uint32_t>(in.size());
-    auto dIn = DeviceBuffer<float>::create(n);
-    auto dOut = DeviceBuffer<float>::create(n);
-    auto scratch = DeviceMemory::allocate(cuda::exclusiveScanScratchBytes(variant, n));
-    EXPECT_TRUE(dIn && dOut && scratch);
-    EXPECT_TRUE(dIn->upload(in, stream));
-    const float* src = dIn->data();
-    float* dst = dOut->data();
-    void* tmp = scratch->get();
-    const std::size_t bytes = scratch->bytes();
-    auto enqueue = [=](StreamHandle s) { return cuda::exclusiveScan(variant, src, dst, n, tmp, bytes, s); };
-    if (graph) {
-        auto g = platform::Graph::capture(stream, enqueue);
-        EXPECT_TRUE(g.hasValue());
-        EXPECT_TRUE(g->launch(stream));
-    } else {
-        EXPECT_TRUE(enqueue(stream));
-    }
-    std::vector<float> out(n);
-    EXPECT_TRUE(dOut->download(out, stream));
-    EXPECT_TRUE(platform::checkCuda(static_cast<int>(cudaStreamSynchronize(stream)), "sync", __FILE__, __LINE__));
-    return out;
+    return runOnGpu(in, cuda::exclusiveScanScratchBytes(variant, n), stream, graph,
+                    [variant](const float* src, float* dst, std::uint32_t count, void* tmp, std::size_t bytes, StreamHandle s) {
+                        return cuda::exclusiveScan(variant, src, dst, count, tmp, bytes, s);
+                    });
 }
 
 class ScanGpu : public ::testing::TestWithParam<ScanVariant> {};
