@@ -161,9 +161,7 @@ protected:
         p.gridWidthCells = 128;
         p.gridHeightCells = 64;
         p.gridResolution_m = 1.0F;
-        PredictionHarness h(chain->config(), p, corridors);
-        testing::randomiseCorridors(h.corridors, chain->config(), seed);
-        return h;
+        return testing::randomHarness(chain->config(), p, corridors, seed);
     }
 
     std::unique_ptr<MarkovChain> chain;
@@ -273,11 +271,9 @@ TEST(MarkovGpuPropagation, AutoPropagationOfALargeBatchEqualsTheCpuReference) {
     const InputDynamics psi = bandedInputDynamics(chain->config().inputCells, 0.7F);
     const PredictionConfig p = testing::predictionFor(CORRIDORS);
 
-    PredictionHarness reference(chain->config(), p, CORRIDORS);
-    testing::randomiseCorridors(reference.corridors, chain->config(), 83);
+    PredictionHarness reference = testing::randomHarness(chain->config(), p, CORRIDORS, 83);
     reference.run(*chain, psi);
-    PredictionHarness sut(chain->config(), p, CORRIDORS);
-    testing::randomiseCorridors(sut.corridors, chain->config(), 83);
+    PredictionHarness sut = testing::randomHarness(chain->config(), p, CORRIDORS, 83);
     const auto device = DevicePrediction::upload(sut, chain->config());
     ASSERT_TRUE(device.enqueue(*deviceChain, sut, psi, stream->get()).hasValue());
     device.download(sut, stream->get());
@@ -313,8 +309,7 @@ TEST(MarkovGpuPropagation, ResidentPropagationOnASmallGridEqualsTheCpuReference)
     const InputDynamics psi = mixingInputDynamics(config.inputCells, 0.6F);
     const PredictionConfig p = testing::predictionFor(CORRIDORS);
 
-    PredictionHarness reference(config, p, CORRIDORS);
-    testing::randomiseCorridors(reference.corridors, config, 71);
+    PredictionHarness reference = testing::randomHarness(config, p, CORRIDORS, 71);
     reference.run(*chain, psi);
     const int last = p.horizonSteps - 1;
     float absorbed = 0.0F;
@@ -323,8 +318,7 @@ TEST(MarkovGpuPropagation, ResidentPropagationOnASmallGridEqualsTheCpuReference)
     }
     ASSERT_GT(absorbed, 0.1F) << "precondition: some corridor reaches the last position cell";
 
-    PredictionHarness sut(config, p, CORRIDORS);
-    testing::randomiseCorridors(sut.corridors, config, 71);
+    PredictionHarness sut = testing::randomHarness(config, p, CORRIDORS, 71);
     const auto device = DevicePrediction::upload(sut, config);
     ASSERT_TRUE(device.enqueue(*deviceChain, sut, psi, stream->get()).hasValue());
     device.download(sut, stream->get());
@@ -389,11 +383,9 @@ TEST_P(MarkovGpuCluster, SeedSizePredictionEqualsTheCpuReference) {
     const InputDynamics psi = bandedInputDynamics(chain->config().inputCells, 0.7F);
     const PredictionConfig p = testing::predictionFor(CORRIDORS);
 
-    PredictionHarness reference(chain->config(), p, CORRIDORS);
-    testing::randomiseCorridors(reference.corridors, chain->config(), 101);
+    PredictionHarness reference = testing::randomHarness(chain->config(), p, CORRIDORS, 101);
     reference.run(*chain, psi);
-    PredictionHarness sut(chain->config(), p, CORRIDORS);
-    testing::randomiseCorridors(sut.corridors, chain->config(), 101);
+    PredictionHarness sut = testing::randomHarness(chain->config(), p, CORRIDORS, 101);
     predictOnDevice(*deviceChain, sut, psi);
     expectMatchesReference(reference, sut, CORRIDORS);
 }
@@ -410,16 +402,14 @@ TEST_P(MarkovGpuCluster, SmallGridReachingTheLastCellEqualsTheCpuReference) {
     const InputDynamics psi = mixingInputDynamics(config.inputCells, 0.6F);
     const PredictionConfig p = testing::predictionFor(CORRIDORS);
 
-    PredictionHarness reference(config, p, CORRIDORS);
-    testing::randomiseCorridors(reference.corridors, config, 71);
+    PredictionHarness reference = testing::randomHarness(config, p, CORRIDORS, 71);
     reference.run(*chain, psi);
     float absorbed = 0.0F;
     for (int k = 0; k < CORRIDORS; ++k) {
         absorbed = std::max(absorbed, reference.positionAt(k, p.horizonSteps - 1)[config.positionCells - 1]);
     }
     ASSERT_GT(absorbed, 0.1F) << "precondition: some corridor reaches the last position cell";
-    PredictionHarness sut(config, p, CORRIDORS);
-    testing::randomiseCorridors(sut.corridors, config, 71);
+    PredictionHarness sut = testing::randomHarness(config, p, CORRIDORS, 71);
     predictOnDevice(*deviceChain, sut, psi);
     expectMatchesReference(reference, sut, CORRIDORS);
 }
@@ -441,11 +431,9 @@ TEST_P(MarkovGpuCluster, ClusterGivesTheSameRowsBitForBitAsOneBlock) {
     const InputDynamics psi = mixingInputDynamics(chain->config().inputCells, 0.5F);
     const PredictionConfig p = testing::predictionFor(CORRIDORS);
 
-    PredictionHarness expected(chain->config(), p, CORRIDORS);
-    testing::randomiseCorridors(expected.corridors, chain->config(), 5);
+    PredictionHarness expected = testing::randomHarness(chain->config(), p, CORRIDORS, 5);
     predictOnDevice(*oneBlock, expected, psi);
-    PredictionHarness sut(chain->config(), p, CORRIDORS);
-    testing::randomiseCorridors(sut.corridors, chain->config(), 5);
+    PredictionHarness sut = testing::randomHarness(chain->config(), p, CORRIDORS, 5);
     predictOnDevice(*deviceChain, sut, psi);
     EXPECT_EQ(sut.positionMarginal, expected.positionMarginal);
     EXPECT_EQ(sut.grid, expected.grid);
@@ -466,15 +454,12 @@ TEST_P(MarkovGpuCluster, CapturedGraphReplayIsBitIdenticalToTheDirectLaunch) {
     const InputDynamics psi = bandedInputDynamics(chain->config().inputCells, 0.7F);
     const PredictionConfig p = testing::predictionFor(CORRIDORS);
 
-    PredictionHarness reference(chain->config(), p, CORRIDORS);
-    testing::randomiseCorridors(reference.corridors, chain->config(), 13);
+    PredictionHarness reference = testing::randomHarness(chain->config(), p, CORRIDORS, 13);
     reference.run(*chain, psi);
-    PredictionHarness direct(chain->config(), p, CORRIDORS);
-    testing::randomiseCorridors(direct.corridors, chain->config(), 13);
+    PredictionHarness direct = testing::randomHarness(chain->config(), p, CORRIDORS, 13);
     predictOnDevice(*deviceChain, direct, psi);
 
-    PredictionHarness sut(chain->config(), p, CORRIDORS);
-    testing::randomiseCorridors(sut.corridors, chain->config(), 13);
+    PredictionHarness sut = testing::randomHarness(chain->config(), p, CORRIDORS, 13);
     expectGraphReplayMatches(*deviceChain, psi, reference, direct, sut, CORRIDORS, 3, *stream);
 }
 

@@ -45,8 +45,7 @@ TEST(MarkovPrediction, ConservesMassAtEveryStepForEveryCorridorAtTheSeedSize) {
     const auto chain = MarkovChain::build(ChainConfig{});
     ASSERT_TRUE(chain.hasValue());
     constexpr int CORRIDORS = 4;
-    PredictionHarness sut(chain->config(), predictionFor(CORRIDORS), CORRIDORS);
-    testing::randomiseCorridors(sut.corridors, chain->config(), 21);
+    PredictionHarness sut = testing::randomHarness(chain->config(), predictionFor(CORRIDORS), CORRIDORS, 21);
     sut.run(*chain, bandedInputDynamics(chain->config().inputCells, 0.7F));
     for (int k = 0; k < CORRIDORS; ++k) {
         for (int t = 0; t < sut.config.horizonSteps; ++t) {
@@ -65,8 +64,7 @@ TEST(MarkovPrediction, EqualsTheNaiveDenseReference) {
     ASSERT_TRUE(chain.hasValue());
     constexpr int CORRIDORS = 6;
     constexpr int STEPS = 8;
-    PredictionHarness sut(c, predictionFor(CORRIDORS, STEPS), CORRIDORS);
-    testing::randomiseCorridors(sut.corridors, c, 5);
+    PredictionHarness sut = testing::randomHarness(c, predictionFor(CORRIDORS, STEPS), CORRIDORS, 5);
     const InputDynamics psi = bandedInputDynamics(c.inputCells, 0.6F);
     sut.run(*chain, psi);
 
@@ -232,8 +230,7 @@ TEST(MarkovPrediction, GapToAStoppedVehicleKeepsTheFollowerBehindIt) {
 TEST(MarkovPrediction, CorridorPointsLieOnTheCentrelineAtTheMeanPosition) {
     const ChainConfig& c = behaviour().config();
     constexpr int CORRIDORS = 3;
-    PredictionHarness sut(c, predictionFor(CORRIDORS), CORRIDORS);
-    testing::randomiseCorridors(sut.corridors, c, 9);
+    PredictionHarness sut = testing::randomHarness(c, predictionFor(CORRIDORS), CORRIDORS, 9);
     sut.run(behaviour(), bandedInputDynamics(c.inputCells, 0.7F));
     for (int k = 0; k < CORRIDORS; ++k) {
         for (int t = 0; t < sut.config.horizonSteps; ++t) {
@@ -277,8 +274,7 @@ TEST(MarkovPrediction, NoCorridorsLeaveAnEmptyGrid) {
 TEST(MarkovPrediction, RunPhaseAllocatesNothing) {
     const ChainConfig& c = behaviour().config();
     constexpr int CORRIDORS = 2;
-    PredictionHarness sut(c, predictionFor(CORRIDORS), CORRIDORS);
-    testing::randomiseCorridors(sut.corridors, c, 2);
+    PredictionHarness sut = testing::randomHarness(c, predictionFor(CORRIDORS), CORRIDORS, 2);
     const InputDynamics psi = bandedInputDynamics(c.inputCells, 0.7F);
     const PredictionOutputs outputs = sut.outputs();
     void* scratch = sut.alignedScratch();

@@ -213,4 +213,13 @@ inline void randomiseCorridors(std::vector<CorridorInput>& corridors, const Chai
     }
 }
 
+/// A harness for `corridorCount` corridors with randomiseCorridors(…, seed) inputs: the same seed
+/// gives two harnesses the same corridors (a reference and a system under test).
+inline PredictionHarness randomHarness(const ChainConfig& chain, const PredictionConfig& prediction, int corridorCount,
+                                       std::uint32_t seed) {
+    PredictionHarness h(chain, prediction, corridorCount);
+    randomiseCorridors(h.corridors, chain, seed);
+    return h;
+}
+
 }  // namespace augur::kernels::markov::testing
