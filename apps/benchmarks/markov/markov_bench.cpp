@@ -443,36 +443,16 @@ struct SpMv {
     }
 };
 
-/// Like bench::deviceMedian_us, but each timed call is queued behind a memset of `busy` that keeps the
-/// device occupied while the host submits the call: the interval is the device time of one call
-/// without the host's submission latency (which the plain single-call time includes).
+/// bench::deviceMedian_us with each timed call queued behind a memset of `busy` that keeps the device
+/// occupied while the host submits the call: the interval is the device time of one call without the
+/// host's submission latency (which the plain single-call time includes).
 template <typename Fn>
 double queuedDeviceMedian_us(platform::StreamHandle stream, const platform::DeviceMemory& busy, Fn&& enqueue, int warmup,
                              int repetitions) {
-    auto start = platform::Event::create(true);
-    auto stop = platform::Event::create(true);
-    if (!start || !stop) {
-        return -1.0;
-    }
-    auto* cs = reinterpret_cast<cudaStream_t>(stream);
-    std::vector<double> times;
-    for (int i = 0; i < warmup + repetitions; ++i) {
-        if (cudaMemsetAsync(busy.get(), i & 0xFF, busy.bytes(), cs) != cudaSuccess || !start->record(stream)) {
-            return -1.0;
-        }
-        enqueue(stream);
-        if (!stop->record(stream) || !stop->synchronize()) {
-            return -1.0;
-        }
-        auto ms = platform::Event::elapsed_ms(*start, *stop);
-        if (!ms) {
-            return -1.0;
-        }
-        if (i >= warmup) {
-            times.push_back(static_cast<double>(*ms) * 1e3);
-        }
-    }
-    return bench::median(std::move(times));
+    int fill = 0;
+    return bench::deviceMedian_us(stream, std::forward<Fn>(enqueue), warmup, repetitions, [&](platform::StreamHandle s) {
+        return cudaMemsetAsync(busy.get(), fill++ & 0xFF, busy.bytes(), reinterpret_cast<cudaStream_t>(s)) == cudaSuccess;
+    });
 }
 
 /// Device copies of a scenario and the outputs.

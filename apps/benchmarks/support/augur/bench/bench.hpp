@@ -42,10 +42,17 @@ double hostMedian_us(Fn&& fn, int warmup = 3, int repetitions = 20) {
     return median(std::move(times));
 }
 
+/// No work before a timed call (deviceMedian_us's default).
+struct NothingBefore {
+    bool operator()(platform::StreamHandle /*stream*/) const { return true; }
+};
+
 /// Median device time of the work `enqueue(stream)` puts on `stream`, in microseconds, measured with
-/// CUDA events. Returns a negative value if a CUDA call failed (the caller reports it).
-template <typename Fn>
-double deviceMedian_us(platform::StreamHandle stream, Fn&& enqueue, int warmup = 5, int repetitions = 50) {
+/// CUDA events. `before(stream)` runs before each timed call's start event (false: a failure), e.g. to
+/// queue work that keeps the device busy while the host submits the call. Returns a negative value if
+/// a CUDA call failed (the caller reports it).
+template <typename Fn, typename Before = NothingBefore>
+double deviceMedian_us(platform::StreamHandle stream, Fn&& enqueue, int warmup = 5, int repetitions = 50, Before&& before = {}) {
     auto start = platform::Event::create(true);
     auto stop = platform::Event::create(true);
     if (!start || !stop) {
@@ -57,7 +64,7 @@ double deviceMedian_us(platform::StreamHandle stream, Fn&& enqueue, int warmup =
     std::vector<double> times;
     times.reserve(static_cast<std::size_t>(repetitions));
     for (int i = 0; i < repetitions; ++i) {
-        if (!start->record(stream)) {
+        if (!before(stream) || !start->record(stream)) {
             return -1.0;
         }
         enqueue(stream);
