@@ -25,6 +25,16 @@ struct OneTarget {
     std::vector<double> mean = std::vector<double>(4);
     std::vector<double> cov = std::vector<double>(10);
     BankState<double> state() { return {mean.data(), cov.data(), 1, 1}; }
+
+    /// Mean and every packed covariance entry within `tolerance` of a dense reference.
+    void expectNear(const Eigen::Vector4d& expectedMean, const Eigen::Matrix4d& expectedCov, double tolerance) const {
+        for (int i = 0; i < 4; ++i) {
+            EXPECT_NEAR(mean[i], expectedMean(i), tolerance) << "mean " << i;
+            for (int j = i; j < 4; ++j) {
+                EXPECT_NEAR(cov[packedIndex(4, i, j)], expectedCov(i, j), tolerance) << "cov " << i << "," << j;
+            }
+        }
+    }
 };
 
 TEST(KalmanBank, MissingMeasurementPredictsOnly) {
@@ -79,12 +89,7 @@ TEST(KalmanBank, JosephUpdateEqualsTextbookGainForm) {
     const Eigen::Vector4d expectedMean = x + k * nu;
     const Eigen::Matrix4d expectedCov = (Eigen::Matrix4d::Identity() - k * h) * p;
     constexpr double TOLERANCE = 1e-12;
-    for (int i = 0; i < 4; ++i) {
-        EXPECT_NEAR(target.mean[i], expectedMean(i), TOLERANCE);
-        for (int j = i; j < 4; ++j) {
-            EXPECT_NEAR(target.cov[packedIndex(4, i, j)], expectedCov(i, j), TOLERANCE);
-        }
-    }
+    target.expectNear(expectedMean, expectedCov, TOLERANCE);
     EXPECT_NEAR(nis, nu.dot(s.inverse() * nu), TOLERANCE);
 }
 
@@ -120,12 +125,7 @@ TEST(KalmanBank, VelocityMeasurementEqualsJointFourDimensionalGainForm) {
     const Eigen::Vector4d expectedMean = x + k * nu;
     const Eigen::Matrix4d expectedCov = (Eigen::Matrix4d::Identity() - k) * p;
     constexpr double TOLERANCE = 1e-12;
-    for (int i = 0; i < 4; ++i) {
-        EXPECT_NEAR(target.mean[i], expectedMean(i), TOLERANCE);
-        for (int j = i; j < 4; ++j) {
-            EXPECT_NEAR(target.cov[packedIndex(4, i, j)], expectedCov(i, j), TOLERANCE);
-        }
-    }
+    target.expectNear(expectedMean, expectedCov, TOLERANCE);
     EXPECT_NEAR(nis, nu.dot(s.inverse() * nu), TOLERANCE);
 }
 
