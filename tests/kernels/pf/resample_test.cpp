@@ -149,16 +149,22 @@ TEST(CopyRange, NeighbouringRangesChainExactly) {
 
 using CopySearch = std::uint32_t (*)(const std::uint64_t*, std::uint32_t, float, std::uint32_t) noexcept;
 
-/// ρ[j] by a search for every j (the device's balanced formulation), from the same CDF.
-std::vector<std::uint32_t> searchedCopyIndex(const std::vector<float>& logWeights, float u, CopySearch search) {
-    const auto k = static_cast<std::uint32_t>(logWeights.size());
+/// The integer CDF of the quantised weights (as cpu::systematicResample builds it).
+std::vector<std::uint64_t> quantizedCdf(const std::vector<float>& logWeights) {
     const float maxLog = *std::max_element(logWeights.begin(), logWeights.end());
-    std::vector<std::uint64_t> cdf(k);
+    std::vector<std::uint64_t> cdf(logWeights.size());
     std::uint64_t running = 0;
-    for (std::uint32_t i = 0; i < k; ++i) {
+    for (std::size_t i = 0; i < logWeights.size(); ++i) {
         running += quantizeWeight(logWeights[i], maxLog);
         cdf[i] = running;
     }
+    return cdf;
+}
+
+/// ρ[j] by a search for every j (the device's balanced formulation), from the same CDF.
+std::vector<std::uint32_t> searchedCopyIndex(const std::vector<float>& logWeights, float u, CopySearch search) {
+    const auto k = static_cast<std::uint32_t>(logWeights.size());
+    const std::vector<std::uint64_t> cdf = quantizedCdf(logWeights);
     std::vector<std::uint32_t> copyIndex(k);
     for (std::uint32_t j = 0; j < k; ++j) {
         copyIndex[j] = search(cdf.data(), k, u, j);
@@ -170,13 +176,7 @@ std::vector<std::uint32_t> searchedCopyIndex(const std::vector<float>& logWeight
 /// whose inclusive prefix (its last entry) is the first to reach the bracket's lower bound.
 std::vector<std::uint32_t> tiledCopyIndex(const std::vector<float>& logWeights, float u, std::uint32_t tile) {
     const auto k = static_cast<std::uint32_t>(logWeights.size());
-    const float maxLog = *std::max_element(logWeights.begin(), logWeights.end());
-    std::vector<std::uint64_t> cdf(k);
-    std::uint64_t running = 0;
-    for (std::uint32_t i = 0; i < k; ++i) {
-        running += quantizeWeight(logWeights[i], maxLog);
-        cdf[i] = running;
-    }
+    const std::vector<std::uint64_t> cdf = quantizedCdf(logWeights);
     const std::uint32_t tiles = (k + tile - 1) / tile;
     std::vector<std::uint64_t> tilePrefix(tiles);
     for (std::uint32_t t = 0; t < tiles; ++t) {
