@@ -232,75 +232,90 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
     const Source src = sourceOf(control);
     constexpr std::uint32_t vehicles = VEHICLES;  // == s.vehicles (the launch picks the instantiation)
 
+    // Per thread: a running max of its own particles' log-weights and its sums relative to it; the
+    // warp combines its lanes once, after the loop (a lane's particles in chunk order, then a fixed
+    // shuffle tree), so a particle costs a compare and a few adds, not a warp reduction.
     float runningMax = -INFINITY;
     double sumE = 0.0;
     double sumE2 = 0.0;
-    double channel[VEHICLES];
+    // The lane's channel sums live in shared memory (its own column: no bank conflicts), which keeps
+    // the one-vehicle kernel inside its register budget.
+    __shared__ float channelSums[VEHICLES * OUTPUTS][tuning::PARTICLE_BLOCK];
+    auto channel = [&](std::uint32_t n, std::uint32_t c) -> float& { return channelSums[n * OUTPUTS + c][threadIdx.x]; };
 #pragma unroll
     for (std::uint32_t n = 0; n < VEHICLES; ++n) {
-        channel[n] = 0.0;
+#pragma unroll
+        for (std::uint32_t c = 0; c < OUTPUTS; ++c) {
+            channel(n, c) = 0.0F;
+        }
     }
     const auto firstChunk = static_cast<std::uint32_t>(static_cast<std::uint64_t>(blockIdx.x) * chunks / gridDim.x);
     const auto endChunk = static_cast<std::uint32_t>(static_cast<std::uint64_t>(blockIdx.x + 1) * chunks / gridDim.x);
     for (std::uint32_t c = firstChunk; c < endChunk; ++c) {
-        const std::uint32_t warpFirst = c * tuning::PARTICLE_BLOCK + warp * WARP;
-        if (warpFirst >= s.particles) {
-            break;  // warp-uniform
+        const std::uint32_t k = c * tuning::PARTICLE_BLOCK + threadIdx.x;
+        if (k >= s.particles) {
+            break;  // the last chunk's tail: this thread has no more particles
         }
-        const std::uint32_t k = warpFirst + lane;
-        const bool valid = k < s.particles;
         float logWeight = -INFINITY;
         float slot[SLOT];  // the last vehicle's slot after this particle's step
-        const ParticleRef view = particleRef<LAYOUT>(s, ADVANCE ? src.buffer ^ 1U : src.buffer, valid ? k : 0);
-        const std::uint32_t from = valid ? (src.pending ? s.copyIndex[k] : k) : 0;
+        const ParticleRef view = particleRef<LAYOUT>(s, ADVANCE ? src.buffer ^ 1U : src.buffer, k);
+        const std::uint32_t from = src.pending ? s.copyIndex[k] : k;
         const ParticleRef in = particleRef<LAYOUT>(s, src.buffer, from);
-        if (valid) {
-            if constexpr (ADVANCE) {
-                float logLikelihood = 0.0F;
-                if constexpr (detail::vehicleParallel<Model>()) {
-                    // Pass 1 of each vehicle reads the other vehicles' previous intentions from the
-                    // source buffer, which nothing writes during the step.
+        if constexpr (ADVANCE) {
+            float logLikelihood = 0.0F;
+            if constexpr (detail::vehicleParallel<Model>()) {
+                // Pass 1 of each vehicle reads the other vehicles' previous intentions from the
+                // source buffer, which nothing writes during the step.
 #pragma unroll
-                    for (std::uint32_t n = 0; n < VEHICLES; ++n) {
-                        if (n < vehicles) {
-                            const typename Model::VehicleInput& z = inputs[n];
-                            loadUsed<Model>(in, n, slot);
-                            const std::int32_t other = Model::yieldsTo(slot, z, vehicles);
-                            const float otherIntent =
-                                other >= 0 ? in.get(static_cast<std::uint32_t>(other) * SLOT + Model::INTENT_STOP) : 0.0F;
-                            RandomStream rng(s.seed, src.step, k, n);
-                            Model::advanceSlot(slot, otherIntent, vehicles, params, z, rng);
-                            storeUsed<Model>(view, n, slot);
-                            if (Model::weighs(z)) {
-                                logLikelihood += Model::slotLogLikelihood(slot, z);
-                            }
+                for (std::uint32_t n = 0; n < VEHICLES; ++n) {
+                    if (n < vehicles) {
+                        const typename Model::VehicleInput& z = inputs[n];
+                        loadUsed<Model>(in, n, slot);
+                        const std::int32_t other = Model::yieldsTo(slot, z, vehicles);
+                        const float otherIntent =
+                            other >= 0 ? in.get(static_cast<std::uint32_t>(other) * SLOT + Model::INTENT_STOP) : 0.0F;
+                        RandomStream rng(s.seed, src.step, k, n);
+                        Model::advanceSlot(slot, otherIntent, vehicles, params, z, rng);
+                        storeUsed<Model>(view, n, slot);
+                        if (Model::weighs(z)) {
+                            logLikelihood += Model::slotLogLikelihood(slot, z);
                         }
                     }
-                } else {
-                    for (std::uint32_t f = 0; f < s.stride; ++f) {
-                        view.set(f, in.get(f));  // the pending gather, then the model's in-place step
-                    }
-                    Model::predict(view, vehicles, params, inputs, s.seed, src.step);
-                    logLikelihood = Model::logLikelihood(view, vehicles, params, inputs);
-                    view.loadSlot(vehicles - 1, slot);
-                }
-                // As detail::updateParticle.
-                logWeight = (src.pending ? 0.0F : s.logWeights[k]) - src.previousMax + logLikelihood;
-                s.logWeights[k] = logWeight;
-                if (s.fitness != nullptr) {
-                    s.fitness[k] = logLikelihood;
                 }
             } else {
-                in.loadSlot(vehicles - 1, slot);
-                logWeight = src.pending ? 0.0F : s.logWeights[k];
+                for (std::uint32_t f = 0; f < s.stride; ++f) {
+                    view.set(f, in.get(f));  // the pending gather, then the model's in-place step
+                }
+                Model::predict(view, vehicles, params, inputs, s.seed, src.step);
+                logLikelihood = Model::logLikelihood(view, vehicles, params, inputs);
+                view.loadSlot(vehicles - 1, slot);
+            }
+            // As detail::updateParticle.
+            logWeight = (src.pending ? 0.0F : s.logWeights[k]) - src.previousMax + logLikelihood;
+            s.logWeights[k] = logWeight;
+            if (s.fitness != nullptr) {
+                s.fitness[k] = logLikelihood;
+            }
+        } else {
+            in.loadSlot(vehicles - 1, slot);
+            logWeight = src.pending ? 0.0F : s.logWeights[k];
+        }
+        const double factor = rebase(runningMax, logWeight);
+        if (factor != 1.0) {
+            sumE *= factor;
+            sumE2 *= factor * factor;
+            const auto f = static_cast<float>(factor);
+#pragma unroll
+            for (std::uint32_t n = 0; n < VEHICLES; ++n) {
+#pragma unroll
+                for (std::uint32_t ch = 0; ch < OUTPUTS; ++ch) {
+                    channel(n, ch) *= f;
+                }
             }
         }
-        const double factor = rebase(runningMax, warpMax(logWeight));
-        sumE *= factor;
-        sumE2 *= factor * factor;
-        const double e = valid ? detail::weightTerm(logWeight, runningMax) : 0.0;
-        sumE += warpSum(e);
-        sumE2 += warpSum(e * e);
+        const double e = detail::weightTerm(logWeight, runningMax);
+        sumE += e;
+        sumE2 += e * e;
         const auto ef = static_cast<float>(e);
 #pragma unroll
         for (std::uint32_t n = 0; n < VEHICLES; ++n) {
@@ -311,16 +326,32 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
                     for (int f = 0; f < SLOT; ++f) {
                         o[f] = slot[f];
                     }
-                } else if (valid) {
+                } else {
                     (ADVANCE ? view : in).loadSlot(n, o);
                 }
-                float v[SCATTER];
 #pragma unroll
-                for (std::uint32_t c = 0; c < SCATTER; ++c) {
-                    v[c] = valid && c < OUTPUTS ? ef * Model::output(o, c) : 0.0F;
+                for (std::uint32_t ch = 0; ch < OUTPUTS; ++ch) {
+                    channel(n, ch) += ef * Model::output(o, ch);
                 }
-                channel[n] = channel[n] * factor + static_cast<double>(reduceScatter<OUTPUTS>(v, lane));
             }
+        }
+    }
+    // The warp: every lane's sums rescaled to the warp's max, summed by a fixed shuffle tree.
+    const float laneMax = runningMax;
+    runningMax = warpMax(laneMax);
+    {
+        const double laneScale = detail::weightTerm(laneMax, runningMax);
+        sumE = warpSum(sumE * laneScale);
+        sumE2 = warpSum(sumE2 * laneScale * laneScale);
+        const auto f = static_cast<float>(laneScale);
+#pragma unroll
+        for (std::uint32_t n = 0; n < VEHICLES; ++n) {
+            float v[SCATTER];
+#pragma unroll
+            for (std::uint32_t ch = 0; ch < SCATTER; ++ch) {
+                v[ch] = ch < OUTPUTS ? channel(n, ch) * f : 0.0F;
+            }
+            channel(n, 0) = reduceScatter<OUTPUTS>(v, lane);  // lanes 2c, 2c + 1: channel c's warp total
         }
     }
     // The block: warps in order, each rescaled to the block's max.
@@ -341,7 +372,7 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
 #pragma unroll
     for (std::uint32_t n = 0; n < VEHICLES; ++n) {
         if (n < vehicles && lane % 2 == 0 && scatterChannel(lane) < OUTPUTS) {
-            warpSums[warp][2 + n * OUTPUTS + scatterChannel(lane)] = channel[n] * scale;
+            warpSums[warp][2 + n * OUTPUTS + scatterChannel(lane)] = static_cast<double>(channel(n, 0)) * scale;
         }
     }
     __syncthreads();
