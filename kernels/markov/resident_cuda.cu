@@ -435,6 +435,29 @@ Kernel kernelFor(int na) {
     }
 }
 
+/// The launch configuration of `clusters` clusters of `clusterBlocks` blocks each (a plain grid when
+/// clusterBlocks is 1), built once for both the occupancy query and the launch. `config.attrs` points
+/// at the member attribute, so the object stays where it was built.
+struct ClusterLaunch {
+    cudaLaunchAttribute attribute{};
+    cudaLaunchConfig_t config{};
+
+    ClusterLaunch(int clusters, int clusterBlocks, std::size_t bytes, cudaStream_t stream) noexcept {
+        config.gridDim = dim3(static_cast<unsigned>(clusters * clusterBlocks));
+        config.blockDim = dim3(THREADS);
+        config.dynamicSmemBytes = bytes;
+        config.stream = stream;
+        attribute.id = cudaLaunchAttributeClusterDimension;
+        attribute.val.clusterDim.x = static_cast<unsigned>(clusterBlocks);
+        attribute.val.clusterDim.y = 1;
+        attribute.val.clusterDim.z = 1;
+        config.attrs = &attribute;
+        config.numAttrs = clusterBlocks > 1 ? 1 : 0;
+    }
+    ClusterLaunch(const ClusterLaunch&) = delete;
+    ClusterLaunch& operator=(const ClusterLaunch&) = delete;
+};
+
 }  // namespace
 
 // --- host side -------------------------------------------------------------------------------------
@@ -479,20 +502,9 @@ bool prepare(const ChainConfig& c, int (&maxActive)[CLUSTER_SIZES]) noexcept {
     }
     maxActive[0] = perMultiprocessor * multiprocessors;
     for (int i = 1; i < CLUSTER_SIZES && clusterLaunch != 0; ++i) {
-        const int blocks = 1 << i;
-        cudaLaunchConfig_t config{};
-        config.gridDim = dim3(static_cast<unsigned>(blocks));
-        config.blockDim = dim3(THREADS);
-        config.dynamicSmemBytes = bytes;
-        cudaLaunchAttribute attribute{};
-        attribute.id = cudaLaunchAttributeClusterDimension;
-        attribute.val.clusterDim.x = static_cast<unsigned>(blocks);
-        attribute.val.clusterDim.y = 1;
-        attribute.val.clusterDim.z = 1;
-        config.attrs = &attribute;
-        config.numAttrs = 1;
+        const ClusterLaunch one(1, 1 << i, bytes, nullptr);
         int clusters = 0;
-        if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess) {
+        if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &one.config) != cudaSuccess) {
             (void)cudaGetLastError();  // this size cannot be co-scheduled: leave it at 0
             clusters = 0;
         }
@@ -503,19 +515,8 @@ bool prepare(const ChainConfig& c, int (&maxActive)[CLUSTER_SIZES]) noexcept {
 
 platform::GpuStatus launch(const Args& args, int corridorCount, int clusterBlocks, std::size_t bytes,
                            platform::StreamHandle stream) noexcept {
-    cudaLaunchConfig_t config{};
-    config.gridDim = dim3(static_cast<unsigned>(corridorCount * clusterBlocks));
-    config.blockDim = dim3(THREADS);
-    config.dynamicSmemBytes = bytes;
-    config.stream = stream;
-    cudaLaunchAttribute attribute{};
-    attribute.id = cudaLaunchAttributeClusterDimension;
-    attribute.val.clusterDim.x = static_cast<unsigned>(clusterBlocks);
-    attribute.val.clusterDim.y = 1;
-    attribute.val.clusterDim.z = 1;
-    config.attrs = &attribute;
-    config.numAttrs = clusterBlocks > 1 ? 1 : 0;
-    AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK(cudaLaunchKernelEx(&config, kernelFor(args.chain.inputCells), args)));
+    const ClusterLaunch cluster(corridorCount, clusterBlocks, bytes, stream);
+    AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK(cudaLaunchKernelEx(&cluster.config, kernelFor(args.chain.inputCells), args)));
     return AUGUR_CUDA_CHECK_LAUNCH();
 }
 
