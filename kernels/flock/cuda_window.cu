@@ -62,6 +62,12 @@ struct Header {
     int pad;
 };
 
+/// One set of a family: its members (sorted ascending) and their count.
+struct SetRef {
+    const int* members;
+    long long size;
+};
+
 /// A family spread over the positions of a batch: the sets of position t (the window of the level's
 /// length that starts at batch step t) are begin[t] … begin[t+1]).
 struct SetsView {
@@ -70,6 +76,12 @@ struct SetsView {
     const int* position;  ///< position of each set
     const unsigned long long* signature;
     const int* begin;     ///< positions + 1 entries
+
+    /// Set i (both of its offsets read once).
+    __device__ __forceinline__ SetRef set(long long i) const {
+        const long long first = offsets[i];
+        return SetRef{members + first, offsets[i + 1] - first};
+    }
 };
 
 /// The same, writable.
@@ -134,9 +146,7 @@ __global__ void countKernel(Params p, SetsView in, Level level, long long countC
     const int lane = laneId();
     for (long long a = warpStart(); a < n; a += warpStep()) {
         const int t = in.position[a];
-        const long long beginA = in.offsets[a];
-        const int* setA = in.members + beginA;
-        const long long sizeA = in.offsets[a + 1] - beginA;
+        const SetRef setA = in.set(a);
         const unsigned long long sigA = in.signature[a];
         const int end = in.begin[t + level.shift + 1];
         long long sets = 0;
@@ -145,8 +155,8 @@ __global__ void countKernel(Params p, SetsView in, Level level, long long countC
             if ((sigA & in.signature[b]) == 0) {
                 continue;
             }
-            const long long beginB = in.offsets[b];
-            const long long size = intersectionSize(setA, sizeA, in.members + beginB, in.offsets[b + 1] - beginB);
+            const SetRef setB = in.set(b);
+            const long long size = intersectionSize(setA.members, setA.size, setB.members, setB.size);
             if (size >= p.minEntities) {
                 ++sets;
                 members += size;
@@ -190,21 +200,16 @@ __global__ void writeKernel(Params p, SetsView in, Level level, const Count2* st
         long long s = start.sets;
         long long m = start.members;
         const int t = in.position[a];
-        const long long beginA = in.offsets[a];
-        const int* setA = in.members + beginA;
-        const long long sizeA = in.offsets[a + 1] - beginA;
+        const SetRef setA = in.set(a);
         const unsigned long long sigA = in.signature[a];
         const int end = in.begin[t + level.shift + 1];
         for (int chunk = in.begin[t + level.shift]; chunk < end; chunk += WARP_THREADS) {
             const int b = chunk + lane;
-            const int* setB = nullptr;
-            long long sizeB = 0;
+            SetRef setB{nullptr, 0};
             long long size = 0;
             if (b < end && (sigA & in.signature[b]) != 0) {
-                const long long beginB = in.offsets[b];
-                setB = in.members + beginB;
-                sizeB = in.offsets[b + 1] - beginB;
-                size = intersectionSize(setA, sizeA, setB, sizeB);
+                setB = in.set(b);
+                size = intersectionSize(setA.members, setA.size, setB.members, setB.size);
             }
             const bool kept = size >= p.minEntities;
             const unsigned int ballot = __ballot_sync(FULL_WARP, kept);
@@ -215,7 +220,7 @@ __global__ void writeKernel(Params p, SetsView in, Level level, const Count2* st
                 const long long at = m + inclusive - keptSize;
                 out.offsets[slot] = at;
                 out.position[slot] = t;
-                out.signature[slot] = writeIntersection(setA, sizeA, setB, sizeB, out.members + at);
+                out.signature[slot] = writeIntersection(setA.members, setA.size, setB.members, setB.size, out.members + at);
             }
             s += __popc(ballot);
             m += __shfl_sync(FULL_WARP, inclusive, WARP_THREADS - 1);
@@ -239,9 +244,7 @@ __global__ void maximalKernel(Params p, SetsView cand, int length, Count2* keep)
     const int lane = laneId();
     for (long long x = warpStart(); x < n; x += warpStep()) {
         const int t = cand.position[x];
-        const long long beginX = cand.offsets[x];
-        const int* setX = cand.members + beginX;
-        const long long sizeX = cand.offsets[x + 1] - beginX;
+        const SetRef setX = cand.set(x);
         const unsigned long long sigX = cand.signature[x];
         const int end = cand.begin[t + 1];
         bool dominated = false;
@@ -249,17 +252,16 @@ __global__ void maximalKernel(Params p, SetsView cand, int length, Count2* keep)
             const int y = chunk + lane;
             bool covers = false;
             if (y < end && y != x) {
-                const long long beginY = cand.offsets[y];
-                const long long sizeY = cand.offsets[y + 1] - beginY;
-                if (sizeY >= sizeX && (sigX & ~cand.signature[y]) == 0) {
-                    const bool subset = isSubset(setX, sizeX, cand.members + beginY, sizeY);
-                    covers = sizeY == sizeX ? (y < x && subset) : subset;
+                const SetRef setY = cand.set(y);
+                if (setY.size >= setX.size && (sigX & ~cand.signature[y]) == 0) {
+                    const bool subset = isSubset(setX.members, setX.size, setY.members, setY.size);
+                    covers = setY.size == setX.size ? (y < x && subset) : subset;
                 }
             }
             dominated = __any_sync(FULL_WARP, covers);
         }
         if (lane == 0) {
-            keep[x] = dominated ? Count2{0, 0} : Count2{1, sizeX};
+            keep[x] = dominated ? Count2{0, 0} : Count2{1, setX.size};
         }
     }
     for (long long x = n + strideStart(); x <= p.candSets; x += strideStep()) {
@@ -281,7 +283,7 @@ __global__ void compactKernel(Params p, SetsView cand, int length, const Count2*
             continue;
         }
         const Count2 at = starts[x];
-        const int* from = cand.members + cand.offsets[x];
+        const int* from = cand.set(x).members;
         for (long long i = lane; i < k.members; i += WARP_THREADS) {
             out.members[at.members + i] = from[i];
         }
@@ -316,21 +318,20 @@ __global__ void rankKernel(Params p, SetsView cur, long long* outSize, int* outS
     const int lane = laneId();
     for (long long x = warpStart(); x < total; x += warpStep()) {
         const int w = cur.position[x];
-        const long long beginX = cur.offsets[x];
-        const int* setX = cur.members + beginX;
-        const long long sizeX = cur.offsets[x + 1] - beginX;
+        const SetRef setX = cur.set(x);
         const int first = cur.begin[w];
         const int end = cur.begin[w + 1];
         long long rank = 0;
         for (int y = first + lane; y < end; y += WARP_THREADS) {
-            if (y != x && lexLess(cur.members + cur.offsets[y], cur.offsets[y + 1] - cur.offsets[y], setX, sizeX)) {
+            const SetRef setY = cur.set(y);
+            if (y != x && lexLess(setY.members, setY.size, setX.members, setX.size)) {
                 ++rank;
             }
         }
         rank = warpSum(rank);
         if (lane == 0) {
             const long long position = first + rank;
-            outSize[position] = sizeX;
+            outSize[position] = setX.size;
             outSource[position] = static_cast<int>(x);
             outWindow[position] = w;
         }
@@ -356,11 +357,10 @@ __global__ void outputKernel(Params p, SetsView cur, const int* outSource, const
     const int lane = laneId();
     for (long long position = warpStart(); position < total; position += warpStep()) {
         const int x = outSource[position];
-        const int* from = cur.members + cur.offsets[x];
-        const long long size = cur.offsets[x + 1] - cur.offsets[x];
+        const SetRef from = cur.set(x);
         int* to = outMembers + outStart[position];
-        for (long long i = lane; i < size; i += WARP_THREADS) {
-            to[i] = from[i];
+        for (long long i = lane; i < from.size; i += WARP_THREADS) {
+            to[i] = from.members[i];
         }
     }
 }
