@@ -16,6 +16,8 @@ namespace lookback = primitives::detail;
 
 /// 4 segments: 16 quantised weights (uint64) per thread, 4096 per tile (2048 in the first H100 run:
 /// its CDF kernel took 17.6 µs at K = 10⁶, 489 tiles, most of it look-back; fewer tiles, fewer windows).
+/// 8 segments (8,192 per tile, 122 registers) measured slower in the combine: 17.2–17.8 against
+/// 14.7–15.2 µs at K = 10⁶, 11.1–12.3 against 7.7–8.2 µs at 20,000 × 20 (H100, ncu).
 inline constexpr std::uint32_t CDF_SEGMENTS = 4;
 inline constexpr std::uint32_t CDF_TILE = lookback::lookbackTileItems<CDF_SEGMENTS>();
 
