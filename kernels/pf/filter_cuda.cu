@@ -215,8 +215,9 @@ __global__ void initializeKernel(Shape s, typename Model::Params params, const t
 /// wave), thread t particle 256·c + t of chunk c.
 /// ADVANCE: predict and update each particle (read from the source buffer, through ρ when pending;
 /// written to the other buffer); otherwise only read it and its log-weight (the reduce stage). Each
-/// warp keeps a running max and its sums relative to it; at the end the block combines its warps in
-/// order and writes one partial per channel.
+/// lane keeps a running max of its particles and its sums relative to it; after the loop each warp
+/// combines its lanes (a fixed shuffle tree) and the block its warps in order, and writes one partial
+/// per channel.
 template <typename Model, bool ADVANCE, std::uint32_t VEHICLES, StateLayout LAYOUT>
 __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning::ONE_VEHICLE_MIN_BLOCKS : 1)
     particleKernel(Shape s, typename Model::Params params, const typename Model::VehicleInput* inputs,
