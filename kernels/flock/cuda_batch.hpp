@@ -18,11 +18,14 @@
 
 namespace augur::kernels::flock::detail {
 
-/// Launch shapes of the flock kernels (defaults: tuning.hpp).
+/// Launch shapes of the flock kernels (defaults: tuning.hpp; FlockOptions documents each).
 struct LaunchShape {
-    int block;
-    int blocksPerSm;
-    int windowBlock;
+    int block;                 ///< threads per block of the per-step kernels and the family copy
+    int blocksPerSm;           ///< grid-stride grids: blocks of `block` threads per SM
+    int windowBlock;           ///< threads per block of the intersection kernels
+    int stepBlocksPerSm;       ///< per-step kernel: shared memory per block = the SM's / this
+    long long stepSharedBytes; ///< > 0: the per-step kernel's shared memory per block instead
+    int workspaceBlocks;       ///< > 0: blocks (global workspaces) for the steps that do not fit; 0: per SM
 };
 
 struct BatchResult {
@@ -31,6 +34,7 @@ struct BatchResult {
     std::int64_t potentialAll{0};      ///< Σ |F_t| over all steps of the batch
     Capacity overflow{Capacity::None};
     std::int64_t needed{0};
+    std::int64_t stepsInWorkspace{0};  ///< steps worked in a global-memory workspace
     bool invalidInput{false};          ///< a present sample was not finite (nothing else is valid then)
     HostFlocks flocks;                 ///< batch-relative windows; valid until the next run
     double potential_us{0.0};          ///< device time: input copy and potential-flock kernels
