@@ -538,7 +538,7 @@ __device__ __forceinline__ StepOutcome processStep(const Pools& p, int step, Are
 
 // The potential stage of step blockIdx.x in shared memory (dynamic: p.sharedBytes). A step that does not
 // fit is handed to stepsInWorkspaceKernel.
-__global__ void __launch_bounds__(tuning::MAX_STEP_BLOCK) stepsInSharedKernel(Pools p) {
+__global__ void __launch_bounds__(tuning::MAX_STEP_BLOCK, tuning::MIN_STEP_BLOCKS) stepsInSharedKernel(Pools p) {
     extern __shared__ __align__(16) char arenaMemory[];
     __shared__ BlockScratch scratch;
     const int steps = p.params->steps;
@@ -552,7 +552,7 @@ __global__ void __launch_bounds__(tuning::MAX_STEP_BLOCK) stepsInSharedKernel(Po
 
 // The steps that did not fit in shared memory, each in its block's global workspace (sized at init for
 // maxEntities points, the full grid, maxDisksPerStep disks and maxCandidateMembersPerStep members).
-__global__ void __launch_bounds__(tuning::MAX_STEP_BLOCK) stepsInWorkspaceKernel(Pools p) {
+__global__ void __launch_bounds__(tuning::MAX_STEP_BLOCK, tuning::MIN_STEP_BLOCKS) stepsInWorkspaceKernel(Pools p) {
     __shared__ BlockScratch scratch;
     const int count = p.counters->fallbackSteps;
     const Arena arena{p.workspaces + static_cast<long long>(blockIdx.x) * p.workspaceBytes, p.workspaceBytes, 0};
@@ -746,13 +746,22 @@ Result<std::unique_ptr<CudaBatchStage>, FlockFailure> CudaBatchStage::create(con
     }
     s.gridBlocks = multiprocessors * shape.blocksPerSm;
     s.block = shape.block;
-    s.stepBlock = std::min(shape.block, tuning::MAX_STEP_BLOCK);
+    // Per-step kernel: a block's threads from the points of a step (about four points per thread), and as
+    // many blocks per SM as leave each room for a step of maxEntities points and the full grid with
+    // STEP_ROOM times that (its disks and members), within the SM's threads.
+    s.stepBlock = std::min(shape.stepBlock > 0 ? shape.stepBlock : (entities >= tuning::LARGE_STEP_ENTITIES ? tuning::MAX_STEP_BLOCK : tuning::BLOCK),
+                           tuning::MAX_STEP_BLOCK);
+    const long long stepFootprint = arenaBytes(entities, static_cast<long long>(sideCap) * sideCap, 0, 0);
+    const long long roomy = std::max(1LL, static_cast<long long>(sharedPerMultiprocessor) / std::max(1LL, stepFootprint * tuning::STEP_ROOM_PERCENT / 100));
+    const int stepBlocksPerSm = shape.stepBlocksPerSm > 0
+                                    ? shape.stepBlocksPerSm
+                                    : static_cast<int>(std::clamp(roomy, 1LL, static_cast<long long>(tuning::SM_THREADS / s.stepBlock)));
     s.workspaceBlocks = shape.workspaceBlocks > 0 ? shape.workspaceBlocks : multiprocessors * tuning::WORKSPACE_BLOCKS_PER_SM;
     // Shared memory of one step's block: what lets stepBlocksPerSm blocks share an SM, or the shape's own
     // budget; at most what one block may have.
     const long long staticShared = static_cast<long long>(stepKernel.sharedSizeBytes);
     const long long largest = std::max(0LL, sharedPerBlockOptIn - staticShared);
-    const long long perBlock = sharedPerMultiprocessor / std::max(1, shape.stepBlocksPerSm) - reservedPerBlock - staticShared;
+    const long long perBlock = sharedPerMultiprocessor / stepBlocksPerSm - reservedPerBlock - staticShared;
     const long long budget = shape.stepSharedBytes > 0 ? shape.stepSharedBytes : perBlock;
     const long long sharedBytes = std::clamp(budget, 0LL, largest) & ~15LL;
     if (const auto st = AUGUR_CUDA_CHECK(cudaFuncSetAttribute(stepsInSharedKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,

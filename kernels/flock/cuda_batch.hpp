@@ -20,10 +20,12 @@ namespace augur::kernels::flock::detail {
 
 /// Launch shapes of the flock kernels (defaults: tuning.hpp; FlockOptions documents each).
 struct LaunchShape {
-    int block;                 ///< threads per block of the per-step kernels and the family copy
+    int block;                 ///< threads per block of the family copy
     int blocksPerSm;           ///< grid-stride grids: blocks of `block` threads per SM
     int windowBlock;           ///< threads per block of the intersection kernels
-    int stepBlocksPerSm;       ///< per-step kernel: shared memory per block = the SM's / this
+    int stepBlock;             ///< > 0: threads per block of the per-step kernels; 0: from maxEntities
+    int stepBlocksPerSm;       ///< > 0: per-step kernel's shared memory per block = the SM's / this; 0: from
+                               ///< the points and grid of a step of maxEntities
     long long stepSharedBytes; ///< > 0: the per-step kernel's shared memory per block instead
     int workspaceBlocks;       ///< > 0: blocks (global workspaces) for the steps that do not fit; 0: per SM
 };

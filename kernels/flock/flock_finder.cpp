@@ -179,9 +179,8 @@ Result<FlockFinder, FlockFailure> FlockFinder::create(const FlockParams& params,
             const detail::LaunchShape shape{options.blockThreads > 0 ? options.blockThreads : tuning::BLOCK,
                                             options.blocksPerMultiprocessor > 0 ? options.blocksPerMultiprocessor : tuning::BLOCKS_PER_SM,
                                             options.windowBlockThreads > 0 ? options.windowBlockThreads : tuning::WINDOW_BLOCK,
-                                            options.stepBlocksPerMultiprocessor > 0 ? options.stepBlocksPerMultiprocessor
-                                                                                    : tuning::STEP_BLOCKS_PER_SM,
-                                            options.stepSharedBytes, options.workspaceBlocks};
+                                            options.blockThreads, options.stepBlocksPerMultiprocessor, options.stepSharedBytes,
+                                            options.workspaceBlocks};
             auto stage = detail::CudaBatchStage::create(params, impl->limits, capacities, options.useGraph, shape);
             if (!stage) {
                 return fail(stage.error());

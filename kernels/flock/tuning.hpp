@@ -30,17 +30,27 @@ inline constexpr int BLOCKS_PER_SM = 16;
 /// compact, rank, output). Their grid has BLOCK × BLOCKS_PER_SM threads per SM, as the others.
 inline constexpr int WINDOW_BLOCK = 128;
 
-/// Largest block of the per-step kernels (their registers: about 90 per thread on sm_90).
+/// Largest block of the per-step kernels, and how many such blocks must fit on one SM by registers
+/// (512 × 2: at most 64 registers per thread; without the bound they took 86 on sm_90, which let only
+/// one 512-thread or two 256-thread blocks share an SM).
 inline constexpr int MAX_STEP_BLOCK = 512;
+inline constexpr int MIN_STEP_BLOCKS = 2;
 
-/// Per-step kernel: blocks that share one SM; each gets the SM's shared memory divided by this (less
-/// the per-block reserve and the kernel's static shared memory). A step that needs more goes to the
-/// global-memory workspaces.
-inline constexpr int STEP_BLOCKS_PER_SM = 2;
+/// Per-step kernel: steps of at least this many entities get MAX_STEP_BLOCK threads per block, smaller
+/// ones BLOCK (measured: 2,000 entities 0.65 ms at 512 threads against 0.98 at 256, one block per SM;
+/// the seed shape's 145 entities 4.68 ms at 256 threads against 7.53 at 512, four blocks per SM).
+inline constexpr int LARGE_STEP_ENTITIES = 1024;
+
+/// Per-step kernel: blocks that share one SM get the SM's shared memory divided among them (less the
+/// per-block reserve and the static shared memory); as many as leave each block STEP_ROOM_PERCENT of
+/// what the points and the grid of a step of maxEntities take (the rest is for its disks and members),
+/// at most SM_THREADS threads per SM. A step that needs more goes to the global-memory workspaces.
+inline constexpr long long STEP_ROOM_PERCENT = 150;
+inline constexpr int SM_THREADS = 2048;
 
 /// Global workspaces (one block each) per SM for the steps that do not fit in shared memory; each holds
 /// maxEntities points, the full grid, maxDisksPerStep disks and maxCandidateMembersPerStep members.
-inline constexpr int WORKSPACE_BLOCKS_PER_SM = 1;
+inline constexpr int WORKSPACE_BLOCKS_PER_SM = 2;
 
 /// Threads of the one block that prefix-sums the steps' family sizes.
 inline constexpr int INDEX_BLOCK = 1024;
