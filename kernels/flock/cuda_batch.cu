@@ -1,12 +1,15 @@
 // CUDA path of FlockFinder for a batch of steps: the potential-flock stage (seeds/002 §4.1–4.2) here,
 // then the intersection stage (cuda_window.cu) on the families this stage leaves on the device.
 //
-// Layers: CudaBatchStage::run (host API) → enqueueKernels (dispatch: fixed launch shapes from
-// tuning.hpp, CUB scans) → thin __global__ entries → the device functions of geometry.hpp, shared with
-// the CPU reference. Every kernel is a grid-stride loop over a capacity-sized index space and reads the
-// batch's step and entity counts from device memory, so the whole sequence is one CUDA graph.
-// Sizes are found by counting passes and prefix sums (cub::DeviceScan) into pools reserved at init;
-// a pool that is too small is detected on the device, reported in the batch header and never overrun.
+// Layers: CudaBatchStage::run (host API) → enqueueKernels (dispatch: launch shapes from tuning.hpp)
+// → thin __global__ entries → processStep, the whole potential stage of one step by one block, on the
+// device functions of geometry.hpp shared with the CPU reference. Block s takes step s in its shared
+// memory (stepsInSharedKernel); a step that does not fit is taken again by stepsInWorkspaceKernel in a
+// global-memory workspace. Each step's sizes come from counting passes and block prefix sums; its kept
+// sets go to a staging family, and one index block plus a copy kernel put them in step order. Every
+// kernel reads the batch's step and entity counts from device memory, so the whole sequence is one
+// CUDA graph; a capacity that is too small is detected on the device, reported in the batch header and
+// never overrun.
 #include "cuda_batch.hpp"
 
 #include <cuda_runtime.h>

@@ -1,7 +1,8 @@
 // CUDA path of FlockFinder for one batch of consecutive steps, kept on the device from the input to
-// the ordered flocks: the potential-flock stage (seeds/002 §4.1–4.2: the multi-grid by counting
-// (atomics) + prefix sum + placement, Lemma-3 disks by a counting pass + prefix sum + emission, points
-// per disk, potential flocks, their maximal sets, compaction into the batch families), then the
+// the ordered flocks: the potential-flock stage (seeds/002 §4.1–4.2, one thread block per step in
+// shared memory or, when a step does not fit, in a global-memory workspace: the multi-grid by counting
+// + prefix sum + placement, Lemma-3 disks by a counting pass + prefix sum + emission, points per disk,
+// potential flocks, their maximal sets; then the batch families in step order), then the
 // intersection stage of cuda_window.hpp on those families, then one download of the batch's flocks.
 // Every size comes from a counting pass and is checked against the pools reserved at init.
 // Host-only interface: no CUDA types. Compiled only with the CUDA backend.
