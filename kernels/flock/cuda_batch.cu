@@ -1,12 +1,15 @@
 // CUDA path of FlockFinder for a batch of steps: the potential-flock stage (seeds/002 §4.1–4.2) here,
 // then the intersection stage (cuda_window.cu) on the families this stage leaves on the device.
 //
-// Layers: CudaBatchStage::run (host API) → enqueueKernels (dispatch: fixed launch shapes from
-// tuning.hpp, CUB scans) → thin __global__ entries → the device functions of geometry.hpp, shared with
-// the CPU reference. Every kernel is a grid-stride loop over a capacity-sized index space and reads the
-// batch's step and entity counts from device memory, so the whole sequence is one CUDA graph.
-// Sizes are found by counting passes and prefix sums (cub::DeviceScan) into pools reserved at init;
-// a pool that is too small is detected on the device, reported in the batch header and never overrun.
+// Layers: CudaBatchStage::run (host API) → enqueueKernels (dispatch: launch shapes from tuning.hpp)
+// → thin __global__ entries → processStep, the whole potential stage of one step by one block, on the
+// device functions of geometry.hpp shared with the CPU reference. Block s takes step s in its shared
+// memory (stepsInSharedKernel); a step that does not fit is taken again by stepsInWorkspaceKernel in a
+// global-memory workspace. Each step's sizes come from counting passes and block prefix sums; its kept
+// sets go to a staging family, and one index block plus a copy kernel put them in step order. Every
+// kernel reads the batch's step and entity counts from device memory, so the whole sequence is one
+// CUDA graph; a capacity that is too small is detected on the device, reported in the batch header and
+// never overrun.
 #include "cuda_batch.hpp"
 
 #include <cuda_runtime.h>
@@ -39,10 +42,9 @@ struct BatchParams {
     int entities;
 };
 
-/// What the host needs back: totals from the counting passes and the first capacity that ran out.
+/// What the host needs back: the stage's totals and the first capacity that ran out.
 struct BatchHeader {
     long long disks;
-    long long candidateMembers;
     long long keptSets;
     long long keptMembers;
     long long needed;
@@ -50,6 +52,18 @@ struct BatchHeader {
     int potentialAll;      ///< … over all steps of the batch
     int overflow;          ///< a Capacity value
     int invalid;           ///< non-zero: a present sample was not finite
+    int stepsInWorkspace;  ///< steps that did not fit in shared memory
+    int pad;
+};
+
+/// Per-batch counters, cleared before the step kernels.
+struct Counters {
+    unsigned long long setCursor;     ///< sets claimed in the staging family (all steps, also past its capacity)
+    unsigned long long memberCursor;  ///< … and members
+    long long diskNeed;               ///< largest disk count of a step over maxDisksPerStep (0: none)
+    long long memberNeed;             ///< largest candidate-member count of a step over maxCandidateMembersPerStep
+    int fallbackSteps;                ///< steps the shared-memory kernel handed to the workspace kernel
+    int invalid;                      ///< non-zero: a present sample was not finite
 };
 
 /// Everything the kernels read or write, by pointer, plus the capacities.
@@ -57,39 +71,35 @@ struct Pools {
     const BatchParams* params;
     const double* x;
     const double* y;
-    unsigned char* present;
-    StepGrid* grids;
-    int* cellCount;
-    int* cellStart;
-    int* pointCell;
-    int* sortedId;
-    int* sortedSample;  ///< slot → the sample (step · entities + entity) placed there
-    double* sortedX;
-    double* sortedY;
-    long long* pairCount;
-    long long* pairStart;
-    int* diskAnchor;
-    DiskOffset* diskOffset;
-    long long* diskSize;
-    long long* diskMemberStart;
-    unsigned long long* diskSignature;
-    int* members;
-    Count2* kept;       ///< per disk: (1, size) when its set is maximal in its step, else 0
-    Count2* keptStart;  ///< exclusive prefix sum of kept
+    const unsigned char* present;
+    Counters* counters;
+    int* fallback;                 ///< steps handed to the workspace kernel (counters->fallbackSteps of them)
+    char* workspaces;              ///< one arena of workspaceBytes per block of the workspace kernel
+    long long workspaceBytes;
+    long long sharedBytes;         ///< dynamic shared memory of a block of the shared-memory kernel
+    // per step of the batch
+    long long* stepDisks;
+    int* stepSets;                 ///< kept sets (F_t)
+    long long* stepMembers;        ///< … and their members
+    long long* stepSetBase;        ///< where the step's sets went in the staging family
+    long long* stepMemberBase;
+    long long* stepMemberBegin;    ///< maxSteps + 1: exclusive prefix of stepMembers
+    int* stepBegin;                ///< maxSteps + 1: exclusive prefix of stepSets
+    // staging family: each step's kept sets in one chunk, chunks in the order the steps finished
+    int* stagedOffsets;            ///< per set: first member, relative to its step's chunk
+    unsigned long long* stagedSignature;
+    int* stagedMembers;
+    // the batch family stage 2 reads: sets in step order
     long long* familyOffsets;
     int* familyMembers;
     int* familyStep;
     unsigned long long* familySignature;
-    int* stepBegin;
-    int* invalid;
     BatchHeader* header;
     // capacities
     int maxSteps;
-    int maxEntities;
-    int cellsPerStep;
     int sideCap;
-    long long maxDisks;
-    long long maxMembers;
+    long long maxStepDisks;
+    long long maxStepMembers;
     long long maxSets;
     long long maxFamilyMembers;
     int minEntities;
@@ -97,321 +107,537 @@ struct Pools {
     Limits limits;
 };
 
-__device__ __forceinline__ long long strideStart() { return static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; }
-__device__ __forceinline__ long long strideStep() { return static_cast<long long>(gridDim.x) * blockDim.x; }
+// ---- block-wide helpers (any blockDim that is a multiple of 32, up to 1,024) ----
 
-/// Visits the sorted slots of the 5 × 5 (coarse grids: 3 × 3) cells around `cell` (a global cell index) of step `step`.
+/// Shared scratch of the block-wide reductions and scans.
+struct BlockScratch {
+    long long warpSums[WARP_THREADS + 1];
+    double box[4][WARP_THREADS];
+    long long broadcast[4];
+};
+
+/// out[i] = in[0] + … + in[i-1] for i < n, by tiles of blockDim (in == out allowed); returns the total
+/// to every thread. Every thread of the block must call it.
+template <typename In, typename Out>
+__device__ long long blockExclusiveScan(const In* in, Out* out, int n, BlockScratch& scratch) {
+    const int lane = laneId();
+    const int warp = static_cast<int>(threadIdx.x) / WARP_THREADS;
+    const int warps = static_cast<int>(blockDim.x) / WARP_THREADS;
+    long long carry = 0;
+    for (int base = 0; base < n; base += static_cast<int>(blockDim.x)) {
+        const int i = base + static_cast<int>(threadIdx.x);
+        const long long v = i < n ? static_cast<long long>(in[i]) : 0;
+        const long long inclusive = warpInclusiveSum(v);
+        if (lane == WARP_THREADS - 1) {
+            scratch.warpSums[warp] = inclusive;
+        }
+        __syncthreads();
+        if (warp == 0) {
+            const long long w = lane < warps ? scratch.warpSums[lane] : 0;
+            const long long wi = warpInclusiveSum(w);
+            if (lane < warps) {
+                scratch.warpSums[lane] = wi - w;
+            }
+            if (lane == WARP_THREADS - 1) {
+                scratch.warpSums[WARP_THREADS] = wi;
+            }
+        }
+        __syncthreads();
+        if (i < n) {
+            out[i] = static_cast<Out>(carry + scratch.warpSums[warp] + inclusive - v);
+        }
+        carry += scratch.warpSums[WARP_THREADS];
+        __syncthreads();
+    }
+    return carry;
+}
+
+/// Bounding box and count of a step's present, finite samples (every thread gets them).
+struct StepBox {
+    double minX, maxX, minY, maxY;
+    int count;
+};
+
+__device__ StepBox blockStepBox(const Pools& p, long long base, int entities, BlockScratch& scratch, bool flagInvalid) {
+    double minX = INFINITY, minY = INFINITY, maxX = -INFINITY, maxY = -INFINITY;
+    long long count = 0;
+    for (int i = static_cast<int>(threadIdx.x); i < entities; i += static_cast<int>(blockDim.x)) {
+        if (p.present[base + i] == 0) {
+            continue;
+        }
+        const double px = p.x[base + i];
+        const double py = p.y[base + i];
+        if (!(isfinite(px) && isfinite(py))) {  // flagged (invalid input) and treated as missing
+            if (flagInvalid) {
+                p.counters->invalid = 1;
+            }
+            continue;
+        }
+        minX = fmin(minX, px);
+        maxX = fmax(maxX, px);
+        minY = fmin(minY, py);
+        maxY = fmax(maxY, py);
+        ++count;
+    }
+    for (int offset = WARP_THREADS / 2; offset > 0; offset /= 2) {
+        minX = fmin(minX, __shfl_xor_sync(FULL_WARP, minX, offset));
+        maxX = fmax(maxX, __shfl_xor_sync(FULL_WARP, maxX, offset));
+        minY = fmin(minY, __shfl_xor_sync(FULL_WARP, minY, offset));
+        maxY = fmax(maxY, __shfl_xor_sync(FULL_WARP, maxY, offset));
+    }
+    count = warpSum(count);
+    const int lane = laneId();
+    const int warp = static_cast<int>(threadIdx.x) / WARP_THREADS;
+    const int warps = static_cast<int>(blockDim.x) / WARP_THREADS;
+    if (lane == 0) {
+        scratch.box[0][warp] = minX;
+        scratch.box[1][warp] = maxX;
+        scratch.box[2][warp] = minY;
+        scratch.box[3][warp] = maxY;
+        scratch.warpSums[warp] = count;
+    }
+    __syncthreads();
+    StepBox box{INFINITY, -INFINITY, INFINITY, -INFINITY, 0};
+    for (int w = 0; w < warps; ++w) {
+        box.minX = fmin(box.minX, scratch.box[0][w]);
+        box.maxX = fmax(box.maxX, scratch.box[1][w]);
+        box.minY = fmin(box.minY, scratch.box[2][w]);
+        box.maxY = fmax(box.maxY, scratch.box[3][w]);
+        box.count += static_cast<int>(scratch.warpSums[w]);
+    }
+    __syncthreads();
+    return box;
+}
+
+// ---- one step's arrays: carved from shared memory or from a global workspace ----
+
+/// Bump allocation of 8-byte aligned arrays from one byte range (a failed take fails every later one);
+/// the host sizes the workspaces with arenaBytes, which adds the arrays up in the same order.
+struct Arena {
+    char* base;
+    long long size;
+    long long used;
+
+    template <typename T>
+    __device__ T* take(long long count) {
+        const long long bytes = (count * static_cast<long long>(sizeof(T)) + 7) & ~7LL;
+        if (used + bytes > size) {
+            used = size + 1;  // sticky: every later take fails too, so checking the last one suffices
+            return nullptr;
+        }
+        T* at = reinterpret_cast<T*>(base + used);
+        used += bytes;
+        return at;
+    }
+};
+
+__host__ __device__ constexpr long long aligned8(long long bytes) { return (bytes + 7) & ~7LL; }
+
+/// Bytes one step needs: `points` present points, `cells` grid cells, `disks` disks, `members` candidate
+/// members (the order and rounding of processStep's Arena::take calls).
+__host__ __device__ constexpr long long arenaBytes(long long points, long long cells, long long disks, long long members) {
+    return 2 * aligned8(points * 8) + aligned8(points * 4) + aligned8((points + 1) * 4) + aligned8((cells + 1) * 4) +
+           2 * aligned8((disks + 1) * 4) + aligned8((disks + 1) * 4) + aligned8(disks * 8) + aligned8(members * 4);
+}
+
+/// A step's sorted points, grid and disks.
+struct StepArrays {
+    StepGrid grid;
+    double* x;         ///< per slot (points sorted by cell, then by entity)
+    double* y;
+    int* id;           ///< the slot's entity
+    int* diskBegin;    ///< per slot + 1: the disks anchored at the slot's point
+    int* cellStart;    ///< per cell + 1
+    int* anchor;       ///< per disk + 1: anchor slot; after the maximal pass 1 when the disk's set is kept, then its set index
+    int* partner;      ///< per disk + 1: partner slot; after the maximal pass the kept set's size, then its member offset
+    int* memberStart;  ///< per disk + 1: candidate members (0 for disks with fewer than μ points), then their offsets
+    unsigned long long* signature;
+    int* members;
+};
+
+__device__ __forceinline__ int cellOfPoint(const StepGrid& grid, double px, double py) {
+    return cellCoordinate(py, grid.minY_m, grid.cell_m, grid.side) * grid.side + cellCoordinate(px, grid.minX_m, grid.cell_m, grid.side);
+}
+
+/// Visits the slots of the 5 × 5 (coarse grids: 3 × 3) cells around `cell`.
 template <typename Visit>
-__device__ void forNeighbours(const Pools& p, int step, int cell, Visit&& visit) {
-    const StepGrid grid = p.grids[step];
-    const int base = step * p.cellsPerStep;
-    const int local = cell - base;
-    const int cx = local % grid.side;
-    const int cy = local / grid.side;
+__device__ __forceinline__ void forNeighbours(const StepArrays& s, int cell, Visit&& visit) {
+    const StepGrid& grid = s.grid;
+    const int cx = cell % grid.side;
+    const int cy = cell / grid.side;
     const int y0 = max(cy - grid.reach, 0);
     const int y1 = min(cy + grid.reach, grid.side - 1);
     const int x0 = max(cx - grid.reach, 0);
     const int x1 = min(cx + grid.reach, grid.side - 1);
     for (int y = y0; y <= y1; ++y) {
-        const int row = base + y * grid.side;
-        const int end = p.cellStart[row + x1 + 1];
-        for (int k = p.cellStart[row + x0]; k < end; ++k) {
+        const int row = y * grid.side;
+        const int end = s.cellStart[row + x1 + 1];
+        for (int k = s.cellStart[row + x0]; k < end; ++k) {
             visit(k);
         }
     }
 }
 
-__device__ __forceinline__ bool activeSample(const Pools& p, long long k) {
-    const BatchParams bp = *p.params;
-    return k < static_cast<long long>(bp.steps) * bp.entities && p.present[k] != 0;
+/// Pairs at distance ≤ 2ε from slot j to points of a higher entity index: counted, or written as disks
+/// from `first` on (anchor j, partner slot).
+template <bool EMIT>
+__device__ __forceinline__ int pairsOf(const StepArrays& s, const Limits& limits, int j, int first) {
+    const int a = s.id[j];
+    const double ax = s.x[j];
+    const double ay = s.y[j];
+    int d = first;
+    forNeighbours(s, cellOfPoint(s.grid, ax, ay), [&](int k) {
+        if (s.id[k] <= a) {
+            return;
+        }
+        if (squaredNorm(subRn(s.x[k], ax), subRn(s.y[k], ay)) > limits.pair2) {
+            return;
+        }
+        if (EMIT) {
+            s.anchor[d] = j;
+            s.partner[d] = k;
+        }
+        ++d;
+    });
+    return d - first;
 }
 
-// Input check on the device: a present sample that is not finite is flagged (the batch is then
-// reported as invalid input) and treated as missing, so the kernels after this one stay well defined.
-__global__ void validateKernel(Pools p) {
+/// Points in disk d (Lemma 3: the disk right of anchor → partner); with `out`, their entities, sorted.
+__device__ __forceinline__ int diskPoints(const StepArrays& s, const Limits& limits, int d, int* out) {
+    const int j = s.anchor[d];
+    const int k = s.partner[d];
+    const double ax = s.x[j];
+    const double ay = s.y[j];
+    const DiskOffset offset = rightDiskOffset(subRn(s.x[k], ax), subRn(s.y[k], ay), limits.radius2);
+    int count = 0;
+    forNeighbours(s, cellOfPoint(s.grid, ax, ay), [&](int slot) {
+        if (!insideDisk(subRn(s.x[slot], ax), subRn(s.y[slot], ay), offset, limits.member2)) {
+            return;
+        }
+        if (out != nullptr) {  // insertion into the sorted prefix
+            const int id = s.id[slot];
+            int i = count;
+            while (i > 0 && out[i - 1] > id) {
+                out[i] = out[i - 1];
+                --i;
+            }
+            out[i] = id;
+        }
+        ++count;
+    });
+    return count;
+}
+
+enum class StepOutcome { Done, NoRoom };
+
+/// The whole potential stage of one step (seeds/002 §4.1–4.2) by one block, in `arena`: grid
+/// (counting, prefix sum, placement), Lemma-3 disks (counting, prefix sum, emission), points per disk
+/// (drop < μ), sorted members and signatures, the maximal sets of the step, and their copy into the
+/// staging family with the step's record. NoRoom (nothing written) when the arena is too small; a step
+/// over maxDisksPerStep or maxCandidateMembersPerStep is recorded with no sets and its need.
+__device__ __forceinline__ StepOutcome processStep(const Pools& p, int step, Arena arena, BlockScratch& scratch, bool firstVisit) {
     const BatchParams bp = *p.params;
-    const long long total = static_cast<long long>(bp.steps) * bp.entities;
-    for (long long k = strideStart(); k < total; k += strideStep()) {
-        if (p.present[k] != 0 && !(isfinite(p.x[k]) && isfinite(p.y[k]))) {
-            p.present[k] = 0;
-            *p.invalid = 1;
+    const long long base = static_cast<long long>(step) * bp.entities;
+    const int tid = static_cast<int>(threadIdx.x);
+    const int threads = static_cast<int>(blockDim.x);
+    const StepBox box = blockStepBox(p, base, bp.entities, scratch, firstVisit);
+    StepArrays s{};
+    s.grid = makeStepGrid(box.minX, box.maxX, box.minY, box.maxY, p.limits.cellMin_m, p.sideCap);
+    const int n = box.count;
+    const int cells = s.grid.side * s.grid.side;
+    s.x = arena.take<double>(n);
+    s.y = arena.take<double>(n);
+    s.id = arena.take<int>(n);
+    s.diskBegin = arena.take<int>(n + 1);
+    s.cellStart = arena.take<int>(cells + 1);
+    if (s.cellStart == nullptr) {
+        return StepOutcome::NoRoom;
+    }
+
+    // §4.1 grid: points per cell (counted at cellStart + 1), prefix sum, placement by a cursor per cell
+    // that ends at the next cell's start; then each cell in entity order (deterministic slots).
+    int* cursor = s.cellStart + 1;
+    for (int c = tid; c <= cells; c += threads) {
+        s.cellStart[c] = 0;
+    }
+    __syncthreads();
+    const auto presentAt = [&](int i, double& px, double& py) {
+        if (p.present[base + i] == 0) {
+            return false;
+        }
+        px = p.x[base + i];
+        py = p.y[base + i];
+        return isfinite(px) && isfinite(py);
+    };
+    for (int i = tid; i < bp.entities; i += threads) {
+        double px, py;
+        if (presentAt(i, px, py)) {
+            atomicAdd(&cursor[cellOfPoint(s.grid, px, py)], 1);
         }
     }
-}
+    __syncthreads();
+    blockExclusiveScan(cursor, cursor, cells, scratch);
+    for (int i = tid; i < bp.entities; i += threads) {
+        double px, py;
+        if (presentAt(i, px, py)) {
+            const int slot = atomicAdd(&cursor[cellOfPoint(s.grid, px, py)], 1);
+            s.x[slot] = px;
+            s.y[slot] = py;
+            s.id[slot] = i;
+        }
+    }
+    __syncthreads();
+    for (int c = tid; c < cells; c += threads) {
+        for (int k = s.cellStart[c] + 1; k < s.cellStart[c + 1]; ++k) {
+            const int id = s.id[k];
+            const double px = s.x[k];
+            const double py = s.y[k];
+            int i = k;
+            while (i > s.cellStart[c] && s.id[i - 1] > id) {
+                s.id[i] = s.id[i - 1];
+                s.x[i] = s.x[i - 1];
+                s.y[i] = s.y[i - 1];
+                --i;
+            }
+            s.id[i] = id;
+            s.x[i] = px;
+            s.y[i] = py;
+        }
+    }
+    __syncthreads();
 
-// §4.1: the grid of each step: bounding box of its present points (one block per step).
-__global__ void stepGridKernel(Pools p) {
-    __shared__ double lo[2][tuning::REDUCE_BLOCK];
-    __shared__ double hi[2][tuning::REDUCE_BLOCK];
-    const BatchParams bp = *p.params;
-    const int step = blockIdx.x;
-    double minX = INFINITY, minY = INFINITY, maxX = -INFINITY, maxY = -INFINITY;
-    if (step < bp.steps) {
-        const long long base = static_cast<long long>(step) * bp.entities;
-        for (int i = threadIdx.x; i < bp.entities; i += blockDim.x) {
-            if (p.present[base + i] != 0) {
-                minX = fmin(minX, p.x[base + i]);
-                maxX = fmax(maxX, p.x[base + i]);
-                minY = fmin(minY, p.y[base + i]);
-                maxY = fmax(maxY, p.y[base + i]);
+    // §4.2 Lemma-3 disks: pairs per point → disk slots → emission (anchored at the lower entity index).
+    for (int j = tid; j < n; j += threads) {
+        s.diskBegin[j] = pairsOf<false>(s, p.limits, j, 0);
+    }
+    __syncthreads();
+    const long long disks = blockExclusiveScan(s.diskBegin, s.diskBegin, n, scratch);
+    Counters& counters = *p.counters;
+    const auto record = [&](long long sets, long long members, long long setBase, long long memberBase) {
+        if (tid == 0) {
+            p.stepDisks[step] = disks;
+            p.stepSets[step] = static_cast<int>(sets);
+            p.stepMembers[step] = members;
+            p.stepSetBase[step] = setBase;
+            p.stepMemberBase[step] = memberBase;
+        }
+    };
+    if (disks > p.maxStepDisks) {
+        if (tid == 0) {
+            atomicMax(&counters.diskNeed, disks);
+        }
+        record(0, 0, 0, 0);
+        return StepOutcome::Done;
+    }
+    const int d0 = static_cast<int>(disks);
+    s.anchor = arena.take<int>(d0 + 1);
+    s.partner = arena.take<int>(d0 + 1);
+    s.memberStart = arena.take<int>(d0 + 1);
+    s.signature = arena.take<unsigned long long>(d0);
+    if (s.signature == nullptr) {
+        return StepOutcome::NoRoom;
+    }
+    if (tid == 0) {
+        s.diskBegin[n] = d0;
+    }
+    for (int j = tid; j < n; j += threads) {
+        pairsOf<true>(s, p.limits, j, s.diskBegin[j]);
+    }
+    __syncthreads();
+
+    // Points per disk (< μ: none) → member slots.
+    for (int d = tid; d < d0; d += threads) {
+        const int count = diskPoints(s, p.limits, d, nullptr);
+        s.memberStart[d] = count >= p.minEntities ? count : 0;
+    }
+    __syncthreads();
+    const long long candidates = blockExclusiveScan(s.memberStart, s.memberStart, d0, scratch);
+    if (candidates > p.maxStepMembers) {
+        if (tid == 0) {
+            atomicMax(&counters.memberNeed, candidates);
+        }
+        record(0, 0, 0, 0);
+        return StepOutcome::Done;
+    }
+    s.members = arena.take<int>(candidates);
+    if (s.members == nullptr) {
+        return StepOutcome::NoRoom;
+    }
+    if (tid == 0) {
+        s.memberStart[d0] = static_cast<int>(candidates);
+    }
+    __syncthreads();
+    for (int d = tid; d < d0; d += threads) {
+        const int start = s.memberStart[d];
+        const int size = s.memberStart[d + 1] - start;
+        if (size > 0) {
+            diskPoints(s, p.limits, d, s.members + start);
+            s.signature[d] = signatureOf(s.members + start, size);
+        }
+    }
+    __syncthreads();
+
+    // Maximal sets of the step: a disk's set is dropped when a disk anchored near it holds a strict
+    // superset, or the same set with a lower disk index (a superset contains the anchor, so its own
+    // anchor is within 2ε). Afterwards anchor[d] = 1 / partner[d] = size for the kept sets, else 0.
+    for (int d = tid; d < d0; d += threads) {
+        const int start = s.memberStart[d];
+        const int size = s.memberStart[d + 1] - start;
+        bool dominated = size == 0;
+        if (!dominated) {
+            const int* set = s.members + start;
+            const unsigned long long signature = s.signature[d];
+            const int j = s.anchor[d];
+            forNeighbours(s, cellOfPoint(s.grid, s.x[j], s.y[j]), [&](int slot) {
+                const int end = s.diskBegin[slot + 1];
+                for (int e = s.diskBegin[slot]; e < end && !dominated; ++e) {
+                    const int otherStart = s.memberStart[e];
+                    const int other = s.memberStart[e + 1] - otherStart;
+                    if (e == d || other < size || (signature & ~s.signature[e]) != 0) {
+                        continue;
+                    }
+                    const bool subset = isSubset(set, size, s.members + otherStart, other);
+                    dominated = other == size ? (e < d && subset) : subset;
+                }
+            });
+        }
+        s.anchor[d] = dominated ? 0 : 1;
+        s.partner[d] = dominated ? 0 : size;
+    }
+    __syncthreads();
+
+    // The kept sets → one chunk of the staging family (claimed with one atomic per pool), in disk order.
+    const long long sets = blockExclusiveScan(s.anchor, s.anchor, d0, scratch);
+    const long long members = blockExclusiveScan(s.partner, s.partner, d0, scratch);
+    if (tid == 0) {
+        scratch.broadcast[0] = static_cast<long long>(atomicAdd(&counters.setCursor, static_cast<unsigned long long>(sets)));
+        scratch.broadcast[1] = static_cast<long long>(atomicAdd(&counters.memberCursor, static_cast<unsigned long long>(members)));
+        s.anchor[d0] = static_cast<int>(sets);
+    }
+    __syncthreads();
+    const long long setBase = scratch.broadcast[0];
+    const long long memberBase = scratch.broadcast[1];
+    record(sets, members, setBase, memberBase);
+    if (setBase + sets <= p.maxSets && memberBase + members <= p.maxFamilyMembers) {
+        for (int d = tid; d < d0; d += threads) {
+            if (s.anchor[d + 1] == s.anchor[d]) {
+                continue;
+            }
+            const long long at = setBase + s.anchor[d];
+            const int offset = s.partner[d];
+            p.stagedOffsets[at] = offset;
+            p.stagedSignature[at] = s.signature[d];
+            const int start = s.memberStart[d];
+            const int size = s.memberStart[d + 1] - start;
+            int* to = p.stagedMembers + memberBase + offset;
+            for (int i = 0; i < size; ++i) {
+                to[i] = s.members[start + i];
             }
         }
     }
-    lo[0][threadIdx.x] = minX;
-    lo[1][threadIdx.x] = minY;
-    hi[0][threadIdx.x] = maxX;
-    hi[1][threadIdx.x] = maxY;
-    __syncthreads();
-    for (int s = blockDim.x / 2; s > 0; s /= 2) {
-        if (threadIdx.x < s) {
-            lo[0][threadIdx.x] = fmin(lo[0][threadIdx.x], lo[0][threadIdx.x + s]);
-            lo[1][threadIdx.x] = fmin(lo[1][threadIdx.x], lo[1][threadIdx.x + s]);
-            hi[0][threadIdx.x] = fmax(hi[0][threadIdx.x], hi[0][threadIdx.x + s]);
-            hi[1][threadIdx.x] = fmax(hi[1][threadIdx.x], hi[1][threadIdx.x + s]);
+    __syncthreads();  // the arena and the scratch are reused by the block's next step
+    return StepOutcome::Done;
+}
+
+// The potential stage of step blockIdx.x in shared memory (dynamic: p.sharedBytes). A step that does not
+// fit is handed to stepsInWorkspaceKernel.
+__global__ void __launch_bounds__(tuning::MAX_STEP_BLOCK, tuning::MIN_STEP_BLOCKS) stepsInSharedKernel(Pools p) {
+    extern __shared__ __align__(16) char arenaMemory[];
+    __shared__ BlockScratch scratch;
+    const int steps = p.params->steps;
+    for (int step = static_cast<int>(blockIdx.x); step < steps; step += static_cast<int>(gridDim.x)) {
+        if (processStep(p, step, Arena{arenaMemory, p.sharedBytes, 0}, scratch, true) == StepOutcome::NoRoom && threadIdx.x == 0) {
+            p.fallback[atomicAdd(&p.counters->fallbackSteps, 1)] = step;
         }
         __syncthreads();
     }
-    if (threadIdx.x == 0) {
-        p.grids[step] = makeStepGrid(lo[0][0], hi[0][0], lo[1][0], hi[1][0], p.limits.cellMin_m, p.sideCap);
+}
+
+// The steps that did not fit in shared memory, each in its block's global workspace (sized at init for
+// maxEntities points, the full grid, maxDisksPerStep disks and maxCandidateMembersPerStep members).
+__global__ void __launch_bounds__(tuning::MAX_STEP_BLOCK, tuning::MIN_STEP_BLOCKS) stepsInWorkspaceKernel(Pools p) {
+    __shared__ BlockScratch scratch;
+    const int count = p.counters->fallbackSteps;
+    const Arena arena{p.workspaces + static_cast<long long>(blockIdx.x) * p.workspaceBytes, p.workspaceBytes, 0};
+    for (int i = static_cast<int>(blockIdx.x); i < count; i += static_cast<int>(gridDim.x)) {
+        processStep(p, p.fallback[i], arena, scratch, false);
     }
 }
 
-// §4.1 counting pass: points per cell (atomics).
-__global__ void countCellsKernel(Pools p) {
+// One block: the steps' sets and members → prefix sums (stepBegin, stepMemberBegin), the totals and the
+// first capacity that ran out → the header.
+__global__ void familyIndexKernel(Pools p) {
+    __shared__ BlockScratch scratch;
     const BatchParams bp = *p.params;
-    const long long total = static_cast<long long>(p.maxSteps) * p.maxEntities;
-    for (long long k = strideStart(); k < total; k += strideStep()) {
-        if (!activeSample(p, k)) {
-            p.pointCell[k] = -1;
-            continue;
-        }
-        const int step = static_cast<int>(k / bp.entities);
-        const StepGrid grid = p.grids[step];
-        const int cx = cellCoordinate(p.x[k], grid.minX_m, grid.cell_m, grid.side);
-        const int cy = cellCoordinate(p.y[k], grid.minY_m, grid.cell_m, grid.side);
-        const int cell = step * p.cellsPerStep + cy * grid.side + cx;
-        p.pointCell[k] = cell;
-        atomicAdd(&p.cellCount[cell], 1);
+    const long long sets = blockExclusiveScan(p.stepSets, p.stepBegin, bp.steps, scratch);
+    const long long members = blockExclusiveScan(p.stepMembers, p.stepMemberBegin, bp.steps, scratch);
+    long long disks = 0;
+    for (int t = static_cast<int>(threadIdx.x); t < bp.steps; t += static_cast<int>(blockDim.x)) {
+        disks += p.stepDisks[t];
     }
-}
-
-// §4.1 placement pass: each point into its cell's range. The slot within the cell comes from counting
-// the cell's count back down (atomics), so the counts are spent here instead of copied to a fill array.
-__global__ void placeKernel(Pools p) {
-    const BatchParams bp = *p.params;
-    const long long total = static_cast<long long>(p.maxSteps) * p.maxEntities;
-    for (long long k = strideStart(); k < total; k += strideStep()) {
-        const int cell = p.pointCell[k];
-        if (cell < 0) {
-            continue;
-        }
-        const int slot = p.cellStart[cell] + atomicSub(&p.cellCount[cell], 1) - 1;
-        p.sortedId[slot] = static_cast<int>(k % bp.entities);
-        p.sortedSample[slot] = static_cast<int>(k);
-        p.sortedX[slot] = p.x[k];
-        p.sortedY[slot] = p.y[k];
+    disks = warpSum(disks);
+    if (laneId() == 0) {
+        scratch.warpSums[threadIdx.x / WARP_THREADS] = disks;
     }
-}
-
-// §4.2: pairs at distance ≤ 2ε with a higher entity index — counted (emit = false) or written. The
-// anchors are taken in slot order (cell by cell), so a warp's lanes search the same or adjacent
-// neighbourhoods; each anchor's pairs are still counted and written at its sample index, in the order
-// its neighbourhood is visited.
-template <bool EMIT>
-__global__ void pairKernel(Pools p) {
-    const BatchParams bp = *p.params;
-    if (!EMIT) {  // samples that are not placed have no pairs; the entry past the last closes the scan
-        const long long total = static_cast<long long>(p.maxSteps) * p.maxEntities + 1;
-        for (long long k = strideStart(); k < total; k += strideStep()) {
-            if (!activeSample(p, k)) {
-                p.pairCount[k] = 0;
-            }
-        }
-    }
-    const int placed = p.cellStart[static_cast<long long>(p.maxSteps) * p.cellsPerStep];
-    for (long long j = strideStart(); j < placed; j += strideStep()) {
-        const int k = p.sortedSample[j];
-        const int step = k / bp.entities;
-        const int a = k - step * bp.entities;
-        const double ax = p.sortedX[j];
-        const double ay = p.sortedY[j];
-        long long d = EMIT ? p.pairStart[k] : 0;
-        forNeighbours(p, step, p.pointCell[k], [&](int slot) {
-            if (p.sortedId[slot] <= a) {
-                return;
-            }
-            const double dx = subRn(p.sortedX[slot], ax);
-            const double dy = subRn(p.sortedY[slot], ay);
-            if (squaredNorm(dx, dy) > p.limits.pair2) {
-                return;
-            }
-            if (EMIT && d < p.maxDisks) {
-                p.diskAnchor[d] = k;
-                p.diskOffset[d] = rightDiskOffset(dx, dy, p.limits.radius2);
-            }
-            ++d;
-        });
-        if (!EMIT) {
-            p.pairCount[k] = d;
-        }
-    }
-}
-
-__device__ __forceinline__ long long diskTotal(const Pools& p) {
-    return p.pairStart[static_cast<long long>(p.maxSteps) * p.maxEntities];
-}
-
-// §4.2: points per disk (through the grid); disks with fewer than μ points count as 0.
-__global__ void diskCountKernel(Pools p) {
-    const BatchParams bp = *p.params;
-    const long long disks = diskTotal(p);
-    const long long live = disks <= p.maxDisks ? disks : 0;  // on overflow nothing further is computed
-    for (long long d = strideStart(); d <= p.maxDisks; d += strideStep()) {
-        if (d >= live) {
-            p.diskSize[d] = 0;
-            continue;
-        }
-        const int k = p.diskAnchor[d];
-        const int step = k / bp.entities;
-        const double ax = p.x[k];
-        const double ay = p.y[k];
-        const DiskOffset offset = p.diskOffset[d];
-        long long count = 0;
-        forNeighbours(p, step, p.pointCell[k], [&](int slot) {
-            if (insideDisk(subRn(p.sortedX[slot], ax), subRn(p.sortedY[slot], ay), offset, p.limits.member2)) {
-                ++count;
-            }
-        });
-        p.diskSize[d] = count >= p.minEntities ? count : 0;
-    }
-}
-
-// §4.2: the members of each potential flock, sorted ascending, and their signature.
-__global__ void memberKernel(Pools p) {
-    const BatchParams bp = *p.params;
-    for (long long d = strideStart(); d < p.maxDisks; d += strideStep()) {
-        const long long size = p.diskSize[d];
-        const long long start = p.diskMemberStart[d];
-        if (size == 0 || start + size > p.maxMembers) {
-            continue;
-        }
-        const int k = p.diskAnchor[d];
-        const int step = k / bp.entities;
-        const double ax = p.x[k];
-        const double ay = p.y[k];
-        const DiskOffset offset = p.diskOffset[d];
-        int* set = p.members + start;
-        long long count = 0;
-        forNeighbours(p, step, p.pointCell[k], [&](int slot) {
-            if (insideDisk(subRn(p.sortedX[slot], ax), subRn(p.sortedY[slot], ay), offset, p.limits.member2)) {
-                // insertion into the sorted prefix
-                const int id = p.sortedId[slot];
-                long long j = count++;
-                while (j > 0 && set[j - 1] > id) {
-                    set[j] = set[j - 1];
-                    --j;
-                }
-                set[j] = id;
-            }
-        });
-        p.diskSignature[d] = signatureOf(set, size);
-    }
-}
-
-// Maximal sets of each step's family: a disk's set is dropped when a disk anchored near it holds a
-// strict superset, or the same set with a lower disk index (the rule of the CPU reference).
-__global__ void maximalKernel(Pools p) {
-    const BatchParams bp = *p.params;
-    const bool valid = p.diskMemberStart[p.maxDisks] <= p.maxMembers;
-    for (long long d = strideStart(); d <= p.maxDisks; d += strideStep()) {
-        const long long size = d < p.maxDisks ? p.diskSize[d] : 0;
-        if (!valid || size == 0) {
-            p.kept[d] = Count2{0, 0};
-            continue;
-        }
-        const int k = p.diskAnchor[d];
-        const int step = k / bp.entities;
-        const long long stepBase = static_cast<long long>(step) * bp.entities;
-        const int* set = p.members + p.diskMemberStart[d];
-        const unsigned long long signature = p.diskSignature[d];
-        bool dominated = false;
-        forNeighbours(p, step, p.pointCell[k], [&](int slot) {
-            const long long kb = stepBase + p.sortedId[slot];
-            const long long end = p.pairStart[kb + 1];
-            for (long long e = p.pairStart[kb]; e < end && !dominated; ++e) {
-                const long long other = p.diskSize[e];
-                if (e == d || other < size || (signature & ~p.diskSignature[e]) != 0) {
-                    continue;
-                }
-                const bool subset = isSubset(set, size, p.members + p.diskMemberStart[e], other);
-                dominated = other == size ? (e < d && subset) : subset;
-            }
-        });
-        p.kept[d] = dominated ? Count2{0, 0} : Count2{1, size};
-    }
-}
-
-// Compaction of the kept sets into the batch families (disk order, hence step order), with each set's
-// step and signature for the intersection stage.
-__global__ void compactKernel(Pools p) {
-    for (long long d = strideStart(); d < p.maxDisks; d += strideStep()) {
-        const long long size = p.kept[d].members;
-        if (size == 0) {
-            continue;
-        }
-        const long long s = p.keptStart[d].sets;
-        const long long m = p.keptStart[d].members;
-        if (s >= p.maxSets || m + size > p.maxFamilyMembers) {
-            continue;
-        }
-        p.familyOffsets[s] = m;
-        p.familyStep[s] = p.diskAnchor[d] / p.params->entities;
-        p.familySignature[s] = p.diskSignature[d];
-        const int* from = p.members + p.diskMemberStart[d];
-        for (long long i = 0; i < size; ++i) {
-            p.familyMembers[m + i] = from[i];
-        }
-    }
-}
-
-__global__ void stepBeginKernel(Pools p) {
-    const BatchParams bp = *p.params;
-    for (long long t = strideStart(); t <= bp.steps; t += strideStep()) {
-        const long long firstDisk = min(p.pairStart[t * bp.entities], p.maxDisks);
-        p.stepBegin[t] = static_cast<int>(p.keptStart[firstDisk].sets);
-    }
-}
-
-__global__ void headerKernel(Pools p) {
-    if (strideStart() != 0) {
+    __syncthreads();
+    if (threadIdx.x != 0) {
         return;
     }
-    const BatchParams bp = *p.params;
     BatchHeader h{};
-    h.invalid = *p.invalid;
-    h.disks = diskTotal(p);
-    h.candidateMembers = p.diskMemberStart[p.maxDisks];
-    h.keptSets = p.keptStart[p.maxDisks].sets;
-    h.keptMembers = p.keptStart[p.maxDisks].members;
+    for (int w = 0; w < static_cast<int>(blockDim.x) / WARP_THREADS; ++w) {
+        h.disks += scratch.warpSums[w];
+    }
+    const Counters& c = *p.counters;
+    h.invalid = c.invalid;
+    h.stepsInWorkspace = c.fallbackSteps;
+    h.keptSets = sets;
+    h.keptMembers = members;
     h.overflow = static_cast<int>(Capacity::None);
-    if (h.disks > p.maxDisks) {
-        h.overflow = static_cast<int>(Capacity::DisksPerBatch);
-        h.needed = h.disks;
-    } else if (h.candidateMembers > p.maxMembers) {
-        h.overflow = static_cast<int>(Capacity::CandidateMembersPerBatch);
-        h.needed = h.candidateMembers;
-    } else if (h.keptSets > p.maxSets) {
+    if (c.diskNeed > 0) {
+        h.overflow = static_cast<int>(Capacity::DisksPerStep);
+        h.needed = c.diskNeed;
+    } else if (c.memberNeed > 0) {
+        h.overflow = static_cast<int>(Capacity::CandidateMembersPerStep);
+        h.needed = c.memberNeed;
+    } else if (sets > p.maxSets) {
         h.overflow = static_cast<int>(Capacity::FamilySetsPerBatch);
-        h.needed = h.keptSets;
-    } else if (h.keptMembers > p.maxFamilyMembers) {
+        h.needed = sets;
+    } else if (members > p.maxFamilyMembers) {
         h.overflow = static_cast<int>(Capacity::FamilyMembersPerBatch);
-        h.needed = h.keptMembers;
+        h.needed = members;
     } else {
-        p.familyOffsets[h.keptSets] = h.keptMembers;
+        p.stepBegin[bp.steps] = static_cast<int>(sets);
+        p.stepMemberBegin[bp.steps] = members;
+        p.familyOffsets[sets] = members;
         h.potentialWindows = p.stepBegin[max(bp.steps - p.delta + 1, 0)];
-        h.potentialAll = p.stepBegin[bp.steps];
+        h.potentialAll = static_cast<int>(sets);
     }
     *p.header = h;
+}
+
+// The staged chunks → the batch family in step order (one warp per step), each set with its step.
+__global__ void familyCopyKernel(Pools p) {
+    if (p.header->overflow != static_cast<int>(Capacity::None)) {
+        return;
+    }
+    const int steps = p.params->steps;
+    const int lane = laneId();
+    for (long long t = warpStart(); t < steps; t += warpStep()) {
+        const int sets = p.stepSets[t];
+        const long long setFrom = p.stepSetBase[t];
+        const long long memberFrom = p.stepMemberBase[t];
+        const int setTo = p.stepBegin[t];
+        const long long memberTo = p.stepMemberBegin[t];
+        for (int i = lane; i < sets; i += WARP_THREADS) {
+            p.familyOffsets[setTo + i] = memberTo + p.stagedOffsets[setFrom + i];
+            p.familyStep[setTo + i] = static_cast<int>(t);
+            p.familySignature[setTo + i] = p.stagedSignature[setFrom + i];
+        }
+        const long long members = p.stepMembers[t];
+        for (long long i = lane; i < members; i += WARP_THREADS) {
+            p.familyMembers[memberTo + i] = p.stagedMembers[memberFrom + i];
+        }
+    }
 }
 
 template <typename T>
@@ -425,25 +651,23 @@ struct CudaBatchStage::State {
     FlockParams params;
     FlockCapacities capacities;
     Pools pools{};
-    int gridBlocks{1};
+    int gridBlocks{1};        ///< grid of the grid-stride / warp-per-step kernels
     int block{tuning::BLOCK};
+    int stepBlock{tuning::BLOCK};  ///< threads of the per-step kernels (at most MAX_STEP_BLOCK)
+    int workspaceBlocks{1};   ///< blocks (and global workspaces) of stepsInWorkspaceKernel
     bool useGraph{false};
-    long long cells{0};
     long long samples{0};
 
     platform::PinnedMemory hostX, hostY, hostPresent, hostParams, hostHeader;
-    DeviceBuffer<double> x, y, sortedX, sortedY;
+    DeviceBuffer<double> x, y;
     DeviceBuffer<unsigned char> present;
     DeviceBuffer<BatchParams> batchParams;
-    DeviceBuffer<StepGrid> grids;
-    DeviceBuffer<int> invalid, cellCount, cellStart, pointCell, sortedId, sortedSample, diskAnchor, members, familyMembers, familyStep,
-        stepBegin;
-    DeviceBuffer<long long> pairCount, pairStart, diskSize, diskMemberStart, familyOffsets;
-    DeviceBuffer<Count2> kept, keptStart;
-    DeviceBuffer<DiskOffset> diskOffset;
-    DeviceBuffer<unsigned long long> diskSignature, familySignature;
+    DeviceBuffer<Counters> counters;
+    DeviceBuffer<char> workspaces;
+    DeviceBuffer<int> fallback, stepSets, stepBegin, stagedOffsets, stagedMembers, familyMembers, familyStep;
+    DeviceBuffer<long long> stepDisks, stepMembers, stepSetBase, stepMemberBase, stepMemberBegin, familyOffsets;
+    DeviceBuffer<unsigned long long> stagedSignature, familySignature;
     DeviceBuffer<BatchHeader> header;
-    PrefixSums sums;
     platform::Stream captureStream;
     platform::Graph graph;
     platform::Event started, potentialDone, intersectDone;
@@ -473,29 +697,14 @@ struct CudaBatchStage::State {
     /// The potential stage's kernels and its header download. Graph-capturable.
     GpuStatus enqueueKernels(StreamHandle stream) {
         const Pools& p = pools;
-        const LaunchDims dims{gridBlocks, block};
-        AUGUR_CUDA_TRY(platform::fillDevice(cellCount.data(), 0, cellCount.bytes(), stream));
-        AUGUR_CUDA_TRY(platform::fillDevice(invalid.data(), 0, sizeof(int), stream));
-        AUGUR_CUDA_TRY(launch(validateKernel, dims, stream, p));
-        AUGUR_CUDA_TRY(launch(stepGridKernel, LaunchDims{p.maxSteps, tuning::REDUCE_BLOCK}, stream, p));
-        // §4.1 the multi-grid: points per cell → cell ranges → placement.
-        AUGUR_CUDA_TRY(countScanWrite(
-            sums, [&] { return launch(countCellsKernel, dims, stream, p); }, p.cellCount, p.cellStart, cells + 1,
-            [&] { return launch(placeKernel, dims, stream, p); }, stream));
-        // §4.2 Lemma-3 disks: pairs per point → disk slots → emission.
-        AUGUR_CUDA_TRY(countScanWrite(
-            sums, [&] { return launch(pairKernel<false>, dims, stream, p); }, p.pairCount, p.pairStart, samples + 1,
-            [&] { return launch(pairKernel<true>, dims, stream, p); }, stream));
-        // Points per disk → member slots → sorted members.
-        AUGUR_CUDA_TRY(countScanWrite(
-            sums, [&] { return launch(diskCountKernel, dims, stream, p); }, p.diskSize, p.diskMemberStart, p.maxDisks + 1,
-            [&] { return launch(memberKernel, dims, stream, p); }, stream));
-        // Maximal sets of each step → family slots → compaction.
-        AUGUR_CUDA_TRY(countScanWrite(
-            sums, [&] { return launch(maximalKernel, dims, stream, p); }, p.kept, p.keptStart, p.maxDisks + 1,
-            [&] { return launch(compactKernel, dims, stream, p); }, stream));
-        AUGUR_CUDA_TRY(launch(stepBeginKernel, dims, stream, p));
-        AUGUR_CUDA_TRY(launch(headerKernel, LaunchDims{1, WARP_THREADS}, stream, p));
+        AUGUR_CUDA_TRY(platform::fillDevice(counters.data(), 0, sizeof(Counters), stream));
+        // One block per step, the step's whole potential stage in shared memory; the steps that do not
+        // fit, one per block again, in global workspaces.
+        AUGUR_CUDA_TRY(launch(stepsInSharedKernel, LaunchDims{p.maxSteps, stepBlock, static_cast<std::size_t>(p.sharedBytes)}, stream, p));
+        AUGUR_CUDA_TRY(launch(stepsInWorkspaceKernel, LaunchDims{workspaceBlocks, stepBlock}, stream, p));
+        // The steps' (sets, members) → family slots and the header → the family in step order.
+        AUGUR_CUDA_TRY(launch(familyIndexKernel, LaunchDims{1, tuning::INDEX_BLOCK}, stream, p));
+        AUGUR_CUDA_TRY(launch(familyCopyKernel, LaunchDims{gridBlocks, block}, stream, p));
         return platform::copyToHost(hostHeader.get(), header.data(), sizeof(BatchHeader), stream);
     }
 };
@@ -521,23 +730,50 @@ Result<std::unique_ptr<CudaBatchStage>, FlockFailure> CudaBatchStage::create(con
     const long long steps = capacities.maxBatchSteps;
     const long long entities = capacities.maxEntities;
     s.samples = steps * entities;
-    s.cells = steps * static_cast<long long>(sideCap) * sideCap;
-    if (s.cells > (1LL << 30)) {
-        failure.error = FlockError::InvalidParams;
-        return fail(failure);
-    }
-    const long long disks = capacities.maxDisksPerBatch;
 
     int device = 0;
     int multiprocessors = 1;
-    if (const auto st = AUGUR_CUDA_CHECK(cudaGetDevice(&device)); !st) {
-        return fail(gpuFailure(st.error()));
-    }
-    if (const auto st = AUGUR_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device)); !st) {
-        return fail(gpuFailure(st.error()));
+    int sharedPerMultiprocessor = 0;
+    int sharedPerBlockOptIn = 0;
+    int reservedPerBlock = 0;
+    cudaFuncAttributes stepKernel{};
+    for (const auto& st : {AUGUR_CUDA_CHECK(cudaGetDevice(&device)),
+                           AUGUR_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device)),
+                           AUGUR_CUDA_CHECK(cudaDeviceGetAttribute(&sharedPerMultiprocessor, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device)),
+                           AUGUR_CUDA_CHECK(cudaDeviceGetAttribute(&sharedPerBlockOptIn, cudaDevAttrMaxSharedMemoryPerBlockOptin, device)),
+                           AUGUR_CUDA_CHECK(cudaDeviceGetAttribute(&reservedPerBlock, cudaDevAttrReservedSharedMemoryPerBlock, device)),
+                           AUGUR_CUDA_CHECK(cudaFuncGetAttributes(&stepKernel, stepsInSharedKernel))}) {
+        if (!st) {
+            return fail(gpuFailure(st.error()));
+        }
     }
     s.gridBlocks = multiprocessors * shape.blocksPerSm;
     s.block = shape.block;
+    // Per-step kernel: a block's threads from the points of a step (about four points per thread), and as
+    // many blocks per SM as leave each room for a step of maxEntities points and the full grid with
+    // STEP_ROOM times that (its disks and members), within the SM's threads.
+    s.stepBlock = std::min(shape.stepBlock > 0 ? shape.stepBlock : (entities >= tuning::LARGE_STEP_ENTITIES ? tuning::MAX_STEP_BLOCK : tuning::BLOCK),
+                           tuning::MAX_STEP_BLOCK);
+    const long long stepFootprint = arenaBytes(entities, static_cast<long long>(sideCap) * sideCap, 0, 0);
+    const long long roomy = std::max(1LL, static_cast<long long>(sharedPerMultiprocessor) / std::max(1LL, stepFootprint * tuning::STEP_ROOM_PERCENT / 100));
+    const int stepBlocksPerSm = shape.stepBlocksPerSm > 0
+                                    ? shape.stepBlocksPerSm
+                                    : static_cast<int>(std::clamp(roomy, 1LL, static_cast<long long>(tuning::SM_THREADS / s.stepBlock)));
+    s.workspaceBlocks = shape.workspaceBlocks > 0 ? shape.workspaceBlocks : multiprocessors * tuning::WORKSPACE_BLOCKS_PER_SM;
+    // Shared memory of one step's block: what lets stepBlocksPerSm blocks share an SM, or the shape's own
+    // budget; at most what one block may have.
+    const long long staticShared = static_cast<long long>(stepKernel.sharedSizeBytes);
+    const long long largest = std::max(0LL, sharedPerBlockOptIn - staticShared);
+    const long long perBlock = sharedPerMultiprocessor / stepBlocksPerSm - reservedPerBlock - staticShared;
+    const long long budget = shape.stepSharedBytes > 0 ? shape.stepSharedBytes : perBlock;
+    const long long sharedBytes = std::clamp(budget, 0LL, largest) & ~15LL;
+    if (const auto st = AUGUR_CUDA_CHECK(cudaFuncSetAttribute(stepsInSharedKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                              static_cast<int>(sharedBytes)));
+        !st) {
+        return fail(gpuFailure(st.error()));
+    }
+    const long long workspaceBytes =
+        aligned8(arenaBytes(entities, static_cast<long long>(sideCap) * sideCap, capacities.maxDisksPerStep, capacities.maxCandidateMembersPerStep));
 
 #define AUGUR_FLOCK_ALLOC(target, expr)          \
     do {                                         \
@@ -557,85 +793,61 @@ Result<std::unique_ptr<CudaBatchStage>, FlockFailure> CudaBatchStage::create(con
     AUGUR_FLOCK_ALLOC(s.y, buffer<double>(s.samples));
     AUGUR_FLOCK_ALLOC(s.present, buffer<unsigned char>(s.samples));
     AUGUR_FLOCK_ALLOC(s.batchParams, buffer<BatchParams>(1));
-    AUGUR_FLOCK_ALLOC(s.grids, buffer<StepGrid>(steps));
-    AUGUR_FLOCK_ALLOC(s.cellCount, buffer<int>(s.cells + 1));
-    AUGUR_FLOCK_ALLOC(s.cellStart, buffer<int>(s.cells + 1));
-    AUGUR_FLOCK_ALLOC(s.pointCell, buffer<int>(s.samples));
-    AUGUR_FLOCK_ALLOC(s.sortedId, buffer<int>(s.samples));
-    AUGUR_FLOCK_ALLOC(s.sortedSample, buffer<int>(s.samples));
-    AUGUR_FLOCK_ALLOC(s.sortedX, buffer<double>(s.samples));
-    AUGUR_FLOCK_ALLOC(s.sortedY, buffer<double>(s.samples));
-    AUGUR_FLOCK_ALLOC(s.pairCount, buffer<long long>(s.samples + 1));
-    AUGUR_FLOCK_ALLOC(s.pairStart, buffer<long long>(s.samples + 1));
-    AUGUR_FLOCK_ALLOC(s.diskAnchor, buffer<int>(disks));
-    AUGUR_FLOCK_ALLOC(s.diskOffset, buffer<DiskOffset>(disks));
-    AUGUR_FLOCK_ALLOC(s.diskSize, buffer<long long>(disks + 1));
-    AUGUR_FLOCK_ALLOC(s.diskMemberStart, buffer<long long>(disks + 1));
-    AUGUR_FLOCK_ALLOC(s.diskSignature, buffer<unsigned long long>(disks));
-    AUGUR_FLOCK_ALLOC(s.members, buffer<int>(capacities.maxCandidateMembersPerBatch));
-    AUGUR_FLOCK_ALLOC(s.kept, buffer<Count2>(disks + 1));
-    AUGUR_FLOCK_ALLOC(s.keptStart, buffer<Count2>(disks + 1));
+    AUGUR_FLOCK_ALLOC(s.counters, buffer<Counters>(1));
+    AUGUR_FLOCK_ALLOC(s.workspaces, buffer<char>(workspaceBytes * s.workspaceBlocks));
+    AUGUR_FLOCK_ALLOC(s.fallback, buffer<int>(steps));
+    AUGUR_FLOCK_ALLOC(s.stepDisks, buffer<long long>(steps));
+    AUGUR_FLOCK_ALLOC(s.stepSets, buffer<int>(steps));
+    AUGUR_FLOCK_ALLOC(s.stepMembers, buffer<long long>(steps));
+    AUGUR_FLOCK_ALLOC(s.stepSetBase, buffer<long long>(steps));
+    AUGUR_FLOCK_ALLOC(s.stepMemberBase, buffer<long long>(steps));
+    AUGUR_FLOCK_ALLOC(s.stepMemberBegin, buffer<long long>(steps + 1));
+    AUGUR_FLOCK_ALLOC(s.stepBegin, buffer<int>(steps + 1));
+    AUGUR_FLOCK_ALLOC(s.stagedOffsets, buffer<int>(capacities.maxFamilySetsPerBatch));
+    AUGUR_FLOCK_ALLOC(s.stagedSignature, buffer<unsigned long long>(capacities.maxFamilySetsPerBatch));
+    AUGUR_FLOCK_ALLOC(s.stagedMembers, buffer<int>(capacities.maxFamilyMembersPerBatch));
     AUGUR_FLOCK_ALLOC(s.familyOffsets, buffer<long long>(capacities.maxFamilySetsPerBatch + 1));
     AUGUR_FLOCK_ALLOC(s.familyMembers, buffer<int>(capacities.maxFamilyMembersPerBatch));
     AUGUR_FLOCK_ALLOC(s.familyStep, buffer<int>(capacities.maxFamilySetsPerBatch));
     AUGUR_FLOCK_ALLOC(s.familySignature, buffer<unsigned long long>(capacities.maxFamilySetsPerBatch));
-    AUGUR_FLOCK_ALLOC(s.stepBegin, buffer<int>(steps + 1));
     AUGUR_FLOCK_ALLOC(s.header, buffer<BatchHeader>(1));
-    AUGUR_FLOCK_ALLOC(s.invalid, buffer<int>(1));
     AUGUR_FLOCK_ALLOC(s.started, platform::Event::create(true));
     AUGUR_FLOCK_ALLOC(s.potentialDone, platform::Event::create(true));
     AUGUR_FLOCK_ALLOC(s.intersectDone, platform::Event::create(true));
-
-    // One scan scratch, as large as the largest scan needs.
-    for (const auto& st : {s.sums.require(s.cellCount.data(), s.cellStart.data(), s.cells + 1),
-                           s.sums.require(s.pairCount.data(), s.pairStart.data(), s.samples + 1),
-                           s.sums.require(s.diskSize.data(), s.diskMemberStart.data(), disks + 1),
-                           s.sums.require(s.kept.data(), s.keptStart.data(), disks + 1), s.sums.allocate()}) {
-        if (!st) {
-            return fail(gpuFailure(st.error()));
-        }
-    }
 
     Pools& p = s.pools;
     p.params = s.batchParams.data();
     p.x = s.x.data();
     p.y = s.y.data();
     p.present = s.present.data();
-    p.grids = s.grids.data();
-    p.cellCount = s.cellCount.data();
-    p.cellStart = s.cellStart.data();
-    p.pointCell = s.pointCell.data();
-    p.sortedId = s.sortedId.data();
-    p.sortedSample = s.sortedSample.data();
-    p.sortedX = s.sortedX.data();
-    p.sortedY = s.sortedY.data();
-    p.pairCount = s.pairCount.data();
-    p.pairStart = s.pairStart.data();
-    p.diskAnchor = s.diskAnchor.data();
-    p.diskOffset = s.diskOffset.data();
-    p.diskSize = s.diskSize.data();
-    p.diskMemberStart = s.diskMemberStart.data();
-    p.diskSignature = s.diskSignature.data();
-    p.members = s.members.data();
-    p.kept = s.kept.data();
-    p.keptStart = s.keptStart.data();
+    p.counters = s.counters.data();
+    p.fallback = s.fallback.data();
+    p.workspaces = s.workspaces.data();
+    p.workspaceBytes = workspaceBytes;
+    p.sharedBytes = sharedBytes;
+    p.stepDisks = s.stepDisks.data();
+    p.stepSets = s.stepSets.data();
+    p.stepMembers = s.stepMembers.data();
+    p.stepSetBase = s.stepSetBase.data();
+    p.stepMemberBase = s.stepMemberBase.data();
+    p.stepMemberBegin = s.stepMemberBegin.data();
+    p.stepBegin = s.stepBegin.data();
+    p.stagedOffsets = s.stagedOffsets.data();
+    p.stagedSignature = s.stagedSignature.data();
+    p.stagedMembers = s.stagedMembers.data();
     p.familyOffsets = s.familyOffsets.data();
     p.familyMembers = s.familyMembers.data();
     p.familyStep = s.familyStep.data();
     p.familySignature = s.familySignature.data();
-    p.stepBegin = s.stepBegin.data();
     p.header = s.header.data();
     p.maxSteps = static_cast<int>(steps);
-    p.maxEntities = static_cast<int>(entities);
-    p.cellsPerStep = sideCap * sideCap;
     p.sideCap = sideCap;
-    p.maxDisks = disks;
-    p.maxMembers = capacities.maxCandidateMembersPerBatch;
+    p.maxStepDisks = capacities.maxDisksPerStep;
+    p.maxStepMembers = capacities.maxCandidateMembersPerStep;
     p.maxSets = capacities.maxFamilySetsPerBatch;
     p.maxFamilyMembers = capacities.maxFamilyMembersPerBatch;
     p.minEntities = params.minEntities;
     p.delta = params.windowSteps;
-    p.invalid = s.invalid.data();
     p.limits = limits;
 
     if (useGraph) {
@@ -698,6 +910,7 @@ Result<BatchResult, GpuError> CudaBatchStage::run(const TrajectoryView& view, bo
     const BatchHeader header = *static_cast<const BatchHeader*>(s.hostHeader.get());
     BatchResult result;
     result.disks = header.disks;
+    result.stepsInWorkspace = header.stepsInWorkspace;
     if (header.invalid != 0) {
         result.invalidInput = true;
         return Result<BatchResult, GpuError>(result);

@@ -1,7 +1,8 @@
 // CUDA path of FlockFinder for one batch of consecutive steps, kept on the device from the input to
-// the ordered flocks: the potential-flock stage (seeds/002 §4.1–4.2: the multi-grid by counting
-// (atomics) + prefix sum + placement, Lemma-3 disks by a counting pass + prefix sum + emission, points
-// per disk, potential flocks, their maximal sets, compaction into the batch families), then the
+// the ordered flocks: the potential-flock stage (seeds/002 §4.1–4.2, one thread block per step in
+// shared memory or, when a step does not fit, in a global-memory workspace: the multi-grid by counting
+// + prefix sum + placement, Lemma-3 disks by a counting pass + prefix sum + emission, points per disk,
+// potential flocks, their maximal sets; then the batch families in step order), then the
 // intersection stage of cuda_window.hpp on those families, then one download of the batch's flocks.
 // Every size comes from a counting pass and is checked against the pools reserved at init.
 // Host-only interface: no CUDA types. Compiled only with the CUDA backend.
@@ -18,11 +19,16 @@
 
 namespace augur::kernels::flock::detail {
 
-/// Launch shapes of the flock kernels (defaults: tuning.hpp).
+/// Launch shapes of the flock kernels (defaults: tuning.hpp; FlockOptions documents each).
 struct LaunchShape {
-    int block;
-    int blocksPerSm;
-    int windowBlock;
+    int block;                 ///< threads per block of the family copy
+    int blocksPerSm;           ///< grid-stride grids: blocks of `block` threads per SM
+    int windowBlock;           ///< threads per block of the intersection kernels
+    int stepBlock;             ///< > 0: threads per block of the per-step kernels; 0: from maxEntities
+    int stepBlocksPerSm;       ///< > 0: per-step kernel's shared memory per block = the SM's / this; 0: from
+                               ///< the points and grid of a step of maxEntities
+    long long stepSharedBytes; ///< > 0: the per-step kernel's shared memory per block instead
+    int workspaceBlocks;       ///< > 0: blocks (global workspaces) for the steps that do not fit; 0: per SM
 };
 
 struct BatchResult {
@@ -31,6 +37,7 @@ struct BatchResult {
     std::int64_t potentialAll{0};      ///< Σ |F_t| over all steps of the batch
     Capacity overflow{Capacity::None};
     std::int64_t needed{0};
+    std::int64_t stepsInWorkspace{0};  ///< steps worked in a global-memory workspace
     bool invalidInput{false};          ///< a present sample was not finite (nothing else is valid then)
     HostFlocks flocks;                 ///< batch-relative windows; valid until the next run
     double potential_us{0.0};          ///< device time: input copy and potential-flock kernels

@@ -19,17 +19,18 @@
 
 namespace augur::kernels::flock::detail {
 
-/// Grid and block of a launch.
+/// Grid, block and dynamic shared memory of a launch.
 struct LaunchDims {
     int blocks;
     int threads;
+    std::size_t sharedBytes{0};
 };
 
 /// Launches `kernel` on `stream` and checks the launch (AUGUR_CUDA_CHECK_LAUNCH). Graph-capturable,
 /// noexcept, allocation-free.
 template <typename... Params, typename... Args>
 [[nodiscard]] platform::GpuStatus launch(void (*kernel)(Params...), LaunchDims dims, platform::StreamHandle stream, Args&&... args) noexcept {
-    kernel<<<dims.blocks, dims.threads, 0, stream>>>(std::forward<Args>(args)...);
+    kernel<<<dims.blocks, dims.threads, dims.sharedBytes, stream>>>(std::forward<Args>(args)...);
     return AUGUR_CUDA_CHECK_LAUNCH();
 }
 

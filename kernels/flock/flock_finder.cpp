@@ -138,7 +138,9 @@ Result<FlockFinder, FlockFailure> FlockFinder::create(const FlockParams& params,
     const auto validThreads = [](int threads) { return threads == 0 || (threads >= 32 && threads <= 1024 && threads % 32 == 0); };
     if (params.minEntities < 2 || params.windowSteps < 1 || !(params.radius_m > 0.0) || !std::isfinite(params.radius_m) ||
         !validCapacities(capacities, params) || !validThreads(options.blockThreads) || !validThreads(options.windowBlockThreads) ||
-        options.blocksPerMultiprocessor < 0 || options.blocksPerMultiprocessor > 64) {
+        options.blocksPerMultiprocessor < 0 || options.blocksPerMultiprocessor > 64 || options.stepBlocksPerMultiprocessor < 0 ||
+        options.stepBlocksPerMultiprocessor > 32 || options.stepSharedBytes < 0 || options.workspaceBlocks < 0 ||
+        options.workspaceBlocks > 65536) {
         return fail(simpleFailure(FlockError::InvalidParams));
     }
     if (!available(backend)) {
@@ -176,7 +178,9 @@ Result<FlockFinder, FlockFailure> FlockFinder::create(const FlockParams& params,
 #if AUGUR_HAVE_CUDA
             const detail::LaunchShape shape{options.blockThreads > 0 ? options.blockThreads : tuning::BLOCK,
                                             options.blocksPerMultiprocessor > 0 ? options.blocksPerMultiprocessor : tuning::BLOCKS_PER_SM,
-                                            options.windowBlockThreads > 0 ? options.windowBlockThreads : tuning::WINDOW_BLOCK};
+                                            options.windowBlockThreads > 0 ? options.windowBlockThreads : tuning::WINDOW_BLOCK,
+                                            options.blockThreads, options.stepBlocksPerMultiprocessor, options.stepSharedBytes,
+                                            options.workspaceBlocks};
             auto stage = detail::CudaBatchStage::create(params, impl->limits, capacities, options.useGraph, shape);
             if (!stage) {
                 return fail(stage.error());
@@ -387,6 +391,7 @@ Result<FlockStats, FlockFailure> FlockFinder::Impl::findCuda(const TrajectoryVie
             return fail(capacityFailure(batch->overflow, batch->needed));
         }
         stats.disks += batch->disks;
+        stats.stepsInWorkspace += batch->stepsInWorkspace;
         const bool lastBatch = first + steps == view.stepCount;
         stats.potentialFlocks += lastBatch ? batch->potentialAll : batch->potentialWindows;
         const std::int64_t mergeStart = platform::monotonicNow_ns();

@@ -1,6 +1,7 @@
-// Launch parameters of the flock kernels, per architecture. Every kernel is a grid-stride loop over a
-// capacity-sized or device-counted index space with a fixed launch shape (graph-capturable,
-// deterministic shape). FlockOptions can override them for experiments (augur-bench-flock --sweep).
+// Launch parameters of the flock kernels, per architecture. The per-step kernel of the potential stage
+// runs one block per step; the other kernels are grid-stride loops with a fixed launch shape
+// (graph-capturable, deterministic shape). FlockOptions can override them for experiments
+// (augur-bench-flock --sweep, --step-sweep).
 //
 // Swept on sm_90 (H100 80GB HBM3), augur-bench-flock --sweep: threads per block {128, 256, 512} ×
 // blocks per SM {4, 8, 16} × intersection threads per block {64, 128, 256}, input resident, graphs;
@@ -10,12 +11,15 @@
 // 12.26 ms, 512 × 8 × 64, which gives 1.70 ms at 2,000 entities). 512 threads per SM (128 × 4) is
 // clearly the slowest on both. The grid-stride loops gain from twice as many blocks as fit at once
 // (the grid is a launch size, not a residency): the later blocks even out the SMs' tails.
+// The per-step kernel (one block per step, the step in shared memory) has not been swept yet: 256
+// threads and two blocks per SM (≈ 112 KB of shared memory each on sm_90, ≈ 80 KB on sm_87) are
+// where a 2,000-entity step of the benchmark (≈ 60–100 KB) fits.
 // sm_87 (Orin) has not been swept; it gets the same values.
 #pragma once
 
 namespace augur::kernels::flock::tuning {
 
-/// Threads per block of the per-point / per-disk kernels (potential-flock stage).
+/// Threads per block of the per-step kernels of the potential stage (and the family copy).
 inline constexpr int BLOCK = 256;
 
 /// Blocks per SM of the grid-stride kernels' grids: 16 × 256 = 4,096 threads, twice the sm_90 and sm_87
@@ -26,7 +30,29 @@ inline constexpr int BLOCKS_PER_SM = 16;
 /// compact, rank, output). Their grid has BLOCK × BLOCKS_PER_SM threads per SM, as the others.
 inline constexpr int WINDOW_BLOCK = 128;
 
-/// Threads per block of the per-step bounding-box reduction (one block per step; sizes a shared array).
-inline constexpr int REDUCE_BLOCK = 128;
+/// Largest block of the per-step kernels, and how many such blocks must fit on one SM by registers
+/// (512 × 2: at most 64 registers per thread; without the bound they took 86 on sm_90, which let only
+/// one 512-thread or two 256-thread blocks share an SM).
+inline constexpr int MAX_STEP_BLOCK = 512;
+inline constexpr int MIN_STEP_BLOCKS = 2;
+
+/// Per-step kernel: steps of at least this many entities get MAX_STEP_BLOCK threads per block, smaller
+/// ones BLOCK (measured: 2,000 entities 0.65 ms at 512 threads against 0.98 at 256, one block per SM;
+/// the seed shape's 145 entities 4.68 ms at 256 threads against 7.53 at 512, four blocks per SM).
+inline constexpr int LARGE_STEP_ENTITIES = 1024;
+
+/// Per-step kernel: blocks that share one SM get the SM's shared memory divided among them (less the
+/// per-block reserve and the static shared memory); as many as leave each block STEP_ROOM_PERCENT of
+/// what the points and the grid of a step of maxEntities take (the rest is for its disks and members),
+/// at most SM_THREADS threads per SM. A step that needs more goes to the global-memory workspaces.
+inline constexpr long long STEP_ROOM_PERCENT = 150;
+inline constexpr int SM_THREADS = 2048;
+
+/// Global workspaces (one block each) per SM for the steps that do not fit in shared memory; each holds
+/// maxEntities points, the full grid, maxDisksPerStep disks and maxCandidateMembersPerStep members.
+inline constexpr int WORKSPACE_BLOCKS_PER_SM = 2;
+
+/// Threads of the one block that prefix-sums the steps' family sizes.
+inline constexpr int INDEX_BLOCK = 1024;
 
 }  // namespace augur::kernels::flock::tuning

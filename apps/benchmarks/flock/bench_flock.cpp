@@ -12,11 +12,13 @@
 // resident input and graphs; the figures behind kernels/flock/tuning.hpp.
 // --grid: afterwards, the grid's cells per step (FlockCapacities::gridCellsPerStep, which both backends
 // use) swept at 2,000 and 20,000 entities, CPU reference and CUDA (resident input, graphs) side by side.
+// --step-sweep: afterwards, the per-step kernel's threads per block and blocks per SM (its shared memory
+// per block) at 2,000 entities and on the seed shape (ε = 50), resident input, graphs.
 // --profile: only the 2,000-entity run on CUDA, resident input, direct launches, until the capacities
 // fit and then once more — for a kernel profiler (apps/benchmarks/flock/profile-kernels.sh takes the
 // kernels of that last call).
 //
-//   augur-bench-flock [--quick] [--cpu-only] [--sweep] [--grid] [--profile]
+//   augur-bench-flock [--quick] [--cpu-only] [--sweep] [--step-sweep] [--grid] [--profile]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -83,8 +85,10 @@ FlockCapacities capacitiesFor(const SyntheticSpec& spec, const FlockParams& para
     c.gridCellsPerStep = std::max(4096, std::min(2 * spec.entities, (1 << 28) / c.maxBatchSteps));
     // Start small and let growCapacity() find what the data needs: the CUDA path's prefix sums and grid-stride
     // loops run over capacity-sized index spaces, so oversized pools cost time.
-    c.maxDisksPerStep = 1 << 18;
-    c.maxCandidateMembersPerStep = 1 << 22;
+    // Per-step pools are also the CUDA path's global workspaces (one per SM) for steps that do not fit in
+    // shared memory: start them small too.
+    c.maxDisksPerStep = 1 << 14;
+    c.maxCandidateMembersPerStep = 1 << 17;
     c.maxDisksPerBatch = 1 << 20;
     c.maxCandidateMembersPerBatch = 1 << 23;
     c.maxFamilySetsPerBatch = 1 << 16;
@@ -197,9 +201,10 @@ int profileRun(const SyntheticSpec& spec, const FlockParams& params) {
         std::printf("profile: %s\n", m.error.c_str());
         return 1;
     }
-    std::printf("profile: n %d, τ %d, flocks %lld, total %.3f ms, potential (dev) %.3f ms, intersections (dev + download) %.3f ms\n",
+    std::printf("profile: n %d, τ %d, flocks %lld, total %.3f ms, potential (dev) %.3f ms, intersections (dev + download) %.3f ms, "
+                "steps in workspace %lld\n",
                 spec.entities, spec.steps, static_cast<long long>(m.stats.flocks), m.total_ms, m.stats.potential_us * 1e-3,
-                m.stats.intersect_us * 1e-3);
+                m.stats.intersect_us * 1e-3, static_cast<long long>(m.stats.stepsInWorkspace));
     return 0;
 }
 
@@ -211,9 +216,11 @@ int main(int argc, char** argv) {
     bool sweep = false;
     bool profile = false;
     bool gridSweep = false;
+    bool stepSweep = false;
     for (int i = 1; i < argc; ++i) {
         gridSweep = gridSweep || std::strcmp(argv[i], "--grid") == 0;
         sweep = sweep || std::strcmp(argv[i], "--sweep") == 0;
+        stepSweep = stepSweep || std::strcmp(argv[i], "--step-sweep") == 0;
         profile = profile || std::strcmp(argv[i], "--profile") == 0;
         quick = quick || std::strcmp(argv[i], "--quick") == 0;
         cpuOnly = cpuOnly || std::strcmp(argv[i], "--cpu-only") == 0;
@@ -314,6 +321,31 @@ int main(int argc, char** argv) {
                                     m.ok ? fmt(m.stats.potential_us * 1e-3, 2) : m.error, m.ok ? fmt(m.stats.intersect_us * 1e-3, 2) : "-",
                                     m.ok ? fmt(m.total_ms, 2) : "-"});
                     }
+                }
+            }
+        }
+    }
+    if (stepSweep && gpu && stream) {
+        bench::Table shapes("Per-step kernel: CUDA, resident input, graphs, end to end, ms (median of 5)",
+                            {"scenario", "n", "τ", "threads/block", "step blocks/SM", "steps in workspace", "GPU pot. (dev)",
+                             "GPU ∩ (dev)", "total"});
+        for (const SweepCase& c : sweepCases) {
+            const Scenario& s = *c.scenario;
+            const SyntheticTrajectories t = generateTrajectories(s.spec);
+            DeviceTrajectories resident;
+            if (!DeviceTrajectories::upload(t.view(), resident)) {
+                continue;
+            }
+            for (const int block : {128, 256, 512}) {
+                for (const int perSm : {1, 2, 3, 4}) {
+                    FlockOptions options;
+                    options.blockThreads = block;
+                    options.stepBlocksPerMultiprocessor = perSm;
+                    const Measured m = measure(t, s.params, c.capacities, kernels::Backend::Cuda, true, 5, stream->get(), &resident.view, options);
+                    shapes.row({s.name, std::to_string(s.spec.entities), std::to_string(s.spec.steps), std::to_string(block),
+                                std::to_string(perSm), m.ok ? std::to_string(m.stats.stepsInWorkspace) : "-",
+                                m.ok ? fmt(m.stats.potential_us * 1e-3, 2) : m.error, m.ok ? fmt(m.stats.intersect_us * 1e-3, 2) : "-",
+                                m.ok ? fmt(m.total_ms, 2) : "-"});
                 }
             }
         }

@@ -21,7 +21,7 @@ lines = open(sys.argv[1], encoding="utf-8", errors="replace").read().splitlines(
 start = next(i for i, l in enumerate(lines) if l.startswith('"ID"'))
 rows = [r for r in csv.DictReader(lines[start:]) if r.get("Metric Name") == "gpu__time_duration.sum"]
 names = [r["Kernel Name"] for r in rows]
-first = max(i for i, n in enumerate(names) if n.startswith("validateKernel"))
+first = max(i for i, n in enumerate(names) if n.startswith("stepsInSharedKernel"))
 last = rows[first:]
 print(f"kernels of the last call: {len(last)}")
 print("| # | kernel | grid × block | µs |")

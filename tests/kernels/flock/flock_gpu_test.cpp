@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <limits>
 #include <ostream>
+#include <random>
 #include <span>
 #include <string>
 
@@ -40,6 +41,27 @@ testing::FlockSetList detect(const TrajectoryView& view, const FlockParams& para
     FlockList list = FlockList::create(LIST_FLOCKS, LIST_MEMBERS);
     const auto stats = sut->find(view, list, stream);
     EXPECT_TRUE(stats.hasValue());
+    return toSets(list);
+}
+
+/// A per-step shared-memory budget too small for any step: every step goes to the global workspaces.
+constexpr int SHARED_NONE = 16;
+/// … and one large enough for every step of the tests that use it (sm_87 and sm_90 allow it per block).
+constexpr int SHARED_ALL = 144 * 1024;
+
+testing::FlockSetList detectWith(const TrajectoryView& view, const FlockParams& params, const FlockCapacities& capacities,
+                                 const FlockOptions& options, FlockStats* stats = nullptr) {
+    auto sut = FlockFinder::create(params, capacities, Backend::Cuda, options);
+    EXPECT_TRUE(sut.hasValue());
+    if (!sut) {
+        return {};
+    }
+    FlockList list = FlockList::create(LIST_FLOCKS, LIST_MEMBERS);
+    const auto result = sut->find(view, list, nullptr);
+    EXPECT_TRUE(result.hasValue());
+    if (result && stats != nullptr) {
+        *stats = *result;
+    }
     return toSets(list);
 }
 
@@ -85,8 +107,9 @@ testing::FlockSetList detectOnDevice(const TrajectoryView& deviceView, const Flo
 }
 
 /// Runs find on the CUDA backend and returns its failure (the test fails if it succeeds).
-FlockFailure cudaFailure(const TrajectoryView& view, const FlockParams& params, const FlockCapacities& capacities, bool useGraph) {
-    auto sut = FlockFinder::create(params, capacities, Backend::Cuda, FlockOptions{useGraph});
+FlockFailure cudaFailure(const TrajectoryView& view, const FlockParams& params, const FlockCapacities& capacities,
+                         const FlockOptions& options) {
+    auto sut = FlockFinder::create(params, capacities, Backend::Cuda, options);
     EXPECT_TRUE(sut.hasValue());
     if (!sut) {
         return {};
@@ -293,7 +316,7 @@ TEST(FlockGpuEdges, NonFinitePresentSampleIsInvalidInputButAMissingOneIsIgnored)
     instance.x[instance.index(1, 1)] = std::numeric_limits<double>::quiet_NaN();
     const FlockParams params{2, 1, 1.0};
     for (const bool useGraph : {false, true}) {
-        EXPECT_EQ(cudaFailure(instance.view(), params, testCapacities(3), useGraph).error, FlockError::InvalidInput);
+        EXPECT_EQ(cudaFailure(instance.view(), params, testCapacities(3), FlockOptions{useGraph}).error, FlockError::InvalidInput);
     }
     instance.remove(1, 1);
     const testing::FlockSetList expected{{0, {0, 1, 2}}, {1, {0, 2}}};
@@ -313,26 +336,26 @@ TEST(FlockGpuCapacity, IntersectionAndOutputPoolOverflowsAreReportedWithTheNeede
     for (const bool useGraph : {false, true}) {
         FlockCapacities sets = testCapacities(ENTITIES);
         sets.maxIntersectSetsPerBatch = WINDOWS - 1;
-        const FlockFailure setsFailure = cudaFailure(instance.view(), params, sets, useGraph);
+        const FlockFailure setsFailure = cudaFailure(instance.view(), params, sets, FlockOptions{useGraph});
         EXPECT_EQ(setsFailure.error, FlockError::CapacityExceeded);
         EXPECT_EQ(setsFailure.capacity, Capacity::IntersectSetsPerBatch);
         EXPECT_EQ(setsFailure.needed, WINDOWS);
 
         FlockCapacities members = testCapacities(ENTITIES);
         members.maxIntersectMembersPerBatch = MEMBERS - 1;
-        const FlockFailure membersFailure = cudaFailure(instance.view(), params, members, useGraph);
+        const FlockFailure membersFailure = cudaFailure(instance.view(), params, members, FlockOptions{useGraph});
         EXPECT_EQ(membersFailure.capacity, Capacity::IntersectMembersPerBatch);
         EXPECT_EQ(membersFailure.needed, MEMBERS);
 
         FlockCapacities flocks = testCapacities(ENTITIES);
         flocks.maxFlocksPerBatch = WINDOWS - 1;
-        const FlockFailure flocksFailure = cudaFailure(instance.view(), params, flocks, useGraph);
+        const FlockFailure flocksFailure = cudaFailure(instance.view(), params, flocks, FlockOptions{useGraph});
         EXPECT_EQ(flocksFailure.capacity, Capacity::FlocksPerBatch);
         EXPECT_EQ(flocksFailure.needed, WINDOWS);
 
         FlockCapacities flockMembers = testCapacities(ENTITIES);
         flockMembers.maxFlockMembersPerBatch = MEMBERS - 1;
-        const FlockFailure flockMembersFailure = cudaFailure(instance.view(), params, flockMembers, useGraph);
+        const FlockFailure flockMembersFailure = cudaFailure(instance.view(), params, flockMembers, FlockOptions{useGraph});
         EXPECT_EQ(flockMembersFailure.capacity, Capacity::FlockMembersPerBatch);
         EXPECT_EQ(flockMembersFailure.needed, MEMBERS);
 
@@ -432,20 +455,134 @@ TEST(FlockGpuEdges, ExactDiameterCoincidentMissingAndLargeCoordinatesMatchTheCpu
     EXPECT_EQ(detect(instance.view(), params, testCapacities(6), Backend::Cuda, false, stream->get()), expected);
 }
 
-TEST(FlockGpuCapacity, DiskPoolOverflowIsReported) {
+TEST(FlockGpuCapacity, PerStepDiskAndMemberOverflowsAreReportedWithTheStepsNeed) {
     AUGUR_REQUIRE_GPU();
-    constexpr int ENTITIES = 40;  // all coincident: 780 pairs per step
+    constexpr int ENTITIES = 40;  // all coincident: 780 pairs per step, each disk holding all 40
+    constexpr std::int64_t DISKS = ENTITIES * (ENTITIES - 1) / 2;
+    constexpr std::int64_t MEMBERS = DISKS * ENTITIES;
     const Instance instance(ENTITIES, 4);
-    FlockCapacities capacities = testCapacities(ENTITIES);
-    capacities.maxDisksPerBatch = 100;
-    auto sut = FlockFinder::create({2, 2, 1.0}, capacities, Backend::Cuda);
-    ASSERT_TRUE(sut.hasValue());
-    FlockList list = FlockList::create(LIST_FLOCKS, LIST_MEMBERS);
-    const auto result = sut->find(instance.view(), list, nullptr);
-    ASSERT_TRUE(result.hasError());
-    EXPECT_EQ(result.error().error, FlockError::CapacityExceeded);
-    EXPECT_EQ(result.error().capacity, Capacity::DisksPerBatch);
-    EXPECT_EQ(result.error().needed, 4 * ENTITIES * (ENTITIES - 1) / 2);
+    const FlockParams params{2, 2, 1.0};
+    for (const int sharedBytes : {0, SHARED_NONE}) {  // the default budget, and every step in a workspace
+        FlockOptions options;
+        options.stepSharedBytes = sharedBytes;
+        FlockCapacities disks = testCapacities(ENTITIES);
+        disks.maxDisksPerStep = DISKS - 1;
+        const FlockFailure disksFailure = cudaFailure(instance.view(), params, disks, options);
+        EXPECT_EQ(disksFailure.error, FlockError::CapacityExceeded);
+        EXPECT_EQ(disksFailure.capacity, Capacity::DisksPerStep);
+        EXPECT_EQ(disksFailure.needed, DISKS);
+
+        FlockCapacities members = testCapacities(ENTITIES);
+        members.maxCandidateMembersPerStep = MEMBERS - 1;
+        const FlockFailure membersFailure = cudaFailure(instance.view(), params, members, options);
+        EXPECT_EQ(membersFailure.capacity, Capacity::CandidateMembersPerStep);
+        EXPECT_EQ(membersFailure.needed, MEMBERS);
+
+        FlockCapacities exact = testCapacities(ENTITIES);  // boundary: exactly enough
+        exact.maxDisksPerStep = DISKS;
+        exact.maxCandidateMembersPerStep = MEMBERS;
+        EXPECT_EQ(detectWith(instance.view(), params, exact, options).size(), 3U) << "shared bytes " << sharedBytes;
+    }
+}
+
+// The potential stage of a step runs in one block's shared memory when it fits and in a global-memory
+// workspace otherwise. Forcing either path, or a mix (clustered steps that do not fit among spread-out
+// steps that do), on the same instance gives the CPU reference's flocks.
+Instance clusteredEveryOtherStep(std::uint64_t seed) {
+    constexpr int ENTITIES = 120;
+    constexpr int CORE = 6;             // always within 0.5 ε of each other: a flock in every window
+    constexpr int GROUP = 40;
+    constexpr int STEPS = 12;
+    constexpr double CORE_M = 0.5;
+    constexpr double CLUSTER_M = 3.0;   // odd steps: the group within 3 ε (hundreds of disks)
+    constexpr double LOOSE_M = 10.0;    // even steps: within 10 ε (tens of disks)
+    constexpr double SPREAD_M = 40.0;   // the others
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    Instance instance(ENTITIES, STEPS);
+    for (int t = 0; t < STEPS; ++t) {
+        const double side = t % 2 == 1 ? CLUSTER_M : LOOSE_M;
+        for (int i = 0; i < ENTITIES; ++i) {
+            const double extent = i < CORE ? CORE_M : (i < GROUP ? side : SPREAD_M);
+            instance.set(t, i, 0.5 * t + extent * unit(rng), extent * unit(rng));
+        }
+    }
+    return instance;
+}
+
+TEST(FlockGpuSteps, SharedMemoryWorkspaceAndMixedStepsEqualCpuReference) {
+    AUGUR_REQUIRE_GPU();
+    constexpr int SEEDS = 3;
+    constexpr int MIXED_BYTES = 16 * 1024;  // the spread-out steps fit, the clustered ones do not
+    constexpr int STEPS = 12;
+    const FlockParams params{4, 3, 1.0};
+    for (int seed = 1; seed <= SEEDS; ++seed) {
+        const Instance instance = clusteredEveryOtherStep(static_cast<std::uint64_t>(seed));
+        FlockCapacities capacities = testCapacities(instance.entities, STEPS, 4);
+        capacities.maxWorkSets = 1 << 16;
+        capacities.maxWorkMembers = 1 << 20;
+        capacities.maxIntersectSetsPerBatch = 1 << 18;
+        capacities.maxIntersectMembersPerBatch = 1 << 21;
+        const auto expected = detect(instance.view(), params, capacities, Backend::Cpu, false, nullptr);
+        EXPECT_FALSE(expected.empty()) << "seed " << seed;
+        struct Path {
+            int sharedBytes;
+            int workspaceBlocks;
+            const char* name;
+        };
+        const Path paths[] = {{SHARED_ALL, 0, "shared"}, {0, 0, "default"}, {SHARED_NONE, 0, "workspace"}, {SHARED_NONE, 1, "one workspace"},
+                              {MIXED_BYTES, 2, "mixed"}};
+        for (const Path& path : paths) {
+            for (const bool useGraph : {false, true}) {
+                FlockOptions options;
+                options.useGraph = useGraph;
+                options.stepSharedBytes = path.sharedBytes;
+                options.workspaceBlocks = path.workspaceBlocks;
+                FlockStats stats;
+                EXPECT_EQ(detectWith(instance.view(), params, capacities, options, &stats), expected)
+                    << path.name << ", seed " << seed << ", graph " << useGraph;
+                if (path.sharedBytes == SHARED_ALL) {
+                    EXPECT_EQ(stats.stepsInWorkspace, 0) << path.name;
+                } else if (path.sharedBytes == SHARED_NONE) {
+                    EXPECT_EQ(stats.stepsInWorkspace, STEPS) << path.name;
+                } else if (path.sharedBytes == MIXED_BYTES) {
+                    EXPECT_GT(stats.stepsInWorkspace, 0) << path.name;
+                    EXPECT_LT(stats.stepsInWorkspace, STEPS) << path.name;
+                }
+            }
+        }
+    }
+}
+
+// 6,000 entities: a step's points alone (144 KB) exceed the default shared-memory budget of a block.
+TEST(FlockGpuSteps, StepLargerThanTheSharedBudgetEqualsCpuReference) {
+    AUGUR_REQUIRE_GPU();
+    constexpr int ENTITIES = 6000;
+    constexpr int STEPS = 6;
+    SyntheticSpec spec;
+    spec.entities = ENTITIES;
+    spec.steps = STEPS;
+    spec.groups = ENTITIES / 20;
+    spec.groupSize = 8;
+    spec.area_m = 40.0 * std::sqrt(static_cast<double>(ENTITIES));
+    spec.groupSpread_m = 1.5;
+    spec.stepLength_m = 3.0;
+    spec.leaveProbability = 0.01;
+    spec.missingProbability = 0.01;
+    spec.seed = 9;
+    const SyntheticTrajectories t = generateTrajectories(spec);
+    const FlockParams params{4, 3, 1.5};
+    FlockCapacities capacities = testCapacities(ENTITIES, STEPS, 4);
+    capacities.gridCellsPerStep = 2 * ENTITIES;
+    const auto expected = detect(t.view(), params, capacities, Backend::Cpu, false, nullptr);
+    EXPECT_FALSE(expected.empty());
+    for (const bool useGraph : {false, true}) {
+        FlockOptions options;
+        options.useGraph = useGraph;
+        FlockStats stats;
+        EXPECT_EQ(detectWith(t.view(), params, capacities, options, &stats), expected) << "graph " << useGraph;
+        EXPECT_EQ(stats.stepsInWorkspace, STEPS);
+    }
 }
 
 }  // namespace

@@ -27,9 +27,17 @@ struct FlockOptions {
     bool useGraph{false};
     /// CUDA launch shapes, for tuning experiments (augur-bench-flock --sweep); 0 takes the
     /// per-architecture value of kernels/flock/tuning.hpp. Threads: a multiple of 32 in [32, 1024].
-    int blockThreads{0};             ///< per-point / per-disk kernels
+    int blockThreads{0};             ///< per-step kernels of the potential stage (one block per step; at most 512 used)
     int blocksPerMultiprocessor{0};  ///< grid-stride grid: this many blocks of blockThreads per SM
     int windowBlockThreads{0};       ///< intersection-stage kernels (same threads per SM in total)
+    /// Per-step kernel: blocks sharing one SM, each with the SM's shared memory divided by this (0: tuning).
+    int stepBlocksPerMultiprocessor{0};
+    /// Per-step kernel: shared memory per block in bytes instead (0: from stepBlocksPerMultiprocessor),
+    /// at most what the device allows. A step that needs more (points, grid, disks, members) is worked
+    /// in a global-memory workspace instead, with the same results.
+    int stepSharedBytes{0};
+    /// Global-memory workspaces (one block each) for those steps (0: tuning, per SM).
+    int workspaceBlocks{0};
 };
 
 class FlockFinder {
