@@ -4,7 +4,8 @@
 // Layers: CudaBatchStage::run (host API) → enqueueKernels (dispatch: launch shapes from tuning.hpp)
 // → thin __global__ entries → processStep, the whole potential stage of one step by one block, on the
 // device functions of geometry.hpp shared with the CPU reference. Block s takes step s in its shared
-// memory (stepsInSharedKernel); a step that does not fit is taken again by stepsInWorkspaceKernel in a
+// memory (stepsInSharedKernel); a step that does not fit is taken again by stepsInWorkspaceKernel, in
+// the largest shared memory one block may have (one block per SM) or, if it needs more still, in a
 // global-memory workspace. Each step's sizes come from counting passes and block prefix sums; its kept
 // sets go to a staging family, and one index block plus a copy kernel put them in step order. Every
 // kernel reads the batch's step and entity counts from device memory, so the whole sequence is one
@@ -52,8 +53,8 @@ struct BatchHeader {
     int potentialAll;      ///< … over all steps of the batch
     int overflow;          ///< a Capacity value
     int invalid;           ///< non-zero: a present sample was not finite
-    int stepsInWorkspace;  ///< steps that did not fit in shared memory
-    int pad;
+    int stepsInWorkspace;  ///< steps that did not fit the per-step kernel's shared memory
+    int stepsInGlobal;     ///< … of which did not fit the largest shared memory either (global workspace)
 };
 
 /// Per-batch counters, cleared before the step kernels.
@@ -63,6 +64,7 @@ struct Counters {
     long long diskNeed;               ///< largest disk count of a step over maxDisksPerStep (0: none)
     long long memberNeed;             ///< largest candidate-member count of a step over maxCandidateMembersPerStep
     int fallbackSteps;                ///< steps the shared-memory kernel handed to the workspace kernel
+    int globalSteps;                  ///< … that the workspace kernel worked in global memory
     int invalid;                      ///< non-zero: a present sample was not finite
 };
 
@@ -77,6 +79,7 @@ struct Pools {
     char* workspaces;              ///< one arena of workspaceBytes per block of the workspace kernel
     long long workspaceBytes;
     long long sharedBytes;         ///< dynamic shared memory of a block of the shared-memory kernel
+    long long fallbackSharedBytes; ///< … of the workspace kernel (0: global workspaces only)
     // per step of the batch
     long long* stepDisks;
     int* stepSets;                 ///< kept sets (F_t)
@@ -553,14 +556,28 @@ __global__ void __launch_bounds__(tuning::MAX_STEP_BLOCK, tuning::MIN_STEP_BLOCK
     }
 }
 
-// The steps that did not fit in shared memory, each in its block's global workspace (sized at init for
-// maxEntities points, the full grid, maxDisksPerStep disks and maxCandidateMembersPerStep members).
-__global__ void __launch_bounds__(tuning::MAX_STEP_BLOCK, tuning::MIN_STEP_BLOCKS) stepsInWorkspaceKernel(Pools p) {
+// The steps that did not fit the per-step kernel's shared memory: each first in the largest shared
+// memory a block may have (dynamic: p.fallbackSharedBytes, one block per SM; 0: skipped), and when
+// that is too small too, in its block's global workspace (sized at init for maxEntities points, the
+// full grid, maxDisksPerStep disks and maxCandidateMembersPerStep members).
+__global__ void __launch_bounds__(tuning::FALLBACK_STEP_BLOCK, 1) stepsInWorkspaceKernel(Pools p) {
+    extern __shared__ __align__(16) char arenaMemory[];
     __shared__ BlockScratch scratch;
     const int count = p.counters->fallbackSteps;
-    const Arena arena{p.workspaces + static_cast<long long>(blockIdx.x) * p.workspaceBytes, p.workspaceBytes, 0};
+    const Arena workspace{p.workspaces + static_cast<long long>(blockIdx.x) * p.workspaceBytes, p.workspaceBytes, 0};
     for (int i = static_cast<int>(blockIdx.x); i < count; i += static_cast<int>(gridDim.x)) {
-        processStep(p, p.fallback[i], arena, scratch, false);
+        const int step = p.fallback[i];
+        if (p.fallbackSharedBytes > 0 &&
+            processStep(p, step, Arena{arenaMemory, p.fallbackSharedBytes, 0}, scratch, false) == StepOutcome::Done) {
+            __syncthreads();
+            continue;
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            atomicAdd(&p.counters->globalSteps, 1);
+        }
+        processStep(p, step, workspace, scratch, false);
+        __syncthreads();
     }
 }
 
@@ -590,6 +607,7 @@ __global__ void familyIndexKernel(Pools p) {
     const Counters& c = *p.counters;
     h.invalid = c.invalid;
     h.stepsInWorkspace = c.fallbackSteps;
+    h.stepsInGlobal = c.globalSteps;
     h.keptSets = sets;
     h.keptMembers = members;
     h.overflow = static_cast<int>(Capacity::None);
@@ -701,7 +719,9 @@ struct CudaBatchStage::State {
         // One block per step, the step's whole potential stage in shared memory; the steps that do not
         // fit, one per block again, in global workspaces.
         AUGUR_CUDA_TRY(launch(stepsInSharedKernel, LaunchDims{p.maxSteps, stepBlock, static_cast<std::size_t>(p.sharedBytes)}, stream, p));
-        AUGUR_CUDA_TRY(launch(stepsInWorkspaceKernel, LaunchDims{workspaceBlocks, stepBlock}, stream, p));
+        AUGUR_CUDA_TRY(launch(stepsInWorkspaceKernel,
+                              LaunchDims{workspaceBlocks, tuning::FALLBACK_STEP_BLOCK, static_cast<std::size_t>(p.fallbackSharedBytes)},
+                              stream, p));
         // The steps' (sets, members) → family slots and the header → the family in step order.
         AUGUR_CUDA_TRY(launch(familyIndexKernel, LaunchDims{1, tuning::INDEX_BLOCK}, stream, p));
         AUGUR_CUDA_TRY(launch(familyCopyKernel, LaunchDims{gridBlocks, block}, stream, p));
@@ -737,12 +757,14 @@ Result<std::unique_ptr<CudaBatchStage>, FlockFailure> CudaBatchStage::create(con
     int sharedPerBlockOptIn = 0;
     int reservedPerBlock = 0;
     cudaFuncAttributes stepKernel{};
+    cudaFuncAttributes fallbackKernel{};
     for (const auto& st : {AUGUR_CUDA_CHECK(cudaGetDevice(&device)),
                            AUGUR_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device)),
                            AUGUR_CUDA_CHECK(cudaDeviceGetAttribute(&sharedPerMultiprocessor, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device)),
                            AUGUR_CUDA_CHECK(cudaDeviceGetAttribute(&sharedPerBlockOptIn, cudaDevAttrMaxSharedMemoryPerBlockOptin, device)),
                            AUGUR_CUDA_CHECK(cudaDeviceGetAttribute(&reservedPerBlock, cudaDevAttrReservedSharedMemoryPerBlock, device)),
-                           AUGUR_CUDA_CHECK(cudaFuncGetAttributes(&stepKernel, stepsInSharedKernel))}) {
+                           AUGUR_CUDA_CHECK(cudaFuncGetAttributes(&stepKernel, stepsInSharedKernel)),
+                           AUGUR_CUDA_CHECK(cudaFuncGetAttributes(&fallbackKernel, stepsInWorkspaceKernel))}) {
         if (!st) {
             return fail(gpuFailure(st.error()));
         }
@@ -769,6 +791,14 @@ Result<std::unique_ptr<CudaBatchStage>, FlockFailure> CudaBatchStage::create(con
     const long long sharedBytes = std::clamp(budget, 0LL, largest) & ~15LL;
     if (const auto st = AUGUR_CUDA_CHECK(cudaFuncSetAttribute(stepsInSharedKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                               static_cast<int>(sharedBytes)));
+        !st) {
+        return fail(gpuFailure(st.error()));
+    }
+    // The workspace kernel first tries the largest shared memory a block may have.
+    const long long fallbackSharedBytes =
+        shape.fallbackInShared ? std::max(0LL, sharedPerBlockOptIn - static_cast<long long>(fallbackKernel.sharedSizeBytes)) & ~15LL : 0;
+    if (const auto st = AUGUR_CUDA_CHECK(cudaFuncSetAttribute(stepsInWorkspaceKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                              static_cast<int>(fallbackSharedBytes)));
         !st) {
         return fail(gpuFailure(st.error()));
     }
@@ -824,6 +854,7 @@ Result<std::unique_ptr<CudaBatchStage>, FlockFailure> CudaBatchStage::create(con
     p.fallback = s.fallback.data();
     p.workspaces = s.workspaces.data();
     p.workspaceBytes = workspaceBytes;
+    p.fallbackSharedBytes = fallbackSharedBytes;
     p.sharedBytes = sharedBytes;
     p.stepDisks = s.stepDisks.data();
     p.stepSets = s.stepSets.data();
@@ -911,6 +942,7 @@ Result<BatchResult, GpuError> CudaBatchStage::run(const TrajectoryView& view, bo
     BatchResult result;
     result.disks = header.disks;
     result.stepsInWorkspace = header.stepsInWorkspace;
+    result.stepsInGlobal = header.stepsInGlobal;
     if (header.invalid != 0) {
         result.invalidInput = true;
         return Result<BatchResult, GpuError>(result);

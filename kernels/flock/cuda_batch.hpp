@@ -29,6 +29,7 @@ struct LaunchShape {
                                ///< the points and grid of a step of maxEntities
     long long stepSharedBytes; ///< > 0: the per-step kernel's shared memory per block instead
     int workspaceBlocks;       ///< > 0: blocks (global workspaces) for the steps that do not fit; 0: per SM
+    bool fallbackInShared;     ///< those steps try the largest shared memory of a block before a workspace
 };
 
 struct BatchResult {
@@ -37,7 +38,8 @@ struct BatchResult {
     std::int64_t potentialAll{0};      ///< Σ |F_t| over all steps of the batch
     Capacity overflow{Capacity::None};
     std::int64_t needed{0};
-    std::int64_t stepsInWorkspace{0};  ///< steps worked in a global-memory workspace
+    std::int64_t stepsInWorkspace{0};  ///< steps that did not fit the per-step kernel's shared memory
+    std::int64_t stepsInGlobal{0};     ///< … of which were worked in a global-memory workspace
     bool invalidInput{false};          ///< a present sample was not finite (nothing else is valid then)
     HostFlocks flocks;                 ///< batch-relative windows; valid until the next run
     double potential_us{0.0};          ///< device time: input copy and potential-flock kernels

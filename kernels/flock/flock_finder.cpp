@@ -180,7 +180,7 @@ Result<FlockFinder, FlockFailure> FlockFinder::create(const FlockParams& params,
                                             options.blocksPerMultiprocessor > 0 ? options.blocksPerMultiprocessor : tuning::BLOCKS_PER_SM,
                                             options.windowBlockThreads > 0 ? options.windowBlockThreads : tuning::WINDOW_BLOCK,
                                             options.blockThreads, options.stepBlocksPerMultiprocessor, options.stepSharedBytes,
-                                            options.workspaceBlocks};
+                                            options.workspaceBlocks, options.fallbackInSharedMemory};
             auto stage = detail::CudaBatchStage::create(params, impl->limits, capacities, options.useGraph, shape);
             if (!stage) {
                 return fail(stage.error());
@@ -392,6 +392,7 @@ Result<FlockStats, FlockFailure> FlockFinder::Impl::findCuda(const TrajectoryVie
         }
         stats.disks += batch->disks;
         stats.stepsInWorkspace += batch->stepsInWorkspace;
+        stats.stepsInGlobal += batch->stepsInGlobal;
         const bool lastBatch = first + steps == view.stepCount;
         stats.potentialFlocks += lastBatch ? batch->potentialAll : batch->potentialWindows;
         const std::int64_t mergeStart = platform::monotonicNow_ns();

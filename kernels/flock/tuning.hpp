@@ -48,6 +48,11 @@ inline constexpr int LARGE_STEP_ENTITIES = 1024;
 inline constexpr long long STEP_ROOM_PERCENT = 150;
 inline constexpr int SM_THREADS = 2048;
 
+/// Threads per block of the kernel that takes again the steps that did not fit the per-step kernel's
+/// shared memory (one block per SM: the largest shared memory a block may have, else a global
+/// workspace). These are the batch's heaviest steps, each alone on an SM while the rest of the GPU
+/// waits, so they get an SM's worth of threads.
+inline constexpr int FALLBACK_STEP_BLOCK = 1024;
 /// Global workspaces (one block each) per SM for the steps that do not fit in shared memory; each holds
 /// maxEntities points, the full grid, maxDisksPerStep disks and maxCandidateMembersPerStep members.
 inline constexpr int WORKSPACE_BLOCKS_PER_SM = 2;

@@ -202,9 +202,10 @@ int profileRun(const SyntheticSpec& spec, const FlockParams& params) {
         return 1;
     }
     std::printf("profile: n %d, τ %d, flocks %lld, total %.3f ms, potential (dev) %.3f ms, intersections (dev + download) %.3f ms, "
-                "steps in workspace %lld\n",
+                "steps in the second kernel %lld (in global memory %lld)\n",
                 spec.entities, spec.steps, static_cast<long long>(m.stats.flocks), m.total_ms, m.stats.potential_us * 1e-3,
-                m.stats.intersect_us * 1e-3, static_cast<long long>(m.stats.stepsInWorkspace));
+                m.stats.intersect_us * 1e-3, static_cast<long long>(m.stats.stepsInWorkspace),
+                static_cast<long long>(m.stats.stepsInGlobal));
     return 0;
 }
 
@@ -327,7 +328,7 @@ int main(int argc, char** argv) {
     }
     if (stepSweep && gpu && stream) {
         bench::Table shapes("Per-step kernel: CUDA, resident input, graphs, end to end, ms (median of 5)",
-                            {"scenario", "n", "τ", "threads/block", "step blocks/SM", "steps in workspace", "GPU pot. (dev)",
+                            {"scenario", "n", "τ", "threads/block", "step blocks/SM", "steps in the second kernel", "GPU pot. (dev)",
                              "GPU ∩ (dev)", "total"});
         for (const SweepCase& c : sweepCases) {
             const Scenario& s = *c.scenario;

@@ -462,9 +462,16 @@ TEST(FlockGpuCapacity, PerStepDiskAndMemberOverflowsAreReportedWithTheStepsNeed)
     constexpr std::int64_t MEMBERS = DISKS * ENTITIES;
     const Instance instance(ENTITIES, 4);
     const FlockParams params{2, 2, 1.0};
-    for (const int sharedBytes : {0, SHARED_NONE}) {  // the default budget, and every step in a workspace
+    struct Path {
+        int sharedBytes;
+        bool fallbackInShared;
+    };
+    // The default budget; every step in the second kernel's shared memory; every step in a workspace.
+    for (const Path path : {Path{0, true}, Path{SHARED_NONE, true}, Path{SHARED_NONE, false}}) {
+        const int sharedBytes = path.sharedBytes;
         FlockOptions options;
-        options.stepSharedBytes = sharedBytes;
+        options.stepSharedBytes = path.sharedBytes;
+        options.fallbackInSharedMemory = path.fallbackInShared;
         FlockCapacities disks = testCapacities(ENTITIES);
         disks.maxDisksPerStep = DISKS - 1;
         const FlockFailure disksFailure = cudaFailure(instance.view(), params, disks, options);
@@ -481,13 +488,15 @@ TEST(FlockGpuCapacity, PerStepDiskAndMemberOverflowsAreReportedWithTheStepsNeed)
         FlockCapacities exact = testCapacities(ENTITIES);  // boundary: exactly enough
         exact.maxDisksPerStep = DISKS;
         exact.maxCandidateMembersPerStep = MEMBERS;
-        EXPECT_EQ(detectWith(instance.view(), params, exact, options).size(), 3U) << "shared bytes " << sharedBytes;
+        EXPECT_EQ(detectWith(instance.view(), params, exact, options).size(), 3U)
+            << "shared bytes " << sharedBytes << ", fallback in shared memory " << path.fallbackInShared;
     }
 }
 
-// The potential stage of a step runs in one block's shared memory when it fits and in a global-memory
-// workspace otherwise. Forcing either path, or a mix (clustered steps that do not fit among spread-out
-// steps that do), on the same instance gives the CPU reference's flocks.
+// The potential stage of a step runs in one block's shared memory when it fits; otherwise a second
+// kernel takes it in the largest shared memory of a block, or in a global-memory workspace. Forcing
+// each path, or a mix (clustered steps that do not fit among spread-out steps that do), on the same
+// instance gives the CPU reference's flocks.
 Instance clusteredEveryOtherStep(std::uint64_t seed) {
     constexpr int ENTITIES = 120;
     constexpr int CORE = 6;             // always within 0.5 ε of each other: a flock in every window
@@ -528,16 +537,20 @@ TEST(FlockGpuSteps, SharedMemoryWorkspaceAndMixedStepsEqualCpuReference) {
         struct Path {
             int sharedBytes;
             int workspaceBlocks;
+            bool fallbackInShared;
             const char* name;
         };
-        const Path paths[] = {{SHARED_ALL, 0, "shared"}, {0, 0, "default"}, {SHARED_NONE, 0, "workspace"}, {SHARED_NONE, 1, "one workspace"},
-                              {MIXED_BYTES, 2, "mixed"}};
+        const Path paths[] = {{SHARED_ALL, 0, true, "shared"},          {0, 0, true, "default"},
+                              {SHARED_NONE, 0, true, "second kernel's shared memory"},
+                              {SHARED_NONE, 0, false, "workspace"},     {SHARED_NONE, 1, false, "one workspace"},
+                              {MIXED_BYTES, 2, false, "mixed"}};
         for (const Path& path : paths) {
             for (const bool useGraph : {false, true}) {
                 FlockOptions options;
                 options.useGraph = useGraph;
                 options.stepSharedBytes = path.sharedBytes;
                 options.workspaceBlocks = path.workspaceBlocks;
+                options.fallbackInSharedMemory = path.fallbackInShared;
                 FlockStats stats;
                 EXPECT_EQ(detectWith(instance.view(), params, capacities, options, &stats), expected)
                     << path.name << ", seed " << seed << ", graph " << useGraph;
@@ -549,6 +562,8 @@ TEST(FlockGpuSteps, SharedMemoryWorkspaceAndMixedStepsEqualCpuReference) {
                     EXPECT_GT(stats.stepsInWorkspace, 0) << path.name;
                     EXPECT_LT(stats.stepsInWorkspace, STEPS) << path.name;
                 }
+                // Every step of this instance fits a block's largest shared memory.
+                EXPECT_EQ(stats.stepsInGlobal, path.fallbackInShared ? 0 : stats.stepsInWorkspace) << path.name;
             }
         }
     }
@@ -577,11 +592,18 @@ TEST(FlockGpuSteps, StepLargerThanTheSharedBudgetEqualsCpuReference) {
     const auto expected = detect(t.view(), params, capacities, Backend::Cpu, false, nullptr);
     EXPECT_FALSE(expected.empty());
     for (const bool useGraph : {false, true}) {
-        FlockOptions options;
-        options.useGraph = useGraph;
-        FlockStats stats;
-        EXPECT_EQ(detectWith(t.view(), params, capacities, options, &stats), expected) << "graph " << useGraph;
-        EXPECT_EQ(stats.stepsInWorkspace, STEPS);
+        for (const bool fallbackInShared : {true, false}) {
+            FlockOptions options;
+            options.useGraph = useGraph;
+            options.fallbackInSharedMemory = fallbackInShared;
+            FlockStats stats;
+            EXPECT_EQ(detectWith(t.view(), params, capacities, options, &stats), expected)
+                << "graph " << useGraph << ", fallback in shared memory " << fallbackInShared;
+            EXPECT_EQ(stats.stepsInWorkspace, STEPS);
+            if (!fallbackInShared) {
+                EXPECT_EQ(stats.stepsInGlobal, STEPS);
+            }
+        }
     }
 }
 

@@ -34,10 +34,14 @@ struct FlockOptions {
     int stepBlocksPerMultiprocessor{0};
     /// Per-step kernel: shared memory per block in bytes instead (0: from stepBlocksPerMultiprocessor),
     /// at most what the device allows. A step that needs more (points, grid, disks, members) is worked
-    /// in a global-memory workspace instead, with the same results.
+    /// again by a second kernel — in the largest shared memory a block may have, and when that is too
+    /// small, in a global-memory workspace — with the same results.
     int stepSharedBytes{0};
     /// Global-memory workspaces (one block each) for those steps (0: tuning, per SM).
     int workspaceBlocks{0};
+    /// Whether the second kernel tries the largest shared memory first (false: global workspaces only,
+    /// e.g. to test that path).
+    bool fallbackInSharedMemory{true};
 };
 
 class FlockFinder {
