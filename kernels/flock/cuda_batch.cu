@@ -560,7 +560,7 @@ __global__ void __launch_bounds__(tuning::MAX_STEP_BLOCK, tuning::MIN_STEP_BLOCK
 // memory a block may have (dynamic: p.fallbackSharedBytes, one block per SM; 0: skipped), and when
 // that is too small too, in its block's global workspace (sized at init for maxEntities points, the
 // full grid, maxDisksPerStep disks and maxCandidateMembersPerStep members).
-__global__ void __launch_bounds__(tuning::FALLBACK_STEP_BLOCK, 1) stepsInWorkspaceKernel(Pools p) {
+__global__ void __launch_bounds__(tuning::MAX_STEP_BLOCK, tuning::MIN_STEP_BLOCKS) stepsInWorkspaceKernel(Pools p) {
     extern __shared__ __align__(16) char arenaMemory[];
     __shared__ BlockScratch scratch;
     const int count = p.counters->fallbackSteps;
@@ -720,7 +720,7 @@ struct CudaBatchStage::State {
         // fit, one per block again, in global workspaces.
         AUGUR_CUDA_TRY(launch(stepsInSharedKernel, LaunchDims{p.maxSteps, stepBlock, static_cast<std::size_t>(p.sharedBytes)}, stream, p));
         AUGUR_CUDA_TRY(launch(stepsInWorkspaceKernel,
-                              LaunchDims{workspaceBlocks, tuning::FALLBACK_STEP_BLOCK, static_cast<std::size_t>(p.fallbackSharedBytes)},
+                              LaunchDims{workspaceBlocks, tuning::MAX_STEP_BLOCK, static_cast<std::size_t>(p.fallbackSharedBytes)},
                               stream, p));
         // The steps' (sets, members) → family slots and the header → the family in step order.
         AUGUR_CUDA_TRY(launch(familyIndexKernel, LaunchDims{1, tuning::INDEX_BLOCK}, stream, p));
@@ -774,7 +774,7 @@ Result<std::unique_ptr<CudaBatchStage>, FlockFailure> CudaBatchStage::create(con
     // Per-step kernel: a block's threads from the points of a step (about four points per thread), and as
     // many blocks per SM as leave each room for a step of maxEntities points and the full grid with
     // STEP_ROOM times that (its disks and members), within the SM's threads.
-    s.stepBlock = std::min(shape.stepBlock > 0 ? shape.stepBlock : (entities >= tuning::LARGE_STEP_ENTITIES ? tuning::MAX_STEP_BLOCK : tuning::BLOCK),
+    s.stepBlock = std::min(shape.stepBlock > 0 ? shape.stepBlock : (entities >= tuning::LARGE_STEP_ENTITIES ? tuning::LARGE_STEP_BLOCK : tuning::BLOCK),
                            tuning::MAX_STEP_BLOCK);
     const long long stepFootprint = arenaBytes(entities, static_cast<long long>(sideCap) * sideCap, 0, 0);
     const long long roomy = std::max(1LL, static_cast<long long>(sharedPerMultiprocessor) / std::max(1LL, stepFootprint * tuning::STEP_ROOM_PERCENT / 100));

@@ -337,8 +337,11 @@ int main(int argc, char** argv) {
             if (!DeviceTrajectories::upload(t.view(), resident)) {
                 continue;
             }
-            for (const int block : {128, 256, 512}) {
+            for (const int block : {128, 256, 512, 1024}) {
                 for (const int perSm : {1, 2, 3, 4}) {
+                    if (block * perSm > 2048) {
+                        continue;  // more threads than an SM holds
+                    }
                     FlockOptions options;
                     options.blockThreads = block;
                     options.stepBlocksPerMultiprocessor = perSm;

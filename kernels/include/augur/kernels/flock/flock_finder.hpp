@@ -27,7 +27,7 @@ struct FlockOptions {
     bool useGraph{false};
     /// CUDA launch shapes, for tuning experiments (augur-bench-flock --sweep); 0 takes the
     /// per-architecture value of kernels/flock/tuning.hpp. Threads: a multiple of 32 in [32, 1024].
-    int blockThreads{0};             ///< per-step kernels of the potential stage (one block per step; at most 512 used)
+    int blockThreads{0};             ///< per-step kernels of the potential stage (one block per step; at most 1,024)
     int blocksPerMultiprocessor{0};  ///< grid-stride grid: this many blocks of blockThreads per SM
     int windowBlockThreads{0};       ///< intersection-stage kernels (same threads per SM in total)
     /// Per-step kernel: blocks sharing one SM, each with the SM's shared memory divided by this (0: tuning).
