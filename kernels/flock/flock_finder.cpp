@@ -45,9 +45,7 @@ const char* toString(Capacity capacity) noexcept {
         case Capacity::None: return "none";
         case Capacity::Entities: return "maxEntities";
         case Capacity::DisksPerStep: return "maxDisksPerStep";
-        case Capacity::DisksPerBatch: return "maxDisksPerBatch";
         case Capacity::CandidateMembersPerStep: return "maxCandidateMembersPerStep";
-        case Capacity::CandidateMembersPerBatch: return "maxCandidateMembersPerBatch";
         case Capacity::FamilySetsPerBatch: return "maxFamilySetsPerBatch";
         case Capacity::FamilyMembersPerBatch: return "maxFamilyMembersPerBatch";
         case Capacity::WorkSets: return "maxWorkSets";
@@ -115,8 +113,8 @@ constexpr std::int64_t INDEX_LIMIT = std::numeric_limits<std::int32_t>::max() / 
 bool validCapacities(const FlockCapacities& c, const FlockParams& p) noexcept {
     const auto positive = [](std::int64_t v) { return v > 0 && v <= INDEX_LIMIT; };
     return positive(c.maxEntities) && positive(c.maxBatchSteps) && c.maxBatchSteps >= p.windowSteps &&
-           positive(c.gridCellsPerStep) && positive(c.maxDisksPerStep) && positive(c.maxDisksPerBatch) &&
-           positive(c.maxCandidateMembersPerStep) && positive(c.maxCandidateMembersPerBatch) &&
+           positive(c.gridCellsPerStep) && positive(c.maxDisksPerStep) &&
+           positive(c.maxCandidateMembersPerStep) &&
            positive(c.maxFamilySetsPerBatch) && positive(c.maxFamilyMembersPerBatch) && positive(c.maxWorkSets) &&
            positive(c.maxWorkMembers) && positive(c.maxIntersectSetsPerBatch) && positive(c.maxIntersectMembersPerBatch) &&
            positive(c.maxFlocksPerBatch) && positive(c.maxFlockMembersPerBatch) &&
@@ -433,9 +431,7 @@ bool growCapacity(FlockCapacities& c, std::size_t& listFlocks, std::size_t& list
     };
     switch (failure.capacity) {
         case Capacity::DisksPerStep: return to(c.maxDisksPerStep);
-        case Capacity::DisksPerBatch: return to(c.maxDisksPerBatch);
         case Capacity::CandidateMembersPerStep: return to(c.maxCandidateMembersPerStep);
-        case Capacity::CandidateMembersPerBatch: return to(c.maxCandidateMembersPerBatch);
         case Capacity::FamilySetsPerBatch: return to(c.maxFamilySetsPerBatch);
         case Capacity::FamilyMembersPerBatch: return to(c.maxFamilyMembersPerBatch);
         case Capacity::WorkSets: return to(c.maxWorkSets);

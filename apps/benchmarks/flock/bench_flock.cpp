@@ -89,8 +89,6 @@ FlockCapacities capacitiesFor(const SyntheticSpec& spec, const FlockParams& para
     // shared memory: start them small too.
     c.maxDisksPerStep = 1 << 14;
     c.maxCandidateMembersPerStep = 1 << 17;
-    c.maxDisksPerBatch = 1 << 20;
-    c.maxCandidateMembersPerBatch = 1 << 23;
     c.maxFamilySetsPerBatch = 1 << 16;
     c.maxFamilyMembersPerBatch = 1 << 20;
     c.maxWorkSets = 1 << 15;

@@ -24,9 +24,7 @@ Result<std::unique_ptr<PlatoonStage>, flock::FlockFailure> PlatoonStage::create(
     capacities.maxBatchSteps = static_cast<int>(std::max<std::uint32_t>(settings.windowCycles, 1));
     capacities.gridCellsPerStep = 1024;
     capacities.maxDisksPerStep = 1 << 14;
-    capacities.maxDisksPerBatch = 1 << 18;
     capacities.maxCandidateMembersPerStep = 1 << 16;
-    capacities.maxCandidateMembersPerBatch = 1 << 20;
     capacities.maxFamilySetsPerBatch = 1 << 14;
     capacities.maxFamilyMembersPerBatch = 1 << 18;
     capacities.maxWorkSets = 1 << 12;

@@ -162,8 +162,6 @@ TEST_P(FlockGpu, EqualsCpuReferenceDirectAndUnderGraphReplay) {
         const SyntheticTrajectories t = generateTrajectories(spec);
         const FlockParams params{c.minEntities, c.windowSteps, c.radius_m};
         FlockCapacities capacities = testCapacities(c.entities, c.batchSteps, 4);
-        capacities.maxDisksPerBatch = 1 << 20;
-        capacities.maxCandidateMembersPerBatch = 1 << 22;
         capacities.maxFamilySetsPerBatch = 1 << 17;
         capacities.maxFamilyMembersPerBatch = 1 << 21;
         const auto expected = detect(t.view(), params, capacities, Backend::Cpu, false, nullptr);

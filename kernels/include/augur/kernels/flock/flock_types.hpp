@@ -47,9 +47,7 @@ struct FlockCapacities {
     int maxBatchSteps{1024};                             ///< steps whose potential flocks are held at once (≥ δ)
     int gridCellsPerStep{4096};                          ///< cells of one step's grid (side = ⌊√·⌋)
     std::int64_t maxDisksPerStep{1 << 16};               ///< point pairs at distance ≤ 2ε in one step
-    std::int64_t maxDisksPerBatch{1 << 21};              ///< … in one batch (CUDA pool)
     std::int64_t maxCandidateMembersPerStep{1 << 20};    ///< Σ |disk| over disks with ≥ μ points, one step
-    std::int64_t maxCandidateMembersPerBatch{1 << 24};   ///< … in one batch (CUDA pool)
     std::int64_t maxFamilySetsPerBatch{1 << 18};         ///< maximal potential flocks, summed over a batch
     std::int64_t maxFamilyMembersPerBatch{1 << 22};      ///< … and their members
     int maxWorkSets{1 << 14};                            ///< CPU: sets in one intersection family (per worker)
@@ -67,9 +65,7 @@ enum class Capacity {
     None,
     Entities,
     DisksPerStep,
-    DisksPerBatch,
     CandidateMembersPerStep,
-    CandidateMembersPerBatch,
     FamilySetsPerBatch,
     FamilyMembersPerBatch,
     WorkSets,
