@@ -12,10 +12,11 @@
 // per position t for all positions at once — instead of δ − 1 levels. A level computes
 // out_t = in_t ⊗ in_{t+shift} for every position t of windows of `length` steps:
 //   1. count:   one warp per set a of in_t, its lanes over the sets b of in_{t+shift}: how many
-//               a ∩ b have ≥ μ members, and their total size (signatures skip disjoint pairs);
+//               a ∩ b have ≥ μ members, and their total size (signatures skip disjoint pairs); which
+//               b those are, as a 64-bit mask, when in_{t+shift} has at most 64 sets;
 //   2. scan:    one prefix sum of the (sets, members) pairs gives every intersection its slot;
 //   3. write:   the same warp writes the intersections in the order of b (ballot + warp scan), sorted,
-//               with their signatures;
+//               with their signatures, merging again only the pairs the mask kept (all otherwise);
 //   4. maximal: one warp per intersection x, its lanes over the intersections of the same position:
 //               x is dropped when one is a strict superset, or the same set at a lower index;
 //   5. scan + compact: the kept sets become the next level's family, still grouped by position.
@@ -136,9 +137,16 @@ __device__ void claim(const Params& p, int overflow, long long needed) {
 /// Windows of `length` steps that start in the batch.
 __device__ __forceinline__ int positionsOf(const Params& p, int length) { return *p.steps - length + 1; }
 
-// Level step 1: per set a of in_t (one warp), how many b ∈ in_{t+shift} give |a ∩ b| ≥ μ, and their
-// total size. counts[a] = 0 for the sets past the level's positions, up to countCap (the scan's range).
-__global__ void countKernel(Params p, SetsView in, Level level, long long countCap, Count2* counts) {
+/// Partners b of one set a that a kept-pair mask covers: the first MASKED_PARTNERS sets of the partner
+/// position, bit b − first. Sets whose partner position holds more are not masked (the write pass tests
+/// their pairs again).
+constexpr int MASKED_PARTNERS = 64;
+
+// Level step 1: per set a of in_t (one warp, its lanes over the sets b of in_{t+shift} 32 at a time), how
+// many b give |a ∩ b| ≥ μ, and their total size; and which b they are (kept[a], bit b − first) when the
+// partner position has at most MASKED_PARTNERS sets. counts[a] = 0 for the sets past the level's
+// positions, up to countCap (the scan's range).
+__global__ void countKernel(Params p, SetsView in, Level level, long long countCap, Count2* counts, unsigned long long* kept) {
     if (failed(p)) {
         return;
     }
@@ -148,24 +156,31 @@ __global__ void countKernel(Params p, SetsView in, Level level, long long countC
         const int t = in.position[a];
         const SetRef setA = in.set(a);
         const unsigned long long sigA = in.signature[a];
+        const int first = in.begin[t + level.shift];
         const int end = in.begin[t + level.shift + 1];
         long long sets = 0;
         long long members = 0;
-        for (int b = in.begin[t + level.shift] + lane; b < end; b += WARP_THREADS) {
-            if ((sigA & in.signature[b]) == 0) {
-                continue;
+        unsigned long long mask = 0;
+        for (int chunk = first; chunk < end; chunk += WARP_THREADS) {
+            const int b = chunk + lane;
+            long long size = 0;
+            if (b < end && (sigA & in.signature[b]) != 0) {
+                const SetRef setB = in.set(b);
+                size = intersectionSize(setA.members, setA.size, setB.members, setB.size);
             }
-            const SetRef setB = in.set(b);
-            const long long size = intersectionSize(setA.members, setA.size, setB.members, setB.size);
-            if (size >= p.minEntities) {
-                ++sets;
-                members += size;
+            const bool keep = size >= p.minEntities;
+            const unsigned int ballot = __ballot_sync(FULL_WARP, keep);
+            if (chunk - first < MASKED_PARTNERS) {
+                mask |= static_cast<unsigned long long>(ballot) << (chunk - first);
             }
+            sets += keep ? 1 : 0;
+            members += keep ? size : 0;
         }
         sets = warpSum(sets);
         members = warpSum(members);
         if (lane == 0) {
             counts[a] = Count2{sets, members};
+            kept[a] = mask;
         }
     }
     for (long long a = n + strideStart(); a <= countCap; a += strideStep()) {
@@ -174,8 +189,10 @@ __global__ void countKernel(Params p, SetsView in, Level level, long long countC
 }
 
 // Level step 3: the intersections into their slots, in the order of b (as counted); the positions'
-// ranges of the candidates.
-__global__ void writeKernel(Params p, SetsView in, Level level, const Count2* starts, long long countCap, SetsOut out) {
+// ranges of the candidates. Where count recorded a's kept partners, only those are merged again (a
+// chunk of 32 partners without one is skipped).
+__global__ void writeKernel(Params p, SetsView in, Level level, const Count2* starts, const unsigned long long* kept,
+                            long long countCap, SetsOut out) {
     if (failed(p)) {
         return;
     }
@@ -202,12 +219,20 @@ __global__ void writeKernel(Params p, SetsView in, Level level, const Count2* st
         const int t = in.position[a];
         const SetRef setA = in.set(a);
         const unsigned long long sigA = in.signature[a];
+        const int first = in.begin[t + level.shift];
         const int end = in.begin[t + level.shift + 1];
-        for (int chunk = in.begin[t + level.shift]; chunk < end; chunk += WARP_THREADS) {
+        // The count pass's kept pairs, when it could record them: only those are merged again.
+        const bool masked = end - first <= MASKED_PARTNERS;
+        const unsigned long long mask = masked ? kept[a] : 0;
+        for (int chunk = first; chunk < end; chunk += WARP_THREADS) {
+            const unsigned int chunkMask = masked ? static_cast<unsigned int>(mask >> (chunk - first)) : ~0U;
+            if (chunkMask == 0) {
+                continue;  // warp-uniform: no pair of this chunk is kept
+            }
             const int b = chunk + lane;
             SetRef setB{nullptr, 0};
             long long size = 0;
-            if (b < end && (sigA & in.signature[b]) != 0) {
+            if (b < end && ((chunkMask >> lane) & 1U) != 0 && (sigA & in.signature[b]) != 0) {
                 setB = in.set(b);
                 size = intersectionSize(setA.members, setA.size, setB.members, setB.size);
             }
@@ -409,6 +434,7 @@ struct CudaWindowStage::State {
     SetsStorage candidates;
     SetsStorage families[2];
     DeviceBuffer<Count2> counts, starts;
+    DeviceBuffer<unsigned long long> kept;  ///< per set of a level's input: its kept partners (countKernel)
     DeviceBuffer<long long> outSize, outStart;
     DeviceBuffer<int> outSource, outWindow, outMembers;
     DeviceBuffer<Status> status;
@@ -428,8 +454,8 @@ struct CudaWindowStage::State {
             const Level level = levels[i];
             const SetsOut cand = candidates.out();
             AUGUR_CUDA_TRY(countScanWrite(
-                sums, [&] { return launch(countKernel, dims, stream, p, in, level, inCap, counts.data()); }, counts.data(), starts.data(),
-                inCap + 1, [&] { return launch(writeKernel, dims, stream, p, in, level, starts.data(), inCap, cand); }, stream));
+                sums, [&] { return launch(countKernel, dims, stream, p, in, level, inCap, counts.data(), kept.data()); }, counts.data(), starts.data(),
+                inCap + 1, [&] { return launch(writeKernel, dims, stream, p, in, level, starts.data(), kept.data(), inCap, cand); }, stream));
             const SetsOut next = families[i % 2].out();
             AUGUR_CUDA_TRY(countScanWrite(
                 sums, [&] { return launch(maximalKernel, dims, stream, p, cand.view(), level.length, counts.data()); }, counts.data(),
@@ -506,6 +532,7 @@ Result<std::unique_ptr<CudaWindowStage>, FlockFailure> CudaWindowStage::create(c
     }
     AUGUR_FLOCK_ALLOC(s.counts, buffer<Count2>(countCap + 1));
     AUGUR_FLOCK_ALLOC(s.starts, buffer<Count2>(countCap + 1));
+    AUGUR_FLOCK_ALLOC(s.kept, buffer<unsigned long long>(countCap + 1));
     AUGUR_FLOCK_ALLOC(s.outSize, buffer<long long>(outSets + 1));
     AUGUR_FLOCK_ALLOC(s.outStart, buffer<long long>(outSets + 1));
     AUGUR_FLOCK_ALLOC(s.outSource, buffer<int>(outSets));
