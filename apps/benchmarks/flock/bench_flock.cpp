@@ -295,18 +295,22 @@ int main(int argc, char** argv) {
                    ms(resident, resident.stats.intersect_us), total(cuda), total(graph), total(resident), speedUp(best),
                    speedUp(resident.ok ? resident.total_ms : 0.0), gpu ? (same ? "yes" : "NO") : "-"});
     }
-    if (sweep && gpu && stream) {
-        bench::Table shapes("Launch shapes: CUDA, resident input, graphs, end to end, ms (median of 5)",
-                            {"scenario", "n", "τ", "threads/block", "blocks/SM", "∩ threads/block", "GPU pot. (dev)", "GPU ∩ (dev)",
-                             "total"});
+    // Runs `run` on each sweep scenario, generated and copied to the device for that sweep.
+    const auto forEachResidentCase = [&sweepCases](auto&& run) {
         for (const SweepCase& c : sweepCases) {
             const Scenario& s = *c.scenario;
             const SyntheticTrajectories t = generateTrajectories(s.spec);
             DeviceTrajectories resident;
-            if (!DeviceTrajectories::upload(t.view(), resident)) {
-                continue;
+            if (DeviceTrajectories::upload(t.view(), resident)) {
+                run(c, s, t, resident.view);
             }
-            const TrajectoryView& device = resident.view;
+        }
+    };
+    if (sweep && gpu && stream) {
+        bench::Table shapes("Launch shapes: CUDA, resident input, graphs, end to end, ms (median of 5)",
+                            {"scenario", "n", "τ", "threads/block", "blocks/SM", "∩ threads/block", "GPU pot. (dev)", "GPU ∩ (dev)",
+                             "total"});
+        forEachResidentCase([&](const SweepCase& c, const Scenario& s, const SyntheticTrajectories& t, const TrajectoryView& device) {
             for (const int block : {128, 256, 512}) {
                 for (const int blocksPerSm : {4, 8, 16}) {
                     for (const int windowBlock : {64, 128, 256}) {
@@ -322,19 +326,13 @@ int main(int argc, char** argv) {
                     }
                 }
             }
-        }
+        });
     }
     if (stepSweep && gpu && stream) {
         bench::Table shapes("Per-step kernel: CUDA, resident input, graphs, end to end, ms (median of 5)",
                             {"scenario", "n", "τ", "threads/block", "step blocks/SM", "steps in the second kernel", "GPU pot. (dev)",
                              "GPU ∩ (dev)", "total"});
-        for (const SweepCase& c : sweepCases) {
-            const Scenario& s = *c.scenario;
-            const SyntheticTrajectories t = generateTrajectories(s.spec);
-            DeviceTrajectories resident;
-            if (!DeviceTrajectories::upload(t.view(), resident)) {
-                continue;
-            }
+        forEachResidentCase([&](const SweepCase& c, const Scenario& s, const SyntheticTrajectories& t, const TrajectoryView& device) {
             for (const int block : {128, 256, 512, 1024}) {
                 for (const int perSm : {1, 2, 3, 4}) {
                     if (block * perSm > 2048) {
@@ -343,14 +341,14 @@ int main(int argc, char** argv) {
                     FlockOptions options;
                     options.blockThreads = block;
                     options.stepBlocksPerMultiprocessor = perSm;
-                    const Measured m = measure(t, s.params, c.capacities, kernels::Backend::Cuda, true, 5, stream->get(), &resident.view, options);
+                    const Measured m = measure(t, s.params, c.capacities, kernels::Backend::Cuda, true, 5, stream->get(), &device, options);
                     shapes.row({s.name, std::to_string(s.spec.entities), std::to_string(s.spec.steps), std::to_string(block),
                                 std::to_string(perSm), m.ok ? std::to_string(m.stats.stepsInWorkspace) : "-",
                                 m.ok ? fmt(m.stats.potential_us * 1e-3, 2) : m.error, m.ok ? fmt(m.stats.intersect_us * 1e-3, 2) : "-",
                                 m.ok ? fmt(m.total_ms, 2) : "-"});
                 }
             }
-        }
+        });
     }
     if (gridSweep) {
         bench::Table cells("Grid cells per step: CPU reference (all cores) and CUDA (resident input, graphs), end to end, ms (median)",

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 #include <ostream>
 #include <random>
 #include <span>
@@ -49,18 +50,29 @@ constexpr int SHARED_NONE = 16;
 /// … and one large enough for every step of the tests that use it (sm_87 and sm_90 allow it per block).
 constexpr int SHARED_ALL = 144 * 1024;
 
-testing::FlockSetList detectWith(const TrajectoryView& view, const FlockParams& params, const FlockCapacities& capacities,
-                                 const FlockOptions& options, FlockStats* stats = nullptr) {
+/// A CUDA finder with `options` run once over `view` into `list` (an init failure fails the test and
+/// returns nullopt).
+std::optional<Result<FlockStats, FlockFailure>> findOnCuda(const TrajectoryView& view, const FlockParams& params,
+                                                           const FlockCapacities& capacities, const FlockOptions& options,
+                                                           FlockList& list) {
     auto sut = FlockFinder::create(params, capacities, Backend::Cuda, options);
     EXPECT_TRUE(sut.hasValue());
     if (!sut) {
+        return std::nullopt;
+    }
+    return sut->find(view, list, nullptr);
+}
+
+testing::FlockSetList detectWith(const TrajectoryView& view, const FlockParams& params, const FlockCapacities& capacities,
+                                 const FlockOptions& options, FlockStats* stats = nullptr) {
+    FlockList list = FlockList::create(LIST_FLOCKS, LIST_MEMBERS);
+    const auto result = findOnCuda(view, params, capacities, options, list);
+    if (!result) {
         return {};
     }
-    FlockList list = FlockList::create(LIST_FLOCKS, LIST_MEMBERS);
-    const auto result = sut->find(view, list, nullptr);
-    EXPECT_TRUE(result.hasValue());
-    if (result && stats != nullptr) {
-        *stats = *result;
+    EXPECT_TRUE(result->hasValue());
+    if (*result && stats != nullptr) {
+        *stats = **result;
     }
     return toSets(list);
 }
@@ -109,16 +121,14 @@ testing::FlockSetList detectOnDevice(const TrajectoryView& deviceView, const Flo
 /// Runs find on the CUDA backend and returns its failure (the test fails if it succeeds).
 FlockFailure cudaFailure(const TrajectoryView& view, const FlockParams& params, const FlockCapacities& capacities,
                          const FlockOptions& options) {
-    auto sut = FlockFinder::create(params, capacities, Backend::Cuda, options);
-    EXPECT_TRUE(sut.hasValue());
-    if (!sut) {
+    FlockList list = FlockList::create(LIST_FLOCKS, LIST_MEMBERS);
+    const auto result = findOnCuda(view, params, capacities, options, list);
+    if (!result) {
         return {};
     }
-    FlockList list = FlockList::create(LIST_FLOCKS, LIST_MEMBERS);
-    const auto result = sut->find(view, list, nullptr);
-    EXPECT_TRUE(result.hasError());
+    EXPECT_TRUE(result->hasError());
     EXPECT_EQ(list.size(), 0U);
-    return result.hasError() ? result.error() : FlockFailure{};
+    return result->hasError() ? result->error() : FlockFailure{};
 }
 
 struct GpuCase {
