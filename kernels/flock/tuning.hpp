@@ -11,9 +11,11 @@
 // 12.26 ms, 512 × 8 × 64, which gives 1.70 ms at 2,000 entities). 512 threads per SM (128 × 4) is
 // clearly the slowest on both. The grid-stride loops gain from twice as many blocks as fit at once
 // (the grid is a launch size, not a residency): the later blocks even out the SMs' tails.
-// The per-step kernel (one block per step, the step in shared memory) has not been swept yet: 256
-// threads and two blocks per SM (≈ 112 KB of shared memory each on sm_90, ≈ 80 KB on sm_87) are
-// where a 2,000-entity step of the benchmark (≈ 60–100 KB) fits.
+// The per-step kernel (one block per step, the step in shared memory) was swept with
+// augur-bench-flock --step-sweep (threads per block {128, 256, 512, 1024} × blocks per SM {1 … 4},
+// 2026-11-21 15:52 UTC): best 512 × 2 at 2,000 entities (1.27 ms; ≈ 110 KB of shared memory per
+// block) and 256 threads on the seed shape (9.50 ms at 4 blocks per SM, the most swept), which
+// LARGE_STEP_ENTITIES and the footprint rule below choose.
 // sm_87 (Orin) has not been swept; it gets the same values.
 #pragma once
 

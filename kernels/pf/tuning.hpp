@@ -21,9 +21,10 @@ inline constexpr std::uint32_t REDUCE_BLOCK = PARTICLE_BLOCK;
 
 /// Resident blocks per SM the one-vehicle per-particle kernel is compiled for (__launch_bounds__):
 /// 5 × 256 threads caps it at 48 registers (ptxas, sm_90: 24–36 bytes of spills with the lanes'
-/// channel sums in shared memory, 148 with them in registers), the count the kernel had before the
-/// model's Philox and Box–Muller changes; at 4 blocks (64 registers) it still spills 16–32 bytes. Measured only capped (H100, K = 10⁶, SoA, ncu): 47–49 µs, 58–60 %
-/// achieved occupancy, 51–56 % issue.
+/// channel sums in shared memory; 148 with the sums in registers, which at 4 blocks — 64 registers —
+/// still spilled 16–32 bytes), the count the kernel had before the model's Philox and Box–Muller
+/// changes. Measured only capped (H100, K = 10⁶, SoA, ncu): 46–50 µs, 59–60 % achieved occupancy,
+/// 48–53 % issue (run F).
 inline constexpr int ONE_VEHICLE_MIN_BLOCKS = 5;
 
 /// Fewest vehicles for which the step runs a vehicle-parallel model one thread per (particle, vehicle)

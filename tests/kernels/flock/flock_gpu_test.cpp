@@ -50,6 +50,23 @@ constexpr int SHARED_NONE = 16;
 /// … and one large enough for every step of the tests that use it (sm_87 and sm_90 allow it per block).
 constexpr int SHARED_ALL = 144 * 1024;
 
+/// Groups of 8 entities (spread `spread_m`, leaving and rejoining with probability `leave` per step)
+/// among walkers moving 3 m per step, at one entity per 40 m × 40 m; `missing`: samples left out.
+SyntheticSpec groupedSpec(int entities, int steps, int groups, double spread_m, double leave, double missing, std::uint64_t seed) {
+    SyntheticSpec spec;
+    spec.entities = entities;
+    spec.steps = steps;
+    spec.groups = groups;
+    spec.groupSize = 8;
+    spec.area_m = 40.0 * std::sqrt(static_cast<double>(entities));
+    spec.groupSpread_m = spread_m;
+    spec.stepLength_m = 3.0;
+    spec.leaveProbability = leave;
+    spec.missingProbability = missing;
+    spec.seed = seed;
+    return spec;
+}
+
 /// A CUDA finder with `options` run once over `view` into `list` (an init failure fails the test and
 /// returns nullopt).
 std::optional<Result<FlockStats, FlockFailure>> findOnCuda(const TrajectoryView& view, const FlockParams& params,
@@ -158,18 +175,9 @@ TEST_P(FlockGpu, EqualsCpuReferenceDirectAndUnderGraphReplay) {
     auto stream = platform::Stream::create();
     ASSERT_TRUE(stream.hasValue());
     for (int seed = 1; seed <= SEEDS; ++seed) {
-        SyntheticSpec spec;
-        spec.entities = c.entities;
-        spec.steps = c.steps;
-        spec.groups = c.entities / 20 + 1;
-        spec.groupSize = 8;
-        spec.area_m = 40.0 * std::sqrt(static_cast<double>(c.entities));
-        spec.groupSpread_m = c.radius_m;  // a whole group fits in one disk, give or take the jitter
-        spec.stepLength_m = 3.0;
-        spec.leaveProbability = 0.01;
-        spec.missingProbability = c.missing;
-        spec.seed = static_cast<std::uint64_t>(seed);
-        const SyntheticTrajectories t = generateTrajectories(spec);
+        // A whole group fits in one disk, give or take the jitter.
+        const SyntheticTrajectories t = generateTrajectories(
+            groupedSpec(c.entities, c.steps, c.entities / 20 + 1, c.radius_m, 0.01, c.missing, static_cast<std::uint64_t>(seed)));
         const FlockParams params{c.minEntities, c.windowSteps, c.radius_m};
         FlockCapacities capacities = testCapacities(c.entities, c.batchSteps, 4);
         capacities.maxFamilySetsPerBatch = 1 << 17;
@@ -197,18 +205,8 @@ TEST(FlockGpuDevice, DeviceResidentInputEqualsCpuReferenceDirectAndUnderGraphRep
     auto stream = platform::Stream::create();
     ASSERT_TRUE(stream.hasValue());
     for (int seed = 1; seed <= SEEDS; ++seed) {
-        SyntheticSpec spec;
-        spec.entities = ENTITIES;
-        spec.steps = STEPS;
-        spec.groups = 12;
-        spec.groupSize = 8;
-        spec.area_m = 40.0 * std::sqrt(static_cast<double>(ENTITIES));
-        spec.groupSpread_m = 1.5;
-        spec.stepLength_m = 3.0;
-        spec.leaveProbability = 0.02;
-        spec.missingProbability = 0.02;
-        spec.seed = static_cast<std::uint64_t>(seed);
-        const SyntheticTrajectories t = generateTrajectories(spec);
+        const SyntheticTrajectories t =
+            generateTrajectories(groupedSpec(ENTITIES, STEPS, 12, 1.5, 0.02, 0.02, static_cast<std::uint64_t>(seed)));
         const FlockParams params{3, 5, 1.5};
         const FlockCapacities capacities = testCapacities(ENTITIES, BATCH_STEPS, 4);
         const auto expected = detect(t.view(), params, capacities, Backend::Cpu, false, nullptr);
@@ -582,18 +580,7 @@ TEST(FlockGpuSteps, StepLargerThanTheSharedBudgetEqualsCpuReference) {
     AUGUR_REQUIRE_GPU();
     constexpr int ENTITIES = 6000;
     constexpr int STEPS = 6;
-    SyntheticSpec spec;
-    spec.entities = ENTITIES;
-    spec.steps = STEPS;
-    spec.groups = ENTITIES / 20;
-    spec.groupSize = 8;
-    spec.area_m = 40.0 * std::sqrt(static_cast<double>(ENTITIES));
-    spec.groupSpread_m = 1.5;
-    spec.stepLength_m = 3.0;
-    spec.leaveProbability = 0.01;
-    spec.missingProbability = 0.01;
-    spec.seed = 9;
-    const SyntheticTrajectories t = generateTrajectories(spec);
+    const SyntheticTrajectories t = generateTrajectories(groupedSpec(ENTITIES, STEPS, ENTITIES / 20, 1.5, 0.01, 0.01, 9));
     const FlockParams params{4, 3, 1.5};
     FlockCapacities capacities = testCapacities(ENTITIES, STEPS, 4);
     capacities.gridCellsPerStep = 2 * ENTITIES;

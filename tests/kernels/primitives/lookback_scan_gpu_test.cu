@@ -31,7 +31,6 @@ using platform::DeviceMemory;
 using platform::Stream;
 using platform::StreamHandle;
 
-constexpr std::uint32_t LARGE = 1U << 26U;
 /// Tiles of the grids that switch the look-back waits on (LOOKBACK_WAIT_GRID = 500), and more.
 constexpr std::uint32_t MANY_TILES = 611;
 
@@ -240,11 +239,14 @@ std::vector<std::int32_t> signedSmallIntegers(std::uint32_t n, std::uint32_t see
     return v;
 }
 
-std::vector<std::int32_t> cpuExclusive(const std::vector<std::int32_t>& in) {
-    std::vector<std::int32_t> out(in.size());
-    std::int64_t running = 0;
+/// Exclusive scan in T's own arithmetic (int32: the inputs keep every prefix in range; uint64: modulo
+/// 2^64, as the device computes).
+template <typename T>
+std::vector<T> cpuExclusive(const std::vector<T>& in) {
+    std::vector<T> out(in.size());
+    T running{};
     for (std::size_t i = 0; i < in.size(); ++i) {
-        out[i] = static_cast<std::int32_t>(running);
+        out[i] = running;
         running += in[i];
     }
     return out;
@@ -299,16 +301,6 @@ std::vector<std::uint64_t> uniformUint64(std::uint32_t n, std::uint64_t low, std
     return v;
 }
 
-/// Exclusive scan modulo 2^64 (what the device computes in uint64).
-std::vector<std::uint64_t> cpuExclusive(const std::vector<std::uint64_t>& in) {
-    std::vector<std::uint64_t> out(in.size());
-    std::uint64_t running = 0;
-    for (std::size_t i = 0; i < in.size(); ++i) {
-        out[i] = running;
-        running += in[i];
-    }
-    return out;
-}
 
 std::uint64_t sum(const std::vector<std::uint64_t>& in) {
     std::uint64_t total = 0;

@@ -16,6 +16,9 @@
 
 namespace augur::kernels::primitives {
 
+/// The size the scan target is measured at (2^26 elements).
+inline constexpr std::uint32_t LARGE = 1U << 26U;
+
 /// Runs enqueue(in, out, n, scratch, bytes, stream) on a device copy of `in` (directly or as a
 /// replayed CUDA graph) and returns the output.
 template <typename T, typename Enqueue>

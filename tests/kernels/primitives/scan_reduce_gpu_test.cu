@@ -28,8 +28,6 @@ using platform::StreamHandle;
 // many look-back tiles, and not powers of two.
 constexpr std::uint32_t SIZES[] = {1,    2,    31,   511,  512,     513,       2047,      2049,
                                    4095, 4096, 4097, 8191, 8192, 8193, 100'003, 1U << 20U, 3'000'001};
-/// The size the scan target is measured at.
-constexpr std::uint32_t LARGE = 1U << 26U;
 
 std::vector<float> smallIntegers(std::uint32_t n, std::uint32_t seed) {
     std::mt19937 gen(seed);
