@@ -15,8 +15,9 @@
 //               a ∩ b have ≥ μ members, and their total size (signatures skip disjoint pairs); which
 //               b those are, as a 64-bit mask, when in_{t+shift} has at most 64 sets;
 //   2. scan:    one prefix sum of the (sets, members) pairs gives every intersection its slot;
-//   3. write:   the same warp writes the intersections in the order of b (ballot + warp scan), sorted,
-//               with their signatures, merging again only the pairs the mask kept (all otherwise);
+//   3. write:   the same warp writes the kept intersections in the order of b, sorted, with their
+//               signatures, one pair at a time with all its lanes (the mask's pairs; without a mask,
+//               every pair is tested again first);
 //   4. maximal: one warp per intersection x, its lanes over the intersections of the same position:
 //               x is dropped when one is a strict superset, or the same set at a lower index;
 //   5. scan + compact: the kept sets become the next level's family, still grouped by position.
@@ -63,10 +64,11 @@ struct Header {
     int pad;
 };
 
-/// One set of a family: its members (sorted ascending) and their count.
+/// One set of a family: its members (sorted ascending) and their count (a set of n entities has at
+/// most n < 2³¹ members).
 struct SetRef {
     const int* members;
-    long long size;
+    int size;
 };
 
 /// A family spread over the positions of a batch: the sets of position t (the window of the level's
@@ -81,7 +83,7 @@ struct SetsView {
     /// Set i (both of its offsets read once).
     __device__ __forceinline__ SetRef set(long long i) const {
         const long long first = offsets[i];
-        return SetRef{members + first, offsets[i + 1] - first};
+        return SetRef{members + first, static_cast<int>(offsets[i + 1] - first)};
     }
 };
 
@@ -163,7 +165,7 @@ __global__ void countKernel(Params p, SetsView in, Level level, long long countC
         unsigned long long mask = 0;
         for (int chunk = first; chunk < end; chunk += WARP_THREADS) {
             const int b = chunk + lane;
-            long long size = 0;
+            int size = 0;
             if (b < end && (sigA & in.signature[b]) != 0) {
                 const SetRef setB = in.set(b);
                 size = intersectionSize(setA.members, setA.size, setB.members, setB.size);
@@ -189,8 +191,10 @@ __global__ void countKernel(Params p, SetsView in, Level level, long long countC
 }
 
 // Level step 3: the intersections into their slots, in the order of b (as counted); the positions'
-// ranges of the candidates. Where count recorded a's kept partners, only those are merged again (a
-// chunk of 32 partners without one is skipped).
+// ranges of the candidates. The kept pairs come from count's record where it could keep one (else
+// every pair is tested again, one lane each); the whole warp writes each kept intersection
+// (warpWriteIntersection), one pair after the other — about one per chunk of 32 partners, which a
+// lane-per-pair merge wrote with one active lane.
 __global__ void writeKernel(Params p, SetsView in, Level level, const Count2* starts, const unsigned long long* kept,
                             long long countCap, SetsOut out) {
     if (failed(p)) {
@@ -208,7 +212,6 @@ __global__ void writeKernel(Params p, SetsView in, Level level, const Count2* st
     const int positions = positionsOf(p, level.length);
     const int n = in.begin[positions];
     const int lane = laneId();
-    const unsigned int lowerLanes = (1U << lane) - 1U;
     for (long long a = warpStart(); a < n; a += warpStep()) {
         const Count2 start = starts[a];
         if (starts[a + 1].sets == start.sets) {
@@ -221,34 +224,36 @@ __global__ void writeKernel(Params p, SetsView in, Level level, const Count2* st
         const unsigned long long sigA = in.signature[a];
         const int first = in.begin[t + level.shift];
         const int end = in.begin[t + level.shift + 1];
-        // The count pass's kept pairs, when it could record them: only those are merged again.
+        // The count pass's kept pairs, when it could record them; otherwise every pair is tested again
+        // (one lane each, as count did). Then the warp writes each kept intersection, in the order of b.
         const bool masked = end - first <= MASKED_PARTNERS;
         const unsigned long long mask = masked ? kept[a] : 0;
         for (int chunk = first; chunk < end; chunk += WARP_THREADS) {
-            const unsigned int chunkMask = masked ? static_cast<unsigned int>(mask >> (chunk - first)) : ~0U;
-            if (chunkMask == 0) {
-                continue;  // warp-uniform: no pair of this chunk is kept
+            unsigned int keptLanes = 0;
+            if (masked) {
+                keptLanes = static_cast<unsigned int>(mask >> (chunk - first));
+            } else {
+                const int b = chunk + lane;
+                int size = 0;
+                if (b < end && (sigA & in.signature[b]) != 0) {
+                    const SetRef setB = in.set(b);
+                    size = intersectionSize(setA.members, setA.size, setB.members, setB.size);
+                }
+                keptLanes = __ballot_sync(FULL_WARP, size >= p.minEntities);
             }
-            const int b = chunk + lane;
-            SetRef setB{nullptr, 0};
-            long long size = 0;
-            if (b < end && ((chunkMask >> lane) & 1U) != 0 && (sigA & in.signature[b]) != 0) {
-                setB = in.set(b);
-                size = intersectionSize(setA.members, setA.size, setB.members, setB.size);
+            while (keptLanes != 0) {  // warp-uniform
+                const int b = chunk + __ffs(static_cast<int>(keptLanes)) - 1;
+                keptLanes &= keptLanes - 1U;
+                const SetRef setB = in.set(b);
+                const WrittenSet x = warpWriteIntersection(setA.members, setA.size, setB.members, setB.size, out.members + m, lane);
+                if (lane == 0) {
+                    out.offsets[s] = m;
+                    out.position[s] = t;
+                    out.signature[s] = x.signature;
+                }
+                ++s;
+                m += x.size;
             }
-            const bool kept = size >= p.minEntities;
-            const unsigned int ballot = __ballot_sync(FULL_WARP, kept);
-            const long long keptSize = kept ? size : 0;
-            const long long inclusive = warpInclusiveSum(keptSize);
-            if (kept) {
-                const long long slot = s + __popc(ballot & lowerLanes);
-                const long long at = m + inclusive - keptSize;
-                out.offsets[slot] = at;
-                out.position[slot] = t;
-                out.signature[slot] = writeIntersection(setA.members, setA.size, setB.members, setB.size, out.members + at);
-            }
-            s += __popc(ballot);
-            m += __shfl_sync(FULL_WARP, inclusive, WARP_THREADS - 1);
         }
     }
     if (strideStart() == 0) {

@@ -1,7 +1,8 @@
 // Device operations on sorted entity sets, shared by the flock kernels of both stages: the 64-bit
 // membership signature (a one-word Bloom filter: disjoint signatures mean disjoint sets, a signature
-// that is not contained in another means not a subset), intersection size and members (merge of sorted
-// runs), subset, equality and lexicographic order (the CPU reference's lexLess). Included by .cu files.
+// that is not contained in another means not a subset), intersection size (merge of sorted runs),
+// intersection members (by the whole warp), subset and lexicographic order (the CPU reference's
+// lexLess). Included by .cu files.
 #pragma once
 
 namespace augur::kernels::flock::detail {
@@ -20,11 +21,15 @@ __device__ __forceinline__ unsigned long long signatureOf(const int* set, long l
     return signature;
 }
 
+// The merges below index with 32-bit ints (a set holds fewer than 2³¹ entities): with 64-bit indices a
+// merge step took 28 instructions (H100 SASS of the intersection stage's count kernel), most of them
+// carry halves of index and address arithmetic.
+
 /// |a ∩ b| of two sorted runs. O(na + nb).
-__device__ __forceinline__ long long intersectionSize(const int* a, long long na, const int* b, long long nb) {
-    long long i = 0;
-    long long j = 0;
-    long long n = 0;
+__device__ __forceinline__ int intersectionSize(const int* a, int na, const int* b, int nb) {
+    int i = 0;
+    int j = 0;
+    int n = 0;
     while (i < na && j < nb) {
         const int va = a[i];
         const int vb = b[j];
@@ -35,37 +40,70 @@ __device__ __forceinline__ long long intersectionSize(const int* a, long long na
     return n;
 }
 
-/// Writes a ∩ b (sorted) to out and returns its signature. O(na + nb).
-__device__ __forceinline__ unsigned long long writeIntersection(const int* a, long long na, const int* b, long long nb, int* out) {
-    unsigned long long signature = 0;
-    long long i = 0;
-    long long j = 0;
-    while (i < na && j < nb) {
-        const int va = a[i];
-        const int vb = b[j];
-        if (va == vb) {
-            *out++ = va;
-            signature |= signatureBit(va);
-        }
-        i += va <= vb ? 1 : 0;
-        j += vb <= va ? 1 : 0;
-    }
-    return signature;
-}
-
 /// a ⊆ b for sorted runs. O(na + nb).
-__device__ __forceinline__ bool isSubset(const int* a, long long na, const int* b, long long nb) {
-    long long j = 0;
-    for (long long i = 0; i < na; ++i) {
-        while (j < nb && b[j] < a[i]) {
+__device__ __forceinline__ bool isSubset(const int* a, int na, const int* b, int nb) {
+    int j = 0;
+    for (int i = 0; i < na; ++i) {
+        const int va = a[i];
+        while (j < nb && b[j] < va) {
             ++j;
         }
-        if (j == nb || b[j] != a[i]) {
+        if (j == nb || b[j] != va) {
             return false;
         }
         ++j;
     }
     return true;
+}
+
+/// OR over the warp's lanes, result in every lane.
+__device__ __forceinline__ unsigned long long warpOr(unsigned long long v) {
+#if __CUDA_ARCH__ >= 800
+    const unsigned int low = __reduce_or_sync(0xFFFFFFFFU, static_cast<unsigned int>(v));
+    const unsigned int high = __reduce_or_sync(0xFFFFFFFFU, static_cast<unsigned int>(v >> 32U));
+    return (static_cast<unsigned long long>(high) << 32U) | low;
+#else
+    for (int offset = 16; offset > 0; offset /= 2) {
+        v |= __shfl_xor_sync(0xFFFFFFFFU, v, offset);
+    }
+    return v;
+#endif
+}
+
+/// The size and signature of an intersection written by warpWriteIntersection.
+struct WrittenSet {
+    int size;
+    unsigned long long signature;
+};
+
+/// Writes a ∩ b (sorted) to out by the whole warp — every lane calls it with the same runs: lane i tests
+/// a[i], a[i + 32], … against b, whose members come 32 at a time from the lanes that loaded them
+/// (one shuffle and compare each); the members found go to out in a's order (ballot ranks). Returns
+/// the size and signature in every lane. For one pair at a time — the kept intersections of a set,
+/// which a lane-per-pair merge wrote with one active lane of 32.
+__device__ __forceinline__ WrittenSet warpWriteIntersection(const int* a, int na, const int* b, int nb, int* out, int lane) {
+    int size = 0;
+    unsigned long long signature = 0;
+    for (int first = 0; first < na; first += 32) {
+        const int i = first + lane;
+        const int x = i < na ? a[i] : -1;  // entity indices are ≥ 0
+        bool found = false;
+        for (int chunk = 0; chunk < nb; chunk += 32) {
+            const int j = chunk + lane;
+            const int y = j < nb ? b[j] : -2;
+            const int count = nb - chunk < 32 ? nb - chunk : 32;
+            for (int k = 0; k < count; ++k) {
+                found |= x == __shfl_sync(0xFFFFFFFFU, y, k);  // every lane shuffles: no short circuit
+            }
+        }
+        const unsigned int ballot = __ballot_sync(0xFFFFFFFFU, found);
+        if (found) {
+            out[size + __popc(ballot & ((1U << lane) - 1U))] = x;
+            signature |= signatureBit(x);
+        }
+        size += __popc(ballot);
+    }
+    return WrittenSet{size, warpOr(signature)};
 }
 
 /// Lexicographic order of sorted runs (a proper prefix first), as the CPU reference's lexLess.

@@ -4,6 +4,7 @@
 // equal the oracle; pools that are too small are reported; the run phase allocates nothing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -397,6 +398,45 @@ TEST(FlockGpu, LaunchShapesDoNotChangeTheResult) {
         FlockList list = FlockList::create(LIST_FLOCKS, LIST_MEMBERS);
         ASSERT_TRUE(sut->find(instance.view(), list, nullptr).hasValue());
         EXPECT_EQ(toSets(list), expected) << shape[0] << " " << shape[1] << " " << shape[2];
+    }
+}
+
+TEST(FlockGpu, LargeSetsAndCrowdedPositionsMatchTheCpu) {
+    AUGUR_REQUIRE_GPU();
+    // A cluster of 45 entities (sets of more than 32 members: the warp writes their intersections in
+    // two rounds) and 70 pairs far apart (70 sets per step: more partners than count can record, so
+    // write tests those pairs again); members leave the cluster and pairs split now and then.
+    constexpr int CLUSTER = 45;
+    constexpr int PAIRS = 70;
+    constexpr int STEPS = 12;
+    Instance instance(CLUSTER + 2 * PAIRS, STEPS);
+    std::mt19937_64 rng(5);
+    std::uniform_real_distribution<double> jitter(-0.3, 0.3);
+    std::bernoulli_distribution away(0.08);
+    for (int t = 0; t < STEPS; ++t) {
+        for (int e = 0; e < CLUSTER; ++e) {
+            const double offset = away(rng) ? 5.0 : 0.0;
+            instance.set(t, e, offset + jitter(rng), jitter(rng));
+        }
+        for (int q = 0; q < PAIRS; ++q) {
+            const double x = 20.0 + 10.0 * q;
+            instance.set(t, CLUSTER + 2 * q, x, 0.0);
+            instance.set(t, CLUSTER + 2 * q + 1, x + (away(rng) ? 3.0 : 0.5), 0.0);
+        }
+    }
+    const FlockParams params{2, 3, 1.0};
+    FlockCapacities capacities = testCapacities(CLUSTER + 2 * PAIRS, STEPS, 4);
+    capacities.maxIntersectSetsPerBatch = 1 << 18;
+    capacities.maxIntersectMembersPerBatch = 1 << 21;
+    capacities.maxWorkSets = 1 << 16;
+    capacities.maxWorkMembers = 1 << 20;
+    const auto expected = detect(instance.view(), params, capacities, Backend::Cpu, false, nullptr);
+    ASSERT_FALSE(expected.empty());
+    const bool hasLargeFlock =
+        std::any_of(expected.begin(), expected.end(), [](const auto& flock) { return flock.second.size() > 32; });
+    EXPECT_TRUE(hasLargeFlock);
+    for (const bool useGraph : {false, true}) {
+        EXPECT_EQ(detect(instance.view(), params, capacities, Backend::Cuda, useGraph, nullptr), expected) << "graph " << useGraph;
     }
 }
 
