@@ -37,11 +37,27 @@ using platform::GpuError;
 using platform::GpuStatus;
 using platform::StreamHandle;
 
-/// The batch's actual sizes, uploaded with the positions (graph replays read them from here).
+/// The batch's actual sizes and where its samples are, uploaded before the kernels (graph replays read
+/// them from here): step-major from the batch's first step, in the stage's upload buffers (host input)
+/// or read in place from the caller's device arrays (device input). present == nullptr: every sample
+/// is present.
 struct BatchParams {
     int steps;
     int entities;
+    const double* x;
+    const double* y;
+    const unsigned char* present;
 };
+
+/// Sample i of the batch (step · entities + entity): present and finite, with its position.
+__device__ __forceinline__ bool batchSample(const BatchParams& bp, long long i, double& px, double& py) {
+    if (bp.present != nullptr && bp.present[i] == 0) {
+        return false;
+    }
+    px = bp.x[i];
+    py = bp.y[i];
+    return true;
+}
 
 /// What the host needs back: the stage's totals and the first capacity that ran out.
 struct BatchHeader {
@@ -71,9 +87,6 @@ struct Counters {
 /// Everything the kernels read or write, by pointer, plus the capacities.
 struct Pools {
     const BatchParams* params;
-    const double* x;
-    const double* y;
-    const unsigned char* present;
     Counters* counters;
     int* fallback;                 ///< steps handed to the workspace kernel (counters->fallbackSteps of them)
     char* workspaces;              ///< one arena of workspaceBytes per block of the workspace kernel
@@ -161,15 +174,15 @@ struct StepBox {
     int count;
 };
 
-__device__ StepBox blockStepBox(const Pools& p, long long base, int entities, BlockScratch& scratch, bool flagInvalid) {
+__device__ StepBox blockStepBox(const Pools& p, const BatchParams& bp, long long base, BlockScratch& scratch, bool flagInvalid) {
     double minX = INFINITY, minY = INFINITY, maxX = -INFINITY, maxY = -INFINITY;
     long long count = 0;
-    for (int i = static_cast<int>(threadIdx.x); i < entities; i += static_cast<int>(blockDim.x)) {
-        if (p.present[base + i] == 0) {
+    for (int i = static_cast<int>(threadIdx.x); i < bp.entities; i += static_cast<int>(blockDim.x)) {
+        double px = 0.0;
+        double py = 0.0;
+        if (!batchSample(bp, base + i, px, py)) {
             continue;
         }
-        const double px = p.x[base + i];
-        const double py = p.y[base + i];
         if (!(isfinite(px) && isfinite(py))) {  // flagged (invalid input) and treated as missing
             if (flagInvalid) {
                 p.counters->invalid = 1;
@@ -343,7 +356,7 @@ __device__ __forceinline__ StepOutcome processStep(const Pools& p, int step, Are
     const long long base = static_cast<long long>(step) * bp.entities;
     const int tid = static_cast<int>(threadIdx.x);
     const int threads = static_cast<int>(blockDim.x);
-    const StepBox box = blockStepBox(p, base, bp.entities, scratch, firstVisit);
+    const StepBox box = blockStepBox(p, bp, base, scratch, firstVisit);
     StepArrays s{};
     s.grid = makeStepGrid(box.minX, box.maxX, box.minY, box.maxY, p.limits.cellMin_m, p.sideCap);
     const int n = box.count;
@@ -365,12 +378,7 @@ __device__ __forceinline__ StepOutcome processStep(const Pools& p, int step, Are
     }
     __syncthreads();
     const auto presentAt = [&](int i, double& px, double& py) {
-        if (p.present[base + i] == 0) {
-            return false;
-        }
-        px = p.x[base + i];
-        py = p.y[base + i];
-        return isfinite(px) && isfinite(py);
+        return batchSample(bp, base + i, px, py) && isfinite(px) && isfinite(py);
     };
     for (int i = tid; i < bp.entities; i += threads) {
         double px, py;
@@ -693,23 +701,18 @@ struct CudaBatchStage::State {
 
     /// The batch's input: `samples` samples from the pinned staging (host input) or from device memory.
     /// Not part of the graph (device input comes from the caller's buffers).
-    GpuStatus enqueueUpload(const TrajectoryView& view, bool onDevice, long long first, long long samples, StreamHandle stream) {
+    GpuStatus enqueueUpload(const BatchParams& params, bool onDevice, long long samples, StreamHandle stream) {
         const auto n = static_cast<std::size_t>(samples);
         AUGUR_CUDA_TRY(platform::copyToDevice(batchParams.data(), hostParams.get(), sizeof(BatchParams), stream));
-        if (n == 0) {
+        if (n == 0 || onDevice) {  // device input is read in place
             return {};
         }
-        if (!onDevice) {
-            AUGUR_CUDA_TRY(platform::copyToDevice(x.data(), hostX.get(), n * sizeof(double), stream));
-            AUGUR_CUDA_TRY(platform::copyToDevice(y.data(), hostY.get(), n * sizeof(double), stream));
+        AUGUR_CUDA_TRY(platform::copyToDevice(x.data(), hostX.get(), n * sizeof(double), stream));
+        AUGUR_CUDA_TRY(platform::copyToDevice(y.data(), hostY.get(), n * sizeof(double), stream));
+        if (params.present != nullptr) {
             return platform::copyToDevice(present.data(), hostPresent.get(), n, stream);
         }
-        AUGUR_CUDA_TRY(platform::copyDeviceToDevice(x.data(), view.x_m + first, n * sizeof(double), stream));
-        AUGUR_CUDA_TRY(platform::copyDeviceToDevice(y.data(), view.y_m + first, n * sizeof(double), stream));
-        if (view.present != nullptr) {
-            return platform::copyDeviceToDevice(present.data(), view.present + first, n, stream);
-        }
-        return platform::fillDevice(present.data(), 1, n, stream);
+        return {};
     }
 
     /// The potential stage's kernels and its header download. Graph-capturable.
@@ -847,9 +850,6 @@ Result<std::unique_ptr<CudaBatchStage>, FlockFailure> CudaBatchStage::create(con
 
     Pools& p = s.pools;
     p.params = s.batchParams.data();
-    p.x = s.x.data();
-    p.y = s.y.data();
-    p.present = s.present.data();
     p.counters = s.counters.data();
     p.fallback = s.fallback.data();
     p.workspaces = s.workspaces.data();
@@ -918,17 +918,28 @@ Result<BatchResult, GpuError> CudaBatchStage::run(const TrajectoryView& view, bo
     auto* params = static_cast<BatchParams*>(s.hostParams.get());
     params->steps = steps;
     params->entities = view.entityCount;
-    if (samples > 0 && !onDevice) {  // with no entities the view's pointers may be null
-        std::memcpy(s.hostX.get(), view.x_m + first, static_cast<std::size_t>(samples) * sizeof(double));
-        std::memcpy(s.hostY.get(), view.y_m + first, static_cast<std::size_t>(samples) * sizeof(double));
-        if (view.present != nullptr) {
-            std::memcpy(s.hostPresent.get(), view.present + first, static_cast<std::size_t>(samples));
+    params->x = nullptr;
+    params->y = nullptr;
+    params->present = nullptr;
+    if (samples > 0) {  // with no entities the view's pointers may be null
+        const bool hasPresent = view.present != nullptr;
+        if (onDevice) {  // read in place
+            params->x = view.x_m + first;
+            params->y = view.y_m + first;
+            params->present = hasPresent ? view.present + first : nullptr;
         } else {
-            std::memset(s.hostPresent.get(), 1, static_cast<std::size_t>(samples));
+            std::memcpy(s.hostX.get(), view.x_m + first, static_cast<std::size_t>(samples) * sizeof(double));
+            std::memcpy(s.hostY.get(), view.y_m + first, static_cast<std::size_t>(samples) * sizeof(double));
+            params->x = s.x.data();
+            params->y = s.y.data();
+            if (hasPresent) {
+                std::memcpy(s.hostPresent.get(), view.present + first, static_cast<std::size_t>(samples));
+                params->present = s.present.data();
+            }
         }
     }
     AUGUR_CUDA_TRY(s.started.record(stream));
-    AUGUR_CUDA_TRY(s.enqueueUpload(view, onDevice, first, samples, stream));
+    AUGUR_CUDA_TRY(s.enqueueUpload(*params, onDevice, samples, stream));
     if (s.useGraph) {
         AUGUR_CUDA_TRY(s.graph.launch(stream));
     } else {

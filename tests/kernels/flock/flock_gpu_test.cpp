@@ -218,7 +218,7 @@ TEST(FlockGpuDevice, DeviceResidentInputEqualsCpuReferenceDirectAndUnderGraphRep
     }
 }
 
-TEST(FlockGpuDevice, DeviceResidentInputWithoutPresenceMaskMeansAllPresent) {
+TEST(FlockGpuDevice, InputWithoutPresenceMaskMeansAllPresent) {
     AUGUR_REQUIRE_GPU();
     const Instance instance = testing::randomInstance(30, 12, 4.0, 0.0, 7);
     const FlockParams params{3, 3, 1.0};
@@ -226,6 +226,9 @@ TEST(FlockGpuDevice, DeviceResidentInputWithoutPresenceMaskMeansAllPresent) {
     EXPECT_FALSE(expected.empty());
     const DeviceTrajectories device = DeviceTrajectories::upload(instance.view());
     EXPECT_EQ(detectOnDevice(device.view(false), params, testCapacities(30), true, nullptr), expected);
+    TrajectoryView host = instance.view();  // host input without a mask too (nothing of it is uploaded)
+    host.present = nullptr;
+    EXPECT_EQ(detect(host, params, testCapacities(30), Backend::Cuda, true, nullptr), expected);
 }
 
 // Dense instances: large, heavily overlapping families per step, so that the intersections produce

@@ -69,8 +69,8 @@ public:
                                                         platform::StreamHandle stream) noexcept;
 
     /// As find(), for trajectories whose arrays (x_m, y_m and, when not null, present) are DEVICE
-    /// memory, e.g. the runtime's track history: each batch is copied device to device, the input is
-    /// checked on the device. Backend::Cuda only (BackendUnavailable otherwise). Run phase: noexcept,
+    /// memory, e.g. the runtime's track history: the kernels read them in place (no copy; they must
+    /// not change before the call returns), the input is checked on the device. Backend::Cuda only (BackendUnavailable otherwise). Run phase: noexcept,
     /// allocates nothing, synchronises `stream`.
     [[nodiscard]] Result<FlockStats, FlockFailure> findOnDevice(const TrajectoryView& deviceTrajectories, FlockList& out,
                                                                 platform::StreamHandle stream) noexcept;
