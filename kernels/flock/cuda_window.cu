@@ -19,8 +19,11 @@
 //               signatures, one pair at a time with all its lanes (the mask's pairs; without a mask,
 //               every pair is tested again first);
 //   4. maximal: one warp per intersection x, its lanes over the intersections of the same position:
-//               x is dropped when one is a strict superset, or the same set at a lower index;
-//   5. scan + compact: the kept sets become the next level's family, still grouped by position.
+//               x is dropped when one is a strict superset, or the same set at a lower index; the
+//               next level reads the candidates in place, a dropped one with signature 0 (which
+//               meets no other signature, so it pairs with nothing);
+//   5. scan + compact (after the last level): the kept sets become the windows' flocks, still grouped
+//               by position.
 // Then each window's flocks are ranked lexicographically (one warp per flock), their members
 // prefix-summed and written in that order. Every kernel reads the batch's sizes from device memory
 // (graph replays), and stops when a pool ran out: the first capacity that ran out is recorded in a
@@ -165,8 +168,15 @@ __global__ void countKernel(Params p, SetsView in, Level level, long long countC
     int* queue = partnerQueues + (threadIdx.x / WARP_THREADS) * COUNT_QUEUE;
     for (long long a = warpStart(); a < n; a += warpStep()) {
         const int t = in.position[a];
-        const SetRef setA = in.set(a);
         const unsigned long long sigA = in.signature[a];
+        if (sigA == 0) {  // warp-uniform: a set the previous level's maximal pass dropped
+            if (lane == 0) {
+                counts[a] = Count2{0, 0};
+                kept[a] = 0;
+            }
+            continue;
+        }
+        const SetRef setA = in.set(a);
         const int first = in.begin[t + level.shift];
         const int end = in.begin[t + level.shift + 1];
         long long sets = 0;
@@ -306,8 +316,12 @@ __global__ void __maxnreg__(WRITE_REGISTERS) writeKernel(Params p, SetsView in, 
 }
 
 // Level step 4: keep the maximal intersections of each position (duplicates: the lowest index); one
-// warp per intersection. keep[x] = (1, size) for a kept set, 0 otherwise, up to candSets.
-__global__ void maximalKernel(Params p, SetsView cand, int length, Count2* keep) {
+// warp per intersection. With `keptSignature` (every level but the last): keptSignature[x] = x's
+// signature when kept, 0 when dropped — the next level reads the candidates through it, and a zero
+// signature meets no other (a kept set has ≥ μ ≥ 2 members, so a non-zero one), so nothing is
+// compacted. Without (the last level): keep[x] = (1, size) for a kept set, 0 otherwise, up to
+// candSets, for the scan and compaction into the final family.
+__global__ void maximalKernel(Params p, SetsView cand, int length, Count2* keep, unsigned long long* keptSignature) {
     if (failed(p)) {
         return;
     }
@@ -332,8 +346,15 @@ __global__ void maximalKernel(Params p, SetsView cand, int length, Count2* keep)
             dominated = __any_sync(FULL_WARP, covers);
         }
         if (lane == 0) {
-            keep[x] = dominated ? Count2{0, 0} : Count2{1, setX.size};
+            if (keptSignature != nullptr) {
+                keptSignature[x] = dominated ? 0 : sigX;
+            } else {
+                keep[x] = dominated ? Count2{0, 0} : Count2{1, setX.size};
+            }
         }
+    }
+    if (keptSignature != nullptr) {
+        return;
     }
     for (long long x = n + strideStart(); x <= p.candSets; x += strideStep()) {
         keep[x] = Count2{0, 0};
@@ -477,8 +498,9 @@ struct CudaWindowStage::State {
     LaunchDims dims{1, tuning::WINDOW_BLOCK};
     bool useGraph{false};
 
-    SetsStorage candidates;
-    SetsStorage families[2];
+    SetsStorage candidates[2];  ///< the levels' intersections, alternately (a level reads the other's)
+    SetsStorage flocks;         ///< the last level's maximal sets, compacted: the windows' flocks
+    DeviceBuffer<unsigned long long> keptSignature;  ///< a level's candidates' signatures, 0 when dropped
     DeviceBuffer<Count2> counts, starts;
     DeviceBuffer<unsigned long long> kept;  ///< per set of a level's input: its kept partners (countKernel)
     DeviceBuffer<long long> outSize, outStart;
@@ -500,18 +522,25 @@ struct CudaWindowStage::State {
                                 static_cast<std::size_t>(COUNT_QUEUE) * sizeof(int) * static_cast<std::size_t>(dims.threads / WARP_THREADS)};
         for (int i = 0; i < levelCount; ++i) {
             const Level level = levels[i];
-            const SetsOut cand = candidates.out();
+            const SetsOut cand = candidates[i % 2].out();
             AUGUR_CUDA_TRY(countScanWrite(
                 sums, [&] { return launch(countKernel, queued, stream, p, in, level, inCap, counts.data(), kept.data()); }, counts.data(), starts.data(),
                 inCap + 1, [&] { return launch(writeKernel, dims, stream, p, in, level, starts.data(), kept.data(), inCap, cand); }, stream));
-            const SetsOut next = families[i % 2].out();
+            inCap = p.candSets;
+            if (i + 1 < levelCount) {  // the next level reads the candidates in place, dropped ones with signature 0
+                AUGUR_CUDA_TRY(launch(maximalKernel, dims, stream, p, cand.view(), level.length, counts.data(), keptSignature.data()));
+                in = cand.view();
+                in.signature = keptSignature.data();
+                continue;
+            }
+            const SetsOut next = flocks.out();
             AUGUR_CUDA_TRY(countScanWrite(
-                sums, [&] { return launch(maximalKernel, dims, stream, p, cand.view(), level.length, counts.data()); }, counts.data(),
-                starts.data(), p.candSets + 1,
+                sums,
+                [&] { return launch(maximalKernel, dims, stream, p, cand.view(), level.length, counts.data(), static_cast<unsigned long long*>(nullptr)); },
+                counts.data(), starts.data(), p.candSets + 1,
                 [&] { return launch(compactKernel, dims, stream, p, cand.view(), level.length, counts.data(), starts.data(), next); },
                 stream));
             in = next.view();
-            inCap = p.candSets;
         }
         AUGUR_CUDA_TRY(countScanWrite(
             sums, [&] { return launch(rankKernel, dims, stream, p, in, outSize.data(), outSource.data(), outWindow.data()); },
@@ -571,7 +600,8 @@ Result<std::unique_ptr<CudaWindowStage>, FlockFailure> CudaWindowStage::create(c
         }                                           \
     } while (false)
 
-    for (SetsStorage* storage : {&s.candidates, &s.families[0], &s.families[1]}) {
+    AUGUR_FLOCK_ALLOC(s.keptSignature, buffer<unsigned long long>(candSets));
+    for (SetsStorage* storage : {&s.candidates[0], &s.candidates[1], &s.flocks}) {
         AUGUR_FLOCK_ALLOC(storage->offsets, buffer<long long>(candSets + 1));
         AUGUR_FLOCK_ALLOC(storage->members, buffer<int>(candMembers));
         AUGUR_FLOCK_ALLOC(storage->position, buffer<int>(candSets));
