@@ -24,7 +24,9 @@ inline constexpr std::uint32_t REDUCE_BLOCK = PARTICLE_BLOCK;
 /// channel sums in shared memory; 148 with the sums in registers, which at 4 blocks — 64 registers —
 /// still spilled 16–32 bytes), the count the kernel had before the model's Philox and Box–Muller
 /// changes. Measured only capped (H100, K = 10⁶, SoA, ncu): 46–50 µs, 59–60 % achieved occupancy,
-/// 48–53 % issue (run F).
+/// 48–53 % issue (run F). 6 blocks (40 registers, more spilling) measured slower, two binaries side by
+/// side (2026-11-21): the K = 10⁶ step 90.3–91.1 µs SoA graph replay against 77.1–77.2 µs at 5 blocks
+/// (ncu: 72 % achieved occupancy but 29–34 % issue, 1.05× the instructions).
 inline constexpr int ONE_VEHICLE_MIN_BLOCKS = 5;
 
 /// Fewest vehicles for which the step runs a vehicle-parallel model one thread per (particle, vehicle)
