@@ -68,6 +68,17 @@ SyntheticSpec groupedSpec(int entities, int steps, int groups, double spread_m, 
     return spec;
 }
 
+/// testCapacities with room for dense instances' intersections: the CPU workers' families and the CUDA
+/// intersection pools (about 65 sets per step: up to 65² intersections per window).
+FlockCapacities denseCapacities(int entities, int batchSteps) {
+    FlockCapacities capacities = testCapacities(entities, batchSteps, 4);
+    capacities.maxWorkSets = 1 << 16;
+    capacities.maxWorkMembers = 1 << 20;
+    capacities.maxIntersectSetsPerBatch = 1 << 18;
+    capacities.maxIntersectMembersPerBatch = 1 << 21;
+    return capacities;
+}
+
 /// A CUDA finder with `options` run once over `view` into `list` (an init failure fails the test and
 /// returns nullopt).
 std::optional<Result<FlockStats, FlockFailure>> findOnCuda(const TrajectoryView& view, const FlockParams& params,
@@ -244,11 +255,7 @@ TEST(FlockGpuIntersections, DenseOverlappingFamiliesEqualCpuReference) {
         const Instance instance = testing::randomInstance(ENTITIES, STEPS, 5.0, 0.03, static_cast<std::uint64_t>(100 + seed));
         for (const int delta : {1, 2, 3, 4, 7, STEPS}) {
             const FlockParams params{3, delta, 1.0};
-            FlockCapacities capacities = testCapacities(ENTITIES, 8 + delta, 4);
-            capacities.maxWorkSets = 1 << 16;  // about 65 sets per step: up to 65² intersections per window
-            capacities.maxWorkMembers = 1 << 20;
-            capacities.maxIntersectSetsPerBatch = 1 << 18;
-            capacities.maxIntersectMembersPerBatch = 1 << 21;
+            const FlockCapacities capacities = denseCapacities(ENTITIES, 8 + delta);
             const auto expected = detect(instance.view(), params, capacities, Backend::Cpu, false, nullptr);
             EXPECT_EQ(detect(instance.view(), params, capacities, Backend::Cuda, false, stream->get()), expected)
                 << "seed " << seed << " delta " << delta;
@@ -382,11 +389,7 @@ TEST(FlockGpu, LaunchShapesDoNotChangeTheResult) {
     AUGUR_REQUIRE_GPU();
     const Instance instance = testing::randomInstance(60, 16, 5.0, 0.03, 11);
     const FlockParams params{3, 3, 1.0};
-    FlockCapacities capacities = testCapacities(60, 16, 4);
-    capacities.maxIntersectSetsPerBatch = 1 << 18;
-    capacities.maxIntersectMembersPerBatch = 1 << 21;
-    capacities.maxWorkSets = 1 << 16;
-    capacities.maxWorkMembers = 1 << 20;
+    const FlockCapacities capacities = denseCapacities(60, 16);
     const auto expected = detect(instance.view(), params, capacities, Backend::Cpu, false, nullptr);
     EXPECT_FALSE(expected.empty());
     constexpr int SHAPES[][3] = {{32, 1, 32}, {128, 4, 64}, {1024, 16, 1024}};
@@ -428,11 +431,7 @@ TEST(FlockGpu, LargeSetsAndCrowdedPositionsMatchTheCpu) {
         }
     }
     const FlockParams params{2, 3, 1.0};
-    FlockCapacities capacities = testCapacities(CLUSTER + 2 * PAIRS, STEPS, 4);
-    capacities.maxIntersectSetsPerBatch = 1 << 18;
-    capacities.maxIntersectMembersPerBatch = 1 << 21;
-    capacities.maxWorkSets = 1 << 16;
-    capacities.maxWorkMembers = 1 << 20;
+    const FlockCapacities capacities = denseCapacities(CLUSTER + 2 * PAIRS, STEPS);
     const auto expected = detect(instance.view(), params, capacities, Backend::Cpu, false, nullptr);
     ASSERT_FALSE(expected.empty());
     const bool hasLargeFlock =
@@ -576,11 +575,7 @@ TEST(FlockGpuSteps, SharedMemoryWorkspaceAndMixedStepsEqualCpuReference) {
     const FlockParams params{4, 3, 1.0};
     for (int seed = 1; seed <= SEEDS; ++seed) {
         const Instance instance = clusteredEveryOtherStep(static_cast<std::uint64_t>(seed));
-        FlockCapacities capacities = testCapacities(instance.entities, STEPS, 4);
-        capacities.maxWorkSets = 1 << 16;
-        capacities.maxWorkMembers = 1 << 20;
-        capacities.maxIntersectSetsPerBatch = 1 << 18;
-        capacities.maxIntersectMembersPerBatch = 1 << 21;
+        const FlockCapacities capacities = denseCapacities(instance.entities, STEPS);
         const auto expected = detect(instance.view(), params, capacities, Backend::Cpu, false, nullptr);
         EXPECT_FALSE(expected.empty()) << "seed " << seed;
         struct Path {
