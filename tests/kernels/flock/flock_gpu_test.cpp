@@ -455,7 +455,9 @@ TEST(FlockGpu, FindAndFindOnDeviceAllocateNothingAfterInit) {
         Result<FlockStats, FlockFailure> host = fail(FlockFailure{});
         Result<FlockStats, FlockFailure> resident = fail(FlockFailure{});
         std::size_t hostFlocks = 0;
-        const auto allocations = augur::testing::allocationsDuring([&] {
+        // The CUDA backend does all of a call's work on the calling thread; the CUDA driver's own threads
+        // allocate on their own schedule (one such allocation once showed up in a count over all threads).
+        const auto allocations = augur::testing::threadAllocationsDuring([&] {
             host = sut->find(instance.view(), list, nullptr);
             hostFlocks = list.size();
             resident = sut->findOnDevice(device.view(true), list, nullptr);
