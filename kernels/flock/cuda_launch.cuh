@@ -119,6 +119,20 @@ __device__ __forceinline__ long long warpSum(long long v) {
     return v;
 }
 
+/// OR over the warp's lanes, result in every lane.
+__device__ __forceinline__ unsigned long long warpOr(unsigned long long v) {
+#if __CUDA_ARCH__ >= 800
+    const unsigned int low = __reduce_or_sync(FULL_WARP, static_cast<unsigned int>(v));
+    const unsigned int high = __reduce_or_sync(FULL_WARP, static_cast<unsigned int>(v >> 32U));
+    return (static_cast<unsigned long long>(high) << 32U) | low;
+#else
+    for (int offset = WARP_THREADS / 2; offset > 0; offset /= 2) {
+        v |= __shfl_xor_sync(FULL_WARP, v, offset);
+    }
+    return v;
+#endif
+}
+
 /// Inclusive prefix sum over the warp's lanes.
 __device__ __forceinline__ long long warpInclusiveSum(long long v) {
     const int lane = laneId();

@@ -5,6 +5,8 @@
 // lexLess). Included by .cu files.
 #pragma once
 
+#include "cuda_launch.cuh"
+
 namespace augur::kernels::flock::detail {
 
 /// The signature bit of one entity (Fibonacci hashing of the id into 64 bits).
@@ -56,20 +58,6 @@ __device__ __forceinline__ bool isSubset(const int* a, int na, const int* b, int
     return true;
 }
 
-/// OR over the warp's lanes, result in every lane.
-__device__ __forceinline__ unsigned long long warpOr(unsigned long long v) {
-#if __CUDA_ARCH__ >= 800
-    const unsigned int low = __reduce_or_sync(0xFFFFFFFFU, static_cast<unsigned int>(v));
-    const unsigned int high = __reduce_or_sync(0xFFFFFFFFU, static_cast<unsigned int>(v >> 32U));
-    return (static_cast<unsigned long long>(high) << 32U) | low;
-#else
-    for (int offset = 16; offset > 0; offset /= 2) {
-        v |= __shfl_xor_sync(0xFFFFFFFFU, v, offset);
-    }
-    return v;
-#endif
-}
-
 /// The size and signature of an intersection written by warpWriteIntersection.
 struct WrittenSet {
     int size;
@@ -84,19 +72,19 @@ struct WrittenSet {
 __device__ __forceinline__ WrittenSet warpWriteIntersection(const int* a, int na, const int* b, int nb, int* out, int lane) {
     int size = 0;
     unsigned long long signature = 0;
-    for (int first = 0; first < na; first += 32) {
+    for (int first = 0; first < na; first += WARP_THREADS) {
         const int i = first + lane;
         const int x = i < na ? a[i] : -1;  // entity indices are ≥ 0
         bool found = false;
-        for (int chunk = 0; chunk < nb; chunk += 32) {
+        for (int chunk = 0; chunk < nb; chunk += WARP_THREADS) {
             const int j = chunk + lane;
             const int y = j < nb ? b[j] : -2;
-            const int count = nb - chunk < 32 ? nb - chunk : 32;
+            const int count = nb - chunk < WARP_THREADS ? nb - chunk : WARP_THREADS;
             for (int k = 0; k < count; ++k) {
-                found |= x == __shfl_sync(0xFFFFFFFFU, y, k);  // every lane shuffles: no short circuit
+                found |= x == __shfl_sync(FULL_WARP, y, k);  // every lane shuffles: no short circuit
             }
         }
-        const unsigned int ballot = __ballot_sync(0xFFFFFFFFU, found);
+        const unsigned int ballot = __ballot_sync(FULL_WARP, found);
         if (found) {
             out[size + __popc(ballot & ((1U << lane) - 1U))] = x;
             signature |= signatureBit(x);
@@ -107,9 +95,9 @@ __device__ __forceinline__ WrittenSet warpWriteIntersection(const int* a, int na
 }
 
 /// Lexicographic order of sorted runs (a proper prefix first), as the CPU reference's lexLess.
-__device__ __forceinline__ bool lexLess(const int* a, long long na, const int* b, long long nb) {
-    const long long n = na < nb ? na : nb;
-    for (long long i = 0; i < n; ++i) {
+__device__ __forceinline__ bool lexLess(const int* a, int na, const int* b, int nb) {
+    const int n = na < nb ? na : nb;
+    for (int i = 0; i < n; ++i) {
         if (a[i] != b[i]) {
             return a[i] < b[i];
         }

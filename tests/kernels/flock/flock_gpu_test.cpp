@@ -410,10 +410,12 @@ TEST(FlockGpu, LaunchShapesDoNotChangeTheResult) {
 TEST(FlockGpu, LargeSetsAndCrowdedPositionsMatchTheCpu) {
     AUGUR_REQUIRE_GPU();
     // A cluster of 45 entities (sets of more than 32 members: the warp writes their intersections in
-    // two rounds) and 70 pairs far apart (70 sets per step: more partners than count can record, so
-    // write tests those pairs again); members leave the cluster and pairs split now and then.
+    // two rounds) and 90 pairs far apart (about 83 sets per step: more partners than count can record
+    // in its 64-bit mask, so write tests those pairs again); members leave the cluster and pairs split
+    // now and then.
     constexpr int CLUSTER = 45;
-    constexpr int PAIRS = 70;
+    constexpr int PAIRS = 90;
+    constexpr int MASKED_PARTNERS = 64;  // the count kernel's kept-pair mask
     constexpr int STEPS = 12;
     Instance instance(CLUSTER + 2 * PAIRS, STEPS);
     std::mt19937_64 rng(5);
@@ -437,6 +439,10 @@ TEST(FlockGpu, LargeSetsAndCrowdedPositionsMatchTheCpu) {
     const bool hasLargeFlock =
         std::any_of(expected.begin(), expected.end(), [](const auto& flock) { return flock.second.size() > 32; });
     EXPECT_TRUE(hasLargeFlock);
+    FlockList list = FlockList::create(LIST_FLOCKS, LIST_MEMBERS);
+    const auto stats = findOnCuda(instance.view(), params, capacities, FlockOptions{}, list);
+    ASSERT_TRUE(stats.has_value() && stats->hasValue());
+    EXPECT_GT((*stats)->potentialFlocks, static_cast<std::int64_t>(MASKED_PARTNERS) * STEPS);  // some step has more sets
     for (const bool useGraph : {false, true}) {
         EXPECT_EQ(detect(instance.view(), params, capacities, Backend::Cuda, useGraph, nullptr), expected) << "graph " << useGraph;
     }
