@@ -71,8 +71,8 @@ StepResult potentialFlocksOfStep(const TrajectoryView& view, int step, int minEn
             s.pointCell[i] = -1;
             continue;
         }
-        const int cx = cellCoordinate(xs[i], grid.minX_m, grid.cell_m, grid.side);
-        const int cy = cellCoordinate(ys[i], grid.minY_m, grid.cell_m, grid.side);
+        const int cx = cellCoordinate(xs[i], grid.minX_m, grid.inverseCell, grid.side);
+        const int cy = cellCoordinate(ys[i], grid.minY_m, grid.inverseCell, grid.side);
         s.pointCell[i] = cy * grid.side + cx;
         ++s.cellCount[s.pointCell[i]];
     }

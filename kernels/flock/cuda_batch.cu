@@ -4,9 +4,11 @@
 // Layers: CudaBatchStage::run (host API) → enqueueKernels (dispatch: launch shapes from tuning.hpp)
 // → thin __global__ entries → processStep, the whole potential stage of one step by one block, on the
 // device functions of geometry.hpp shared with the CPU reference. Block s takes step s in its shared
-// memory (stepsInSharedKernel); a step that does not fit is taken again by stepsInWorkspaceKernel, in
-// the largest shared memory one block may have (one block per SM) or, if it needs more still, in a
-// global-memory workspace. Each step's sizes come from counting passes and block prefix sums; its kept
+// memory (stepsInSharedKernel). A step whose points and grid fit but whose disks do not is finished by
+// the same block with its disks in a global-memory workspace, when enough of the batch's steps follow
+// it to hide the slower step; any other step that does not fit is taken again by
+// stepsInWorkspaceKernel, in the largest shared memory one block may have (one block per SM) or, if it
+// needs more still, in a global-memory workspace. Each step's sizes come from counting passes and block prefix sums; its kept
 // sets go to a staging family, and one index block plus a copy kernel put them in step order. Every
 // kernel reads the batch's step and entity counts from device memory, so the whole sequence is one
 // CUDA graph; a capacity that is too small is detected on the device, reported in the batch header and
@@ -70,7 +72,8 @@ struct BatchHeader {
     int overflow;          ///< a Capacity value
     int invalid;           ///< non-zero: a present sample was not finite
     int stepsInWorkspace;  ///< steps that did not fit the per-step kernel's shared memory
-    int stepsInGlobal;     ///< … of which did not fit the largest shared memory either (global workspace)
+    int stepsInPlace;      ///< … of which the per-step kernel worked in place, in a global workspace
+    int stepsInGlobal;     ///< … of which were worked in a global workspace (in place or by the second kernel)
 };
 
 /// Per-batch counters, cleared before the step kernels.
@@ -81,6 +84,7 @@ struct Counters {
     long long memberNeed;             ///< largest candidate-member count of a step over maxCandidateMembersPerStep
     int fallbackSteps;                ///< steps the shared-memory kernel handed to the workspace kernel
     int globalSteps;                  ///< … that the workspace kernel worked in global memory
+    int inPlaceSteps;                 ///< steps the shared-memory kernel worked again itself, in a global workspace
     int invalid;                      ///< non-zero: a present sample was not finite
 };
 
@@ -91,6 +95,10 @@ struct Pools {
     int* fallback;                 ///< steps handed to the workspace kernel (counters->fallbackSteps of them)
     char* workspaces;              ///< one arena of workspaceBytes per block of the workspace kernel
     long long workspaceBytes;
+    unsigned int* workspaceBusy;   ///< bit per workspace: claimed by a block of the per-step kernel
+    int workspaceCount;
+    int residentStepBlocks;        ///< blocks of the per-step kernel that run at once
+    int inPlaceWaves;              ///< a step that does not fit is worked in place when this many waves of them follow
     long long sharedBytes;         ///< dynamic shared memory of a block of the shared-memory kernel
     long long fallbackSharedBytes; ///< … of the workspace kernel (0: global workspaces only)
     // per step of the batch
@@ -168,6 +176,42 @@ __device__ long long blockExclusiveScan(const In* in, Out* out, int n, BlockScra
     return carry;
 }
 
+/// The items i < n with keep(i), in index order: emit(i, position) for each; returns their number to
+/// every thread. Every thread of the block must call it.
+template <typename Keep, typename Emit>
+__device__ int blockCompact(int n, Keep&& keep, Emit&& emit, BlockScratch& scratch) {
+    const int lane = laneId();
+    const int warp = static_cast<int>(threadIdx.x) / WARP_THREADS;
+    const int warps = static_cast<int>(blockDim.x) / WARP_THREADS;
+    int carry = 0;
+    for (int base = 0; base < n; base += static_cast<int>(blockDim.x)) {
+        const int i = base + static_cast<int>(threadIdx.x);
+        const bool kept = i < n && keep(i);
+        const unsigned int ballot = __ballot_sync(FULL_WARP, kept);
+        if (lane == 0) {
+            scratch.warpSums[warp] = __popc(ballot);
+        }
+        __syncthreads();
+        if (warp == 0) {
+            const long long w = lane < warps ? scratch.warpSums[lane] : 0;
+            const long long wi = warpInclusiveSum(w);
+            if (lane < warps) {
+                scratch.warpSums[lane] = wi - w;
+            }
+            if (lane == WARP_THREADS - 1) {
+                scratch.warpSums[WARP_THREADS] = wi;
+            }
+        }
+        __syncthreads();
+        if (kept) {
+            emit(i, carry + static_cast<int>(scratch.warpSums[warp]) + __popc(ballot & ((1U << lane) - 1U)));
+        }
+        carry += static_cast<int>(scratch.warpSums[WARP_THREADS]);
+        __syncthreads();
+    }
+    return carry;
+}
+
 /// Bounding box and count of a step's present, finite samples (every thread gets them).
 struct StepBox {
     double minX, maxX, minY, maxY;
@@ -230,6 +274,7 @@ __device__ StepBox blockStepBox(const Pools& p, const BatchParams& bp, long long
 /// Bump allocation of 8-byte aligned arrays from one byte range (a failed take fails every later one);
 /// the host sizes the workspaces with arenaBytes, which adds the arrays up in the same order.
 struct Arena {
+    static constexpr long long FAILED = 1LL << 62;
     char* base;
     long long size;
     long long used;
@@ -238,84 +283,158 @@ struct Arena {
     __device__ T* take(long long count) {
         const long long bytes = (count * static_cast<long long>(sizeof(T)) + 7) & ~7LL;
         if (used + bytes > size) {
-            used = size + 1;  // sticky: every later take fails too, so checking the last one suffices
+            used = FAILED;  // sticky: every later take fails too, so checking the last one suffices
             return nullptr;
         }
         T* at = reinterpret_cast<T*>(base + used);
         used += bytes;
         return at;
     }
+
+    /// Optional scratch from the top of the range (nullptr when there is no room; not a failure):
+    /// later takes must not reach it while it is in use (`reaches`); `restoreTop(size before)` frees it.
+    template <typename T>
+    __device__ T* takeTop(long long count) {
+        const long long bytes = (count * static_cast<long long>(sizeof(T)) + 7) & ~7LL;
+        if (used + bytes > size) {
+            return nullptr;
+        }
+        size -= bytes;
+        return reinterpret_cast<T*>(base + size);
+    }
+    __device__ bool reaches(const void* top) const { return base + used > static_cast<const char*>(top); }
+    __device__ void restoreTop(long long sizeBefore) { size = sizeBefore; }
 };
 
 __host__ __device__ constexpr long long aligned8(long long bytes) { return (bytes + 7) & ~7LL; }
 
 /// Bytes one step needs: `points` present points, `cells` grid cells, `disks` disks, `members` candidate
-/// members (the order and rounding of processStep's Arena::take calls).
+/// members (the order and rounding of processStep's Arena::take calls; at most `disks` candidate disks).
 __host__ __device__ constexpr long long arenaBytes(long long points, long long cells, long long disks, long long members) {
     return 2 * aligned8(points * 8) + aligned8(points * 4) + aligned8((points + 1) * 4) + aligned8((cells + 1) * 4) +
-           2 * aligned8((disks + 1) * 4) + aligned8((disks + 1) * 4) + aligned8(disks * 8) + aligned8(members * 4);
+           2 * aligned8(disks * 4) + aligned8((disks + 1) * 4) + aligned8(disks * 4) + aligned8((disks + 1) * 4) + aligned8(disks * 8) +
+           aligned8(members * 4);
 }
 
-/// A step's sorted points, grid and disks.
+/// A step's sorted points, grid and disks. The disks are the Lemma-3 pairs, anchored at their lower
+/// entity's slot and in slot order; the candidates are the disks with at least μ points, in disk order.
 struct StepArrays {
     StepGrid grid;
     double* x;         ///< per slot (points sorted by cell, then by entity)
     double* y;
     int* id;           ///< the slot's entity
-    int* diskBegin;    ///< per slot + 1: the disks anchored at the slot's point
+    int* diskBegin;    ///< per slot + 1: the disks anchored at the slot's point; from the maximal pass on, its candidates
     int* cellStart;    ///< per cell + 1
-    int* anchor;       ///< per disk + 1: anchor slot; after the maximal pass 1 when the disk's set is kept, then its set index
-    int* partner;      ///< per disk + 1: partner slot; after the maximal pass the kept set's size, then its member offset
-    int* memberStart;  ///< per disk + 1: candidate members (0 for disks with fewer than μ points), then their offsets
-    unsigned long long* signature;
+    int* anchor;       ///< per disk: anchor slot
+    int* partner;      ///< per disk + 1: partner slot; after the maximal pass per candidate + 1: 1 when its set is kept, then its set index
+    int* diskSize;     ///< per disk: its points when ≥ μ, else 0; after the maximal pass per candidate: the kept set's size, then its member offset
+    int* candidate;    ///< per candidate: its disk
+    int* memberStart;  ///< per candidate + 1: its members' offset
+    unsigned long long* signature;  ///< per candidate
     int* members;
 };
 
 __device__ __forceinline__ int cellOfPoint(const StepGrid& grid, double px, double py) {
-    return cellCoordinate(py, grid.minY_m, grid.cell_m, grid.side) * grid.side + cellCoordinate(px, grid.minX_m, grid.cell_m, grid.side);
+    return cellCoordinate(py, grid.minY_m, grid.inverseCell, grid.side) * grid.side + cellCoordinate(px, grid.minX_m, grid.inverseCell, grid.side);
 }
 
-/// Visits the slots of the 5 × 5 (coarse grids: 3 × 3) cells around `cell`.
-template <typename Visit>
-__device__ __forceinline__ void forNeighbours(const StepArrays& s, int cell, Visit&& visit) {
-    const StepGrid& grid = s.grid;
+/// The 5 × 5 (coarse grids: 3 × 3) cells around a cell, clipped to the grid: rows y0 … y1, in each the
+/// cells x0 … x1, whose slots are contiguous.
+struct Neighbourhood {
+    int x0, x1, y0, y1;
+
+    /// Slots of row y: [rowBegin, rowEnd).
+    __device__ __forceinline__ int rowBegin(const int* cellStart, int side, int y) const { return cellStart[y * side + x0]; }
+    __device__ __forceinline__ int rowEnd(const int* cellStart, int side, int y) const { return cellStart[y * side + x1 + 1]; }
+};
+
+__device__ __forceinline__ Neighbourhood neighbourhoodOf(const StepGrid& grid, int cell) {
     const int cx = cell % grid.side;
     const int cy = cell / grid.side;
-    const int y0 = max(cy - grid.reach, 0);
-    const int y1 = min(cy + grid.reach, grid.side - 1);
-    const int x0 = max(cx - grid.reach, 0);
-    const int x1 = min(cx + grid.reach, grid.side - 1);
-    for (int y = y0; y <= y1; ++y) {
-        const int row = y * grid.side;
-        const int end = s.cellStart[row + x1 + 1];
-        for (int k = s.cellStart[row + x0]; k < end; ++k) {
+    return {max(cx - grid.reach, 0), min(cx + grid.reach, grid.side - 1), max(cy - grid.reach, 0), min(cy + grid.reach, grid.side - 1)};
+}
+
+/// Visits the slots of the neighbourhood of `cell`, row by row.
+template <typename Visit>
+__device__ __forceinline__ void forNeighbours(const StepArrays& s, int cell, Visit&& visit) {
+    const Neighbourhood near = neighbourhoodOf(s.grid, cell);
+    for (int y = near.y0; y <= near.y1; ++y) {
+        const int end = near.rowEnd(s.cellStart, s.grid.side, y);
+        for (int k = near.rowBegin(s.cellStart, s.grid.side, y); k < end; ++k) {
             visit(k);
         }
     }
 }
 
-/// Pairs at distance ≤ 2ε from slot j to points of a higher entity index: counted, or written as disks
-/// from `first` on (anchor j, partner slot).
-template <bool EMIT>
-__device__ __forceinline__ int pairsOf(const StepArrays& s, const Limits& limits, int j, int first) {
+/// Pairs at distance ≤ 2ε from slot j to points of a higher entity index, counted. With `mask`, bit i of
+/// *mask tells whether the i-th slot of the neighbourhood (forNeighbours' order) is a partner, for the
+/// first 64 slots.
+__device__ __forceinline__ int countPairs(const StepArrays& s, const Limits& limits, int j, unsigned long long* mask) {
     const int a = s.id[j];
     const double ax = s.x[j];
     const double ay = s.y[j];
-    int d = first;
+    int pairs = 0;
+    int position = 0;
+    unsigned long long bits = 0;
     forNeighbours(s, cellOfPoint(s.grid, ax, ay), [&](int k) {
-        if (s.id[k] <= a) {
+        const int at = position++;
+        if (s.id[k] <= a || squaredNorm(subRn(s.x[k], ax), subRn(s.y[k], ay)) > limits.pair2) {
             return;
         }
-        if (squaredNorm(subRn(s.x[k], ax), subRn(s.y[k], ay)) > limits.pair2) {
+        if (at < 64) {
+            bits |= 1ULL << at;
+        }
+        ++pairs;
+    });
+    if (mask != nullptr) {
+        *mask = bits;
+    }
+    return pairs;
+}
+
+/// Writes slot j's pairs (countPairs) as disks from `first` on (anchor j, partner slot), in
+/// neighbourhood order: from countPairs' mask when the neighbourhood has at most 64 slots, else by
+/// testing the distances again.
+__device__ __forceinline__ void emitPairs(const StepArrays& s, const Limits& limits, int j, int first, const unsigned long long* mask) {
+    const int cell = cellOfPoint(s.grid, s.x[j], s.y[j]);
+    const Neighbourhood near = neighbourhoodOf(s.grid, cell);
+    const int side = s.grid.side;
+    int slots = 0;
+    for (int y = near.y0; y <= near.y1 && mask != nullptr; ++y) {
+        slots += near.rowEnd(s.cellStart, side, y) - near.rowBegin(s.cellStart, side, y);
+    }
+    int d = first;
+    if (mask != nullptr && slots <= 64) {
+        const unsigned long long bits = *mask;
+        int position = 0;
+        for (int y = near.y0; y <= near.y1; ++y) {
+            const int begin = near.rowBegin(s.cellStart, side, y);
+            const int length = near.rowEnd(s.cellStart, side, y) - begin;
+            unsigned long long row = position < 64 ? bits >> position : 0;
+            if (length < 64) {
+                row &= (1ULL << length) - 1ULL;
+            }
+            while (row != 0) {
+                s.anchor[d] = j;
+                s.partner[d] = begin + __ffsll(static_cast<long long>(row)) - 1;
+                ++d;
+                row &= row - 1ULL;
+            }
+            position += length;
+        }
+        return;
+    }
+    const int a = s.id[j];
+    const double ax = s.x[j];
+    const double ay = s.y[j];
+    forNeighbours(s, cell, [&](int k) {
+        if (s.id[k] <= a || squaredNorm(subRn(s.x[k], ax), subRn(s.y[k], ay)) > limits.pair2) {
             return;
         }
-        if (EMIT) {
-            s.anchor[d] = j;
-            s.partner[d] = k;
-        }
+        s.anchor[d] = j;
+        s.partner[d] = k;
         ++d;
     });
-    return d - first;
 }
 
 /// Points in disk d (Lemma 3: the disk right of anchor → partner); with `out`, their entities, sorted.
@@ -346,11 +465,201 @@ __device__ __forceinline__ int diskPoints(const StepArrays& s, const Limits& lim
 
 enum class StepOutcome { Done, NoRoom };
 
+/// The step's record (thread 0): its disks, kept sets and members, and where they went in the staging family.
+__device__ __forceinline__ void recordStep(const Pools& p, int step, long long disks, long long sets, long long members, long long setBase,
+                                           long long memberBase) {
+    if (threadIdx.x == 0) {
+        p.stepDisks[step] = disks;
+        p.stepSets[step] = static_cast<int>(sets);
+        p.stepMembers[step] = members;
+        p.stepSetBase[step] = setBase;
+        p.stepMemberBase[step] = memberBase;
+    }
+}
+
+/// One free global workspace, claimed (-1: none).
+__device__ int claimWorkspace(const Pools& p) {
+    for (int w = 0; w * 32 < p.workspaceCount; ++w) {
+        unsigned int busy = p.workspaceBusy[w];
+        for (;;) {
+            const int bit = __ffs(static_cast<int>(~busy)) - 1;
+            if (bit < 0 || w * 32 + bit >= p.workspaceCount) {
+                break;
+            }
+            const unsigned int before = atomicOr(&p.workspaceBusy[w], 1U << bit);
+            if ((before & (1U << bit)) == 0) {
+                return w * 32 + bit;
+            }
+            busy = before;
+        }
+    }
+    return -1;
+}
+
+/// The second half of a step's potential stage, from its disks on (emission, points per disk,
+/// candidates, members, the step's maximal sets, their copy into the staging family), in `arena`: the
+/// block's shared memory after the points and grid, or a global workspace. NoRoom (nothing written to
+/// the step's record) when the arena is too small. `pairMasks` (countPairs' masks, at the top of the
+/// shared memory; `masksInArena`: of this arena) becomes nullptr when they may have been overwritten.
+__device__ __forceinline__ StepOutcome finishStep(const Pools& p, int step, StepArrays& s, int n, int d0, Arena arena, BlockScratch& scratch,
+                                                  const unsigned long long*& pairMasks, bool masksInArena) {
+    const int tid = static_cast<int>(threadIdx.x);
+    const int threads = static_cast<int>(blockDim.x);
+    Counters& counters = *p.counters;
+    s.anchor = arena.take<int>(d0);
+    s.partner = arena.take<int>(d0 + 1);
+    s.diskSize = arena.take<int>(d0);
+    if (s.diskSize == nullptr) {
+        return StepOutcome::NoRoom;
+    }
+    if (pairMasks != nullptr && masksInArena && arena.reaches(pairMasks)) {
+        pairMasks = nullptr;
+    }
+    for (int j = tid; j < n; j += threads) {
+        emitPairs(s, p.limits, j, s.diskBegin[j], pairMasks != nullptr ? pairMasks + j : nullptr);
+    }
+    __syncthreads();
+
+    // Points per disk (< μ: none); the candidates (the disks with ≥ μ points) → their member slots.
+    for (int d = tid; d < d0; d += threads) {
+        const int count = diskPoints(s, p.limits, d, nullptr);
+        s.diskSize[d] = count >= p.minEntities ? count : 0;
+    }
+    __syncthreads();
+    const auto isCandidate = [&](int d) { return s.diskSize[d] > 0; };
+    const int c0 = blockCompact(d0, isCandidate, [](int, int) {}, scratch);
+    s.candidate = arena.take<int>(c0);
+    s.memberStart = arena.take<int>(c0 + 1);
+    s.signature = arena.take<unsigned long long>(c0);
+    if (s.signature == nullptr) {
+        pairMasks = nullptr;  // the arrays taken before the one that failed may have reached them
+        return StepOutcome::NoRoom;
+    }
+    blockCompact(d0, isCandidate, [&](int d, int c) {
+        s.candidate[c] = d;
+        s.memberStart[c] = s.diskSize[d];
+    }, scratch);
+    const long long candidates = blockExclusiveScan(s.memberStart, s.memberStart, c0, scratch);
+    if (candidates > p.maxStepMembers) {
+        if (tid == 0) {
+            atomicMax(&counters.memberNeed, candidates);
+        }
+        recordStep(p, step, d0, 0, 0, 0, 0);
+        return StepOutcome::Done;
+    }
+    s.members = arena.take<int>(candidates);
+    if (s.members == nullptr) {
+        pairMasks = nullptr;  // the candidates' arrays may have reached them
+        return StepOutcome::NoRoom;
+    }
+    // Each slot's disks → its candidates (they are in slot order too): diskBegin[j] = the first
+    // candidate anchored at slot j or later.
+    for (int c = tid; c < c0; c += threads) {
+        const int j = s.anchor[s.candidate[c]];
+        const int before = c > 0 ? s.anchor[s.candidate[c - 1]] : -1;
+        for (int k = before + 1; k <= j; ++k) {
+            s.diskBegin[k] = c;
+        }
+        if (c == c0 - 1) {
+            for (int k = j + 1; k <= n; ++k) {
+                s.diskBegin[k] = c0;
+            }
+        }
+    }
+    if (tid == 0) {
+        s.memberStart[c0] = static_cast<int>(candidates);
+    }
+    __syncthreads();
+    for (int c = tid; c < c0; c += threads) {
+        const int start = s.memberStart[c];
+        diskPoints(s, p.limits, s.candidate[c], s.members + start);
+        s.signature[c] = signatureOf(s.members + start, s.memberStart[c + 1] - start);
+    }
+    __syncthreads();
+
+    // Maximal sets of the step: a candidate's set is dropped when a candidate anchored near it holds a
+    // strict superset, or the same set with a lower index (a superset contains the anchor, so its own
+    // anchor is within 2ε). A group of `lanes` lanes takes one candidate and goes over those near it: as
+    // many lanes per candidate (a power of two, at most a warp) as keep the block's threads busy.
+    // Afterwards partner[c] = 1 / diskSize[c] = size for the kept sets, else 0.
+    int lanes = 1;
+    while (lanes < WARP_THREADS && c0 * lanes * 2 <= threads) {
+        lanes *= 2;
+    }
+    const int member = tid % lanes;
+    const unsigned int groupLanes = lanes == WARP_THREADS ? FULL_WARP : ((1U << lanes) - 1U) << (laneId() & ~(lanes - 1));
+    for (int c = tid / lanes; c < c0; c += threads / lanes) {
+        const int start = s.memberStart[c];
+        const int size = s.memberStart[c + 1] - start;
+        const int* set = s.members + start;
+        const unsigned long long signature = s.signature[c];
+        const int j = s.anchor[s.candidate[c]];
+        const Neighbourhood near = neighbourhoodOf(s.grid, cellOfPoint(s.grid, s.x[j], s.y[j]));
+        bool dominated = false;
+        for (int y = near.y0; y <= near.y1 && !dominated; ++y) {
+            // The candidates anchored in the row's slots are contiguous.
+            const int end = s.diskBegin[near.rowEnd(s.cellStart, s.grid.side, y)];
+            for (int base = s.diskBegin[near.rowBegin(s.cellStart, s.grid.side, y)]; base < end && !dominated; base += lanes) {
+                const int e = base + member;
+                bool dominates = false;
+                if (e < end && e != c) {
+                    const int otherStart = s.memberStart[e];
+                    const int other = s.memberStart[e + 1] - otherStart;
+                    if (other >= size && (signature & ~s.signature[e]) == 0 && (other > size || e < c)) {
+                        dominates = isSubset(set, size, s.members + otherStart, other);
+                    }
+                }
+                dominated = __ballot_sync(groupLanes, dominates) != 0;
+            }
+        }
+        if (member == 0) {
+            s.partner[c] = dominated ? 0 : 1;
+            s.diskSize[c] = dominated ? 0 : size;
+        }
+    }
+    __syncthreads();
+
+    // The kept sets → one chunk of the staging family (claimed with one atomic per pool), in candidate order.
+    const long long sets = blockExclusiveScan(s.partner, s.partner, c0, scratch);
+    const long long members = blockExclusiveScan(s.diskSize, s.diskSize, c0, scratch);
+    if (tid == 0) {
+        scratch.broadcast[0] = static_cast<long long>(atomicAdd(&counters.setCursor, static_cast<unsigned long long>(sets)));
+        scratch.broadcast[1] = static_cast<long long>(atomicAdd(&counters.memberCursor, static_cast<unsigned long long>(members)));
+        s.partner[c0] = static_cast<int>(sets);
+    }
+    __syncthreads();
+    const long long setBase = scratch.broadcast[0];
+    const long long memberBase = scratch.broadcast[1];
+    recordStep(p, step, d0, sets, members, setBase, memberBase);
+    if (setBase + sets <= p.maxSets && memberBase + members <= p.maxFamilyMembers) {
+        for (int c = tid; c < c0; c += threads) {
+            if (s.partner[c + 1] == s.partner[c]) {
+                continue;
+            }
+            const long long at = setBase + s.partner[c];
+            const int offset = s.diskSize[c];
+            p.stagedOffsets[at] = offset;
+            p.stagedSignature[at] = s.signature[c];
+            const int start = s.memberStart[c];
+            const int size = s.memberStart[c + 1] - start;
+            int* to = p.stagedMembers + memberBase + offset;
+            for (int i = 0; i < size; ++i) {
+                to[i] = s.members[start + i];
+            }
+        }
+    }
+    __syncthreads();  // the arena and the scratch are reused by the block's next step
+    return StepOutcome::Done;
+}
+
 /// The whole potential stage of one step (seeds/002 §4.1–4.2) by one block, in `arena`: grid
 /// (counting, prefix sum, placement), Lemma-3 disks (counting, prefix sum, emission), points per disk
 /// (drop < μ), sorted members and signatures, the maximal sets of the step, and their copy into the
 /// staging family with the step's record. NoRoom (nothing written) when the arena is too small; a step
-/// over maxDisksPerStep or maxCandidateMembersPerStep is recorded with no sets and its need.
+/// over maxDisksPerStep or maxCandidateMembersPerStep is recorded with no sets and its need. IN_PLACE:
+/// when the points and grid fit but the disks do not, the disks go to a global workspace instead (see
+/// tuning::IN_PLACE_WAVES).
+template <bool IN_PLACE>
 __device__ __forceinline__ StepOutcome processStep(const Pools& p, int step, Arena arena, BlockScratch& scratch, bool firstVisit) {
     const BatchParams bp = *p.params;
     const long long base = static_cast<long long>(step) * bp.entities;
@@ -418,146 +727,56 @@ __device__ __forceinline__ StepOutcome processStep(const Pools& p, int step, Are
     __syncthreads();
 
     // §4.2 Lemma-3 disks: pairs per point → disk slots → emission (anchored at the lower entity index).
+    // Each point's partners are also kept as a mask over its neighbourhood (room permitting, at the top
+    // of the arena), so that the emission need not test the distances again.
+    const long long sizeBeforeMasks = arena.size;
+    const unsigned long long* pairMasks = arena.takeTop<unsigned long long>(n);
     for (int j = tid; j < n; j += threads) {
-        s.diskBegin[j] = pairsOf<false>(s, p.limits, j, 0);
+        s.diskBegin[j] = countPairs(s, p.limits, j, pairMasks != nullptr ? const_cast<unsigned long long*>(pairMasks) + j : nullptr);
     }
     __syncthreads();
     const long long disks = blockExclusiveScan(s.diskBegin, s.diskBegin, n, scratch);
-    Counters& counters = *p.counters;
-    const auto record = [&](long long sets, long long members, long long setBase, long long memberBase) {
-        if (tid == 0) {
-            p.stepDisks[step] = disks;
-            p.stepSets[step] = static_cast<int>(sets);
-            p.stepMembers[step] = members;
-            p.stepSetBase[step] = setBase;
-            p.stepMemberBase[step] = memberBase;
-        }
-    };
     if (disks > p.maxStepDisks) {
         if (tid == 0) {
-            atomicMax(&counters.diskNeed, disks);
+            atomicMax(&p.counters->diskNeed, disks);
         }
-        record(0, 0, 0, 0);
+        recordStep(p, step, disks, 0, 0, 0, 0);
         return StepOutcome::Done;
     }
-    const int d0 = static_cast<int>(disks);
-    s.anchor = arena.take<int>(d0 + 1);
-    s.partner = arena.take<int>(d0 + 1);
-    s.memberStart = arena.take<int>(d0 + 1);
-    s.signature = arena.take<unsigned long long>(d0);
-    if (s.signature == nullptr) {
+    arena.restoreTop(sizeBeforeMasks);  // the masks stay intact unless the disks reach them
+    const StepOutcome outcome = finishStep(p, step, s, n, static_cast<int>(disks), arena, scratch, pairMasks, true);
+    if (!IN_PLACE || outcome == StepOutcome::Done) {
+        return outcome;
+    }
+    // No room for the disks: worked in place, in a global workspace, while one is free and enough of the
+    // batch's steps follow to cover the time (else the second kernel takes the step).
+    if (tid == 0) {
+        const bool early = step < p.params->steps - p.inPlaceWaves * p.residentStepBlocks;
+        scratch.broadcast[2] = early ? claimWorkspace(p) : -1;
+    }
+    __syncthreads();
+    const int slot = static_cast<int>(scratch.broadcast[2]);
+    if (slot < 0) {
         return StepOutcome::NoRoom;
     }
+    const Arena workspace{p.workspaces + static_cast<long long>(slot) * p.workspaceBytes, p.workspaceBytes, 0};
+    finishStep(p, step, s, n, static_cast<int>(disks), workspace, scratch, pairMasks, false);  // sized for every step: Done
     if (tid == 0) {
-        s.diskBegin[n] = d0;
+        atomicAnd(&p.workspaceBusy[slot / 32], ~(1U << (slot % 32)));
+        atomicAdd(&p.counters->inPlaceSteps, 1);
     }
-    for (int j = tid; j < n; j += threads) {
-        pairsOf<true>(s, p.limits, j, s.diskBegin[j]);
-    }
-    __syncthreads();
-
-    // Points per disk (< μ: none) → member slots.
-    for (int d = tid; d < d0; d += threads) {
-        const int count = diskPoints(s, p.limits, d, nullptr);
-        s.memberStart[d] = count >= p.minEntities ? count : 0;
-    }
-    __syncthreads();
-    const long long candidates = blockExclusiveScan(s.memberStart, s.memberStart, d0, scratch);
-    if (candidates > p.maxStepMembers) {
-        if (tid == 0) {
-            atomicMax(&counters.memberNeed, candidates);
-        }
-        record(0, 0, 0, 0);
-        return StepOutcome::Done;
-    }
-    s.members = arena.take<int>(candidates);
-    if (s.members == nullptr) {
-        return StepOutcome::NoRoom;
-    }
-    if (tid == 0) {
-        s.memberStart[d0] = static_cast<int>(candidates);
-    }
-    __syncthreads();
-    for (int d = tid; d < d0; d += threads) {
-        const int start = s.memberStart[d];
-        const int size = s.memberStart[d + 1] - start;
-        if (size > 0) {
-            diskPoints(s, p.limits, d, s.members + start);
-            s.signature[d] = signatureOf(s.members + start, size);
-        }
-    }
-    __syncthreads();
-
-    // Maximal sets of the step: a disk's set is dropped when a disk anchored near it holds a strict
-    // superset, or the same set with a lower disk index (a superset contains the anchor, so its own
-    // anchor is within 2ε). Afterwards anchor[d] = 1 / partner[d] = size for the kept sets, else 0.
-    for (int d = tid; d < d0; d += threads) {
-        const int start = s.memberStart[d];
-        const int size = s.memberStart[d + 1] - start;
-        bool dominated = size == 0;
-        if (!dominated) {
-            const int* set = s.members + start;
-            const unsigned long long signature = s.signature[d];
-            const int j = s.anchor[d];
-            forNeighbours(s, cellOfPoint(s.grid, s.x[j], s.y[j]), [&](int slot) {
-                const int end = s.diskBegin[slot + 1];
-                for (int e = s.diskBegin[slot]; e < end && !dominated; ++e) {
-                    const int otherStart = s.memberStart[e];
-                    const int other = s.memberStart[e + 1] - otherStart;
-                    if (e == d || other < size || (signature & ~s.signature[e]) != 0) {
-                        continue;
-                    }
-                    const bool subset = isSubset(set, size, s.members + otherStart, other);
-                    dominated = other == size ? (e < d && subset) : subset;
-                }
-            });
-        }
-        s.anchor[d] = dominated ? 0 : 1;
-        s.partner[d] = dominated ? 0 : size;
-    }
-    __syncthreads();
-
-    // The kept sets → one chunk of the staging family (claimed with one atomic per pool), in disk order.
-    const long long sets = blockExclusiveScan(s.anchor, s.anchor, d0, scratch);
-    const long long members = blockExclusiveScan(s.partner, s.partner, d0, scratch);
-    if (tid == 0) {
-        scratch.broadcast[0] = static_cast<long long>(atomicAdd(&counters.setCursor, static_cast<unsigned long long>(sets)));
-        scratch.broadcast[1] = static_cast<long long>(atomicAdd(&counters.memberCursor, static_cast<unsigned long long>(members)));
-        s.anchor[d0] = static_cast<int>(sets);
-    }
-    __syncthreads();
-    const long long setBase = scratch.broadcast[0];
-    const long long memberBase = scratch.broadcast[1];
-    record(sets, members, setBase, memberBase);
-    if (setBase + sets <= p.maxSets && memberBase + members <= p.maxFamilyMembers) {
-        for (int d = tid; d < d0; d += threads) {
-            if (s.anchor[d + 1] == s.anchor[d]) {
-                continue;
-            }
-            const long long at = setBase + s.anchor[d];
-            const int offset = s.partner[d];
-            p.stagedOffsets[at] = offset;
-            p.stagedSignature[at] = s.signature[d];
-            const int start = s.memberStart[d];
-            const int size = s.memberStart[d + 1] - start;
-            int* to = p.stagedMembers + memberBase + offset;
-            for (int i = 0; i < size; ++i) {
-                to[i] = s.members[start + i];
-            }
-        }
-    }
-    __syncthreads();  // the arena and the scratch are reused by the block's next step
     return StepOutcome::Done;
 }
 
-// The potential stage of step blockIdx.x in shared memory (dynamic: p.sharedBytes). A step that does not
-// fit is handed to stepsInWorkspaceKernel.
+// The potential stage of step blockIdx.x in shared memory (dynamic: p.sharedBytes). A step whose disks do
+// not fit is finished in place in a global workspace when it is early enough in the batch; other steps
+// that do not fit are handed to stepsInWorkspaceKernel.
 __global__ void __launch_bounds__(tuning::MAX_STEP_BLOCK, tuning::MIN_STEP_BLOCKS) stepsInSharedKernel(Pools p) {
     extern __shared__ __align__(16) char arenaMemory[];
     __shared__ BlockScratch scratch;
     const int steps = p.params->steps;
     for (int step = static_cast<int>(blockIdx.x); step < steps; step += static_cast<int>(gridDim.x)) {
-        if (processStep(p, step, Arena{arenaMemory, p.sharedBytes, 0}, scratch, true) == StepOutcome::NoRoom && threadIdx.x == 0) {
+        if (processStep<true>(p, step, Arena{arenaMemory, p.sharedBytes, 0}, scratch, true) == StepOutcome::NoRoom && threadIdx.x == 0) {
             p.fallback[atomicAdd(&p.counters->fallbackSteps, 1)] = step;
         }
         __syncthreads();
@@ -576,7 +795,7 @@ __global__ void __launch_bounds__(tuning::MAX_STEP_BLOCK, tuning::MIN_STEP_BLOCK
     for (int i = static_cast<int>(blockIdx.x); i < count; i += static_cast<int>(gridDim.x)) {
         const int step = p.fallback[i];
         if (p.fallbackSharedBytes > 0 &&
-            processStep(p, step, Arena{arenaMemory, p.fallbackSharedBytes, 0}, scratch, false) == StepOutcome::Done) {
+            processStep<false>(p, step, Arena{arenaMemory, p.fallbackSharedBytes, 0}, scratch, false) == StepOutcome::Done) {
             __syncthreads();
             continue;
         }
@@ -584,7 +803,7 @@ __global__ void __launch_bounds__(tuning::MAX_STEP_BLOCK, tuning::MIN_STEP_BLOCK
         if (threadIdx.x == 0) {
             atomicAdd(&p.counters->globalSteps, 1);
         }
-        processStep(p, step, workspace, scratch, false);
+        processStep<false>(p, step, workspace, scratch, false);
         __syncthreads();
     }
 }
@@ -614,8 +833,9 @@ __global__ void familyIndexKernel(Pools p) {
     }
     const Counters& c = *p.counters;
     h.invalid = c.invalid;
-    h.stepsInWorkspace = c.fallbackSteps;
-    h.stepsInGlobal = c.globalSteps;
+    h.stepsInWorkspace = c.fallbackSteps + c.inPlaceSteps;
+    h.stepsInPlace = c.inPlaceSteps;
+    h.stepsInGlobal = c.globalSteps + c.inPlaceSteps;
     h.keptSets = sets;
     h.keptMembers = members;
     h.overflow = static_cast<int>(Capacity::None);
@@ -690,6 +910,7 @@ struct CudaBatchStage::State {
     DeviceBuffer<BatchParams> batchParams;
     DeviceBuffer<Counters> counters;
     DeviceBuffer<char> workspaces;
+    DeviceBuffer<unsigned int> workspaceBusy;
     DeviceBuffer<int> fallback, stepSets, stepBegin, stagedOffsets, stagedMembers, familyMembers, familyStep;
     DeviceBuffer<long long> stepDisks, stepMembers, stepSetBase, stepMemberBase, stepMemberBegin, familyOffsets;
     DeviceBuffer<unsigned long long> stagedSignature, familySignature;
@@ -719,6 +940,7 @@ struct CudaBatchStage::State {
     GpuStatus enqueueKernels(StreamHandle stream) {
         const Pools& p = pools;
         AUGUR_CUDA_TRY(platform::fillDevice(counters.data(), 0, sizeof(Counters), stream));
+        AUGUR_CUDA_TRY(platform::fillDevice(workspaceBusy.data(), 0, workspaceBusy.size() * sizeof(unsigned int), stream));
         // One block per step, the step's whole potential stage in shared memory; the steps that do not
         // fit, one per block again, in global workspaces.
         AUGUR_CUDA_TRY(launch(stepsInSharedKernel, LaunchDims{p.maxSteps, stepBlock, static_cast<std::size_t>(p.sharedBytes)}, stream, p));
@@ -828,6 +1050,7 @@ Result<std::unique_ptr<CudaBatchStage>, FlockFailure> CudaBatchStage::create(con
     AUGUR_FLOCK_ALLOC(s.batchParams, buffer<BatchParams>(1));
     AUGUR_FLOCK_ALLOC(s.counters, buffer<Counters>(1));
     AUGUR_FLOCK_ALLOC(s.workspaces, buffer<char>(workspaceBytes * s.workspaceBlocks));
+    AUGUR_FLOCK_ALLOC(s.workspaceBusy, buffer<unsigned int>((s.workspaceBlocks + 31) / 32));
     AUGUR_FLOCK_ALLOC(s.fallback, buffer<int>(steps));
     AUGUR_FLOCK_ALLOC(s.stepDisks, buffer<long long>(steps));
     AUGUR_FLOCK_ALLOC(s.stepSets, buffer<int>(steps));
@@ -854,6 +1077,10 @@ Result<std::unique_ptr<CudaBatchStage>, FlockFailure> CudaBatchStage::create(con
     p.fallback = s.fallback.data();
     p.workspaces = s.workspaces.data();
     p.workspaceBytes = workspaceBytes;
+    p.workspaceBusy = s.workspaceBusy.data();
+    p.workspaceCount = s.workspaceBlocks;
+    p.residentStepBlocks = multiprocessors * stepBlocksPerSm;
+    p.inPlaceWaves = shape.inPlaceWaves;
     p.fallbackSharedBytes = fallbackSharedBytes;
     p.sharedBytes = sharedBytes;
     p.stepDisks = s.stepDisks.data();
@@ -953,6 +1180,7 @@ Result<BatchResult, GpuError> CudaBatchStage::run(const TrajectoryView& view, bo
     BatchResult result;
     result.disks = header.disks;
     result.stepsInWorkspace = header.stepsInWorkspace;
+    result.stepsInPlace = header.stepsInPlace;
     result.stepsInGlobal = header.stepsInGlobal;
     if (header.invalid != 0) {
         result.invalidInput = true;

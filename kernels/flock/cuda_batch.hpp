@@ -30,6 +30,7 @@ struct LaunchShape {
     long long stepSharedBytes; ///< > 0: the per-step kernel's shared memory per block instead
     int workspaceBlocks;       ///< > 0: blocks (global workspaces) for the steps that do not fit; 0: per SM
     bool fallbackInShared;     ///< those steps try the largest shared memory of a block before a workspace
+    int inPlaceWaves;          ///< … are worked in place when this many waves of resident blocks follow them
 };
 
 struct BatchResult {
@@ -39,6 +40,7 @@ struct BatchResult {
     Capacity overflow{Capacity::None};
     std::int64_t needed{0};
     std::int64_t stepsInWorkspace{0};  ///< steps that did not fit the per-step kernel's shared memory
+    std::int64_t stepsInPlace{0};      ///< … of which the per-step kernel worked in place (global workspace)
     std::int64_t stepsInGlobal{0};     ///< … of which were worked in a global-memory workspace
     bool invalidInput{false};          ///< a present sample was not finite (nothing else is valid then)
     HostFlocks flocks;                 ///< batch-relative windows; valid until the next run

@@ -178,7 +178,8 @@ Result<FlockFinder, FlockFailure> FlockFinder::create(const FlockParams& params,
                                             options.blocksPerMultiprocessor > 0 ? options.blocksPerMultiprocessor : tuning::BLOCKS_PER_SM,
                                             options.windowBlockThreads > 0 ? options.windowBlockThreads : tuning::WINDOW_BLOCK,
                                             options.blockThreads, options.stepBlocksPerMultiprocessor, options.stepSharedBytes,
-                                            options.workspaceBlocks, options.fallbackInSharedMemory};
+                                            options.workspaceBlocks, options.fallbackInSharedMemory,
+                                            options.inPlaceWaves >= 0 ? options.inPlaceWaves : tuning::IN_PLACE_WAVES};
             auto stage = detail::CudaBatchStage::create(params, impl->limits, capacities, options.useGraph, shape);
             if (!stage) {
                 return fail(stage.error());
@@ -390,6 +391,7 @@ Result<FlockStats, FlockFailure> FlockFinder::Impl::findCuda(const TrajectoryVie
         }
         stats.disks += batch->disks;
         stats.stepsInWorkspace += batch->stepsInWorkspace;
+        stats.stepsInPlace += batch->stepsInPlace;
         stats.stepsInGlobal += batch->stepsInGlobal;
         const bool lastBatch = first + steps == view.stepCount;
         stats.potentialFlocks += lastBatch ? batch->potentialAll : batch->potentialWindows;

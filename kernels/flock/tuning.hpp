@@ -60,6 +60,11 @@ inline constexpr int SM_THREADS = 2048;
 /// maxEntities points, the full grid, maxDisksPerStep disks and maxCandidateMembersPerStep members.
 inline constexpr int WORKSPACE_BLOCKS_PER_SM = 2;
 
+/// A step that does not fit the per-step kernel's shared memory is worked in place, in a global
+/// workspace, when at least IN_PLACE_WAVES waves of the kernel's resident blocks follow it; a later one
+/// goes to the second kernel.
+inline constexpr int IN_PLACE_WAVES = 2;
+
 /// Threads of the one block that prefix-sums the steps' family sizes.
 inline constexpr int INDEX_BLOCK = 1024;
 

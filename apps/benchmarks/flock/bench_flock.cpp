@@ -200,9 +200,9 @@ int profileRun(const SyntheticSpec& spec, const FlockParams& params) {
         return 1;
     }
     std::printf("profile: n %d, τ %d, flocks %lld, total %.3f ms, potential (dev) %.3f ms, intersections (dev + download) %.3f ms, "
-                "steps in the second kernel %lld (in global memory %lld)\n",
+                "steps over the shared budget %lld (in place %lld, in global memory %lld)\n",
                 spec.entities, spec.steps, static_cast<long long>(m.stats.flocks), m.total_ms, m.stats.potential_us * 1e-3,
-                m.stats.intersect_us * 1e-3, static_cast<long long>(m.stats.stepsInWorkspace),
+                m.stats.intersect_us * 1e-3, static_cast<long long>(m.stats.stepsInWorkspace), static_cast<long long>(m.stats.stepsInPlace),
                 static_cast<long long>(m.stats.stepsInGlobal));
     return 0;
 }
@@ -330,7 +330,7 @@ int main(int argc, char** argv) {
     }
     if (stepSweep && gpu && stream) {
         bench::Table shapes("Per-step kernel: CUDA, resident input, graphs, end to end, ms (median of 5)",
-                            {"scenario", "n", "τ", "threads/block", "step blocks/SM", "steps in the second kernel", "GPU pot. (dev)",
+                            {"scenario", "n", "τ", "threads/block", "step blocks/SM", "steps over the shared budget", "of them in place", "GPU pot. (dev)",
                              "GPU ∩ (dev)", "total"});
         forEachResidentCase([&](const SweepCase& c, const Scenario& s, const SyntheticTrajectories& t, const TrajectoryView& device) {
             for (const int block : {128, 256, 512, 1024}) {
@@ -344,7 +344,7 @@ int main(int argc, char** argv) {
                     const Measured m = measure(t, s.params, c.capacities, kernels::Backend::Cuda, true, 5, stream->get(), &device, options);
                     shapes.row({s.name, std::to_string(s.spec.entities), std::to_string(s.spec.steps), std::to_string(block),
                                 std::to_string(perSm), m.ok ? std::to_string(m.stats.stepsInWorkspace) : "-",
-                                m.ok ? fmt(m.stats.potential_us * 1e-3, 2) : m.error, m.ok ? fmt(m.stats.intersect_us * 1e-3, 2) : "-",
+                                m.ok ? std::to_string(m.stats.stepsInPlace) : "-", m.ok ? fmt(m.stats.potential_us * 1e-3, 2) : m.error, m.ok ? fmt(m.stats.intersect_us * 1e-3, 2) : "-",
                                 m.ok ? fmt(m.total_ms, 2) : "-"});
                 }
             }

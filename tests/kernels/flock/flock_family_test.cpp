@@ -151,7 +151,7 @@ TEST(FlockGeometry, GridCellsAreNeverNarrowerThanTheRadiusAndSideIsCapped) {
     const StepGrid coarse = makeStepGrid(0.0, 1000.0, 0.0, 10.0, limits.cellMin_m, SIDE_CAP);
     EXPECT_EQ(coarse.side, SIDE_CAP);
     EXPECT_GE(coarse.cell_m * coarse.side, 1000.0);  // the whole extent is covered
-    EXPECT_LE(cellCoordinate(1000.0, 0.0, coarse.cell_m, coarse.side), SIDE_CAP - 1);
+    EXPECT_LE(cellCoordinate(1000.0, 0.0, coarse.inverseCell, coarse.side), SIDE_CAP - 1);
     const StepGrid empty = makeStepGrid(INFINITY, -INFINITY, INFINITY, -INFINITY, limits.cellMin_m, SIDE_CAP);
     EXPECT_EQ(empty.side, 1);
 }

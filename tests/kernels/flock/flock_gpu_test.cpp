@@ -590,12 +590,18 @@ TEST(FlockGpuSteps, SharedMemoryWorkspaceAndMixedStepsEqualCpuReference) {
             int sharedBytes;
             int workspaceBlocks;
             bool fallbackInShared;
+            int inPlaceWaves;  // 0: the per-step kernel works the steps that do not fit itself; -1: tuning (12 steps: none)
             const char* name;
         };
-        const Path paths[] = {{SHARED_ALL, 0, true, "shared"},          {0, 0, true, "default"},
-                              {SHARED_NONE, 0, true, "second kernel's shared memory"},
-                              {SHARED_NONE, 0, false, "workspace"},     {SHARED_NONE, 1, false, "one workspace"},
-                              {MIXED_BYTES, 2, false, "mixed"}};
+        const Path paths[] = {{SHARED_ALL, 0, true, -1, "shared"},
+                              {0, 0, true, -1, "default"},
+                              {SHARED_NONE, 0, true, -1, "second kernel's shared memory"},
+                              {SHARED_NONE, 0, false, -1, "workspace"},
+                              {SHARED_NONE, 1, false, -1, "one workspace"},
+                              {MIXED_BYTES, 2, false, -1, "mixed"},
+                              {SHARED_NONE, 0, true, 0, "in place, but not even the points fit"},
+                              {MIXED_BYTES, 0, true, 0, "mixed in place"},
+                              {MIXED_BYTES, 1, false, 0, "mixed, in place in one workspace, the rest in the second kernel"}};
         for (const Path& path : paths) {
             for (const bool useGraph : {false, true}) {
                 FlockOptions options;
@@ -603,6 +609,7 @@ TEST(FlockGpuSteps, SharedMemoryWorkspaceAndMixedStepsEqualCpuReference) {
                 options.stepSharedBytes = path.sharedBytes;
                 options.workspaceBlocks = path.workspaceBlocks;
                 options.fallbackInSharedMemory = path.fallbackInShared;
+                options.inPlaceWaves = path.inPlaceWaves;
                 FlockStats stats;
                 EXPECT_EQ(detectWith(instance.view(), params, capacities, options, &stats), expected)
                     << path.name << ", seed " << seed << ", graph " << useGraph;
@@ -614,14 +621,53 @@ TEST(FlockGpuSteps, SharedMemoryWorkspaceAndMixedStepsEqualCpuReference) {
                     EXPECT_GT(stats.stepsInWorkspace, 0) << path.name;
                     EXPECT_LT(stats.stepsInWorkspace, STEPS) << path.name;
                 }
+                // In place: the steps whose points and grid fit (not with SHARED_NONE).
+                if (path.inPlaceWaves < 0 || path.sharedBytes == SHARED_NONE) {
+                    EXPECT_EQ(stats.stepsInPlace, 0) << path.name;
+                } else if (path.workspaceBlocks == 0) {  // a workspace for every block
+                    EXPECT_EQ(stats.stepsInPlace, stats.stepsInWorkspace) << path.name;
+                } else {
+                    EXPECT_GE(stats.stepsInPlace, 1) << path.name;
+                }
                 // Every step of this instance fits a block's largest shared memory.
-                EXPECT_EQ(stats.stepsInGlobal, path.fallbackInShared ? 0 : stats.stepsInWorkspace) << path.name;
+                EXPECT_EQ(stats.stepsInGlobal, path.fallbackInShared ? stats.stepsInPlace : stats.stepsInWorkspace) << path.name;
             }
         }
     }
 }
 
-// 6,000 entities: a step's points alone (144 KB) exceed the default shared-memory budget of a block.
+// Every shared-memory budget of the per-step kernel, with the steps that do not fit finished in place:
+// the budgets run out at every point of a step (the disks, the candidates, the members; before and
+// after the pair masks are overwritten), and every one gives the CPU reference's flocks.
+TEST(FlockGpuSteps, InPlaceStepsEqualCpuReferenceAtEveryBudget) {
+    AUGUR_REQUIRE_GPU();
+    constexpr int STEPS = 12;
+    constexpr int SMALLEST = 4 * 1024;
+    constexpr int LARGEST = 96 * 1024;
+    constexpr int STRIDE = 2 * 1024;
+    const FlockParams params{4, 3, 1.0};
+    const Instance instance = clusteredEveryOtherStep(7);
+    const FlockCapacities capacities = denseCapacities(instance.entities, STEPS);
+    const auto expected = detect(instance.view(), params, capacities, Backend::Cpu, false, nullptr);
+    ASSERT_FALSE(expected.empty());
+    int budgetsWithStepsInPlace = 0;
+    int budgetsWithAllSteps = 0;
+    for (int bytes = SMALLEST; bytes <= LARGEST; bytes += STRIDE) {
+        FlockOptions options;
+        options.stepSharedBytes = bytes;
+        options.inPlaceWaves = 0;
+        FlockStats stats;
+        EXPECT_EQ(detectWith(instance.view(), params, capacities, options, &stats), expected) << bytes << " bytes";
+        budgetsWithStepsInPlace += stats.stepsInPlace > 0 ? 1 : 0;
+        budgetsWithAllSteps += stats.stepsInWorkspace == 0 ? 1 : 0;
+    }
+    EXPECT_GT(budgetsWithStepsInPlace, 4);  // the sweep crosses the clustered steps' disks, candidates and members
+    EXPECT_GT(budgetsWithAllSteps, 0);      // … up to budgets where every step fits
+}
+
+// 6,000 entities: a step's points and grid (≈ 190 KB) leave too little of a block's shared memory (one
+// block per SM) for its disks; the steps go to the second kernel, or with inPlaceWaves = 0 have their
+// disks in a global workspace.
 TEST(FlockGpuSteps, StepLargerThanTheSharedBudgetEqualsCpuReference) {
     AUGUR_REQUIRE_GPU();
     constexpr int ENTITIES = 6000;
@@ -634,15 +680,19 @@ TEST(FlockGpuSteps, StepLargerThanTheSharedBudgetEqualsCpuReference) {
     EXPECT_FALSE(expected.empty());
     for (const bool useGraph : {false, true}) {
         for (const bool fallbackInShared : {true, false}) {
-            FlockOptions options;
-            options.useGraph = useGraph;
-            options.fallbackInSharedMemory = fallbackInShared;
-            FlockStats stats;
-            EXPECT_EQ(detectWith(t.view(), params, capacities, options, &stats), expected)
-                << "graph " << useGraph << ", fallback in shared memory " << fallbackInShared;
-            EXPECT_EQ(stats.stepsInWorkspace, STEPS);
-            if (!fallbackInShared) {
-                EXPECT_EQ(stats.stepsInGlobal, STEPS);
+            for (const int inPlaceWaves : {-1, 0}) {
+                FlockOptions options;
+                options.useGraph = useGraph;
+                options.fallbackInSharedMemory = fallbackInShared;
+                options.inPlaceWaves = inPlaceWaves;
+                FlockStats stats;
+                EXPECT_EQ(detectWith(t.view(), params, capacities, options, &stats), expected)
+                    << "graph " << useGraph << ", fallback in shared memory " << fallbackInShared << ", in place " << inPlaceWaves;
+                EXPECT_EQ(stats.stepsInWorkspace, STEPS);
+                EXPECT_EQ(stats.stepsInPlace, inPlaceWaves == 0 ? STEPS : 0);
+                if (!fallbackInShared || inPlaceWaves == 0) {
+                    EXPECT_EQ(stats.stepsInGlobal, STEPS);
+                }
             }
         }
     }

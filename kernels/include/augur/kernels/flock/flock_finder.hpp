@@ -42,6 +42,10 @@ struct FlockOptions {
     /// Whether the second kernel tries the largest shared memory first (false: global workspaces only,
     /// e.g. to test that path).
     bool fallbackInSharedMemory{true};
+    /// A step that does not fit is worked in place by the per-step kernel, in a global workspace, when
+    /// at least this many waves of that kernel's resident blocks follow it; later ones go to the second
+    /// kernel (-1: tuning; 0: every such step in place while a workspace is free).
+    int inPlaceWaves{-1};
 };
 
 class FlockFinder {

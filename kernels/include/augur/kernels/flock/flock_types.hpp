@@ -167,9 +167,11 @@ struct FlockStats {
     std::int64_t flocks{0};           ///< maximal flocks reported
     std::int64_t batches{0};
     std::int64_t stepsInWorkspace{0}; ///< CUDA: steps whose potential flocks did not fit the per-step kernel's
-                                      ///< shared memory and were found again by the second kernel (same results); CPU: 0
-    std::int64_t stepsInGlobal{0};    ///< CUDA: of those, the steps that did not fit a block's largest shared memory
-                                      ///< either and were found in a global-memory workspace; CPU: 0
+                                      ///< shared memory and were found again (same results); CPU: 0
+    std::int64_t stepsInPlace{0};     ///< CUDA: of those, the steps the per-step kernel found again itself, in a
+                                      ///< global-memory workspace (the others: the second kernel); CPU: 0
+    std::int64_t stepsInGlobal{0};    ///< CUDA: of those, the steps found in a global-memory workspace (in place,
+                                      ///< or by the second kernel when a block's largest shared memory was too small); CPU: 0
     double potential_us{0.0};         ///< CPU: wall time finding potential flocks; CUDA: device time of the
                                       ///< input copy and the potential-flock kernels
     double intersect_us{0.0};         ///< CPU: wall time intersecting across windows and merging; CUDA: device
