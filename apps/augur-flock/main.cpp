@@ -121,7 +121,16 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "augur-flock: init failed: %s\n", toString(finder.error().error));
             return 1;
         }
-        FlockList flocks = FlockList::create(listFlocks, listMembers);
+        // The CUDA backend downloads straight into a list in pinned memory (else it copies on the host).
+        FlockList flocks;
+        if (options.backend == kernels::Backend::Cuda) {
+            if (auto pinned = FlockList::createPinned(listFlocks, listMembers)) {
+                flocks = std::move(pinned).value();
+            }
+        }
+        if (!flocks.pinned()) {
+            flocks = FlockList::create(listFlocks, listMembers);
+        }
         auto stats = finder->find(trajectories.view(), flocks, nullptr);
         if (!stats) {
             const FlockFailure& failure = stats.error();

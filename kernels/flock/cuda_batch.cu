@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstring>
+#include <limits>
 #include <new>
 
 #include "augur/platform/clock.hpp"
@@ -46,6 +47,8 @@ using platform::StreamHandle;
 struct BatchParams {
     int steps;
     int entities;
+    int windowBase;         ///< the output list's window index of the batch's first window
+    long long memberBase;   ///< the output list's next member
     const double* x;
     const double* y;
     const unsigned char* present;
@@ -1124,6 +1127,9 @@ Result<std::unique_ptr<CudaBatchStage>, FlockFailure> CudaBatchStage::create(con
     families.steps = reinterpret_cast<const int*>(reinterpret_cast<const char*>(s.batchParams.data()) + offsetof(BatchParams, steps));
     families.upstreamOverflow =
         reinterpret_cast<const int*>(reinterpret_cast<const char*>(s.header.data()) + offsetof(BatchHeader, overflow));
+    families.windowBase = reinterpret_cast<const int*>(reinterpret_cast<const char*>(s.batchParams.data()) + offsetof(BatchParams, windowBase));
+    families.memberBase =
+        reinterpret_cast<const long long*>(reinterpret_cast<const char*>(s.batchParams.data()) + offsetof(BatchParams, memberBase));
     families.maxSets = capacities.maxFamilySetsPerBatch;
     // The intersection kernels get as many threads per SM as the others, in blocks of shape.windowBlock.
     const int windowGrid = std::max(1, static_cast<int>(static_cast<long long>(s.gridBlocks) * shape.block / shape.windowBlock));
@@ -1136,7 +1142,7 @@ Result<std::unique_ptr<CudaBatchStage>, FlockFailure> CudaBatchStage::create(con
     return Result<std::unique_ptr<CudaBatchStage>, FlockFailure>(std::unique_ptr<CudaBatchStage>(new CudaBatchStage(std::move(state))));
 }
 
-Result<BatchResult, GpuError> CudaBatchStage::run(const TrajectoryView& view, bool onDevice, int firstStep, int steps,
+Result<BatchResult, GpuError> CudaBatchStage::run(const TrajectoryView& view, bool onDevice, int firstStep, int steps, FlockList& out,
                                                   StreamHandle stream) noexcept {
     State& s = *m_state;
     const long long n = view.entityCount;
@@ -1145,6 +1151,8 @@ Result<BatchResult, GpuError> CudaBatchStage::run(const TrajectoryView& view, bo
     auto* params = static_cast<BatchParams*>(s.hostParams.get());
     params->steps = steps;
     params->entities = view.entityCount;
+    params->windowBase = firstStep;
+    params->memberBase = static_cast<long long>(out.memberCount());
     params->x = nullptr;
     params->y = nullptr;
     params->present = nullptr;
@@ -1199,12 +1207,29 @@ Result<BatchResult, GpuError> CudaBatchStage::run(const TrajectoryView& view, bo
         result.needed = outcome.needed;
         return Result<BatchResult, GpuError>(result);
     }
+    // Into the list: straight when it is pinned, else through the stage's pinned staging. Flock records
+    // index members from the list's start (memberBase), whose offsets are 32-bit.
     const std::int64_t downloadStart = platform::monotonicNow_ns();
-    auto flocks = s.window->download(stream);
-    if (!flocks) {
-        return fail(flocks.error());
+    const FlockCounts counts = s.window->counts();
+    if (out.size() + static_cast<std::size_t>(counts.flocks) > out.flockCapacity()) {
+        result.overflow = Capacity::OutputFlocks;
+        result.needed = static_cast<std::int64_t>(out.size()) + counts.flocks;
+        return Result<BatchResult, GpuError>(result);
     }
-    result.flocks = *flocks;
+    const long long memberEnd = static_cast<long long>(out.memberCount()) + counts.members;
+    if (memberEnd > static_cast<long long>(out.memberCapacity()) || memberEnd > std::numeric_limits<std::int32_t>::max()) {
+        result.overflow = Capacity::OutputMembers;
+        result.needed = memberEnd;
+        return Result<BatchResult, GpuError>(result);
+    }
+    if (out.pinned()) {
+        AUGUR_CUDA_TRY(s.window->download(out.flockRoom().data(), out.memberRoom().data(), stream));
+    } else {
+        AUGUR_CUDA_TRY(s.window->download(s.window->stagingFlocks(), s.window->stagingMembers(), stream));
+        std::memcpy(out.flockRoom().data(), s.window->stagingFlocks(), static_cast<std::size_t>(counts.flocks) * sizeof(Flock));
+        std::memcpy(out.memberRoom().data(), s.window->stagingMembers(), static_cast<std::size_t>(counts.members) * sizeof(std::int32_t));
+    }
+    out.commit(static_cast<std::size_t>(counts.flocks), static_cast<std::size_t>(counts.members));
     auto potential = platform::Event::elapsed_ms(s.started, s.potentialDone);
     auto intersect = platform::Event::elapsed_ms(s.potentialDone, s.intersectDone);
     if (potential && intersect) {

@@ -43,9 +43,8 @@ struct BatchResult {
     std::int64_t stepsInPlace{0};      ///< … of which the per-step kernel worked in place (global workspace)
     std::int64_t stepsInGlobal{0};     ///< … of which were worked in a global-memory workspace
     bool invalidInput{false};          ///< a present sample was not finite (nothing else is valid then)
-    HostFlocks flocks;                 ///< batch-relative windows; valid until the next run
     double potential_us{0.0};          ///< device time: input copy and potential-flock kernels
-    double intersect_us{0.0};          ///< device time of the intersection kernels, plus the flocks' download
+    double intersect_us{0.0};          ///< device time of the intersection kernels, plus the flocks' download into the list
 };
 
 class CudaBatchStage {
@@ -61,11 +60,14 @@ public:
                                                                                       const FlockCapacities& capacities, bool useGraph,
                                                                                       const LaunchShape& shape);
 
-    /// The flocks of every window that starts in [firstStep, firstStep + steps - δ] of `view`
-    /// (steps ≤ maxBatchSteps, entityCount ≤ maxEntities). `onDevice`: the view's arrays are device
-    /// memory. Blocks until the flocks are on the host. noexcept, allocation-free.
+    /// Appends to `out` the flocks of every window that starts in [firstStep, firstStep + steps - δ] of
+    /// `view` (steps ≤ maxBatchSteps, entityCount ≤ maxEntities), window indices relative to the view.
+    /// `onDevice`: the view's arrays are device memory. A pinned list receives the download directly,
+    /// another one a copy of the stage's pinned staging. Nothing is appended when the result reports an
+    /// overflow (Capacity::OutputFlocks / OutputMembers: the list is full). Blocks until the flocks are
+    /// in the list. noexcept, allocation-free.
     [[nodiscard]] Result<BatchResult, platform::GpuError> run(const TrajectoryView& view, bool onDevice, int firstStep, int steps,
-                                                              platform::StreamHandle stream) noexcept;
+                                                              FlockList& out, platform::StreamHandle stream) noexcept;
 
     struct State;
 

@@ -114,6 +114,8 @@ constexpr int MAX_LEVELS = 32;
 struct Params {
     const int* steps;
     const int* upstream;
+    const int* windowBase;
+    const long long* memberBase;
     Status* status;
     Header* header;
     long long candSets;
@@ -433,8 +435,10 @@ __global__ void rankKernel(Params p, SetsView cur, long long* outSize, int* outS
     }
 }
 
-// Output step 3: members in output order (offsets are the prefix sum of the sizes); one warp per flock.
-__global__ void outputKernel(Params p, SetsView cur, const int* outSource, const long long* outStart, int* outMembers) {
+// Output step 3: members in output order (offsets are the prefix sum of the sizes) and each flock's
+// record (its window and member offset in the output list); one warp per flock.
+__global__ void outputKernel(Params p, SetsView cur, const int* outSource, const int* outWindow, const long long* outSize, const long long* outStart,
+                             int* outMembers, Flock* outFlocks) {
     if (failed(p)) {
         return;
     }
@@ -446,6 +450,8 @@ __global__ void outputKernel(Params p, SetsView cur, const int* outSource, const
         return;
     }
     const long long total = cur.begin[positionsOf(p, p.delta)];
+    const int windowBase = *p.windowBase;
+    const long long memberBase = *p.memberBase;
     const int lane = laneId();
     for (long long position = warpStart(); position < total; position += warpStep()) {
         const int x = outSource[position];
@@ -453,6 +459,10 @@ __global__ void outputKernel(Params p, SetsView cur, const int* outSource, const
         int* to = outMembers + outStart[position];
         for (long long i = lane; i < from.size; i += WARP_THREADS) {
             to[i] = from.members[i];
+        }
+        if (lane == 0) {
+            outFlocks[position] = Flock{windowBase + outWindow[position], static_cast<int>(memberBase + outStart[position]),
+                                        static_cast<int>(outSize[position])};
         }
     }
 }
@@ -505,9 +515,10 @@ struct CudaWindowStage::State {
     DeviceBuffer<unsigned long long> kept;  ///< per set of a level's input: its kept partners (countKernel)
     DeviceBuffer<long long> outSize, outStart;
     DeviceBuffer<int> outSource, outWindow, outMembers;
+    DeviceBuffer<Flock> outFlocks;
     DeviceBuffer<Status> status;
     DeviceBuffer<Header> header;
-    platform::PinnedMemory hostHeader, hostWindow, hostOffsets, hostMembers;
+    platform::PinnedMemory hostHeader, hostFlocks, hostMembers;
     PrefixSums sums;
     platform::Stream captureStream;
     platform::Graph graph;
@@ -545,7 +556,11 @@ struct CudaWindowStage::State {
         AUGUR_CUDA_TRY(countScanWrite(
             sums, [&] { return launch(rankKernel, dims, stream, p, in, outSize.data(), outSource.data(), outWindow.data()); },
             outSize.data(), outStart.data(), p.outSets + 1,
-            [&] { return launch(outputKernel, dims, stream, p, in, outSource.data(), outStart.data(), outMembers.data()); }, stream));
+            [&] {
+                return launch(outputKernel, dims, stream, p, in, outSource.data(), outWindow.data(), outSize.data(), outStart.data(), outMembers.data(),
+                              outFlocks.data());
+            },
+            stream));
         AUGUR_CUDA_TRY(launch(headerKernel, LaunchDims{1, WARP_THREADS}, stream, p, in, outStart.data()));
         return platform::copyToHost(hostHeader.get(), header.data(), sizeof(Header), stream);
     }
@@ -616,11 +631,11 @@ Result<std::unique_ptr<CudaWindowStage>, FlockFailure> CudaWindowStage::create(c
     AUGUR_FLOCK_ALLOC(s.outSource, buffer<int>(outSets));
     AUGUR_FLOCK_ALLOC(s.outWindow, buffer<int>(outSets));
     AUGUR_FLOCK_ALLOC(s.outMembers, buffer<int>(outMembers));
+    AUGUR_FLOCK_ALLOC(s.outFlocks, buffer<Flock>(outSets));
     AUGUR_FLOCK_ALLOC(s.status, buffer<Status>(1));
     AUGUR_FLOCK_ALLOC(s.header, buffer<Header>(1));
     AUGUR_FLOCK_ALLOC(s.hostHeader, platform::PinnedMemory::allocate(sizeof(Header), false));
-    AUGUR_FLOCK_ALLOC(s.hostWindow, platform::PinnedMemory::allocate(static_cast<std::size_t>(outSets) * sizeof(int), false));
-    AUGUR_FLOCK_ALLOC(s.hostOffsets, platform::PinnedMemory::allocate(static_cast<std::size_t>(outSets + 1) * sizeof(long long), false));
+    AUGUR_FLOCK_ALLOC(s.hostFlocks, platform::PinnedMemory::allocate(static_cast<std::size_t>(std::max(outSets, 1LL)) * sizeof(Flock), false));
     AUGUR_FLOCK_ALLOC(s.hostMembers, platform::PinnedMemory::allocate(static_cast<std::size_t>(std::max(outMembers, 1LL)) * sizeof(int), false));
     AUGUR_FLOCK_STATUS(s.sums.require(s.counts.data(), s.starts.data(), countCap + 1));
     AUGUR_FLOCK_STATUS(s.sums.require(s.outSize.data(), s.outStart.data(), outSets + 1));
@@ -629,6 +644,8 @@ Result<std::unique_ptr<CudaWindowStage>, FlockFailure> CudaWindowStage::create(c
     Params& p = s.params;
     p.steps = families.steps;
     p.upstream = families.upstreamOverflow;
+    p.windowBase = families.windowBase;
+    p.memberBase = families.memberBase;
     p.status = s.status.data();
     p.header = s.header.data();
     p.candSets = candSets;
@@ -668,23 +685,23 @@ WindowOutcome CudaWindowStage::outcome() const noexcept {
     return outcome;
 }
 
-Result<HostFlocks, GpuError> CudaWindowStage::download(StreamHandle stream) noexcept {
-    State& s = *m_state;
-    const Header h = *static_cast<const Header*>(s.hostHeader.get());
-    HostFlocks flocks;
-    flocks.window = static_cast<const int*>(s.hostWindow.get());
-    flocks.offsets = static_cast<const long long*>(s.hostOffsets.get());
-    flocks.members = static_cast<const int*>(s.hostMembers.get());
-    if (h.overflow != 0 || h.flocks == 0) {
-        return Result<HostFlocks, GpuError>(flocks);
-    }
-    const auto count = static_cast<std::size_t>(h.flocks);
-    AUGUR_CUDA_TRY(platform::copyToHost(s.hostWindow.get(), s.outWindow.data(), count * sizeof(int), stream));
-    AUGUR_CUDA_TRY(platform::copyToHost(s.hostOffsets.get(), s.outStart.data(), (count + 1) * sizeof(long long), stream));
-    AUGUR_CUDA_TRY(platform::copyToHost(s.hostMembers.get(), s.outMembers.data(), static_cast<std::size_t>(h.members) * sizeof(int), stream));
-    AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK(cudaStreamSynchronize(stream)));
-    flocks.count = h.flocks;
-    return Result<HostFlocks, GpuError>(flocks);
+FlockCounts CudaWindowStage::counts() const noexcept {
+    const Header& h = *static_cast<const Header*>(m_state->hostHeader.get());
+    return h.overflow != 0 ? FlockCounts{} : FlockCounts{h.flocks, h.members};
 }
+
+GpuStatus CudaWindowStage::download(Flock* flocks, std::int32_t* members, StreamHandle stream) noexcept {
+    State& s = *m_state;
+    const FlockCounts n = counts();
+    if (n.flocks == 0) {
+        return {};
+    }
+    AUGUR_CUDA_TRY(platform::copyToHost(flocks, s.outFlocks.data(), static_cast<std::size_t>(n.flocks) * sizeof(Flock), stream));
+    AUGUR_CUDA_TRY(platform::copyToHost(members, s.outMembers.data(), static_cast<std::size_t>(n.members) * sizeof(std::int32_t), stream));
+    return AUGUR_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+Flock* CudaWindowStage::stagingFlocks() noexcept { return static_cast<Flock*>(m_state->hostFlocks.get()); }
+std::int32_t* CudaWindowStage::stagingMembers() noexcept { return static_cast<std::int32_t*>(m_state->hostMembers.get()); }
 
 }  // namespace augur::kernels::flock::detail

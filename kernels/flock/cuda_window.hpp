@@ -26,17 +26,15 @@ struct DeviceFamilies {
     const int* stepBegin{nullptr};      ///< maxBatchSteps + 1 entries: step t's sets are stepBegin[t] … stepBegin[t+1]
     const int* steps{nullptr};          ///< the batch's step count
     const int* upstreamOverflow{nullptr};  ///< non-zero: the families are not valid (the potential stage overflowed)
+    const int* windowBase{nullptr};        ///< added to the flocks' batch-relative windows
+    const long long* memberBase{nullptr};  ///< added to the flocks' member offsets (where the list's next member goes)
     long long maxSets{0};                  ///< capacity of `offsets` (maxFamilySetsPerBatch)
 };
 
-/// A batch's flocks on the host after download: flock i belongs to window window[i] (batch-relative)
-/// and has the members members[offsets[i] … offsets[i+1]), sorted; flocks are ordered by window, then
-/// lexicographically.
-struct HostFlocks {
-    const int* window{nullptr};
-    const long long* offsets{nullptr};
-    const int* members{nullptr};
-    long long count{0};
+/// A batch's flocks and members, as the header reports them after the stage ran.
+struct FlockCounts {
+    long long flocks{0};
+    long long members{0};
 };
 
 struct WindowOutcome {
@@ -69,8 +67,18 @@ public:
     /// families were not valid; the potential stage reports that).
     [[nodiscard]] WindowOutcome outcome() const noexcept;
 
-    /// After `enqueue` completed without overflow: downloads the flocks and synchronises `stream`.
-    [[nodiscard]] Result<HostFlocks, platform::GpuError> download(platform::StreamHandle stream) noexcept;
+    /// After `enqueue` completed without overflow: the batch's flocks and members.
+    [[nodiscard]] FlockCounts counts() const noexcept;
+
+    /// … downloads them (flocks ordered by window, then lexicographically; each with windowBase + its
+    /// window and memberBase + its members' offset) to `flocks` and `members` (room for counts(); pinned
+    /// memory for an asynchronous copy) and synchronises `stream`.
+    [[nodiscard]] platform::GpuStatus download(Flock* flocks, std::int32_t* members, platform::StreamHandle stream) noexcept;
+
+    /// Page-locked staging of the stage's own, with room for a batch's flocks and members (for a list
+    /// that is not pinned itself: download here, then copy).
+    [[nodiscard]] Flock* stagingFlocks() noexcept;
+    [[nodiscard]] std::int32_t* stagingMembers() noexcept;
 
     struct State;
 

@@ -62,8 +62,27 @@ const char* toString(Capacity capacity) noexcept {
 
 FlockList FlockList::create(std::size_t maxFlocks, std::size_t maxMembers) {
     FlockList list;
-    list.m_flocks.resize(maxFlocks);
-    list.m_members.resize(maxMembers);
+    list.m_flockVector.resize(maxFlocks);
+    list.m_memberVector.resize(maxMembers);
+    list.m_flockData = list.m_flockVector.data();
+    list.m_memberData = list.m_memberVector.data();
+    list.m_flockCapacity = maxFlocks;
+    list.m_memberCapacity = maxMembers;
+    return list;
+}
+
+Result<FlockList, platform::GpuError> FlockList::createPinned(std::size_t maxFlocks, std::size_t maxMembers) {
+    static_assert(sizeof(Flock) % alignof(std::int32_t) == 0, "the members follow the flocks");
+    auto memory = platform::PinnedMemory::allocate(std::max<std::size_t>(maxFlocks * sizeof(Flock) + maxMembers * sizeof(std::int32_t), 1), false);
+    if (!memory) {
+        return fail(memory.error());
+    }
+    FlockList list;
+    list.m_pinned = std::move(memory).value();
+    list.m_flockData = static_cast<Flock*>(list.m_pinned.get());
+    list.m_memberData = reinterpret_cast<std::int32_t*>(list.m_flockData + maxFlocks);
+    list.m_flockCapacity = maxFlocks;
+    list.m_memberCapacity = maxMembers;
     return list;
 }
 
@@ -374,7 +393,7 @@ Result<FlockStats, FlockFailure> FlockFinder::Impl::findCuda(const TrajectoryVie
     for (int first = 0; first + delta <= view.stepCount;) {
         const int steps = std::min(batchSteps, view.stepCount - first);
         const int windows = steps - delta + 1;
-        auto batch = cuda->run(view, onDevice, first, steps, stream);
+        auto batch = cuda->run(view, onDevice, first, steps, out, stream);
         if (!batch) {
             out.clear();
             FlockFailure failure = simpleFailure(FlockError::Gpu);
@@ -395,16 +414,8 @@ Result<FlockStats, FlockFailure> FlockFinder::Impl::findCuda(const TrajectoryVie
         stats.stepsInGlobal += batch->stepsInGlobal;
         const bool lastBatch = first + steps == view.stepCount;
         stats.potentialFlocks += lastBatch ? batch->potentialAll : batch->potentialWindows;
-        const std::int64_t mergeStart = platform::monotonicNow_ns();
-        const detail::HostFlocks& flocks = batch->flocks;
-        const auto count = static_cast<std::size_t>(flocks.count);
-        if (!out.append(first, flocks.window, flocks.offsets, flocks.members, count)) {
-            const bool flocksFull = out.size() + count > out.flockCapacity();
-            out.clear();
-            return fail(capacityFailure(flocksFull ? Capacity::OutputFlocks : Capacity::OutputMembers, 0));
-        }
         stats.potential_us += batch->potential_us;
-        stats.intersect_us += batch->intersect_us + static_cast<double>(platform::monotonicNow_ns() - mergeStart) * 1e-3;
+        stats.intersect_us += batch->intersect_us;
         ++stats.batches;
         first += windows;
     }

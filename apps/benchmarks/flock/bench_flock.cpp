@@ -124,7 +124,14 @@ Measured measure(const SyntheticTrajectories& t, const FlockParams& params, Floc
             m.error = std::string("init: ") + toString(finder.error().error);
             return m;
         }
-        FlockList list = FlockList::create(listFlocks, listMembers);
+        // CUDA downloads straight into a pinned list; the CPU reference fills a pageable one.
+        auto made = backend == kernels::Backend::Cuda ? FlockList::createPinned(listFlocks, listMembers)
+                                                      : Result<FlockList, platform::GpuError>(FlockList::create(listFlocks, listMembers));
+        if (!made) {
+            m.error = "pinned output list: " + platform::describe(made.error());
+            return m;
+        }
+        FlockList& list = *made;
         const auto run = [&] { return deviceView != nullptr ? finder->findOnDevice(*deviceView, list, stream) : finder->find(t.view(), list, stream); };
         auto first = run();  // warm-up, and capacity discovery
         if (!first) {

@@ -111,6 +111,44 @@ TEST(FlockList, AppendOverCapacityChangesNothing) {
     EXPECT_TRUE(tooFewMembers.append(0, windows, offsets, members, 0));
 }
 
+TEST(FlockList, ProducersWriteIntoTheRoomAndCommit) {
+    FlockList sut = FlockList::create(4, 8);
+    ASSERT_EQ(sut.flockRoom().size(), 4U);
+    ASSERT_EQ(sut.memberRoom().size(), 8U);
+    const std::int32_t first[] = {2, 6, 7};
+    std::copy(std::begin(first), std::end(first), sut.memberRoom().begin());
+    sut.flockRoom()[0] = Flock{3, 0, 3};
+    sut.commit(1, 3);
+    EXPECT_EQ(sut.size(), 1U);
+    EXPECT_EQ(sut.memberCount(), 3U);
+    EXPECT_EQ(sut.flockRoom().size(), 3U);
+    EXPECT_EQ(sut.memberRoom().size(), 5U);
+    // A second producer's flock indexes its members from the list's start.
+    sut.memberRoom()[0] = 4;
+    sut.memberRoom()[1] = 5;
+    sut.flockRoom()[0] = Flock{4, 3, 2};
+    sut.commit(1, 2);
+    const auto b = sut.members(sut.flocks()[1]);
+    EXPECT_EQ(std::vector<std::int32_t>(b.begin(), b.end()), (std::vector<std::int32_t>{4, 5}));
+    EXPECT_FALSE(sut.pinned());
+}
+
+TEST(FlockList, MovesKeepTheFlocksAndEmptyTheSource) {
+    const std::int32_t members[] = {1, 2, 3};
+    const int offsets[] = {0, 3};
+    const std::int32_t windows[] = {7};
+    FlockList source = FlockList::create(2, 4);
+    ASSERT_TRUE(source.append(0, windows, offsets, members, 1));
+    FlockList moved = std::move(source);
+    ASSERT_EQ(moved.size(), 1U);
+    EXPECT_EQ(moved.flocks()[0].windowStart, 7);
+    const auto m = moved.members(moved.flocks()[0]);
+    EXPECT_EQ(std::vector<std::int32_t>(m.begin(), m.end()), (std::vector<std::int32_t>{1, 2, 3}));
+    EXPECT_EQ(source.size(), 0U);           // NOLINT(bugprone-use-after-move): the moved-from state is specified
+    EXPECT_EQ(source.flockCapacity(), 0U);  // NOLINT(bugprone-use-after-move)
+    EXPECT_FALSE(source.append(0, windows, offsets, members, 1));  // NOLINT(bugprone-use-after-move): no room left behind
+}
+
 TEST(FlockFamily, SubsetAndSignatureAgree) {
     const std::vector<std::int32_t> small{2, 5, 9};
     const std::vector<std::int32_t> big{1, 2, 5, 8, 9};

@@ -229,6 +229,66 @@ TEST(FlockGpuDevice, DeviceResidentInputEqualsCpuReferenceDirectAndUnderGraphRep
     }
 }
 
+/// Flock by flock the same records (window, member offset and count) and members.
+void expectSameList(const FlockList& a, const FlockList& b, const std::string& what) {
+    ASSERT_EQ(a.size(), b.size()) << what;
+    EXPECT_EQ(a.memberCount(), b.memberCount()) << what;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const Flock& fa = a.flocks()[i];
+        const Flock& fb = b.flocks()[i];
+        EXPECT_EQ(fa.windowStart, fb.windowStart) << what << ", flock " << i;
+        EXPECT_EQ(fa.memberOffset, fb.memberOffset) << what << ", flock " << i;
+        const auto ma = a.members(fa);
+        const auto mb = b.members(fb);
+        EXPECT_TRUE(std::equal(ma.begin(), ma.end(), mb.begin(), mb.end())) << what << ", flock " << i;
+    }
+}
+
+// A pinned list receives the download directly: over several batches (member offsets continue from
+// batch to batch) it holds the same flocks, record by record, as a pageable one, from host and from
+// device input, direct and under graphs; a pinned list that is too small is reported full and left empty.
+TEST(FlockGpuDevice, PinnedListHoldsTheSameFlocksAsAPageableOne) {
+    AUGUR_REQUIRE_GPU();
+    constexpr int ENTITIES = 200;
+    constexpr int STEPS = 70;
+    constexpr int BATCH_STEPS = 24;
+    const SyntheticTrajectories t = generateTrajectories(groupedSpec(ENTITIES, STEPS, 12, 1.5, 0.02, 0.02, 5));
+    const FlockParams params{3, 5, 1.5};
+    const FlockCapacities capacities = testCapacities(ENTITIES, BATCH_STEPS, 4);
+    const DeviceTrajectories device = DeviceTrajectories::upload(t.view());
+    const auto expected = detect(t.view(), params, capacities, Backend::Cpu, false, nullptr);
+    ASSERT_FALSE(expected.empty());
+    for (const bool useGraph : {false, true}) {
+        auto sut = FlockFinder::create(params, capacities, Backend::Cuda, FlockOptions{useGraph});
+        ASSERT_TRUE(sut.hasValue());
+        FlockList pageable = FlockList::create(LIST_FLOCKS, LIST_MEMBERS);
+        auto pinned = FlockList::createPinned(LIST_FLOCKS, LIST_MEMBERS);
+        ASSERT_TRUE(pinned.hasValue());
+        EXPECT_TRUE(pinned->pinned());
+        const auto batches = sut->find(t.view(), pageable, nullptr);
+        ASSERT_TRUE(batches.hasValue());
+        EXPECT_GT(batches->batches, 2);
+        ASSERT_TRUE(sut->find(t.view(), *pinned, nullptr).hasValue());
+        EXPECT_EQ(toSets(*pinned), expected) << "graph " << useGraph;
+        expectSameList(pageable, *pinned, useGraph ? "host input, graph" : "host input");
+        ASSERT_TRUE(sut->findOnDevice(device.view(true), *pinned, nullptr).hasValue());
+        expectSameList(pageable, *pinned, useGraph ? "device input, graph" : "device input");
+
+        auto fewMembers = FlockList::createPinned(LIST_FLOCKS, pageable.memberCount() - 1);
+        ASSERT_TRUE(fewMembers.hasValue());
+        const auto full = sut->find(t.view(), *fewMembers, nullptr);
+        ASSERT_TRUE(full.hasError());
+        EXPECT_EQ(full.error().capacity, Capacity::OutputMembers);
+        EXPECT_EQ(fewMembers->size(), 0U);
+        auto fewFlocks = FlockList::createPinned(pageable.size() - 1, LIST_MEMBERS);
+        ASSERT_TRUE(fewFlocks.hasValue());
+        const auto fullOfFlocks = sut->findOnDevice(device.view(true), *fewFlocks, nullptr);
+        ASSERT_TRUE(fullOfFlocks.hasError());
+        EXPECT_EQ(fullOfFlocks.error().capacity, Capacity::OutputFlocks);
+        EXPECT_EQ(fewFlocks->size(), 0U);
+    }
+}
+
 TEST(FlockGpuDevice, InputWithoutPresenceMaskMeansAllPresent) {
     AUGUR_REQUIRE_GPU();
     const Instance instance = testing::randomInstance(30, 12, 4.0, 0.0, 7);
@@ -453,26 +513,32 @@ TEST(FlockGpu, FindAndFindOnDeviceAllocateNothingAfterInit) {
     const Instance instance = testing::randomInstance(24, 20, 4.0, 0.05, 3);
     const DeviceTrajectories device = DeviceTrajectories::upload(instance.view());
     for (const bool useGraph : {false, true}) {
-        auto sut = FlockFinder::create({2, 3, 1.0}, testCapacities(24, 8, 3), Backend::Cuda, FlockOptions{useGraph});
-        ASSERT_TRUE(sut.hasValue());
-        FlockList list = FlockList::create(LIST_FLOCKS, LIST_MEMBERS);
-        ASSERT_TRUE(sut->find(instance.view(), list, nullptr).hasValue());  // warm-up
-        ASSERT_TRUE(sut->findOnDevice(device.view(true), list, nullptr).hasValue());
-        Result<FlockStats, FlockFailure> host = fail(FlockFailure{});
-        Result<FlockStats, FlockFailure> resident = fail(FlockFailure{});
-        std::size_t hostFlocks = 0;
-        // The CUDA backend does all of a call's work on the calling thread; the CUDA driver's own threads
-        // allocate on their own schedule (one such allocation once showed up in a count over all threads).
-        const auto allocations = augur::testing::threadAllocationsDuring([&] {
-            host = sut->find(instance.view(), list, nullptr);
-            hostFlocks = list.size();
-            resident = sut->findOnDevice(device.view(true), list, nullptr);
-        });
-        ASSERT_TRUE(host.hasValue());
-        ASSERT_TRUE(resident.hasValue());
-        EXPECT_GT(hostFlocks, 0U);
-        EXPECT_EQ(list.size(), hostFlocks);
-        EXPECT_EQ(allocations, 0U) << "graph " << useGraph;
+        for (const bool pinnedList : {false, true}) {  // a pinned list gets the download directly
+            auto sut = FlockFinder::create({2, 3, 1.0}, testCapacities(24, 8, 3), Backend::Cuda, FlockOptions{useGraph});
+            ASSERT_TRUE(sut.hasValue());
+            auto made = pinnedList ? FlockList::createPinned(LIST_FLOCKS, LIST_MEMBERS)
+                                   : Result<FlockList, platform::GpuError>(FlockList::create(LIST_FLOCKS, LIST_MEMBERS));
+            ASSERT_TRUE(made.hasValue());
+            FlockList& list = *made;
+            ASSERT_TRUE(sut->find(instance.view(), list, nullptr).hasValue());  // warm-up
+            ASSERT_TRUE(sut->findOnDevice(device.view(true), list, nullptr).hasValue());
+            Result<FlockStats, FlockFailure> host = fail(FlockFailure{});
+            Result<FlockStats, FlockFailure> resident = fail(FlockFailure{});
+            std::size_t hostFlocks = 0;
+            // The CUDA backend does all of a call's work on the calling thread; the CUDA driver's own
+            // threads allocate on their own schedule (one such allocation once showed up in a count over
+            // all threads).
+            const auto allocations = augur::testing::threadAllocationsDuring([&] {
+                host = sut->find(instance.view(), list, nullptr);
+                hostFlocks = list.size();
+                resident = sut->findOnDevice(device.view(true), list, nullptr);
+            });
+            ASSERT_TRUE(host.hasValue());
+            ASSERT_TRUE(resident.hasValue());
+            EXPECT_GT(hostFlocks, 0U);
+            EXPECT_EQ(list.size(), hostFlocks);
+            EXPECT_EQ(allocations, 0U) << "graph " << useGraph << ", pinned list " << pinnedList;
+        }
     }
 }
 

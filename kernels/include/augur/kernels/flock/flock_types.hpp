@@ -10,10 +10,12 @@
 #include <cstring>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "augur/core/result.hpp"
 #include "augur/platform/cuda_check.hpp"
+#include "augur/platform/memory.hpp"
 
 namespace augur::kernels::flock {
 
@@ -106,21 +108,45 @@ struct Flock {
 };
 
 /// Output of a detection, in a deterministic order: by window start, then lexicographically by the
-/// sorted member list. Storage is reserved by create(); the run phase only appends within capacity.
+/// sorted member list. Storage is reserved by create() or createPinned(); the run phase only appends
+/// within capacity. Move-only.
 class FlockList {
 public:
     FlockList() = default;
+    FlockList(FlockList&& other) noexcept { *this = std::move(other); }
+    FlockList& operator=(FlockList&& other) noexcept {
+        if (this != &other) {
+            m_flockVector = std::move(other.m_flockVector);
+            m_memberVector = std::move(other.m_memberVector);
+            m_pinned = std::move(other.m_pinned);
+            m_flockData = std::exchange(other.m_flockData, nullptr);
+            m_memberData = std::exchange(other.m_memberData, nullptr);
+            m_flockCapacity = std::exchange(other.m_flockCapacity, 0);
+            m_memberCapacity = std::exchange(other.m_memberCapacity, 0);
+            m_flockCount = std::exchange(other.m_flockCount, 0);
+            m_memberCount = std::exchange(other.m_memberCount, 0);
+        }
+        return *this;
+    }
+    FlockList(const FlockList&) = delete;
+    FlockList& operator=(const FlockList&) = delete;
+    ~FlockList() = default;
 
     /// Reserves room for `maxFlocks` flocks with `maxMembers` members in total. Init phase.
     [[nodiscard]] static FlockList create(std::size_t maxFlocks, std::size_t maxMembers);
+    /// The same in page-locked host memory: the CUDA backend then downloads its flocks straight into
+    /// the list instead of copying them in on the host. Needs a CUDA device. Init phase.
+    [[nodiscard]] static Result<FlockList, platform::GpuError> createPinned(std::size_t maxFlocks, std::size_t maxMembers);
 
-    [[nodiscard]] std::span<const Flock> flocks() const noexcept { return {m_flocks.data(), m_flockCount}; }
+    [[nodiscard]] std::span<const Flock> flocks() const noexcept { return {m_flockData, m_flockCount}; }
     [[nodiscard]] std::span<const std::int32_t> members(const Flock& flock) const noexcept {
-        return {m_members.data() + flock.memberOffset, static_cast<std::size_t>(flock.memberCount)};
+        return {m_memberData + flock.memberOffset, static_cast<std::size_t>(flock.memberCount)};
     }
     [[nodiscard]] std::size_t size() const noexcept { return m_flockCount; }
-    [[nodiscard]] std::size_t flockCapacity() const noexcept { return m_flocks.size(); }
-    [[nodiscard]] std::size_t memberCapacity() const noexcept { return m_members.size(); }
+    [[nodiscard]] std::size_t memberCount() const noexcept { return m_memberCount; }
+    [[nodiscard]] std::size_t flockCapacity() const noexcept { return m_flockCapacity; }
+    [[nodiscard]] std::size_t memberCapacity() const noexcept { return m_memberCapacity; }
+    [[nodiscard]] bool pinned() const noexcept { return m_pinned.get() != nullptr; }
 
     void clear() noexcept {
         m_flockCount = 0;
@@ -138,24 +164,40 @@ public:
         }
         const auto first = static_cast<std::int64_t>(offsets[0]);
         const auto memberCount = static_cast<std::size_t>(static_cast<std::int64_t>(offsets[count]) - first);
-        if (m_flockCount + count > m_flocks.size() || m_memberCount + memberCount > m_members.size()) {
+        if (m_flockCount + count > m_flockCapacity || m_memberCount + memberCount > m_memberCapacity) {
             return false;
         }
-        Flock* out = m_flocks.data() + m_flockCount;
+        Flock* out = m_flockData + m_flockCount;
         const auto base = static_cast<std::int64_t>(m_memberCount) - first;
         for (std::size_t i = 0; i < count; ++i) {
             out[i] = Flock{windowBase + windows[i], static_cast<std::int32_t>(base + static_cast<std::int64_t>(offsets[i])),
                            static_cast<std::int32_t>(offsets[i + 1] - offsets[i])};
         }
-        std::memcpy(m_members.data() + m_memberCount, members + first, memberCount * sizeof(std::int32_t));
+        std::memcpy(m_memberData + m_memberCount, members + first, memberCount * sizeof(std::int32_t));
         m_flockCount += count;
         m_memberCount += memberCount;
         return true;
     }
 
+    /// For producers that write flocks in place (the CUDA backend downloads into a pinned list): the room
+    /// after the last flock and the last member. Flocks written there index the members from the start of
+    /// the list's storage (the first free member is memberCount()); commit() appends them.
+    [[nodiscard]] std::span<Flock> flockRoom() noexcept { return {m_flockData + m_flockCount, m_flockCapacity - m_flockCount}; }
+    [[nodiscard]] std::span<std::int32_t> memberRoom() noexcept { return {m_memberData + m_memberCount, m_memberCapacity - m_memberCount}; }
+    /// Appends the first `flocks` flocks and `members` members written to the room (within it).
+    void commit(std::size_t flocks, std::size_t members) noexcept {
+        m_flockCount += flocks;
+        m_memberCount += members;
+    }
+
 private:
-    std::vector<Flock> m_flocks;
-    std::vector<std::int32_t> m_members;
+    std::vector<Flock> m_flockVector;          ///< create(): the storage
+    std::vector<std::int32_t> m_memberVector;
+    platform::PinnedMemory m_pinned;           ///< createPinned(): flocks, then members
+    Flock* m_flockData{nullptr};
+    std::int32_t* m_memberData{nullptr};
+    std::size_t m_flockCapacity{0};
+    std::size_t m_memberCapacity{0};
     std::size_t m_flockCount{0};
     std::size_t m_memberCount{0};
 };
