@@ -260,16 +260,30 @@ __device__ StepBox blockStepBox(const Pools& p, const BatchParams& bp, long long
         scratch.warpSums[warp] = count;
     }
     __syncthreads();
-    StepBox box{INFINITY, -INFINITY, INFINITY, -INFINITY, 0};
-    for (int w = 0; w < warps; ++w) {
-        box.minX = fmin(box.minX, scratch.box[0][w]);
-        box.maxX = fmax(box.maxX, scratch.box[1][w]);
-        box.minY = fmin(box.minY, scratch.box[2][w]);
-        box.maxY = fmax(box.maxY, scratch.box[3][w]);
-        box.count += static_cast<int>(scratch.warpSums[w]);
+    if (warp == 0) {  // the warps' boxes → slot 0
+        const bool has = lane < warps;
+        double wMinX = has ? scratch.box[0][lane] : INFINITY;
+        double wMaxX = has ? scratch.box[1][lane] : -INFINITY;
+        double wMinY = has ? scratch.box[2][lane] : INFINITY;
+        double wMaxY = has ? scratch.box[3][lane] : -INFINITY;
+        const long long wCount = warpSum(has ? scratch.warpSums[lane] : 0);
+        for (int offset = WARP_THREADS / 2; offset > 0; offset /= 2) {
+            wMinX = fmin(wMinX, __shfl_xor_sync(FULL_WARP, wMinX, offset));
+            wMaxX = fmax(wMaxX, __shfl_xor_sync(FULL_WARP, wMaxX, offset));
+            wMinY = fmin(wMinY, __shfl_xor_sync(FULL_WARP, wMinY, offset));
+            wMaxY = fmax(wMaxY, __shfl_xor_sync(FULL_WARP, wMaxY, offset));
+        }
+        if (lane == 0) {
+            scratch.box[0][0] = wMinX;
+            scratch.box[1][0] = wMaxX;
+            scratch.box[2][0] = wMinY;
+            scratch.box[3][0] = wMaxY;
+            scratch.warpSums[0] = wCount;
+        }
     }
     __syncthreads();
-    return box;
+    // Read before the scratch's next use, which follows a barrier of the caller.
+    return StepBox{scratch.box[0][0], scratch.box[1][0], scratch.box[2][0], scratch.box[3][0], static_cast<int>(scratch.warpSums[0])};
 }
 
 // ---- one step's arrays: carved from shared memory or from a global workspace ----
