@@ -143,77 +143,98 @@ struct BlockScratch {
     long long broadcast[4];
 };
 
-/// out[i] = in[0] + … + in[i-1] for i < n, by tiles of blockDim (in == out allowed); returns the total
-/// to every thread. Every thread of the block must call it.
-template <typename In, typename Out>
-__device__ long long blockExclusiveScan(const In* in, Out* out, int n, BlockScratch& scratch) {
-    const int lane = laneId();
-    const int warp = static_cast<int>(threadIdx.x) / WARP_THREADS;
-    const int warps = static_cast<int>(blockDim.x) / WARP_THREADS;
-    long long carry = 0;
-    for (int base = 0; base < n; base += static_cast<int>(blockDim.x)) {
-        const int i = base + static_cast<int>(threadIdx.x);
-        const long long v = i < n ? static_cast<long long>(in[i]) : 0;
-        const long long inclusive = warpInclusiveSum(v);
-        if (lane == WARP_THREADS - 1) {
-            scratch.warpSums[warp] = inclusive;
-        }
-        __syncthreads();
-        if (warp == 0) {
-            const long long w = lane < warps ? scratch.warpSums[lane] : 0;
-            const long long wi = warpInclusiveSum(w);
-            if (lane < warps) {
-                scratch.warpSums[lane] = wi - w;
-            }
-            if (lane == WARP_THREADS - 1) {
-                scratch.warpSums[WARP_THREADS] = wi;
-            }
-        }
-        __syncthreads();
-        if (i < n) {
-            out[i] = static_cast<Out>(carry + scratch.warpSums[warp] + inclusive - v);
-        }
-        carry += scratch.warpSums[WARP_THREADS];
-        __syncthreads();
-    }
-    return carry;
+/// This thread's share of n items in the block-wide passes below: consecutive items, thread by thread.
+struct Chunk {
+    int begin;
+    int end;
+};
+
+__device__ __forceinline__ Chunk chunkOf(int n) {
+    const int per = (n + static_cast<int>(blockDim.x) - 1) / static_cast<int>(blockDim.x);
+    const int begin = min(n, static_cast<int>(threadIdx.x) * per);
+    return {begin, min(n, begin + per)};
 }
 
-/// The items i < n with keep(i), in index order: emit(i, position) for each; returns their number to
-/// every thread. Every thread of the block must call it.
-template <typename Keep, typename Emit>
-__device__ int blockCompact(int n, Keep&& keep, Emit&& emit, BlockScratch& scratch) {
+/// Exclusive prefix of `value` over the block's threads, in thread order; `total` gets the sum. Every
+/// thread of the block must call it (three barriers; the scratch is free again on return).
+__device__ long long blockExclusiveOffset(long long value, long long& total, BlockScratch& scratch) {
     const int lane = laneId();
     const int warp = static_cast<int>(threadIdx.x) / WARP_THREADS;
     const int warps = static_cast<int>(blockDim.x) / WARP_THREADS;
-    int carry = 0;
-    for (int base = 0; base < n; base += static_cast<int>(blockDim.x)) {
-        const int i = base + static_cast<int>(threadIdx.x);
-        const bool kept = i < n && keep(i);
-        const unsigned int ballot = __ballot_sync(FULL_WARP, kept);
-        if (lane == 0) {
-            scratch.warpSums[warp] = __popc(ballot);
-        }
-        __syncthreads();
-        if (warp == 0) {
-            const long long w = lane < warps ? scratch.warpSums[lane] : 0;
-            const long long wi = warpInclusiveSum(w);
-            if (lane < warps) {
-                scratch.warpSums[lane] = wi - w;
-            }
-            if (lane == WARP_THREADS - 1) {
-                scratch.warpSums[WARP_THREADS] = wi;
-            }
-        }
-        __syncthreads();
-        if (kept) {
-            emit(i, carry + static_cast<int>(scratch.warpSums[warp]) + __popc(ballot & ((1U << lane) - 1U)));
-        }
-        carry += static_cast<int>(scratch.warpSums[WARP_THREADS]);
-        __syncthreads();
+    const long long inclusive = warpInclusiveSum(value);
+    if (lane == WARP_THREADS - 1) {
+        scratch.warpSums[warp] = inclusive;
     }
-    return carry;
+    __syncthreads();
+    if (warp == 0) {
+        const long long w = lane < warps ? scratch.warpSums[lane] : 0;
+        const long long wi = warpInclusiveSum(w);
+        if (lane < warps) {
+            scratch.warpSums[lane] = wi - w;
+        }
+        if (lane == WARP_THREADS - 1) {
+            scratch.warpSums[WARP_THREADS] = wi;
+        }
+    }
+    __syncthreads();
+    total = scratch.warpSums[WARP_THREADS];
+    const long long offset = scratch.warpSums[warp] + inclusive - value;
+    __syncthreads();
+    return offset;
 }
+
+/// out[i] = in[0] + … + in[i-1] for i < n (in == out allowed), each thread over its chunk; returns the
+/// total to every thread, with `out` visible to all. Every thread of the block must call it.
+template <typename In, typename Out>
+__device__ long long blockExclusiveScan(const In* in, Out* out, int n, BlockScratch& scratch) {
+    const Chunk chunk = chunkOf(n);
+    long long sum = 0;
+    for (int i = chunk.begin; i < chunk.end; ++i) {
+        sum += static_cast<long long>(in[i]);
+    }
+    long long total = 0;
+    long long running = blockExclusiveOffset(sum, total, scratch);
+    for (int i = chunk.begin; i < chunk.end; ++i) {
+        const long long v = static_cast<long long>(in[i]);
+        out[i] = static_cast<Out>(running);
+        running += v;
+    }
+    __syncthreads();
+    return total;
+}
+
+/// Stream compaction of the items i < n with keep(i), in index order, in two calls: plan() counts them
+/// (every thread gets the number, so that the caller can make room), emit() hands each kept item its
+/// position. Every thread of the block must call both; the positions are written when the caller's
+/// next barrier has passed.
+struct BlockCompaction {
+    Chunk chunk;
+    int offset;  ///< this thread's first position
+    int total;
+
+    template <typename Keep>
+    __device__ static BlockCompaction plan(int n, Keep&& keep, BlockScratch& scratch) {
+        BlockCompaction c{chunkOf(n), 0, 0};
+        long long kept = 0;
+        for (int i = c.chunk.begin; i < c.chunk.end; ++i) {
+            kept += keep(i) ? 1 : 0;
+        }
+        long long total = 0;
+        c.offset = static_cast<int>(blockExclusiveOffset(kept, total, scratch));
+        c.total = static_cast<int>(total);
+        return c;
+    }
+
+    template <typename Keep, typename Emit>
+    __device__ void emit(Keep&& keep, Emit&& at) const {
+        int position = offset;
+        for (int i = chunk.begin; i < chunk.end; ++i) {
+            if (keep(i)) {
+                at(i, position++);
+            }
+        }
+    }
+};
 
 /// Bounding box and count of a step's present, finite samples (every thread gets them).
 struct StepBox {
@@ -544,7 +565,8 @@ __device__ __forceinline__ StepOutcome finishStep(const Pools& p, int step, Step
     }
     __syncthreads();
     const auto isCandidate = [&](int d) { return s.diskSize[d] > 0; };
-    const int c0 = blockCompact(d0, isCandidate, [](int, int) {}, scratch);
+    const BlockCompaction compaction = BlockCompaction::plan(d0, isCandidate, scratch);
+    const int c0 = compaction.total;
     s.candidate = arena.take<int>(c0);
     s.memberStart = arena.take<int>(c0 + 1);
     s.signature = arena.take<unsigned long long>(c0);
@@ -552,10 +574,11 @@ __device__ __forceinline__ StepOutcome finishStep(const Pools& p, int step, Step
         pairMasks = nullptr;  // the arrays taken before the one that failed may have reached them
         return StepOutcome::NoRoom;
     }
-    blockCompact(d0, isCandidate, [&](int d, int c) {
+    compaction.emit(isCandidate, [&](int d, int c) {
         s.candidate[c] = d;
         s.memberStart[c] = s.diskSize[d];
-    }, scratch);
+    });
+    __syncthreads();
     const long long candidates = blockExclusiveScan(s.memberStart, s.memberStart, c0, scratch);
     if (candidates > p.maxStepMembers) {
         if (tid == 0) {
