@@ -157,30 +157,9 @@ __device__ __forceinline__ Chunk chunkOf(int n) {
 
 /// Exclusive prefix of `value` over the block's threads, in thread order; `total` gets the sum. Every
 /// thread of the block must call it (three barriers; the scratch is free again on return).
-__device__ long long blockExclusiveOffset(long long value, long long& total, BlockScratch& scratch) {
-    const int lane = laneId();
-    const int warp = static_cast<int>(threadIdx.x) / WARP_THREADS;
-    const int warps = static_cast<int>(blockDim.x) / WARP_THREADS;
-    const long long inclusive = warpInclusiveSum(value);
-    if (lane == WARP_THREADS - 1) {
-        scratch.warpSums[warp] = inclusive;
-    }
-    __syncthreads();
-    if (warp == 0) {
-        const long long w = lane < warps ? scratch.warpSums[lane] : 0;
-        const long long wi = warpInclusiveSum(w);
-        if (lane < warps) {
-            scratch.warpSums[lane] = wi - w;
-        }
-        if (lane == WARP_THREADS - 1) {
-            scratch.warpSums[WARP_THREADS] = wi;
-        }
-    }
-    __syncthreads();
-    total = scratch.warpSums[WARP_THREADS];
-    const long long offset = scratch.warpSums[warp] + inclusive - value;
-    __syncthreads();
-    return offset;
+__device__ __forceinline__ long long blockExclusiveOffset(long long value, long long& total, BlockScratch& scratch) {
+    total = 0;
+    return blockExclusive(value, total, scratch.warpSums);
 }
 
 /// out[i] = in[0] + … + in[i-1] for i < n (in == out allowed), each thread over its chunk; returns the

@@ -637,8 +637,8 @@ Result<std::unique_ptr<CudaWindowStage>, FlockFailure> CudaWindowStage::create(c
     AUGUR_FLOCK_ALLOC(s.hostHeader, platform::PinnedMemory::allocate(sizeof(Header), false));
     AUGUR_FLOCK_ALLOC(s.hostFlocks, platform::PinnedMemory::allocate(static_cast<std::size_t>(std::max(outSets, 1LL)) * sizeof(Flock), false));
     AUGUR_FLOCK_ALLOC(s.hostMembers, platform::PinnedMemory::allocate(static_cast<std::size_t>(std::max(outMembers, 1LL)) * sizeof(int), false));
-    AUGUR_FLOCK_STATUS(s.sums.require(s.counts.data(), s.starts.data(), countCap + 1));
-    AUGUR_FLOCK_STATUS(s.sums.require(s.outSize.data(), s.outStart.data(), outSets + 1));
+    s.sums.require<Count2>();
+    s.sums.require<long long>();
     AUGUR_FLOCK_STATUS(s.sums.allocate());
 
     Params& p = s.params;
