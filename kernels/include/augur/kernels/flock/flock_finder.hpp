@@ -2,7 +2,8 @@
 // kernels or on the CPU reference, behind one API.
 //
 //   auto finder = FlockFinder::create(params, capacities, Backend::Cuda);   // init: allocates everything
-//   auto list = FlockList::create(maxFlocks, maxMembers);                   // init
+//   auto list = FlockList::createPinned(maxFlocks, maxMembers);             // init (CUDA downloads into it;
+//                                                                           // FlockList::create: pageable)
 //   auto stats = finder->find(trajectories, list, stream);                  // run: no allocation, noexcept
 //
 // Every window j = 0 … τ-δ gets all its maximal flocks, each once, ordered by window then
