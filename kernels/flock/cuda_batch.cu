@@ -8,8 +8,8 @@
 // the same block with its disks in a global-memory workspace, when enough of the batch's steps follow
 // it to hide the slower step; any other step that does not fit is taken again by
 // stepsInWorkspaceKernel, in the largest shared memory one block may have (one block per SM) or, if it
-// needs more still, in a global-memory workspace. Each step's sizes come from counting passes and block prefix sums; its kept
-// sets go to a staging family, and one index block plus a copy kernel put them in step order. Every
+// needs more still, in a global-memory workspace. Each step's sizes come from counting passes and
+// block prefix sums; its kept sets go to a staging family, and one index block plus a copy kernel put them in step order. Every
 // kernel reads the batch's step and entity counts from device memory, so the whole sequence is one
 // CUDA graph; a capacity that is too small is detected on the device, reported in the batch header and
 // never overrun.
@@ -87,7 +87,7 @@ struct Counters {
     long long memberNeed;             ///< largest candidate-member count of a step over maxCandidateMembersPerStep
     int fallbackSteps;                ///< steps the shared-memory kernel handed to the workspace kernel
     int globalSteps;                  ///< … that the workspace kernel worked in global memory
-    int inPlaceSteps;                 ///< steps the shared-memory kernel worked again itself, in a global workspace
+    int inPlaceSteps;                 ///< steps the shared-memory kernel finished in place, their disks in a global workspace
     int invalid;                      ///< non-zero: a present sample was not finite
 };
 
@@ -101,7 +101,7 @@ struct Pools {
     unsigned int* workspaceBusy;   ///< bit per workspace: claimed by a block of the per-step kernel
     int workspaceCount;
     int residentStepBlocks;        ///< blocks of the per-step kernel that run at once
-    int inPlaceWaves;              ///< a step that does not fit is worked in place when this many waves of them follow
+    int inPlaceWaves;              ///< … a step whose disks do not fit is finished in place when this many waves of them follow it
     long long sharedBytes;         ///< dynamic shared memory of a block of the shared-memory kernel
     long long fallbackSharedBytes; ///< … of the workspace kernel (0: global workspaces only)
     // per step of the batch
@@ -383,9 +383,12 @@ __device__ __forceinline__ void forNeighbours(const StepArrays& s, int cell, Vis
     }
 }
 
+/// Slots of a neighbourhood a pair mask covers (one bit each, in forNeighbours' order).
+constexpr int PAIR_MASK_SLOTS = 64;
+
 /// Pairs at distance ≤ 2ε from slot j to points of a higher entity index, counted. With `mask`, bit i of
 /// *mask tells whether the i-th slot of the neighbourhood (forNeighbours' order) is a partner, for the
-/// first 64 slots.
+/// first PAIR_MASK_SLOTS slots.
 __device__ __forceinline__ int countPairs(const StepArrays& s, const Limits& limits, int j, unsigned long long* mask) {
     const int a = s.id[j];
     const double ax = s.x[j];
@@ -398,7 +401,7 @@ __device__ __forceinline__ int countPairs(const StepArrays& s, const Limits& lim
         if (s.id[k] <= a || squaredNorm(subRn(s.x[k], ax), subRn(s.y[k], ay)) > limits.pair2) {
             return;
         }
-        if (at < 64) {
+        if (at < PAIR_MASK_SLOTS) {
             bits |= 1ULL << at;
         }
         ++pairs;
@@ -410,8 +413,8 @@ __device__ __forceinline__ int countPairs(const StepArrays& s, const Limits& lim
 }
 
 /// Writes slot j's pairs (countPairs) as disks from `first` on (anchor j, partner slot), in
-/// neighbourhood order: from countPairs' mask when the neighbourhood has at most 64 slots, else by
-/// testing the distances again.
+/// neighbourhood order: from countPairs' mask when the neighbourhood has at most PAIR_MASK_SLOTS slots,
+/// else by testing the distances again.
 __device__ __forceinline__ void emitPairs(const StepArrays& s, const Limits& limits, int j, int first, const unsigned long long* mask) {
     const int cell = cellOfPoint(s.grid, s.x[j], s.y[j]);
     const Neighbourhood near = neighbourhoodOf(s.grid, cell);
@@ -421,14 +424,14 @@ __device__ __forceinline__ void emitPairs(const StepArrays& s, const Limits& lim
         slots += near.rowEnd(s.cellStart, side, y) - near.rowBegin(s.cellStart, side, y);
     }
     int d = first;
-    if (mask != nullptr && slots <= 64) {
+    if (mask != nullptr && slots <= PAIR_MASK_SLOTS) {
         const unsigned long long bits = *mask;
         int position = 0;
         for (int y = near.y0; y <= near.y1; ++y) {
             const int begin = near.rowBegin(s.cellStart, side, y);
             const int length = near.rowEnd(s.cellStart, side, y) - begin;
-            unsigned long long row = position < 64 ? bits >> position : 0;
-            if (length < 64) {
+            unsigned long long row = position < PAIR_MASK_SLOTS ? bits >> position : 0;
+            if (length < PAIR_MASK_SLOTS) {
                 row &= (1ULL << length) - 1ULL;
             }
             while (row != 0) {
