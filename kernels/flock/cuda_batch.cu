@@ -522,7 +522,7 @@ __device__ int claimWorkspace(const Pools& p) {
 /// the step's record) when the arena is too small. `pairMasks` (countPairs' masks, at the top of the
 /// shared memory; `masksInArena`: of this arena) becomes nullptr when they may have been overwritten.
 __device__ __forceinline__ StepOutcome finishStep(const Pools& p, int step, StepArrays& s, int n, int d0, Arena arena, BlockScratch& scratch,
-                                                  const unsigned long long*& pairMasks, bool masksInArena) {
+                                                  unsigned long long*& pairMasks, bool masksInArena) {
     const int tid = static_cast<int>(threadIdx.x);
     const int threads = static_cast<int>(blockDim.x);
     Counters& counters = *p.counters;
@@ -752,9 +752,9 @@ __device__ __forceinline__ StepOutcome processStep(const Pools& p, int step, Are
     // Each point's partners are also kept as a mask over its neighbourhood (room permitting, at the top
     // of the arena), so that the emission need not test the distances again.
     const long long sizeBeforeMasks = arena.size;
-    const unsigned long long* pairMasks = arena.takeTop<unsigned long long>(n);
+    unsigned long long* pairMasks = arena.takeTop<unsigned long long>(n);
     for (int j = tid; j < n; j += threads) {
-        s.diskBegin[j] = countPairs(s, p.limits, j, pairMasks != nullptr ? const_cast<unsigned long long*>(pairMasks) + j : nullptr);
+        s.diskBegin[j] = countPairs(s, p.limits, j, pairMasks != nullptr ? pairMasks + j : nullptr);
     }
     __syncthreads();
     const long long disks = blockExclusiveScan(s.diskBegin, s.diskBegin, n, scratch);
