@@ -158,8 +158,11 @@ constexpr int COUNT_QUEUE = 2 * WARP_THREADS;
 // partner position has at most MASKED_PARTNERS sets. The partners whose signatures meet a's are queued
 // in shared memory and merged 32 at a time, one lane each: at 2,000 entities about 7 of every 32
 // partners pass the signature test, and merging them in place left the other lanes idle.
+// A partner b ⊇ a (|a ∩ b| = |a|) ends the row: a ∩ b = a, and every other a ∩ b' ⊆ a is a subset or a
+// duplicate of it — as is anything such an a ∩ b' would make non-maximal — so the level's maximal
+// sets are the same with a alone from this row: counted once, and superset[a] = b − first (else −1).
 // counts[a] = 0 for the sets past the level's positions, up to countCap (the scan's range).
-__global__ void countKernel(Params p, SetsView in, Level level, long long countCap, Count2* counts, unsigned long long* kept) {
+__global__ void countKernel(Params p, SetsView in, Level level, long long countCap, Count2* counts, unsigned long long* kept, int* superset) {
     if (failed(p)) {
         return;
     }
@@ -175,6 +178,7 @@ __global__ void countKernel(Params p, SetsView in, Level level, long long countC
             if (lane == 0) {
                 counts[a] = Count2{0, 0};
                 kept[a] = 0;
+                superset[a] = -1;
             }
             continue;
         }
@@ -184,7 +188,8 @@ __global__ void countKernel(Params p, SetsView in, Level level, long long countC
         long long sets = 0;
         long long members = 0;
         unsigned long long mask = 0;  // this lane's kept partners; OR-ed over the warp at the end
-        // Lanes 0 … count − 1 merge a with the first `count` queued partners.
+        int containing = -1;          // the first partner ⊇ a (warp-uniform)
+        // Lanes 0 … count − 1 merge a with the first `count` queued partners (in the order of b).
         auto merge = [&](int count) {
             int size = 0;
             const int b = lane < count ? queue[lane] : -1;
@@ -199,6 +204,10 @@ __global__ void countKernel(Params p, SetsView in, Level level, long long countC
                     mask |= 1ULL << (b - first);
                 }
             }
+            const unsigned int contains = __ballot_sync(FULL_WARP, b >= 0 && size == setA.size && size >= p.minEntities);
+            if (contains != 0) {
+                containing = __shfl_sync(FULL_WARP, b, __ffs(static_cast<int>(contains)) - 1);
+            }
         };
         int queued = 0;
         for (int chunk = first; chunk < end; chunk += WARP_THREADS) {
@@ -212,6 +221,9 @@ __global__ void countKernel(Params p, SetsView in, Level level, long long countC
             __syncwarp();
             if (queued >= WARP_THREADS) {  // warp-uniform: a full round, then the rest to the front
                 merge(WARP_THREADS);
+                if (containing >= 0) {
+                    break;
+                }
                 const int rest = queued - WARP_THREADS;
                 const int moved = lane < rest ? queue[WARP_THREADS + lane] : 0;
                 __syncwarp();
@@ -222,7 +234,7 @@ __global__ void countKernel(Params p, SetsView in, Level level, long long countC
                 queued = rest;
             }
         }
-        if (queued > 0) {
+        if (containing < 0 && queued > 0) {
             merge(queued);
         }
         __syncwarp();  // the queue is free for the next set
@@ -230,8 +242,16 @@ __global__ void countKernel(Params p, SetsView in, Level level, long long countC
         sets = warpSum(sets);
         members = warpSum(members);
         if (lane == 0) {
-            counts[a] = Count2{sets, members};
-            kept[a] = mask;
+            if (containing >= 0) {
+                const int at = containing - first;
+                counts[a] = Count2{1, setA.size};
+                kept[a] = at < MASKED_PARTNERS ? 1ULL << at : 0;
+                superset[a] = at;
+            } else {
+                counts[a] = Count2{sets, members};
+                kept[a] = mask;
+                superset[a] = -1;
+            }
         }
     }
     for (long long a = n + strideStart(); a <= countCap; a += strideStep()) {
@@ -249,7 +269,7 @@ constexpr int WRITE_REGISTERS = 40;
 // (warpWriteIntersection), one pair after the other — about one per chunk of 32 partners, which a
 // lane-per-pair merge wrote with one active lane.
 __global__ void __maxnreg__(WRITE_REGISTERS) writeKernel(Params p, SetsView in, Level level, const Count2* starts, const unsigned long long* kept,
-                            long long countCap, SetsOut out) {
+                                                         const int* superset, long long countCap, SetsOut out) {
     if (failed(p)) {
         return;
     }
@@ -275,6 +295,17 @@ __global__ void __maxnreg__(WRITE_REGISTERS) writeKernel(Params p, SetsView in, 
         const int t = in.position[a];
         const SetRef setA = in.set(a);
         const unsigned long long sigA = in.signature[a];
+        if (superset[a] >= 0) {  // a partner contains a: a alone (count's shortcut)
+            for (int i = lane; i < setA.size; i += WARP_THREADS) {
+                out.members[m + i] = setA.members[i];
+            }
+            if (lane == 0) {
+                out.offsets[s] = m;
+                out.position[s] = t;
+                out.signature[s] = sigA;
+            }
+            continue;
+        }
         const int first = in.begin[t + level.shift];
         const int end = in.begin[t + level.shift + 1];
         // The count pass's kept pairs, when it could record them; otherwise every pair is tested again
@@ -513,6 +544,7 @@ struct CudaWindowStage::State {
     DeviceBuffer<unsigned long long> keptSignature;  ///< a level's candidates' signatures, 0 when dropped
     DeviceBuffer<Count2> counts, starts;
     DeviceBuffer<unsigned long long> kept;  ///< per set of a level's input: its kept partners (countKernel)
+    DeviceBuffer<int> superset;             ///< … the first partner that contains it, −1 for none (countKernel)
     DeviceBuffer<long long> outSize, outStart;
     DeviceBuffer<int> outSource, outWindow, outMembers;
     DeviceBuffer<Flock> outFlocks;
@@ -535,8 +567,9 @@ struct CudaWindowStage::State {
             const Level level = levels[i];
             const SetsOut cand = candidates[i % 2].out();
             AUGUR_CUDA_TRY(countScanWrite(
-                sums, [&] { return launch(countKernel, queued, stream, p, in, level, inCap, counts.data(), kept.data()); }, counts.data(), starts.data(),
-                inCap + 1, [&] { return launch(writeKernel, dims, stream, p, in, level, starts.data(), kept.data(), inCap, cand); }, stream));
+                sums, [&] { return launch(countKernel, queued, stream, p, in, level, inCap, counts.data(), kept.data(), superset.data()); },
+                counts.data(), starts.data(), inCap + 1,
+                [&] { return launch(writeKernel, dims, stream, p, in, level, starts.data(), kept.data(), superset.data(), inCap, cand); }, stream));
             inCap = p.candSets;
             if (i + 1 < levelCount) {  // the next level reads the candidates in place, dropped ones with signature 0
                 AUGUR_CUDA_TRY(launch(maximalKernel, dims, stream, p, cand.view(), level.length, counts.data(), keptSignature.data()));
@@ -626,6 +659,7 @@ Result<std::unique_ptr<CudaWindowStage>, FlockFailure> CudaWindowStage::create(c
     AUGUR_FLOCK_ALLOC(s.counts, buffer<Count2>(countCap + 1));
     AUGUR_FLOCK_ALLOC(s.starts, buffer<Count2>(countCap + 1));
     AUGUR_FLOCK_ALLOC(s.kept, buffer<unsigned long long>(countCap + 1));
+    AUGUR_FLOCK_ALLOC(s.superset, buffer<int>(countCap + 1));
     AUGUR_FLOCK_ALLOC(s.outSize, buffer<long long>(outSets + 1));
     AUGUR_FLOCK_ALLOC(s.outStart, buffer<long long>(outSets + 1));
     AUGUR_FLOCK_ALLOC(s.outSource, buffer<int>(outSets));

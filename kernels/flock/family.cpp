@@ -155,8 +155,10 @@ bool pairwiseIntersections(FamilyView first, FamilyView second, int minSize, Int
     for (int i = 0; i < first.count && ok; ++i) {
         const auto a = first.set(i);
         const std::uint64_t stamp = ++s.m_clock;
-        for (const std::int32_t entity : a) {
-            for (std::int64_t slot = s.m_head[entity]; slot >= 0 && ok; slot = s.m_next[slot]) {
+        const int rowStart = out.count();
+        bool contained = false;  // some b ⊇ a: a alone from this row (every other a ∩ b ⊆ a)
+        for (auto entity = a.begin(); entity != a.end() && ok && !contained; ++entity) {
+            for (std::int64_t slot = s.m_head[*entity]; slot >= 0 && ok && !contained; slot = s.m_next[slot]) {
                 const int j = s.m_setOf[slot];
                 if (s.m_stamp[j] == stamp) {
                     continue;
@@ -170,7 +172,14 @@ bool pairwiseIntersections(FamilyView first, FamilyView second, int minSize, Int
                     break;
                 }
                 const std::int64_t size = std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), dst) - dst;
-                if (size >= minSize) {
+                if (size == static_cast<std::int64_t>(a.size()) && size >= minSize) {  // dst holds a: the row's only set
+                    out.truncate(rowStart);
+                    ok = out.push(a);
+                    contained = true;
+                    if (!ok) {
+                        *overflow = out.count() >= out.setCapacity() ? Capacity::WorkSets : Capacity::WorkMembers;
+                    }
+                } else if (size >= minSize) {
                     out.finishSet(size);
                 }
             }

@@ -37,6 +37,8 @@ public:
         m_count = 0;
         m_offsets[0] = 0;
     }
+    /// Drops the sets from index `count` on (count ≤ count()).
+    void truncate(int count) noexcept { m_count = count; }
     /// Appends a sorted set; false when a capacity would be exceeded (nothing changes).
     [[nodiscard]] bool push(std::span<const std::int32_t> set) noexcept;
     /// Appends an empty set and returns where its members go (room for `maxSize`); commit with finish().
@@ -126,9 +128,12 @@ private:
     std::int64_t m_maxMembers{0};
 };
 
-/// Writes into `out` every a ∩ b (a ∈ first, b ∈ second) with at least `minSize` members (not yet
-/// reduced to maximal sets); pairs that share no entity are never visited. Entity indices must be
-/// below the scratch's maxEntities. O(|first|·overlaps·s + members). Returns false on overflow.
+/// Writes into `out` the candidates of first ⊗ second: every a ∩ b (a ∈ first, b ∈ second) with at least
+/// `minSize` members (not yet reduced to maximal sets) — except that when some b contains a, a alone
+/// stands for its row (every other a ∩ b is a subset or a duplicate of it, and so is anything such
+/// an a ∩ b would make non-maximal: the maximal sets are the same). Pairs that share no entity are
+/// never visited. Entity indices must be below the scratch's maxEntities. O(|first|·overlaps·s +
+/// members). Returns false on overflow.
 [[nodiscard]] bool pairwiseIntersections(FamilyView first, FamilyView second, int minSize, IntersectScratch& scratch,
                                          FamilyBuffer& out, Capacity* overflow) noexcept;
 

@@ -69,6 +69,26 @@ TEST(FlockFamily, PairwiseIntersectionsKeepOnlyLargeEnoughOnes) {
     EXPECT_EQ(sut.count(), 2);
 }
 
+// A partner that contains a set makes that set its row's only candidate: the row's other intersections
+// are subsets of it (here {1, 2} and {2, 3}), and the maximal sets of first ⊗ second stay the same.
+TEST(FlockFamily, PairwiseIntersectionsKeepAloneASetThatAPartnerContains) {
+    constexpr int MIN_SIZE = 2;
+    const FamilyBuffer a = familyOf({{1, 2, 3}, {5, 6, 7}});
+    const FamilyBuffer b = familyOf({{1, 2, 9}, {2, 3}, {0, 1, 2, 3}, {5, 6}, {6, 7}});
+    FamilyBuffer sut(SETS, MEMBERS);
+    Capacity overflow = Capacity::None;
+    IntersectScratch scratch(16, SETS, MEMBERS);
+    ASSERT_TRUE(pairwiseIntersections(a.view(), b.view(), MIN_SIZE, scratch, sut, &overflow));
+    auto actual = setsOf(sut);
+    std::sort(actual.begin(), actual.end());
+    const std::vector<std::vector<std::int32_t>> expected{{1, 2, 3}, {5, 6}, {6, 7}};
+    EXPECT_EQ(actual, expected);
+    MaximalScratch maximalScratch(SETS);
+    FamilyBuffer maximal(SETS, MEMBERS);
+    ASSERT_TRUE(maximalSets(sut.view(), MIN_SIZE, maximalScratch, maximal, &overflow));
+    EXPECT_EQ(setsOf(maximal), expected);
+}
+
 TEST(FlockFamily, FullBufferReportsOverflowInsteadOfGrowing) {
     FamilyBuffer sut(1, 2);
     EXPECT_TRUE(sut.push(std::vector<std::int32_t>{1, 2}));
