@@ -13,7 +13,8 @@
 // out_t = in_t ⊗ in_{t+shift} for every position t of windows of `length` steps:
 //   1. count:   one warp per set a of in_t, its lanes over the sets b of in_{t+shift}: how many
 //               a ∩ b have ≥ μ members, and their total size (signatures skip disjoint pairs); which
-//               b those are, as a 64-bit mask, when in_{t+shift} has at most 64 sets;
+//               b those are, as a 64-bit mask, when in_{t+shift} has at most 64 sets; a partner
+//               that contains a ends the row, a alone standing for it (the maximal sets are the same);
 //   2. scan:    one prefix sum of the (sets, members) pairs gives every intersection its slot;
 //   3. write:   the same warp writes the kept intersections in the order of b, sorted, with their
 //               signatures, one pair at a time with all its lanes (the mask's pairs; without a mask,
