@@ -52,21 +52,26 @@ TEST(FlockFamily, MaximalSetsOfAnEmptyFamilyIsEmpty) {
     EXPECT_EQ(sut.count(), 0);
 }
 
+/// pairwiseIntersections(first, second) into `out`, as sorted sets.
+std::vector<std::vector<std::int32_t>> intersectionsOf(const FamilyBuffer& first, const FamilyBuffer& second, int minSize,
+                                                       IntersectScratch& scratch, FamilyBuffer& out) {
+    Capacity overflow = Capacity::None;
+    EXPECT_TRUE(pairwiseIntersections(first.view(), second.view(), minSize, scratch, out, &overflow));
+    auto sets = setsOf(out);
+    std::sort(sets.begin(), sets.end());
+    return sets;
+}
+
 TEST(FlockFamily, PairwiseIntersectionsKeepOnlyLargeEnoughOnes) {
     constexpr int MIN_SIZE = 2;
     const FamilyBuffer a = familyOf({{1, 2, 3, 4}, {7, 8}});
     const FamilyBuffer b = familyOf({{2, 3, 9}, {4, 7}, {1, 4}});
     FamilyBuffer sut(SETS, MEMBERS);
-    Capacity overflow = Capacity::None;
     IntersectScratch scratch(16, SETS, MEMBERS);
-    ASSERT_TRUE(pairwiseIntersections(a.view(), b.view(), MIN_SIZE, scratch, sut, &overflow));
-    auto actual = setsOf(sut);
-    std::sort(actual.begin(), actual.end());
     const std::vector<std::vector<std::int32_t>> expected{{1, 4}, {2, 3}};
-    EXPECT_EQ(actual, expected);
+    EXPECT_EQ(intersectionsOf(a, b, MIN_SIZE, scratch, sut), expected);
     // The scratch is left clean: a second call gives the same result.
-    ASSERT_TRUE(pairwiseIntersections(a.view(), b.view(), MIN_SIZE, scratch, sut, &overflow));
-    EXPECT_EQ(sut.count(), 2);
+    EXPECT_EQ(intersectionsOf(a, b, MIN_SIZE, scratch, sut), expected);
 }
 
 // A partner that contains a set makes that set its row's only candidate: the row's other intersections
@@ -76,15 +81,12 @@ TEST(FlockFamily, PairwiseIntersectionsKeepAloneASetThatAPartnerContains) {
     const FamilyBuffer a = familyOf({{1, 2, 3}, {5, 6, 7}});
     const FamilyBuffer b = familyOf({{1, 2, 9}, {2, 3}, {0, 1, 2, 3}, {5, 6}, {6, 7}});
     FamilyBuffer sut(SETS, MEMBERS);
-    Capacity overflow = Capacity::None;
     IntersectScratch scratch(16, SETS, MEMBERS);
-    ASSERT_TRUE(pairwiseIntersections(a.view(), b.view(), MIN_SIZE, scratch, sut, &overflow));
-    auto actual = setsOf(sut);
-    std::sort(actual.begin(), actual.end());
     const std::vector<std::vector<std::int32_t>> expected{{1, 2, 3}, {5, 6}, {6, 7}};
-    EXPECT_EQ(actual, expected);
+    EXPECT_EQ(intersectionsOf(a, b, MIN_SIZE, scratch, sut), expected);
     MaximalScratch maximalScratch(SETS);
     FamilyBuffer maximal(SETS, MEMBERS);
+    Capacity overflow = Capacity::None;
     ASSERT_TRUE(maximalSets(sut.view(), MIN_SIZE, maximalScratch, maximal, &overflow));
     EXPECT_EQ(setsOf(maximal), expected);
 }
