@@ -70,8 +70,9 @@ TEST(SystematicResampleGpu, CopyIndicesEqualCpuForAnyK) {
     AUGUR_REQUIRE_GPU();
     auto stream = Stream::create();
     ASSERT_TRUE(stream);
-    // Around the CDF scan's tiles and the copy-index kernel's 1,024-copy blocks, several, many.
-    for (const std::uint32_t k : {1U, 2U, 1000U, 1024U, 1025U, 2047U, 2048U, 2049U, 4097U, 1'000'000U}) {
+    // Around the CDF scan's tiles and the copy-index kernel's 1,024-copy blocks, several, many; MAX_PARTICLES:
+    // 512 tiles, the most a CDF scan has.
+    for (const std::uint32_t k : {1U, 2U, 1000U, 1024U, 1025U, 2047U, 2048U, 2049U, 4097U, 1'000'000U, MAX_PARTICLES}) {
         for (const float u : {0.0001F, 0.5F, 1.0F}) {
             const auto logWeights = randomLogWeights(k, k + 3);
             auto g = prepare(logWeights, u, stream->get());
