@@ -782,12 +782,16 @@ __device__ __forceinline__ StepOutcome processStep(const Pools& p, int step, Are
         return StepOutcome::NoRoom;
     }
     const Arena workspace{p.workspaces + static_cast<long long>(slot) * p.workspaceBytes, p.workspaceBytes, 0};
-    finishStep(p, step, s, n, static_cast<int>(disks), workspace, scratch, pairMasks, false);  // sized for every step: Done
+    // A workspace is sized for any step within the capacities, so this finishes the step; were it ever
+    // too small, nothing of the step is written and the second kernel takes it, as from shared memory.
+    const StepOutcome inPlace = finishStep(p, step, s, n, static_cast<int>(disks), workspace, scratch, pairMasks, false);
     if (tid == 0) {
         atomicAnd(&p.workspaceBusy[slot / 32], ~(1U << (slot % 32)));
-        atomicAdd(&p.counters->inPlaceSteps, 1);
+        if (inPlace == StepOutcome::Done) {
+            atomicAdd(&p.counters->inPlaceSteps, 1);
+        }
     }
-    return StepOutcome::Done;
+    return inPlace;
 }
 
 // The potential stage of step blockIdx.x in shared memory (dynamic: p.sharedBytes). A step whose disks do

@@ -161,9 +161,11 @@ constexpr int COUNT_QUEUE = 2 * WARP_THREADS;
 // partners pass the signature test, and merging them in place left the other lanes idle.
 // A partner b ⊇ a (|a ∩ b| = |a|) ends the row: a ∩ b = a, and every other a ∩ b' ⊆ a is a subset or a
 // duplicate of it — as is anything such an a ∩ b' would make non-maximal — so the level's maximal
-// sets are the same with a alone from this row: counted once, and superset[a] = b − first (else −1).
+// sets are the same with a alone from this row: counted once, as (1, |a|). No other row is counted
+// so — an intersection of |a| members would itself be a partner that contains a — so the write step
+// recognises the shortcut from the scanned counts.
 // counts[a] = 0 for the sets past the level's positions, up to countCap (the scan's range).
-__global__ void countKernel(Params p, SetsView in, Level level, long long countCap, Count2* counts, unsigned long long* kept, int* superset) {
+__global__ void countKernel(Params p, SetsView in, Level level, long long countCap, Count2* counts, unsigned long long* kept) {
     if (failed(p)) {
         return;
     }
@@ -179,7 +181,6 @@ __global__ void countKernel(Params p, SetsView in, Level level, long long countC
             if (lane == 0) {
                 counts[a] = Count2{0, 0};
                 kept[a] = 0;
-                superset[a] = -1;
             }
             continue;
         }
@@ -243,16 +244,9 @@ __global__ void countKernel(Params p, SetsView in, Level level, long long countC
         sets = warpSum(sets);
         members = warpSum(members);
         if (lane == 0) {
-            if (containing >= 0) {
-                const int at = containing - first;
-                counts[a] = Count2{1, setA.size};
-                kept[a] = at < MASKED_PARTNERS ? 1ULL << at : 0;
-                superset[a] = at;
-            } else {
-                counts[a] = Count2{sets, members};
-                kept[a] = mask;
-                superset[a] = -1;
-            }
+            const bool contained = containing >= 0;
+            counts[a] = contained ? Count2{1, setA.size} : Count2{sets, members};
+            kept[a] = contained ? 0 : mask;
         }
     }
     for (long long a = n + strideStart(); a <= countCap; a += strideStep()) {
@@ -270,7 +264,7 @@ constexpr int WRITE_REGISTERS = 40;
 // (warpWriteIntersection), one pair after the other — about one per chunk of 32 partners, which a
 // lane-per-pair merge wrote with one active lane.
 __global__ void __maxnreg__(WRITE_REGISTERS) writeKernel(Params p, SetsView in, Level level, const Count2* starts, const unsigned long long* kept,
-                                                         const int* superset, long long countCap, SetsOut out) {
+                                                         long long countCap, SetsOut out) {
     if (failed(p)) {
         return;
     }
@@ -288,7 +282,8 @@ __global__ void __maxnreg__(WRITE_REGISTERS) writeKernel(Params p, SetsView in, 
     const int lane = laneId();
     for (long long a = warpStart(); a < n; a += warpStep()) {
         const Count2 start = starts[a];
-        if (starts[a + 1].sets == start.sets) {
+        const Count2 next = starts[a + 1];
+        if (next.sets == start.sets) {
             continue;
         }
         long long s = start.sets;
@@ -296,7 +291,7 @@ __global__ void __maxnreg__(WRITE_REGISTERS) writeKernel(Params p, SetsView in, 
         const int t = in.position[a];
         const SetRef setA = in.set(a);
         const unsigned long long sigA = in.signature[a];
-        if (superset[a] >= 0) {  // a partner contains a: a alone (count's shortcut)
+        if (next.sets - start.sets == 1 && next.members - start.members == setA.size) {  // count's shortcut: a alone
             for (int i = lane; i < setA.size; i += WARP_THREADS) {
                 out.members[m + i] = setA.members[i];
             }
@@ -545,7 +540,6 @@ struct CudaWindowStage::State {
     DeviceBuffer<unsigned long long> keptSignature;  ///< a level's candidates' signatures, 0 when dropped
     DeviceBuffer<Count2> counts, starts;
     DeviceBuffer<unsigned long long> kept;  ///< per set of a level's input: its kept partners (countKernel)
-    DeviceBuffer<int> superset;             ///< … the first partner that contains it, −1 for none (countKernel)
     DeviceBuffer<long long> outSize, outStart;
     DeviceBuffer<int> outSource, outWindow, outMembers;
     DeviceBuffer<Flock> outFlocks;
@@ -568,9 +562,9 @@ struct CudaWindowStage::State {
             const Level level = levels[i];
             const SetsOut cand = candidates[i % 2].out();
             AUGUR_CUDA_TRY(countScanWrite(
-                sums, [&] { return launch(countKernel, queued, stream, p, in, level, inCap, counts.data(), kept.data(), superset.data()); },
+                sums, [&] { return launch(countKernel, queued, stream, p, in, level, inCap, counts.data(), kept.data()); },
                 counts.data(), starts.data(), inCap + 1,
-                [&] { return launch(writeKernel, dims, stream, p, in, level, starts.data(), kept.data(), superset.data(), inCap, cand); }, stream));
+                [&] { return launch(writeKernel, dims, stream, p, in, level, starts.data(), kept.data(), inCap, cand); }, stream));
             inCap = p.candSets;
             if (i + 1 < levelCount) {  // the next level reads the candidates in place, dropped ones with signature 0
                 AUGUR_CUDA_TRY(launch(maximalKernel, dims, stream, p, cand.view(), level.length, counts.data(), keptSignature.data()));
@@ -660,7 +654,6 @@ Result<std::unique_ptr<CudaWindowStage>, FlockFailure> CudaWindowStage::create(c
     AUGUR_FLOCK_ALLOC(s.counts, buffer<Count2>(countCap + 1));
     AUGUR_FLOCK_ALLOC(s.starts, buffer<Count2>(countCap + 1));
     AUGUR_FLOCK_ALLOC(s.kept, buffer<unsigned long long>(countCap + 1));
-    AUGUR_FLOCK_ALLOC(s.superset, buffer<int>(countCap + 1));
     AUGUR_FLOCK_ALLOC(s.outSize, buffer<long long>(outSets + 1));
     AUGUR_FLOCK_ALLOC(s.outStart, buffer<long long>(outSets + 1));
     AUGUR_FLOCK_ALLOC(s.outSource, buffer<int>(outSets));
