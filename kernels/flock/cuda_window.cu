@@ -162,8 +162,8 @@ constexpr int COUNT_QUEUE = 2 * WARP_THREADS;
 // A partner b ⊇ a (|a ∩ b| = |a|) ends the row: a ∩ b = a, and every other a ∩ b' ⊆ a is a subset or a
 // duplicate of it — as is anything such an a ∩ b' would make non-maximal — so the level's maximal
 // sets are the same with a alone from this row: counted once, as (1, |a|). No other row is counted
-// so — an intersection of |a| members would itself be a partner that contains a — so the write step
-// recognises the shortcut from the scanned counts.
+// (1, |a|): an intersection of |a| members makes its partner one that contains a. The write step
+// therefore recognises the shortcut from the scanned counts.
 // counts[a] = 0 for the sets past the level's positions, up to countCap (the scan's range).
 __global__ void countKernel(Params p, SetsView in, Level level, long long countCap, Count2* counts, unsigned long long* kept) {
     if (failed(p)) {
