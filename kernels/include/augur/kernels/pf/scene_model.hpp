@@ -251,8 +251,8 @@ struct SceneModel {
             const float along = (s[X] - z.x_m) * cosHeading + (s[Y] - z.y_m) * sinHeading;
             const float d = std::fmax(c.distanceToStop_m - along, 0.5F);
             // Products with correctly rounded reciprocals, not divisions: the same bits on host and
-            // device, and no slow path on the device when v = 0 (a stopped vehicle), where a float
-            // division's fast-path check fails (51 of the K = 10⁶ advance's 766 instructions per 32 particles).
+            // device, and no float division's slow path on the device, which the K = 10⁶ benchmark's
+            // stopped vehicles (v = 0) took in most warps (51 of 766 instructions per 32 particles).
             accel = -(v * v) * reciprocal(2.0F * d);
             if (v < 0.5F) {
                 accel = -v * reciprocal(params.dt_s);  // stay stopped
