@@ -159,7 +159,7 @@ __device__ __forceinline__ Chunk chunkOf(int n) {
 /// thread of the block must call it (three barriers; the scratch is free again on return).
 __device__ __forceinline__ long long blockExclusiveOffset(long long value, long long& total, BlockScratch& scratch) {
     total = 0;
-    return blockExclusive(value, total, scratch.warpSums);
+    return primitives::detail::blockExclusiveSum(value, total, scratch.warpSums);
 }
 
 /// out[i] = in[0] + … + in[i-1] for i < n (in == out allowed), each thread over its chunk; returns the

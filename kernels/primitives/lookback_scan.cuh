@@ -34,6 +34,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "warp_scan.cuh"
+
 namespace augur::kernels::primitives::detail {
 
 inline constexpr std::uint32_t LOOKBACK_BLOCK = 256;  ///< threads per tile unless a caller picks another
@@ -202,18 +204,6 @@ __device__ __forceinline__ void lookbackSleep() {
             __nanosleep(NS);
         }
     }
-}
-
-template <typename T>
-__device__ __forceinline__ T warpInclusiveScan(T x, std::uint32_t lane) {
-#pragma unroll
-    for (std::uint32_t offset = 1; offset < 32; offset <<= 1) {
-        const T y = __shfl_up_sync(0xFFFFFFFFU, x, offset);
-        if (lane >= offset) {
-            x += y;
-        }
-    }
-    return x;
 }
 
 template <typename T>
