@@ -50,26 +50,52 @@ struct ResampleScratch {
 /// Views of `scratch` (internal::resampleScratchBytes(particles) bytes).
 ResampleScratch carve(void* scratch, std::uint32_t particles) noexcept;
 
-/// Tile blockIdx.x of the inclusive scan of quantizeWeight(log w, maxLogWeight) into cdf; every
-/// thread of a LOOKBACK_BLOCK-thread block calls it once, blocks 0 … tiles − 1 (VECTOR: the
-/// log-weights are 16-byte aligned).
+/// The log-weights a thread scans in CDF tile blockIdx.x (the look-back scan's lane layout: segment g,
+/// items q), loaded by loadTileLogWeights before the max they are quantised against is known, so
+/// that the two loads overlap.
+struct TileLogWeights {
+    float w[CDF_SEGMENTS][lookback::LOOKBACK_LANE_ITEMS];
+};
+
+/// This thread's log-weights of CDF tile blockIdx.x (LOOKBACK_BLOCK threads; items past K read as 0
+/// and are not scanned). VECTOR: the log-weights are 16-byte aligned.
 template <bool VECTOR>
-__device__ __forceinline__ void scanQuantizedTile(const float* __restrict__ logWeights, std::uint32_t particles,
-                                                  float maxLogWeight, std::uint64_t* __restrict__ cdf,
-                                                  const CdfLookbackState& state) {
-    auto load = [&](std::uint64_t i, std::uint64_t (&v)[4]) {
+__device__ __forceinline__ TileLogWeights loadTileLogWeights(const float* __restrict__ logWeights,
+                                                             std::uint32_t particles) {
+    TileLogWeights t;
+    const std::uint64_t first = lookback::lookbackLaneFirst<CDF_SEGMENTS>();
+#pragma unroll
+    for (std::uint32_t g = 0; g < CDF_SEGMENTS; ++g) {
+        const std::uint64_t i = first + g * lookback::LOOKBACK_SEGMENT_ITEMS;
         if (VECTOR && i + 3 < particles) {
             const float4 q = __ldg(reinterpret_cast<const float4*>(logWeights + i));
-            v[0] = quantizeWeight(q.x, maxLogWeight);
-            v[1] = quantizeWeight(q.y, maxLogWeight);
-            v[2] = quantizeWeight(q.z, maxLogWeight);
-            v[3] = quantizeWeight(q.w, maxLogWeight);
-            return;
+            t.w[g][0] = q.x;
+            t.w[g][1] = q.y;
+            t.w[g][2] = q.z;
+            t.w[g][3] = q.w;
+        } else {
+#pragma unroll
+            for (std::uint32_t q = 0; q < 4; ++q) {
+                t.w[g][q] = i + q < particles ? logWeights[i + q] : 0.0F;
+            }
         }
+    }
+    return t;
+}
+
+/// Tile blockIdx.x of the inclusive scan of quantizeWeight(log w, maxLogWeight) into cdf, from the
+/// thread's log-weights `t` (loadTileLogWeights); every thread of a LOOKBACK_BLOCK-thread block calls
+/// it once, blocks 0 … tiles − 1.
+__device__ __forceinline__ void scanQuantizedTile(const TileLogWeights& t, std::uint32_t particles,
+                                                  float maxLogWeight, std::uint64_t* __restrict__ cdf,
+                                                  const CdfLookbackState& state) {
+    std::uint32_t g = 0;  // the scan loads its segments in order, g = 0, 1, …
+    auto load = [&](std::uint64_t i, std::uint64_t (&v)[4]) {
 #pragma unroll
         for (std::uint32_t q = 0; q < 4; ++q) {
-            v[q] = i + q < particles ? quantizeWeight(logWeights[i + q], maxLogWeight) : 0U;
+            v[q] = i + q < particles ? quantizeWeight(t.w[g][q], maxLogWeight) : 0U;
         }
+        ++g;
     };
     auto store = [&](std::uint64_t i, std::uint64_t base, const std::uint64_t (&v)[4]) {
         std::uint64_t c[4];

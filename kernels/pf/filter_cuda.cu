@@ -528,7 +528,13 @@ __global__ void __launch_bounds__(tuning::COMBINE_BLOCK) combineKernel(CombineAr
     __shared__ bool lastBlock;
     const std::uint32_t lane = threadIdx.x % WARP;
     const std::uint32_t warp = threadIdx.x / WARP;
+    const bool scanBlock = blockIdx.x < a.cdfTiles;  // block-uniform: CDF tile blockIdx.x, nothing else
 
+    // A scan block loads its tile's log-weights first, so that their loads overlap the maxima's.
+    internal::TileLogWeights tile{};
+    if (scanBlock) {
+        tile = internal::loadTileLogWeights<true>(a.logWeights, a.particles);
+    }
     float localMax = -INFINITY;
     for (std::uint32_t b = threadIdx.x; b < a.blocks; b += blockDim.x) {
         localMax = detail::maxLog(localMax, a.maxima[b]);
@@ -542,8 +548,8 @@ __global__ void __launch_bounds__(tuning::COMBINE_BLOCK) combineKernel(CombineAr
     for (std::uint32_t w = 1; w < COMBINE_WARPS; ++w) {
         globalMax = detail::maxLog(globalMax, warpMaxima[w]);
     }
-    if (blockIdx.x < a.cdfTiles) {  // block-uniform: a scan block, CDF tile blockIdx.x, nothing else
-        internal::scanQuantizedTile<true>(a.logWeights, a.particles, globalMax, a.cdf, a.cdfState);
+    if (scanBlock) {
+        internal::scanQuantizedTile(tile, a.particles, globalMax, a.cdf, a.cdfState);
         return;
     }
     for (std::uint32_t b = threadIdx.x; b < a.blocks; b += blockDim.x) {

@@ -31,7 +31,8 @@ __global__ void __launch_bounds__(lookback::LOOKBACK_BLOCK)
     if (enabled != nullptr && *enabled == 0U) {
         return;
     }
-    internal::scanQuantizedTile<VECTOR>(logWeights, particles, *maxLogWeight, cdf, state);
+    const internal::TileLogWeights tile = internal::loadTileLogWeights<VECTOR>(logWeights, particles);
+    internal::scanQuantizedTile(tile, particles, *maxLogWeight, cdf, state);
 }
 
 /// The smallest i in [0, K − 1] with copyLast(cdf[i]) ≥ j — copy j's source, as copySource — by a

@@ -308,6 +308,17 @@ __device__ __forceinline__ T lookBack(const LookbackState<T, Descriptor>& s, std
     return exclusive;
 }
 
+/// The lane layout of lookbackScanTile: the first item this thread holds in tile blockIdx.x; its
+/// segment g starts g · LOOKBACK_SEGMENT_ITEMS items later (for callers that load a tile's items
+/// themselves, before the scan).
+inline constexpr std::uint32_t LOOKBACK_SEGMENT_ITEMS = 32 * LOOKBACK_LANE_ITEMS;
+template <std::uint32_t SEGMENTS, std::uint32_t BLOCK = LOOKBACK_BLOCK>
+__device__ __forceinline__ std::uint64_t lookbackLaneFirst() {
+    return static_cast<std::uint64_t>(blockIdx.x) * lookbackTileItems<SEGMENTS, BLOCK>() +
+           static_cast<std::uint64_t>(threadIdx.x / 32) * SEGMENTS * LOOKBACK_SEGMENT_ITEMS +
+           LOOKBACK_LANE_ITEMS * (threadIdx.x % 32);
+}
+
 /// Scans tile blockIdx.x; every thread of a BLOCK-thread block calls it once (BLOCK a multiple of 32,
 /// at most 1024).
 ///   load(i, v):        v[q] = item i + q for q < 4 (items at or past n read as zero); i % 4 == 0
@@ -319,15 +330,13 @@ template <typename T, std::uint32_t SEGMENTS, std::uint32_t BLOCK = LOOKBACK_BLO
 __device__ __forceinline__ void lookbackScanTile(const LookbackState<T, Descriptor>& s, Load&& load, Store&& store) {
     static_assert(BLOCK % 32 == 0 && BLOCK <= 1024, "whole warps, one block");
     constexpr std::uint32_t WARPS = BLOCK / 32;
-    constexpr std::uint32_t SEGMENT_ITEMS = 32 * LOOKBACK_LANE_ITEMS;
-    constexpr std::uint32_t WARP_ITEMS = SEGMENTS * SEGMENT_ITEMS;
+    constexpr std::uint32_t SEGMENT_ITEMS = LOOKBACK_SEGMENT_ITEMS;
     __shared__ T warpTotals[WARPS];
     __shared__ T tileExclusive;
     const std::uint32_t lane = threadIdx.x % 32;
     const std::uint32_t warp = threadIdx.x / 32;
     const std::uint32_t tile = blockIdx.x;
-    const std::uint64_t first = static_cast<std::uint64_t>(tile) * lookbackTileItems<SEGMENTS, BLOCK>() +
-                                static_cast<std::uint64_t>(warp) * WARP_ITEMS + LOOKBACK_LANE_ITEMS * lane;
+    const std::uint64_t first = lookbackLaneFirst<SEGMENTS, BLOCK>();
     T v[SEGMENTS][LOOKBACK_LANE_ITEMS];
 #pragma unroll
     for (std::uint32_t g = 0; g < SEGMENTS; ++g) {
