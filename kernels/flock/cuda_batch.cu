@@ -9,10 +9,10 @@
 // it to hide the slower step; any other step that does not fit is taken again by
 // stepsInWorkspaceKernel, in the largest shared memory one block may have (one block per SM) or, if it
 // needs more still, in a global-memory workspace. Each step's sizes come from counting passes and
-// block prefix sums; its kept sets go to a staging family, and one index block plus a copy kernel put them in step order. Every
-// kernel reads the batch's step and entity counts from device memory, so the whole sequence is one
-// CUDA graph; a capacity that is too small is detected on the device, reported in the batch header and
-// never overrun.
+// block prefix sums; its kept sets go to a staging family, and one index block plus a copy kernel put
+// them in step order. Every kernel reads the batch's step and entity counts from device memory, so the
+// whole sequence is one CUDA graph; a capacity that is too small is detected on the device, reported
+// in the batch header and never overrun.
 #include "cuda_batch.hpp"
 
 #include <cuda_runtime.h>
@@ -248,7 +248,7 @@ __device__ StepBox blockStepBox(const Pools& p, const BatchParams& bp, long long
         minY = fmin(minY, __shfl_xor_sync(FULL_WARP, minY, offset));
         maxY = fmax(maxY, __shfl_xor_sync(FULL_WARP, maxY, offset));
     }
-    count = warpSum(count);
+    count = warpAllSum(count);
     const int lane = laneId();
     const int warp = static_cast<int>(threadIdx.x) / WARP_THREADS;
     const int warps = static_cast<int>(blockDim.x) / WARP_THREADS;
@@ -266,7 +266,7 @@ __device__ StepBox blockStepBox(const Pools& p, const BatchParams& bp, long long
         double wMaxX = has ? scratch.box[1][lane] : -INFINITY;
         double wMinY = has ? scratch.box[2][lane] : INFINITY;
         double wMaxY = has ? scratch.box[3][lane] : -INFINITY;
-        const long long wCount = warpSum(has ? scratch.warpSums[lane] : 0);
+        const long long wCount = warpAllSum(has ? scratch.warpSums[lane] : 0);
         for (int offset = WARP_THREADS / 2; offset > 0; offset /= 2) {
             wMinX = fmin(wMinX, __shfl_xor_sync(FULL_WARP, wMinX, offset));
             wMaxX = fmax(wMaxX, __shfl_xor_sync(FULL_WARP, wMaxX, offset));
@@ -845,7 +845,7 @@ __global__ void familyIndexKernel(Pools p) {
     for (int t = static_cast<int>(threadIdx.x); t < bp.steps; t += static_cast<int>(blockDim.x)) {
         disks += p.stepDisks[t];
     }
-    disks = warpSum(disks);
+    disks = warpAllSum(disks);
     if (laneId() == 0) {
         scratch.warpSums[threadIdx.x / WARP_THREADS] = disks;
     }

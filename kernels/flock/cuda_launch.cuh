@@ -107,12 +107,7 @@ __device__ __forceinline__ long long warpStart() {
 __device__ __forceinline__ long long warpStep() { return static_cast<long long>(gridDim.x) * blockDim.x / WARP_THREADS; }
 
 /// Sum over the warp, result in every lane.
-__device__ __forceinline__ long long warpSum(long long v) {
-    for (int offset = WARP_THREADS / 2; offset > 0; offset /= 2) {
-        v += __shfl_xor_sync(FULL_WARP, v, offset);
-    }
-    return v;
-}
+using primitives::detail::warpAllSum;
 
 /// OR over the warp's lanes, result in every lane.
 __device__ __forceinline__ unsigned long long warpOr(unsigned long long v) {

@@ -241,8 +241,8 @@ __global__ void countKernel(Params p, SetsView in, Level level, long long countC
         }
         __syncwarp();  // the queue is free for the next set
         mask = warpOr(mask);
-        sets = warpSum(sets);
-        members = warpSum(members);
+        sets = warpAllSum(sets);
+        members = warpAllSum(members);
         if (lane == 0) {
             const bool contained = containing >= 0;
             counts[a] = contained ? Count2{1, setA.size} : Count2{sets, members};
@@ -449,7 +449,7 @@ __global__ void rankKernel(Params p, SetsView cur, long long* outSize, int* outS
                 ++rank;
             }
         }
-        rank = warpSum(rank);
+        rank = warpAllSum(rank);
         if (lane == 0) {
             const long long position = first + rank;
             outSize[position] = setX.size;

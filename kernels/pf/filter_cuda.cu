@@ -91,21 +91,7 @@ __device__ __forceinline__ Source sourceOf(const FilterControl* control) {
     return Source{c.current ^ c.swap, pending, pending ? 0.0F : c.maxLogWeight, c.step};
 }
 
-__device__ __forceinline__ double warpSum(double v) {
-#pragma unroll
-    for (std::uint32_t offset = WARP / 2; offset > 0; offset /= 2) {
-        v += __shfl_xor_sync(FULL_MASK, v, offset);
-    }
-    return v;
-}
-
-__device__ __forceinline__ float warpSumFloat(float v) {
-#pragma unroll
-    for (std::uint32_t offset = WARP / 2; offset > 0; offset /= 2) {
-        v += __shfl_xor_sync(FULL_MASK, v, offset);
-    }
-    return v;
-}
+using internal::lookback::warpAllSum;
 
 __device__ __forceinline__ float warpMax(float v) {
 #pragma unroll
@@ -135,7 +121,7 @@ __device__ __forceinline__ void halveAcross(const float (&in)[2 * HALF], float (
 template <std::uint32_t CHANNELS>
 __device__ __forceinline__ float reduceScatter(float (&v)[SCATTER], std::uint32_t lane) {
     if constexpr (CHANNELS == 1) {
-        return warpSumFloat(v[0]);
+        return warpAllSum(v[0]);
     } else {
         static_assert(SCATTER == 16, "four halving steps over 16 channels");
         float a[8];
@@ -342,8 +328,8 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
     runningMax = warpMax(laneMax);
     {
         const double laneScale = detail::weightTerm(laneMax, runningMax);
-        sumE = warpSum(sumE * laneScale);
-        sumE2 = warpSum(sumE2 * laneScale * laneScale);
+        sumE = warpAllSum(sumE * laneScale);
+        sumE2 = warpAllSum(sumE2 * laneScale * laneScale);
         const auto f = static_cast<float>(laneScale);
 #pragma unroll
         for (std::uint32_t n = 0; n < VEHICLES; ++n) {
@@ -466,8 +452,8 @@ __global__ void __maxnreg__(MAX_REGISTERS)
         const double factor = rebase(runningMax, warpMax(logWeight));
         const double e = valid ? detail::weightTerm(logWeight, runningMax) : 0.0;
         if (n == 0) {
-            sumE = sumE * factor + warpSum(e);
-            sumE2 = sumE2 * factor * factor + warpSum(e * e);
+            sumE = sumE * factor + warpAllSum(e);
+            sumE2 = sumE2 * factor * factor + warpAllSum(e * e);
         }
         const auto ef = static_cast<float>(e);
         float v[SCATTER];
@@ -565,7 +551,7 @@ __global__ void __launch_bounds__(tuning::COMBINE_BLOCK) combineKernel(CombineAr
             const auto f = static_cast<double>(scale[b]);
             total += row[b] * (c == 1 ? f * f : f);
         }
-        total = warpSum(total);
+        total = warpAllSum(total);
         if (lane == 0) {
             warpTotals[warp] = total;
         }
@@ -650,8 +636,8 @@ __global__ void __launch_bounds__(tuning::REDUCE_BLOCK)
         sum += f;
         sumSquares += f * f;
     }
-    sum = warpSum(sum);
-    sumSquares = warpSum(sumSquares);
+    sum = warpAllSum(sum);
+    sumSquares = warpAllSum(sumSquares);
     if (threadIdx.x % WARP == 0) {
         warpSums[threadIdx.x / WARP][0] = sum;
         warpSums[threadIdx.x / WARP][1] = sumSquares;

@@ -206,15 +206,6 @@ __device__ __forceinline__ void lookbackSleep() {
     }
 }
 
-template <typename T>
-__device__ __forceinline__ T warpAllSum(T x) {
-#pragma unroll
-    for (std::uint32_t offset = 16; offset > 0; offset >>= 1) {
-        x += __shfl_xor_sync(0xFFFFFFFFU, x, offset);
-    }
-    return x;
-}
-
 /// Adds one window's values to `exclusive`: lane 0 is the nearest predecessor; the sum runs up to and
 /// including the nearest one with a prefix. Returns whether the window held a prefix (warp-uniform).
 template <typename T>

@@ -1,5 +1,5 @@
-// Warp- and block-level inclusive / exclusive sums for any summable element type: the building
-// blocks of the single-pass look-back scan (lookback_scan.cuh) and the two-pass tiled scan
+// Warp- and block-level sums and inclusive / exclusive scans for any summable element type: the
+// building blocks of the single-pass look-back scan (lookback_scan.cuh) and the two-pass tiled scan
 // (tiled_scan.cuh). Device code, private to kernels/.
 #pragma once
 
@@ -39,6 +39,18 @@ __device__ __forceinline__ T warpInclusiveScan(T x, std::uint32_t lane) {
         if (lane >= offset) {
             x = x + y;
         }
+    }
+    return x;
+}
+
+/// Sum of x over the warp's 32 lanes, in every lane, by a fixed butterfly (offsets 16, 8, 4, 2, 1): the
+/// same order in every lane and every call, so float sums are deterministic. T: a shuffle-able
+/// arithmetic type.
+template <typename T>
+__device__ __forceinline__ T warpAllSum(T x) {
+#pragma unroll
+    for (std::uint32_t offset = SCAN_WARP / 2; offset > 0; offset >>= 1) {
+        x += __shfl_xor_sync(0xFFFFFFFFU, x, offset);
     }
     return x;
 }
