@@ -23,11 +23,13 @@
 #include "augur/kernels/markov/prediction.hpp"
 #include "augur/kernels/markov/priority.hpp"
 #include "augur/platform/cuda_check.hpp"
+#include "../primitives/warp_scan.cuh"
 #include "resident.hpp"
 #include "tuning.hpp"
 
 namespace augur::kernels::markov {
 namespace {
+using primitives::detail::warpAllSum;
 
 constexpr int CPT = tuning::CORRIDORS_PER_THREAD;
 constexpr int COMBINE_THREADS = tuning::COMBINE_THREADS;
@@ -100,14 +102,6 @@ struct EllView {
 };
 
 // --- device functions ------------------------------------------------------------------------------
-
-__device__ __forceinline__ float warpSum(float value) {
-#pragma unroll
-    for (int offset = 16; offset > 0; offset /= 2) {
-        value += __shfl_down_sync(0xFFFFFFFFU, value, offset);
-    }
-    return value;
-}
 
 // --- __global__ entries ----------------------------------------------------------------------------
 
@@ -263,8 +257,8 @@ __global__ void __launch_bounds__(BLOCK) stepKernel(const StepArgs a) {
             mass += massS[k * tileRows + r * rowStates + i];
             interval += intervalS[k * tileRows + r * rowStates + i];
         }
-        mass = warpSum(mass);
-        interval = warpSum(interval);
+        mass = warpAllSum(mass);
+        interval = warpAllSum(interval);
         if (lane == 0) {
             const std::size_t at =
                 (static_cast<std::size_t>(corridorBegin + k) * a.horizonSteps + a.t) * c.positionCells + firstRow + r;
@@ -320,11 +314,8 @@ __global__ void summaryKernel(const SummaryArgs a) {
         mean += pos[is] * centre;
         second += pos[is] * centre * centre;
     }
-#pragma unroll
-    for (int offset = 16; offset > 0; offset /= 2) {
-        mean += __shfl_down_sync(0xFFFFFFFFU, mean, offset);
-        second += __shfl_down_sync(0xFFFFFFFFU, second, offset);
-    }
+    mean = warpAllSum(mean);
+    second = warpAllSum(second);
     if (a.speedPartial != nullptr) {
         const float* partial = a.speedPartial + static_cast<std::size_t>(i) * a.blocksX * c.speedCells;
         for (int iv = lane; iv < c.speedCells; iv += 32) {

@@ -28,6 +28,7 @@
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
+#include "../primitives/warp_scan.cuh"
 #include "resident.hpp"
 #include "tuning.hpp"
 
@@ -35,6 +36,7 @@ namespace augur::kernels::markov::resident {
 namespace {
 
 namespace cg = cooperative_groups;
+using primitives::detail::warpAllSum;
 
 constexpr int THREADS = tuning::RESIDENT_THREADS;
 constexpr int WARPS = THREADS / 32;
@@ -44,25 +46,6 @@ constexpr int MAX_ENTRIES = tuning::MAX_RESIDENT_ENTRIES;
 int rowThreadsOf(const ChainConfig& c) { return (c.speedCells * c.inputCells + 31) / 32 * 32; }
 
 // --- device functions ------------------------------------------------------------------------------
-
-__device__ __forceinline__ float warpSum(float value) {
-#pragma unroll
-    for (int offset = 16; offset > 0; offset /= 2) {
-        value += __shfl_down_sync(0xFFFFFFFFU, value, offset);
-    }
-    return value;
-}
-
-/// Two warp sums, interleaved so that their shuffles overlap.
-__device__ __forceinline__ void warpSum2(float& a, float& b) {
-#pragma unroll
-    for (int offset = 16; offset > 0; offset /= 2) {
-        const float otherA = __shfl_down_sync(0xFFFFFFFFU, a, offset);
-        const float otherB = __shfl_down_sync(0xFFFFFFFFU, b, offset);
-        a += otherA;
-        b += otherB;
-    }
-}
 
 /// This block's place in its cluster (1 block, rank 0 without clusters or before sm_90).
 struct ClusterPlace {
@@ -344,7 +327,8 @@ __global__ void __launch_bounds__(THREADS, 1) residentKernel(const Args a) {
                         qS[is1 * rowStates + type] = q1;
                     }
                 }
-                warpSum2(qi0, qi1);
+                qi0 = warpAllSum(qi0);
+                qi1 = warpAllSum(qi1);
                 if (lane == 0) {
                     intervalPartial[is0 * warpsPerRow + type / 32] = qi0;
                     if (second) {
@@ -389,7 +373,7 @@ __global__ void __launch_bounds__(THREADS, 1) residentKernel(const Args a) {
                 }
             }
             speedSum += mass;
-            const float rowMass = warpSum(mass);
+            const float rowMass = warpAllSum(mass);
             if (lane == 0) {
                 float interval = 0.0F;
                 for (int w = 0; w < warpsPerRow; ++w) {
