@@ -4,8 +4,8 @@
 // are read from the device control block by the kernels themselves, so a step never waits for the
 // host and can be captured into a graph.
 //
-// A step is four kernels and one copy:
-//   upload     the inputs (pinned staging → device)
+// A step is four kernels:
+//   upload     the inputs, one block reading the mapped pinned staging (a kernel, not a copy node)
 //   advance    per particle (or per particle and vehicle): read it — through the copy indices when
 //              the previous step resampled, which is that resampling's gather — predict, weight,
 //              write it to the other state buffer; then the block's partial sums of the reduction
@@ -183,6 +183,22 @@ __device__ __forceinline__ void storeUsed(const ParticleRef& p, std::uint32_t n,
 #pragma unroll
     for (int f = 0; f < usedFloats<Model>(); ++f) {
         p.set(n * Model::SLOT_FLOATS + static_cast<std::uint32_t>(f), s[f]);
+    }
+}
+
+/// The step's inputs, copied by one block from the mapped page-locked staging into device memory,
+/// read over the bus (on an integrated GPU, from the same memory) in one round of 16-byte loads for
+/// up to UPLOAD_BLOCK · 16 bytes; the words past the last whole 16 bytes one by one. A kernel, not a
+/// copy-engine node: in a graph, the kernels after a copy-engine upload of the seed scale's 2.9 KB
+/// started 6–9 µs later (H100, docs/benchmarks.md run X).
+__global__ void __launch_bounds__(tuning::UPLOAD_BLOCK)
+    uploadKernel(const std::uint32_t* __restrict__ staged, std::uint32_t* __restrict__ inputs, std::uint32_t words) {
+    const std::uint32_t vectors = words / 4;
+    for (std::uint32_t i = threadIdx.x; i < vectors; i += blockDim.x) {
+        reinterpret_cast<uint4*>(inputs)[i] = reinterpret_cast<const uint4*>(staged)[i];
+    }
+    for (std::uint32_t i = 4 * vectors + threadIdx.x; i < words; i += blockDim.x) {
+        inputs[i] = staged[i];
     }
 }
 
@@ -802,7 +818,7 @@ Result<ParticleFilter<Model>, FilterError> ParticleFilter<Model>::create(const F
     assign(filter.m_inputs, platform::DeviceBuffer<Input>::create(config.vehicles));
     assign(filter.m_control, platform::DeviceBuffer<FilterControl>::create(1));
     assign(filter.m_resampleScratch, platform::DeviceMemory::allocate(internal::resampleScratchBytes(config.particles)));
-    assign(filter.m_stagedInputs, platform::PinnedMemory::allocate(sizeof(Input) * config.vehicles, false));
+    assign(filter.m_stagedInputs, platform::PinnedMemory::allocate(sizeof(Input) * config.vehicles, true));
     if (!ok) {
         return fail(FilterError::Gpu);
     }
@@ -822,7 +838,11 @@ Result<void, FilterError> ParticleFilter<Model>::setInputs(std::span<const Input
 
 template <typename Model>
 GpuStatus ParticleFilter<Model>::uploadInputs(StreamHandle stream) noexcept {
-    return platform::copyToDevice(m_inputs.data(), m_stagedInputs.get(), m_inputs.bytes(), stream);
+    static_assert(sizeof(Input) % sizeof(std::uint32_t) == 0, "inputs are copied as 32-bit words");
+    const auto words = static_cast<std::uint32_t>(m_inputs.bytes() / sizeof(std::uint32_t));
+    uploadKernel<<<1, tuning::UPLOAD_BLOCK, 0, stream>>>(static_cast<const std::uint32_t*>(m_stagedInputs.devicePointer()),
+                                                         reinterpret_cast<std::uint32_t*>(m_inputs.data()), words);
+    return AUGUR_CUDA_CHECK_LAUNCH();
 }
 
 #define AUGUR_PF_SHAPE                                                                                        \

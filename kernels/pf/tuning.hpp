@@ -16,6 +16,10 @@ namespace augur::kernels::pf::tuning {
 /// per-thread work on sm_87/sm_90.
 inline constexpr std::uint32_t PARTICLE_BLOCK = 256;
 
+/// Threads of the one block that copies the step's inputs from the mapped staging: 512 16-byte loads
+/// in one round, room for the scene model's 32 vehicles (4,608 bytes). Not swept.
+inline constexpr std::uint32_t UPLOAD_BLOCK = 512;
+
 /// Threads per block of the differential-evolution spread reduction.
 inline constexpr std::uint32_t REDUCE_BLOCK = PARTICLE_BLOCK;
 

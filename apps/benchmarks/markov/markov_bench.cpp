@@ -443,18 +443,6 @@ struct SpMv {
     }
 };
 
-/// bench::deviceMedian_us with each timed call queued behind a memset of `busy` that keeps the device
-/// occupied while the host submits the call: the interval is the device time of one call without the
-/// host's submission latency (which the plain single-call time includes).
-template <typename Fn>
-double queuedDeviceMedian_us(platform::StreamHandle stream, const platform::DeviceMemory& busy, Fn&& enqueue, int warmup,
-                             int repetitions) {
-    int fill = 0;
-    return bench::deviceMedian_us(stream, std::forward<Fn>(enqueue), warmup, repetitions, [&](platform::StreamHandle s) {
-        return cudaMemsetAsync(busy.get(), fill++ & 0xFF, busy.bytes(), reinterpret_cast<cudaStream_t>(s)) == cudaSuccess;
-    });
-}
-
 /// Device copies of a scenario and the outputs.
 struct DeviceScenario {
     platform::DeviceBuffer<CorridorInput> corridors;
@@ -531,8 +519,7 @@ bool benchGpu(const MarkovChain& chain, bool quick) {
         return false;
     }
 
-    constexpr std::size_t BUSY_BYTES = std::size_t{64} << 20;  // ≈ 20 µs of memset at 3 TB/s
-    auto busyMemory = platform::DeviceMemory::allocate(BUSY_BYTES);
+    auto busyMemory = platform::DeviceMemory::allocate(bench::QUEUE_BEHIND_BYTES);
     if (!busyMemory) {
         return false;
     }
@@ -605,7 +592,7 @@ bool benchGpu(const MarkovChain& chain, bool quick) {
         // One call queued behind other work (the device busy with a memset when the call's launches
         // arrive): the device time of a single call without the host's submission latency.
         auto queued = [&](auto fn) {
-            return queuedDeviceMedian_us(stream.get(), busy, fn, warmup, reps);
+            return bench::queuedDeviceMedian_us(stream.get(), busy, fn, warmup, reps);
         };
         const double combineQueued = queued(combine(false));
         const double normQueued = queued(combine(true));

@@ -1,4 +1,4 @@
-// Benchmark-only kernels: seed 000's atomicAdd reduction baseline and a bandwidth probe.
+// Benchmark-only kernels: seed 000's atomicAdd reduction baseline, a bandwidth probe and an empty kernel.
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -32,7 +32,14 @@ __global__ void atomicOutputs(const float* states, const float* logWeights, std:
     }
 }
 
+__global__ void nothing() {}
+
 }  // namespace
+
+platform::GpuStatus emptyKernel(platform::StreamHandle stream) noexcept {
+    nothing<<<1, 1, 0, stream>>>();
+    return AUGUR_CUDA_CHECK_LAUNCH();
+}
 
 platform::GpuStatus sceneOutputsAtomicAdd(const float* states, const float* logWeights, std::uint32_t particles,
                                           std::uint32_t vehicles, kernels::pf::StateLayout layout, float* outputs,

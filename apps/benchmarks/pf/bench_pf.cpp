@@ -5,13 +5,14 @@
 //   augur-bench-pf [--quick] [--profile] [--only SECTION]
 // Prints Markdown tables (docs/benchmarks.md records them with device and date). --profile runs a few
 // plain (not captured) steps of the seed-scale and K = 10⁶ filters and nothing else, for a profiler
-// (ncu) to time each kernel. --only runs one section: baselines, stages, floor, scan (the scan
-// variants and the single-pass tile shapes), reduce or ungm.
+// (ncu) to time each kernel. --only runs one section: baselines, stages, nodes (the step's graph node
+// by node), floor, scan (the scan variants and the single-pass tile shapes), reduce or ungm.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <functional>
 #include <optional>
 #include <random>
 #include <string>
@@ -91,15 +92,18 @@ double cpuStep_us(std::uint32_t particles, std::uint32_t vehicles, StateLayout l
 
 #if AUGUR_HAVE_CUDA
 
+/// graph: one replay timed from an idle device, so it includes the host's submission of the graph;
+/// queued: one replay queued behind a memset (bench::queuedDeviceMedian_us), the device time alone.
 struct StageTimes {
-    double upload, advance, combine, resample, reduce, step, graph;
+    double upload, advance, combine, resample, reduce, step, graph, queued;
 };
 
-StageTimes gpuStages(std::uint32_t particles, std::uint32_t vehicles, StateLayout layout, StreamHandle stream) {
+StageTimes gpuStages(std::uint32_t particles, std::uint32_t vehicles, StateLayout layout, StreamHandle stream,
+                     const platform::DeviceMemory& busy) {
     StageTimes t{};
     auto created = kernels::pf::cuda::ParticleFilter<SceneModel>::create(sceneConfig(particles, vehicles, layout), {});
     if (!created) {
-        return StageTimes{-1, -1, -1, -1, -1, -1, -1};
+        return StageTimes{-1, -1, -1, -1, -1, -1, -1, -1};
     }
     auto& f = *created;
     const auto in = sceneInputs(vehicles);
@@ -113,16 +117,18 @@ StageTimes gpuStages(std::uint32_t particles, std::uint32_t vehicles, StateLayou
     t.reduce = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)f.reduce(s); });
     t.step = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)f.step(s); });
     auto graph = platform::Graph::capture(stream, [&f](StreamHandle s) { return f.step(s); });
-    t.graph = graph ? bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)graph->launch(s); }) : -1.0;
+    const auto replay = [&](StreamHandle s) { (void)graph->launch(s); };
+    t.graph = graph ? bench::deviceMedian_us(stream, replay) : -1.0;
+    t.queued = graph ? bench::queuedDeviceMedian_us(stream, busy, replay) : -1.0;
     return t;
 }
 
-void stageTable(StreamHandle stream) {
+void stageTable(StreamHandle stream, const platform::DeviceMemory& busy) {
     bench::Table table("Scene model: stages and whole step, resampling every step (µs, device time, median)",
                        {"K", "vehicles", "layout", "upload", "advance (gather+predict+update+partials)",
                         "combine (+ CDF scan)", "resample (copy indices)", "reduce alone (partials + combine)",
-                        "step (stream)",
-                        "step (graph replay)", "CPU step, 1 core", "CPU 1 core / graph",
+                        "step (stream)", "step (graph replay)", "step (graph replay queued behind a memset)",
+                        "CPU step, 1 core", "CPU 1 core / graph",
                         "CPU step, all " + std::to_string(std::thread::hardware_concurrency()) + " threads",
                         "CPU all threads / graph"});
     struct Case {
@@ -132,16 +138,78 @@ void stageTable(StreamHandle stream) {
     std::vector<Case> cases = {{1000, 1}, {10'000, 1}, {100'000, 1}, {1'000'000, 1}, {20'000, 20}};
     for (const auto& c : cases) {
         for (const StateLayout layout : {StateLayout::ArrayOfStructs, StateLayout::StructOfArrays}) {
-            const auto t = gpuStages(c.k, c.vehicles, layout, stream);
+            const auto t = gpuStages(c.k, c.vehicles, layout, stream, busy);
             const bool runCpu = !g_quick || c.k * c.vehicles <= 100'000;
             const double cpu = runCpu ? cpuStep_us(c.k, c.vehicles, layout) : -1.0;
             const double cpuAll = runCpu ? cpuStep_us(c.k, c.vehicles, layout, 0) : -1.0;
             table.row({std::to_string(c.k), std::to_string(c.vehicles), layoutName(layout), bench::fmt(t.upload),
                        bench::fmt(t.advance), bench::fmt(t.combine), bench::fmt(t.resample), bench::fmt(t.reduce),
-                       bench::fmt(t.step), bench::fmt(t.graph), bench::fmt(cpu, 0),
+                       bench::fmt(t.step), bench::fmt(t.graph), bench::fmt(t.queued), bench::fmt(cpu, 0),
                        cpu > 0 ? bench::fmt(cpu / t.graph, 1) + "x" : "-", bench::fmt(cpuAll, 0),
                        cpuAll > 0 ? bench::fmt(cpuAll / t.graph, 1) + "x" : "-"});
         }
+    }
+}
+
+/// The step's graph node by node: replays of graphs holding its first n nodes (upload, advance,
+/// combine, copy indices), the step without its upload, and the same shape with no work (the upload,
+/// then three empty kernels), so the difference between two columns is what a node adds to the
+/// replay, its launch and ramp included. Each timed from an idle device (the host's submission
+/// included) and queued behind a memset (the device time alone). Every graph resamples every step.
+void nodeTable(StreamHandle stream, const platform::DeviceMemory& busy) {
+    bench::Table table("The step's graph node by node (SoA, graph replay, µs, device time, median)",
+                       {"K", "vehicles", "timed", "upload", "+ advance", "+ combine", "+ copy indices (the step)",
+                        "the step without upload", "upload + 3 empty kernels"});
+    struct Case {
+        std::uint32_t k;
+        std::uint32_t vehicles;
+    };
+    for (const Case c : {Case{1000, 1}, Case{1'000'000, 1}, Case{20'000, 20}}) {
+        auto f = kernels::pf::cuda::ParticleFilter<SceneModel>::create(
+            sceneConfig(c.k, c.vehicles, StateLayout::StructOfArrays), {});
+        if (!f) {
+            continue;
+        }
+        const auto in = sceneInputs(c.vehicles);
+        (void)f->initialize(in, stream);
+        (void)f->setInputs(in);
+        (void)f->step(stream);
+        using Enqueue = std::function<platform::GpuStatus(StreamHandle)>;
+        const std::vector<Enqueue> graphs = {
+            [&](StreamHandle s) { return f->uploadInputs(s); },
+            [&](StreamHandle s) -> platform::GpuStatus {
+                AUGUR_CUDA_TRY(f->uploadInputs(s));
+                return f->advance(s);
+            },
+            [&](StreamHandle s) -> platform::GpuStatus {
+                AUGUR_CUDA_TRY(f->uploadInputs(s));
+                AUGUR_CUDA_TRY(f->advance(s));
+                return f->combine(s);
+            },
+            [&](StreamHandle s) { return f->step(s); },
+            [&](StreamHandle s) -> platform::GpuStatus {
+                AUGUR_CUDA_TRY(f->advance(s));
+                AUGUR_CUDA_TRY(f->combine(s));
+                return f->resample(s);
+            },
+            [&](StreamHandle s) -> platform::GpuStatus {
+                AUGUR_CUDA_TRY(f->uploadInputs(s));
+                for (int i = 0; i < 3; ++i) {
+                    AUGUR_CUDA_TRY(bench::emptyKernel(s));
+                }
+                return {};
+            },
+        };
+        std::vector<std::string> idle = {std::to_string(c.k), std::to_string(c.vehicles), "from idle"};
+        std::vector<std::string> queued = {std::to_string(c.k), std::to_string(c.vehicles), "queued behind a memset"};
+        for (const Enqueue& enqueue : graphs) {
+            auto graph = platform::Graph::capture(stream, enqueue);
+            const auto replay = [&](StreamHandle s) { (void)graph->launch(s); };
+            idle.push_back(bench::fmt(graph ? bench::deviceMedian_us(stream, replay) : -1.0));
+            queued.push_back(bench::fmt(graph ? bench::queuedDeviceMedian_us(stream, busy, replay) : -1.0));
+        }
+        table.row(idle);
+        table.row(queued);
     }
 }
 
@@ -368,7 +436,7 @@ void reduceTable(StreamHandle stream, PrimitiveInput& p) {
     }
 }
 
-void floorTable(StreamHandle stream) {
+void floorTable(StreamHandle stream, const platform::DeviceMemory& busy) {
     constexpr std::uint32_t K = 1'000'000;
     const double bandwidth = bench::measureCopyBandwidth_GBps(stream);
     // Bytes per particle the step's kernels move, single vehicle (48-byte slot, 40 bytes of it used):
@@ -385,16 +453,18 @@ void floorTable(StreamHandle stream) {
     bench::Table table("K = 10^6 single-vehicle step against the bytes-over-bandwidth floor",
                        {"layout", "measured copy bandwidth (GB/s)", "bytes/particle the step moves", "floor (µs)",
                         "step, graph replay (µs)", "step / floor", "essential 96 B/particle floor (µs)",
-                        "step / essential floor", "step / previous 292 B floor"});
+                        "step / essential floor", "step / previous 292 B floor",
+                        "step, graph replay queued behind a memset (µs)", "queued step / floor"});
     for (const StateLayout layout : {StateLayout::ArrayOfStructs, StateLayout::StructOfArrays}) {
-        const auto t = gpuStages(K, 1, layout, stream);
+        const auto t = gpuStages(K, 1, layout, stream, busy);
         const double bytes = layout == StateLayout::ArrayOfStructs ? AOS_BYTES : SOA_BYTES;
         const double floor_us = bytes * K / (bandwidth * 1e3);
         const double essential_us = ESSENTIAL_BYTES * K / (bandwidth * 1e3);
         const double previous_us = PREVIOUS_BYTES * K / (bandwidth * 1e3);
         table.row({layoutName(layout), bench::fmt(bandwidth, 0), bench::fmt(bytes, 0), bench::fmt(floor_us),
                    bench::fmt(t.graph), bench::fmt(t.graph / floor_us, 2), bench::fmt(essential_us),
-                   bench::fmt(t.graph / essential_us, 2), bench::fmt(t.graph / previous_us, 2)});
+                   bench::fmt(t.graph / essential_us, 2), bench::fmt(t.graph / previous_us, 2), bench::fmt(t.queued),
+                   bench::fmt(t.queued / floor_us, 2)});
     }
 }
 
@@ -486,9 +556,9 @@ int main(int argc, char** argv) {
             only = argv[++i];
         }
     }
-    const std::vector<std::string> sections = {"baselines", "stages", "floor", "scan", "reduce", "ungm"};
+    const std::vector<std::string> sections = {"baselines", "stages", "nodes", "floor", "scan", "reduce", "ungm"};
     if (!only.empty() && std::find(sections.begin(), sections.end(), only) == sections.end()) {
-        std::printf("unknown section '%s' (baselines, stages, floor, scan, reduce, ungm)\n", only.c_str());
+        std::printf("unknown section '%s' (baselines, stages, nodes, floor, scan, reduce, ungm)\n", only.c_str());
         return 2;
     }
     char date[32];
@@ -518,11 +588,19 @@ int main(int argc, char** argv) {
     if (runs("baselines")) {
         baselineTables(stream->get());
     }
+    auto busy = platform::DeviceMemory::allocate(bench::QUEUE_BEHIND_BYTES);
+    if (!busy) {
+        std::printf("device buffer for the queued timings: allocation failed\n");
+        return 1;
+    }
     if (runs("stages")) {
-        stageTable(stream->get());
+        stageTable(stream->get(), *busy);
+    }
+    if (runs("nodes")) {
+        nodeTable(stream->get(), *busy);
     }
     if (runs("floor")) {
-        floorTable(stream->get());
+        floorTable(stream->get(), *busy);
     }
     if (runs("scan") || runs("reduce")) {
         auto primitives = primitiveInput(stream->get());

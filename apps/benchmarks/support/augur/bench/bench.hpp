@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "augur/platform/clock.hpp"
+#include "augur/platform/memory.hpp"
 #include "augur/platform/stream.hpp"
 
 namespace augur::bench {
@@ -78,6 +79,23 @@ double deviceMedian_us(platform::StreamHandle stream, Fn&& enqueue, int warmup =
         times.push_back(static_cast<double>(*ms) * 1e3);
     }
     return median(std::move(times));
+}
+
+/// Bytes of the memset that queuedDeviceMedian_us runs before each timed call: about 20 µs at 3 TB/s,
+/// longer than the host takes to submit one call (a graph launch, a few kernels).
+inline constexpr std::size_t QUEUE_BEHIND_BYTES = std::size_t{64} << 20U;
+
+/// deviceMedian_us with each timed call queued behind a memset of `busy` (QUEUE_BEHIND_BYTES) that
+/// keeps the device occupied while the host submits the call: the interval is the device time of one
+/// call without the host's submission latency, which the plain single-call time includes. The memset
+/// also evicts the call's data from L2, as other work between two calls would.
+template <typename Fn>
+double queuedDeviceMedian_us(platform::StreamHandle stream, const platform::DeviceMemory& busy, Fn&& enqueue,
+                             int warmup = 5, int repetitions = 50) {
+    int fill = 0;
+    return deviceMedian_us(stream, std::forward<Fn>(enqueue), warmup, repetitions, [&](platform::StreamHandle s) {
+        return platform::fillDevice(busy.get(), fill++ & 0xFF, busy.bytes(), s).hasValue();
+    });
 }
 
 /// A Markdown table printed as it fills, so partial output survives a timeout.

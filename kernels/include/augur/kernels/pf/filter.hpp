@@ -216,8 +216,10 @@ public:
 
     /// Uploads `inputs` (one per vehicle), draws the initial particles, resets weights and control.
     [[nodiscard]] platform::GpuStatus initialize(std::span<const Input> inputs, platform::StreamHandle stream) noexcept;
-    /// Copies this step's inputs into pinned staging memory (host only). The next step() uploads them;
-    /// a graph captured from step() uploads from the same staging memory on every replay.
+    /// Copies this step's inputs into the mapped pinned staging memory (host only). The next step()'s
+    /// first kernel copies them to the device; a graph captured from step() reads the same staging on
+    /// every replay. The device reads the staging when the step runs: call it between steps, not while
+    /// one is in flight.
     [[nodiscard]] Result<void, FilterError> setInputs(std::span<const Input> inputs) noexcept;
     /// One whole step: upload inputs, advance, combine, resample — four graph nodes (five with a
     /// resampling that is decided on the device: the CDF scan and the copy indices). Graph-capturable.
