@@ -6,7 +6,8 @@
 // Prints Markdown tables (docs/benchmarks.md records them with device and date). --profile runs a few
 // plain (not captured) steps of the seed-scale and K = 10⁶ filters and nothing else, for a profiler
 // (ncu) to time each kernel. --only runs one section: baselines, stages, nodes (the step's graph node
-// by node), floor, scan (the scan variants and the single-pass tile shapes), reduce or ungm.
+// by node, and two filters with their outputs' copies), floor, scan (the scan variants and the
+// single-pass tile shapes), reduce or ungm.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -210,6 +211,59 @@ void nodeTable(StreamHandle stream, const platform::DeviceMemory& busy) {
         }
         table.row(idle);
         table.row(queued);
+    }
+}
+
+/// Two filters of the runtime's default shape (64 vehicles: two filters of 32, 20,000 particles) in
+/// one graph, each step's outputs copied to page-locked memory as the runtime's intention stage
+/// does: after each step, or after both steps (no kernel behind a copy node).
+void outputCopyTable(StreamHandle stream, const platform::DeviceMemory& busy) {
+    constexpr std::uint32_t K = 20'000;
+    constexpr std::uint32_t VEHICLES = 32;
+    bench::Table table("Two 32-vehicle filters (K = 20,000) and their outputs' copies in one graph (SoA, µs)",
+                       {"order", "graph replay", "graph replay queued behind a memset"});
+    std::vector<kernels::pf::cuda::ParticleFilter<SceneModel>> filters;
+    for (std::uint32_t f = 0; f < 2; ++f) {
+        auto config = sceneConfig(K, VEHICLES, StateLayout::StructOfArrays);
+        config.seed += f;
+        auto created = kernels::pf::cuda::ParticleFilter<SceneModel>::create(config, {});
+        if (!created) {
+            return;
+        }
+        filters.push_back(std::move(created).value());
+    }
+    const auto in = sceneInputs(VEHICLES);
+    const std::size_t outputs = kernels::pf::outputCount<SceneModel>(VEHICLES);
+    auto host = platform::PinnedMemory::allocate(2 * outputs * sizeof(float), false);
+    if (!host) {
+        return;
+    }
+    auto* out = static_cast<float*>(host->get());
+    for (auto& f : filters) {
+        (void)f.initialize(in, stream);
+        (void)f.setInputs(in);
+        (void)f.step(stream);
+    }
+    const auto copy = [&](std::size_t f, StreamHandle s) {
+        return platform::copyToHost(out + f * outputs, filters[f].deviceOutputs(), outputs * sizeof(float), s);
+    };
+    for (const bool after : {false, true}) {
+        auto graph = platform::Graph::capture(stream, [&](StreamHandle s) -> platform::GpuStatus {
+            for (std::size_t f = 0; f < filters.size(); ++f) {
+                AUGUR_CUDA_TRY(filters[f].step(s));
+                if (!after) {
+                    AUGUR_CUDA_TRY(copy(f, s));
+                }
+            }
+            for (std::size_t f = 0; after && f < filters.size(); ++f) {
+                AUGUR_CUDA_TRY(copy(f, s));
+            }
+            return {};
+        });
+        const auto replay = [&](StreamHandle s) { (void)graph->launch(s); };
+        table.row({after ? "both steps, then both copies" : "each step, then its copy",
+                   bench::fmt(graph ? bench::deviceMedian_us(stream, replay) : -1.0),
+                   bench::fmt(graph ? bench::queuedDeviceMedian_us(stream, busy, replay) : -1.0)});
     }
 }
 
@@ -598,6 +652,7 @@ int main(int argc, char** argv) {
     }
     if (runs("nodes")) {
         nodeTable(stream->get(), *busy);
+        outputCopyTable(stream->get(), *busy);
     }
     if (runs("floor")) {
         floorTable(stream->get(), *busy);

@@ -171,7 +171,7 @@ int main(int argc, char** argv) {
                 d.runtime.healthWindowCycles);
     for (std::size_t s = 0; s < augur::STAGE_COUNT; ++s) {
         const auto stats = runtime.executor().stageLatency(static_cast<augur::Stage>(s));
-        std::printf("| %s | %.2f | %.2f |\n", augur::toString(static_cast<augur::Stage>(s)),
+        std::printf("| %s | %.3f | %.3f |\n", augur::toString(static_cast<augur::Stage>(s)),
                     static_cast<double>(stats.p50_us) * 1e-3, static_cast<double>(stats.p99_us) * 1e-3);
     }
 
