@@ -93,8 +93,25 @@ double cpuStep_us(std::uint32_t particles, std::uint32_t vehicles, StateLayout l
 
 #if AUGUR_HAVE_CUDA
 
-/// graph: one replay timed from an idle device, so it includes the host's submission of the graph;
-/// queued: one replay queued behind a memset (bench::queuedDeviceMedian_us), the device time alone.
+using Enqueue = std::function<platform::GpuStatus(StreamHandle)>;
+
+/// One replay of the graph captured from `enqueue` (µs, median; −1: the capture failed), timed from an
+/// idle device — so it includes the host's submission of the graph, as every graph replay in
+/// docs/benchmarks.md — and queued behind a memset (bench::queuedDeviceMedian_us): the device time alone.
+struct ReplayTimes {
+    double idle, queued;
+};
+
+ReplayTimes graphReplay_us(StreamHandle stream, const platform::DeviceMemory& busy, const Enqueue& enqueue) {
+    auto graph = platform::Graph::capture(stream, enqueue);
+    if (!graph) {
+        return {-1.0, -1.0};
+    }
+    const auto replay = [&](StreamHandle s) { (void)graph->launch(s); };
+    return {bench::deviceMedian_us(stream, replay), bench::queuedDeviceMedian_us(stream, busy, replay)};
+}
+
+/// graph: the step's graph replay from an idle device; queued: queued behind a memset (graphReplay_us).
 struct StageTimes {
     double upload, advance, combine, resample, reduce, step, graph, queued;
 };
@@ -117,10 +134,9 @@ StageTimes gpuStages(std::uint32_t particles, std::uint32_t vehicles, StateLayou
     t.resample = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)f.resample(s); });
     t.reduce = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)f.reduce(s); });
     t.step = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)f.step(s); });
-    auto graph = platform::Graph::capture(stream, [&f](StreamHandle s) { return f.step(s); });
-    const auto replay = [&](StreamHandle s) { (void)graph->launch(s); };
-    t.graph = graph ? bench::deviceMedian_us(stream, replay) : -1.0;
-    t.queued = graph ? bench::queuedDeviceMedian_us(stream, busy, replay) : -1.0;
+    const ReplayTimes replay = graphReplay_us(stream, busy, [&f](StreamHandle s) { return f.step(s); });
+    t.graph = replay.idle;
+    t.queued = replay.queued;
     return t;
 }
 
@@ -175,7 +191,6 @@ void nodeTable(StreamHandle stream, const platform::DeviceMemory& busy) {
         (void)f->initialize(in, stream);
         (void)f->setInputs(in);
         (void)f->step(stream);
-        using Enqueue = std::function<platform::GpuStatus(StreamHandle)>;
         const std::vector<Enqueue> graphs = {
             [&](StreamHandle s) { return f->uploadInputs(s); },
             [&](StreamHandle s) -> platform::GpuStatus {
@@ -204,10 +219,9 @@ void nodeTable(StreamHandle stream, const platform::DeviceMemory& busy) {
         std::vector<std::string> idle = {std::to_string(c.k), std::to_string(c.vehicles), "from idle"};
         std::vector<std::string> queued = {std::to_string(c.k), std::to_string(c.vehicles), "queued behind a memset"};
         for (const Enqueue& enqueue : graphs) {
-            auto graph = platform::Graph::capture(stream, enqueue);
-            const auto replay = [&](StreamHandle s) { (void)graph->launch(s); };
-            idle.push_back(bench::fmt(graph ? bench::deviceMedian_us(stream, replay) : -1.0));
-            queued.push_back(bench::fmt(graph ? bench::queuedDeviceMedian_us(stream, busy, replay) : -1.0));
+            const ReplayTimes t = graphReplay_us(stream, busy, enqueue);
+            idle.push_back(bench::fmt(t.idle));
+            queued.push_back(bench::fmt(t.queued));
         }
         table.row(idle);
         table.row(queued);
@@ -248,7 +262,7 @@ void outputCopyTable(StreamHandle stream, const platform::DeviceMemory& busy) {
         return platform::copyToHost(out + f * outputs, filters[f].deviceOutputs(), outputs * sizeof(float), s);
     };
     for (const bool after : {false, true}) {
-        auto graph = platform::Graph::capture(stream, [&](StreamHandle s) -> platform::GpuStatus {
+        const ReplayTimes t = graphReplay_us(stream, busy, [&](StreamHandle s) -> platform::GpuStatus {
             for (std::size_t f = 0; f < filters.size(); ++f) {
                 AUGUR_CUDA_TRY(filters[f].step(s));
                 if (!after) {
@@ -260,10 +274,8 @@ void outputCopyTable(StreamHandle stream, const platform::DeviceMemory& busy) {
             }
             return {};
         });
-        const auto replay = [&](StreamHandle s) { (void)graph->launch(s); };
-        table.row({after ? "both steps, then both copies" : "each step, then its copy",
-                   bench::fmt(graph ? bench::deviceMedian_us(stream, replay) : -1.0),
-                   bench::fmt(graph ? bench::queuedDeviceMedian_us(stream, busy, replay) : -1.0)});
+        table.row({after ? "both steps, then both copies" : "each step, then its copy", bench::fmt(t.idle),
+                   bench::fmt(t.queued)});
     }
 }
 
