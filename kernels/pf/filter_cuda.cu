@@ -11,7 +11,8 @@
 //              write it to the other state buffer; then the block's partial sums of the reduction
 //              with a running max (online log-sum-exp): Σe, Σe², Σe·output, e = exp(log w − max)
 //   combine    one block per channel sums the partials in a fixed order; the last block to finish
-//              writes the outputs, N_eff, the resample decision and commits the buffer
+//              writes the outputs (into mapped page-locked memory: the host reads them without a
+//              copy), N_eff, the resample decision and commits the buffer
 //   resample   systematic: integer CDF (single-pass scan) and copy indices, only when decided
 #include <cuda_runtime.h>
 
@@ -807,7 +808,8 @@ Result<ParticleFilter<Model>, FilterError> ParticleFilter<Model>::create(const F
     }
     assign(filter.m_logWeights, platform::DeviceBuffer<float>::create(k));
     assign(filter.m_fitness, platform::DeviceBuffer<float>::create(k));
-    assign(filter.m_outputs, platform::DeviceBuffer<float>::create(outputCount<Model>(config.vehicles)));
+    assign(filter.m_outputs,
+           platform::PinnedMemory::allocate(sizeof(float) * outputCount<Model>(config.vehicles), true));
     // Also the differential-evolution spread partials (2 per block, at most SPREAD_MAX_BLOCKS blocks).
     assign(filter.m_partials, platform::DeviceBuffer<double>::create(
                                   std::max<std::size_t>(filter.m_partialBlocks * channels, 2 * tuning::SPREAD_MAX_BLOCKS)));
@@ -859,7 +861,7 @@ GpuStatus ParticleFilter<Model>::initialize(std::span<const Input> inputs, Strea
     }
     AUGUR_CUDA_TRY(uploadInputs(stream));
     AUGUR_CUDA_TRY(platform::fillDevice(m_control.data(), 0, sizeof(FilterControl), stream));
-    AUGUR_CUDA_TRY(platform::fillDevice(m_outputs.data(), 0, m_outputs.bytes(), stream));
+    AUGUR_CUDA_TRY(platform::fillDevice(m_outputs.devicePointer(), 0, m_outputs.bytes(), stream));
     // Both buffers: the padding of a slot is never written by a step and must read as zero.
     for (auto& state : m_states) {
         AUGUR_CUDA_TRY(platform::fillDevice(state.data(), 0, state.bytes(), stream));
@@ -899,8 +901,9 @@ GpuStatus ParticleFilter<Model>::launchCombine(bool commit, StreamHandle stream)
     // The step's combine also scans the CDF for systematic resampling (the reduce stage does not).
     const bool scan = commit && m_config.resampler == Resampler::Systematic;
     const internal::ResampleScratch cdf = internal::carve(m_resampleScratch.get(), m_config.particles);
+    auto* outputs = static_cast<float*>(m_outputs.devicePointer());
     const CombineArgs args{m_partials.data(),    m_partialMax.data(),  m_partialBlocks,
-                           channels,             m_outputs.data(),     m_control.data(),
+                           channels,             outputs,              m_control.data(),
                            m_channelSums.data(), m_combineDone.data(), m_config.particles,
                            m_config.resampleThreshold, m_config.seed, deEnabled,
                            commit ? 1U : 0U,     m_logWeights.data(),  cdf.cdf,
@@ -980,8 +983,10 @@ Result<StepSummary, platform::GpuError> ParticleFilter<Model>::summary(StreamHan
 
 template <typename Model>
 GpuStatus ParticleFilter<Model>::copyOutputs(std::span<float> outputs, StreamHandle stream) const noexcept {
-    AUGUR_CUDA_TRY(m_outputs.download(outputs, stream));
-    return AUGUR_CUDA_CHECK(cudaStreamSynchronize(stream));
+    AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK(cudaStreamSynchronize(stream)));
+    const std::span<const float> written = hostOutputs();
+    std::copy_n(written.begin(), std::min(outputs.size(), written.size()), outputs.begin());
+    return {};
 }
 
 template <typename Model>

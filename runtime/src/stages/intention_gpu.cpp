@@ -1,10 +1,9 @@
 // The CUDA part of the Intention stage (intention_gpu.hpp).
 #include "intention_gpu.hpp"
 
-#include <cstring>
+#include <algorithm>
 #include <vector>
 
-#include "augur/platform/memory.hpp"
 #include "augur/platform/stream.hpp"
 #include "gpu_lane.hpp"
 
@@ -16,10 +15,9 @@ using Model = pf::SceneModel;
 struct IntentionGpu::Impl {
     Shape shape{};
 #if AUGUR_HAVE_CUDA
-    /// One filter set: its filters, the page-locked outputs of all of them and the captured step.
+    /// One filter set: its filters and the captured step.
     struct FilterSet {
         std::vector<pf::cuda::ParticleFilter<Model>> filters;
-        platform::PinnedMemory outputs;
         platform::Graph graph;
     };
     GpuLane lane;
@@ -39,20 +37,13 @@ namespace {
 
 constexpr std::size_t setIndex(bool nominal) noexcept { return nominal ? 0U : 1U; }
 
-/// One cycle of a set, enqueued on `stream`: every filter's step, then every filter's outputs to
-/// page-locked memory — the copies after all the kernels, so that no kernel waits behind a copy-engine
-/// node (H100, docs/benchmarks.md run Z: two 32-vehicle filters 108–110 µs, against 121–124 µs with
-/// each filter's copy before the next filter's kernels).
-platform::GpuStatus enqueueCycle(IntentionGpu::Impl& g, IntentionGpu::Impl::FilterSet& set,
-                                 platform::StreamHandle stream) noexcept {
-    const std::size_t perFilter = g.outputsPerFilter();
-    auto* outputs = static_cast<float*>(set.outputs.get());
+/// One cycle of a set, enqueued on `stream`: every filter's step. The filters write their outputs into
+/// mapped page-locked memory, so the graph holds kernels only (H100, docs/benchmarks.md run Z: two
+/// 32-vehicle filters 100 µs, against 106–109 µs with two copy nodes after the steps and 119–124 µs
+/// with each filter's copy before the next filter's kernels).
+platform::GpuStatus enqueueCycle(IntentionGpu::Impl::FilterSet& set, platform::StreamHandle stream) noexcept {
     for (auto& filter : set.filters) {
         AUGUR_CUDA_TRY(filter.step(stream));
-    }
-    for (std::size_t f = 0; f < set.filters.size(); ++f) {
-        AUGUR_CUDA_TRY(platform::copyToHost(outputs + f * perFilter, set.filters[f].deviceOutputs(),
-                                            perFilter * sizeof(float), stream));
     }
     return {};
 }
@@ -91,16 +82,8 @@ Result<std::unique_ptr<IntentionGpu>, std::string> IntentionGpu::create(const Sh
             }
             set.filters.push_back(std::move(filter).value());
         }
-        const std::size_t bytes = static_cast<std::size_t>(shape.filters) * impl->outputsPerFilter() * sizeof(float);
-        auto outputs = platform::PinnedMemory::allocate(bytes, false);
-        if (!outputs) {
-            return fail(gpuFailure("page-locked outputs", outputs.error()));
-        }
-        set.outputs = std::move(outputs).value();
-        std::memset(set.outputs.get(), 0, bytes);
-        Impl& g = *impl;
-        auto graph = platform::Graph::capture(g.lane.stream.get(),
-                                              [&g, &set](platform::StreamHandle s) { return enqueueCycle(g, set, s); });
+        auto graph = platform::Graph::capture(impl->lane.stream.get(),
+                                              [&set](platform::StreamHandle s) { return enqueueCycle(set, s); });
         if (!graph) {
             return fail(gpuFailure("capturing the filter step's graph", graph.error()));
         }
@@ -141,9 +124,13 @@ Result<bool, platform::GpuError> IntentionGpu::wait(std::int64_t poll_ns, std::i
     return m_impl->lane.done.waitPolling(poll_ns, timeout_ns);
 }
 
-std::span<const float> IntentionGpu::outputs(bool nominal) const noexcept {
+void IntentionGpu::copyOutputs(bool nominal, std::span<float> outputs) const noexcept {
     const Impl::FilterSet& set = m_impl->sets[setIndex(nominal)];
-    return {static_cast<const float*>(set.outputs.get()), m_impl->shape.filters * m_impl->outputsPerFilter()};
+    const std::size_t perFilter = m_impl->outputsPerFilter();
+    for (std::size_t f = 0; f < set.filters.size() && (f + 1) * perFilter <= outputs.size(); ++f) {
+        const std::span<const float> written = set.filters[f].hostOutputs();
+        std::copy(written.begin(), written.end(), outputs.begin() + static_cast<std::ptrdiff_t>(f * perFilter));
+    }
 }
 
 #else  // CPU-only build
@@ -161,7 +148,7 @@ platform::GpuStatus IntentionGpu::launch(bool /*nominal*/) noexcept { return {};
 Result<bool, platform::GpuError> IntentionGpu::wait(std::int64_t /*poll_ns*/, std::int64_t /*timeout_ns*/) noexcept {
     return true;
 }
-std::span<const float> IntentionGpu::outputs(bool /*nominal*/) const noexcept { return {}; }
+void IntentionGpu::copyOutputs(bool /*nominal*/, std::span<float> /*outputs*/) const noexcept {}
 
 #endif
 

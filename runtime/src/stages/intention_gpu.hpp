@@ -3,9 +3,9 @@
 // replayed each cycle; completion observed by polling an event, never by a blocking device synchronise.
 //
 // Per cycle the host writes every filter's inputs into the filters' page-locked staging (stage()) and
-// calls launch(); the graph uploads them, steps every filter of the set (predict+update, reduction,
-// the resampling decision and the resampling on the device) and copies the per-vehicle outputs into
-// page-locked results; wait() polls the completion event. A vehicle entering takes its slot through
+// calls launch(); the graph uploads them and steps every filter of the set (predict+update, reduction,
+// the resampling decision and the resampling on the device), whose outputs land in mapped page-locked
+// memory; wait() polls the completion event. A vehicle entering takes its slot through
 // the inputs themselves (SceneVehicleInput::redraw), so the graph's shape never changes.
 //
 // Two filter sets, as on the CPU: `particles` scene particles per filter (Nominal) and
@@ -54,16 +54,16 @@ public:
     /// Copies this cycle's inputs (filters · vehiclesPerFilter, filter-major) into the set's staging.
     /// Precondition: the previous launch of that set has completed (wait() returned true).
     void stage(bool nominal, std::span<const kernels::pf::SceneVehicleInput> inputs) noexcept;
-    /// Replays the set's graph (upload, one step per filter, outputs back) and records the completion
+    /// Replays the set's graph (upload and one step per filter) and records the completion
     /// event. Run phase; a CUDA error is returned.
     [[nodiscard]] platform::GpuStatus launch(bool nominal) noexcept;
     /// Polls the completion event (sleeping `poll_ns` between queries) until the work is done or
     /// `timeout_ns` has passed. True when done; false on a timeout; a CUDA error as error.
     [[nodiscard]] Result<bool, platform::GpuError> wait(std::int64_t poll_ns, std::int64_t timeout_ns) noexcept;
 
-    /// Outputs of the last completed launch of the set (page-locked): filter f's
-    /// outputCount<SceneModel>(vehiclesPerFilter) values at f · that count.
-    [[nodiscard]] std::span<const float> outputs(bool nominal) const noexcept;
+    /// Copies the outputs of the set's last completed launch (wait() returned true) into `outputs`:
+    /// filter f's outputCount<SceneModel>(vehiclesPerFilter) values at f · that count.
+    void copyOutputs(bool nominal, std::span<float> outputs) const noexcept;
     /// Graph replays so far (both sets).
     [[nodiscard]] std::uint64_t replays() const noexcept;
 

@@ -293,8 +293,7 @@ bool IntentionStage::stepGpu(bool nominal, bool restart) noexcept {
     if (!done || !done.value()) {
         return false;
     }
-    const std::span<const float> out = m_gpu->outputs(nominal);
-    std::copy(out.begin(), out.end(), m_outputs.begin());
+    m_gpu->copyOutputs(nominal, m_outputs);
     return true;
 }
 

@@ -245,6 +245,7 @@ public:
 
     /// Synchronises `stream` and reads the control block. Not for the run phase's critical path.
     [[nodiscard]] Result<StepSummary, platform::GpuError> summary(platform::StreamHandle stream) const noexcept;
+    /// Synchronises `stream` and copies the outputs (hostOutputs()) into `outputs` (as many as fit).
     [[nodiscard]] platform::GpuStatus copyOutputs(std::span<float> outputs, platform::StreamHandle stream) const noexcept;
     /// Particles in array-of-structs order (K · stride floats) and the log-weights (K); synchronises.
     [[nodiscard]] platform::GpuStatus copyParticles(std::span<float> aos, std::span<float> logWeights,
@@ -256,8 +257,16 @@ public:
                                                                        std::span<float> logWeights,
                                                                        std::span<std::uint32_t> copyIndex,
                                                                        platform::StreamHandle stream) const noexcept;
-    /// Device pointer to the outputs (outputCount values), for consumers on the same stream.
-    [[nodiscard]] const float* deviceOutputs() const noexcept { return m_outputs.data(); }
+    /// The outputs (outputCount values) live in mapped page-locked memory, which the combine kernel
+    /// writes: no copy node brings them to the host. They belong to the last step whose work has
+    /// completed — read them after waiting on the stream or an event recorded after the step.
+    [[nodiscard]] std::span<const float> hostOutputs() const noexcept {
+        return {static_cast<const float*>(m_outputs.get()), m_outputs.bytes() / sizeof(float)};
+    }
+    /// The same outputs' device address, for consumers on the same stream.
+    [[nodiscard]] const float* deviceOutputs() const noexcept {
+        return static_cast<const float*>(m_outputs.devicePointer());
+    }
     [[nodiscard]] const FilterConfig& config() const noexcept { return m_config; }
 
 private:
@@ -274,7 +283,7 @@ private:
     platform::DeviceBuffer<float> m_states[2];
     platform::DeviceBuffer<float> m_logWeights;
     platform::DeviceBuffer<float> m_fitness;
-    platform::DeviceBuffer<float> m_outputs;
+    platform::PinnedMemory m_outputs;  ///< mapped: written by the combine kernel, read by the host
     platform::DeviceBuffer<double> m_partials;      ///< channel-major: channel c of block b at c · blocks + b
     platform::DeviceBuffer<float> m_partialMax;
     platform::DeviceBuffer<double> m_channelSums;
