@@ -263,10 +263,6 @@ public:
     [[nodiscard]] std::span<const float> hostOutputs() const noexcept {
         return {static_cast<const float*>(m_outputs.get()), m_outputs.bytes() / sizeof(float)};
     }
-    /// The same outputs' device address, for consumers on the same stream.
-    [[nodiscard]] const float* deviceOutputs() const noexcept {
-        return static_cast<const float*>(m_outputs.devicePointer());
-    }
     [[nodiscard]] const FilterConfig& config() const noexcept { return m_config; }
 
 private:
