@@ -92,7 +92,7 @@ __device__ __forceinline__ Source sourceOf(const FilterControl* control) {
     return Source{c.current ^ c.swap, pending, pending ? 0.0F : c.maxLogWeight, c.step};
 }
 
-using internal::lookback::warpAllSum;
+using primitives::detail::warpAllSum;
 
 __device__ __forceinline__ float warpMax(float v) {
 #pragma unroll
@@ -189,9 +189,10 @@ __device__ __forceinline__ void storeUsed(const ParticleRef& p, std::uint32_t n,
 
 /// The step's inputs, copied by one block from the mapped page-locked staging into device memory,
 /// read over the bus (on an integrated GPU, from the same memory) in one round of 16-byte loads for
-/// up to UPLOAD_BLOCK · 16 bytes; the words past the last whole 16 bytes one by one. A kernel, not a
-/// copy-engine node: in a graph, the kernels after a copy-engine upload of the seed scale's 2.9 KB
-/// started 6–9 µs later (H100, docs/benchmarks.md run X).
+/// up to UPLOAD_BLOCK · 16 bytes (both buffers are 16-byte aligned: cudaHostAlloc and cudaMalloc
+/// return page- and 256-byte-aligned memory); the words past the last whole 16 bytes one by one.
+/// A kernel, not a copy-engine node: in a graph, the kernels after a copy-engine upload of the seed
+/// scale's 2.9 KB started 6–9 µs later (H100, docs/benchmarks.md run X).
 __global__ void __launch_bounds__(tuning::UPLOAD_BLOCK)
     uploadKernel(const std::uint32_t* __restrict__ staged, std::uint32_t* __restrict__ inputs, std::uint32_t words) {
     const std::uint32_t vectors = words / 4;

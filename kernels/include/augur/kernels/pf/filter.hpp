@@ -221,8 +221,8 @@ public:
     /// every replay. The device reads the staging when the step runs: call it between steps, not while
     /// one is in flight.
     [[nodiscard]] Result<void, FilterError> setInputs(std::span<const Input> inputs) noexcept;
-    /// One whole step: upload inputs, advance, combine, resample — four graph nodes (five with a
-    /// resampling that is decided on the device: the CDF scan and the copy indices). Graph-capturable.
+    /// One whole step: upload inputs, advance, combine (with the CDF scan), resample (the copy indices,
+    /// which return at once unless the device decided to resample) — four graph nodes. Graph-capturable.
     /// A systematic resampling leaves its gather to the next step's advance (FilterControl::pending);
     /// copyParticles() and summary() report the resampled state either way.
     [[nodiscard]] platform::GpuStatus step(platform::StreamHandle stream) noexcept;
