@@ -63,6 +63,9 @@ CycleReport Executor::runCycle(std::int64_t start_ns) noexcept {
         const std::int64_t begin = platform::monotonicNow_ns();
         m_watchdog.beginStage(stage, begin);
         report.status[i] = runner->run(context);
+        if (report.status[i] == StageStatus::Failed) {
+            ++m_stageFailures;
+        }
         const std::int64_t end = platform::monotonicNow_ns();
         m_stageLatency[i]->record(static_cast<float>(end - begin) * 1e-3F);
         m_trace.record({cycle, begin, end, stage, TraceTrack::Cpu});

@@ -16,7 +16,7 @@ void fillHealth(Health& health, const CycleReport& report, const Executor& execu
     health.gpuErrors = counters.gpuErrors;
     health.acceptedInputs = counters.accepted;
     health.inputQueueOverflows = counters.inputQueueOverflows;
-    health.stageFailures = counters.stageFailures;
+    health.stageFailures = executor.stageFailures();
     for (std::size_t i = 0; i < REJECT_REASON_COUNT; ++i) {
         health.rejections[i] = counters.rejections[i];
     }

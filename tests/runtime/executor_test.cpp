@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "augur/platform/clock.hpp"
+#include "augur/runtime/health.hpp"
 
 namespace augur::runtime {
 namespace {
@@ -124,6 +125,24 @@ TEST_F(ExecutorTest, GpuErrorForcesConstantVelocityMode) {
     EXPECT_FALSE(report.deadlineMissed);
     ASSERT_TRUE(report.transition.has_value());
     EXPECT_EQ(report.transition->to, RuntimeMode::ConstantVelocity);
+}
+
+TEST_F(ExecutorTest, FailedStagesAreCountedAndReachTheHealthMessage) {
+    stage(Stage::Relations).failCycle = 1;
+    stage(Stage::Publish).failCycle = 1;
+    stage(Stage::Intention).failCycle = 2;
+    stage(Stage::Intention).failure = StageStatus::GpuError;  // the stage counts its own GPU errors
+    for (int i = 0; i < 4; ++i) {
+        const CycleReport report = cycle();
+        if (report.cycle == 1) {
+            EXPECT_EQ(report.status[static_cast<std::size_t>(Stage::Relations)], StageStatus::Failed);
+            EXPECT_EQ(report.status[static_cast<std::size_t>(Stage::Motion)], StageStatus::Ok);  // the cycle went on
+        }
+    }
+    EXPECT_EQ(sut->stageFailures(), 2U);
+    Health health{};
+    fillHealth(health, CycleReport{}, *sut, PipelineCounters{}, false);
+    EXPECT_EQ(health.stageFailures, 2U);
 }
 
 TEST_F(ExecutorTest, KeepsLatencyStatisticsAndTrace) {

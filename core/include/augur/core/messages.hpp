@@ -237,7 +237,7 @@ struct Health {
     std::uint64_t gpuErrors{0};
     std::uint64_t acceptedInputs{0};
     std::uint64_t inputQueueOverflows{0};  ///< times the input queue discarded unread object lists
-    std::uint64_t stageFailures{0};
+    std::uint64_t stageFailures{0};  ///< stage runs that failed (the cycle went on without their result)
     std::uint64_t rejections[REJECT_REASON_COUNT]{};
     LatencyStats cycleLatency;
     LatencyStats stageLatency[STAGE_COUNT];

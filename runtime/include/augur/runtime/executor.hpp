@@ -103,6 +103,8 @@ public:
     [[nodiscard]] LatencyStats cycleLatency() const noexcept { return m_cycleLatency.stats(); }
     [[nodiscard]] LatencyStats stageLatency(Stage stage) const noexcept;
     [[nodiscard]] std::uint64_t deadlineMisses() const noexcept { return m_deadlineMisses; }
+    /// Stage runs that returned StageStatus::Failed (a GPU error is counted by the stage that hit it).
+    [[nodiscard]] std::uint64_t stageFailures() const noexcept { return m_stageFailures; }
     [[nodiscard]] std::uint64_t skippedPeriods() const noexcept { return m_skippedPeriods; }
     [[nodiscard]] const DegradationLadder& ladder() const noexcept { return m_ladder; }
     [[nodiscard]] DegradationLadder& ladder() noexcept { return m_ladder; }
@@ -123,6 +125,7 @@ private:
     TraceRing m_trace;
     std::uint64_t m_nextCycle{0};
     std::uint64_t m_deadlineMisses{0};
+    std::uint64_t m_stageFailures{0};
     std::uint64_t m_skippedPeriods{0};
 };
 

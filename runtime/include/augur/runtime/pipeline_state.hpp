@@ -23,7 +23,6 @@ struct PipelineCounters {
     std::uint64_t inputQueueOverflows{0};  ///< times the shared-memory queue discarded unread lists
     std::uint64_t loanFailures{0};
     std::uint64_t gpuErrors{0};
-    std::uint64_t stageFailures{0};
 };
 
 struct PipelineState {
