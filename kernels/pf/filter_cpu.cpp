@@ -80,8 +80,8 @@ ParticleRef ParticleFilter<Model>::ref(std::uint32_t buffer, std::uint32_t k) no
 
 template <typename Model>
 Result<void, FilterError> ParticleFilter<Model>::setInputs(std::span<const Input> inputs) noexcept {
-    if (inputs.size() != m_config.vehicles) {
-        return fail(FilterError::InputSizeMismatch);
+    if (auto valid = validateInputs<Model>(inputs, m_config.vehicles); !valid) {
+        return valid;
     }
     std::copy(inputs.begin(), inputs.end(), m_inputs.begin());
     return {};

@@ -832,8 +832,8 @@ Result<ParticleFilter<Model>, FilterError> ParticleFilter<Model>::create(const F
 
 template <typename Model>
 Result<void, FilterError> ParticleFilter<Model>::setInputs(std::span<const Input> inputs) noexcept {
-    if (inputs.size() != m_config.vehicles) {
-        return fail(FilterError::InputSizeMismatch);
+    if (auto valid = validateInputs<Model>(inputs, m_config.vehicles); !valid) {
+        return valid;
     }
     std::memcpy(m_stagedInputs.get(), inputs.data(), inputs.size_bytes());
     return {};

@@ -200,6 +200,41 @@ TEST(IntentionStage, AVehicleWhoseCorridorsChangeHasItsParticlesRedrawnOverTheNe
     EXPECT_NEAR(v.corridorProbability[0] + v.corridorProbability[1], 1.0F, 1e-5F);
 }
 
+TEST(IntentionStage, AnInputTheFiltersWouldRejectFailsTheCycleAndTheFiltersStartOverOnTheNext) {
+    const scene::RoadMap map = forkMap();
+    Pipeline sut(map);
+    IntentionStageSettings settings;
+    settings.maxVehicles = 4;
+    settings.particles = 256;
+    settings.particlesReduced = 64;
+    auto intention = IntentionStage::create(settings, *sut.state, *sut.frame).value();
+    CycleContext context;
+    context.hadInput = true;
+    constexpr float SPEED_MPS = 8.0F;
+    constexpr std::int64_t STEP_NS = 200'000'000;
+    sut.setCar(0.0F, 0.0F, SPEED_MPS, 0);
+    ASSERT_EQ(sut.relate(), StageStatus::Ok);
+    ASSERT_EQ(intention->run(context), StageStatus::Ok);
+    ASSERT_EQ(sut.state->intentions.vehicleCount, 1U);
+
+    // A diverged track: its position deviation is no number (the stage's floor of 5 cm keeps NaN).
+    sut.setCar(SPEED_MPS * 0.2F, 0.0F, SPEED_MPS, STEP_NS);
+    ASSERT_EQ(sut.relate(), StageStatus::Ok);
+    sut.frame->measurements[0].stdX_m = NAN;
+    EXPECT_EQ(intention->run(context), StageStatus::Failed);
+    EXPECT_EQ(intention->rejectedCycles(), 1U);
+    EXPECT_EQ(sut.state->intentions.vehicleCount, 0U);  // nothing stale is published
+
+    sut.setCar(2.0F * SPEED_MPS * 0.2F, 0.0F, SPEED_MPS, 2 * STEP_NS);
+    ASSERT_EQ(sut.relate(), StageStatus::Ok);
+    ASSERT_EQ(intention->run(context), StageStatus::Ok);
+    ASSERT_EQ(sut.state->intentions.vehicleCount, 1U);
+    const IntentionEstimate& e = sut.state->intentions.vehicles[0];
+    EXPECT_TRUE(std::isfinite(e.stopProbability));
+    EXPECT_NEAR(e.corridorProbability[0], 1.0F, 1e-5F);  // one corridor this far from the fork
+    EXPECT_EQ(intention->rejectedCycles(), 1U);
+}
+
 TEST(MotionStage, ACarCruisingAlongAStraightRoadIsPredictedAtItsSpeedFromItsOwnPosition) {
     const scene::RoadMap map = laneDropMap();
     Pipeline sut(map);

@@ -108,7 +108,8 @@ void IntentionGpu::stage(bool nominal, std::span<const pf::SceneVehicleInput> in
     Impl::FilterSet& set = g.sets[setIndex(nominal)];
     const std::size_t perFilter = g.shape.vehiclesPerFilter;
     for (std::size_t f = 0; f < set.filters.size(); ++f) {
-        // The sizes match by construction (create() sized the filters from the same shape).
+        // Accepted: the sizes match by construction (create() sized the filters from the same shape)
+        // and IntentionStage::run checked the inputs (inputsValid) before staging them.
         (void)set.filters[f].setInputs(inputs.subspan(f * perFilter, perFilter));
     }
 }

@@ -253,6 +253,16 @@ void IntentionStage::readOutputs() noexcept {
     list.vehicleCount = written;
 }
 
+bool IntentionStage::inputsValid() const noexcept {
+    const std::span<const pf::SceneVehicleInput> inputs(m_inputs);
+    for (std::size_t first = 0; first < inputs.size(); first += m_vehiclesPerFilter) {
+        if (!pf::validateInputs<Model>(inputs.subspan(first, m_vehiclesPerFilter), m_vehiclesPerFilter)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 bool IntentionStage::stepCpu(bool nominal, bool restart) noexcept {
     std::vector<Filter>& filters = nominal ? m_nominal : m_reduced;
     const std::size_t perFilter = pf::outputCount<Model>(m_vehiclesPerFilter);
@@ -306,6 +316,14 @@ StageStatus IntentionStage::run(CycleContext& context) noexcept {
     assignSlots();
     const bool restart = !m_initialized || nominal != m_nominalActive;
     buildInputs(context.hadInput, restart);
+    if (!inputsValid()) {
+        // Nothing is stepped; the filters start over from the next cycle's inputs (a slot that took
+        // a new vehicle this cycle would otherwise never be redrawn from its measurement).
+        ++m_rejectedCycles;
+        m_initialized = false;
+        m_state.intentions.vehicleCount = 0;
+        return StageStatus::Failed;
+    }
     StageStatus status = StageStatus::Ok;
     if (onGpu() && !stepGpu(nominal, restart)) {
         m_gpuFailed = true;  // from now on the CPU filters run, starting over from this cycle's inputs

@@ -526,6 +526,52 @@ TEST(FilterGpu, GraphReplayEqualsDirectSteps) {
     EXPECT_GT(resampledSteps, 0) << "the scenario should exercise the device-side resampling branch";
 }
 
+TEST(FilterGpu, ARejectedInputLeavesTheStagingTheGraphReadsAsItWas) {
+    AUGUR_REQUIRE_GPU();
+    constexpr std::uint32_t VEHICLES = 5;
+    constexpr int STEPS = 3;
+    FilterConfig config;
+    config.particles = 3000;
+    config.vehicles = VEHICLES;
+    config.seed = 321;
+    auto twin = cuda::ParticleFilter<SceneModel>::create(config, {});
+    auto replayed = cuda::ParticleFilter<SceneModel>::create(config, {});
+    auto stream = Stream::create();
+    ASSERT_TRUE(twin && replayed && stream);
+    auto bad = sceneInputs(VEHICLES, 0);
+    bad[2].corridorCount = SceneVehicleInput::MAX_CORRIDORS + 1;  // would index past the corridors
+    EXPECT_FALSE(replayed->initialize(bad, stream->get()));  // rejected before anything is enqueued
+    const auto init = sceneInputs(VEHICLES, 0);
+    ASSERT_TRUE(twin->initialize(init, stream->get()));
+    ASSERT_TRUE(replayed->initialize(init, stream->get()));
+    ASSERT_TRUE(stream->synchronize());
+    auto& sut = *replayed;
+    auto graph = Graph::capture(stream->get(), [&sut](StreamHandle s) { return sut.step(s); });
+    ASSERT_TRUE(graph.hasValue()) << platform::describe(graph.error());
+    for (int k = 1; k <= STEPS; ++k) {
+        const auto in = sceneInputs(VEHICLES, k);
+        ASSERT_TRUE(stream->synchronize());  // the staging buffer is read by the previous replay
+        ASSERT_TRUE(twin->setInputs(in) && replayed->setInputs(in));
+        auto rejected = in;
+        rejected[k % VEHICLES].sigmaV_mps = k == 2 ? 0.0F : NAN;
+        EXPECT_EQ(replayed->setInputs(rejected).error(), FilterError::InvalidInput);
+        ASSERT_TRUE(twin->step(stream->get()));
+        ASSERT_TRUE(graph->launch(stream->get()));
+    }
+    const std::size_t floats = static_cast<std::size_t>(config.particles) * VEHICLES * SceneModel::SLOT_FLOATS;
+    std::vector<float> pa(floats);
+    std::vector<float> pb(floats);
+    std::vector<float> la(config.particles);
+    std::vector<float> lb(config.particles);
+    ASSERT_TRUE(twin->copyParticles(pa, la, stream->get()));
+    ASSERT_TRUE(replayed->copyParticles(pb, lb, stream->get()));
+    EXPECT_EQ(pa, pb);
+    EXPECT_EQ(la, lb);
+    std::vector<float> outputs(outputCount<SceneModel>(VEHICLES));
+    ASSERT_TRUE(replayed->copyOutputs(outputs, stream->get()));
+    EXPECT_TRUE(std::all_of(outputs.begin(), outputs.end(), [](float o) { return std::isfinite(o); }));
+}
+
 TEST(FilterGpu, DifferentialEvolutionInsideAGraphEqualsDirectSteps) {
     AUGUR_REQUIRE_GPU();
     FilterConfig config;

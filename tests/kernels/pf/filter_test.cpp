@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "augur/kernels/pf/filter.hpp"
@@ -73,6 +74,83 @@ TEST(ParticleFilter, InputsOfTheWrongLengthAreRejected) {
     auto sut = makeFilter<SceneModel>(configFor(16, 3));
     const auto inputs = sceneInputs(2, 0.0F);
     EXPECT_EQ(sut.initialize(inputs).error(), FilterError::InputSizeMismatch);
+}
+
+TEST(ParticleFilter, SceneInputsTheModelCannotStepWithAreRejected) {
+    constexpr std::uint32_t VEHICLES = 3;
+    auto sut = makeFilter<SceneModel>(configFor(64, VEHICLES));
+    const auto good = sceneInputs(VEHICLES, 0.0F);
+    ASSERT_TRUE(sut.initialize(good));
+    using Mutation = void (*)(SceneVehicleInput&);
+    const std::vector<std::pair<const char*, Mutation>> bad = {
+        {"x NaN", [](SceneVehicleInput& z) { z.x_m = NAN; }},
+        {"speed +inf", [](SceneVehicleInput& z) { z.v_mps = INFINITY; }},
+        {"sigma x 0", [](SceneVehicleInput& z) { z.sigmaX_m = 0.0F; }},
+        {"sigma v negative", [](SceneVehicleInput& z) { z.sigmaV_mps = -0.5F; }},
+        {"sigma heading +inf", [](SceneVehicleInput& z) { z.sigmaTheta_rad = INFINITY; }},
+        {"sigma y NaN", [](SceneVehicleInput& z) { z.sigmaY_m = NAN; }},
+        {"no corridor", [](SceneVehicleInput& z) { z.corridorCount = 0; }},
+        {"more corridors than the model holds",
+         [](SceneVehicleInput& z) { z.corridorCount = SceneVehicleInput::MAX_CORRIDORS + 1; }},
+        {"corridor heading NaN", [](SceneVehicleInput& z) { z.corridors[1].heading_rad = NAN; }},
+        {"curvature -inf", [](SceneVehicleInput& z) { z.corridors[0].curvature_1pm = -INFINITY; }},
+        {"stop distance NaN", [](SceneVehicleInput& z) { z.corridors[1].distanceToStop_m = NAN; }},
+        {"negative speed limit", [](SceneVehicleInput& z) { z.corridors[0].speedLimit_mps = -1.0F; }},
+        {"gives way to a vehicle past the filter's", [](SceneVehicleInput& z) { z.corridors[1].giveWayTo = VEHICLES; }},
+        {"gives way to vehicle -2", [](SceneVehicleInput& z) { z.corridors[1].giveWayTo = -2; }},
+    };
+    for (const auto& [what, mutate] : bad) {
+        auto inputs = good;
+        mutate(inputs[1]);
+        EXPECT_EQ(sut.setInputs(inputs).error(), FilterError::InvalidInput) << what;
+        EXPECT_EQ(sut.initialize(inputs).error(), FilterError::InvalidInput) << what;
+        EXPECT_EQ(validateInputs<SceneModel>(inputs, VEHICLES).error(), FilterError::InvalidInput) << what;
+    }
+    // At the edges, still valid: no stop point at all (+inf), a corridor past corridorCount left as
+    // garbage (never read), giving way to the filter's last vehicle.
+    auto edge = good;
+    edge[0].corridors[0].distanceToStop_m = INFINITY;
+    edge[0].corridorCount = 1;
+    edge[0].corridors[1].heading_rad = NAN;
+    edge[2].corridors[1].giveWayTo = VEHICLES - 1;
+    EXPECT_TRUE(sut.setInputs(edge));
+}
+
+TEST(ParticleFilter, ScalarModelsRejectNonFiniteMeasurements) {
+    auto ungm = makeFilter<UngmModel>(configFor(16));
+    const UngmModel::VehicleInput ungmBad[] = {{NAN, 1.0F}};
+    EXPECT_EQ(ungm.setInputs(ungmBad).error(), FilterError::InvalidInput);
+    const UngmModel::VehicleInput ungmLate[] = {{1.0F, INFINITY}};
+    EXPECT_EQ(ungm.setInputs(ungmLate).error(), FilterError::InvalidInput);
+    auto seed004 = makeFilter<Seed004Model>(configFor(16));
+    const Seed004Model::VehicleInput seed004Bad[] = {{-INFINITY, 3.0F}};
+    EXPECT_EQ(seed004.setInputs(seed004Bad).error(), FilterError::InvalidInput);
+    auto linear = makeFilter<LinearGaussianModel>(configFor(16));
+    const LinearGaussianModel::VehicleInput linearBad[] = {{NAN}};
+    EXPECT_EQ(linear.setInputs(linearBad).error(), FilterError::InvalidInput);
+    const LinearGaussianModel::VehicleInput linearGood[] = {{2.5F}};
+    EXPECT_TRUE(linear.setInputs(linearGood));
+}
+
+TEST(ParticleFilter, ARejectedStepInputLeavesTheStoredInputsAsTheyWere) {
+    constexpr std::uint32_t VEHICLES = 4;
+    auto sut = makeFilter<SceneModel>(configFor(300, VEHICLES));
+    auto twin = makeFilter<SceneModel>(configFor(300, VEHICLES));
+    ASSERT_TRUE(sut.initialize(sceneInputs(VEHICLES, 0.0F)) && twin.initialize(sceneInputs(VEHICLES, 0.0F)));
+    for (int t = 1; t <= 3; ++t) {
+        const auto in = sceneInputs(VEHICLES, 0.2F * static_cast<float>(t));
+        ASSERT_TRUE(sut.setInputs(in) && twin.setInputs(in));
+        auto bad = in;
+        bad[VEHICLES - 1].sigmaX_m = NAN;
+        ASSERT_FALSE(sut.setInputs(bad));  // the step runs on `in`, as the twin's
+        sut.step();
+        twin.step();
+    }
+    ASSERT_EQ(sut.outputs().size(), twin.outputs().size());
+    for (std::size_t c = 0; c < sut.outputs().size(); ++c) {
+        EXPECT_TRUE(std::isfinite(sut.outputs()[c])) << "channel " << c;
+        EXPECT_EQ(sut.outputs()[c], twin.outputs()[c]) << "channel " << c;
+    }
 }
 
 TEST(ParticleFilter, SameSeedGivesIdenticalRuns) {

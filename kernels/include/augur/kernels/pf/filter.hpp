@@ -78,6 +78,7 @@ enum class FilterError : std::uint8_t {
     InvalidVehicleCount,
     InvalidParameter,      ///< threshold, CR, F, generations out of range
     InputSizeMismatch,     ///< an input span does not hold exactly `vehicles` elements
+    InvalidInput,          ///< an input the model cannot step with (Model::validInput: NaN, σ ≤ 0, …)
     Gpu,                   ///< a CUDA call failed (allocation included)
 };
 
@@ -134,6 +135,23 @@ Result<void, FilterError> validate(const FilterConfig& config) noexcept {
     return {};
 }
 
+/// Checks one step's inputs for `Model` (run phase: noexcept, allocation-free): InputSizeMismatch
+/// unless there is one per vehicle, InvalidInput when any fails Model::validInput. setInputs and
+/// initialize of both implementations reject what this rejects and keep the inputs they had.
+template <typename Model>
+Result<void, FilterError> validateInputs(std::span<const typename Model::VehicleInput> inputs,
+                                         std::uint32_t vehicles) noexcept {
+    if (inputs.size() != vehicles) {
+        return fail(FilterError::InputSizeMismatch);
+    }
+    for (const auto& input : inputs) {
+        if (!Model::validInput(input, vehicles)) {
+            return fail(FilterError::InvalidInput);
+        }
+    }
+    return {};
+}
+
 namespace cpu {
 
 /// CPU reference particle filter (FilterConfig::cpuThreads threads, the same results for any count).
@@ -153,8 +171,10 @@ public:
     [[nodiscard]] static Result<ParticleFilter, FilterError> create(const FilterConfig& config, const Params& params);
 
     /// Draws the initial particles from `inputs` (one per vehicle), uniform weights, step 0.
+    /// Rejects inputs as setInputs does.
     [[nodiscard]] Result<void, FilterError> initialize(std::span<const Input> inputs) noexcept;
-    /// Stores this step's inputs (one per vehicle) for the next step().
+    /// Stores this step's inputs (one per vehicle) for the next step(). Rejected (validateInputs):
+    /// the wrong count, or an input the model cannot step with; the stored inputs stay as they were.
     [[nodiscard]] Result<void, FilterError> setInputs(std::span<const Input> inputs) noexcept;
     /// One whole step with the stored inputs. O(K · vehicles); allocation-free.
     void step() noexcept;
@@ -215,11 +235,12 @@ public:
     [[nodiscard]] static Result<ParticleFilter, FilterError> create(const FilterConfig& config, const Params& params);
 
     /// Uploads `inputs` (one per vehicle), draws the initial particles, resets weights and control.
+    /// Inputs that setInputs rejects fail it with cudaErrorInvalidValue, before anything is enqueued.
     [[nodiscard]] platform::GpuStatus initialize(std::span<const Input> inputs, platform::StreamHandle stream) noexcept;
     /// Copies this step's inputs into the mapped pinned staging memory (host only). The next step()'s
     /// first kernel copies them to the device; a graph captured from step() reads the same staging on
     /// every replay. The device reads the staging when the step runs: call it between steps, not while
-    /// one is in flight.
+    /// one is in flight. Rejected as by the CPU reference (validateInputs), leaving the staging as it was.
     [[nodiscard]] Result<void, FilterError> setInputs(std::span<const Input> inputs) noexcept;
     /// One whole step: upload inputs, advance, combine (with the CDF scan), resample (the copy indices,
     /// which return at once unless the device decided to resample) — four graph nodes. Graph-capturable.

@@ -9,6 +9,8 @@
 //   predict(p, vehicles, params, inputs, seed, step)     — draws keyed by (seed, step, particle, vehicle)
 //   logLikelihood(p, vehicles, params, inputs) → float   — log p(z | particle) up to a constant
 //   output(slot, channel) → float                         — the value the weighted mean is taken of
+//   validInput(input, vehicles) → bool (host only)         — whether one vehicle's input is one the model
+//                                                            can step with (setInputs rejects the rest)
 //
 // Scalar models (UNGM, seed 004's model, linear-Gaussian) have one vehicle of one float.
 #pragma once
@@ -43,6 +45,9 @@ struct UngmModel {
         float z{0.0F};     ///< measurement z_k
         float time{0.0F};  ///< k, the index of the state being predicted
     };
+    static bool validInput(const VehicleInput& in, std::uint32_t) noexcept {
+        return std::isfinite(in.z) && std::isfinite(in.time);
+    }
 
     AUGUR_HD static void initialize(const ParticleRef& p, std::uint32_t, const Params& params, const VehicleInput*,
                                     std::uint64_t seed) noexcept {
@@ -97,6 +102,9 @@ struct Seed004Model {
         float y{0.0F};
         float time{0.0F};  ///< k
     };
+    static bool validInput(const VehicleInput& in, std::uint32_t) noexcept {
+        return std::isfinite(in.y) && std::isfinite(in.time);
+    }
 
     AUGUR_HD static void initialize(const ParticleRef& p, std::uint32_t, const Params& params, const VehicleInput*,
                                     std::uint64_t seed) noexcept {
@@ -147,6 +155,7 @@ struct LinearGaussianModel {
     struct VehicleInput {
         float z{0.0F};
     };
+    static bool validInput(const VehicleInput& in, std::uint32_t) noexcept { return std::isfinite(in.z); }
 
     AUGUR_HD static void initialize(const ParticleRef& p, std::uint32_t, const Params& params, const VehicleInput*,
                                     std::uint64_t seed) noexcept {

@@ -111,6 +111,30 @@ struct SceneModel {
     };
     using VehicleInput = SceneVehicleInput;
 
+    /// Whether `z` is an input the model can step with: a finite measurement, finite standard
+    /// deviations above zero, 1 … MAX_CORRIDORS corridors, and for each of them a finite heading,
+    /// curvature and speed limit (≥ 0), a distance to the stop point that is not NaN (+∞: none), and
+    /// a vehicle to give way to that is −1 or one of the filter's `vehicles`. Anything else would
+    /// index past the corridors or turn every weight into NaN; setInputs rejects it.
+    static bool validInput(const VehicleInput& z, std::uint32_t vehicles) noexcept {
+        const auto finite = [](float f) { return std::isfinite(f); };
+        const auto deviation = [](float f) { return std::isfinite(f) && f > 0.0F; };
+        if (!finite(z.x_m) || !finite(z.y_m) || !finite(z.theta_rad) || !finite(z.v_mps) || !deviation(z.sigmaX_m) ||
+            !deviation(z.sigmaY_m) || !deviation(z.sigmaTheta_rad) || !deviation(z.sigmaV_mps) ||
+            z.corridorCount < 1 || z.corridorCount > VehicleInput::MAX_CORRIDORS) {
+            return false;
+        }
+        for (std::int32_t k = 0; k < z.corridorCount; ++k) {
+            const SceneCorridor& c = z.corridors[k];
+            if (!finite(c.heading_rad) || !finite(c.curvature_1pm) || std::isnan(c.distanceToStop_m) ||
+                !finite(c.speedLimit_mps) || c.speedLimit_mps < 0.0F || c.giveWayTo < -1 ||
+                c.giveWayTo >= static_cast<std::int64_t>(vehicles)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     AUGUR_HD_INLINE static float wrapAngle(float a) noexcept {
         constexpr float PI = 3.14159265358979323846F;
         constexpr float TWO_PI = 2.0F * PI;

@@ -20,6 +20,10 @@
 // high-priority stream (runtime/src/stages/intention_gpu.hpp), completion observed by polling an event.
 // A CUDA error (or a GPU that does not finish within gpuTimeout_ns) makes that cycle's filters restart
 // on the CPU and return StageStatus::GpuError; from then on the CPU filters run.
+// Inputs the filters would reject (kernels::pf::validateInputs: a non-finite measurement or standard
+// deviation, say, from a diverged track) fail the cycle's stage (StageStatus::Failed, counted in the
+// Health message's stageFailures) before any filter steps: the cycle publishes no intentions and
+// the filters are drawn anew from the next cycle's inputs (`rejectedCycles()` counts such cycles).
 // Run phase: noexcept, allocation-free, O(K · vehicles).
 #pragma once
 
@@ -78,6 +82,8 @@ public:
 
     StageStatus run(CycleContext& context) noexcept override;
 
+    /// Cycles whose inputs the filters would have rejected (since init); see the header comment.
+    [[nodiscard]] std::uint64_t rejectedCycles() const noexcept { return m_rejectedCycles; }
     /// Vehicles that found no free filter slot (since init).
     [[nodiscard]] std::uint64_t unassigned() const noexcept { return m_unassigned; }
 
@@ -100,6 +106,8 @@ private:
     bool keepsItsCorridors(Slot& slot, const FrameVehicle& vehicle) noexcept;
     /// This cycle's inputs; fresh slots are redrawn from their measurement unless the set restarts.
     void buildInputs(bool measured, bool restart) noexcept;
+    /// Whether every filter accepts its share of m_inputs (kernels::pf::validateInputs).
+    [[nodiscard]] bool inputsValid() const noexcept;
     /// One step of the set's CPU filters (drawn anew first when `restart`); outputs into m_outputs.
     [[nodiscard]] bool stepCpu(bool nominal, bool restart) noexcept;
     /// The same on the GPU; false on a CUDA error or timeout.
@@ -119,6 +127,7 @@ private:
     std::unique_ptr<detail::IntentionGpu> m_gpu;
     bool m_gpuFailed{false};
     std::uint64_t m_gpuErrors{0};
+    std::uint64_t m_rejectedCycles{0};
     std::atomic<bool> m_injectGpuError{false};
     std::vector<std::int32_t> m_slotOfFrame;  ///< per frame vehicle: global slot or −1
     bool m_nominalActive{true};
