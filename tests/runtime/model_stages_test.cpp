@@ -86,6 +86,14 @@ struct Pipeline {
         frame->tracksValid = true;
     }
 
+    /// An intention stage for up to 4 vehicles, `particles` scene particles (a quarter when reduced).
+    std::unique_ptr<IntentionStage> intention(std::uint32_t particles) {
+        IntentionStageSettings settings;
+        settings.maxVehicles = 4;
+        settings.particles = particles;
+        settings.particlesReduced = particles / 4;
+        return IntentionStage::create(settings, *state, *frame).value();
+    }
     StageStatus relate() {
         CycleContext context;
         context.hadInput = true;
@@ -165,11 +173,7 @@ TEST(RelationsStage, TheEndOfADroppedLaneIsACertainStopAndTheEndOfTheMapIsNot) {
 TEST(IntentionStage, AVehicleWhoseCorridorsChangeHasItsParticlesRedrawnOverTheNewOnes) {
     const scene::RoadMap map = forkMap();
     Pipeline sut(map);
-    IntentionStageSettings settings;
-    settings.maxVehicles = 4;
-    settings.particles = 512;
-    settings.particlesReduced = 128;
-    auto intention = IntentionStage::create(settings, *sut.state, *sut.frame).value();
+    auto intention = sut.intention(512);
     constexpr float SPEED_MPS = 8.0F;
     constexpr std::int64_t STEP_NS = 200'000'000;
     CycleContext context;
@@ -203,11 +207,7 @@ TEST(IntentionStage, AVehicleWhoseCorridorsChangeHasItsParticlesRedrawnOverTheNe
 TEST(IntentionStage, AnInputTheFiltersWouldRejectFailsTheCycleAndTheFiltersStartOverOnTheNext) {
     const scene::RoadMap map = forkMap();
     Pipeline sut(map);
-    IntentionStageSettings settings;
-    settings.maxVehicles = 4;
-    settings.particles = 256;
-    settings.particlesReduced = 64;
-    auto intention = IntentionStage::create(settings, *sut.state, *sut.frame).value();
+    auto intention = sut.intention(256);
     CycleContext context;
     context.hadInput = true;
     constexpr float SPEED_MPS = 8.0F;

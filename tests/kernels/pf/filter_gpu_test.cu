@@ -475,6 +475,27 @@ TEST(UngmFilterGpu, StepEqualsCpuWithBothResamplers) {
     }
 }
 
+/// Two CUDA filters of one config hold the same particles, log-weights and outputs, bit for bit.
+template <typename Model>
+void expectIdentical(const cuda::ParticleFilter<Model>& a, const cuda::ParticleFilter<Model>& b, StreamHandle stream) {
+    const FilterConfig& config = a.config();
+    const std::size_t floats = static_cast<std::size_t>(config.particles) * config.vehicles * Model::SLOT_FLOATS;
+    std::vector<float> pa(floats);
+    std::vector<float> pb(floats);
+    std::vector<float> la(config.particles);
+    std::vector<float> lb(config.particles);
+    ASSERT_TRUE(a.copyParticles(pa, la, stream));
+    ASSERT_TRUE(b.copyParticles(pb, lb, stream));
+    EXPECT_EQ(pa, pb);
+    EXPECT_EQ(la, lb);
+    std::vector<float> oa(outputCount<Model>(config.vehicles));
+    std::vector<float> ob(oa.size());
+    ASSERT_TRUE(a.copyOutputs(oa, stream));
+    ASSERT_TRUE(b.copyOutputs(ob, stream));
+    EXPECT_EQ(oa, ob);
+    EXPECT_TRUE(std::all_of(oa.begin(), oa.end(), [](float o) { return std::isfinite(o); }));
+}
+
 TEST(FilterGpu, GraphReplayEqualsDirectSteps) {
     AUGUR_REQUIRE_GPU();
     constexpr std::uint32_t VEHICLES = 6;
@@ -509,20 +530,7 @@ TEST(FilterGpu, GraphReplayEqualsDirectSteps) {
         EXPECT_EQ(a->resampled, b->resampled);
         resampledSteps += static_cast<int>(b->resampled);
     }
-    const std::size_t floats = static_cast<std::size_t>(config.particles) * VEHICLES * SceneModel::SLOT_FLOATS;
-    std::vector<float> pa(floats);
-    std::vector<float> pb(floats);
-    std::vector<float> la(config.particles);
-    std::vector<float> lb(config.particles);
-    ASSERT_TRUE(direct->copyParticles(pa, la, stream->get()));
-    ASSERT_TRUE(replayed->copyParticles(pb, lb, stream->get()));
-    EXPECT_EQ(pa, pb);
-    EXPECT_EQ(la, lb);
-    std::vector<float> oa(outputCount<SceneModel>(VEHICLES));
-    std::vector<float> ob(oa.size());
-    ASSERT_TRUE(direct->copyOutputs(oa, stream->get()));
-    ASSERT_TRUE(replayed->copyOutputs(ob, stream->get()));
-    EXPECT_EQ(oa, ob);
+    expectIdentical(*direct, *replayed, stream->get());
     EXPECT_GT(resampledSteps, 0) << "the scenario should exercise the device-side resampling branch";
 }
 
@@ -558,18 +566,7 @@ TEST(FilterGpu, ARejectedInputLeavesTheStagingTheGraphReadsAsItWas) {
         ASSERT_TRUE(twin->step(stream->get()));
         ASSERT_TRUE(graph->launch(stream->get()));
     }
-    const std::size_t floats = static_cast<std::size_t>(config.particles) * VEHICLES * SceneModel::SLOT_FLOATS;
-    std::vector<float> pa(floats);
-    std::vector<float> pb(floats);
-    std::vector<float> la(config.particles);
-    std::vector<float> lb(config.particles);
-    ASSERT_TRUE(twin->copyParticles(pa, la, stream->get()));
-    ASSERT_TRUE(replayed->copyParticles(pb, lb, stream->get()));
-    EXPECT_EQ(pa, pb);
-    EXPECT_EQ(la, lb);
-    std::vector<float> outputs(outputCount<SceneModel>(VEHICLES));
-    ASSERT_TRUE(replayed->copyOutputs(outputs, stream->get()));
-    EXPECT_TRUE(std::all_of(outputs.begin(), outputs.end(), [](float o) { return std::isfinite(o); }));
+    expectIdentical(*twin, *replayed, stream->get());
 }
 
 TEST(FilterGpu, DifferentialEvolutionInsideAGraphEqualsDirectSteps) {
@@ -596,13 +593,7 @@ TEST(FilterGpu, DifferentialEvolutionInsideAGraphEqualsDirectSteps) {
         ASSERT_TRUE(direct->step(stream->get()));
         ASSERT_TRUE(graph->launch(stream->get()));
     }
-    std::vector<float> pa(1000);
-    std::vector<float> pb(1000);
-    std::vector<float> la(1000);
-    std::vector<float> lb(1000);
-    ASSERT_TRUE(direct->copyParticles(pa, la, stream->get()));
-    ASSERT_TRUE(replayed->copyParticles(pb, lb, stream->get()));
-    EXPECT_EQ(pa, pb);
+    expectIdentical(*direct, *replayed, stream->get());
 }
 
 }  // namespace
