@@ -9,7 +9,7 @@
 //   advance    per particle (or per particle and vehicle): read it — through the copy indices when
 //              the previous step resampled, which is that resampling's gather — predict, weight,
 //              write it to the other state buffer; then the block's partial sums of the reduction
-//              with a running max (online log-sum-exp): Σe, Σe², Σe·output, e = exp(log w − max)
+//              relative to its max (online log-sum-exp): Σe, Σe², Σe·output, e = exp(log w − max)
 //   combine    one block per channel sums the partials in a fixed order; the last block to finish
 //              writes the outputs (into mapped page-locked memory: the host reads them without a
 //              copy), N_eff, the resample decision and commits the buffer
@@ -42,6 +42,8 @@ constexpr std::uint32_t SCATTER = 16;
 /// Largest number of partial blocks (the combine caches one scale per block in shared memory). The
 /// grids are one wave of resident blocks, far below this on any current GPU.
 constexpr std::uint32_t MAX_PARTIAL_BLOCKS = 4096;
+static_assert(static_cast<std::uint64_t>(MAX_PARTICLES / WARP + 1) * MAX_PARTIAL_BLOCKS <= 0xFFFFFFFFULL,
+              "the advance kernels split their work among the blocks in 32-bit arithmetic");
 /// Registers per thread that admit the vehicle kernel's largest block (32 warps) on one SM.
 constexpr int VEHICLE_KERNEL_REGISTERS = 64;
 
@@ -151,6 +153,23 @@ __device__ __forceinline__ double rebase(float& runningMax, float groupMax) {
     return factor;
 }
 
+/// How far above a lane's reference a log-weight may lie before the lane rebases its sums on it:
+/// e = exp(log w − reference) ≤ e³⁰ ≈ 10¹³, so 2²¹ particles' e·output stay far inside float's range
+/// and Σe² inside double's. A lane sets its reference at its first particle and moves it only when
+/// a later one lies more than this above it — not at every new maximum, which the lanes of a warp
+/// reach at different particles, so the warp took the rescaling branch at nearly every particle.
+constexpr float REBASE_MARGIN = 30.0F;
+
+/// The vehicle-parallel models' per-vehicle Measurement (a placeholder type for the other models).
+template <typename Model, bool = detail::vehicleParallel<Model>()>
+struct MeasurementOf {
+    using type = char;
+};
+template <typename Model>
+struct MeasurementOf<Model, true> {
+    using type = typename Model::Measurement;
+};
+
 /// Floats of a slot the model reads and writes (the rest is padding that stays zero).
 template <typename Model>
 constexpr int usedFloats() noexcept {
@@ -237,10 +256,12 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
     const Source src = sourceOf(control);
     constexpr std::uint32_t vehicles = VEHICLES;  // == s.vehicles (the launch picks the instantiation)
 
-    // Per thread: a running max of its own particles' log-weights and its sums relative to it; the
-    // warp combines its lanes once, after the loop (a lane's particles in chunk order, then a fixed
-    // shuffle tree), so a particle costs a compare and a few adds, not a warp reduction.
-    float runningMax = -INFINITY;
+    // Per thread: the max of its own particles' log-weights and its sums relative to a reference
+    // (REBASE_MARGIN); the warp combines its lanes once, after the loop (a lane's particles in chunk
+    // order, then a fixed shuffle tree), so a particle costs a compare and a few adds, not a warp
+    // reduction.
+    float laneMax = -INFINITY;
+    float reference = -INFINITY;
     double sumE = 0.0;
     double sumE2 = 0.0;
     // The lane's channel sums live in shared memory (its own column: no bank conflicts), which keeps
@@ -254,8 +275,17 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
             channel(n, c) = 0.0F;
         }
     }
-    const auto firstChunk = static_cast<std::uint32_t>(static_cast<std::uint64_t>(blockIdx.x) * chunks / gridDim.x);
-    const auto endChunk = static_cast<std::uint32_t>(static_cast<std::uint64_t>(blockIdx.x + 1) * chunks / gridDim.x);
+    using Measurement = typename MeasurementOf<Model>::type;
+    [[maybe_unused]] __shared__ Measurement measured[VEHICLES];  // vehicle-parallel models: measurementOf(z_n)
+    if constexpr (detail::vehicleParallel<Model>()) {
+        if (threadIdx.x < VEHICLES) {
+            measured[threadIdx.x] = Model::measurementOf(inputs[threadIdx.x]);
+        }
+        __syncthreads();
+    }
+    // 32-bit products: chunks ≤ MAX_PARTICLES / 256 = 2¹³ and blocks ≤ MAX_PARTIAL_BLOCKS = 2¹².
+    const std::uint32_t firstChunk = blockIdx.x * chunks / gridDim.x;
+    const std::uint32_t endChunk = (blockIdx.x + 1) * chunks / gridDim.x;
     for (std::uint32_t c = firstChunk; c < endChunk; ++c) {
         const std::uint32_t k = c * tuning::PARTICLE_BLOCK + threadIdx.x;
         if (k >= s.particles) {
@@ -283,7 +313,7 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
                         Model::advanceSlot(slot, otherIntent, vehicles, params, z, rng);
                         storeUsed<Model>(view, n, slot);
                         if (Model::weighs(z)) {
-                            logLikelihood += Model::slotLogLikelihood(slot, z);
+                            logLikelihood += Model::slotLogLikelihood(slot, measured[n]);
                         }
                     }
                 }
@@ -305,8 +335,10 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
             in.loadSlot(vehicles - 1, slot);
             logWeight = src.pending ? 0.0F : s.logWeights[k];
         }
-        const double factor = rebase(runningMax, logWeight);
-        if (factor != 1.0) {
+        laneMax = detail::maxLog(laneMax, logWeight);
+        if (logWeight > reference + REBASE_MARGIN) {  // the lane's first particle, then rarely
+            const double factor = detail::weightTerm(reference, logWeight);
+            reference = logWeight;
             sumE *= factor;
             sumE2 *= factor * factor;
             const auto f = static_cast<float>(factor);
@@ -318,7 +350,7 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
                 }
             }
         }
-        const double e = detail::weightTerm(logWeight, runningMax);
+        const double e = detail::weightTerm(logWeight, reference);
         sumE += e;
         sumE2 += e * e;
         const auto ef = static_cast<float>(e);
@@ -341,11 +373,11 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
             }
         }
     }
-    // The warp: every lane's sums rescaled to the warp's max, summed by a fixed shuffle tree.
-    const float laneMax = runningMax;
-    runningMax = warpMax(laneMax);
+    // The warp: every lane's sums rescaled from its reference to the warp's max (≤ 1: a lane's
+    // reference is never above its max), summed by a fixed shuffle tree.
+    const float runningMax = warpMax(laneMax);
     {
-        const double laneScale = detail::weightTerm(laneMax, runningMax);
+        const double laneScale = detail::weightTerm(reference, runningMax);
         sumE = warpAllSum(sumE * laneScale);
         sumE2 = warpAllSum(sumE2 * laneScale * laneScale);
         const auto f = static_cast<float>(laneScale);
@@ -398,11 +430,14 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
 /// consecutive particles (coalesced in the structure-of-arrays layout); block b takes the groups of
 /// 32 particles [b·G/B, (b+1)·G/B) (B blocks: one wave). Per group: each thread reads its slot (through ρ when
 /// pending) and the previous intention of the vehicle it yields to from the source buffer, advances
-/// the slot in registers, writes it to the other buffer and its log term to shared memory; after one
-/// barrier every warp sums the terms in vehicle order (the CPU's sum) into the particles' log-weights
-/// and adds e·output of its own vehicle to its sums (reduce-scatter: lane 2c holds output c). Warp 0
-/// also keeps Σe, Σe² and writes the log-weights. All warps compute the same log-weights, so they
-/// share the running max. ADVANCE false: read only (the reduce stage). MAX_REGISTERS: 64 admits the
+/// the slot in registers, writes it to the other buffer and its log term to shared memory; after a
+/// barrier warp 0 sums the terms in vehicle order (the CPU's sum) into the particles' log-weights,
+/// writes them, keeps the running max, Σe and Σe², and hands e and the rescaling factor to the other
+/// warps through shared memory; after a second barrier every warp adds e·output of its own vehicle to
+/// its sums (reduce-scatter: lane 2c holds output c). (Every warp computing the log-weights itself,
+/// one barrier per group, took 16 % more instructions and no less time: H100, docs/benchmarks.md
+/// run AE.) ADVANCE false: read only (the reduce stage), every warp from the stored log-weights.
+/// MAX_REGISTERS: 64 admits the
 /// largest block (32 vehicles, 1024 threads); create() takes the VEHICLE_KERNEL_CAPPED_REGISTERS
 /// instantiation when it keeps more blocks resident (20 vehicles: 2 blocks of 640 threads per SM
 /// instead of 1).
@@ -413,28 +448,47 @@ __global__ void __maxnreg__(MAX_REGISTERS)
     constexpr int SLOT = Model::SLOT_FLOATS;
     constexpr auto OUTPUTS = static_cast<std::uint32_t>(Model::OUTPUTS_PER_VEHICLE);
     static_assert(OUTPUTS <= SCATTER, "a vehicle's outputs must fit one reduce-scatter");
-    __shared__ float terms[2][Model::MAX_VEHICLES][WARP];  // double-buffered: one barrier per group
+    // terms[lane][n]: vehicle n's log term of the group's particle `lane` (warp 0 reads a row as
+    // 16-byte vectors; the warps write the next group's only after the second barrier). Rows of
+    // MAX_VEHICLES + 4 floats: the 8 lanes of a vector load's quarter warp start 4 banks apart
+    // (conflict-free). The columns past `vehicles` stay zero and add nothing.
+    constexpr std::uint32_t TERM_ROW = Model::MAX_VEHICLES + 4;
+    static_assert(Model::MAX_VEHICLES % 4 == 0, "a row of terms is whole 16-byte vectors");
+    [[maybe_unused]] __shared__ __align__(16) float terms[WARP][TERM_ROW];
+    [[maybe_unused]] __shared__ typename Model::Measurement measured[Model::MAX_VEHICLES];
+    [[maybe_unused]] __shared__ double weights[WARP];  // warp 0's e of the group's particles
+    [[maybe_unused]] __shared__ double rescale;        // and its factor for the sums
     const std::uint32_t lane = threadIdx.x;
     const std::uint32_t n = threadIdx.y;
     const Source src = sourceOf(control);
     const std::uint32_t vehicles = s.vehicles;
     const typename Model::VehicleInput& z = inputs[n];
     const bool weighs = Model::weighs(z);
-    const auto firstGroup = static_cast<std::uint32_t>(static_cast<std::uint64_t>(blockIdx.x) * groups / gridDim.x);
-    const auto endGroup = static_cast<std::uint32_t>(static_cast<std::uint64_t>(blockIdx.x + 1) * groups / gridDim.x);
+    if constexpr (ADVANCE) {
+        for (std::uint32_t i = n * WARP + lane; i < WARP * TERM_ROW; i += vehicles * WARP) {
+            (&terms[0][0])[i] = 0.0F;
+        }
+        if (lane == 0) {
+            measured[n] = Model::measurementOf(z);
+        }
+        __syncthreads();
+    }
+    const std::uint32_t termVectors = (vehicles + 3) / 4;
+    // 32-bit products: groups ≤ MAX_PARTICLES / 32 = 2¹⁶ and blocks ≤ MAX_PARTIAL_BLOCKS = 2¹².
+    const std::uint32_t firstGroup = blockIdx.x * groups / gridDim.x;
+    const std::uint32_t endGroup = (blockIdx.x + 1) * groups / gridDim.x;
 
     float runningMax = -INFINITY;
     double channel = 0.0;  // output scatterChannel(lane) of vehicle n
     double sumE = 0.0;     // warp 0
     double sumE2 = 0.0;
-    std::uint32_t parity = 0;
-    for (std::uint32_t g = firstGroup; g < endGroup; ++g, parity ^= 1U) {
+    for (std::uint32_t g = firstGroup; g < endGroup; ++g) {
         const std::uint32_t k = g * WARP + lane;
         const bool valid = k < s.particles;
         float slot[SLOT];
         float logWeight = -INFINITY;
-        // Read before the barrier: warp 0 overwrites it after the barrier.
-        const float previous = valid && !src.pending ? s.logWeights[k] : 0.0F;
+        // The stored log-weight: warp 0 updates it (ADVANCE), every warp reads it (the reduce stage).
+        const float previous = valid && !src.pending && (n == 0 || !ADVANCE) ? s.logWeights[k] : 0.0F;
         if (valid) {
             const ParticleRef in = particleRef<LAYOUT>(s, src.buffer, src.pending ? s.copyIndex[k] : k);
             loadUsed<Model>(in, n, slot);
@@ -445,30 +499,52 @@ __global__ void __maxnreg__(MAX_REGISTERS)
                 RandomStream rng(s.seed, src.step, k, n);
                 Model::advanceSlot(slot, otherIntent, vehicles, params, z, rng);
                 storeUsed<Model>(particleRef<LAYOUT>(s, src.buffer ^ 1U, k), n, slot);
-                terms[parity][n][lane] = weighs ? Model::slotLogLikelihood(slot, z) : 0.0F;
+                terms[lane][n] = weighs ? Model::slotLogLikelihood(slot, measured[n]) : 0.0F;
             } else {
                 logWeight = previous;
             }
         }
+        double factor = 1.0;
+        double e = 0.0;
         if constexpr (ADVANCE) {
             __syncthreads();
-            if (valid) {
-                float logLikelihood = 0.0F;
-                for (std::uint32_t v = 0; v < vehicles; ++v) {
-                    logLikelihood += terms[parity][v][lane];  // + 0 for the vehicles that do not weigh
-                }
-                // As detail::updateParticle.
-                logWeight = previous - src.previousMax + logLikelihood;
-                if (n == 0) {
+            // Warp 0 alone sums the terms into the log-weights, keeps the running max and hands the
+            // weights e and the rescaling factor to the other warps through shared memory.
+            if (n == 0) {
+                if (valid) {
+                    // In vehicle order, as the CPU's sum (+ 0 for the vehicles that do not weigh).
+                    float logLikelihood = 0.0F;
+                    const auto* row = reinterpret_cast<const float4*>(terms[lane]);
+                    for (std::uint32_t q = 0; q < termVectors; ++q) {
+                        const float4 t = row[q];
+                        logLikelihood += t.x;
+                        logLikelihood += t.y;
+                        logLikelihood += t.z;
+                        logLikelihood += t.w;
+                    }
+                    // As detail::updateParticle.
+                    logWeight = previous - src.previousMax + logLikelihood;
                     s.logWeights[k] = logWeight;
                     if (s.fitness != nullptr) {
                         s.fitness[k] = logLikelihood;
                     }
                 }
+                factor = rebase(runningMax, warpMax(logWeight));
+                e = valid ? detail::weightTerm(logWeight, runningMax) : 0.0;
+                weights[lane] = e;
+                if (lane == 0) {
+                    rescale = factor;
+                }
             }
+            __syncthreads();
+            if (n != 0) {
+                e = weights[lane];
+                factor = rescale;
+            }
+        } else {
+            factor = rebase(runningMax, warpMax(logWeight));
+            e = valid ? detail::weightTerm(logWeight, runningMax) : 0.0;
         }
-        const double factor = rebase(runningMax, warpMax(logWeight));
-        const double e = valid ? detail::weightTerm(logWeight, runningMax) : 0.0;
         if (n == 0) {
             sumE = sumE * factor + warpAllSum(e);
             sumE2 = sumE2 * factor * factor + warpAllSum(e * e);

@@ -190,8 +190,9 @@ struct SceneModel {
     /// The CUDA step runs this model one thread per (particle, vehicle) and keeps a vehicle's slot in
     /// registers from load to store: predict() is, for every vehicle n, advanceSlot on slot n with
     /// the previous INTENT_STOP of the vehicle it yields to (yieldsTo), and logLikelihood is the
-    /// in-order sum of slotLogLikelihood over the vehicles that weighs() — so the CPU reference and the
-    /// device paths compute the same numbers.
+    /// in-order sum of slotLogLikelihood(slot n, measurementOf(z_n)) over the vehicles that weighs() —
+    /// so the CPU reference and the device paths compute the same numbers (the kernels take each
+    /// vehicle's Measurement once per step).
     static constexpr bool VEHICLE_PARALLEL = true;
 
     /// The corridor vehicle n follows in slot s (clamped to the candidates of z).
@@ -319,14 +320,37 @@ struct SceneModel {
     /// Whether vehicle n's measurement weights the particles this step.
     AUGUR_HD_INLINE static bool weighs(const VehicleInput& z) noexcept { return z.present != 0 && z.redraw == 0; }
 
+    /// What the update compares vehicle n's slots with: its measurement and the reciprocals of the
+    /// standard deviations, computed once per vehicle and step (measurementOf), not per particle.
+    struct alignas(16) Measurement {
+        float x_m;
+        float y_m;
+        float theta_rad;
+        float v_mps;
+        float inverseSigmaX;
+        float inverseSigmaY;
+        float inverseSigmaTheta;
+        float inverseSigmaV;
+    };
+    /// Correctly rounded reciprocals on both sides: host and device agree.
+    AUGUR_HD_INLINE static Measurement measurementOf(const VehicleInput& z) noexcept {
+        return Measurement{z.x_m,
+                           z.y_m,
+                           z.theta_rad,
+                           z.v_mps,
+                           reciprocal(z.sigmaX_m),
+                           reciprocal(z.sigmaY_m),
+                           reciprocal(z.sigmaTheta_rad),
+                           reciprocal(z.sigmaV_mps)};
+    }
+
     /// Vehicle n's log term −½ Σ_{s∈{x,y,θ,v}} ((s − z_s)/σ_s)² (seed 000 eq. for w_k, in logs) for its
-    /// slot s; the caller adds it only when weighs(z).
-    /// Residuals times 1/σ (correctly rounded reciprocals on both sides: host and device agree).
-    AUGUR_HD_INLINE static float slotLogLikelihood(const float (&s)[SLOT_FLOATS], const VehicleInput& z) noexcept {
-        const float ex = (s[X] - z.x_m) * reciprocal(z.sigmaX_m);
-        const float ey = (s[Y] - z.y_m) * reciprocal(z.sigmaY_m);
-        const float et = wrapAngle(s[THETA] - z.theta_rad) * reciprocal(z.sigmaTheta_rad);
-        const float ev = (s[V] - z.v_mps) * reciprocal(z.sigmaV_mps);
+    /// slot s and m = measurementOf(z); the caller adds it only when weighs(z).
+    AUGUR_HD_INLINE static float slotLogLikelihood(const float (&s)[SLOT_FLOATS], const Measurement& m) noexcept {
+        const float ex = (s[X] - m.x_m) * m.inverseSigmaX;
+        const float ey = (s[Y] - m.y_m) * m.inverseSigmaY;
+        const float et = wrapAngle(s[THETA] - m.theta_rad) * m.inverseSigmaTheta;
+        const float ev = (s[V] - m.v_mps) * m.inverseSigmaV;
         return -0.5F * (ex * ex + ey * ey + et * et + ev * ev);
     }
 
@@ -337,7 +361,7 @@ struct SceneModel {
             if (weighs(in[n])) {
                 float s[SLOT_FLOATS];
                 p.loadSlot(n, s);
-                sum += slotLogLikelihood(s, in[n]);
+                sum += slotLogLikelihood(s, measurementOf(in[n]));
             }
         }
         return sum;
