@@ -180,8 +180,18 @@ constexpr int usedFloats() noexcept {
     }
 }
 
-/// Slot n of p: whole 16-byte vectors in the array-of-structs layout, only the used fields in the
-/// structure-of-arrays layout (the padding reads as zero, as it is).
+/// The fields of a slot a step reads (Model::READ_FIELDS; every used one when the model does not say).
+template <typename Model>
+constexpr bool readsField(int f) noexcept {
+    if constexpr (requires { Model::READ_FIELDS; }) {
+        return f < usedFloats<Model>() && ((Model::READ_FIELDS >> static_cast<std::uint32_t>(f)) & 1U) != 0;
+    } else {
+        return f < usedFloats<Model>();
+    }
+}
+
+/// Slot n of p: whole 16-byte vectors in the array-of-structs layout, only the fields the step reads
+/// in the structure-of-arrays layout (the others read as zero: the step overwrites them).
 template <typename Model>
 __device__ __forceinline__ void loadUsed(const ParticleRef& p, std::uint32_t n, float (&s)[Model::SLOT_FLOATS]) {
     if (p.layout == StateLayout::ArrayOfStructs) {
@@ -190,7 +200,7 @@ __device__ __forceinline__ void loadUsed(const ParticleRef& p, std::uint32_t n, 
     }
 #pragma unroll
     for (int f = 0; f < Model::SLOT_FLOATS; ++f) {
-        s[f] = f < usedFloats<Model>() ? p.get(n * Model::SLOT_FLOATS + static_cast<std::uint32_t>(f)) : 0.0F;
+        s[f] = readsField<Model>(f) ? p.get(n * Model::SLOT_FLOATS + static_cast<std::uint32_t>(f)) : 0.0F;
     }
 }
 

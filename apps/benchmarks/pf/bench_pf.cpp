@@ -9,6 +9,7 @@
 // by node, and two filters with their outputs' copies), floor, scan (the scan variants and the
 // single-pass tile shapes), reduce or ungm.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -515,20 +516,27 @@ void reduceTable(StreamHandle stream, PrimitiveInput& p) {
 void floorTable(StreamHandle stream, const platform::DeviceMemory& busy) {
     constexpr std::uint32_t K = 1'000'000;
     const double bandwidth = bench::measureCopyBandwidth_GBps(stream);
-    // Bytes per particle the step's kernels move, single vehicle (48-byte slot, 40 bytes of it used):
-    // advance: ρ 4 + state read (AoS: the 48-byte slot; SoA: the 40 used bytes) + log-w 4, state write
-    // (48 / 40) + log-w 4; CDF scan: log-w 4 + CDF 8; copy indices: CDF 8 + ρ 4. The combine reads
-    // the block partials (< 0.2 B per particle).
-    constexpr double AOS_BYTES = 4 + 48 + 4 + 48 + 4 + 4 + 8 + 8 + 4;
-    constexpr double SOA_BYTES = 4 + 40 + 4 + 40 + 4 + 4 + 8 + 8 + 4;
+    // Bytes per particle the step's kernels move, single vehicle (a 48-byte slot, 40 bytes of it used,
+    // 28 of them read by the step: SceneModel::READ_FIELDS): advance: ρ 4 + state read (AoS: the
+    // 48-byte slot; SoA: the bytes read) + log-w 4, state write (AoS 48, SoA the 40 used) + log-w 4;
+    // CDF scan: log-w 4 + CDF 8; copy indices: CDF 8 + ρ 4. The combine reads the block partials
+    // (< 0.2 B per particle). Before the step skipped the fields it only writes (2026-11-22), the
+    // SoA step read all 40 used bytes: 116 B per particle.
+    constexpr double SLOT = 4.0 * SceneModel::SLOT_FLOATS;
+    constexpr double USED = 4.0 * SceneModel::USED_FLOATS;
+    constexpr double READ = 4.0 * std::popcount(SceneModel::READ_FIELDS);
+    constexpr double AOS_BYTES = 4 + SLOT + 4 + SLOT + 4 + 4 + 8 + 8 + 4;
+    constexpr double SOA_BYTES = 4 + READ + 4 + USED + 4 + 4 + 8 + 8 + 4;
     // The previous pipeline's accounting (separate gather; docs/benchmarks.md, 2026-11-21).
     constexpr double PREVIOUS_BYTES = 292;
-    // What any resampling step must move: the used state read and written once, the log-weights read
-    // and written, the copy indices written and read.
-    constexpr double ESSENTIAL_BYTES = 40 + 40 + 4 + 4 + 4 + 4;
+    // What any resampling step must move: the state it reads and the used state it writes, once each,
+    // the log-weights read and written, the copy indices written and read (84 B; counted as 96 B,
+    // the whole used state read, before 2026-11-22).
+    constexpr double ESSENTIAL_BYTES = READ + USED + 4 + 4 + 4 + 4;
+    static_assert(ESSENTIAL_BYTES == 84.0, "the table's header names 84 B");
     bench::Table table("K = 10^6 single-vehicle step against the bytes-over-bandwidth floor",
                        {"layout", "measured copy bandwidth (GB/s)", "bytes/particle the step moves", "floor (µs)",
-                        "step, graph replay (µs)", "step / floor", "essential 96 B/particle floor (µs)",
+                        "step, graph replay (µs)", "step / floor", "essential 84 B/particle floor (µs)",
                         "step / essential floor", "step / previous 292 B floor",
                         "step, graph replay queued behind a memset (µs)", "queued step / floor"});
     for (const StateLayout layout : {StateLayout::ArrayOfStructs, StateLayout::StructOfArrays}) {

@@ -79,6 +79,11 @@ struct SceneModel {
     };
     /// Fields a step reads and writes (the padding stays zero; the structure-of-arrays path skips it).
     static constexpr int USED_FLOATS = ACCEL + 1;
+    /// The fields advanceSlot and output() read (bit f: field f). The others are written only: the
+    /// expectations are drawn afresh every step and ACCEL is a diagnostic, so the structure-of-arrays
+    /// step does not load them (12 of the 40 bytes a vehicle's slot is read with).
+    static constexpr std::uint32_t READ_FIELDS = (1U << X) | (1U << Y) | (1U << THETA) | (1U << V) |
+                                                 (1U << CORRIDOR) | (1U << INTENT_STOP) | (1U << INTENT_CHANGE);
     /// Output channels per vehicle: x, y, cos θ, sin θ, v, P(stop), P(change), P(corridor c) for c < 4.
     enum Output : std::uint32_t {
         OUT_X = 0,
