@@ -160,7 +160,7 @@ __device__ __forceinline__ double rebase(float& runningMax, float groupMax) {
 /// reach at different particles, so the warp took the rescaling branch at nearly every particle.
 constexpr float REBASE_MARGIN = 30.0F;
 
-/// The vehicle-parallel models' per-vehicle Measurement (a placeholder type for the other models).
+/// The vehicle-parallel models' per-vehicle Measurement (char for the other models, which have none).
 template <typename Model, bool = detail::vehicleParallel<Model>()>
 struct MeasurementOf {
     using type = char;
@@ -447,10 +447,9 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
 /// its sums (reduce-scatter: lane 2c holds output c). (Every warp computing the log-weights itself,
 /// one barrier per group, took 16 % more instructions and no less time: H100, docs/benchmarks.md
 /// run AE.) ADVANCE false: read only (the reduce stage), every warp from the stored log-weights.
-/// MAX_REGISTERS: 64 admits the
-/// largest block (32 vehicles, 1024 threads); create() takes the VEHICLE_KERNEL_CAPPED_REGISTERS
-/// instantiation when it keeps more blocks resident (20 vehicles: 2 blocks of 640 threads per SM
-/// instead of 1).
+/// MAX_REGISTERS: 64 admits the largest block (32 vehicles, 1024 threads); create() takes the
+/// VEHICLE_KERNEL_CAPPED_REGISTERS instantiation when it keeps more blocks resident (20 vehicles: 2
+/// blocks of 640 threads per SM instead of 1).
 template <typename Model, bool ADVANCE, int MAX_REGISTERS, StateLayout LAYOUT>
 __global__ void __maxnreg__(MAX_REGISTERS)
     vehicleKernel(Shape s, typename Model::Params params, const typename Model::VehicleInput* __restrict__ inputs,
