@@ -45,7 +45,9 @@ inline constexpr std::uint32_t VEHICLE_PARALLEL_MIN = 4;
 /// particle group overlap the other's arithmetic. create() takes the capped one only when the
 /// occupancy calculator says it keeps more blocks resident. Measured with it (H100, K = 20,000 × 20,
 /// SoA, ncu): 47–55 % achieved occupancy, 0.55–0.57 issued warps per scheduler per cycle, 32–38 µs.
-/// The uncapped one was not measured at this size.
+/// The uncapped one was not measured at this size. 32 registers (three blocks per SM, 150 bytes of
+/// spills) measured slower (H100, 2026-11-22, run AJ, beside 48): the kernel 39.6–42.7 against
+/// 23.7–25.8 µs, the seed-scale step 56.3–57.1 against 39.7–40.1 µs.
 inline constexpr int VEHICLE_KERNEL_CAPPED_REGISTERS = 48;
 
 /// Threads per block of the combine kernel (blocks 0 … tiles − 1 scan the CDF, hence LOOKBACK_BLOCK;
