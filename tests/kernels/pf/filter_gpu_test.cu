@@ -426,6 +426,37 @@ TEST(SceneFilterGpu, MillionParticlesResampleTheirOwnWeightsAndAdvanceThroughThe
     checkPendingSteps(config, 3);
 }
 
+/// Log-weights hundreds of nats apart within a lane's particles: the per-particle kernel sums a
+/// lane's particles relative to its first one and rebases its sums when a later one lies more than
+/// REBASE_MARGIN (30) above it — here at many lanes, mid-loop. The outputs and N_eff must still be
+/// the CPU reference's (one step from the same particles). K = 10⁶ gives every lane several particles.
+TEST(SceneFilterGpu, LogWeightsFarApartWithinALaneGiveTheCpuOutputs) {
+    AUGUR_REQUIRE_GPU();
+    FilterConfig config;
+    config.particles = 1'000'000;
+    config.vehicles = 1;
+    config.seed = 31;
+    config.cpuThreads = 0;
+    config.resampleThreshold = 0.0F;  // never: the step's log-weights stay to be compared
+    auto p = makePair<SceneModel>(config);
+    auto stream = Stream::create();
+    ASSERT_TRUE(stream);
+    const auto init = sceneInputs(1, 0);  // particles drawn with σ = 1 m
+    ASSERT_TRUE(p.cpu.initialize(init));
+    ASSERT_TRUE(p.gpu.initialize(init, stream->get()));
+    auto in = sceneInputs(1, 1);
+    in[0].sigmaX_m = 0.05F;  // residuals of about 1 m over 5 cm: log-weights spread over hundreds of nats
+    in[0].sigmaY_m = 0.05F;
+    ASSERT_TRUE(p.cpu.setInputs(in) && p.gpu.setInputs(in));
+    p.cpu.step();
+    ASSERT_TRUE(p.gpu.step(stream->get()));
+    const auto& weights = p.cpu.logWeights();
+    const auto [lowest, highest] = std::minmax_element(weights.begin(), weights.end());
+    ASSERT_GT(*highest - *lowest, 200.0F) << "the inputs must spread the log-weights far beyond the margin: "
+                                          << *lowest << " … " << *highest;
+    expectClose(p, stream->get(), 2e-3F, 0.01);
+}
+
 TEST(SceneFilterGpu, ReduceAloneReproducesTheStepsOutputs) {
     AUGUR_REQUIRE_GPU();
     constexpr float RESAMPLE_NEVER = 0.0F;  // so the particles reduce() reads are the ones the step weighted
