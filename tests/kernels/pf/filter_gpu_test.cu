@@ -396,7 +396,8 @@ void checkPendingSteps(const FilterConfig& config, int steps) {
 }
 
 /// Every launch shape of the step: the per-particle kernel (1 and 3 vehicles: one instantiation per
-/// count) and the vehicle-parallel one (20), both layouts, K not a multiple of a warp or a block.
+/// count) and the vehicle-parallel one (6: a row of log terms ends inside a 16-byte vector; 20),
+/// both layouts, K not a multiple of a warp or a block.
 class SceneFilterShapesGpu : public ::testing::TestWithParam<std::tuple<std::uint32_t, StateLayout>> {};
 
 TEST_P(SceneFilterShapesGpu, ResamplesItsOwnWeightsAndAdvancesThroughThePendingCopyIndices) {
@@ -412,7 +413,7 @@ TEST_P(SceneFilterShapesGpu, ResamplesItsOwnWeightsAndAdvancesThroughThePendingC
 }
 
 INSTANTIATE_TEST_SUITE_P(VehiclesAndLayouts, SceneFilterShapesGpu,
-                         ::testing::Combine(::testing::Values(1U, 3U, 20U),
+                         ::testing::Combine(::testing::Values(1U, 3U, 6U, 20U),
                                             ::testing::Values(StateLayout::ArrayOfStructs, StateLayout::StructOfArrays)));
 
 TEST(SceneFilterGpu, MillionParticlesResampleTheirOwnWeightsAndAdvanceThroughThePendingCopyIndices) {
