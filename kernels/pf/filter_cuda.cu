@@ -287,7 +287,7 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
     }
     using Measurement = typename MeasurementOf<Model>::type;
     [[maybe_unused]] __shared__ Measurement measured[VEHICLES];  // vehicle-parallel models: measurementOf(z_n)
-    if constexpr (detail::vehicleParallel<Model>()) {
+    if constexpr (ADVANCE && detail::vehicleParallel<Model>()) {  // the reduce stage weighs nothing
         if (threadIdx.x < VEHICLES) {
             measured[threadIdx.x] = Model::measurementOf(inputs[threadIdx.x]);
         }
