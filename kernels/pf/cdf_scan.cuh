@@ -60,7 +60,7 @@ struct TileLogWeights {
 /// This thread's log-weights of CDF tile blockIdx.x (LOOKBACK_BLOCK threads; items past K read as 0
 /// and are not scanned). VECTOR: the log-weights are 16-byte aligned.
 template <bool VECTOR>
-__device__ __forceinline__ TileLogWeights loadTileLogWeights(const float* __restrict__ logWeights,
+__device__ __forceinline__ TileLogWeights loadTileLogWeights(const float* logWeights,
                                                              std::uint32_t particles) {
     TileLogWeights t;
     const std::uint64_t first = lookback::lookbackLaneFirst<CDF_SEGMENTS>();
@@ -68,7 +68,7 @@ __device__ __forceinline__ TileLogWeights loadTileLogWeights(const float* __rest
     for (std::uint32_t g = 0; g < CDF_SEGMENTS; ++g) {
         const std::uint64_t i = first + g * lookback::LOOKBACK_SEGMENT_ITEMS;
         if (VECTOR && i + 3 < particles) {
-            const float4 q = __ldg(reinterpret_cast<const float4*>(logWeights + i));
+            const float4 q = __ldcg(reinterpret_cast<const float4*>(logWeights + i));
             t.w[g][0] = q.x;
             t.w[g][1] = q.y;
             t.w[g][2] = q.z;

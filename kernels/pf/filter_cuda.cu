@@ -14,12 +14,16 @@
 //              writes the outputs (into mapped page-locked memory: the host reads them without a
 //              copy), N_eff, the resample decision and commits the buffer
 //   resample   systematic: integer CDF (single-pass scan) and copy indices, only when decided
+// On devices of compute capability 9.0 and later the three kernels after the upload are launched
+// early (programmatic dependent launch, primitives/dependent_launch.cuh): each is scheduled while the
+// one before it finishes and waits for it before its first global access.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
+#include "../primitives/dependent_launch.cuh"
 #include "augur/kernels/pf/filter.hpp"
 #include "cdf_scan.cuh"
 #include "engine_detail.hpp"
@@ -224,6 +228,7 @@ __device__ __forceinline__ void storeUsed(const ParticleRef& p, std::uint32_t n,
 /// scale's 2.9 KB started 6–9 µs later (H100, docs/benchmarks.md run X).
 __global__ void __launch_bounds__(tuning::UPLOAD_BLOCK)
     uploadKernel(const std::uint32_t* __restrict__ staged, std::uint32_t* __restrict__ inputs, std::uint32_t words) {
+    primitives::allowDependentLaunch();  // the advance kernel's blocks may be scheduled meanwhile
     const std::uint32_t vectors = words / 4;
     for (std::uint32_t i = threadIdx.x; i < vectors; i += blockDim.x) {
         reinterpret_cast<uint4*>(inputs)[i] = reinterpret_cast<const uint4*>(staged)[i];
@@ -263,8 +268,12 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
     __shared__ double warpSums[PARTICLE_WARPS][MAX_CHANNELS];
     const std::uint32_t lane = threadIdx.x % WARP;
     const std::uint32_t warp = threadIdx.x / WARP;
-    const Source src = sourceOf(control);
     constexpr std::uint32_t vehicles = VEHICLES;  // == s.vehicles (the launch picks the instantiation)
+    // 32-bit products: chunks ≤ MAX_PARTICLES / 256 = 2¹³ and blocks ≤ MAX_PARTIAL_BLOCKS = 2¹².
+    const std::uint32_t firstChunk = blockIdx.x * chunks / gridDim.x;
+    const std::uint32_t endChunk = (blockIdx.x + 1) * chunks / gridDim.x;
+    primitives::waitForPrerequisiteGrid();  // may start early: no global access before this
+    const Source src = sourceOf(control);
 
     // Per thread: the max of its own particles' log-weights and its sums relative to a reference
     // (REBASE_MARGIN); the warp combines its lanes once, after the loop (a lane's particles in chunk
@@ -293,9 +302,6 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
         }
         __syncthreads();
     }
-    // 32-bit products: chunks ≤ MAX_PARTICLES / 256 = 2¹³ and blocks ≤ MAX_PARTIAL_BLOCKS = 2¹².
-    const std::uint32_t firstChunk = blockIdx.x * chunks / gridDim.x;
-    const std::uint32_t endChunk = (blockIdx.x + 1) * chunks / gridDim.x;
     for (std::uint32_t c = firstChunk; c < endChunk; ++c) {
         const std::uint32_t k = c * tuning::PARTICLE_BLOCK + threadIdx.x;
         if (k >= s.particles) {
@@ -452,7 +458,7 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
 /// blocks of 640 threads per SM instead of 1).
 template <typename Model, bool ADVANCE, int MAX_REGISTERS, StateLayout LAYOUT>
 __global__ void __maxnreg__(MAX_REGISTERS)
-    vehicleKernel(Shape s, typename Model::Params params, const typename Model::VehicleInput* __restrict__ inputs,
+    vehicleKernel(Shape s, typename Model::Params params, const typename Model::VehicleInput* inputs,
                   const FilterControl* control, Partials out, std::uint32_t groups) {
     constexpr int SLOT = Model::SLOT_FLOATS;
     constexpr auto OUTPUTS = static_cast<std::uint32_t>(Model::OUTPUTS_PER_VEHICLE);
@@ -469,23 +475,26 @@ __global__ void __maxnreg__(MAX_REGISTERS)
     [[maybe_unused]] __shared__ double rescale;        // and its factor for the sums
     const std::uint32_t lane = threadIdx.x;
     const std::uint32_t n = threadIdx.y;
-    const Source src = sourceOf(control);
     const std::uint32_t vehicles = s.vehicles;
-    const typename Model::VehicleInput& z = inputs[n];
-    const bool weighs = Model::weighs(z);
+    // 32-bit products: groups ≤ MAX_PARTICLES / 32 = 2¹⁶ and blocks ≤ MAX_PARTIAL_BLOCKS = 2¹².
+    const std::uint32_t firstGroup = blockIdx.x * groups / gridDim.x;
+    const std::uint32_t endGroup = (blockIdx.x + 1) * groups / gridDim.x;
     if constexpr (ADVANCE) {
         for (std::uint32_t i = n * WARP + lane; i < WARP * TERM_ROW; i += vehicles * WARP) {
             (&terms[0][0])[i] = 0.0F;
         }
+    }
+    primitives::waitForPrerequisiteGrid();  // may start early: no global access before this
+    const Source src = sourceOf(control);
+    const typename Model::VehicleInput& z = inputs[n];
+    const bool weighs = Model::weighs(z);
+    if constexpr (ADVANCE) {
         if (lane == 0) {
             measured[n] = Model::measurementOf(z);
         }
         __syncthreads();
     }
     const std::uint32_t termVectors = (vehicles + 3) / 4;
-    // 32-bit products: groups ≤ MAX_PARTICLES / 32 = 2¹⁶ and blocks ≤ MAX_PARTIAL_BLOCKS = 2¹².
-    const std::uint32_t firstGroup = blockIdx.x * groups / gridDim.x;
-    const std::uint32_t endGroup = (blockIdx.x + 1) * groups / gridDim.x;
 
     float runningMax = -INFINITY;
     double channel = 0.0;  // output scatterChannel(lane) of vehicle n
@@ -618,6 +627,7 @@ __global__ void __launch_bounds__(tuning::COMBINE_BLOCK) combineKernel(CombineAr
     const std::uint32_t lane = threadIdx.x % WARP;
     const std::uint32_t warp = threadIdx.x / WARP;
     const bool scanBlock = blockIdx.x < a.cdfTiles;  // block-uniform: CDF tile blockIdx.x, nothing else
+    primitives::waitForPrerequisiteGrid();  // may start early: no global access before this
 
     // A scan block loads its tile's log-weights first, so that their loads overlap the maxima's.
     internal::TileLogWeights tile{};
@@ -877,6 +887,7 @@ Result<ParticleFilter<Model>, FilterError> ParticleFilter<Model>::create(const F
         return fail(FilterError::Gpu);
     }
     filter.m_units = units;
+    filter.m_dependentLaunch = primitives::dependentLaunchSupported();
     filter.m_partialBlocks = std::min({slots, units, MAX_PARTIAL_BLOCKS});
 
     const std::size_t k = config.particles;
@@ -972,9 +983,9 @@ GpuStatus ParticleFilter<Model>::launchPartials(bool advance, StreamHandle strea
         kernel = advance ? particleKernelFor<Model, true>(m_config.vehicles, m_config.layout)
                          : particleKernelFor<Model, false>(m_config.vehicles, m_config.layout);
     }
-    kernel<<<m_partialBlocks, block, 0, stream>>>(AUGUR_PF_SHAPE, m_params, m_inputs.data(), m_control.data(), out,
-                                                  m_units);
-    return AUGUR_CUDA_CHECK_LAUNCH();
+    return AUGUR_CUDA_CHECK(primitives::launchKernel(m_dependentLaunch, kernel, dim3(m_partialBlocks), block, stream,
+                                                     AUGUR_PF_SHAPE, m_params, m_inputs.data(), m_control.data(), out,
+                                                     m_units));
 }
 
 template <typename Model>
@@ -994,8 +1005,8 @@ GpuStatus ParticleFilter<Model>::launchCombine(bool commit, StreamHandle stream)
                            m_config.resampleThreshold, m_config.seed, deEnabled,
                            commit ? 1U : 0U,     m_logWeights.data(),  cdf.cdf,
                            cdf.state,            scan ? cdf.tiles : 0U};
-    combineKernel<<<args.cdfTiles + channels, tuning::COMBINE_BLOCK, 0, stream>>>(args);
-    return AUGUR_CUDA_CHECK_LAUNCH();
+    return AUGUR_CUDA_CHECK(primitives::launchKernel(m_dependentLaunch, combineKernel, dim3(args.cdfTiles + channels),
+                                                     dim3(tuning::COMBINE_BLOCK), stream, args));
 }
 
 template <typename Model>
@@ -1020,7 +1031,8 @@ GpuStatus ParticleFilter<Model>::resample(StreamHandle stream) noexcept {
     if (m_config.resampler == Resampler::Systematic) {
         return internal::launchSystematicResample(m_logWeights.data(), m_config.particles, &control->maxLogWeight,
                                                   &control->uniform, m_copyIndex.data(), &control->resample,
-                                                  &control->pending, m_resampleScratch.get(), true, stream);
+                                                  &control->pending, m_resampleScratch.get(), true,
+                                                  m_dependentLaunch, stream);
     }
     const std::uint32_t particleBlocks = blocksFor(m_config.particles, tuning::PARTICLE_BLOCK);
     const std::uint32_t chunk =

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 
+#include "../primitives/dependent_launch.cuh"
 #include "../primitives/lookback_scan.cuh"
 #include "augur/kernels/pf/resample.hpp"
 #include "augur/platform/memory.hpp"
@@ -39,7 +40,7 @@ __global__ void __launch_bounds__(lookback::LOOKBACK_BLOCK)
 /// 32-way search of one warp: each round the lanes test 32 evenly spaced candidates at once, so the
 /// chain of dependent global loads is about log₃₂ K long (4 at K = 10⁶) instead of log₂ K. Every
 /// lane returns the answer.
-__device__ __forceinline__ std::uint32_t warpCopySource(const std::uint64_t* __restrict__ cdf, std::uint64_t total,
+__device__ __forceinline__ std::uint32_t warpCopySource(const std::uint64_t* cdf, std::uint64_t total,
                                                         std::uint32_t particles, float u, std::uint32_t j,
                                                         std::uint32_t lane) {
     constexpr std::uint32_t WARP = 32;
@@ -80,7 +81,7 @@ struct CdfWindow {
 /// thread's items search in lock step. Then leaves the scan's tile descriptors zeroed for the next
 /// resampling (the scan has finished: stream order) and marks the copy indices pending when asked to.
 __global__ void __launch_bounds__(tuning::COPY_INDEX_BLOCK)
-    copyIndexKernel(const std::uint64_t* __restrict__ cdf, std::uint32_t particles, const float* u,
+    copyIndexKernel(const std::uint64_t* cdf, std::uint32_t particles, const float* u,
                     std::uint32_t* __restrict__ copyIndex, const std::uint32_t* enabled, std::uint32_t* pending,
                     internal::CdfLookbackState state, std::uint32_t tiles) {
     constexpr std::uint32_t ITEMS = tuning::COPY_INDEX_ITEMS;
@@ -88,6 +89,7 @@ __global__ void __launch_bounds__(tuning::COPY_INDEX_BLOCK)
     __shared__ std::uint64_t window[tuning::COPY_INDEX_WINDOW];
     __shared__ std::uint32_t sources[2];
     const std::uint32_t thread = blockIdx.x * blockDim.x + threadIdx.x;
+    primitives::waitForPrerequisiteGrid();  // launched early behind the scan (the filter's combine kernel)
     if (enabled != nullptr && *enabled == 0U) {
         // The combine kernel scans on every step; its descriptors must be clean for the next one.
         lookback::zeroLookbackState(state, tiles, thread, gridDim.x * blockDim.x);
@@ -294,7 +296,7 @@ platform::GpuStatus clearResampleState(void* scratch, std::uint32_t particles, p
 
 platform::GpuStatus launchSystematicResample(const float* logWeights, std::uint32_t particles, const float* maxLogWeight,
                                              const float* u, std::uint32_t* copyIndex, const std::uint32_t* enabled,
-                                             std::uint32_t* pending, void* scratch, bool cdfScanned,
+                                             std::uint32_t* pending, void* scratch, bool cdfScanned, bool early,
                                              platform::StreamHandle stream) noexcept {
     const ResampleScratch s = carve(scratch, particles);
     if (cdfScanned) {
@@ -311,9 +313,9 @@ platform::GpuStatus launchSystematicResample(const float* logWeights, std::uint3
     }
     constexpr std::uint32_t COPIES = tuning::COPY_INDEX_ITEMS * tuning::COPY_INDEX_BLOCK;
     const std::uint32_t blocks = (particles + COPIES - 1) / COPIES;
-    copyIndexKernel<<<blocks, tuning::COPY_INDEX_BLOCK, 0, stream>>>(s.cdf, particles, u, copyIndex, enabled, pending,
-                                                                    s.state, s.tiles);
-    return AUGUR_CUDA_CHECK_LAUNCH();
+    return AUGUR_CUDA_CHECK(primitives::launchKernel(early, copyIndexKernel, dim3(blocks), dim3(tuning::COPY_INDEX_BLOCK),
+                                                     stream, s.cdf, particles, u, copyIndex, enabled, pending, s.state,
+                                                     s.tiles));
 }
 
 }  // namespace internal
@@ -330,7 +332,7 @@ platform::GpuStatus systematicResample(const float* logWeights, std::uint32_t pa
     }
     AUGUR_CUDA_TRY(internal::clearResampleState(scratch, particles, stream));
     return internal::launchSystematicResample(logWeights, particles, maxLogWeight, u, copyIndex, enabled, nullptr,
-                                              scratch, false, stream);
+                                              scratch, false, false, stream);
 }
 
 platform::GpuStatus gatherParticles(const float* src, float* dst, const std::uint32_t* copyIndex,

@@ -295,6 +295,7 @@ private:
     std::uint32_t m_stride{0};
     bool m_vehicleParallel{false};   ///< one thread per (particle, vehicle) (scene model, ≥ VEHICLE_PARALLEL_MIN vehicles)
     bool m_cappedRegisters{false};   ///< the vehicle kernel's register-capped instantiation keeps more blocks resident
+    bool m_dependentLaunch{false};   ///< the step's kernels after the upload start early (compute capability ≥ 9.0)
     std::uint32_t m_partialBlocks{0};  ///< blocks of the advance / reduce kernels = partial sums per channel
     std::uint32_t m_units{0};          ///< 32-particle groups (vehicle-parallel) or 256-particle chunks, shared evenly by the blocks
     platform::DeviceBuffer<float> m_states[2];
