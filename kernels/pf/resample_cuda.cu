@@ -89,7 +89,7 @@ __global__ void __launch_bounds__(tuning::COPY_INDEX_BLOCK)
     __shared__ std::uint64_t window[tuning::COPY_INDEX_WINDOW];
     __shared__ std::uint32_t sources[2];
     const std::uint32_t thread = blockIdx.x * blockDim.x + threadIdx.x;
-    primitives::waitForPrerequisiteGrid();  // launched early behind the scan (the filter's combine kernel)
+    primitives::waitForPrerequisiteGrid();  // may start early: no global access before this
     if (enabled != nullptr && *enabled == 0U) {
         // The combine kernel scans on every step; its descriptors must be clean for the next one.
         lookback::zeroLookbackState(state, tiles, thread, gridDim.x * blockDim.x);

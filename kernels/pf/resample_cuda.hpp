@@ -22,8 +22,8 @@ namespace augur::kernels::pf::cuda::internal {
 /// Copy indices of systematic resampling (the CDF by single-pass scan — unless cdfScanned: the
 /// filter's combine kernel scans it — then one thread per copy), when *enabled != 0 on the device;
 /// then sets *pending = 1 (when non-null). Leaves the look-back descriptors zeroed either way. One or two
-/// kernels; graph-capturable. `early` (cdfScanned only): the copy-index kernel is launched early behind
-/// the scanning kernel (programmatic dependent launch: primitives/dependent_launch.cuh).
+/// kernels; graph-capturable. `early`: the copy-index kernel is launched early behind the kernel
+/// before it (programmatic dependent launch: primitives/dependent_launch.cuh).
 [[nodiscard]] platform::GpuStatus launchSystematicResample(const float* logWeights, std::uint32_t particles,
                                                            const float* maxLogWeight, const float* u,
                                                            std::uint32_t* copyIndex, const std::uint32_t* enabled,

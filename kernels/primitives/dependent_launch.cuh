@@ -8,9 +8,10 @@
 // through the read-only data path (__ldg, or a const __restrict__ pointer the compiler turns into
 // ld.global.nc), even after the wait: that path assumes the data is constant for the reading kernel's
 // whole lifetime, which now overlaps the writes (H100: a graph replay's vehicle kernel, its inputs
-// behind a const __restrict__ pointer, stepped with the previous step's inputs). In a captured graph the edge becomes a
-// programmatic dependency. On older devices (and when `early` is false) the launch is an ordinary
-// one and both device calls do nothing. Device code and a host launch helper, private to kernels/.
+// behind a const __restrict__ pointer, stepped with the previous step's inputs). In a captured graph
+// the edge becomes a programmatic dependency. On older devices (and when `early` is false) the launch
+// is an ordinary one and both device calls do nothing. Device code and a host launch helper, private
+// to kernels/.
 #pragma once
 
 #include <cuda_runtime.h>
