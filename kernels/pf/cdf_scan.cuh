@@ -1,7 +1,8 @@
 // Private to kernels/pf: the integer CDF of systematic resampling as device code — the layout of the
-// resampling scratch and one tile of the single-pass scan of the quantised weights — shared by the
-// resampling kernels (resample_cuda.cu) and the filter's combine kernel, which scans the CDF in the
-// same launch as it combines the reduction (filter_cuda.cu).
+// resampling scratch, one tile of the single-pass scan of the quantised weights, and the search of
+// copies' sources in it — shared by the resampling kernels (resample_cuda.cu) and the filter's
+// kernels (filter_cuda.cu): its combine scans the CDF in the same launch as it combines the
+// reduction, and its advance draws the copy indices of its own particles.
 #pragma once
 
 #include <cstddef>
@@ -119,6 +120,152 @@ __device__ __forceinline__ void scanQuantizedTile(const TileLogWeights& t, std::
         }
     };
     lookback::lookbackScanTile<std::uint64_t, CDF_SEGMENTS>(state, load, store);
+}
+
+/// The smallest i in [0, K − 1] with copyLast(cdf[i]) ≥ j — copy j's source, as copySource — by a
+/// 32-way search of one warp: each round the lanes test 32 evenly spaced candidates at once, so the
+/// chain of dependent global loads is about log₃₂ K long (4 at K = 10⁶) instead of log₂ K. Every
+/// lane returns the answer.
+__device__ __forceinline__ std::uint32_t warpCopySource(const std::uint64_t* cdf, std::uint64_t total,
+                                                        std::uint32_t particles, float u, std::uint32_t j,
+                                                        std::uint32_t lane) {
+    constexpr std::uint32_t WARP = 32;
+    auto reaches = [&](std::uint32_t i) { return copyLast(__ldcg(&cdf[i]), total, particles, u) >= static_cast<std::int64_t>(j); };
+    // Invariant: the answer is in [lo, hi] and reaches(hi) (copyLast(total) = K − 1 ≥ j).
+    std::uint32_t lo = 0;
+    std::uint32_t hi = particles - 1;
+    while (hi - lo >= WARP) {
+        const std::uint32_t step = (hi - lo + WARP) / WARP;  // ⌈(hi − lo + 1) / 32⌉
+        const std::uint32_t probe = min(lo + (lane + 1) * step - 1, hi);
+        const std::uint32_t hits = __ballot_sync(0xFFFFFFFFU, reaches(probe));  // lane 31 probes hi: ≠ 0
+        const auto first = static_cast<std::uint32_t>(__ffs(static_cast<int>(hits)) - 1);
+        const std::uint32_t newHi = min(lo + (first + 1) * step - 1, hi);
+        lo = first == 0 ? lo : lo + first * step;
+        hi = newHi;
+    }
+    const std::uint32_t candidate = min(lo + lane, hi);
+    const std::uint32_t hits = __ballot_sync(0xFFFFFFFFU, reaches(candidate));
+    return lo + static_cast<std::uint32_t>(__ffs(static_cast<int>(hits)) - 1);
+}
+
+/// blockCopyIndices' window of the CDF in shared memory when it holds the whole source range (step
+/// 1), indexed by particle: window[i − first] = cdf[i].
+struct CdfWindow {
+    const std::uint64_t* values;
+    std::uint32_t first;
+    __device__ __forceinline__ std::uint64_t operator[](std::uint32_t i) const { return values[i - first]; }
+};
+
+/// The copies blockCopyIndices draws: j = firstCopy … lastCopy, whose sources lie in [lo, hi] (lo
+/// the source of firstCopy, hi at least that of lastCopy: warpCopySource), from the CDF of K =
+/// `particles` entries whose last value is `total`, and the resampling's uniform.
+struct CopyRange {
+    const std::uint64_t* cdf;
+    std::uint64_t total;
+    std::uint32_t particles;
+    float uniform;
+    std::uint32_t firstCopy;
+    std::uint32_t lastCopy;
+    std::uint32_t lo;
+    std::uint32_t hi;
+};
+
+/// ρ[j] of the consecutive copies of `r` (at most ITEMS · threads of them), by the whole block. Their
+/// sources are consecutive too (ρ is non-decreasing) and lie in [lo, hi]: the block reads the CDF
+/// over [lo, hi] into `window` (`windowSize` entries of shared memory; twice the copies holds their
+/// sources' range unless many weights quantise to zero) with coalesced loads — typically about as
+/// many entries as copies — and every thread searches it for its copies: the same integer bracket and
+/// copyLast search as copySourceBracketed, hence the same indices as cpu::systematicResample, bit for
+/// bit. When [lo, hi] is wider than the window (weights that quantise to zero between two copies:
+/// then a few sources own all copies), the window holds every step-th entry and each search ends with
+/// log2(step) steps in global memory. A thread's items search
+/// in lock step. `t`: the thread's index in the block of `threads`. Ends with a barrier, after which
+/// the window may be reused and the block's stores to ρ are visible to the whole block.
+template <std::uint32_t ITEMS>
+__device__ __forceinline__ void blockCopyIndices(const CopyRange& r, std::uint32_t* copyIndex, std::uint64_t* window,
+                                                 std::uint32_t windowSize, std::uint32_t t, std::uint32_t threads) {
+    const std::uint64_t* cdf = r.cdf;
+    const std::uint32_t lo = r.lo;
+    const std::uint32_t hi = r.hi;
+    const std::uint32_t span = hi - lo + 1;
+    const std::uint32_t step = (span + windowSize - 1) / windowSize;  // block-uniform
+    const std::uint32_t samples = (span + step - 1) / step;
+    for (std::uint32_t k = t; k < samples; k += threads) {
+        window[k] = __ldcg(&cdf[lo + k * step]);
+    }
+    __syncthreads();
+
+    std::uint32_t j[ITEMS];
+    CopyBracket bracket[ITEMS];
+    std::uint32_t first[ITEMS];
+#pragma unroll
+    for (std::uint32_t item = 0; item < ITEMS; ++item) {
+        j[item] = min(r.firstCopy + item * threads + t, r.lastCopy);
+        bracket[item] = copyBracket(r.total, r.particles, r.uniform, j[item]);
+    }
+    // The first source with CDF ≥ bracket.low: among the samples (shared), then within the step.
+#pragma unroll
+    for (std::uint32_t item = 0; item < ITEMS; ++item) {
+        first[item] = 0;
+    }
+    for (std::uint32_t len = samples + 1; len > 1;) {  // lowerBoundFixed over the samples, ITEMS at once
+        const std::uint32_t half = len / 2;
+#pragma unroll
+        for (std::uint32_t item = 0; item < ITEMS; ++item) {
+            first[item] = window[first[item] + half - 1] < bracket[item].low ? first[item] + half : first[item];
+        }
+        len -= half;
+    }
+    // first[item] = k: sample k ≥ low and sample k − 1 < low, or k = samples when no sample is.
+    if (step == 1) {
+#pragma unroll
+        for (std::uint32_t item = 0; item < ITEMS; ++item) {
+            first[item] = lo + min(first[item], span - 1);  // none → hi, as cdfLowerBoundIn
+        }
+    } else {
+        // The answer is in (lo + (k − 1)·step, lo + k·step], or past the last sample up to hi.
+        std::uint32_t len[ITEMS];
+#pragma unroll
+        for (std::uint32_t item = 0; item < ITEMS; ++item) {
+            const std::uint32_t k = first[item];
+            const std::uint32_t from = k == 0 ? lo : min(lo + (k - 1) * step + 1, hi);
+            const std::uint32_t to = k == 0 ? lo : (k < samples ? lo + k * step : hi);
+            first[item] = from;
+            len[item] = to - from + 1;
+        }
+        for (std::uint32_t round = 1; round < step; round *= 2) {  // ⌈log2(step)⌉ halvings, ITEMS at once
+#pragma unroll
+            for (std::uint32_t item = 0; item < ITEMS; ++item) {
+                if (len[item] > 1) {
+                    const std::uint32_t half = len[item] / 2;
+                    first[item] = __ldcg(&cdf[first[item] + half - 1]) < bracket[item].low ? first[item] + half : first[item];
+                    len[item] -= half;
+                }
+            }
+        }
+    }
+    // Usually the first source ≥ low is also ≥ high: that is the answer (copySourceIn would return it
+    // without another load); otherwise the full search from there.
+    std::uint64_t atFirst[ITEMS];
+#pragma unroll
+    for (std::uint32_t item = 0; item < ITEMS; ++item) {
+        atFirst[item] = step == 1 ? window[first[item] - lo] : __ldcg(&cdf[first[item]]);
+    }
+#pragma unroll
+    for (std::uint32_t item = 0; item < ITEMS; ++item) {
+        const std::uint32_t copy = r.firstCopy + item * threads + t;
+        if (copy > r.lastCopy) {
+            continue;
+        }
+        std::uint32_t source = first[item];
+        if (atFirst[item] < bracket[item].high && first[item] < hi) {
+            source = step == 1 ? copySourceIn(CdfWindow{window, lo}, r.total, r.particles, r.uniform, j[item],
+                                              bracket[item], first[item], hi)
+                               : copySourceIn(cdf, r.total, r.particles, r.uniform, j[item], bracket[item], first[item], hi);
+        }
+        copyIndex[copy] = source;
+    }
+    __syncthreads();
 }
 
 }  // namespace augur::kernels::pf::cuda::internal

@@ -4,19 +4,23 @@
 // are read from the device control block by the kernels themselves, so a step never waits for the
 // host and can be captured into a graph.
 //
-// A step is four kernels:
+// A step is three kernels:
 //   upload     the inputs, one block reading the mapped pinned staging (a kernel, not a copy node)
-//   advance    per particle (or per particle and vehicle): read it — through the copy indices when
-//              the previous step resampled, which is that resampling's gather — predict, weight,
-//              write it to the other state buffer; then the block's partial sums of the reduction
-//              relative to its max (online log-sum-exp): Σe, Σe², Σe·output, e = exp(log w − max)
+//   advance    when the previous step decided to resample, each block first draws the copy indices
+//              of its own particles from that step's CDF (systematic resampling's second half);
+//              then per particle (or per particle and vehicle): read it — through the copy indices
+//              when resampling, which is that resampling's gather — predict, weight, write it to the
+//              other state buffer; then the block's partial sums of the reduction relative to its
+//              max (online log-sum-exp): Σe, Σe², Σe·output, e = exp(log w − max)
 //   combine    one block per channel sums the partials in a fixed order; the last block to finish
 //              writes the outputs (into mapped page-locked memory: the host reads them without a
-//              copy), N_eff, the resample decision and commits the buffer
-//   resample   systematic: integer CDF (single-pass scan) and copy indices, only when decided
-// On devices of compute capability 9.0 and later the three kernels after the upload are launched
-// early (programmatic dependent launch, primitives/dependent_launch.cuh): each is scheduled while the
-// one before it finishes and waits for it before its first global access.
+//              copy), N_eff, the resample decision and commits the buffer; blocks beside them scan
+//              the integer CDF of systematic resampling (single-pass look-back)
+// Differential evolution adds its generations' kernels after the combine. On devices of compute
+// capability 9.0 and later the kernels after the upload are launched early (programmatic dependent
+// launch, primitives/dependent_launch.cuh): each is scheduled while the one before it finishes and
+// waits for it before it touches what that kernel writes. The advance draws its copy indices before
+// that wait: the upload writes nothing they read, so the search overlaps the upload.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -51,11 +55,18 @@ static_assert(static_cast<std::uint64_t>(MAX_PARTICLES / WARP + 1) * MAX_PARTIAL
 /// Registers per thread that admit the vehicle kernel's largest block (32 warps) on one SM.
 constexpr int VEHICLE_KERNEL_REGISTERS = 64;
 
+/// Systematic resampling as the advance kernels see it: the CDF the last combine scanned, from which
+/// they draw the copy indices of their own particles when a resampling is pending, and ρ.
+struct Resampling {
+    const std::uint64_t* cdf;  ///< nullptr for differential evolution (never pending)
+    std::uint32_t* copyIndex;
+};
+
 struct Shape {
     float* states[2];
     float* logWeights;
     float* fitness;  ///< differential evolution only (nullptr otherwise)
-    const std::uint32_t* copyIndex;
+    Resampling resampling;
     std::uint32_t particles;
     std::uint32_t vehicles;
     std::uint32_t stride;
@@ -84,18 +95,63 @@ __device__ __forceinline__ ParticleRef particleRef(const Shape& s, std::uint32_t
 
 /// What a step reads: the committed buffer (current ^ swap; swap is set by differential evolution),
 /// through the copy indices when a systematic resampling is pending — then every log-weight, and
-/// the max they are relative to, counts as 0 (the state right after resampling).
+/// the max they are relative to, counts as 0 (the state right after resampling) — and that
+/// resampling's uniform.
 struct Source {
     std::uint32_t buffer;
     bool pending;
     float previousMax;
     std::uint32_t step;
+    float uniform;
 };
 
 __device__ __forceinline__ Source sourceOf(const FilterControl* control) {
     const FilterControl c = *control;
     const bool pending = c.pending != 0U;
-    return Source{c.current ^ c.swap, pending, pending ? 0.0F : c.maxLogWeight, c.step};
+    return Source{c.current ^ c.swap, pending, pending ? 0.0F : c.maxLogWeight, c.step, c.uniform};
+}
+
+/// Warps per block of the step's largest block (the vehicle kernel at MAX_VEHICLES: one warp each).
+constexpr std::uint32_t MAX_BLOCK_WARPS = 32;
+
+/// Block-wide: the copy indices of a pending systematic resampling for the block's particles
+/// [first, end) — the sources its gather reads — drawn from the CDF of the K = `particles` particles
+/// (the same search, hence the same indices, as the copy-index kernel of resample.hpp) and written to
+/// ρ, where the whole block reads them after the last barrier. In rounds of ITEMS · threads copies,
+/// or half the window's `windowSize` entries if fewer (internal::blockCopyIndices); pairs of warps
+/// find the bounds of up to warps / 2 rounds at once (internal::warpCopySource), so one chain of
+/// dependent loads serves them all. `t`: the thread's index in the block of `threads` (whole warps,
+/// at least two). Not inlined: the advance kernels' loops keep their register allocation (inlined,
+/// the 48-register kernels spilled about twice as much, and the step measured 3–7 µs slower).
+template <std::uint32_t ITEMS>
+__device__ __noinline__ void drawCopyIndices(const std::uint64_t* cdf, std::uint32_t* copyIndex,
+                                             std::uint32_t particles, float uniform, std::uint32_t first,
+                                             std::uint32_t end, std::uint64_t* window, std::uint32_t windowSize,
+                                             std::uint32_t* bounds, std::uint32_t t, std::uint32_t threads) {
+    const std::uint64_t total = __ldcg(&cdf[particles - 1]);
+    const std::uint32_t perRound = min(ITEMS * threads, windowSize / 2);
+    const std::uint32_t rounds = (end - first + perRound - 1) / perRound;
+    const std::uint32_t batch = threads / WARP / 2;  // rounds whose bounds one pass finds
+    const std::uint32_t warp = t / WARP;
+    for (std::uint32_t r0 = 0; r0 < rounds; r0 += batch) {
+        const std::uint32_t r = r0 + warp / 2;
+        if (r < rounds && warp < 2 * batch) {  // warp-uniform
+            const std::uint32_t from = first + r * perRound;
+            const std::uint32_t copy = warp % 2 == 0 ? from : min(end, from + perRound) - 1;
+            const std::uint32_t bound = internal::warpCopySource(cdf, total, particles, uniform, copy, t % WARP);
+            if (t % WARP == 0) {
+                bounds[warp] = bound;
+            }
+        }
+        __syncthreads();
+        for (std::uint32_t q = 0; q < batch && r0 + q < rounds; ++q) {
+            const std::uint32_t from = first + (r0 + q) * perRound;
+            internal::blockCopyIndices<ITEMS>(internal::CopyRange{cdf, total, particles, uniform, from,
+                                                                  min(end, from + perRound) - 1, bounds[2 * q],
+                                                                  bounds[2 * q + 1]},
+                                              copyIndex, window, windowSize, t, threads);
+        }
+    }
 }
 
 using primitives::detail::warpAllSum;
@@ -225,9 +281,13 @@ __device__ __forceinline__ void storeUsed(const ParticleRef& p, std::uint32_t n,
 /// up to UPLOAD_BLOCK · 16 bytes (both buffers are 16-byte aligned: cudaHostAlloc and cudaMalloc
 /// return page- and 256-byte-aligned memory); the words past the last whole 16 bytes one by one.
 /// A kernel, not a copy-engine node: in a graph, the kernels after a copy-engine upload of the seed
-/// scale's 2.9 KB started 6–9 µs later (H100, docs/benchmarks.md run X).
+/// scale's 2.9 KB started 6–9 µs later (H100, docs/benchmarks.md run X). Also zeroes the look-back
+/// state of the step's CDF scan (cdfTiles descriptors; the last scan finished before this kernel
+/// started): there, not in the advance kernels, where the loop over the descriptors cost the
+/// 48-register vehicle kernel 72 more bytes of spills (ptxas, sm_90).
 __global__ void __launch_bounds__(tuning::UPLOAD_BLOCK)
-    uploadKernel(const std::uint32_t* __restrict__ staged, std::uint32_t* __restrict__ inputs, std::uint32_t words) {
+    uploadKernel(const std::uint32_t* __restrict__ staged, std::uint32_t* __restrict__ inputs, std::uint32_t words,
+                 internal::CdfLookbackState cdfState, std::uint32_t cdfTiles) {
     primitives::allowDependentLaunch();  // the advance kernel's blocks may be scheduled meanwhile
     const std::uint32_t vectors = words / 4;
     for (std::uint32_t i = threadIdx.x; i < vectors; i += blockDim.x) {
@@ -236,6 +296,7 @@ __global__ void __launch_bounds__(tuning::UPLOAD_BLOCK)
     for (std::uint32_t i = 4 * vectors + threadIdx.x; i < words; i += blockDim.x) {
         inputs[i] = staged[i];
     }
+    internal::lookback::zeroLookbackState(cdfState, cdfTiles, threadIdx.x, blockDim.x);
 }
 
 template <typename Model>
@@ -255,11 +316,13 @@ __global__ void initializeKernel(Shape s, typename Model::Params params, const t
 /// written to the other buffer); otherwise only read it and its log-weight (the reduce stage). Each
 /// lane keeps a running max of its particles and its sums relative to it; after the loop each warp
 /// combines its lanes (a fixed shuffle tree) and the block its warps in order, and writes one partial
-/// per channel.
+/// per channel. First, when a resampling is pending, the copy indices of the block's particles
+/// (drawCopyIndices) — before the wait for the kernel before it when afterUpload (launched early
+/// behind the filter's upload, which writes nothing the search reads: ParticleFilter::m_uploadLaunchedLast).
 template <typename Model, bool ADVANCE, std::uint32_t VEHICLES, StateLayout LAYOUT>
 __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning::ONE_VEHICLE_MIN_BLOCKS : 1)
     particleKernel(Shape s, typename Model::Params params, const typename Model::VehicleInput* inputs,
-                   const FilterControl* control, Partials out, std::uint32_t chunks) {
+                   const FilterControl* control, Partials out, std::uint32_t chunks, bool afterUpload) {
     constexpr int SLOT = Model::SLOT_FLOATS;
     constexpr auto OUTPUTS = static_cast<std::uint32_t>(Model::OUTPUTS_PER_VEHICLE);
     constexpr std::uint32_t MAX_CHANNELS = 2 + VEHICLES * OUTPUTS;
@@ -272,8 +335,25 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
     // 32-bit products: chunks ≤ MAX_PARTICLES / 256 = 2¹³ and blocks ≤ MAX_PARTIAL_BLOCKS = 2¹².
     const std::uint32_t firstChunk = blockIdx.x * chunks / gridDim.x;
     const std::uint32_t endChunk = (blockIdx.x + 1) * chunks / gridDim.x;
-    primitives::waitForPrerequisiteGrid();  // may start early: no global access before this
+    if (!afterUpload) {
+        primitives::waitForPrerequisiteGrid();  // may start early: no global access before this
+    }
     const Source src = sourceOf(control);
+    // The lanes' channel sums live in shared memory (each its own column: no bank conflicts), which
+    // keeps the one-vehicle kernel inside its register budget; before them, the same memory holds
+    // the window of the copy-index search.
+    __shared__ union {
+        std::uint64_t window[tuning::COPY_INDEX_WINDOW];
+        float channelSums[VEHICLES * OUTPUTS][tuning::PARTICLE_BLOCK];
+    } shared;
+    __shared__ std::uint32_t copyBounds[MAX_BLOCK_WARPS];
+    if (src.pending) {
+        drawCopyIndices<tuning::COPY_INDEX_ITEMS>(s.resampling.cdf, s.resampling.copyIndex, s.particles, src.uniform,
+                                                  firstChunk * tuning::PARTICLE_BLOCK,
+                                                  min(endChunk * tuning::PARTICLE_BLOCK, s.particles), shared.window,
+                                                  tuning::COPY_INDEX_WINDOW, copyBounds, threadIdx.x, blockDim.x);
+    }
+    primitives::waitForPrerequisiteGrid();  // before the inputs, the weights and the state
 
     // Per thread: the max of its own particles' log-weights and its sums relative to a reference
     // (REBASE_MARGIN); the warp combines its lanes once, after the loop (a lane's particles in chunk
@@ -283,10 +363,9 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
     float reference = -INFINITY;
     double sumE = 0.0;
     double sumE2 = 0.0;
-    // The lane's channel sums live in shared memory (its own column: no bank conflicts), which keeps
-    // the one-vehicle kernel inside its register budget.
-    __shared__ float channelSums[VEHICLES * OUTPUTS][tuning::PARTICLE_BLOCK];
-    auto channel = [&](std::uint32_t n, std::uint32_t c) -> float& { return channelSums[n * OUTPUTS + c][threadIdx.x]; };
+    auto channel = [&](std::uint32_t n, std::uint32_t c) -> float& {
+        return shared.channelSums[n * OUTPUTS + c][threadIdx.x];
+    };
 #pragma unroll
     for (std::uint32_t n = 0; n < VEHICLES; ++n) {
 #pragma unroll
@@ -310,7 +389,7 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
         float logWeight = -INFINITY;
         float slot[SLOT];  // the last vehicle's slot after this particle's step
         const ParticleRef view = particleRef<LAYOUT>(s, ADVANCE ? src.buffer ^ 1U : src.buffer, k);
-        const std::uint32_t from = src.pending ? s.copyIndex[k] : k;
+        const std::uint32_t from = src.pending ? s.resampling.copyIndex[k] : k;
         const ParticleRef in = particleRef<LAYOUT>(s, src.buffer, from);
         if constexpr (ADVANCE) {
             float logLikelihood = 0.0F;
@@ -453,23 +532,32 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
 /// its sums (reduce-scatter: lane 2c holds output c). (Every warp computing the log-weights itself,
 /// one barrier per group, took 16 % more instructions and no less time: H100, docs/benchmarks.md
 /// run AE.) ADVANCE false: read only (the reduce stage), every warp from the stored log-weights.
+/// First, when a resampling is pending, the copy indices of the block's particles, as the
+/// per-particle kernel's (afterUpload likewise).
 /// MAX_REGISTERS: 64 admits the largest block (32 vehicles, 1024 threads); create() takes the
 /// VEHICLE_KERNEL_CAPPED_REGISTERS instantiation when it keeps more blocks resident (20 vehicles: 2
 /// blocks of 640 threads per SM instead of 1).
 template <typename Model, bool ADVANCE, int MAX_REGISTERS, StateLayout LAYOUT>
 __global__ void __maxnreg__(MAX_REGISTERS)
     vehicleKernel(Shape s, typename Model::Params params, const typename Model::VehicleInput* inputs,
-                  const FilterControl* control, Partials out, std::uint32_t groups) {
+                  const FilterControl* control, Partials out, std::uint32_t groups, bool afterUpload) {
     constexpr int SLOT = Model::SLOT_FLOATS;
     constexpr auto OUTPUTS = static_cast<std::uint32_t>(Model::OUTPUTS_PER_VEHICLE);
     static_assert(OUTPUTS <= SCATTER, "a vehicle's outputs must fit one reduce-scatter");
     // terms[lane][n]: vehicle n's log term of the group's particle `lane` (warp 0 reads a row as
     // 16-byte vectors; the warps write the next group's only after the second barrier). Rows of
     // MAX_VEHICLES + 4 floats: the 8 lanes of a vector load's quarter warp start 4 banks apart
-    // (conflict-free). The columns past `vehicles` stay zero and add nothing.
+    // (conflict-free). The columns past `vehicles` stay zero and add nothing. Before the terms, the
+    // same memory holds the window of the copy-index search (a separate 16 KB window measured about
+    // 1 µs slower at seed scale, in the step and on steps without a resampling: H100, 2026-11-27).
     constexpr std::uint32_t TERM_ROW = Model::MAX_VEHICLES + 4;
     static_assert(Model::MAX_VEHICLES % 4 == 0, "a row of terms is whole 16-byte vectors");
-    [[maybe_unused]] __shared__ __align__(16) float terms[WARP][TERM_ROW];
+    constexpr std::uint32_t WINDOW = WARP * TERM_ROW / 2;
+    __shared__ union {
+        __align__(16) float terms[WARP][TERM_ROW];
+        std::uint64_t window[WINDOW];
+    } shared;
+    [[maybe_unused]] auto& terms = shared.terms;
     [[maybe_unused]] __shared__ typename Model::Measurement measured[Model::MAX_VEHICLES];
     [[maybe_unused]] __shared__ double weights[WARP];  // warp 0's e of the group's particles
     [[maybe_unused]] __shared__ double rescale;        // and its factor for the sums
@@ -479,13 +567,24 @@ __global__ void __maxnreg__(MAX_REGISTERS)
     // 32-bit products: groups ≤ MAX_PARTICLES / 32 = 2¹⁶ and blocks ≤ MAX_PARTIAL_BLOCKS = 2¹².
     const std::uint32_t firstGroup = blockIdx.x * groups / gridDim.x;
     const std::uint32_t endGroup = (blockIdx.x + 1) * groups / gridDim.x;
+    const std::uint32_t rank = n * WARP + lane;  // in the block
+    const std::uint32_t threads = vehicles * WARP;
+    if (!afterUpload) {
+        primitives::waitForPrerequisiteGrid();  // may start early: no global access before this
+    }
+    const Source src = sourceOf(control);
+    static_assert(Model::MAX_VEHICLES <= MAX_BLOCK_WARPS, "a warp per vehicle");
+    __shared__ std::uint32_t copyBounds[MAX_BLOCK_WARPS];
+    if (src.pending) {
+        drawCopyIndices<1>(s.resampling.cdf, s.resampling.copyIndex, s.particles, src.uniform, firstGroup * WARP,
+                           min(endGroup * WARP, s.particles), shared.window, WINDOW, copyBounds, rank, threads);
+    }
     if constexpr (ADVANCE) {
-        for (std::uint32_t i = n * WARP + lane; i < WARP * TERM_ROW; i += vehicles * WARP) {
+        for (std::uint32_t i = rank; i < WARP * TERM_ROW; i += threads) {
             (&terms[0][0])[i] = 0.0F;
         }
     }
-    primitives::waitForPrerequisiteGrid();  // may start early: no global access before this
-    const Source src = sourceOf(control);
+    primitives::waitForPrerequisiteGrid();  // before the inputs, the weights and the state
     const typename Model::VehicleInput& z = inputs[n];
     const bool weighs = Model::weighs(z);
     if constexpr (ADVANCE) {
@@ -508,7 +607,7 @@ __global__ void __maxnreg__(MAX_REGISTERS)
         // The stored log-weight: warp 0 updates it (ADVANCE), every warp reads it (the reduce stage).
         const float previous = valid && !src.pending && (n == 0 || !ADVANCE) ? s.logWeights[k] : 0.0F;
         if (valid) {
-            const ParticleRef in = particleRef<LAYOUT>(s, src.buffer, src.pending ? s.copyIndex[k] : k);
+            const ParticleRef in = particleRef<LAYOUT>(s, src.buffer, src.pending ? s.resampling.copyIndex[k] : k);
             loadUsed<Model>(in, n, slot);
             if constexpr (ADVANCE) {
                 const std::int32_t other = Model::yieldsTo(slot, z, vehicles);
@@ -618,7 +717,9 @@ struct CombineArgs {
 /// exp(max_b − max); thread t sums partial blocks t, t + 256, … of its channel in order and a fixed
 /// tree combines the threads. The last channel block to finish (a completion counter, reset by that
 /// block) normalises the outputs and writes the control block: N_eff, the resample decision, u, the
-/// buffer commit, the step. The copy-index kernel reads the CDF after this kernel (stream order).
+/// buffer commit, the step, and a systematic resampling as pending, which the next advance draws the
+/// copy indices of from the CDF (stream order). Without a commit (the reduce stage) only N_eff, Σw
+/// and the max: a pending resampling keeps its u for the next advance.
 __global__ void __launch_bounds__(tuning::COMBINE_BLOCK) combineKernel(CombineArgs a) {
     __shared__ float scale[MAX_PARTIAL_BLOCKS];  // each in (0, 1]; float suffices (as the CPU's chunks)
     __shared__ float warpMaxima[COMBINE_WARPS];
@@ -700,14 +801,16 @@ __global__ void __launch_bounds__(tuning::COMBINE_BLOCK) combineKernel(CombineAr
         ctl.current ^= ctl.swap ^ a.commit;
         ctl.swap = 0;
         if (a.commit != 0U) {
-            ctl.pending = 0;
+            // The step's decision, u and count. A systematic resampling is left to the next advance:
+            // its copy indices (with this u) and its gather. The reduce stage leaves them alone.
+            ctl.resample = ctl.effectiveSampleSize < a.threshold * static_cast<float>(a.particles) ? 1U : 0U;
+            ctl.pending = a.cdfTiles != 0U ? ctl.resample : 0U;
+            ctl.uniform = resampleUniform(a.seed, ctl.step);
+            ctl.deActive = (ctl.resample != 0 && a.deEnabled != 0) ? 1U : 0U;
+            ctl.deParity = 0;
+            ctl.generations = 0;
+            ctl.step += 1;
         }
-        ctl.resample = ctl.effectiveSampleSize < a.threshold * static_cast<float>(a.particles) ? 1U : 0U;
-        ctl.uniform = resampleUniform(a.seed, ctl.step);
-        ctl.deActive = (ctl.resample != 0 && a.deEnabled != 0) ? 1U : 0U;
-        ctl.deParity = 0;
-        ctl.generations = 0;
-        ctl.step += 1;
         *a.control = ctl;
         *a.done = 0;
     }
@@ -795,7 +898,7 @@ std::uint32_t blocksFor(std::uint32_t items, std::uint32_t block) { return (item
 
 template <typename Model>
 using PartialsKernel = void (*)(Shape, typename Model::Params, const typename Model::VehicleInput*,
-                                const FilterControl*, Partials, std::uint32_t);
+                                const FilterControl*, Partials, std::uint32_t, bool);
 
 /// The per-particle kernel instantiated for `vehicles` (vehicle-parallel models: 1 … VEHICLE_PARALLEL_MIN − 1)
 /// and the layout.
@@ -837,6 +940,14 @@ PartialsKernel<Model> vehicleKernelFor(bool capped, StateLayout layout) {
         (void)layout;
         return nullptr;
     }
+}
+
+/// The step's view of the resampling scratch (everything null for differential evolution).
+Resampling resamplingOf(const FilterConfig& config, void* scratch, std::uint32_t* copyIndex) {
+    if (config.resampler != Resampler::Systematic) {
+        return {};
+    }
+    return {internal::carve(scratch, config.particles).cdf, copyIndex};
 }
 
 /// Resident blocks of `kernel` on the current device (blocks per SM × SMs); 0 if the query failed.
@@ -939,16 +1050,21 @@ template <typename Model>
 GpuStatus ParticleFilter<Model>::uploadInputs(StreamHandle stream) noexcept {
     static_assert(sizeof(Input) % sizeof(std::uint32_t) == 0, "inputs are copied as 32-bit words");
     const auto words = static_cast<std::uint32_t>(m_inputs.bytes() / sizeof(std::uint32_t));
+    const internal::ResampleScratch cdf = internal::carve(m_resampleScratch.get(), m_config.particles);
+    const std::uint32_t tiles = m_config.resampler == Resampler::Systematic ? cdf.tiles : 0U;
     uploadKernel<<<1, tuning::UPLOAD_BLOCK, 0, stream>>>(static_cast<const std::uint32_t*>(m_stagedInputs.devicePointer()),
-                                                         reinterpret_cast<std::uint32_t*>(m_inputs.data()), words);
+                                                         reinterpret_cast<std::uint32_t*>(m_inputs.data()), words,
+                                                         cdf.state, tiles);
+    m_uploadLaunchedLast = true;
     return AUGUR_CUDA_CHECK_LAUNCH();
 }
 
-#define AUGUR_PF_SHAPE                                                                                        \
-    Shape {                                                                                                  \
-        {m_states[0].data(), m_states[1].data()}, m_logWeights.data(),                                       \
-            m_config.resampler == Resampler::DifferentialEvolution ? m_fitness.data() : nullptr,            \
-            m_copyIndex.data(), m_config.particles, m_config.vehicles, m_stride, m_config.layout, m_config.seed \
+#define AUGUR_PF_SHAPE                                                                             \
+    Shape {                                                                                       \
+        {m_states[0].data(), m_states[1].data()}, m_logWeights.data(),                            \
+            m_config.resampler == Resampler::DifferentialEvolution ? m_fitness.data() : nullptr, \
+            resamplingOf(m_config, m_resampleScratch.get(), m_copyIndex.data()), m_config.particles, \
+            m_config.vehicles, m_stride, m_config.layout, m_config.seed                          \
     }
 
 template <typename Model>
@@ -967,11 +1083,14 @@ GpuStatus ParticleFilter<Model>::initialize(std::span<const Input> inputs, Strea
     AUGUR_CUDA_TRY(internal::clearResampleState(m_resampleScratch.get(), m_config.particles, stream));
     initializeKernel<Model><<<blocksFor(m_config.particles, tuning::PARTICLE_BLOCK), tuning::PARTICLE_BLOCK, 0, stream>>>(
         AUGUR_PF_SHAPE, m_params, m_inputs.data());
+    m_uploadLaunchedLast = false;
     return AUGUR_CUDA_CHECK_LAUNCH();
 }
 
 template <typename Model>
 GpuStatus ParticleFilter<Model>::launchPartials(bool advance, StreamHandle stream) noexcept {
+    const bool afterUpload = m_uploadLaunchedLast && m_dependentLaunch;
+    m_uploadLaunchedLast = false;
     const Partials out{m_partials.data(), m_partialMax.data(), m_partialBlocks};
     PartialsKernel<Model> kernel = nullptr;
     dim3 block(tuning::PARTICLE_BLOCK);
@@ -985,7 +1104,7 @@ GpuStatus ParticleFilter<Model>::launchPartials(bool advance, StreamHandle strea
     }
     return AUGUR_CUDA_CHECK(primitives::launchKernel(m_dependentLaunch, kernel, dim3(m_partialBlocks), block, stream,
                                                      AUGUR_PF_SHAPE, m_params, m_inputs.data(), m_control.data(), out,
-                                                     m_units));
+                                                     m_units, afterUpload));
 }
 
 template <typename Model>
@@ -999,6 +1118,7 @@ GpuStatus ParticleFilter<Model>::launchCombine(bool commit, StreamHandle stream)
     const bool scan = commit && m_config.resampler == Resampler::Systematic;
     const internal::ResampleScratch cdf = internal::carve(m_resampleScratch.get(), m_config.particles);
     auto* outputs = static_cast<float*>(m_outputs.devicePointer());
+    m_uploadLaunchedLast = false;
     const CombineArgs args{m_partials.data(),    m_partialMax.data(),  m_partialBlocks,
                            channels,             outputs,              m_control.data(),
                            m_channelSums.data(), m_combineDone.data(), m_config.particles,
@@ -1029,11 +1149,9 @@ template <typename Model>
 GpuStatus ParticleFilter<Model>::resample(StreamHandle stream) noexcept {
     FilterControl* control = m_control.data();
     if (m_config.resampler == Resampler::Systematic) {
-        return internal::launchSystematicResample(m_logWeights.data(), m_config.particles, &control->maxLogWeight,
-                                                  &control->uniform, m_copyIndex.data(), &control->resample,
-                                                  &control->pending, m_resampleScratch.get(), true,
-                                                  m_dependentLaunch, stream);
+        return {};  // the combine has scanned the CDF; the next advance draws the copy indices
     }
+    m_uploadLaunchedLast = false;
     const std::uint32_t particleBlocks = blocksFor(m_config.particles, tuning::PARTICLE_BLOCK);
     const std::uint32_t chunk =
         blocksFor(blocksFor(m_config.particles, tuning::SPREAD_MAX_BLOCKS), tuning::REDUCE_BLOCK) * tuning::REDUCE_BLOCK;
@@ -1054,9 +1172,17 @@ GpuStatus ParticleFilter<Model>::resample(StreamHandle stream) noexcept {
 template <typename Model>
 GpuStatus ParticleFilter<Model>::step(StreamHandle stream) noexcept {
     AUGUR_CUDA_TRY(uploadInputs(stream));
-    AUGUR_CUDA_TRY(launchPartials(true, stream));
-    AUGUR_CUDA_TRY(launchCombine(true, stream));
+    AUGUR_CUDA_TRY(advance(stream));
+    AUGUR_CUDA_TRY(combine(stream));
     return resample(stream);
+}
+
+template <typename Model>
+GpuStatus ParticleFilter<Model>::drawPendingCopyIndices(StreamHandle stream) const noexcept {
+    const FilterControl* control = m_control.data();
+    return internal::launchSystematicResample(m_logWeights.data(), m_config.particles, &control->maxLogWeight,
+                                              &control->uniform, m_copyIndex.data(), &control->pending,
+                                              m_resampleScratch.get(), true, stream);
 }
 
 template <typename Model>
@@ -1097,6 +1223,7 @@ GpuStatus ParticleFilter<Model>::copyParticles(std::span<float> aos, std::span<f
     const bool pending = control.pending != 0;
     AUGUR_CUDA_TRY(m_states[buffer].download(std::span<float>(m_hostState), stream));
     if (pending) {
+        AUGUR_CUDA_TRY(drawPendingCopyIndices(stream));
         AUGUR_CUDA_TRY(m_copyIndex.download(std::span<std::uint32_t>(m_hostCopyIndex), stream));
     } else {
         AUGUR_CUDA_TRY(m_logWeights.download(logWeights, stream));
@@ -1135,6 +1262,9 @@ Result<bool, platform::GpuError> ParticleFilter<Model>::copyWeightedParticles(st
         status = m_logWeights.download(logWeights, stream);
     }
     if (status && pending) {
+        status = drawPendingCopyIndices(stream);
+    }
+    if (status && pending) {
         status = m_copyIndex.download(copyIndex, stream);
     }
     if (status) {
@@ -1152,6 +1282,13 @@ Result<bool, platform::GpuError> ParticleFilter<Model>::copyWeightedParticles(st
         }
     }
     return pending;
+}
+
+template <typename Model>
+GpuStatus ParticleFilter<Model>::copyAppliedCopyIndices(std::span<std::uint32_t> copyIndex,
+                                                        StreamHandle stream) const noexcept {
+    AUGUR_CUDA_TRY(m_copyIndex.download(copyIndex, stream));
+    return AUGUR_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
 #undef AUGUR_PF_SHAPE

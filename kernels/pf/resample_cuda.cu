@@ -1,7 +1,8 @@
 // CUDA systematic resampling: quantised weights → integer CDF by a single-pass decoupled look-back
 // scan (exact, deterministic) → one thread per copy finds its source (seed 004 eqs. 10–12, bracketed
-// integer search) → coalesced gather of whole particles (seed 000 section 4.2.3). The particle filter
-// runs the first two and leaves the gather to its next predict, which reads through the copy indices.
+// integer search) → coalesced gather of whole particles (seed 000 section 4.2.3). The particle filter's
+// step launches none of these: its combine scans the CDF and its next advance draws the copy indices of
+// its own particles with the same search (cdf_scan.cuh) and gathers them into its predict.
 #include <thrust/copy.h>
 #include <thrust/execution_policy.h>
 #include <thrust/iterator/permutation_iterator.h>
@@ -10,7 +11,6 @@
 
 #include <algorithm>
 
-#include "../primitives/dependent_launch.cuh"
 #include "../primitives/lookback_scan.cuh"
 #include "augur/kernels/pf/resample.hpp"
 #include "augur/platform/memory.hpp"
@@ -36,63 +36,18 @@ __global__ void __launch_bounds__(lookback::LOOKBACK_BLOCK)
     internal::scanQuantizedTile(tile, particles, *maxLogWeight, cdf, state);
 }
 
-/// The smallest i in [0, K − 1] with copyLast(cdf[i]) ≥ j — copy j's source, as copySource — by a
-/// 32-way search of one warp: each round the lanes test 32 evenly spaced candidates at once, so the
-/// chain of dependent global loads is about log₃₂ K long (4 at K = 10⁶) instead of log₂ K. Every
-/// lane returns the answer.
-__device__ __forceinline__ std::uint32_t warpCopySource(const std::uint64_t* cdf, std::uint64_t total,
-                                                        std::uint32_t particles, float u, std::uint32_t j,
-                                                        std::uint32_t lane) {
-    constexpr std::uint32_t WARP = 32;
-    auto reaches = [&](std::uint32_t i) { return copyLast(__ldcg(&cdf[i]), total, particles, u) >= static_cast<std::int64_t>(j); };
-    // Invariant: the answer is in [lo, hi] and reaches(hi) (copyLast(total) = K − 1 ≥ j).
-    std::uint32_t lo = 0;
-    std::uint32_t hi = particles - 1;
-    while (hi - lo >= WARP) {
-        const std::uint32_t step = (hi - lo + WARP) / WARP;  // ⌈(hi − lo + 1) / 32⌉
-        const std::uint32_t probe = min(lo + (lane + 1) * step - 1, hi);
-        const std::uint32_t hits = __ballot_sync(0xFFFFFFFFU, reaches(probe));  // lane 31 probes hi: ≠ 0
-        const auto first = static_cast<std::uint32_t>(__ffs(static_cast<int>(hits)) - 1);
-        const std::uint32_t newHi = min(lo + (first + 1) * step - 1, hi);
-        lo = first == 0 ? lo : lo + first * step;
-        hi = newHi;
-    }
-    const std::uint32_t candidate = min(lo + lane, hi);
-    const std::uint32_t hits = __ballot_sync(0xFFFFFFFFU, reaches(candidate));
-    return lo + static_cast<std::uint32_t>(__ffs(static_cast<int>(hits)) - 1);
-}
-
-/// The block's window of the CDF in shared memory when it holds the whole source range (step 1),
-/// indexed by particle: window[i − first] = cdf[i].
-struct CdfWindow {
-    const std::uint64_t* values;
-    std::uint32_t first;
-    __device__ __forceinline__ std::uint64_t operator[](std::uint32_t i) const { return values[i - first]; }
-};
-
-/// Block b writes the copy indices ρ[j] of COPY_INDEX_ITEMS × COPY_INDEX_BLOCK consecutive copies j.
-/// Their sources are consecutive too (ρ is non-decreasing): warps 0 and 1 find the sources lo, hi of
-/// the block's first and last copies (warpCopySource), the block reads the CDF over [lo, hi] into
-/// shared memory with coalesced loads — typically about as many entries as copies — and every thread
-/// searches it for its copies: the same integer bracket and copyLast search as copySourceBracketed,
-/// hence the same indices as cpu::systematicResample, bit for bit. When [lo, hi] is wider than the
-/// window (weights that quantise to zero between two copies: then a few sources own all copies), the
-/// window holds every step-th entry and each search ends with log2(step) steps in global memory. A
-/// thread's items search in lock step. Then leaves the scan's tile descriptors zeroed for the next
-/// resampling (the scan has finished: stream order) and marks the copy indices pending when asked to.
+/// Block b writes the copy indices ρ[j] of COPY_INDEX_ITEMS × COPY_INDEX_BLOCK consecutive copies j:
+/// warps 0 and 1 find the sources of its first and last copy (warpCopySource), then the block
+/// searches the CDF between them (blockCopyIndices, cdf_scan.cuh).
 __global__ void __launch_bounds__(tuning::COPY_INDEX_BLOCK)
     copyIndexKernel(const std::uint64_t* cdf, std::uint32_t particles, const float* u,
-                    std::uint32_t* __restrict__ copyIndex, const std::uint32_t* enabled, std::uint32_t* pending,
-                    internal::CdfLookbackState state, std::uint32_t tiles) {
+                    std::uint32_t* __restrict__ copyIndex, const std::uint32_t* enabled) {
     constexpr std::uint32_t ITEMS = tuning::COPY_INDEX_ITEMS;
     constexpr std::uint32_t COPIES = ITEMS * tuning::COPY_INDEX_BLOCK;
+    static_assert(tuning::COPY_INDEX_WINDOW == 2 * COPIES, "the window holds twice the block's copies");
     __shared__ std::uint64_t window[tuning::COPY_INDEX_WINDOW];
     __shared__ std::uint32_t sources[2];
-    const std::uint32_t thread = blockIdx.x * blockDim.x + threadIdx.x;
-    primitives::waitForPrerequisiteGrid();  // may start early: no global access before this
     if (enabled != nullptr && *enabled == 0U) {
-        // The combine kernel scans on every step; its descriptors must be clean for the next one.
-        lookback::zeroLookbackState(state, tiles, thread, gridDim.x * blockDim.x);
         return;
     }
     const float uniform = *u;
@@ -102,96 +57,16 @@ __global__ void __launch_bounds__(tuning::COPY_INDEX_BLOCK)
     const std::uint32_t warp = threadIdx.x / 32;
     if (warp < 2) {
         const std::uint32_t lane = threadIdx.x % 32;
-        const std::uint32_t source = warpCopySource(cdf, total, particles, uniform, warp == 0 ? firstCopy : lastCopy, lane);
+        const std::uint32_t source =
+            internal::warpCopySource(cdf, total, particles, uniform, warp == 0 ? firstCopy : lastCopy, lane);
         if (lane == 0) {
             sources[warp] = source;
         }
     }
     __syncthreads();
-    const std::uint32_t lo = sources[0];
-    const std::uint32_t hi = sources[1];
-    const std::uint32_t span = hi - lo + 1;
-    const std::uint32_t step = (span + tuning::COPY_INDEX_WINDOW - 1) / tuning::COPY_INDEX_WINDOW;  // block-uniform
-    const std::uint32_t samples = (span + step - 1) / step;
-    for (std::uint32_t k = threadIdx.x; k < samples; k += blockDim.x) {
-        window[k] = __ldcg(&cdf[lo + k * step]);
-    }
-    __syncthreads();
-
-    std::uint32_t j[ITEMS];
-    CopyBracket bracket[ITEMS];
-    std::uint32_t first[ITEMS];
-#pragma unroll
-    for (std::uint32_t item = 0; item < ITEMS; ++item) {
-        j[item] = min(firstCopy + item * tuning::COPY_INDEX_BLOCK + threadIdx.x, lastCopy);
-        bracket[item] = copyBracket(total, particles, uniform, j[item]);
-    }
-    // The first source with CDF ≥ bracket.low: among the samples (shared), then within the step.
-#pragma unroll
-    for (std::uint32_t item = 0; item < ITEMS; ++item) {
-        first[item] = 0;
-    }
-    for (std::uint32_t len = samples + 1; len > 1;) {  // lowerBoundFixed over the samples, ITEMS at once
-        const std::uint32_t half = len / 2;
-#pragma unroll
-        for (std::uint32_t item = 0; item < ITEMS; ++item) {
-            first[item] = window[first[item] + half - 1] < bracket[item].low ? first[item] + half : first[item];
-        }
-        len -= half;
-    }
-    // first[item] = k: sample k ≥ low and sample k − 1 < low, or k = samples when no sample is.
-    if (step == 1) {
-#pragma unroll
-        for (std::uint32_t item = 0; item < ITEMS; ++item) {
-            first[item] = lo + min(first[item], span - 1);  // none → hi, as cdfLowerBoundIn
-        }
-    } else {
-        // The answer is in (lo + (k − 1)·step, lo + k·step], or past the last sample up to hi.
-        std::uint32_t len[ITEMS];
-#pragma unroll
-        for (std::uint32_t item = 0; item < ITEMS; ++item) {
-            const std::uint32_t k = first[item];
-            const std::uint32_t from = k == 0 ? lo : min(lo + (k - 1) * step + 1, hi);
-            const std::uint32_t to = k == 0 ? lo : (k < samples ? lo + k * step : hi);
-            first[item] = from;
-            len[item] = to - from + 1;
-        }
-        for (std::uint32_t round = 1; round < step; round *= 2) {  // ⌈log2(step)⌉ halvings, ITEMS at once
-#pragma unroll
-            for (std::uint32_t item = 0; item < ITEMS; ++item) {
-                if (len[item] > 1) {
-                    const std::uint32_t half = len[item] / 2;
-                    first[item] = __ldcg(&cdf[first[item] + half - 1]) < bracket[item].low ? first[item] + half : first[item];
-                    len[item] -= half;
-                }
-            }
-        }
-    }
-    // Usually the first source ≥ low is also ≥ high: that is the answer (copySourceIn would return it
-    // without another load); otherwise the full search from there.
-    std::uint64_t atFirst[ITEMS];
-#pragma unroll
-    for (std::uint32_t item = 0; item < ITEMS; ++item) {
-        atFirst[item] = step == 1 ? window[first[item] - lo] : __ldcg(&cdf[first[item]]);
-    }
-#pragma unroll
-    for (std::uint32_t item = 0; item < ITEMS; ++item) {
-        const std::uint32_t copy = firstCopy + item * tuning::COPY_INDEX_BLOCK + threadIdx.x;
-        if (copy > lastCopy) {
-            continue;
-        }
-        std::uint32_t source = first[item];
-        if (atFirst[item] < bracket[item].high && first[item] < hi) {
-            source = step == 1 ? copySourceIn(CdfWindow{window, lo}, total, particles, uniform, j[item], bracket[item],
-                                              first[item], hi)
-                               : copySourceIn(cdf, total, particles, uniform, j[item], bracket[item], first[item], hi);
-        }
-        copyIndex[copy] = source;
-    }
-    lookback::zeroLookbackState(state, tiles, thread, gridDim.x * blockDim.x);
-    if (thread == 0 && pending != nullptr) {
-        *pending = 1U;
-    }
+    internal::blockCopyIndices<ITEMS>(internal::CopyRange{cdf, total, particles, uniform, firstCopy, lastCopy,
+                                                          sources[0], sources[1]},
+                                      copyIndex, window, tuning::COPY_INDEX_WINDOW, threadIdx.x, blockDim.x);
 }
 
 /// Array of structs: element e of the destination (a Vec of one particle's `width` Vecs) from the
@@ -296,26 +171,22 @@ platform::GpuStatus clearResampleState(void* scratch, std::uint32_t particles, p
 
 platform::GpuStatus launchSystematicResample(const float* logWeights, std::uint32_t particles, const float* maxLogWeight,
                                              const float* u, std::uint32_t* copyIndex, const std::uint32_t* enabled,
-                                             std::uint32_t* pending, void* scratch, bool cdfScanned, bool early,
-                                             platform::StreamHandle stream) noexcept {
+                                             void* scratch, bool cdfScanned, platform::StreamHandle stream) noexcept {
     const ResampleScratch s = carve(scratch, particles);
-    if (cdfScanned) {
-        // The combine kernel has scanned it.
-    } else if (reinterpret_cast<std::uintptr_t>(logWeights) % 16 == 0) {
-        cdfKernel<true><<<s.tiles, lookback::LOOKBACK_BLOCK, 0, stream>>>(logWeights, particles, maxLogWeight, s.cdf,
-                                                                         s.state, enabled);
-    } else {
-        cdfKernel<false><<<s.tiles, lookback::LOOKBACK_BLOCK, 0, stream>>>(logWeights, particles, maxLogWeight, s.cdf,
-                                                                          s.state, enabled);
-    }
     if (!cdfScanned) {
+        if (reinterpret_cast<std::uintptr_t>(logWeights) % 16 == 0) {
+            cdfKernel<true><<<s.tiles, lookback::LOOKBACK_BLOCK, 0, stream>>>(logWeights, particles, maxLogWeight,
+                                                                             s.cdf, s.state, enabled);
+        } else {
+            cdfKernel<false><<<s.tiles, lookback::LOOKBACK_BLOCK, 0, stream>>>(logWeights, particles, maxLogWeight,
+                                                                              s.cdf, s.state, enabled);
+        }
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
     }
     constexpr std::uint32_t COPIES = tuning::COPY_INDEX_ITEMS * tuning::COPY_INDEX_BLOCK;
     const std::uint32_t blocks = (particles + COPIES - 1) / COPIES;
-    return AUGUR_CUDA_CHECK(primitives::launchKernel(early, copyIndexKernel, dim3(blocks), dim3(tuning::COPY_INDEX_BLOCK),
-                                                     stream, s.cdf, particles, u, copyIndex, enabled, pending, s.state,
-                                                     s.tiles));
+    copyIndexKernel<<<blocks, tuning::COPY_INDEX_BLOCK, 0, stream>>>(s.cdf, particles, u, copyIndex, enabled);
+    return AUGUR_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace internal
@@ -331,8 +202,8 @@ platform::GpuStatus systematicResample(const float* logWeights, std::uint32_t pa
         return AUGUR_CUDA_CHECK(cudaErrorInvalidValue);
     }
     AUGUR_CUDA_TRY(internal::clearResampleState(scratch, particles, stream));
-    return internal::launchSystematicResample(logWeights, particles, maxLogWeight, u, copyIndex, enabled, nullptr,
-                                              scratch, false, false, stream);
+    return internal::launchSystematicResample(logWeights, particles, maxLogWeight, u, copyIndex, enabled, scratch,
+                                              false, stream);
 }
 
 platform::GpuStatus gatherParticles(const float* src, float* dst, const std::uint32_t* copyIndex,

@@ -1,7 +1,6 @@
-// Private to kernels/pf: the systematic-resampling launches the filter's step uses. The step keeps
-// the CDF scan's look-back descriptors clean itself (zeroed at initialisation, left zeroed by every
-// copy-index kernel), scans the CDF inside its combine kernel, and leaves the gather to its next
-// predict, which reads the particles through the copy indices — so a resampling adds one kernel.
+// Private to kernels/pf: the systematic-resampling launches of resample.hpp's API and of the filter's
+// diagnostics. The filter's step launches none of them: its combine kernel scans the CDF, and its
+// next advance draws the copy indices of its own particles and gathers them (filter_cuda.cu).
 #pragma once
 
 #include <cstddef>
@@ -20,14 +19,13 @@ namespace augur::kernels::pf::cuda::internal {
                                                      platform::StreamHandle stream) noexcept;
 
 /// Copy indices of systematic resampling (the CDF by single-pass scan — unless cdfScanned: the
-/// filter's combine kernel scans it — then one thread per copy), when *enabled != 0 on the device;
-/// then sets *pending = 1 (when non-null). Leaves the look-back descriptors zeroed either way. One or two
-/// kernels; graph-capturable. `early`: the copy-index kernel is launched early behind the kernel
-/// before it (programmatic dependent launch: primitives/dependent_launch.cuh).
+/// filter's combine kernel has scanned it — then a block per 1,024 consecutive copies), when
+/// *enabled != 0 on the device (always when `enabled` is null). The scan needs the look-back state
+/// zeroed and leaves it used. One or two kernels; graph-capturable.
 [[nodiscard]] platform::GpuStatus launchSystematicResample(const float* logWeights, std::uint32_t particles,
                                                            const float* maxLogWeight, const float* u,
                                                            std::uint32_t* copyIndex, const std::uint32_t* enabled,
-                                                           std::uint32_t* pending, void* scratch, bool cdfScanned,
-                                                           bool early, platform::StreamHandle stream) noexcept;
+                                                           void* scratch, bool cdfScanned,
+                                                           platform::StreamHandle stream) noexcept;
 
 }  // namespace augur::kernels::pf::cuda::internal

@@ -67,7 +67,11 @@ inline constexpr std::uint32_t COMBINE_BLOCK = 256;
 /// at once on an H100 (8 per SM), so the searches' latency is paid once. H100, ncu: 14.5–15.0 µs at
 /// K = 10⁶, 7.2–7.7 µs at K = 20,000 × 20 vehicles (most weights zero: a sampled window). The previous
 /// kernel (one thread per copy, 1024-thread blocks, every thread's search through global memory):
-/// 20.8–21.5 µs at K = 10⁶, 6.2–6.8 µs at K = 20,000.
+/// 20.8–21.5 µs at K = 10⁶, 6.2–6.8 µs at K = 20,000. The step no longer launches it (its advance
+/// kernels draw their own particles' copy indices with the same search: the per-particle kernel
+/// COPY_INDEX_ITEMS per thread in a COPY_INDEX_WINDOW window that its channel sums reuse, the vehicle
+/// kernel one per thread in a 576-entry window in its log terms' memory); systematicResample() and
+/// the filter's readbacks do.
 inline constexpr std::uint32_t COPY_INDEX_BLOCK = 256;
 inline constexpr std::uint32_t COPY_INDEX_ITEMS = 4;
 /// CDF entries a block's window holds: twice its copies (a wider range — many zero-weight particles

@@ -114,7 +114,7 @@ ReplayTimes graphReplay_us(StreamHandle stream, const platform::DeviceMemory& bu
 
 /// graph: the step's graph replay from an idle device; queued: queued behind a memset (graphReplay_us).
 struct StageTimes {
-    double upload, advance, combine, resample, reduce, step, graph, queued;
+    double upload, advance, combine, reduce, step, graph, queued;
 };
 
 StageTimes gpuStages(std::uint32_t particles, std::uint32_t vehicles, StateLayout layout, StreamHandle stream,
@@ -122,17 +122,16 @@ StageTimes gpuStages(std::uint32_t particles, std::uint32_t vehicles, StateLayou
     StageTimes t{};
     auto created = kernels::pf::cuda::ParticleFilter<SceneModel>::create(sceneConfig(particles, vehicles, layout), {});
     if (!created) {
-        return StageTimes{-1, -1, -1, -1, -1, -1, -1, -1};
+        return StageTimes{-1, -1, -1, -1, -1, -1, -1};
     }
     auto& f = *created;
     const auto in = sceneInputs(vehicles);
     (void)f.initialize(in, stream);
     (void)f.setInputs(in);
-    (void)f.step(stream);  // a resampling is pending: advance reads through the copy indices, as in the step
+    (void)f.step(stream);  // a resampling is pending: advance draws the copy indices and reads through them
     t.upload = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)f.uploadInputs(s); });
     t.advance = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)f.advance(s); });
     t.combine = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)f.combine(s); });
-    t.resample = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)f.resample(s); });
     t.reduce = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)f.reduce(s); });
     t.step = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)f.step(s); });
     const ReplayTimes replay = graphReplay_us(stream, busy, [&f](StreamHandle s) { return f.step(s); });
@@ -143,8 +142,9 @@ StageTimes gpuStages(std::uint32_t particles, std::uint32_t vehicles, StateLayou
 
 void stageTable(StreamHandle stream, const platform::DeviceMemory& busy) {
     bench::Table table("Scene model: stages and whole step, resampling every step (µs, device time, median)",
-                       {"K", "vehicles", "layout", "upload", "advance (gather+predict+update+partials)",
-                        "combine (+ CDF scan)", "resample (copy indices)", "reduce alone (partials + combine)",
+                       {"K", "vehicles", "layout", "upload",
+                        "advance (copy indices + gather + predict + update + partials)", "combine (+ CDF scan)",
+                        "reduce alone (partials + combine)",
                         "step (stream)", "step (graph replay)", "step (graph replay queued behind a memset)",
                         "CPU step, 1 core", "CPU 1 core / graph",
                         "CPU step, all " + std::to_string(std::thread::hardware_concurrency()) + " threads",
@@ -161,7 +161,7 @@ void stageTable(StreamHandle stream, const platform::DeviceMemory& busy) {
             const double cpu = runCpu ? cpuStep_us(c.k, c.vehicles, layout) : -1.0;
             const double cpuAll = runCpu ? cpuStep_us(c.k, c.vehicles, layout, 0) : -1.0;
             table.row({std::to_string(c.k), std::to_string(c.vehicles), layoutName(layout), bench::fmt(t.upload),
-                       bench::fmt(t.advance), bench::fmt(t.combine), bench::fmt(t.resample), bench::fmt(t.reduce),
+                       bench::fmt(t.advance), bench::fmt(t.combine), bench::fmt(t.reduce),
                        bench::fmt(t.step), bench::fmt(t.graph), bench::fmt(t.queued), bench::fmt(cpu, 0),
                        cpu > 0 ? bench::fmt(cpu / t.graph, 1) + "x" : "-", bench::fmt(cpuAll, 0),
                        cpuAll > 0 ? bench::fmt(cpuAll / t.graph, 1) + "x" : "-"});
@@ -170,14 +170,14 @@ void stageTable(StreamHandle stream, const platform::DeviceMemory& busy) {
 }
 
 /// The step's graph node by node: replays of graphs holding its first n nodes (upload, advance,
-/// combine, copy indices), the step without its upload, and the same shape with no work (the upload,
-/// then three empty kernels), so the difference between two columns is what a node adds to the
-/// replay, its launch and ramp included. Each timed from an idle device (the host's submission
+/// combine), the step without its upload, and the same shape with no work (the upload, then two
+/// empty kernels), so the difference between two columns is what a node adds to the replay, its
+/// launch and ramp included. Each timed from an idle device (the host's submission
 /// included) and queued behind a memset (the device time alone). Every graph resamples every step.
 void nodeTable(StreamHandle stream, const platform::DeviceMemory& busy) {
     bench::Table table("The step's graph node by node (SoA, graph replay, µs, device time, median)",
-                       {"K", "vehicles", "timed", "upload", "+ advance", "+ combine", "+ copy indices (the step)",
-                        "the step without upload", "upload + 3 empty kernels"});
+                       {"K", "vehicles", "timed", "upload", "+ advance (with the copy indices)",
+                        "+ combine (the step)", "the step without upload", "upload + 2 empty kernels"});
     struct Case {
         std::uint32_t k;
         std::uint32_t vehicles;
@@ -198,20 +198,14 @@ void nodeTable(StreamHandle stream, const platform::DeviceMemory& busy) {
                 AUGUR_CUDA_TRY(f->uploadInputs(s));
                 return f->advance(s);
             },
-            [&](StreamHandle s) -> platform::GpuStatus {
-                AUGUR_CUDA_TRY(f->uploadInputs(s));
-                AUGUR_CUDA_TRY(f->advance(s));
-                return f->combine(s);
-            },
             [&](StreamHandle s) { return f->step(s); },
             [&](StreamHandle s) -> platform::GpuStatus {
                 AUGUR_CUDA_TRY(f->advance(s));
-                AUGUR_CUDA_TRY(f->combine(s));
-                return f->resample(s);
+                return f->combine(s);
             },
             [&](StreamHandle s) -> platform::GpuStatus {
                 AUGUR_CUDA_TRY(f->uploadInputs(s));
-                for (int i = 0; i < 3; ++i) {
+                for (int i = 0; i < 2; ++i) {
                     AUGUR_CUDA_TRY(bench::emptyKernel(s));
                 }
                 return {};
@@ -287,7 +281,8 @@ void outputCopyTable(StreamHandle stream, const platform::DeviceMemory& busy) {
 }
 
 /// The advance kernel with and without a pending resampling (threshold 2: every step resamples;
-/// threshold 0: none does): the difference is what the gather fused into predict costs.
+/// threshold 0: none does): the difference is what drawing the copy indices and the gather fused
+/// into predict cost (advance() alone: the search does not overlap an upload, as in the step).
 double advance_us(std::uint32_t particles, std::uint32_t vehicles, StateLayout layout, float threshold,
                   StreamHandle stream) {
     auto config = sceneConfig(particles, vehicles, layout);
@@ -318,7 +313,7 @@ void baselineTables(StreamHandle stream) {
     bench::Table copy("Resampling copy vs Thrust permutation-iterator copy (seed 000 §5.5: 24.2x), K = 20,000",
                       {"vehicles", "bytes/particle", "Thrust copy, AoS (µs)", "standalone gather, AoS (µs)",
                        "speed-up", "advance, resampled (µs)", "advance, not resampled (µs)",
-                       "fused gather: the difference (µs)", "Thrust / fused gather", "copy indices (µs)"});
+                       "fused copy indices + gather: the difference (µs)", "Thrust / fused"});
     std::vector<std::vector<std::string>> reduceRows;
     for (const std::uint32_t vehicles : {1U, 20U}) {
         const std::uint32_t stride = vehicles * SceneModel::SLOT_FLOATS;
@@ -357,18 +352,10 @@ void baselineTables(StreamHandle stream) {
         // A difference below the event timer's resolution (about 0.5 µs, cudaEventElapsedTime) is no
         // cost at all; a ratio over it would be noise (0.08 µs gave "1502.6x").
         constexpr double EVENT_RESOLUTION_US = 0.5;
-        auto filter = kernels::pf::cuda::ParticleFilter<SceneModel>::create(sceneConfig(K, vehicles, layout), {});
-        const auto in = sceneInputs(vehicles);
-        (void)filter->initialize(in, stream);
-        (void)filter->setInputs(in);
-        (void)filter->step(stream);
-        (void)filter->advance(stream);
-        (void)filter->combine(stream);
-        const double indices = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)filter->resample(s); });
         copy.row({std::to_string(vehicles), std::to_string(stride * 4), bench::fmt(thrust), bench::fmt(ours),
                   bench::fmt(thrust / ours, 1) + "x", bench::fmt(resampled), bench::fmt(kept), bench::fmt(fused),
-                  fused >= EVENT_RESOLUTION_US ? bench::fmt(thrust / fused, 1) + "x" : "(no measurable cost)",
-                  bench::fmt(indices)});
+                  fused >= EVENT_RESOLUTION_US ? bench::fmt(thrust / fused, 1) + "x" : "(no measurable cost)"});
+        const auto in = sceneInputs(vehicles);
 
         auto aos = kernels::pf::cuda::ParticleFilter<SceneModel>::create(
             sceneConfig(K, vehicles, StateLayout::ArrayOfStructs), {});
@@ -517,11 +504,12 @@ void floorTable(StreamHandle stream, const platform::DeviceMemory& busy) {
     constexpr std::uint32_t K = 1'000'000;
     const double bandwidth = bench::measureCopyBandwidth_GBps(stream);
     // Bytes per particle the step's kernels move, single vehicle (a 48-byte slot, 40 bytes of it used,
-    // 28 of them read by the step: SceneModel::READ_FIELDS): advance: ρ 4 + state read (AoS: the
-    // 48-byte slot; SoA: the bytes read) + log-w 4, state write (AoS 48, SoA the 40 used) + log-w 4;
-    // CDF scan: log-w 4 + CDF 8; copy indices: CDF 8 + ρ 4. The combine reads the block partials
-    // (< 0.2 B per particle). Before the step skipped the fields it only writes (2026-11-22), the
-    // SoA step read all 40 used bytes: 116 B per particle.
+    // 28 of them read by the step: SceneModel::READ_FIELDS): advance: its copy indices drawn from
+    // the CDF (8) and written to ρ (4), ρ 4 read back + state read (AoS: the 48-byte slot; SoA: the
+    // bytes read) + log-w 4, state write (AoS 48, SoA the 40 used) + log-w 4; combine: the CDF scan,
+    // log-w 4 + CDF 8, and the block partials (< 0.2 B per particle). The same bytes as when a
+    // separate kernel drew the copy indices (until 2026-11-27). Before the step skipped the fields it
+    // only writes (2026-11-22), the SoA step read all 40 used bytes: 116 B per particle.
     constexpr double SLOT = 4.0 * SceneModel::SLOT_FLOATS;
     constexpr double USED = 4.0 * SceneModel::USED_FLOATS;
     constexpr double READ = 4.0 * std::popcount(SceneModel::READ_FIELDS);

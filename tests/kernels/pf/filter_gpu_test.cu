@@ -323,9 +323,11 @@ INSTANTIATE_TEST_SUITE_P(Layouts, SceneFilterGpu,
 
 /// Steps a CUDA filter that resamples every step and checks what its pending resampling must
 /// guarantee, on the host: (1) the copy indices are exactly cpu::systematicResample of the step's own
-/// log-weights and u; (2) the next step reads its particles through them — its weighted particles and
-/// log-weights equal the host's predict and update of the gathered population (the host's
-/// arithmetic, so to float tolerance). The first step is also compared with the CPU reference filter:
+/// log-weights and u; (2) the next step's advance draws exactly those indices itself (each block its
+/// own particles') — checked on a twin filter that steps alike but is never read back, so no readback
+/// has drawn them into its buffer before — and reads its particles through them: its weighted
+/// particles and log-weights equal the host's predict and update of the gathered population (the
+/// host's arithmetic, so to float tolerance). The first step is also compared with the CPU reference filter:
 /// from the same initial particles only a near-tie copy index can differ there. Later steps are not:
 /// such a difference compounds (one different particle shifts every later copy boundary, and at
 /// K = 10⁶ about a quarter of the copy indices of the next resampling), which says nothing about the
@@ -334,9 +336,13 @@ void checkPendingSteps(const FilterConfig& config, int steps) {
     auto p = makePair<SceneModel>(config);
     auto stream = Stream::create();
     ASSERT_TRUE(stream);
+    auto twin = cuda::ParticleFilter<SceneModel>::create(config, {});
+    ASSERT_TRUE(twin);
     const auto init = sceneInputs(config.vehicles, 0);
     ASSERT_TRUE(p.cpu.initialize(init));
     ASSERT_TRUE(p.gpu.initialize(init, stream->get()));
+    ASSERT_TRUE(twin->initialize(init, stream->get()));
+    ASSERT_TRUE(stream->synchronize());  // the uploads read the staging, which setInputs refills
     const std::size_t k = config.particles;
     const std::size_t stride = static_cast<std::size_t>(config.vehicles) * SceneModel::SLOT_FLOATS;
     std::vector<float> weighted(k * stride);
@@ -346,16 +352,26 @@ void checkPendingSteps(const FilterConfig& config, int steps) {
     std::vector<std::uint32_t> copyIndex(k);
     std::vector<std::uint32_t> previousIndex(k);
     std::vector<std::uint32_t> expectedIndex(k);
+    std::vector<std::uint32_t> appliedIndex(k);
     std::vector<std::uint64_t> cdf(k);
     for (int step = 1; step <= steps; ++step) {
         SCOPED_TRACE("step " + std::to_string(step));
         const auto in = sceneInputs(config.vehicles, step);
-        ASSERT_TRUE(p.gpu.setInputs(in));
+        ASSERT_TRUE(p.gpu.setInputs(in) && twin->setInputs(in));
         ASSERT_TRUE(p.gpu.step(stream->get()));
+        ASSERT_TRUE(twin->step(stream->get()));
         if (step == 1) {
             ASSERT_TRUE(p.cpu.setInputs(in));
             p.cpu.step();
             expectClose(p, stream->get(), 2e-3F, 0.01);
+        }
+        if (step > 1) {
+            ASSERT_TRUE(twin->copyAppliedCopyIndices(appliedIndex, stream->get()));
+            std::size_t appliedMismatches = 0;
+            for (std::size_t j = 0; j < k; ++j) {
+                appliedMismatches += appliedIndex[j] != previousIndex[j] ? 1 : 0;
+            }
+            EXPECT_EQ(appliedMismatches, 0U) << "copy indices the advance drew that differ from the resampling's";
         }
         const auto pending = p.gpu.copyWeightedParticles(weighted, logWeights, copyIndex, stream->get());
         ASSERT_TRUE(pending.hasValue());
@@ -427,6 +443,20 @@ TEST(SceneFilterGpu, MillionParticlesResampleTheirOwnWeightsAndAdvanceThroughThe
     checkPendingSteps(config, 3);
 }
 
+/// Blocks that draw their copy indices in several rounds, the rounds' bounds found in more than one
+/// pass: the vehicle-parallel kernel at 4 vehicles (128-thread blocks: rounds of 128 copies, two
+/// rounds' bounds per pass) and K = 600,000, several hundred particles per block on current GPUs.
+TEST(SceneFilterGpu, BlocksDrawingTheirCopyIndicesInSeveralRoundsAdvanceThroughThem) {
+    AUGUR_REQUIRE_GPU();
+    FilterConfig config;
+    config.particles = 600'000;
+    config.vehicles = 4;
+    config.seed = 515;
+    config.resampleThreshold = 2.0F;
+    config.cpuThreads = 0;
+    checkPendingSteps(config, 3);
+}
+
 /// Log-weights hundreds of nats apart within a lane's particles: the per-particle kernel sums a
 /// lane's particles relative to its first one and rebases its sums when a later one lies more than
 /// REBASE_MARGIN (30) above it — here at many lanes, mid-loop. The outputs and N_eff must still be
@@ -471,6 +501,7 @@ TEST(SceneFilterGpu, ReduceAloneReproducesTheStepsOutputs) {
         auto stream = Stream::create();
         ASSERT_TRUE(sut && stream);
         ASSERT_TRUE(sut->initialize(sceneInputs(vehicles, 0), stream->get()));
+        ASSERT_TRUE(stream->synchronize());  // the upload reads the staging, which setInputs refills
         ASSERT_TRUE(sut->setInputs(sceneInputs(vehicles, 1)));
         ASSERT_TRUE(sut->step(stream->get()));
         std::vector<float> fromStep(outputCount<SceneModel>(vehicles));
@@ -479,6 +510,50 @@ TEST(SceneFilterGpu, ReduceAloneReproducesTheStepsOutputs) {
         std::vector<float> fromReduce(fromStep.size());
         ASSERT_TRUE(sut->copyOutputs(fromReduce, stream->get()));
         EXPECT_EQ(fromReduce, fromStep) << vehicles << " vehicles";
+    }
+}
+
+/// The reduce stage between two steps, with a resampling pending: it reads the particles through the
+/// copy indices it draws, and leaves the resampling — its u, the decision, the step count — to the
+/// next advance, so the next step is the same as without it.
+TEST(SceneFilterGpu, AReduceBetweenStepsLeavesThePendingResamplingAsItWas) {
+    AUGUR_REQUIRE_GPU();
+    for (const std::uint32_t vehicles : {1U, 20U}) {
+        FilterConfig config;
+        config.particles = 3001;
+        config.vehicles = vehicles;
+        config.seed = 31;
+        config.resampleThreshold = 2.0F;  // every step
+        auto plain = cuda::ParticleFilter<SceneModel>::create(config, {});
+        auto reduced = cuda::ParticleFilter<SceneModel>::create(config, {});
+        auto stream = Stream::create();
+        ASSERT_TRUE(plain && reduced && stream);
+        // The stream is synchronised before each setInputs: the uploads read the staging it refills.
+        for (auto* f : {&*plain, &*reduced}) {
+            ASSERT_TRUE(f->initialize(sceneInputs(vehicles, 0), stream->get()));
+            ASSERT_TRUE(stream->synchronize());
+            ASSERT_TRUE(f->setInputs(sceneInputs(vehicles, 1)));
+            ASSERT_TRUE(f->step(stream->get()));
+        }
+        ASSERT_TRUE(reduced->reduce(stream->get()));
+        ASSERT_TRUE(stream->synchronize());
+        for (auto* f : {&*plain, &*reduced}) {
+            ASSERT_TRUE(f->setInputs(sceneInputs(vehicles, 2)));
+            ASSERT_TRUE(f->step(stream->get()));
+        }
+        const std::size_t floats = static_cast<std::size_t>(config.particles) * vehicles * SceneModel::SLOT_FLOATS;
+        std::vector<float> a(floats);
+        std::vector<float> b(floats);
+        std::vector<float> la(config.particles);
+        std::vector<float> lb(config.particles);
+        ASSERT_TRUE(plain->copyParticles(a, la, stream->get()));
+        ASSERT_TRUE(reduced->copyParticles(b, lb, stream->get()));
+        EXPECT_EQ(a, b) << vehicles << " vehicles";
+        const auto sa = plain->summary(stream->get());
+        const auto sb = reduced->summary(stream->get());
+        ASSERT_TRUE(sa && sb);
+        EXPECT_EQ(sa->step, sb->step) << vehicles << " vehicles";
+        EXPECT_EQ(sa->effectiveSampleSize, sb->effectiveSampleSize) << vehicles << " vehicles";
     }
 }
 

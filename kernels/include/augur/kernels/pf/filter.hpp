@@ -106,10 +106,11 @@ struct FilterControl {
     std::uint32_t deActive;      ///< differential evolution still running
     std::uint32_t deParity;      ///< buffer parity of the differential-evolution population
     std::uint32_t generations;
-    /// CUDA path: 1 when systematic resampling has written the copy indices but not moved the
-    /// particles — particle k is particle ρ[k] of the committed buffer and every log-weight (and the
-    /// max they are relative to) counts as 0. The next step's predict reads through ρ (the gather is
-    /// fused into it). The CPU reference gathers at once and keeps 0.
+    /// CUDA path: 1 when the last step decided a systematic resampling and scanned its CDF but has
+    /// not moved the particles — particle k is particle ρ[k] of the committed buffer and every
+    /// log-weight (and the max they are relative to) counts as 0. The next step's advance draws ρ
+    /// from the CDF and reads through it (the gather is fused into its predict). The CPU reference
+    /// gathers at once and keeps 0.
     std::uint32_t pending;
 };
 
@@ -242,9 +243,9 @@ public:
     /// every replay. The device reads the staging when the step runs: call it between steps, not while
     /// one is in flight. Rejected as by the CPU reference (validateInputs), leaving the staging as it was.
     [[nodiscard]] Result<void, FilterError> setInputs(std::span<const Input> inputs) noexcept;
-    /// One whole step: upload inputs, advance, combine (with the CDF scan), resample (the copy indices,
-    /// which return at once unless the device decided to resample) — four graph nodes. Graph-capturable.
-    /// A systematic resampling leaves its gather to the next step's advance (FilterControl::pending);
+    /// One whole step: upload inputs, advance, combine (with the CDF scan) — three graph nodes; with
+    /// differential evolution, its generations after them. Graph-capturable. A systematic resampling
+    /// leaves its copy indices and its gather to the next step's advance (FilterControl::pending);
     /// copyParticles() and summary() report the resampled state either way.
     [[nodiscard]] platform::GpuStatus step(platform::StreamHandle stream) noexcept;
 
@@ -252,13 +253,14 @@ public:
     // each — another order measures the same work but need not leave a meaningful filter state).
     [[nodiscard]] platform::GpuStatus uploadInputs(platform::StreamHandle stream) noexcept;
     /// Predict and update of every particle (reading it through the copy indices of a pending
-    /// resampling, writing it to the other state buffer) and the block partials of the reduction.
+    /// resampling, which it draws first, writing it to the other state buffer) and the block partials
+    /// of the reduction.
     [[nodiscard]] platform::GpuStatus advance(platform::StreamHandle stream) noexcept;
     /// Combines the block partials: outputs, Σw, Σw², max log-w, N_eff and the resample decision;
     /// commits the advanced buffer.
     [[nodiscard]] platform::GpuStatus combine(platform::StreamHandle stream) noexcept;
-    /// Systematic: the CDF scan and the copy indices, when the device decided to resample.
-    /// Differential evolution: the generations.
+    /// Differential evolution: the generations. Systematic: nothing — the combine scans the CDF and
+    /// the next advance draws the copy indices.
     [[nodiscard]] platform::GpuStatus resample(platform::StreamHandle stream) noexcept;
     /// The reduction alone over the committed particles and weights (block partials, then combine
     /// without a commit): what the output-reduction comparison measures.
@@ -278,6 +280,12 @@ public:
                                                                        std::span<float> logWeights,
                                                                        std::span<std::uint32_t> copyIndex,
                                                                        platform::StreamHandle stream) const noexcept;
+    /// Diagnostics: the copy indices (K entries) the last advance read its particles through when it
+    /// carried out a pending resampling — the ones its blocks drew themselves; meaningless when it
+    /// carried out none. Call it before copyWeightedParticles(), which draws the next ones into the
+    /// same buffer. Synchronises.
+    [[nodiscard]] platform::GpuStatus copyAppliedCopyIndices(std::span<std::uint32_t> copyIndex,
+                                                             platform::StreamHandle stream) const noexcept;
     /// The outputs (outputCount values) live in mapped page-locked memory, which the combine kernel
     /// writes: no copy node brings them to the host. They belong to the last step whose work has
     /// completed — read them after waiting on the stream or an event recorded after the step.
@@ -289,6 +297,9 @@ public:
 private:
     [[nodiscard]] platform::GpuStatus launchPartials(bool advance, platform::StreamHandle stream) noexcept;
     [[nodiscard]] platform::GpuStatus launchCombine(bool commit, platform::StreamHandle stream) noexcept;
+    /// The copy indices of the pending systematic resampling, into m_copyIndex (as the next advance
+    /// will draw them), for the readbacks.
+    [[nodiscard]] platform::GpuStatus drawPendingCopyIndices(platform::StreamHandle stream) const noexcept;
 
     FilterConfig m_config{};
     Params m_params{};
@@ -296,6 +307,10 @@ private:
     bool m_vehicleParallel{false};   ///< one thread per (particle, vehicle) (scene model, ≥ VEHICLE_PARALLEL_MIN vehicles)
     bool m_cappedRegisters{false};   ///< the vehicle kernel's register-capped instantiation keeps more blocks resident
     bool m_dependentLaunch{false};   ///< the step's kernels after the upload start early (compute capability ≥ 9.0)
+    /// The last kernel this filter enqueued is its upload, which starts after all earlier work and
+    /// writes only the inputs: an advance launched early behind it may read the control block and
+    /// the CDF, and draw its copy indices, before it waits (launchPartials).
+    bool m_uploadLaunchedLast{false};
     std::uint32_t m_partialBlocks{0};  ///< blocks of the advance / reduce kernels = partial sums per channel
     std::uint32_t m_units{0};          ///< 32-particle groups (vehicle-parallel) or 256-particle chunks, shared evenly by the blocks
     platform::DeviceBuffer<float> m_states[2];
@@ -306,7 +321,9 @@ private:
     platform::DeviceBuffer<float> m_partialMax;
     platform::DeviceBuffer<double> m_channelSums;
     platform::DeviceBuffer<std::uint32_t> m_combineDone;  ///< blocks of the combine that finished (self-resetting)
-    platform::DeviceBuffer<std::uint32_t> m_copyIndex;
+    /// ρ of a pending systematic resampling: each advance block writes its particles' (and reads them
+    /// back); the readbacks write all of them (drawPendingCopyIndices).
+    mutable platform::DeviceBuffer<std::uint32_t> m_copyIndex;
     platform::DeviceBuffer<Input> m_inputs;
     platform::DeviceBuffer<FilterControl> m_control;
     platform::DeviceMemory m_resampleScratch;

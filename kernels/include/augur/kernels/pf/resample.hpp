@@ -112,8 +112,9 @@ AUGUR_HD_INLINE std::uint32_t copySource(const std::uint64_t* cdf, std::uint32_t
 inline constexpr double COPY_BRACKET_MARGIN = 1.0 / 1048576.0;
 
 /// Smallest i in [lo, hi] with cdf[i] ≥ value; hi when there is none. `Cdf`: anything indexed by the
-/// particle index — a pointer to the whole CDF, or a window of it (the device's copy-index kernel
-/// searches a block's slice of the CDF in shared memory).
+/// particle index — a pointer to the whole CDF, or a window of it (the device's copy-index search,
+/// in the copy-index kernel and the filter's advance kernels, reads a block's slice of the CDF into
+/// shared memory).
 template <typename Cdf>
 AUGUR_HD_INLINE std::uint32_t cdfLowerBoundIn(const Cdf& cdf, std::uint32_t lo, std::uint32_t hi,
                                               std::uint64_t value) noexcept {
@@ -191,8 +192,9 @@ AUGUR_HD_INLINE std::uint32_t copySourceFrom(const std::uint64_t* cdf, std::uint
 /// answer is bracketed by two integer lower bounds (copyBracket; the second found by galloping from
 /// the first), and copyLast is evaluated only inside the bracket — usually a single source, so not
 /// at all. O(log K) integer steps; at most O(log K) copyLast evaluations (only when many zero-weight
-/// sources share the bracket). The device's copy-index kernel runs the same search (copySourceIn)
-/// inside the range of sources of its block's copies, read once into shared memory.
+/// sources share the bracket). The device's copy-index search (the copy-index kernel, the filter's
+/// advance kernels) runs the same search (copySourceIn) inside the range of sources of its block's
+/// copies, read once into shared memory.
 AUGUR_HD_INLINE std::uint32_t copySourceBracketed(const std::uint64_t* cdf, std::uint32_t particles, float u,
                                                   std::uint32_t j) noexcept {
     const std::uint32_t lastIndex = particles - 1;
