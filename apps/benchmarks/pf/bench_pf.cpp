@@ -357,8 +357,11 @@ void baselineTables(StreamHandle stream) {
                   fused >= EVENT_RESOLUTION_US ? bench::fmt(thrust / fused, 1) + "x" : "(no measurable cost)"});
         const auto in = sceneInputs(vehicles);
 
-        auto aos = kernels::pf::cuda::ParticleFilter<SceneModel>::create(
-            sceneConfig(K, vehicles, StateLayout::ArrayOfStructs), {});
+        // Over the weights a step left, with no resampling pending (the reduce stage would first draw
+        // its copy indices, which the atomicAdd baseline does not do).
+        auto reduceConfig = sceneConfig(K, vehicles, StateLayout::ArrayOfStructs);
+        reduceConfig.resampleThreshold = 0.0F;
+        auto aos = kernels::pf::cuda::ParticleFilter<SceneModel>::create(reduceConfig, {});
         (void)aos->initialize(in, stream);
         (void)aos->setInputs(in);
         (void)aos->step(stream);
