@@ -432,15 +432,21 @@ INSTANTIATE_TEST_SUITE_P(VehiclesAndLayouts, SceneFilterShapesGpu,
                          ::testing::Combine(::testing::Values(1U, 3U, 6U, 20U),
                                             ::testing::Values(StateLayout::ArrayOfStructs, StateLayout::StructOfArrays)));
 
+/// A large filter that resamples every step; its host reference runs on every host thread (same
+/// results, less waiting).
+FilterConfig largeResamplingConfig(std::uint32_t particles, std::uint32_t vehicles, std::uint64_t seed) {
+    FilterConfig config;
+    config.particles = particles;
+    config.vehicles = vehicles;
+    config.seed = seed;
+    config.resampleThreshold = 2.0F;
+    config.cpuThreads = 0;
+    return config;
+}
+
 TEST(SceneFilterGpu, MillionParticlesResampleTheirOwnWeightsAndAdvanceThroughThePendingCopyIndices) {
     AUGUR_REQUIRE_GPU();
-    FilterConfig config;
-    config.particles = 1'000'000;
-    config.vehicles = 1;
-    config.seed = 4242;
-    config.resampleThreshold = 2.0F;
-    config.cpuThreads = 0;  // every host thread: same results, less waiting
-    checkPendingSteps(config, 3);
+    checkPendingSteps(largeResamplingConfig(1'000'000, 1, 4242), 3);
 }
 
 /// Blocks that draw their copy indices in several rounds, the rounds' bounds found in more than one
@@ -448,13 +454,7 @@ TEST(SceneFilterGpu, MillionParticlesResampleTheirOwnWeightsAndAdvanceThroughThe
 /// rounds' bounds per pass) and K = 600,000, several hundred particles per block on current GPUs.
 TEST(SceneFilterGpu, BlocksDrawingTheirCopyIndicesInSeveralRoundsAdvanceThroughThem) {
     AUGUR_REQUIRE_GPU();
-    FilterConfig config;
-    config.particles = 600'000;
-    config.vehicles = 4;
-    config.seed = 515;
-    config.resampleThreshold = 2.0F;
-    config.cpuThreads = 0;
-    checkPendingSteps(config, 3);
+    checkPendingSteps(largeResamplingConfig(600'000, 4, 515), 3);
 }
 
 /// Log-weights hundreds of nats apart within a lane's particles: the per-particle kernel sums a
