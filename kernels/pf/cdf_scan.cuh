@@ -268,4 +268,45 @@ __device__ __forceinline__ void blockCopyIndices(const CopyRange& r, std::uint32
     __syncthreads();
 }
 
+/// Block-wide: the copy indices ρ[j] of the consecutive copies j = first … end − 1 (the copy-index
+/// kernel's block of copies; an advance kernel block's particles, whose gather reads them), drawn
+/// from the CDF of the K = `particles` particles and written to ρ, where the whole block may read
+/// them after the last barrier. In rounds of ITEMS · threads copies, or half the window's
+/// `windowSize` entries if fewer (blockCopyIndices); pairs of warps find the bounds of up to
+/// warps / 2 rounds at once (warpCopySource), so one chain of dependent loads serves them all.
+/// `bounds`: one entry per warp, shared. `t`: the thread's index in the block of `threads` (whole
+/// warps, at least two). Not inlined: the advance kernels' loops keep their register allocation
+/// (inlined, the 48-register kernels spilled about twice as much, and the step measured 3–7 µs
+/// slower: H100, docs/benchmarks.md run AO).
+template <std::uint32_t ITEMS>
+__device__ __noinline__ void drawCopyIndices(const std::uint64_t* cdf, std::uint32_t particles, float uniform,
+                                             std::uint32_t first, std::uint32_t end, std::uint32_t* copyIndex,
+                                             std::uint64_t* window, std::uint32_t windowSize, std::uint32_t* bounds,
+                                             std::uint32_t t, std::uint32_t threads) {
+    constexpr std::uint32_t WARP = 32;
+    const std::uint64_t total = __ldcg(&cdf[particles - 1]);
+    const std::uint32_t perRound = min(ITEMS * threads, windowSize / 2);
+    const std::uint32_t rounds = (end - first + perRound - 1) / perRound;
+    const std::uint32_t batch = threads / WARP / 2;  // rounds whose bounds one pass finds
+    const std::uint32_t warp = t / WARP;
+    for (std::uint32_t r0 = 0; r0 < rounds; r0 += batch) {
+        const std::uint32_t r = r0 + warp / 2;
+        if (r < rounds && warp < 2 * batch) {  // warp-uniform
+            const std::uint32_t from = first + r * perRound;
+            const std::uint32_t copy = warp % 2 == 0 ? from : min(end, from + perRound) - 1;
+            const std::uint32_t bound = warpCopySource(cdf, total, particles, uniform, copy, t % WARP);
+            if (t % WARP == 0) {
+                bounds[warp] = bound;
+            }
+        }
+        __syncthreads();
+        for (std::uint32_t q = 0; q < batch && r0 + q < rounds; ++q) {
+            const std::uint32_t from = first + (r0 + q) * perRound;
+            blockCopyIndices<ITEMS>(CopyRange{cdf, total, particles, uniform, from, min(end, from + perRound) - 1,
+                                              bounds[2 * q], bounds[2 * q + 1]},
+                                    copyIndex, window, windowSize, t, threads);
+        }
+    }
+}
+
 }  // namespace augur::kernels::pf::cuda::internal

@@ -114,45 +114,7 @@ __device__ __forceinline__ Source sourceOf(const FilterControl* control) {
 /// Warps per block of the step's largest block (the vehicle kernel at MAX_VEHICLES: one warp each).
 constexpr std::uint32_t MAX_BLOCK_WARPS = 32;
 
-/// Block-wide: the copy indices of a pending systematic resampling for the block's particles
-/// [first, end) — the sources its gather reads — drawn from the CDF of the K = `particles` particles
-/// (the same search, hence the same indices, as the copy-index kernel of resample.hpp) and written to
-/// ρ, where the whole block reads them after the last barrier. In rounds of ITEMS · threads copies,
-/// or half the window's `windowSize` entries if fewer (internal::blockCopyIndices); pairs of warps
-/// find the bounds of up to warps / 2 rounds at once (internal::warpCopySource), so one chain of
-/// dependent loads serves them all. `t`: the thread's index in the block of `threads` (whole warps,
-/// at least two). Not inlined: the advance kernels' loops keep their register allocation (inlined,
-/// the 48-register kernels spilled about twice as much, and the step measured 3–7 µs slower).
-template <std::uint32_t ITEMS>
-__device__ __noinline__ void drawCopyIndices(const std::uint64_t* cdf, std::uint32_t* copyIndex,
-                                             std::uint32_t particles, float uniform, std::uint32_t first,
-                                             std::uint32_t end, std::uint64_t* window, std::uint32_t windowSize,
-                                             std::uint32_t* bounds, std::uint32_t t, std::uint32_t threads) {
-    const std::uint64_t total = __ldcg(&cdf[particles - 1]);
-    const std::uint32_t perRound = min(ITEMS * threads, windowSize / 2);
-    const std::uint32_t rounds = (end - first + perRound - 1) / perRound;
-    const std::uint32_t batch = threads / WARP / 2;  // rounds whose bounds one pass finds
-    const std::uint32_t warp = t / WARP;
-    for (std::uint32_t r0 = 0; r0 < rounds; r0 += batch) {
-        const std::uint32_t r = r0 + warp / 2;
-        if (r < rounds && warp < 2 * batch) {  // warp-uniform
-            const std::uint32_t from = first + r * perRound;
-            const std::uint32_t copy = warp % 2 == 0 ? from : min(end, from + perRound) - 1;
-            const std::uint32_t bound = internal::warpCopySource(cdf, total, particles, uniform, copy, t % WARP);
-            if (t % WARP == 0) {
-                bounds[warp] = bound;
-            }
-        }
-        __syncthreads();
-        for (std::uint32_t q = 0; q < batch && r0 + q < rounds; ++q) {
-            const std::uint32_t from = first + (r0 + q) * perRound;
-            internal::blockCopyIndices<ITEMS>(internal::CopyRange{cdf, total, particles, uniform, from,
-                                                                  min(end, from + perRound) - 1, bounds[2 * q],
-                                                                  bounds[2 * q + 1]},
-                                              copyIndex, window, windowSize, t, threads);
-        }
-    }
-}
+using internal::drawCopyIndices;
 
 using primitives::detail::warpAllSum;
 
@@ -348,10 +310,11 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
     } shared;
     __shared__ std::uint32_t copyBounds[MAX_BLOCK_WARPS];
     if (src.pending) {
-        drawCopyIndices<tuning::COPY_INDEX_ITEMS>(s.resampling.cdf, s.resampling.copyIndex, s.particles, src.uniform,
+        drawCopyIndices<tuning::COPY_INDEX_ITEMS>(s.resampling.cdf, s.particles, src.uniform,
                                                   firstChunk * tuning::PARTICLE_BLOCK,
-                                                  min(endChunk * tuning::PARTICLE_BLOCK, s.particles), shared.window,
-                                                  tuning::COPY_INDEX_WINDOW, copyBounds, threadIdx.x, blockDim.x);
+                                                  min(endChunk * tuning::PARTICLE_BLOCK, s.particles),
+                                                  s.resampling.copyIndex, shared.window, tuning::COPY_INDEX_WINDOW,
+                                                  copyBounds, threadIdx.x, blockDim.x);
     }
     primitives::waitForPrerequisiteGrid();  // before the inputs, the weights and the state
 
@@ -576,8 +539,9 @@ __global__ void __maxnreg__(MAX_REGISTERS)
     static_assert(Model::MAX_VEHICLES <= MAX_BLOCK_WARPS, "a warp per vehicle");
     __shared__ std::uint32_t copyBounds[MAX_BLOCK_WARPS];
     if (src.pending) {
-        drawCopyIndices<1>(s.resampling.cdf, s.resampling.copyIndex, s.particles, src.uniform, firstGroup * WARP,
-                           min(endGroup * WARP, s.particles), shared.window, WINDOW, copyBounds, rank, threads);
+        drawCopyIndices<1>(s.resampling.cdf, s.particles, src.uniform, firstGroup * WARP,
+                           min(endGroup * WARP, s.particles), s.resampling.copyIndex, shared.window, WINDOW,
+                           copyBounds, rank, threads);
     }
     if constexpr (ADVANCE) {
         for (std::uint32_t i = rank; i < WARP * TERM_ROW; i += threads) {

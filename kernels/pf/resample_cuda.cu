@@ -36,9 +36,9 @@ __global__ void __launch_bounds__(lookback::LOOKBACK_BLOCK)
     internal::scanQuantizedTile(tile, particles, *maxLogWeight, cdf, state);
 }
 
-/// Block b writes the copy indices ρ[j] of COPY_INDEX_ITEMS × COPY_INDEX_BLOCK consecutive copies j:
-/// warps 0 and 1 find the sources of its first and last copy (warpCopySource), then the block
-/// searches the CDF between them (blockCopyIndices, cdf_scan.cuh).
+/// Block b writes the copy indices ρ[j] of COPY_INDEX_ITEMS × COPY_INDEX_BLOCK consecutive copies j
+/// (drawCopyIndices, cdf_scan.cuh: one round; warps 0 and 1 find the sources of its first and last
+/// copy, then the block searches the CDF between them).
 __global__ void __launch_bounds__(tuning::COPY_INDEX_BLOCK)
     copyIndexKernel(const std::uint64_t* cdf, std::uint32_t particles, const float* u,
                     std::uint32_t* __restrict__ copyIndex, const std::uint32_t* enabled) {
@@ -46,27 +46,13 @@ __global__ void __launch_bounds__(tuning::COPY_INDEX_BLOCK)
     constexpr std::uint32_t COPIES = ITEMS * tuning::COPY_INDEX_BLOCK;
     static_assert(tuning::COPY_INDEX_WINDOW == 2 * COPIES, "the window holds twice the block's copies");
     __shared__ std::uint64_t window[tuning::COPY_INDEX_WINDOW];
-    __shared__ std::uint32_t sources[2];
+    __shared__ std::uint32_t bounds[tuning::COPY_INDEX_BLOCK / 32];
     if (enabled != nullptr && *enabled == 0U) {
         return;
     }
-    const float uniform = *u;
-    const std::uint64_t total = __ldcg(&cdf[particles - 1]);
     const std::uint32_t firstCopy = blockIdx.x * COPIES;
-    const std::uint32_t lastCopy = min(particles, firstCopy + COPIES) - 1;
-    const std::uint32_t warp = threadIdx.x / 32;
-    if (warp < 2) {
-        const std::uint32_t lane = threadIdx.x % 32;
-        const std::uint32_t source =
-            internal::warpCopySource(cdf, total, particles, uniform, warp == 0 ? firstCopy : lastCopy, lane);
-        if (lane == 0) {
-            sources[warp] = source;
-        }
-    }
-    __syncthreads();
-    internal::blockCopyIndices<ITEMS>(internal::CopyRange{cdf, total, particles, uniform, firstCopy, lastCopy,
-                                                          sources[0], sources[1]},
-                                      copyIndex, window, tuning::COPY_INDEX_WINDOW, threadIdx.x, blockDim.x);
+    internal::drawCopyIndices<ITEMS>(cdf, particles, *u, firstCopy, min(particles, firstCopy + COPIES), copyIndex,
+                                     window, tuning::COPY_INDEX_WINDOW, bounds, threadIdx.x, blockDim.x);
 }
 
 /// Array of structs: element e of the destination (a Vec of one particle's `width` Vecs) from the
