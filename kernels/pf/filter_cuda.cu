@@ -111,9 +111,6 @@ __device__ __forceinline__ Source sourceOf(const FilterControl* control) {
     return Source{c.current ^ c.swap, pending, pending ? 0.0F : c.maxLogWeight, c.step, c.uniform};
 }
 
-/// Warps per block of the step's largest block (the vehicle kernel at MAX_VEHICLES: one warp each).
-constexpr std::uint32_t MAX_BLOCK_WARPS = 32;
-
 using internal::drawCopyIndices;
 
 using primitives::detail::warpAllSum;
@@ -308,7 +305,7 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
         std::uint64_t window[tuning::COPY_INDEX_WINDOW];
         float channelSums[VEHICLES * OUTPUTS][tuning::PARTICLE_BLOCK];
     } shared;
-    __shared__ std::uint32_t copyBounds[MAX_BLOCK_WARPS];
+    __shared__ std::uint32_t copyBounds[PARTICLE_WARPS];
     if (src.pending) {
         drawCopyIndices<tuning::COPY_INDEX_ITEMS>(s.resampling.cdf, s.particles, src.uniform,
                                                   firstChunk * tuning::PARTICLE_BLOCK,
@@ -536,8 +533,7 @@ __global__ void __maxnreg__(MAX_REGISTERS)
         primitives::waitForPrerequisiteGrid();  // may start early: no global access before this
     }
     const Source src = sourceOf(control);
-    static_assert(Model::MAX_VEHICLES <= MAX_BLOCK_WARPS, "a warp per vehicle");
-    __shared__ std::uint32_t copyBounds[MAX_BLOCK_WARPS];
+    __shared__ std::uint32_t copyBounds[Model::MAX_VEHICLES];  // a warp per vehicle
     if (src.pending) {
         drawCopyIndices<1>(s.resampling.cdf, s.particles, src.uniform, firstGroup * WARP,
                            min(endGroup * WARP, s.particles), s.resampling.copyIndex, shared.window, WINDOW,
@@ -1145,7 +1141,7 @@ template <typename Model>
 GpuStatus ParticleFilter<Model>::drawPendingCopyIndices(StreamHandle stream) const noexcept {
     const FilterControl* control = m_control.data();
     return internal::launchSystematicResample(m_logWeights.data(), m_config.particles, &control->maxLogWeight,
-                                              &control->uniform, m_copyIndex.data(), &control->pending,
+                                              &control->uniform, m_copyIndex.data(), nullptr,
                                               m_resampleScratch.get(), true, stream);
 }
 

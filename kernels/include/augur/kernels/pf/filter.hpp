@@ -298,7 +298,8 @@ private:
     [[nodiscard]] platform::GpuStatus launchPartials(bool advance, platform::StreamHandle stream) noexcept;
     [[nodiscard]] platform::GpuStatus launchCombine(bool commit, platform::StreamHandle stream) noexcept;
     /// The copy indices of the pending systematic resampling, into m_copyIndex (as the next advance
-    /// will draw them), for the readbacks.
+    /// will draw them), for the readbacks — which call it only when the control block they read says
+    /// one is pending.
     [[nodiscard]] platform::GpuStatus drawPendingCopyIndices(platform::StreamHandle stream) const noexcept;
 
     FilterConfig m_config{};
