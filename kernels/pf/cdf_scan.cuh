@@ -178,9 +178,13 @@ struct CopyRange {
 /// copyLast search as copySourceBracketed, hence the same indices as cpu::systematicResample, bit for
 /// bit. When [lo, hi] is wider than the window (weights that quantise to zero between two copies:
 /// then a few sources own all copies), the window holds every step-th entry and each search ends with
-/// log2(step) steps in global memory. A thread's items search
-/// in lock step. `t`: the thread's index in the block of `threads`. Ends with a barrier, after which
-/// the window may be reused and the block's stores to ρ are visible to the whole block.
+/// log2(step) steps in global memory. A thread's ITEMS copies are consecutive: the first is found by
+/// halving over the whole window, each later one by galloping from the one before it (at K = 10⁶ the
+/// one-vehicle advance ran 1.4 % fewer instructions and its step measured 0.3–1.4 µs faster than with
+/// ITEMS independent halvings of copies ITEMS · threads apart: H200, docs/benchmarks.md run AX), and
+/// four of them are written as one 16-byte store where ρ's alignment allows. `t`: the thread's index
+/// in the block of `threads`. Ends with a barrier, after which the window may be reused and the
+/// block's stores to ρ are visible to the whole block.
 template <std::uint32_t ITEMS>
 __device__ __forceinline__ void blockCopyIndices(const CopyRange& r, std::uint32_t* copyIndex, std::uint64_t* window,
                                                  std::uint32_t windowSize, std::uint32_t t, std::uint32_t threads) {
@@ -190,31 +194,65 @@ __device__ __forceinline__ void blockCopyIndices(const CopyRange& r, std::uint32
     const std::uint32_t span = hi - lo + 1;
     const std::uint32_t step = (span + windowSize - 1) / windowSize;  // block-uniform
     const std::uint32_t samples = (span + step - 1) / step;
-    for (std::uint32_t k = t; k < samples; k += threads) {
-        window[k] = __ldcg(&cdf[lo + k * step]);
+    // Loads in batches of BATCH, then their stores: a store after each load waited out every load in
+    // turn (8 in a row per thread for a 2,048-entry window of 256 threads, 6.7 % of the one-vehicle
+    // advance's stall samples; batched, its step measured 0.5–0.6 µs faster: H200, docs/benchmarks.md
+    // runs AY and BA).
+    constexpr std::uint32_t BATCH = 4;
+    for (std::uint32_t k0 = t; k0 < samples; k0 += BATCH * threads) {
+        std::uint64_t v[BATCH];
+#pragma unroll
+        for (std::uint32_t b = 0; b < BATCH; ++b) {
+            const std::uint32_t k = k0 + b * threads;
+            v[b] = k < samples ? __ldcg(&cdf[lo + k * step]) : 0U;
+        }
+#pragma unroll
+        for (std::uint32_t b = 0; b < BATCH; ++b) {
+            if (k0 + b * threads < samples) {
+                window[k0 + b * threads] = v[b];
+            }
+        }
     }
     __syncthreads();
 
+    // The thread's copies are consecutive: j = base … base + ITEMS − 1 (the last ones clamped to
+    // lastCopy, which only repeats the last copy's search).
+    const std::uint32_t base = r.firstCopy + t * ITEMS;
     std::uint32_t j[ITEMS];
     CopyBracket bracket[ITEMS];
     std::uint32_t first[ITEMS];
 #pragma unroll
     for (std::uint32_t item = 0; item < ITEMS; ++item) {
-        j[item] = min(r.firstCopy + item * threads + t, r.lastCopy);
+        j[item] = min(base + item, r.lastCopy);
         bracket[item] = copyBracket(r.total, r.particles, r.uniform, j[item]);
     }
     // The first source with CDF ≥ bracket.low: among the samples (shared), then within the step.
-#pragma unroll
-    for (std::uint32_t item = 0; item < ITEMS; ++item) {
-        first[item] = 0;
-    }
-    for (std::uint32_t len = samples + 1; len > 1;) {  // lowerBoundFixed over the samples, ITEMS at once
+    // The first item by halving over all the samples; each later one by galloping from the item
+    // before it (bracket.low does not decrease with j), then halving over the last gallop's gap —
+    // a copy's source is usually at most a few samples past the previous copy's.
+    first[0] = 0;
+    for (std::uint32_t len = samples + 1; len > 1;) {  // lowerBoundFixed over the samples
         const std::uint32_t half = len / 2;
-#pragma unroll
-        for (std::uint32_t item = 0; item < ITEMS; ++item) {
-            first[item] = window[first[item] + half - 1] < bracket[item].low ? first[item] + half : first[item];
-        }
+        first[0] = window[first[0] + half - 1] < bracket[0].low ? first[0] + half : first[0];
         len -= half;
+    }
+#pragma unroll
+    for (std::uint32_t item = 1; item < ITEMS; ++item) {
+        const std::uint64_t low = bracket[item].low;
+        std::uint32_t from = first[item - 1];  // every sample before it is below the previous low
+        std::uint32_t width = 1;
+        while (from + width - 1 < samples && window[from + width - 1] < low) {
+            from += width;
+            width *= 2;
+        }
+        // The answer (samples: none) is in [from, min(from + width − 1, samples)].
+        std::uint32_t k = from;
+        for (std::uint32_t len = min(from + width - 1, samples) - from + 1; len > 1;) {
+            const std::uint32_t half = len / 2;
+            k = window[k + half - 1] < low ? k + half : k;
+            len -= half;
+        }
+        first[item] = k;
     }
     // first[item] = k: sample k ≥ low and sample k − 1 < low, or k = samples when no sample is.
     if (step == 1) {
@@ -251,19 +289,27 @@ __device__ __forceinline__ void blockCopyIndices(const CopyRange& r, std::uint32
     for (std::uint32_t item = 0; item < ITEMS; ++item) {
         atFirst[item] = step == 1 ? window[first[item] - lo] : __ldcg(&cdf[first[item]]);
     }
+    std::uint32_t source[ITEMS];
 #pragma unroll
     for (std::uint32_t item = 0; item < ITEMS; ++item) {
-        const std::uint32_t copy = r.firstCopy + item * threads + t;
-        if (copy > r.lastCopy) {
-            continue;
-        }
-        std::uint32_t source = first[item];
+        source[item] = first[item];
         if (atFirst[item] < bracket[item].high && first[item] < hi) {
-            source = step == 1 ? copySourceIn(CdfWindow{window, lo}, r.total, r.particles, r.uniform, j[item],
-                                              bracket[item], first[item], hi)
-                               : copySourceIn(cdf, r.total, r.particles, r.uniform, j[item], bracket[item], first[item], hi);
+            source[item] = step == 1 ? copySourceIn(CdfWindow{window, lo}, r.total, r.particles, r.uniform, j[item],
+                                                    bracket[item], first[item], hi)
+                                     : copySourceIn(cdf, r.total, r.particles, r.uniform, j[item], bracket[item],
+                                                    first[item], hi);
         }
-        copyIndex[copy] = source;
+    }
+    if (ITEMS == 4 && base + 3 <= r.lastCopy && reinterpret_cast<std::uintptr_t>(copyIndex + base) % 16 == 0) {
+        *reinterpret_cast<uint4*>(copyIndex + base) = make_uint4(source[0], source[1 % ITEMS], source[2 % ITEMS],
+                                                                 source[3 % ITEMS]);
+    } else {
+#pragma unroll
+        for (std::uint32_t item = 0; item < ITEMS; ++item) {
+            if (base + item <= r.lastCopy) {
+                copyIndex[base + item] = source[item];
+            }
+        }
     }
     __syncthreads();
 }

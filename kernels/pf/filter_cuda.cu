@@ -50,8 +50,6 @@ constexpr std::uint32_t SCATTER = 16;
 /// Largest number of partial blocks (the combine caches one scale per block in shared memory). The
 /// grids are one wave of resident blocks, far below this on any current GPU.
 constexpr std::uint32_t MAX_PARTIAL_BLOCKS = 4096;
-static_assert(static_cast<std::uint64_t>(MAX_PARTICLES / WARP + 1) * MAX_PARTIAL_BLOCKS <= 0xFFFFFFFFULL,
-              "the advance kernels split their work among the blocks in 32-bit arithmetic");
 /// Registers per thread that admit the vehicle kernel's largest block (32 warps) on one SM.
 constexpr int VEHICLE_KERNEL_REGISTERS = 64;
 
@@ -179,6 +177,26 @@ __device__ __forceinline__ double rebase(float& runningMax, float groupMax) {
 /// reach at different particles, so the warp took the rescaling branch at nearly every particle.
 constexpr float REBASE_MARGIN = 30.0F;
 
+/// Block b's share [first, end) of `units` work units (particle chunks or groups) split over the
+/// `blocks` blocks of a one-wave grid: consecutive ranges, the first units mod blocks blocks one unit
+/// more than the others. The block scheduler hands a grid's first blocks to distinct SMs before it
+/// gives any SM a second one, so the larger shares land at most one per SM: at seed scale (625
+/// groups over 264 blocks, two per SM) no SM should run more than 3 + 2 groups. Spread over the
+/// block indices instead (b · units / blocks), some SMs ran 3 + 3 while others ran 2 + 2: the busiest
+/// SM was active 52,216 cycles, the average 42,166 (H200, ncu, the vehicle kernel alone; 48,737 and
+/// 41,025 with these shares, 28.7 → 26.9 µs). The step as a graph did not measurably change
+/// (docs/benchmarks.md run AV).
+struct Share {
+    std::uint32_t first;
+    std::uint32_t end;
+};
+__device__ __forceinline__ Share shareOf(std::uint32_t b, std::uint32_t blocks, std::uint32_t units) {
+    const std::uint32_t each = units / blocks;
+    const std::uint32_t more = units % blocks;  // blocks 0 … more − 1 take each + 1 units
+    const std::uint32_t first = b * each + min(b, more);
+    return Share{first, first + each + (b < more ? 1U : 0U)};
+}
+
 /// The vehicle-parallel models' per-vehicle Measurement (char for the other models, which have none).
 template <typename Model, bool = detail::vehicleParallel<Model>()>
 struct MeasurementOf {
@@ -291,9 +309,9 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
     const std::uint32_t lane = threadIdx.x % WARP;
     const std::uint32_t warp = threadIdx.x / WARP;
     constexpr std::uint32_t vehicles = VEHICLES;  // == s.vehicles (the launch picks the instantiation)
-    // 32-bit products: chunks ≤ MAX_PARTICLES / 256 = 2¹³ and blocks ≤ MAX_PARTIAL_BLOCKS = 2¹².
-    const std::uint32_t firstChunk = blockIdx.x * chunks / gridDim.x;
-    const std::uint32_t endChunk = (blockIdx.x + 1) * chunks / gridDim.x;
+    const Share share = shareOf(blockIdx.x, gridDim.x, chunks);
+    const std::uint32_t firstChunk = share.first;
+    const std::uint32_t endChunk = share.end;
     if (!afterUpload) {
         primitives::waitForPrerequisiteGrid();  // may start early: no global access before this
     }
@@ -341,6 +359,19 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
         }
         __syncthreads();
     }
+    auto sourceParticle = [&](std::uint32_t k) { return src.pending ? s.resampling.copyIndex[k] : k; };
+    // One vehicle: each thread loads its next particle's slot (through ρ) one iteration ahead, so
+    // that the gather overlaps the step of the particle before it (the K = 10⁶ step measured 2.2–3.3 µs
+    // faster: H200, docs/benchmarks.md run AW). The other per-particle instantiations keep their
+    // registers for their vehicles' slots.
+    constexpr bool AHEAD = ADVANCE && VEHICLES == 1 && detail::vehicleParallel<Model>();
+    [[maybe_unused]] float ahead[SLOT];
+    if constexpr (AHEAD) {
+        const std::uint32_t k = firstChunk * tuning::PARTICLE_BLOCK + threadIdx.x;
+        if (firstChunk < endChunk && k < s.particles) {
+            loadUsed<Model>(particleRef<LAYOUT>(s, src.buffer, sourceParticle(k)), 0, ahead);
+        }
+    }
     for (std::uint32_t c = firstChunk; c < endChunk; ++c) {
         const std::uint32_t k = c * tuning::PARTICLE_BLOCK + threadIdx.x;
         if (k >= s.particles) {
@@ -349,8 +380,7 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
         float logWeight = -INFINITY;
         float slot[SLOT];  // the last vehicle's slot after this particle's step
         const ParticleRef view = particleRef<LAYOUT>(s, ADVANCE ? src.buffer ^ 1U : src.buffer, k);
-        const std::uint32_t from = src.pending ? s.resampling.copyIndex[k] : k;
-        const ParticleRef in = particleRef<LAYOUT>(s, src.buffer, from);
+        const ParticleRef in = particleRef<LAYOUT>(s, src.buffer, sourceParticle(k));
         if constexpr (ADVANCE) {
             float logLikelihood = 0.0F;
             if constexpr (detail::vehicleParallel<Model>()) {
@@ -360,10 +390,25 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
                 for (std::uint32_t n = 0; n < VEHICLES; ++n) {
                     if (n < vehicles) {
                         const typename Model::VehicleInput& z = inputs[n];
-                        loadUsed<Model>(in, n, slot);
+                        if constexpr (AHEAD) {
+#pragma unroll
+                            for (int f = 0; f < SLOT; ++f) {
+                                slot[f] = ahead[f];
+                            }
+                            const std::uint32_t next = k + tuning::PARTICLE_BLOCK;
+                            if (c + 1 < endChunk && next < s.particles) {
+                                loadUsed<Model>(particleRef<LAYOUT>(s, src.buffer, sourceParticle(next)), 0, ahead);
+                            }
+                        } else {
+                            loadUsed<Model>(in, n, slot);
+                        }
                         const std::int32_t other = Model::yieldsTo(slot, z, vehicles);
+                        // Vehicle n's own previous intention is the slot's, before the step.
                         const float otherIntent =
-                            other >= 0 ? in.get(static_cast<std::uint32_t>(other) * SLOT + Model::INTENT_STOP) : 0.0F;
+                            other < 0 ? 0.0F
+                                      : (static_cast<std::uint32_t>(other) == n
+                                             ? slot[Model::INTENT_STOP]
+                                             : in.get(static_cast<std::uint32_t>(other) * SLOT + Model::INTENT_STOP));
                         RandomStream rng(s.seed, src.step, k, n);
                         Model::advanceSlot(slot, otherIntent, vehicles, params, z, rng);
                         storeUsed<Model>(view, n, slot);
@@ -524,9 +569,9 @@ __global__ void __maxnreg__(MAX_REGISTERS)
     const std::uint32_t lane = threadIdx.x;
     const std::uint32_t n = threadIdx.y;
     const std::uint32_t vehicles = s.vehicles;
-    // 32-bit products: groups ≤ MAX_PARTICLES / 32 = 2¹⁶ and blocks ≤ MAX_PARTIAL_BLOCKS = 2¹².
-    const std::uint32_t firstGroup = blockIdx.x * groups / gridDim.x;
-    const std::uint32_t endGroup = (blockIdx.x + 1) * groups / gridDim.x;
+    const Share share = shareOf(blockIdx.x, gridDim.x, groups);
+    const std::uint32_t firstGroup = share.first;
+    const std::uint32_t endGroup = share.end;
     const std::uint32_t rank = n * WARP + lane;  // in the block
     const std::uint32_t threads = vehicles * WARP;
     if (!afterUpload) {

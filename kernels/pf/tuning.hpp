@@ -24,14 +24,12 @@ inline constexpr std::uint32_t UPLOAD_BLOCK = 512;
 inline constexpr std::uint32_t REDUCE_BLOCK = PARTICLE_BLOCK;
 
 /// Resident blocks per SM the one-vehicle per-particle kernel is compiled for (__launch_bounds__):
-/// 5 × 256 threads caps it at 48 registers (ptxas, sm_90: 24–36 bytes of spills with the lanes'
-/// channel sums in shared memory; 148 with the sums in registers, which at 4 blocks — 64 registers —
-/// still spilled 16–32 bytes), the count the kernel had before the model's Philox and Box–Muller
-/// changes. Measured only capped (H100, K = 10⁶, SoA, ncu): 46–50 µs, 59–60 % achieved occupancy,
-/// 48–53 % issue (run F). 6 blocks (40 registers, more spilling) measured slower, two binaries side by
-/// side (2026-11-21): the K = 10⁶ step 90.3–91.1 µs SoA graph replay against 77.1–77.2 µs at 5 blocks
-/// (ncu: 72 % achieved occupancy but 29–34 % issue, 1.05× the instructions).
-inline constexpr int ONE_VEHICLE_MIN_BLOCKS = 5;
+/// 4 × 256 threads cap it at 64 registers, which hold the next particle's slot that the kernel loads
+/// one iteration ahead, with at most a few bytes of spills (ptxas, sm_90). At 5 blocks (48 registers)
+/// it spilled 36–52 bytes without that slot: the K = 10⁶ step measured 62.4–62.8 µs SoA graph replay
+/// against 57.0–57.9 at 4 blocks, before the load ahead, and 54.6–54.8 with it (H200,
+/// docs/benchmarks.md runs AV and AW). 6 blocks (40 registers) measured slower still (2026-11-21).
+inline constexpr int ONE_VEHICLE_MIN_BLOCKS = 4;
 
 /// Fewest vehicles for which the step runs a vehicle-parallel model one thread per (particle, vehicle)
 /// (block: 32 particles × vehicles warps); fewer run one thread per particle, looping over vehicles.

@@ -23,17 +23,15 @@ inline constexpr std::uint32_t PHILOX_M1 = 0xCD9E8D57U;
 inline constexpr std::uint32_t PHILOX_W0 = 0x9E3779B9U;  // golden ratio
 inline constexpr std::uint32_t PHILOX_W1 = 0xBB67AE85U;  // sqrt(3) - 1
 
-/// The 64-bit product of a and b as two words. Device: __umulhi and a 32-bit multiply (as cuRAND's
-/// Philox), so the rounds stay in 32-bit registers; the same bits as the host's 64-bit product.
+/// The 64-bit product of a and b as two words, on the device too (a widening multiply). With
+/// __umulhi and a 32-bit multiply instead, as cuRAND's Philox, the step's kernels ran 3–4 % fewer
+/// warp instructions, yet the K = 10⁶ one-vehicle step measured 0.2–0.6 µs slower in the
+/// structure-of-arrays layout and 2.6–3 µs slower in the array-of-structs one (H200,
+/// docs/benchmarks.md runs AX and BA).
 AUGUR_HD_INLINE void mulHiLo(std::uint32_t a, std::uint32_t b, std::uint32_t& hi, std::uint32_t& lo) {
-#if defined(__CUDA_ARCH__)
-    hi = __umulhi(a, b);
-    lo = a * b;
-#else
     const std::uint64_t product = static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b);
     hi = static_cast<std::uint32_t>(product >> 32U);
     lo = static_cast<std::uint32_t>(product);
-#endif
 }
 }  // namespace detail
 
