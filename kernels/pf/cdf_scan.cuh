@@ -196,7 +196,7 @@ __device__ __forceinline__ void blockCopyIndices(const CopyRange& r, std::uint32
     const std::uint32_t samples = (span + step - 1) / step;
     // Loads in batches of BATCH, then their stores: a store after each load waited out every load in
     // turn (8 in a row per thread for a 2,048-entry window of 256 threads, 6.7 % of the one-vehicle
-    // advance's stall samples; batched, its step measured 0.5–0.6 µs faster: H200, docs/benchmarks.md
+    // advance's stall samples; batched, its step measured 0.4–0.6 µs faster: H200, docs/benchmarks.md
     // runs AY and BA).
     constexpr std::uint32_t BATCH = 4;
     for (std::uint32_t k0 = t; k0 < samples; k0 += BATCH * threads) {

@@ -27,8 +27,9 @@ inline constexpr std::uint32_t REDUCE_BLOCK = PARTICLE_BLOCK;
 /// 4 × 256 threads cap it at 64 registers, which hold the next particle's slot that the kernel loads
 /// one iteration ahead, with at most a few bytes of spills (ptxas, sm_90). At 5 blocks (48 registers)
 /// it spilled 36–52 bytes without that slot: the K = 10⁶ step measured 62.4–62.8 µs SoA graph replay
-/// against 57.0–57.9 at 4 blocks, before the load ahead, and 54.6–54.8 with it (H200,
-/// docs/benchmarks.md runs AV and AW). 6 blocks (40 registers) measured slower still (2026-11-21).
+/// against 57.0–57.9 at 4 blocks, before the load ahead, and 54.6–54.9 with it (H200,
+/// docs/benchmarks.md runs AV and AW). 3 blocks (85 registers) measured slower on the H100: 62.5–63.0
+/// against 60.6–61.1 µs (run BE); 6 blocks (40 registers) too (2026-11-21).
 inline constexpr int ONE_VEHICLE_MIN_BLOCKS = 4;
 
 /// Fewest vehicles for which the step runs a vehicle-parallel model one thread per (particle, vehicle)

@@ -25,8 +25,8 @@ inline constexpr std::uint32_t PHILOX_W1 = 0xBB67AE85U;  // sqrt(3) - 1
 
 /// The 64-bit product of a and b as two words, on the device too (a widening multiply). With
 /// __umulhi and a 32-bit multiply instead, as cuRAND's Philox, the step's kernels ran 3–4 % fewer
-/// warp instructions, yet the K = 10⁶ one-vehicle step measured 0.2–0.6 µs slower in the
-/// structure-of-arrays layout and 2.6–3 µs slower in the array-of-structs one (H200,
+/// warp instructions, yet the K = 10⁶ one-vehicle step measured 0.1–0.9 µs slower in the
+/// structure-of-arrays layout and 2.2–3.4 µs slower in the array-of-structs one (H200,
 /// docs/benchmarks.md runs AX and BA).
 AUGUR_HD_INLINE void mulHiLo(std::uint32_t a, std::uint32_t b, std::uint32_t& hi, std::uint32_t& lo) {
     const std::uint64_t product = static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b);
