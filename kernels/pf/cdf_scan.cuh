@@ -300,10 +300,14 @@ __device__ __forceinline__ void blockCopyIndices(const CopyRange& r, std::uint32
                                                     first[item], hi);
         }
     }
-    if (ITEMS == 4 && base + 3 <= r.lastCopy && reinterpret_cast<std::uintptr_t>(copyIndex + base) % 16 == 0) {
-        *reinterpret_cast<uint4*>(copyIndex + base) = make_uint4(source[0], source[1 % ITEMS], source[2 % ITEMS],
-                                                                 source[3 % ITEMS]);
-    } else {
+    bool stored = false;
+    if constexpr (ITEMS == 4) {  // one 16-byte store where all four are copies of r and ρ is aligned
+        if (base + 3 <= r.lastCopy && reinterpret_cast<std::uintptr_t>(copyIndex + base) % 16 == 0) {
+            *reinterpret_cast<uint4*>(copyIndex + base) = make_uint4(source[0], source[1], source[2], source[3]);
+            stored = true;
+        }
+    }
+    if (!stored) {
 #pragma unroll
         for (std::uint32_t item = 0; item < ITEMS; ++item) {
             if (base + item <= r.lastCopy) {

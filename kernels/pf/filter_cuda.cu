@@ -179,8 +179,8 @@ constexpr float REBASE_MARGIN = 30.0F;
 
 /// Block b's share [first, end) of `units` work units (particle chunks or groups) split over the
 /// `blocks` blocks of a one-wave grid: consecutive ranges, the first units mod blocks blocks one unit
-/// more than the others. The block scheduler hands a grid's first blocks to distinct SMs before it
-/// gives any SM a second one, so the larger shares land at most one per SM: at seed scale (625
+/// more than the others. The block scheduler typically hands a grid's first blocks to distinct SMs
+/// before it gives any SM a second one, so the larger shares land at most one per SM: at seed scale (625
 /// groups over 264 blocks, two per SM) no SM should run more than 3 + 2 groups. Spread over the
 /// block indices instead (b · units / blocks), some SMs ran 3 + 3 while others ran 2 + 2: the busiest
 /// SM was active 52,216 cycles, the average 42,166 (H200, ncu, the vehicle kernel alone; 48,737 and
