@@ -59,8 +59,8 @@ inline constexpr int VEHICLE_KERNEL_CAPPED_REGISTERS = 48;
 /// 8.7–9.6 µs (K = 20,000 × 20), 16.7–17.3 µs (K = 10⁶).
 inline constexpr std::uint32_t COMBINE_BLOCK = 256;
 
-/// Copy-index kernel: block b writes COPY_INDEX_ITEMS × COPY_INDEX_BLOCK consecutive copies (one
-/// coalesced store per thread and item); two warps find the sources of its first and last copy by a
+/// Copy-index kernel: block b writes COPY_INDEX_ITEMS × COPY_INDEX_BLOCK consecutive copies (a
+/// thread's items consecutive, one 16-byte store); two warps find the sources of its first and last copy by a
 /// 32-way search, the block reads that range of the CDF (up to COPY_INDEX_WINDOW entries, 16 KB) into
 /// shared memory and searches it there. 1,024 copies per block: ≈ 977 blocks at K = 10⁶, all resident
 /// at once on an H100 (8 per SM), so the searches' latency is paid once. H100, ncu: 14.5–15.0 µs at
