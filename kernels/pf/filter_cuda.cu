@@ -109,6 +109,13 @@ __device__ __forceinline__ Source sourceOf(const FilterControl* control) {
     return Source{c.current ^ c.swap, pending, pending ? 0.0F : c.maxLogWeight, c.step, c.uniform};
 }
 
+/// Where particle k of the step reads its state from: slot ρ[k] of the source buffer when a
+/// resampling is pending (its gather), else slot k.
+template <StateLayout LAYOUT>
+__device__ __forceinline__ ParticleRef sourceRef(const Shape& s, const Source& src, std::uint32_t k) {
+    return particleRef<LAYOUT>(s, src.buffer, src.pending ? s.resampling.copyIndex[k] : k);
+}
+
 using internal::drawCopyIndices;
 
 using primitives::detail::warpAllSum;
@@ -359,7 +366,6 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
         }
         __syncthreads();
     }
-    auto sourceParticle = [&](std::uint32_t k) { return src.pending ? s.resampling.copyIndex[k] : k; };
     // One vehicle: each thread loads its next particle's slot (through ρ) one iteration ahead, so
     // that the gather overlaps the step of the particle before it (the K = 10⁶ step measured 2.2–3.3 µs
     // faster: H200, docs/benchmarks.md run AW). The other per-particle instantiations keep their
@@ -369,7 +375,7 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
     if constexpr (AHEAD) {
         const std::uint32_t k = firstChunk * tuning::PARTICLE_BLOCK + threadIdx.x;
         if (firstChunk < endChunk && k < s.particles) {
-            loadUsed<Model>(particleRef<LAYOUT>(s, src.buffer, sourceParticle(k)), 0, ahead);
+            loadUsed<Model>(sourceRef<LAYOUT>(s, src, k), 0, ahead);
         }
     }
     for (std::uint32_t c = firstChunk; c < endChunk; ++c) {
@@ -380,7 +386,7 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
         float logWeight = -INFINITY;
         float slot[SLOT];  // the last vehicle's slot after this particle's step
         const ParticleRef view = particleRef<LAYOUT>(s, ADVANCE ? src.buffer ^ 1U : src.buffer, k);
-        const ParticleRef in = particleRef<LAYOUT>(s, src.buffer, sourceParticle(k));
+        const ParticleRef in = sourceRef<LAYOUT>(s, src, k);
         if constexpr (ADVANCE) {
             float logLikelihood = 0.0F;
             if constexpr (detail::vehicleParallel<Model>()) {
@@ -397,7 +403,7 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
                             }
                             const std::uint32_t next = k + tuning::PARTICLE_BLOCK;
                             if (c + 1 < endChunk && next < s.particles) {
-                                loadUsed<Model>(particleRef<LAYOUT>(s, src.buffer, sourceParticle(next)), 0, ahead);
+                                loadUsed<Model>(sourceRef<LAYOUT>(s, src, next), 0, ahead);
                             }
                         } else {
                             loadUsed<Model>(in, n, slot);
@@ -612,7 +618,7 @@ __global__ void __maxnreg__(MAX_REGISTERS)
         // The stored log-weight: warp 0 updates it (ADVANCE), every warp reads it (the reduce stage).
         const float previous = valid && !src.pending && (n == 0 || !ADVANCE) ? s.logWeights[k] : 0.0F;
         if (valid) {
-            const ParticleRef in = particleRef<LAYOUT>(s, src.buffer, src.pending ? s.resampling.copyIndex[k] : k);
+            const ParticleRef in = sourceRef<LAYOUT>(s, src, k);
             loadUsed<Model>(in, n, slot);
             if constexpr (ADVANCE) {
                 const std::int32_t other = Model::yieldsTo(slot, z, vehicles);
