@@ -122,30 +122,45 @@ __device__ __forceinline__ void scanQuantizedTile(const TileLogWeights& t, std::
     lookback::lookbackScanTile<std::uint64_t, CDF_SEGMENTS>(state, load, store);
 }
 
-/// The smallest i in [0, K − 1] with copyLast(cdf[i]) ≥ j — copy j's source, as copySource — by a
-/// 32-way search of one warp: each round the lanes test 32 evenly spaced candidates at once, so the
-/// chain of dependent global loads is about log₃₂ K long (4 at K = 10⁶) instead of log₂ K. Every
-/// lane returns the answer.
-__device__ __forceinline__ std::uint32_t warpCopySource(const std::uint64_t* cdf, std::uint64_t total,
-                                                        std::uint32_t particles, float u, std::uint32_t j,
-                                                        std::uint32_t lane) {
-    constexpr std::uint32_t WARP = 32;
-    auto reaches = [&](std::uint32_t i) { return copyLast(__ldcg(&cdf[i]), total, particles, u) >= static_cast<std::int64_t>(j); };
-    // Invariant: the answer is in [lo, hi] and reaches(hi) (copyLast(total) = K − 1 ≥ j).
+/// Sources that bound copy j's: lo ≤ source(j) ≤ hi, with hi − lo < `slack` unless many weights
+/// quantise to zero there. One warp compares CDF values with copy j's integer bracket (copyBracket:
+/// below `low` no source reaches j, at or above `high` every one does), 64 evenly spaced values a
+/// round: lo moves past the last one below `low`, hi to the first one at or above `high` — no
+/// copyLast, and two rounds of dependent loads from K = 10⁶ down to 256 candidates. Every lane
+/// returns the bounds.
+struct SourceBounds {
+    std::uint32_t lo;
+    std::uint32_t hi;
+};
+__device__ __forceinline__ SourceBounds warpSourceBounds(const std::uint64_t* cdf, std::uint64_t total,
+                                                         std::uint32_t particles, float u, std::uint32_t j,
+                                                         std::uint32_t lane, std::uint32_t slack) {
+    constexpr std::uint32_t FULL = 0xFFFFFFFFU;
+    constexpr std::uint32_t PROBES = 64;  // two per lane
+    // Invariant: source(j) ∈ [lo, hi] and cdf[hi] ≥ low (cdf[K − 1] = total > low).
     std::uint32_t lo = 0;
     std::uint32_t hi = particles - 1;
-    while (hi - lo >= WARP) {
-        const std::uint32_t step = (hi - lo + WARP) / WARP;  // ⌈(hi − lo + 1) / 32⌉
-        const std::uint32_t probe = min(lo + (lane + 1) * step - 1, hi);
-        const std::uint32_t hits = __ballot_sync(0xFFFFFFFFU, reaches(probe));  // lane 31 probes hi: ≠ 0
-        const auto first = static_cast<std::uint32_t>(__ffs(static_cast<int>(hits)) - 1);
-        const std::uint32_t newHi = min(lo + (first + 1) * step - 1, hi);
-        lo = first == 0 ? lo : lo + first * step;
+    while (hi - lo >= slack) {  // warp-uniform
+        const std::uint32_t step = (hi - lo + PROBES) / PROBES;  // ⌈(hi − lo + 1) / 64⌉
+        // Probe k at min(lo + (k + 1)·step − 1, hi); lane l holds probes l and l + 32.
+        const std::uint64_t first = __ldcg(&cdf[min(lo + (lane + 1) * step - 1, hi)]);
+        const std::uint64_t second = __ldcg(&cdf[min(lo + (lane + 33) * step - 1, hi)]);
+        // The bracket after the loads, which need not wait for `total` (a load too, in the caller).
+        const CopyBracket bracket = copyBracket(total, particles, u, j);
+        // The probes below `low` are a prefix, those at or above `high` a suffix (the CDF rises).
+        const auto below = static_cast<std::uint32_t>(__popc(__ballot_sync(FULL, first < bracket.low)) +
+                                                      __popc(__ballot_sync(FULL, second < bracket.low)));
+        const auto reach = static_cast<std::uint32_t>(__popc(__ballot_sync(FULL, first >= bracket.high)) +
+                                                      __popc(__ballot_sync(FULL, second >= bracket.high)));
+        const std::uint32_t newLo = below == 0 ? lo : min(lo + below * step - 1, hi) + 1;
+        const std::uint32_t newHi = reach == 0 ? hi : min(lo + (PROBES - reach + 1) * step - 1, hi);
+        if (newLo == lo && newHi == hi) {
+            break;  // every probe between the bracket's ends: weights that quantise to zero
+        }
+        lo = newLo;
         hi = newHi;
     }
-    const std::uint32_t candidate = min(lo + lane, hi);
-    const std::uint32_t hits = __ballot_sync(0xFFFFFFFFU, reaches(candidate));
-    return lo + static_cast<std::uint32_t>(__ffs(static_cast<int>(hits)) - 1);
+    return SourceBounds{lo, hi};
 }
 
 /// blockCopyIndices' window of the CDF in shared memory when it holds the whole source range (step
@@ -157,7 +172,7 @@ struct CdfWindow {
 };
 
 /// The copies blockCopyIndices draws: j = firstCopy … lastCopy, whose sources lie in [lo, hi] (lo
-/// the source of firstCopy, hi at least that of lastCopy: warpCopySource), from the CDF of K =
+/// at most the source of firstCopy, hi at least that of lastCopy: warpSourceBounds), from the CDF of K =
 /// `particles` entries whose last value is `total`, and the resampling's uniform.
 struct CopyRange {
     const std::uint64_t* cdf;
@@ -323,7 +338,7 @@ __device__ __forceinline__ void blockCopyIndices(const CopyRange& r, std::uint32
 /// from the CDF of the K = `particles` particles and written to ρ, where the whole block may read
 /// them after the last barrier. In rounds of ITEMS · threads copies, or half the window's
 /// `windowSize` entries if fewer (blockCopyIndices); pairs of warps find the bounds of up to
-/// warps / 2 rounds at once (warpCopySource), so one chain of dependent loads serves them all.
+/// warps / 2 rounds at once (warpSourceBounds), so one chain of dependent loads serves them all.
 /// `bounds`: one entry per warp, shared. `t`: the thread's index in the block of `threads` (whole
 /// warps, at least two). Not inlined: the advance kernels' loops keep their register allocation
 /// (inlined, the 48-register kernels spilled about twice as much, and the step measured 3–7 µs
@@ -344,16 +359,19 @@ __device__ __noinline__ void drawCopyIndices(const std::uint64_t* cdf, std::uint
         if (r < rounds && warp < 2 * batch) {  // warp-uniform
             const std::uint32_t from = first + r * perRound;
             const std::uint32_t copy = warp % 2 == 0 ? from : min(end, from + perRound) - 1;
-            const std::uint32_t bound = warpCopySource(cdf, total, particles, uniform, copy, t % WARP);
+            const SourceBounds b = warpSourceBounds(cdf, total, particles, uniform, copy, t % WARP, windowSize / 8);
             if (t % WARP == 0) {
-                bounds[warp] = bound;
+                bounds[warp] = warp % 2 == 0 ? b.lo : b.hi;
             }
         }
         __syncthreads();
         for (std::uint32_t q = 0; q < batch && r0 + q < rounds; ++q) {
             const std::uint32_t from = first + (r0 + q) * perRound;
+            // hi ≥ lo holds for any CDF that rises; the max keeps a corrupt one (a scan whose look-back
+            // state was not reset) from turning the window's span negative.
+            const std::uint32_t lo = bounds[2 * q];
             blockCopyIndices<ITEMS>(CopyRange{cdf, total, particles, uniform, from, min(end, from + perRound) - 1,
-                                              bounds[2 * q], bounds[2 * q + 1]},
+                                              lo, max(bounds[2 * q + 1], lo)},
                                     copyIndex, window, windowSize, t, threads);
         }
     }

@@ -60,10 +60,11 @@ inline constexpr int VEHICLE_KERNEL_CAPPED_REGISTERS = 48;
 inline constexpr std::uint32_t COMBINE_BLOCK = 256;
 
 /// Copy-index kernel: block b writes COPY_INDEX_ITEMS × COPY_INDEX_BLOCK consecutive copies (a
-/// thread's items consecutive, one 16-byte store); two warps find the sources of its first and last copy by a
-/// 32-way search, the block reads that range of the CDF (up to COPY_INDEX_WINDOW entries, 16 KB) into
+/// thread's items consecutive, one 16-byte store); two warps bound the sources of its first and last copy
+/// (warpSourceBounds), the block reads that range of the CDF (up to COPY_INDEX_WINDOW entries, 16 KB) into
 /// shared memory and searches it there. 1,024 copies per block: ≈ 977 blocks at K = 10⁶, all resident
-/// at once on an H100 (8 per SM), so the searches' latency is paid once. H100, ncu: 14.5–15.0 µs at
+/// at once on an H100 (8 per SM), so the searches' latency is paid once. H100, ncu, with the exact
+/// 32-way search of the bounds that warpSourceBounds replaced (docs/benchmarks.md run BK): 14.5–15.0 µs at
 /// K = 10⁶, 7.2–7.7 µs at K = 20,000 × 20 vehicles (most weights zero: a sampled window). The previous
 /// kernel (one thread per copy, 1024-thread blocks, every thread's search through global memory):
 /// 20.8–21.5 µs at K = 10⁶, 6.2–6.8 µs at K = 20,000. The step no longer launches it (its advance
