@@ -472,6 +472,48 @@ TEST(SceneFilterGpu, BlocksDrawingTheirCopyIndicesInSeveralRoundsAdvanceThroughT
     checkPendingSteps(largeResamplingConfig(600'000, 4, 515), 3);
 }
 
+/// The stages out of order, as the node benchmark times them: advance and combine without the
+/// upload, whose kernel resets the CDF scan's look-back state, so the scan reads the tile prefixes of
+/// the scan before it and its CDF need not rise. The next advance draws its copy indices from that
+/// CDF: its search must stay inside its window (a CDF falling across a tile once made the bounds of a
+/// round cross, hi < lo, and its window's span wrap around) and ρ inside [0, K). Then a whole step
+/// works as ever. Both advance kernels, K = 20,000 (five CDF tiles).
+TEST(SceneFilterGpu, StagesWithoutTheUploadLeaveTheFilterUsable) {
+    AUGUR_REQUIRE_GPU();
+    for (const std::uint32_t vehicles : {1U, 20U}) {
+        SCOPED_TRACE(std::to_string(vehicles) + " vehicles");
+        FilterConfig config;
+        config.particles = 20'000;
+        config.vehicles = vehicles;
+        config.seed = 99;
+        config.resampleThreshold = 2.0F;  // every step
+        auto f = cuda::ParticleFilter<SceneModel>::create(config, {});
+        ASSERT_TRUE(f);
+        auto stream = Stream::create();
+        ASSERT_TRUE(stream);
+        ASSERT_TRUE(f->initialize(sceneInputs(vehicles, 0), stream->get()));
+        ASSERT_TRUE(stream->synchronize());
+        for (int step = 1; step <= 30; ++step) {
+            ASSERT_TRUE(f->setInputs(sceneInputs(vehicles, step)));
+            if (step % 10 == 1) {
+                ASSERT_TRUE(f->step(stream->get()));
+            } else {
+                ASSERT_TRUE(f->advance(stream->get()));
+                ASSERT_TRUE(f->combine(stream->get()));
+            }
+            ASSERT_TRUE(stream->synchronize()) << "step " << step;
+        }
+        std::vector<std::uint32_t> copyIndex(config.particles);
+        ASSERT_TRUE(f->copyAppliedCopyIndices(copyIndex, stream->get()));
+        EXPECT_LT(*std::max_element(copyIndex.begin(), copyIndex.end()), config.particles);
+        ASSERT_TRUE(f->setInputs(sceneInputs(vehicles, 31)));
+        ASSERT_TRUE(f->step(stream->get()));
+        const auto summary = f->summary(stream->get());
+        ASSERT_TRUE(summary);
+        EXPECT_TRUE(std::isfinite(summary->effectiveSampleSize));
+    }
+}
+
 /// Log-weights hundreds of nats apart within a lane's particles: the per-particle kernel sums a
 /// lane's particles relative to its first one and rebases its sums when a later one lies more than
 /// REBASE_MARGIN (30) above it — here at many lanes, mid-loop. The outputs and N_eff must still be
