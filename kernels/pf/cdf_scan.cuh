@@ -126,8 +126,8 @@ __device__ __forceinline__ void scanQuantizedTile(const TileLogWeights& t, std::
 /// quantise to zero there. One warp compares CDF values with copy j's integer bracket (copyBracket:
 /// below `low` no source reaches j, at or above `high` every one does), 64 evenly spaced values a
 /// round: lo moves past the last one below `low`, hi to the first one at or above `high` — no
-/// copyLast, and two rounds of dependent loads from K = 10⁶ down to 256 candidates. Every lane
-/// returns the bounds.
+/// copyLast, and two rounds of dependent loads from K = 10⁶ down to the one-vehicle advance's slack
+/// of 256. Every lane returns the bounds.
 struct SourceBounds {
     std::uint32_t lo;
     std::uint32_t hi;
@@ -188,8 +188,9 @@ struct CopyRange {
 /// ρ[j] of the consecutive copies of `r` (at most ITEMS · threads of them), by the whole block. Their
 /// sources are consecutive too (ρ is non-decreasing) and lie in [lo, hi]: the block reads the CDF
 /// over [lo, hi] into `window` (`windowSize` entries of shared memory; twice the copies holds their
-/// sources' range unless many weights quantise to zero) with coalesced loads — typically about as
-/// many entries as copies — and every thread searches it for its copies: the same integer bracket and
+/// sources' range, with the bounds' slack, unless many weights quantise to zero) with coalesced
+/// loads — typically about as many entries as copies plus that slack — and every thread searches it
+/// for its copies: the same integer bracket and
 /// copyLast search as copySourceBracketed, hence the same indices as cpu::systematicResample, bit for
 /// bit. When [lo, hi] is wider than the window (weights that quantise to zero between two copies:
 /// then a few sources own all copies), the window holds every step-th entry and each search ends with
@@ -354,12 +355,15 @@ __device__ __noinline__ void drawCopyIndices(const std::uint64_t* cdf, std::uint
     const std::uint32_t rounds = (end - first + perRound - 1) / perRound;
     const std::uint32_t batch = threads / WARP / 2;  // rounds whose bounds one pass finds
     const std::uint32_t warp = t / WARP;
+    // Each bound may lie up to an eighth of the window off the source it bounds: with a round's
+    // sources (about as many as its copies, half the window) the range still fits the window.
+    const std::uint32_t slack = windowSize / 8;
     for (std::uint32_t r0 = 0; r0 < rounds; r0 += batch) {
         const std::uint32_t r = r0 + warp / 2;
         if (r < rounds && warp < 2 * batch) {  // warp-uniform
             const std::uint32_t from = first + r * perRound;
             const std::uint32_t copy = warp % 2 == 0 ? from : min(end, from + perRound) - 1;
-            const SourceBounds b = warpSourceBounds(cdf, total, particles, uniform, copy, t % WARP, windowSize / 8);
+            const SourceBounds b = warpSourceBounds(cdf, total, particles, uniform, copy, t % WARP, slack);
             if (t % WARP == 0) {
                 bounds[warp] = warp % 2 == 0 ? b.lo : b.hi;
             }
