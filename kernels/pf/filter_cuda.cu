@@ -80,15 +80,23 @@ struct Partials {
     std::uint32_t blocks;
 };
 
+/// State buffer `buffer` (0 or 1). A select, not s.states[buffer]: indexing the parameter's array
+/// with a run-time value made the compiler copy the whole Shape to local memory at every kernel's
+/// start and load the buffer's address from there in every iteration of the step's loops — the
+/// longest waits of the one-vehicle advance at K = 10⁶ (docs/benchmarks.md run BQ).
+__device__ __forceinline__ float* stateBuffer(const Shape& s, std::uint32_t buffer) {
+    return buffer == 0U ? s.states[0] : s.states[1];
+}
+
 __device__ __forceinline__ ParticleRef particleRef(const Shape& s, std::uint32_t buffer, std::uint32_t k) {
-    return ParticleRef{s.states[buffer], k, s.particles, s.stride, s.layout};
+    return ParticleRef{stateBuffer(s, buffer), k, s.particles, s.stride, s.layout};
 }
 
 /// The same with the layout known at compile time (the step's kernels are instantiated per layout,
 /// so every field access compiles to one address computation, no layout branch).
 template <StateLayout LAYOUT>
 __device__ __forceinline__ ParticleRef particleRef(const Shape& s, std::uint32_t buffer, std::uint32_t k) {
-    return ParticleRef{s.states[buffer], k, s.particles, s.stride, LAYOUT};
+    return ParticleRef{stateBuffer(s, buffer), k, s.particles, s.stride, LAYOUT};
 }
 
 /// What a step reads: the committed buffer (current ^ swap; swap is set by differential evolution),
