@@ -29,7 +29,10 @@ inline constexpr std::uint32_t REDUCE_BLOCK = PARTICLE_BLOCK;
 /// it spilled 36–52 bytes without that slot: the K = 10⁶ step measured 62.4–62.8 µs SoA graph replay
 /// against 57.0–57.9 at 4 blocks, before the load ahead, and 54.6–54.9 with it (H200,
 /// docs/benchmarks.md runs AV and AW). 3 blocks (85 registers) measured slower on the H100: 62.5–63.0
-/// against 60.6–61.1 µs (run BE); 6 blocks (40 registers) too (2026-11-21).
+/// against 60.6–61.1 µs (run BE); 6 blocks (40 registers) too (2026-11-21). Again on the H100 with
+/// the state buffers picked by a select (run BQ), where 5 and 6 blocks would also take K = 10⁶ in 6 and
+/// 5 rounds of particles instead of 7.4: 63.0–63.4 (5 blocks, 68 bytes of spills) and 73.1–73.3 µs (6
+/// blocks, 112 bytes) against 57.3–57.4 at 4.
 inline constexpr int ONE_VEHICLE_MIN_BLOCKS = 4;
 
 /// Fewest vehicles for which the step runs a vehicle-parallel model one thread per (particle, vehicle)
@@ -39,14 +42,17 @@ inline constexpr int ONE_VEHICLE_MIN_BLOCKS = 4;
 inline constexpr std::uint32_t VEHICLE_PARALLEL_MIN = 4;
 
 /// Register cap of the vehicle-parallel kernel's second instantiation. Uncapped it uses 64 registers
-/// (ptxas, sm_90), so a 640-thread block (20 vehicles) fills an SM's 64 K registers alone; at 48 (64
-/// bytes of spill stores) two such blocks are resident, and one block's loads at the start of a
+/// (ptxas, sm_90), so a 640-thread block (20 vehicles) fills an SM's 64 K registers alone; at 48 (18–22
+/// bytes of spill stores since run BQ, 64 before) two such blocks are resident, and one block's loads at the start of a
 /// particle group overlap the other's arithmetic. create() takes the capped one only when the
 /// occupancy calculator says it keeps more blocks resident. Measured with it (H100, K = 20,000 × 20,
 /// SoA, ncu): 47–55 % achieved occupancy, 0.55–0.57 issued warps per scheduler per cycle, 32–38 µs.
 /// The uncapped one was not measured at this size. 32 registers (three blocks per SM, 150 bytes of
 /// spills) measured slower (H100, 2026-11-22, run AJ, beside 48): the kernel 39.6–42.7 against
-/// 23.7–25.8 µs, the seed-scale step 56.3–57.1 against 39.7–40.1 µs.
+/// 23.7–25.8 µs, the seed-scale step 56.3–57.1 against 39.7–40.1 µs. The seed's 20,000 particles
+/// make 2.37 groups per block at 48; two would need 48 resident warps per SM (40 registers: 98
+/// bytes of spills, and blocks of 16 particles to fit five per SM), which is not built
+/// (docs/benchmarks.md run BP).
 inline constexpr int VEHICLE_KERNEL_CAPPED_REGISTERS = 48;
 
 /// Threads per block of the combine kernel (blocks 0 … tiles − 1 scan the CDF, hence LOOKBACK_BLOCK;
