@@ -117,11 +117,16 @@ __device__ __forceinline__ Source sourceOf(const FilterControl* control) {
     return Source{c.current ^ c.swap, pending, pending ? 0.0F : c.maxLogWeight, c.step, c.uniform};
 }
 
-/// Where particle k of the step reads its state from: slot ρ[k] of the source buffer when a
-/// resampling is pending (its gather), else slot k.
+/// The slot of the source buffer particle k of the step reads its state from: ρ[k] when a
+/// resampling is pending (its gather), else k.
+__device__ __forceinline__ std::uint32_t sourceIndex(const Shape& s, const Source& src, std::uint32_t k) {
+    return src.pending ? s.resampling.copyIndex[k] : k;
+}
+
+/// Where particle k of the step reads its state from (sourceIndex).
 template <StateLayout LAYOUT>
 __device__ __forceinline__ ParticleRef sourceRef(const Shape& s, const Source& src, std::uint32_t k) {
-    return particleRef<LAYOUT>(s, src.buffer, src.pending ? s.resampling.copyIndex[k] : k);
+    return particleRef<LAYOUT>(s, src.buffer, sourceIndex(s, src, k));
 }
 
 using internal::drawCopyIndices;
@@ -383,16 +388,17 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
     constexpr bool AHEAD = ADVANCE && VEHICLES == 1 && detail::vehicleParallel<Model>();
     [[maybe_unused]] float ahead[SLOT];
     [[maybe_unused]] std::uint32_t aheadSource = 0;  // where the particle after the loaded one reads from
-    [[maybe_unused]] auto sourceIndex = [&](std::uint32_t chunk) -> std::uint32_t {
+    // The source of the thread's particle in `chunk` (0 past the block's share).
+    [[maybe_unused]] auto chunkSource = [&](std::uint32_t chunk) -> std::uint32_t {
         const std::uint32_t k = chunk * tuning::PARTICLE_BLOCK + threadIdx.x;
-        return chunk < endChunk && k < s.particles ? (src.pending ? s.resampling.copyIndex[k] : k) : 0U;
+        return chunk < endChunk && k < s.particles ? sourceIndex(s, src, k) : 0U;
     };
     if constexpr (AHEAD) {
         const std::uint32_t k = firstChunk * tuning::PARTICLE_BLOCK + threadIdx.x;
         if (firstChunk < endChunk && k < s.particles) {
             loadUsed<Model>(sourceRef<LAYOUT>(s, src, k), 0, ahead);
         }
-        aheadSource = sourceIndex(firstChunk + 1);
+        aheadSource = chunkSource(firstChunk + 1);
     }
     for (std::uint32_t c = firstChunk; c < endChunk; ++c) {
         const std::uint32_t k = c * tuning::PARTICLE_BLOCK + threadIdx.x;
@@ -421,7 +427,7 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
                             if (c + 1 < endChunk && next < s.particles) {
                                 loadUsed<Model>(particleRef<LAYOUT>(s, src.buffer, aheadSource), 0, ahead);
                             }
-                            aheadSource = sourceIndex(c + 2);
+                            aheadSource = chunkSource(c + 2);
                         } else {
                             loadUsed<Model>(in, n, slot);
                         }
