@@ -247,7 +247,7 @@ __device__ __forceinline__ void blockCopyIndices(const CopyRange& r, std::uint32
     // before it (bracket.low does not decrease with j), then halving over the last gallop's gap —
     // a copy's source is usually at most a few samples past the previous copy's.
     first[0] = 0;
-    for (std::uint32_t len = samples + 1; len > 1;) {  // lowerBoundFixed over the samples
+    for (std::uint32_t len = samples + 1; len > 1;) {  // halvings of fixed count: the lanes in step
         const std::uint32_t half = len / 2;
         first[0] = window[first[0] + half - 1] < bracket[0].low ? first[0] + half : first[0];
         len -= half;
@@ -262,13 +262,7 @@ __device__ __forceinline__ void blockCopyIndices(const CopyRange& r, std::uint32
             width *= 2;
         }
         // The answer (samples: none) is in [from, min(from + width − 1, samples)].
-        std::uint32_t k = from;
-        for (std::uint32_t len = min(from + width - 1, samples) - from + 1; len > 1;) {
-            const std::uint32_t half = len / 2;
-            k = window[k + half - 1] < low ? k + half : k;
-            len -= half;
-        }
-        first[item] = k;
+        first[item] = cdfLowerBoundIn(window, from, min(from + width - 1, samples), low);
     }
     // first[item] = k: sample k ≥ low and sample k − 1 < low, or k = samples when no sample is.
     if (step == 1) {
