@@ -1,6 +1,6 @@
 // Private to kernels/pf: the integer CDF of systematic resampling as device code — the layout of the
-// resampling scratch, one tile of the single-pass scan of the quantised weights, and the search of
-// copies' sources in it — shared by the resampling kernels (resample_cuda.cu) and the filter's
+// resampling scratch, one tile of the single-pass scan of the quantised weights, and the copies'
+// sources drawn from it — shared by the resampling kernels (resample_cuda.cu) and the filter's
 // kernels (filter_cuda.cu): its combine scans the CDF in the same launch as it combines the
 // reduction, and its advance draws the copy indices of its own particles.
 #pragma once
@@ -163,14 +163,6 @@ __device__ __forceinline__ SourceBounds warpSourceBounds(const std::uint64_t* cd
     return SourceBounds{lo, hi};
 }
 
-/// blockCopyIndices' window of the CDF in shared memory when it holds the whole source range (step
-/// 1), indexed by particle: window[i − first] = cdf[i].
-struct CdfWindow {
-    const std::uint64_t* values;
-    std::uint32_t first;
-    __device__ __forceinline__ std::uint64_t operator[](std::uint32_t i) const { return values[i - first]; }
-};
-
 /// The copies blockCopyIndices draws: j = firstCopy … lastCopy, whose sources lie in [lo, hi] (lo
 /// at most the source of firstCopy, hi at least that of lastCopy: warpSourceBounds), from the CDF of K =
 /// `particles` entries whose last value is `total`, and the resampling's uniform.
@@ -185,49 +177,104 @@ struct CopyRange {
     std::uint32_t hi;
 };
 
-/// ρ[j] of the consecutive copies of `r` (at most ITEMS · threads of them), by the whole block. Their
-/// sources are consecutive too (ρ is non-decreasing) and lie in [lo, hi]: the block reads the CDF
-/// over [lo, hi] into `window` (`windowSize` entries of shared memory; twice the copies holds their
-/// sources' range, with the bounds' slack, unless many weights quantise to zero) with coalesced
-/// loads — typically about as many entries as copies plus that slack — and every thread searches it
-/// for its copies: the same integer bracket and
-/// copyLast search as copySourceBracketed, hence the same indices as cpu::systematicResample, bit for
-/// bit. When [lo, hi] is wider than the window (weights that quantise to zero between two copies:
-/// then a few sources own all copies), the window holds every step-th entry and each search ends with
-/// log2(step) steps in global memory. A thread's ITEMS copies are consecutive: the first is found by
-/// halving over the whole window, each later one by galloping from the one before it (at K = 10⁶ the
-/// one-vehicle advance ran 1.4 % fewer instructions and its step measured 0.3–1.4 µs faster than with
-/// ITEMS independent halvings of copies ITEMS · threads apart: H200, docs/benchmarks.md run AX), and
-/// four of them are written as one 16-byte store where ρ's alignment allows. `t`: the thread's index
-/// in the block of `threads`. Ends with a barrier, after which the window may be reused and the
-/// block's stores to ρ are visible to the whole block.
+/// blockCopyIndices when the sources [lo, hi] are at most `windowSize`: the source of copy j is the
+/// smallest i with copyLast(cdf[i]) ≥ j (copySource's definition), so ρ over the round's copies is a
+/// suffix minimum. Every source i of [lo, hi] computes its s_hi = copyLast(cdf[i]) once (coalesced
+/// loads, no search) and marks that copy, clamped to the round's last (zero-weight sources share
+/// their neighbour's s_hi: the smaller index stays, atomicMin); then ρ[j] is the smallest mark at or
+/// after copy j — the thread's ITEMS consecutive copies, then the warp's lanes above it by shuffles,
+/// then the warps above it. Replaced a bracketed binary search per copy over the range read into
+/// shared memory (about 190 instructions per copy at K = 10⁶, a chain of dependent shared loads;
+/// docs/benchmarks.md run BU). `marks`: the window's memory as 32-bit words; the round's copies
+/// (at most windowSize / 2), then one word per warp. A CDF that does not rise (the stages run out
+/// of order, without the upload that resets the scan) may leave a copy unmarked: its source is hi.
 template <std::uint32_t ITEMS>
-__device__ __forceinline__ void blockCopyIndices(const CopyRange& r, std::uint32_t* copyIndex, std::uint64_t* window,
-                                                 std::uint32_t windowSize, std::uint32_t t, std::uint32_t threads) {
+__device__ __forceinline__ void markedSources(const CopyRange& r, std::uint32_t* marks, std::uint32_t windowSize,
+                                              std::uint32_t t, std::uint32_t threads,
+                                              std::uint32_t (&source)[ITEMS]) {
+    constexpr std::uint32_t FULL = 0xFFFFFFFFU;
+    constexpr std::uint32_t NONE = 0xFFFFFFFFU;  // above every source
+    constexpr std::uint32_t WARP = 32;
+    const std::uint32_t copies = r.lastCopy - r.firstCopy + 1;
+    for (std::uint32_t k = t; k < copies; k += threads) {
+        marks[k] = NONE;
+    }
+    __syncthreads();
+    const std::uint32_t span = r.hi - r.lo + 1;
+    // Loads in batches, then their copyLast: each load's latency is paid once per batch.
+    constexpr std::uint32_t BATCH = 4;
+    for (std::uint32_t s0 = t; s0 < span; s0 += BATCH * threads) {
+        std::uint64_t v[BATCH];
+#pragma unroll
+        for (std::uint32_t b = 0; b < BATCH; ++b) {
+            const std::uint32_t s = s0 + b * threads;
+            v[b] = s < span ? __ldcg(&r.cdf[r.lo + s]) : 0U;
+        }
+#pragma unroll
+        for (std::uint32_t b = 0; b < BATCH; ++b) {
+            const std::uint32_t s = s0 + b * threads;
+            if (s < span) {
+                const std::int64_t last = copyLast(v[b], r.total, r.particles, r.uniform);
+                if (last >= static_cast<std::int64_t>(r.firstCopy)) {
+                    const auto at = static_cast<std::uint32_t>(min(last, static_cast<std::int64_t>(r.lastCopy)));
+                    atomicMin(&marks[at - r.firstCopy], r.lo + s);
+                }
+            }
+        }
+    }
+    __syncthreads();
+    // The thread's copies base … base + ITEMS − 1: the minimum of each one's marks and those after it.
+    const std::uint32_t base = t * ITEMS;
+    std::uint32_t after = NONE;
+#pragma unroll
+    for (std::uint32_t item = ITEMS; item-- > 0;) {
+        after = min(after, base + item < copies ? marks[base + item] : NONE);
+        source[item] = after;
+    }
+    // The lanes above this one (an inclusive suffix minimum by shuffles, shifted by one lane).
+    const std::uint32_t lane = t % WARP;
+    std::uint32_t suffix = after;
+#pragma unroll
+    for (std::uint32_t d = 1; d < WARP; d *= 2) {
+        const std::uint32_t above = __shfl_down_sync(FULL, suffix, d);
+        suffix = lane + d < WARP ? min(suffix, above) : suffix;
+    }
+    std::uint32_t beyond = __shfl_down_sync(FULL, suffix, 1);
+    beyond = lane + 1 < WARP ? beyond : NONE;
+    // The warps above this one.
+    std::uint32_t* warpMinima = marks + windowSize / 2;
+    const std::uint32_t warp = t / WARP;
+    if (lane == 0) {
+        warpMinima[warp] = suffix;
+    }
+    __syncthreads();
+    for (std::uint32_t w = warp + 1; w < threads / WARP; ++w) {
+        beyond = min(beyond, warpMinima[w]);
+    }
+#pragma unroll
+    for (std::uint32_t item = 0; item < ITEMS; ++item) {
+        source[item] = min(min(source[item], beyond), r.hi);
+    }
+}
+
+/// blockCopyIndices when the sources [lo, hi] are more than `windowSize` (weights that quantise to
+/// zero between two copies: then a few sources own all copies): the window holds every step-th CDF
+/// entry (step ≥ 2) and every thread searches it for its copies with the same integer bracket and
+/// copyLast search as copySourceBracketed, each search ending with log2(step) steps in global memory.
+/// A thread's ITEMS copies are consecutive: the first is found by halving over the whole window,
+/// each later one by galloping from the one before it.
+template <std::uint32_t ITEMS>
+__device__ __forceinline__ void searchedSources(const CopyRange& r, std::uint64_t* window, std::uint32_t windowSize,
+                                                std::uint32_t t, std::uint32_t threads,
+                                                std::uint32_t (&source)[ITEMS]) {
     const std::uint64_t* cdf = r.cdf;
     const std::uint32_t lo = r.lo;
     const std::uint32_t hi = r.hi;
     const std::uint32_t span = hi - lo + 1;
-    const std::uint32_t step = (span + windowSize - 1) / windowSize;  // block-uniform
+    const std::uint32_t step = (span + windowSize - 1) / windowSize;  // block-uniform, ≥ 2
     const std::uint32_t samples = (span + step - 1) / step;
-    // Loads in batches of BATCH, then their stores: a store after each load waited out every load in
-    // turn (8 in a row per thread for a 2,048-entry window of 256 threads, 6.7 % of the one-vehicle
-    // advance's stall samples; batched, its step measured 0.4–0.6 µs faster: H200, docs/benchmarks.md
-    // runs AY and BA).
-    constexpr std::uint32_t BATCH = 4;
-    for (std::uint32_t k0 = t; k0 < samples; k0 += BATCH * threads) {
-        std::uint64_t v[BATCH];
-#pragma unroll
-        for (std::uint32_t b = 0; b < BATCH; ++b) {
-            const std::uint32_t k = k0 + b * threads;
-            v[b] = k < samples ? __ldcg(&cdf[lo + k * step]) : 0U;
-        }
-#pragma unroll
-        for (std::uint32_t b = 0; b < BATCH; ++b) {
-            if (k0 + b * threads < samples) {
-                window[k0 + b * threads] = v[b];
-            }
-        }
+    for (std::uint32_t k = t; k < samples; k += threads) {
+        window[k] = __ldcg(&cdf[lo + k * step]);
     }
     __syncthreads();
 
@@ -242,10 +289,9 @@ __device__ __forceinline__ void blockCopyIndices(const CopyRange& r, std::uint32
         j[item] = min(base + item, r.lastCopy);
         bracket[item] = copyBracket(r.total, r.particles, r.uniform, j[item]);
     }
-    // The first source with CDF ≥ bracket.low: among the samples (shared), then within the step.
-    // The first item by halving over all the samples; each later one by galloping from the item
-    // before it (bracket.low does not decrease with j), then halving over the last gallop's gap —
-    // a copy's source is usually at most a few samples past the previous copy's.
+    // The first sample with CDF ≥ bracket.low: the first item by halving over all the samples; each
+    // later one by galloping from the item before it (bracket.low does not decrease with j), then
+    // halving over the last gallop's gap.
     first[0] = 0;
     for (std::uint32_t len = samples + 1; len > 1;) {  // halvings of fixed count: the lanes in step
         const std::uint32_t half = len / 2;
@@ -264,52 +310,57 @@ __device__ __forceinline__ void blockCopyIndices(const CopyRange& r, std::uint32
         // The answer (samples: none) is in [from, min(from + width − 1, samples)].
         first[item] = cdfLowerBoundIn(window, from, min(from + width - 1, samples), low);
     }
-    // first[item] = k: sample k ≥ low and sample k − 1 < low, or k = samples when no sample is.
-    if (step == 1) {
+    // first[item] = k: sample k ≥ low and sample k − 1 < low, or k = samples when no sample is. The
+    // first source ≥ low is in (lo + (k − 1)·step, lo + k·step], or past the last sample up to hi.
+    std::uint32_t len[ITEMS];
+#pragma unroll
+    for (std::uint32_t item = 0; item < ITEMS; ++item) {
+        const std::uint32_t k = first[item];
+        const std::uint32_t from = k == 0 ? lo : min(lo + (k - 1) * step + 1, hi);
+        const std::uint32_t to = k == 0 ? lo : (k < samples ? lo + k * step : hi);
+        first[item] = from;
+        len[item] = to - from + 1;
+    }
+    for (std::uint32_t round = 1; round < step; round *= 2) {  // ⌈log2(step)⌉ halvings, ITEMS at once
 #pragma unroll
         for (std::uint32_t item = 0; item < ITEMS; ++item) {
-            first[item] = lo + min(first[item], span - 1);  // none → hi, as cdfLowerBoundIn
-        }
-    } else {
-        // The answer is in (lo + (k − 1)·step, lo + k·step], or past the last sample up to hi.
-        std::uint32_t len[ITEMS];
-#pragma unroll
-        for (std::uint32_t item = 0; item < ITEMS; ++item) {
-            const std::uint32_t k = first[item];
-            const std::uint32_t from = k == 0 ? lo : min(lo + (k - 1) * step + 1, hi);
-            const std::uint32_t to = k == 0 ? lo : (k < samples ? lo + k * step : hi);
-            first[item] = from;
-            len[item] = to - from + 1;
-        }
-        for (std::uint32_t round = 1; round < step; round *= 2) {  // ⌈log2(step)⌉ halvings, ITEMS at once
-#pragma unroll
-            for (std::uint32_t item = 0; item < ITEMS; ++item) {
-                if (len[item] > 1) {
-                    const std::uint32_t half = len[item] / 2;
-                    first[item] = __ldcg(&cdf[first[item] + half - 1]) < bracket[item].low ? first[item] + half : first[item];
-                    len[item] -= half;
-                }
+            if (len[item] > 1) {
+                const std::uint32_t half = len[item] / 2;
+                first[item] = __ldcg(&cdf[first[item] + half - 1]) < bracket[item].low ? first[item] + half : first[item];
+                len[item] -= half;
             }
         }
     }
     // Usually the first source ≥ low is also ≥ high: that is the answer (copySourceIn would return it
     // without another load); otherwise the full search from there.
-    std::uint64_t atFirst[ITEMS];
-#pragma unroll
-    for (std::uint32_t item = 0; item < ITEMS; ++item) {
-        atFirst[item] = step == 1 ? window[first[item] - lo] : __ldcg(&cdf[first[item]]);
-    }
-    std::uint32_t source[ITEMS];
 #pragma unroll
     for (std::uint32_t item = 0; item < ITEMS; ++item) {
         source[item] = first[item];
-        if (atFirst[item] < bracket[item].high && first[item] < hi) {
-            source[item] = step == 1 ? copySourceIn(CdfWindow{window, lo}, r.total, r.particles, r.uniform, j[item],
-                                                    bracket[item], first[item], hi)
-                                     : copySourceIn(cdf, r.total, r.particles, r.uniform, j[item], bracket[item],
-                                                    first[item], hi);
+        if (__ldcg(&cdf[first[item]]) < bracket[item].high && first[item] < hi) {
+            source[item] = copySourceIn(cdf, r.total, r.particles, r.uniform, j[item], bracket[item], first[item], hi);
         }
     }
+}
+
+/// ρ[j] of the consecutive copies of `r` (at most ITEMS · threads of them, and at most windowSize / 2),
+/// by the whole block: the sources are consecutive too (ρ is non-decreasing) and lie in [lo, hi].
+/// Typically [lo, hi] holds about as many sources as copies, plus the bounds' slack, and each is read
+/// once (markedSources); when it is wider than the window, a search per copy (searchedSources). Both
+/// give the smallest i with copyLast(cdf[i]) ≥ j — the same indices as cpu::systematicResample, bit for
+/// bit. A thread's ITEMS copies are consecutive and written as one 16-byte store where ρ's alignment
+/// allows. `window`: `windowSize` 64-bit words of shared memory; `t`: the thread's index in the block
+/// of `threads` (whole warps). Ends with a barrier, after which the window may be reused and the
+/// block's stores to ρ are visible to the whole block.
+template <std::uint32_t ITEMS>
+__device__ __forceinline__ void blockCopyIndices(const CopyRange& r, std::uint32_t* copyIndex, std::uint64_t* window,
+                                                 std::uint32_t windowSize, std::uint32_t t, std::uint32_t threads) {
+    std::uint32_t source[ITEMS];
+    if (r.hi - r.lo < windowSize) {  // block-uniform
+        markedSources<ITEMS>(r, reinterpret_cast<std::uint32_t*>(window), windowSize, t, threads, source);
+    } else {
+        searchedSources<ITEMS>(r, window, windowSize, t, threads, source);
+    }
+    const std::uint32_t base = r.firstCopy + t * ITEMS;
     bool stored = false;
     if constexpr (ITEMS == 4) {  // one 16-byte store where all four are copies of r and ρ is aligned
         if (base + 3 <= r.lastCopy && reinterpret_cast<std::uintptr_t>(copyIndex + base) % 16 == 0) {

@@ -20,7 +20,7 @@
 // capability 9.0 and later the kernels after the upload are launched early (programmatic dependent
 // launch, primitives/dependent_launch.cuh): each is scheduled while the one before it finishes and
 // waits for it before it touches what that kernel writes. The advance draws its copy indices before
-// that wait: the upload writes nothing they read, so the search overlaps the upload.
+// that wait: the upload writes nothing they read, so drawing them overlaps the upload.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -315,7 +315,7 @@ __global__ void initializeKernel(Shape s, typename Model::Params params, const t
 /// combines its lanes (a fixed shuffle tree) and the block its warps in order, and writes one partial
 /// per channel. First, when a resampling is pending, the copy indices of the block's particles
 /// (drawCopyIndices) — before the wait for the kernel before it when afterUpload (launched early
-/// behind the filter's upload, which writes nothing the search reads: ParticleFilter::m_uploadLaunchedLast).
+/// behind the filter's upload, which writes nothing that drawing reads: ParticleFilter::m_uploadLaunchedLast).
 template <typename Model, bool ADVANCE, std::uint32_t VEHICLES, StateLayout LAYOUT>
 __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning::ONE_VEHICLE_MIN_BLOCKS : 1)
     particleKernel(Shape s, typename Model::Params params, const typename Model::VehicleInput* inputs,
@@ -338,7 +338,7 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
     const Source src = sourceOf(control);
     // The lanes' channel sums live in shared memory (each its own column: no bank conflicts), which
     // keeps the one-vehicle kernel inside its register budget; before them, the same memory holds
-    // the window of the copy-index search.
+    // the window of the copy-index drawing.
     __shared__ union {
         std::uint64_t window[tuning::COPY_INDEX_WINDOW];
         float channelSums[VEHICLES * OUTPUTS][tuning::PARTICLE_BLOCK];
@@ -582,7 +582,7 @@ __global__ void __maxnreg__(MAX_REGISTERS)
     // 16-byte vectors; the warps write the next group's only after the second barrier). Rows of
     // MAX_VEHICLES + 4 floats: the 8 lanes of a vector load's quarter warp start 4 banks apart
     // (conflict-free). The columns past `vehicles` stay zero and add nothing. Before the terms, the
-    // same memory holds the window of the copy-index search (a separate 16 KB window measured about
+    // same memory holds the window of the copy-index drawing (a separate 16 KB window measured about
     // 1 µs slower at seed scale, in the step and on steps without a resampling: H100, 2026-11-27).
     constexpr std::uint32_t TERM_ROW = Model::MAX_VEHICLES + 4;
     static_assert(Model::MAX_VEHICLES % 4 == 0, "a row of terms is whole 16-byte vectors");

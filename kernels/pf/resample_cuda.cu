@@ -1,8 +1,9 @@
 // CUDA systematic resampling: quantised weights → integer CDF by a single-pass decoupled look-back
-// scan (exact, deterministic) → one thread per copy finds its source (seed 004 eqs. 10–12, bracketed
-// integer search) → coalesced gather of whole particles (seed 000 section 4.2.3). The particle filter's
-// step launches none of these: its combine scans the CDF and its next advance draws the copy indices of
-// its own particles with the same search (cdf_scan.cuh) and gathers them into its predict.
+// scan (exact, deterministic) → the copy indices of seed 004 eqs. 10–12 (each source's s_hi once, then
+// a block's suffix minima; a bracketed integer search where zero weights widen the range) → coalesced
+// gather of whole particles (seed 000 section 4.2.3). The particle filter's step launches none of
+// these: its combine scans the CDF and its next advance draws the copy indices of its own particles
+// the same way (cdf_scan.cuh) and gathers them into its predict.
 #include <thrust/copy.h>
 #include <thrust/execution_policy.h>
 #include <thrust/iterator/permutation_iterator.h>
@@ -38,7 +39,7 @@ __global__ void __launch_bounds__(lookback::LOOKBACK_BLOCK)
 
 /// Block b writes the copy indices ρ[j] of COPY_INDEX_ITEMS × COPY_INDEX_BLOCK consecutive copies j
 /// (drawCopyIndices, cdf_scan.cuh: one round; warps 0 and 1 find the sources of its first and last
-/// copy, then the block searches the CDF between them).
+/// copy, then the block draws the copies' sources from the CDF between them).
 __global__ void __launch_bounds__(tuning::COPY_INDEX_BLOCK)
     copyIndexKernel(const std::uint64_t* cdf, std::uint32_t particles, const float* u,
                     std::uint32_t* __restrict__ copyIndex, const std::uint32_t* enabled) {

@@ -67,21 +67,23 @@ inline constexpr std::uint32_t COMBINE_BLOCK = 256;
 
 /// Copy-index kernel: block b writes COPY_INDEX_ITEMS × COPY_INDEX_BLOCK consecutive copies (a
 /// thread's items consecutive, one 16-byte store); two warps bound the sources of its first and last copy
-/// (warpSourceBounds), the block reads that range of the CDF (up to COPY_INDEX_WINDOW entries, 16 KB) into
-/// shared memory and searches it there. 1,024 copies per block: ≈ 977 blocks at K = 10⁶, all resident
-/// at once on an H100 (8 per SM), so the searches' latency is paid once. H100, ncu, with the exact
+/// (warpSourceBounds), then the block marks each source's last copy and takes suffix minima in
+/// COPY_INDEX_WINDOW entries of shared memory (16 KB), or, when zero-weight particles make the range
+/// wider than the window, samples the range into it and searches (cdf_scan.cuh). 1,024 copies per
+/// block: ≈ 977 blocks at K = 10⁶, all resident at once on an H100 (8 per SM), so the bounds' latency is
+/// paid once. H100, ncu, with a search per copy over the range read into shared memory and the exact
 /// 32-way search of the bounds that warpSourceBounds replaced (docs/benchmarks.md run BK): 14.5–15.0 µs at
 /// K = 10⁶, 7.2–7.7 µs at K = 20,000 × 20 vehicles (most weights zero: a sampled window). The previous
 /// kernel (one thread per copy, 1024-thread blocks, every thread's search through global memory):
 /// 20.8–21.5 µs at K = 10⁶, 6.2–6.8 µs at K = 20,000. The step no longer launches it (its advance
-/// kernels draw their own particles' copy indices with the same search: the per-particle kernel
+/// kernels draw their own particles' copy indices the same way: the per-particle kernel
 /// COPY_INDEX_ITEMS per thread in a COPY_INDEX_WINDOW window that its channel sums reuse, the vehicle
 /// kernel one per thread in a 576-entry window in its log terms' memory); systematicResample() and
 /// the filter's readbacks do.
 inline constexpr std::uint32_t COPY_INDEX_BLOCK = 256;
 inline constexpr std::uint32_t COPY_INDEX_ITEMS = 4;
 /// CDF entries a block's window holds: twice its copies (a wider range — many zero-weight particles
-/// between two copies — is searched in global memory, within the range).
+/// between two copies — is sampled into it and searched, ending in global memory).
 inline constexpr std::uint32_t COPY_INDEX_WINDOW = 2 * COPY_INDEX_ITEMS * COPY_INDEX_BLOCK;
 
 /// Partial blocks of the differential-evolution spread reduction (its final combine is serial).

@@ -67,12 +67,17 @@ AUGUR_HD_INLINE std::uint64_t quantizeWeight(float logWeight, float maxLogWeight
 /// s_hi of the particle whose inclusive CDF value is cdfAt (of total): the last copy index it owns
 /// (−1 … K−1; below its s_lo when it gets no copy). Non-decreasing in cdfAt, so the source of copy j
 /// is the smallest i with copyLast(W_i) ≥ j — what the balanced (one thread per copy) search uses.
+/// K·W_i as cdfAt times K/total: the quotient is the same for every particle, so a loop over
+/// particles divides once (the device's double division is a dozen instructions and a slow-path
+/// branch; the copy-index kernels evaluate this once per source). Host and device round the same
+/// two operations the same way.
 AUGUR_HD_INLINE std::int64_t copyLast(std::uint64_t cdfAt, std::uint64_t total, std::uint32_t particles,
                                       float u) noexcept {
     if (cdfAt == total) {
         return static_cast<std::int64_t>(particles) - 1;
     }
-    const double at = static_cast<double>(cdfAt) * static_cast<double>(particles) / static_cast<double>(total);
+    const double perUnit = static_cast<double>(particles) / static_cast<double>(total);
+    const double at = static_cast<double>(cdfAt) * perUnit;
     const auto last = static_cast<std::int64_t>(std::floor(at - static_cast<double>(u)));
     return last > static_cast<std::int64_t>(particles) - 1 ? static_cast<std::int64_t>(particles) - 1 : last;
 }
@@ -112,9 +117,7 @@ AUGUR_HD_INLINE std::uint32_t copySource(const std::uint64_t* cdf, std::uint32_t
 inline constexpr double COPY_BRACKET_MARGIN = 1.0 / 1048576.0;
 
 /// Smallest i in [lo, hi] with cdf[i] ≥ value; hi when there is none. `Cdf`: anything indexed by the
-/// particle index — a pointer to the whole CDF, or a window of it (the device's copy-index search,
-/// in the copy-index kernel and the filter's advance kernels, reads a block's slice of the CDF into
-/// shared memory).
+/// particle index — a pointer to the whole CDF, or a window of it (in shared memory, on the device).
 template <typename Cdf>
 AUGUR_HD_INLINE std::uint32_t cdfLowerBoundIn(const Cdf& cdf, std::uint32_t lo, std::uint32_t hi,
                                               std::uint64_t value) noexcept {
@@ -192,9 +195,9 @@ AUGUR_HD_INLINE std::uint32_t copySourceFrom(const std::uint64_t* cdf, std::uint
 /// answer is bracketed by two integer lower bounds (copyBracket; the second found by galloping from
 /// the first), and copyLast is evaluated only inside the bracket — usually a single source, so not
 /// at all. O(log K) integer steps; at most O(log K) copyLast evaluations (only when many zero-weight
-/// sources share the bracket). The device's copy-index search (the copy-index kernel, the filter's
-/// advance kernels) runs the same search (copySourceIn) inside the range of sources of its block's
-/// copies, read once into shared memory.
+/// sources share the bracket). The device (the copy-index kernel, the filter's advance kernels)
+/// computes copyLast once per source of its block's copies instead and takes suffix minima, or, where
+/// zero-weight particles make that range wide, runs this search (copySourceIn) in it.
 AUGUR_HD_INLINE std::uint32_t copySourceBracketed(const std::uint64_t* cdf, std::uint32_t particles, float u,
                                                   std::uint32_t j) noexcept {
     const std::uint32_t lastIndex = particles - 1;
