@@ -184,8 +184,8 @@ struct CopyRange {
 /// their neighbour's s_hi: the smaller index stays, atomicMin); then ρ[j] is the smallest mark at or
 /// after copy j — the thread's ITEMS consecutive copies, then the warp's lanes above it by shuffles,
 /// then the warps above it. Replaced a bracketed binary search per copy over the range read into
-/// shared memory (about 190 instructions per copy at K = 10⁶, a chain of dependent shared loads;
-/// docs/benchmarks.md run BU). `marks`: the window's memory as 32-bit words; the round's copies
+/// shared memory, a chain of dependent shared loads: at K = 10⁶ the step measured about 1 µs faster
+/// (H100, docs/benchmarks.md runs BU–BW). `marks`: the window's memory as 32-bit words; the round's copies
 /// (at most windowSize / 2), then one word per warp. A CDF that does not rise (the stages run out
 /// of order, without the upload that resets the scan) may leave a copy unmarked: its source is hi.
 template <std::uint32_t ITEMS>
