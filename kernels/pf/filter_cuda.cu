@@ -438,7 +438,7 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
                                       : (static_cast<std::uint32_t>(other) == n
                                              ? slot[Model::INTENT_STOP]
                                              : in.get(static_cast<std::uint32_t>(other) * SLOT + Model::INTENT_STOP));
-                        RandomStream rng(s.seed, src.step, k, n);
+                        BasicRandomStream<tuning::PARTICLE_KERNEL_MULTIPLY> rng(s.seed, src.step, k, n);
                         Model::advanceSlot(slot, otherIntent, vehicles, params, z, rng);
                         storeUsed<Model>(view, n, slot);
                         if (Model::weighs(z)) {
@@ -663,7 +663,7 @@ __global__ void __maxnreg__(MAX_REGISTERS)
                 const std::int32_t other = Model::yieldsTo(slot, z, vehicles);
                 const float otherIntent =
                     other >= 0 ? in.get(static_cast<std::uint32_t>(other) * SLOT + Model::INTENT_STOP) : 0.0F;
-                RandomStream rng(s.seed, src.step, k, n);
+                BasicRandomStream<tuning::VEHICLE_KERNEL_MULTIPLY> rng(s.seed, src.step, k, n);
                 Model::advanceSlot(slot, otherIntent, vehicles, params, z, rng);
                 storeUsed<Model>(particleRef<LAYOUT>(s, src.buffer ^ 1U, k), n, slot);
                 terms[lane][n] = weighs ? Model::slotLogLikelihood(slot, measured[n]) : 0.0F;

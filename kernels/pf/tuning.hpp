@@ -9,6 +9,8 @@
 
 #include <cstdint>
 
+#include "augur/kernels/pf/philox.hpp"
+
 namespace augur::kernels::pf::tuning {
 
 /// Threads per block of the per-particle kernels (the advance and reduce kernels of the per-particle
@@ -54,6 +56,16 @@ inline constexpr std::uint32_t VEHICLE_PARALLEL_MIN = 4;
 /// bytes of spills, and blocks of 16 particles to fit five per SM), which is not built
 /// (docs/benchmarks.md run BP).
 inline constexpr int VEHICLE_KERNEL_CAPPED_REGISTERS = 48;
+
+/// How the vehicle-parallel kernel's random streams form Philox's products (philox.hpp): the
+/// widening multiply alone, 20 instructions fewer per Philox block, two blocks per (particle,
+/// vehicle). Seed-scale step (H100, docs/benchmarks.md runs BU and BW): 27.8 / 27.4 µs against
+/// 28.6 / 28.5 with the C++ product, and the 48-register kernel spilled 0–6 bytes instead of 2–6.
+/// The per-particle kernel (one to three vehicles) keeps the C++ product: with the widening multiply
+/// the one-vehicle advance spilled 44–72 bytes at 64 registers, and the K = 10⁶ step measured
+/// 61.8–62.7 µs against 56.3–57.9.
+inline constexpr PhiloxMultiply VEHICLE_KERNEL_MULTIPLY = PhiloxMultiply::Wide;
+inline constexpr PhiloxMultiply PARTICLE_KERNEL_MULTIPLY = PhiloxMultiply::Product;
 
 /// Threads per block of the combine kernel (blocks 0 … tiles − 1 scan the CDF, hence LOOKBACK_BLOCK;
 /// then one block per output channel: threads stride over the partial blocks, then a fixed tree; the

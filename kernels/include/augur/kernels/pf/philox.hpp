@@ -22,13 +22,33 @@ inline constexpr std::uint32_t PHILOX_M0 = 0xD2511F53U;
 inline constexpr std::uint32_t PHILOX_M1 = 0xCD9E8D57U;
 inline constexpr std::uint32_t PHILOX_W0 = 0x9E3779B9U;  // golden ratio
 inline constexpr std::uint32_t PHILOX_W1 = 0xBB67AE85U;  // sqrt(3) - 1
+}  // namespace detail
 
-/// The 64-bit product of a and b as two words, on the device too (a widening multiply). With
-/// __umulhi and a 32-bit multiply instead, as cuRAND's Philox, the step's kernels ran 3–4 % fewer
-/// warp instructions, yet the K = 10⁶ one-vehicle step measured 0.1–0.9 µs slower in the
-/// structure-of-arrays layout and 2.2–3.4 µs slower in the array-of-structs one (H200,
-/// docs/benchmarks.md runs AX and BA).
+/// How the device forms Philox's 64-bit products (the host: always the C++ product). The results
+/// are the same bits; the instructions are not, and which is faster depends on the kernel's register
+/// allocation (tuning.hpp says which kernel uses which, and what each measured).
+///   Product  the product of the 64-bit zero extensions, as written in C++: compiled to a widening
+///            multiply plus an add of zero to the high word (20 adds per Philox block). With __umulhi
+///            and a 32-bit multiply instead, as cuRAND's Philox, the step's kernels ran 3–4 % fewer
+///            warp instructions, yet the K = 10⁶ one-vehicle step measured 0.1–0.9 µs slower in the
+///            structure-of-arrays layout and 2.2–3.4 µs slower in the array-of-structs one (H200,
+///            docs/benchmarks.md runs AX and BA).
+///   Wide     PTX mul.wide.u32: the widening multiply alone.
+enum class PhiloxMultiply { Product, Wide };
+
+namespace detail {
+/// The 64-bit product of a and b as two words.
+template <PhiloxMultiply MULTIPLY>
 AUGUR_HD_INLINE void mulHiLo(std::uint32_t a, std::uint32_t b, std::uint32_t& hi, std::uint32_t& lo) {
+#if defined(__CUDA_ARCH__)
+    if constexpr (MULTIPLY == PhiloxMultiply::Wide) {
+        std::uint64_t product = 0;
+        asm("mul.wide.u32 %0, %1, %2;" : "=l"(product) : "r"(a), "r"(b));
+        hi = static_cast<std::uint32_t>(product >> 32U);
+        lo = static_cast<std::uint32_t>(product);
+        return;
+    }
+#endif
     const std::uint64_t product = static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b);
     hi = static_cast<std::uint32_t>(product >> 32U);
     lo = static_cast<std::uint32_t>(product);
@@ -37,14 +57,15 @@ AUGUR_HD_INLINE void mulHiLo(std::uint32_t a, std::uint32_t b, std::uint32_t& hi
 
 /// Philox-4x32 with 10 rounds: four 32-bit words from a 128-bit counter and a 64-bit key.
 /// Pure, noexcept, allocation-free; about 10 × 2 32-bit multiplies.
+template <PhiloxMultiply MULTIPLY = PhiloxMultiply::Product>
 AUGUR_HD_INLINE Philox4 philox4x32_10(Philox4 counter, std::uint32_t key0, std::uint32_t key1) noexcept {
     for (int round = 0; round < 10; ++round) {
         std::uint32_t hi0 = 0;
         std::uint32_t lo0 = 0;
         std::uint32_t hi1 = 0;
         std::uint32_t lo1 = 0;
-        detail::mulHiLo(detail::PHILOX_M0, counter.v[0], hi0, lo0);
-        detail::mulHiLo(detail::PHILOX_M1, counter.v[2], hi1, lo1);
+        detail::mulHiLo<MULTIPLY>(detail::PHILOX_M0, counter.v[0], hi0, lo0);
+        detail::mulHiLo<MULTIPLY>(detail::PHILOX_M1, counter.v[2], hi1, lo1);
         counter = Philox4{{hi1 ^ counter.v[1] ^ key0, lo1, hi0 ^ counter.v[3] ^ key1, lo0}};
         key0 += detail::PHILOX_W0;
         key1 += detail::PHILOX_W1;
@@ -70,11 +91,13 @@ AUGUR_HD_INLINE float uniformLowBytes(std::uint32_t bitsA, std::uint32_t bitsB) 
 
 /// The stream of draws of one (seed, step, particle, vehicle) tuple. Each block() call returns four
 /// fresh words (the draw index is the fourth counter word), so a model asks for as many as it needs.
-/// Copyable, 24 bytes, lives in registers.
-class RandomStream {
+/// Copyable, 24 bytes, lives in registers. MULTIPLY: how the device forms Philox's products (the
+/// same numbers either way).
+template <PhiloxMultiply MULTIPLY = PhiloxMultiply::Product>
+class BasicRandomStream {
 public:
-    AUGUR_HD_INLINE RandomStream(std::uint64_t seed, std::uint32_t step, std::uint32_t particle,
-                                 std::uint32_t vehicle) noexcept
+    AUGUR_HD_INLINE BasicRandomStream(std::uint64_t seed, std::uint32_t step, std::uint32_t particle,
+                                      std::uint32_t vehicle) noexcept
         : m_key0(static_cast<std::uint32_t>(seed)),
           m_key1(static_cast<std::uint32_t>(seed >> 32U)),
           m_particle(particle),
@@ -83,7 +106,7 @@ public:
 
     /// Four fresh 32-bit words.
     AUGUR_HD_INLINE Philox4 block() noexcept {
-        return philox4x32_10(Philox4{{m_particle, m_vehicle, m_step, m_draw++}}, m_key0, m_key1);
+        return philox4x32_10<MULTIPLY>(Philox4{{m_particle, m_vehicle, m_step, m_draw++}}, m_key0, m_key1);
     }
 
     /// Two independent standard normals (Box–Muller on one block; the other two words are returned
@@ -101,6 +124,8 @@ private:
     std::uint32_t m_step;
     std::uint32_t m_draw{0};
 };
+
+using RandomStream = BasicRandomStream<>;
 
 }  // namespace augur::kernels::pf
 
@@ -146,14 +171,17 @@ AUGUR_HD_INLINE void boxMuller(std::uint32_t bits0, std::uint32_t bits1, float& 
     n1 = radius * s;
 }
 
-AUGUR_HD_INLINE void RandomStream::normals2(float& n0, float& n1, std::uint32_t& spare0, std::uint32_t& spare1) noexcept {
+template <PhiloxMultiply MULTIPLY>
+AUGUR_HD_INLINE void BasicRandomStream<MULTIPLY>::normals2(float& n0, float& n1, std::uint32_t& spare0,
+                                                            std::uint32_t& spare1) noexcept {
     const Philox4 r = block();
     boxMuller(r.v[0], r.v[1], n0, n1);
     spare0 = r.v[2];
     spare1 = r.v[3];
 }
 
-AUGUR_HD_INLINE void RandomStream::normals4(float (&n)[4]) noexcept {
+template <PhiloxMultiply MULTIPLY>
+AUGUR_HD_INLINE void BasicRandomStream<MULTIPLY>::normals4(float (&n)[4]) noexcept {
     const Philox4 r = block();
     boxMuller(r.v[0], r.v[1], n[0], n[1]);
     boxMuller(r.v[2], r.v[3], n[2], n[3]);

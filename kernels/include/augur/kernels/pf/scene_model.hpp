@@ -162,8 +162,9 @@ struct SceneModel {
     /// A slot drawn from its measurement z: pose and speed Gaussian around z, the corridor uniform over
     /// the candidates, the intentions {stop, change} from their priors (expectation = intention).
     /// Two Philox blocks: four normals, then the three uniforms.
+    template <typename Stream>  // BasicRandomStream<…>
     AUGUR_HD_INLINE static void drawSlot(float (&slot)[SLOT_FLOATS], const Params& params, const VehicleInput& z,
-                                         RandomStream& rng) noexcept {
+                                         Stream& rng) noexcept {
         float n[4];
         rng.normals4(n);
         const Philox4 u = rng.block();
@@ -224,8 +225,9 @@ struct SceneModel {
     /// Two Philox-4x32-10 blocks, every word used: the decisions (four 24-bit uniforms from the top
     /// bits, the corridor hop's two 16-bit uniforms from the low bytes), then four normals. Headings
     /// are kept wrapped to [−π, π), where fastSinCos is accurate.
+    template <typename Stream>  // BasicRandomStream<…>
     AUGUR_HD_INLINE static void advanceSlot(float (&s)[SLOT_FLOATS], float otherIntentStop, std::uint32_t vehicles,
-                                            const Params& params, const VehicleInput& z, RandomStream& rng) noexcept {
+                                            const Params& params, const VehicleInput& z, Stream& rng) noexcept {
         const std::int32_t count = z.corridorCount < 1 ? 1 : z.corridorCount;
         if (z.redraw != 0) {
             // A new road user in this slot: its state is this step's measurement, nothing to predict.
