@@ -64,21 +64,36 @@ AUGUR_HD_INLINE std::uint64_t quantizeWeight(float logWeight, float maxLogWeight
     return static_cast<std::uint64_t>(std::ldexp(p, 31 + static_cast<int>(whole)));
 }
 
+/// K/total, the factor copyPosition scales a CDF value by: the same for every particle, so a loop
+/// over particles divides once (the device's double division is a dozen instructions and a
+/// slow-path branch; the copy-index kernels evaluate copyPosition once per source).
+AUGUR_HD_INLINE double copyPerUnit(std::uint64_t total, std::uint32_t particles) noexcept {
+    return static_cast<double>(particles) / static_cast<double>(total);
+}
+
+/// K·W_i − u for the particle whose inclusive CDF value is cdfAt: the rounded product
+/// cdfAt · perUnit (perUnit = copyPerUnit), then the rounded difference. Never one fused
+/// multiply-add: the device's explicitly rounded operations, two statements on the host (which
+/// compiles in ISO mode, without contraction across statements), so both compute the same bits.
+AUGUR_HD_INLINE double copyPosition(std::uint64_t cdfAt, double perUnit, float u) noexcept {
+#if defined(__CUDA_ARCH__)
+    return __dsub_rn(__dmul_rn(static_cast<double>(cdfAt), perUnit), static_cast<double>(u));
+#else
+    const double at = static_cast<double>(cdfAt) * perUnit;
+    return at - static_cast<double>(u);
+#endif
+}
+
 /// s_hi of the particle whose inclusive CDF value is cdfAt (of total): the last copy index it owns
-/// (−1 … K−1; below its s_lo when it gets no copy). Non-decreasing in cdfAt, so the source of copy j
-/// is the smallest i with copyLast(W_i) ≥ j — what the balanced (one thread per copy) search uses.
-/// K·W_i as cdfAt times K/total: the quotient is the same for every particle, so a loop over
-/// particles divides once (the device's double division is a dozen instructions and a slow-path
-/// branch; the copy-index kernels evaluate this once per source). Host and device round the same
-/// two operations the same way.
+/// (−1 … K−1; below its s_lo when it gets no copy), ⌊copyPosition⌋ and K − 1 for the last
+/// particle. Non-decreasing in cdfAt, so the source of copy j is the smallest i with
+/// copyLast(W_i) ≥ j — what the balanced (one thread per copy) search uses.
 AUGUR_HD_INLINE std::int64_t copyLast(std::uint64_t cdfAt, std::uint64_t total, std::uint32_t particles,
                                       float u) noexcept {
     if (cdfAt == total) {
         return static_cast<std::int64_t>(particles) - 1;
     }
-    const double perUnit = static_cast<double>(particles) / static_cast<double>(total);
-    const double at = static_cast<double>(cdfAt) * perUnit;
-    const auto last = static_cast<std::int64_t>(std::floor(at - static_cast<double>(u)));
+    const auto last = static_cast<std::int64_t>(std::floor(copyPosition(cdfAt, copyPerUnit(total, particles), u)));
     return last > static_cast<std::int64_t>(particles) - 1 ? static_cast<std::int64_t>(particles) - 1 : last;
 }
 
