@@ -381,8 +381,9 @@ __device__ __forceinline__ void blockCopyIndices(const CopyRange& r, std::uint32
 
 /// Block-wide: the copy indices ρ[j] of the consecutive copies j = first … end − 1 (the copy-index
 /// kernel's block of copies; an advance kernel block's particles, whose gather reads them), drawn
-/// from the CDF of the K = `particles` particles and written to ρ, where the whole block may read
-/// them after the last barrier. In rounds of ITEMS · threads copies, or half the window's
+/// from the CDF of the K = `particles` particles, whose last value is `total` (the caller loads it
+/// beside its other first loads: one dependent load fewer), and written to ρ, where the whole block
+/// may read them after the last barrier. In rounds of ITEMS · threads copies, or half the window's
 /// `windowSize` entries if fewer (blockCopyIndices); pairs of warps find the bounds of up to
 /// warps / 2 rounds at once (warpSourceBounds), so one chain of dependent loads serves them all.
 /// `bounds`: one entry per warp, shared. `t`: the thread's index in the block of `threads` (whole
@@ -390,12 +391,11 @@ __device__ __forceinline__ void blockCopyIndices(const CopyRange& r, std::uint32
 /// (inlined, the 48-register kernels spilled about twice as much, and the step measured 3–7 µs
 /// slower: H100, docs/benchmarks.md run AO).
 template <std::uint32_t ITEMS>
-__device__ __noinline__ void drawCopyIndices(const std::uint64_t* cdf, std::uint32_t particles, float uniform,
-                                             std::uint32_t first, std::uint32_t end, std::uint32_t* copyIndex,
-                                             std::uint64_t* window, std::uint32_t windowSize, std::uint32_t* bounds,
-                                             std::uint32_t t, std::uint32_t threads) {
+__device__ __noinline__ void drawCopyIndices(const std::uint64_t* cdf, std::uint64_t total, std::uint32_t particles,
+                                             float uniform, std::uint32_t first, std::uint32_t end,
+                                             std::uint32_t* copyIndex, std::uint64_t* window, std::uint32_t windowSize,
+                                             std::uint32_t* bounds, std::uint32_t t, std::uint32_t threads) {
     constexpr std::uint32_t WARP = 32;
-    const std::uint64_t total = __ldcg(&cdf[particles - 1]);
     const std::uint32_t perRound = min(ITEMS * threads, windowSize / 2);
     const std::uint32_t rounds = (end - first + perRound - 1) / perRound;
     const std::uint32_t batch = threads / WARP / 2;  // rounds whose bounds one pass finds

@@ -117,6 +117,12 @@ __device__ __forceinline__ Source sourceOf(const FilterControl* control) {
     return Source{c.current ^ c.swap, pending, pending ? 0.0F : c.maxLogWeight, c.step, c.uniform};
 }
 
+/// The last value of the CDF the last combine scanned (0 without one: differential evolution), which
+/// drawCopyIndices needs first: loaded beside the control block, not after it.
+__device__ __forceinline__ std::uint64_t lastCdfValue(const Shape& s) {
+    return s.resampling.cdf != nullptr ? __ldcg(&s.resampling.cdf[s.particles - 1]) : 0U;
+}
+
 /// The slot of the source buffer particle k of the step reads its state from: ρ[k] when a
 /// resampling is pending (its gather), else k.
 __device__ __forceinline__ std::uint32_t sourceIndex(const Shape& s, const Source& src, std::uint32_t k) {
@@ -335,6 +341,7 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
     if (!afterUpload) {
         primitives::waitForPrerequisiteGrid();  // may start early: no global access before this
     }
+    const std::uint64_t cdfTotal = lastCdfValue(s);
     const Source src = sourceOf(control);
     // The lanes' channel sums live in shared memory (each its own column: no bank conflicts), which
     // keeps the one-vehicle kernel inside its register budget; before them, the same memory holds
@@ -345,7 +352,7 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
     } shared;
     __shared__ std::uint32_t copyBounds[PARTICLE_WARPS];
     if (src.pending) {
-        drawCopyIndices<tuning::COPY_INDEX_ITEMS>(s.resampling.cdf, s.particles, src.uniform,
+        drawCopyIndices<tuning::COPY_INDEX_ITEMS>(s.resampling.cdf, cdfTotal, s.particles, src.uniform,
                                                   firstChunk * tuning::PARTICLE_BLOCK,
                                                   min(endChunk * tuning::PARTICLE_BLOCK, s.particles),
                                                   s.resampling.copyIndex, shared.window, tuning::COPY_INDEX_WINDOW,
@@ -606,10 +613,11 @@ __global__ void __maxnreg__(MAX_REGISTERS)
     if (!afterUpload) {
         primitives::waitForPrerequisiteGrid();  // may start early: no global access before this
     }
+    const std::uint64_t cdfTotal = lastCdfValue(s);
     const Source src = sourceOf(control);
     __shared__ std::uint32_t copyBounds[Model::MAX_VEHICLES];  // a warp per vehicle
     if (src.pending) {
-        drawCopyIndices<1>(s.resampling.cdf, s.particles, src.uniform, firstGroup * WARP,
+        drawCopyIndices<1>(s.resampling.cdf, cdfTotal, s.particles, src.uniform, firstGroup * WARP,
                            min(endGroup * WARP, s.particles), s.resampling.copyIndex, shared.window, WINDOW,
                            copyBounds, rank, threads);
     }

@@ -52,8 +52,9 @@ __global__ void __launch_bounds__(tuning::COPY_INDEX_BLOCK)
         return;
     }
     const std::uint32_t firstCopy = blockIdx.x * COPIES;
-    internal::drawCopyIndices<ITEMS>(cdf, particles, *u, firstCopy, min(particles, firstCopy + COPIES), copyIndex,
-                                     window, tuning::COPY_INDEX_WINDOW, bounds, threadIdx.x, blockDim.x);
+    internal::drawCopyIndices<ITEMS>(cdf, __ldcg(&cdf[particles - 1]), particles, *u, firstCopy,
+                                     min(particles, firstCopy + COPIES), copyIndex, window, tuning::COPY_INDEX_WINDOW,
+                                     bounds, threadIdx.x, blockDim.x);
 }
 
 /// Array of structs: element e of the destination (a Vec of one particle's `width` Vecs) from the
