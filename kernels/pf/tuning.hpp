@@ -59,8 +59,8 @@ inline constexpr int VEHICLE_KERNEL_CAPPED_REGISTERS = 48;
 
 /// How the vehicle-parallel kernel's random streams form Philox's products (philox.hpp): the
 /// widening multiply alone, 20 instructions fewer per Philox block, two blocks per (particle,
-/// vehicle). Seed-scale step (H100, docs/benchmarks.md runs BU and BW): 27.8 / 27.4 µs against
-/// 28.6 / 28.5 with the C++ product, and the 48-register kernel spilled 0–6 bytes instead of 2–6.
+/// vehicle). Seed-scale step (H100, docs/benchmarks.md runs BW and BX): 27.3 / 27.4 / 27.7 µs against
+/// 28.6 / 28.6 / 28.6 with the C++ product (27.8 / 27.4 against 28.6 / 28.5 in run BW).
 /// The per-particle kernel (one to three vehicles) keeps the C++ product: with the widening multiply
 /// the one-vehicle advance spilled 44–72 bytes at 64 registers, and the K = 10⁶ step measured
 /// 61.8–62.7 µs against 56.3–57.9.
