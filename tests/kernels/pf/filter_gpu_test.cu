@@ -110,7 +110,8 @@ TEST(SystematicResampleGpu, RunsOfZeroWeightsGiveTheCpuCopyIndices) {
     AUGUR_REQUIRE_GPU();
     // Runs of zero-weight particles of random length between weighted ones: the copies of one block
     // of the copy-index kernel come from a range of sources as narrow as its copies or many times
-    // wider (searched in shared memory or, beyond the window, in global memory).
+    // wider (each source read once and marked, or, beyond the window, a search ending in global
+    // memory).
     constexpr std::uint32_t K = 300'000;
     constexpr std::uint32_t LONGEST_RUN = 12'000;
     constexpr float U = 0.83F;
@@ -475,9 +476,9 @@ TEST(SceneFilterGpu, BlocksDrawingTheirCopyIndicesInSeveralRoundsAdvanceThroughT
 /// The stages out of order, as the node benchmark times them: advance and combine without the
 /// upload, whose kernel resets the CDF scan's look-back state, so the scan reads the tile prefixes of
 /// the scan before it and its CDF need not rise. The next advance draws its copy indices from that
-/// CDF: its search must stay inside its window (a CDF falling across a tile once made the bounds of a
-/// round cross, hi < lo, and its window's span wrap around) and ρ inside [0, K). Then a whole step
-/// works as ever. Both advance kernels, K = 20,000 (five CDF tiles).
+/// CDF: drawing them must stay inside the round's range of sources (a CDF falling across a tile once
+/// made the bounds of a round cross, hi < lo, and the range's span wrap around) and ρ inside [0, K).
+/// Then a whole step works as ever. Both advance kernels, K = 20,000 (five CDF tiles).
 TEST(SceneFilterGpu, StagesWithoutTheUploadLeaveTheFilterUsable) {
     AUGUR_REQUIRE_GPU();
     for (const std::uint32_t vehicles : {1U, 20U}) {
