@@ -43,15 +43,22 @@ struct GpuResample {
     DeviceMemory scratch;
 };
 
-GpuResample prepare(const std::vector<float>& logWeights, float u, StreamHandle stream) {
+float maxOf(const std::vector<float>& logWeights) { return *std::max_element(logWeights.begin(), logWeights.end()); }
+
+/// The device inputs of cuda::systematicResample: the log-weights quantised against maxLogWeight.
+GpuResample prepare(const std::vector<float>& logWeights, float maxLogWeight, float u, StreamHandle stream) {
     const auto k = static_cast<std::uint32_t>(logWeights.size());
     GpuResample g{DeviceBuffer<float>::create(k).value(), DeviceBuffer<float>::create(2).value(),
                   DeviceBuffer<std::uint32_t>::create(k).value(),
                   DeviceMemory::allocate(cuda::systematicResampleScratchBytes(k)).value()};
-    const float scalars[2] = {*std::max_element(logWeights.begin(), logWeights.end()), u};
+    const float scalars[2] = {maxLogWeight, u};
     EXPECT_TRUE(g.logWeights.upload(logWeights, stream));
     EXPECT_TRUE(g.scalars.upload(std::span<const float>(scalars, 2), stream));
     return g;
+}
+
+GpuResample prepare(const std::vector<float>& logWeights, float u, StreamHandle stream) {
+    return prepare(logWeights, maxOf(logWeights), u, stream);
 }
 
 platform::GpuStatus enqueue(GpuResample& g, std::uint32_t k, StreamHandle stream) {
@@ -59,11 +66,15 @@ platform::GpuStatus enqueue(GpuResample& g, std::uint32_t k, StreamHandle stream
                                     nullptr, g.scratch.get(), g.scratch.bytes(), stream);
 }
 
-std::vector<std::uint32_t> cpuCopyIndex(const std::vector<float>& logWeights, float u) {
+std::vector<std::uint32_t> cpuCopyIndex(const std::vector<float>& logWeights, float maxLogWeight, float u) {
     std::vector<std::uint64_t> cdf(logWeights.size());
     std::vector<std::uint32_t> copyIndex(logWeights.size());
-    cpu::systematicResample(logWeights, *std::max_element(logWeights.begin(), logWeights.end()), u, cdf, copyIndex);
+    cpu::systematicResample(logWeights, maxLogWeight, u, cdf, copyIndex);
     return copyIndex;
+}
+
+std::vector<std::uint32_t> cpuCopyIndex(const std::vector<float>& logWeights, float u) {
+    return cpuCopyIndex(logWeights, maxOf(logWeights), u);
 }
 
 TEST(SystematicResampleGpu, CopyIndicesEqualCpuForAnyK) {
@@ -103,6 +114,39 @@ TEST(SystematicResampleGpu, DegenerateWeightsGiveTheCpuCopyIndices) {
         ASSERT_TRUE(g.copyIndex.download(gpu, stream->get()));
         ASSERT_TRUE(stream->synchronize());
         EXPECT_EQ(gpu, cpuCopyIndex(logWeights, U)) << "K = " << k;
+    }
+}
+
+TEST(SystematicResampleGpu, PositionsWithinOneRoundingOfACopyGiveTheCpuCopyIndices) {
+    AUGUR_REQUIRE_GPU();
+    // Equal log-weights quantised against a higher max: each weighs q (not a power of two), and with
+    // u = 1 particle i's position K·W_i − u is i + (i + 1)·δ, δ the rounding of K/total — within one
+    // rounding of the copy index i. copyPosition rounds twice (the product, then the difference), on
+    // the host and the device; one fused multiply-add would land some of them below i, a copy earlier.
+    constexpr float LOG_WEIGHT = -0.07F;
+    constexpr float MAX_LOG_WEIGHT = 0.0F;
+    constexpr float U = 1.0F;
+    auto stream = Stream::create();
+    ASSERT_TRUE(stream);
+    for (const std::uint32_t k : {4096U, 20'000U}) {  // several 1,024-copy blocks
+        const std::uint64_t q = quantizeWeight(LOG_WEIGHT, MAX_LOG_WEIGHT);
+        const double perUnit = copyPerUnit(q * k, k);
+        std::uint32_t fusedWouldDiffer = 0;
+        for (std::uint32_t i = 0; i + 1 < k; ++i) {
+            const auto cdfAt = static_cast<double>(q * (i + 1));
+            fusedWouldDiffer += std::floor(copyPosition(q * (i + 1), perUnit, U)) !=
+                                        std::floor(std::fma(cdfAt, perUnit, -static_cast<double>(U)))
+                                    ? 1U
+                                    : 0U;
+        }
+        ASSERT_GT(fusedWouldDiffer, 0U) << "K = " << k << ": no position within one rounding of a copy";
+        const std::vector<float> logWeights(k, LOG_WEIGHT);
+        auto g = prepare(logWeights, MAX_LOG_WEIGHT, U, stream->get());
+        ASSERT_TRUE(enqueue(g, k, stream->get()));
+        std::vector<std::uint32_t> gpu(k);
+        ASSERT_TRUE(g.copyIndex.download(gpu, stream->get()));
+        ASSERT_TRUE(stream->synchronize());
+        EXPECT_EQ(gpu, cpuCopyIndex(logWeights, MAX_LOG_WEIGHT, U)) << "K = " << k;
     }
 }
 

@@ -239,7 +239,8 @@ namespace cuda {
 [[nodiscard]] std::size_t systematicResampleScratchBytes(std::uint32_t particles) noexcept;
 
 /// Device version of cpu::systematicResample: the integer CDF by a single-pass (decoupled look-back)
-/// scan of the quantised weights, then one thread per copy (copySourceBracketed). maxLogWeight and u
+/// scan of the quantised weights, then blocks of 1,024 consecutive copies, each drawn from the CDF
+/// between the sources of its first and last copy (pf/cdf_scan.cuh: drawCopyIndices). maxLogWeight and u
 /// are device pointers (so the values may be produced on the device in the same stream); when
 /// `enabled` is non-null and *enabled == 0 on the device, the copy indices are left untouched.
 /// Graph-capturable; three graph nodes (a memset of the scan's tile descriptors and two kernels).
