@@ -147,6 +147,23 @@ __device__ __forceinline__ float warpMax(float v) {
     return v;
 }
 
+/// warpMax by one warp-wide integer reduction (sm_80 and later; shuffles before): the floats mapped
+/// to integers of the same order (NaN as −∞, maxLog's convention; −0 below +0), reduced by one
+/// redux.sync instead of five dependent shuffle-and-compare rounds. For the vehicle kernel's group
+/// max, on the stretch warp 0 runs alone between the group's two barriers: the seed-scale step
+/// measured 26.9–27.5 µs against 27.4–27.6 (H100, docs/benchmarks.md runs CR–CS). In the combine's
+/// max over the partial maxima it measured nothing (run CS) and is not used there.
+__device__ __forceinline__ float warpMaxReduced(float v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    v = v == v ? v : -INFINITY;
+    const int bits = __float_as_int(v);
+    const int m = __reduce_max_sync(FULL_MASK, bits >= 0 ? bits : bits ^ 0x7FFFFFFF);
+    return __int_as_float(m >= 0 ? m : m ^ 0x7FFFFFFF);
+#else
+    return warpMax(v);
+#endif
+}
+
 /// One recursive-halving step: a lane with bit `offset` set keeps the upper half of `in`, its partner
 /// (lane ^ offset) the lower half, and each adds the partner's copy of the half it keeps.
 template <int HALF>
@@ -704,7 +721,7 @@ __global__ void __maxnreg__(MAX_REGISTERS)
                         s.fitness[k] = logLikelihood;
                     }
                 }
-                factor = rebase(runningMax, warpMax(logWeight));
+                factor = rebase(runningMax, warpMaxReduced(logWeight));
                 e = valid ? detail::weightTerm(logWeight, runningMax) : 0.0;
                 weights[lane] = e;
                 if (lane == 0) {
@@ -717,7 +734,7 @@ __global__ void __maxnreg__(MAX_REGISTERS)
                 factor = rescale;
             }
         } else {
-            factor = rebase(runningMax, warpMax(logWeight));
+            factor = rebase(runningMax, warpMaxReduced(logWeight));
             e = valid ? detail::weightTerm(logWeight, runningMax) : 0.0;
         }
         if (n == 0) {
