@@ -15,11 +15,15 @@ namespace augur::kernels::pf::cuda::internal {
 
 namespace lookback = primitives::detail;
 
-/// 4 segments: 16 quantised weights (uint64) per thread, 4096 per tile (2048 in the first H100 run:
-/// its CDF kernel took 17.6 µs at K = 10⁶, 489 tiles, most of it look-back; fewer tiles, fewer windows).
-/// 8 segments (8,192 per tile, 122 registers) measured slower in the combine: 17.2–17.8 against
-/// 14.7–15.2 µs at K = 10⁶, 11.1–12.3 against 7.7–8.2 µs at 20,000 × 20 (H100, ncu).
-inline constexpr std::uint32_t CDF_SEGMENTS = 4;
+/// 2 segments: 8 quantised weights (uint64) per thread, 2,048 per tile (10 tiles at K = 20,000, 489 at
+/// K = 10⁶). Against 4 segments (4,096 per tile), with the packed descriptors and the scan beside the
+/// combine's channel sums: the seed-scale step 26.6–27.1 µs against 27.1–27.6, K = 10⁶ within noise;
+/// 1 segment (1,024 per tile) made K = 10⁶ 2–3 µs slower (H100, docs/benchmarks.md runs CT–CU). In the
+/// first H100 run, with flag and value apart, 2,048 per tile had cost K = 10⁶ 17.6 µs in a separate
+/// CDF kernel, most of it look-back, and 4 segments were taken. 8 segments (8,192 per tile, 122
+/// registers) measured slower in the combine: 17.2–17.8 against 14.7–15.2 µs at K = 10⁶, 11.1–12.3
+/// against 7.7–8.2 µs at 20,000 × 20 (H100, ncu).
+inline constexpr std::uint32_t CDF_SEGMENTS = 2;
 inline constexpr std::uint32_t CDF_TILE = lookback::lookbackTileItems<CDF_SEGMENTS>();
 
 /// The scan's tile descriptors: flag and value in one 64-bit word ((value << 2) | flag), published

@@ -82,7 +82,7 @@ TEST(SystematicResampleGpu, CopyIndicesEqualCpuForAnyK) {
     auto stream = Stream::create();
     ASSERT_TRUE(stream);
     // Around the CDF scan's tiles and the copy-index kernel's 1,024-copy blocks, several, many; MAX_PARTICLES:
-    // 512 tiles, the most a CDF scan has.
+    // 1,024 tiles, the most a CDF scan has.
     for (const std::uint32_t k : {1U, 2U, 1000U, 1024U, 1025U, 2047U, 2048U, 2049U, 4097U, 1'000'000U, MAX_PARTICLES}) {
         for (const float u : {0.0001F, 0.5F, 1.0F}) {
             const auto logWeights = randomLogWeights(k, k + 3);
@@ -522,7 +522,7 @@ TEST(SceneFilterGpu, BlocksDrawingTheirCopyIndicesInSeveralRoundsAdvanceThroughT
 /// the scan before it and its CDF need not rise. The next advance draws its copy indices from that
 /// CDF: drawing them must stay inside the round's range of sources (a CDF falling across a tile once
 /// made the bounds of a round cross, hi < lo, and the range's span wrap around) and ρ inside [0, K).
-/// Then a whole step works as ever. Both advance kernels, K = 20,000 (five CDF tiles).
+/// Then a whole step works as ever. Both advance kernels, K = 20,000 (ten CDF tiles).
 TEST(SceneFilterGpu, StagesWithoutTheUploadLeaveTheFilterUsable) {
     AUGUR_REQUIRE_GPU();
     for (const std::uint32_t vehicles : {1U, 20U}) {
