@@ -45,10 +45,11 @@ inline constexpr std::uint32_t VEHICLE_PARALLEL_MIN = 4;
 
 /// Register cap of the vehicle-parallel kernel's second instantiation. Uncapped it uses 64 registers
 /// (ptxas, sm_90), so a 640-thread block (20 vehicles) fills an SM's 64 K registers alone; at 48
-/// (4–10 bytes of spill stores in the tree of run CJ, 64 before run BQ) two such blocks are resident, and one
-/// block's loads at the start of a particle group overlap the other's arithmetic. create() takes the capped one only when the
-/// occupancy calculator says it keeps more blocks resident. Measured with it (H100, K = 20,000 × 20,
-/// SoA, ncu): 47–55 % achieved occupancy, 0.55–0.57 issued warps per scheduler per cycle, 32–38 µs.
+/// (4–10 bytes of spill stores since run CJ, 64 before run BQ) two such blocks are resident, and
+/// one block's loads at the start of a particle group overlap the other's arithmetic. create() takes
+/// the capped one only when the occupancy calculator says it keeps more blocks resident. Measured
+/// with it (H100, K = 20,000 × 20, SoA, ncu): 47–55 % achieved occupancy, 0.55–0.57 issued warps per
+/// scheduler per cycle, 32–38 µs.
 /// The uncapped one was not measured at this size. 32 registers (three blocks per SM, 150 bytes of
 /// spills) measured slower (H100, 2026-11-22, run AJ, beside 48): the kernel 39.6–42.7 against
 /// 23.7–25.8 µs, the seed-scale step 56.3–57.1 against 39.7–40.1 µs. The seed's 20,000 particles

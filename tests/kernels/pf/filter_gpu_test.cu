@@ -133,11 +133,9 @@ TEST(SystematicResampleGpu, PositionsWithinOneRoundingOfACopyGiveTheCpuCopyIndic
         const double perUnit = copyPerUnit(q * k, k);
         std::uint32_t fusedWouldDiffer = 0;
         for (std::uint32_t i = 0; i + 1 < k; ++i) {
-            const auto cdfAt = static_cast<double>(q * (i + 1));
-            fusedWouldDiffer += std::floor(copyPosition(q * (i + 1), perUnit, U)) !=
-                                        std::floor(std::fma(cdfAt, perUnit, -static_cast<double>(U)))
-                                    ? 1U
-                                    : 0U;
+            const std::uint64_t cdfAt = q * (i + 1);
+            const double fused = std::fma(static_cast<double>(cdfAt), perUnit, -static_cast<double>(U));
+            fusedWouldDiffer += std::floor(copyPosition(cdfAt, perUnit, U)) != std::floor(fused) ? 1U : 0U;
         }
         ASSERT_GT(fusedWouldDiffer, 0U) << "K = " << k << ": no position within one rounding of a copy";
         const std::vector<float> logWeights(k, LOG_WEIGHT);
