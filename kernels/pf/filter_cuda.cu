@@ -226,7 +226,7 @@ constexpr float REBASE_MARGIN = 30.0F;
 /// before it gives any SM a second one, so the larger shares mostly land one per SM. Not always: at
 /// seed scale (625 groups over 264 blocks, two per SM) the H100 put blocks 0–6 and 89–95, all
 /// three-group shares, on the same seven SMs, which finished 2.5–3.5 µs after the others
-/// (docs/benchmarks.md run DC). Spread over the block indices instead (b · units / blocks), more SMs
+/// (docs/benchmarks.md run DC). Spread over the block indices instead (b · units / blocks), some SMs
 /// ran 3 + 3 while others ran 2 + 2: the busiest SM was active 52,216 cycles, the average 42,166
 /// (H200, ncu, the vehicle kernel alone; 48,737 and 41,025 with these shares, 28.7 → 26.9 µs; the
 /// step as a graph did not measurably change, run AV). The remainder claimed at run time by the
