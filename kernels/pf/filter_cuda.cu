@@ -230,7 +230,7 @@ constexpr float REBASE_MARGIN = 30.0F;
 /// ran 3 + 3 while others ran 2 + 2: the busiest SM was active 52,216 cycles, the average 42,166
 /// (H200, ncu, the vehicle kernel alone; 48,737 and 41,025 with these shares, 28.7 → 26.9 µs; the
 /// step as a graph did not measurably change, run AV). The remainder claimed at run time by the
-/// blocks that finish first balanced the SMs but measured slower (runs DE–DN).
+/// blocks that finish first balanced the SMs but measured slower (runs DE–DT).
 struct Share {
     std::uint32_t first;
     std::uint32_t end;
