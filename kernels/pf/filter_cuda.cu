@@ -12,10 +12,10 @@
 //              when resampling, which is that resampling's gather — predict, weight, write it to the
 //              other state buffer; then the block's partial sums of the reduction relative to its
 //              max (online log-sum-exp): Σe, Σe², Σe·output, e = exp(log w − max)
-//   combine    one block per channel sums the partials in a fixed order; the last block to finish
-//              writes the outputs (into mapped page-locked memory: the host reads them without a
-//              copy), N_eff, the resample decision and commits the buffer; blocks beside them scan
-//              the integer CDF of systematic resampling (single-pass look-back)
+//   combine    one block per output channel sums the partials and Σe in a fixed order and writes
+//              its output (into mapped page-locked memory: the host reads them without a copy);
+//              the Σe² block writes N_eff, the resample decision and commits the buffer; blocks
+//              beside them scan the integer CDF of systematic resampling (single-pass look-back)
 // Differential evolution adds its generations' kernels after the combine. On devices of compute
 // capability 9.0 and later the kernels after the upload are launched early (programmatic dependent
 // launch, primitives/dependent_launch.cuh): each is scheduled while the one before it finishes and
@@ -47,8 +47,9 @@ constexpr std::uint32_t COMBINE_WARPS = tuning::COMBINE_BLOCK / WARP;
 static_assert(tuning::COMBINE_BLOCK == internal::lookback::LOOKBACK_BLOCK, "a combine block scans one CDF tile");
 /// Channels a warp reduces at once (reduce-scatter over 16 values); a model's outputs per vehicle fit.
 constexpr std::uint32_t SCATTER = 16;
-/// Largest number of partial blocks (the combine caches one scale per block in shared memory). The
-/// grids are one wave of resident blocks, far below this on any current GPU.
+/// Largest number of partial blocks (the shapes' bound; the combine holds up to 4 per thread in
+/// registers and reloads the rest). The grids are one wave of resident blocks, far below this on
+/// any current GPU.
 constexpr std::uint32_t MAX_PARTIAL_BLOCKS = 4096;
 /// Registers per thread that admit the vehicle kernel's largest block (32 warps) on one SM.
 constexpr int VEHICLE_KERNEL_REGISTERS = 64;
@@ -769,8 +770,6 @@ struct CombineArgs {
     std::uint32_t channels;
     float* outputs;
     FilterControl* control;
-    double* channelSums;
-    std::uint32_t* done;
     std::uint32_t particles;
     float threshold;
     std::uint64_t seed;
@@ -790,18 +789,21 @@ struct CombineArgs {
 /// only the global max — the scan is ready when the device decides to resample, one launch fewer,
 /// and it runs beside the channel sums instead of before them (tile order = block order, so the
 /// look-back waits only on blocks that started earlier).
-/// Channel blocks: one per channel (grid-stride over channels): each partial block's scale
-/// exp(max_b − max); thread t sums partial blocks t, t + 256, … of its channel in order and a fixed
-/// tree combines the threads. The last channel block to finish (a completion counter, reset by that
-/// block) normalises the outputs and writes the control block: N_eff, the resample decision, u, the
-/// buffer commit, the step, and a systematic resampling as pending, which the next advance draws the
-/// copy indices of from the CDF (stream order). Without a commit (the reduce stage) only N_eff, Σw
-/// and the max: a pending resampling keeps its u for the next advance.
+/// Channel blocks: one per channel c ≥ 1 (Σe², then the outputs): each partial block's scale
+/// exp(max_b − max); thread t sums partial blocks t, t + 256, … of channel c and of Σe (channel 0)
+/// in order and a fixed tree combines the threads, so every block has the same Σe, bit for bit,
+/// and needs no other block's sum. Its rows are loaded with the maxima, before the max is known.
+/// An output block writes its output normalised by Σe; the Σe² block writes the control block:
+/// N_eff, the resample decision, u, the buffer commit, the step, and a systematic resampling as
+/// pending, which the next advance draws the copy indices of from the CDF (stream order). Without a
+/// commit (the reduce stage) only N_eff, Σw and the max: a pending resampling keeps its u for the
+/// next advance. (Before, each block stored its sum and the last one to finish, by a completion
+/// counter, normalised the outputs: a fence, an atomic and a reload on the step's path. Loading the
+/// rows first and dropping the counter made the seed-scale step about 1 µs faster: H100,
+/// docs/benchmarks.md runs DV–DZ.)
 __global__ void __launch_bounds__(tuning::COMBINE_BLOCK) combineKernel(CombineArgs a) {
-    __shared__ float scale[MAX_PARTIAL_BLOCKS];  // each in (0, 1]; float suffices (as the CPU's chunks)
     __shared__ float warpMaxima[COMBINE_WARPS];
-    __shared__ double warpTotals[COMBINE_WARPS];
-    __shared__ bool lastBlock;
+    __shared__ double warpTotals[2][COMBINE_WARPS];
     const std::uint32_t lane = threadIdx.x % WARP;
     const std::uint32_t warp = threadIdx.x / WARP;
     const bool scanBlock = blockIdx.x < a.cdfTiles;  // block-uniform: CDF tile blockIdx.x, nothing else
@@ -812,9 +814,33 @@ __global__ void __launch_bounds__(tuning::COMBINE_BLOCK) combineKernel(CombineAr
     if (scanBlock) {
         tile = internal::loadTileLogWeights<true>(a.logWeights, a.particles);
     }
+    // A channel block c ≥ 1 loads its row of partial sums and that of Σe (channel 0) with the
+    // maxima, before the max is known.
+    constexpr std::uint32_t HELD = 4;  // partial blocks a thread holds in registers (the rest: reloaded)
+    const std::uint32_t c = blockIdx.x - a.cdfTiles + 1;  // a channel block's channel (one per block)
+    const double* row = scanBlock ? nullptr : a.sums + static_cast<std::size_t>(c) * a.blocks;
+    const double* weightRow = a.sums;
+    float heldMax[HELD];
+    double heldSum[HELD];
+    double heldWeight[HELD];
     float localMax = -INFINITY;
-    for (std::uint32_t b = threadIdx.x; b < a.blocks; b += blockDim.x) {
+#pragma unroll
+    for (std::uint32_t h = 0; h < HELD; ++h) {
+        const std::uint32_t b = threadIdx.x + h * blockDim.x;
+        heldMax[h] = b < a.blocks ? a.maxima[b] : -INFINITY;
+        heldSum[h] = !scanBlock && b < a.blocks ? row[b] : 0.0;
+        heldWeight[h] = !scanBlock && b < a.blocks ? weightRow[b] : 0.0;
+    }
+#pragma unroll
+    for (std::uint32_t h = 0; h < HELD; ++h) {
+        localMax = detail::maxLog(localMax, heldMax[h]);
+    }
+    for (std::uint32_t b = threadIdx.x + HELD * blockDim.x; b < a.blocks; b += blockDim.x) {
         localMax = detail::maxLog(localMax, a.maxima[b]);
+    }
+    [[maybe_unused]] FilterControl ctl{};
+    if (!scanBlock && c == 1 && threadIdx.x == 0) {
+        ctl = *a.control;  // nothing in this kernel writes it before this block
     }
     localMax = warpMax(localMax);
     if (lane == 0) {
@@ -829,68 +855,62 @@ __global__ void __launch_bounds__(tuning::COMBINE_BLOCK) combineKernel(CombineAr
         internal::scanQuantizedTile(tile, a.particles, globalMax, a.cdf, a.cdfState);
         return;
     }
-    for (std::uint32_t b = threadIdx.x; b < a.blocks; b += blockDim.x) {
-        scale[b] = static_cast<float>(detail::weightTerm(a.maxima[b], globalMax));
+    // Thread t sums partial blocks t, t + 256, … in order, each scaled by exp(max_b − max) as a float;
+    // Σe the same way in every block (the same bits).
+    double total = 0.0;
+    double weights = 0.0;
+#pragma unroll
+    for (std::uint32_t h = 0; h < HELD; ++h) {
+        const std::uint32_t b = threadIdx.x + h * blockDim.x;
+        if (b < a.blocks) {
+            const auto f = static_cast<double>(static_cast<float>(detail::weightTerm(heldMax[h], globalMax)));
+            total += heldSum[h] * (c == 1 ? f * f : f);
+            weights += heldWeight[h] * f;
+        }
+    }
+    for (std::uint32_t b = threadIdx.x + HELD * blockDim.x; b < a.blocks; b += blockDim.x) {
+        const auto f = static_cast<double>(static_cast<float>(detail::weightTerm(a.maxima[b], globalMax)));
+        total += row[b] * (c == 1 ? f * f : f);
+        weights += weightRow[b] * f;
+    }
+    total = warpAllSum(total);
+    weights = warpAllSum(weights);
+    if (lane == 0) {
+        warpTotals[0][warp] = total;
+        warpTotals[1][warp] = weights;
     }
     __syncthreads();
-    const std::uint32_t channelBlock = blockIdx.x - a.cdfTiles;
-    const std::uint32_t channelBlocks = gridDim.x - a.cdfTiles;
-    for (std::uint32_t c = channelBlock; c < a.channels; c += channelBlocks) {
-        const double* row = a.sums + static_cast<std::size_t>(c) * a.blocks;
-        double total = 0.0;
-        for (std::uint32_t b = threadIdx.x; b < a.blocks; b += blockDim.x) {
-            const auto f = static_cast<double>(scale[b]);
-            total += row[b] * (c == 1 ? f * f : f);
-        }
-        total = warpAllSum(total);
-        if (lane == 0) {
-            warpTotals[warp] = total;
-        }
-        __syncthreads();
-        if (threadIdx.x == 0) {
-            double sum = 0.0;
-            for (std::uint32_t w = 0; w < COMBINE_WARPS; ++w) {
-                sum += warpTotals[w];
-            }
-            a.channelSums[c] = sum;
-        }
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) {
-        __threadfence();  // this block's channel sums before its count
-        lastBlock = atomicAdd(a.done, 1U) == channelBlocks - 1;
-    }
-    __syncthreads();
-    if (!lastBlock) {
+    if (threadIdx.x != 0) {
         return;
     }
-    __threadfence();  // every block's channel sums are visible after its count
-    const double sum = __ldcg(&a.channelSums[0]);
-    for (std::uint32_t c = 2 + threadIdx.x; c < a.channels; c += blockDim.x) {
-        a.outputs[c - 2] = static_cast<float>(__ldcg(&a.channelSums[c]) / sum);
+    double channelSum = 0.0;
+    double sum = 0.0;
+    for (std::uint32_t w = 0; w < COMBINE_WARPS; ++w) {
+        channelSum += warpTotals[0][w];
+        sum += warpTotals[1][w];
     }
-    if (threadIdx.x == 0) {
-        const double sumSquares = __ldcg(&a.channelSums[1]);
-        FilterControl ctl = *a.control;
-        ctl.sumWeights = sum;
-        ctl.effectiveSampleSize = static_cast<float>(sum * sum / sumSquares);
-        ctl.maxLogWeight = globalMax;
-        ctl.current ^= ctl.swap ^ a.commit;
-        ctl.swap = 0;
-        if (a.commit != 0U) {
-            // The step's decision, u and count. A systematic resampling is left to the next advance:
-            // its copy indices (with this u) and its gather. The reduce stage leaves them alone.
-            ctl.resample = ctl.effectiveSampleSize < a.threshold * static_cast<float>(a.particles) ? 1U : 0U;
-            ctl.pending = a.cdfTiles != 0U ? ctl.resample : 0U;
-            ctl.uniform = resampleUniform(a.seed, ctl.step);
-            ctl.deActive = (ctl.resample != 0 && a.deEnabled != 0) ? 1U : 0U;
-            ctl.deParity = 0;
-            ctl.generations = 0;
-            ctl.step += 1;
-        }
-        *a.control = ctl;
-        *a.done = 0;
+    if (c >= 2) {
+        a.outputs[c - 2] = static_cast<float>(channelSum / sum);
+        return;
     }
+    const double sumSquares = channelSum;
+    ctl.sumWeights = sum;
+    ctl.effectiveSampleSize = static_cast<float>(sum * sum / sumSquares);
+    ctl.maxLogWeight = globalMax;
+    ctl.current ^= ctl.swap ^ a.commit;
+    ctl.swap = 0;
+    if (a.commit != 0U) {
+        // The step's decision, u and count. A systematic resampling is left to the next advance:
+        // its copy indices (with this u) and its gather. The reduce stage leaves them alone.
+        ctl.resample = ctl.effectiveSampleSize < a.threshold * static_cast<float>(a.particles) ? 1U : 0U;
+        ctl.pending = a.cdfTiles != 0U ? ctl.resample : 0U;
+        ctl.uniform = resampleUniform(a.seed, ctl.step);
+        ctl.deActive = (ctl.resample != 0 && a.deEnabled != 0) ? 1U : 0U;
+        ctl.deParity = 0;
+        ctl.generations = 0;
+        ctl.step += 1;
+    }
+    *a.control = ctl;
 }
 
 template <typename Model>
@@ -1099,8 +1119,6 @@ Result<ParticleFilter<Model>, FilterError> ParticleFilter<Model>::create(const F
     assign(filter.m_partials, platform::DeviceBuffer<double>::create(
                                   std::max<std::size_t>(filter.m_partialBlocks * channels, 2 * tuning::SPREAD_MAX_BLOCKS)));
     assign(filter.m_partialMax, platform::DeviceBuffer<float>::create(filter.m_partialBlocks));
-    assign(filter.m_channelSums, platform::DeviceBuffer<double>::create(channels));
-    assign(filter.m_combineDone, platform::DeviceBuffer<std::uint32_t>::create(1));
     assign(filter.m_copyIndex, platform::DeviceBuffer<std::uint32_t>::create(k));
     assign(filter.m_inputs, platform::DeviceBuffer<Input>::create(config.vehicles));
     assign(filter.m_control, platform::DeviceBuffer<FilterControl>::create(1));
@@ -1156,7 +1174,6 @@ GpuStatus ParticleFilter<Model>::initialize(std::span<const Input> inputs, Strea
     for (auto& state : m_states) {
         AUGUR_CUDA_TRY(platform::fillDevice(state.data(), 0, state.bytes(), stream));
     }
-    AUGUR_CUDA_TRY(platform::fillDevice(m_combineDone.data(), 0, m_combineDone.bytes(), stream));
     AUGUR_CUDA_TRY(internal::clearResampleState(m_resampleScratch.get(), m_config.particles, stream));
     initializeKernel<Model><<<blocksFor(m_config.particles, tuning::PARTICLE_BLOCK), tuning::PARTICLE_BLOCK, 0, stream>>>(
         AUGUR_PF_SHAPE, m_params, m_inputs.data());
@@ -1196,13 +1213,23 @@ GpuStatus ParticleFilter<Model>::launchCombine(bool commit, StreamHandle stream)
     const internal::ResampleScratch cdf = internal::carve(m_resampleScratch.get(), m_config.particles);
     auto* outputs = static_cast<float*>(m_outputs.devicePointer());
     m_uploadLaunchedLast = false;
-    const CombineArgs args{m_partials.data(),    m_partialMax.data(),  m_partialBlocks,
-                           channels,             outputs,              m_control.data(),
-                           m_channelSums.data(), m_combineDone.data(), m_config.particles,
-                           m_config.resampleThreshold, m_config.seed, deEnabled,
-                           commit ? 1U : 0U,     m_logWeights.data(),  cdf.cdf,
-                           cdf.state,            scan ? cdf.tiles : 0U};
-    return AUGUR_CUDA_CHECK(primitives::launchKernel(m_dependentLaunch, combineKernel, dim3(args.cdfTiles + channels),
+    const CombineArgs args{m_partials.data(),
+                           m_partialMax.data(),
+                           m_partialBlocks,
+                           channels,
+                           outputs,
+                           m_control.data(),
+                           m_config.particles,
+                           m_config.resampleThreshold,
+                           m_config.seed,
+                           deEnabled,
+                           commit ? 1U : 0U,
+                           m_logWeights.data(),
+                           cdf.cdf,
+                           cdf.state,
+                           scan ? cdf.tiles : 0U};
+    // A block per channel but Σe, which every channel block sums beside its own.
+    return AUGUR_CUDA_CHECK(primitives::launchKernel(m_dependentLaunch, combineKernel, dim3(args.cdfTiles + channels - 1),
                                                      dim3(tuning::COMBINE_BLOCK), stream, args));
 }
 
