@@ -15,16 +15,25 @@ namespace augur::kernels::pf::cuda::internal {
 
 namespace lookback = primitives::detail;
 
-/// 2 segments: 8 quantised weights (uint64) per thread, 2,048 per tile (10 tiles at K = 20,000, 489 at
-/// K = 10⁶). Against 4 segments (4,096 per tile), with the packed descriptors and the scan beside the
+/// Segments of a CDF tile (4 quantised weights per thread and segment, LOOKBACK_BLOCK threads):
+/// 1 (1,024 per tile) while the CDF has at most CDF_ONE_SEGMENT_TILES such tiles — every look-back
+/// then ends in its first window, and the shorter tiles shorten the scan's chain: the seed-scale
+/// step (20 tiles) measured 0.3–0.7 µs faster than with 2 segments (H100, docs/benchmarks.md runs
+/// DX–DY) — else 2 (2,048 per tile, 489 tiles at K = 10⁶). For 2 segments against 4, with the
+/// packed descriptors and the scan beside the combine's channel sums (4,096 per tile), with the packed descriptors and the scan beside the
 /// combine's channel sums: the seed-scale step 26.6–27.1 µs against 27.1–27.6, K = 10⁶ within noise;
 /// 1 segment (1,024 per tile) made K = 10⁶ 2–3 µs slower (H100, docs/benchmarks.md runs CT–CU). In the
 /// first H100 run, with flag and value apart, 2,048 per tile had cost K = 10⁶ 17.6 µs in a separate
 /// CDF kernel, most of it look-back, and 4 segments were taken. 8 segments (8,192 per tile, 122
 /// registers) measured slower in the combine: 17.2–17.8 against 14.7–15.2 µs at K = 10⁶, 11.1–12.3
 /// against 7.7–8.2 µs at 20,000 × 20 (H100, ncu).
-inline constexpr std::uint32_t CDF_SEGMENTS = 2;
-inline constexpr std::uint32_t CDF_TILE = lookback::lookbackTileItems<CDF_SEGMENTS>();
+inline constexpr std::uint32_t CDF_ONE_SEGMENT_TILES = 32;
+constexpr std::uint32_t cdfSegments(std::uint32_t particles) noexcept {
+    return particles <= CDF_ONE_SEGMENT_TILES * lookback::lookbackTileItems<1>() ? 1 : 2;
+}
+constexpr std::uint32_t cdfTileItems(std::uint32_t particles) noexcept {
+    return cdfSegments(particles) * lookback::lookbackTileItems<1>();
+}
 
 /// The scan's tile descriptors: flag and value in one 64-bit word ((value << 2) | flag), published
 /// and read by one relaxed 64-bit access, instead of the general flag + value arrays (two dependent
@@ -39,7 +48,9 @@ static_assert(static_cast<std::uint64_t>(MAX_PARTICLES) * MAX_QUANTIZED_WEIGHT <
 using CdfLookbackState = lookback::LookbackState<std::uint64_t, CdfDescriptor>;
 
 constexpr std::size_t align256(std::size_t bytes) noexcept { return (bytes + 255U) & ~std::size_t{255U}; }
-constexpr std::uint32_t cdfTiles(std::uint32_t particles) noexcept { return (particles + CDF_TILE - 1) / CDF_TILE; }
+constexpr std::uint32_t cdfTiles(std::uint32_t particles) noexcept {
+    return (particles + cdfTileItems(particles) - 1) / cdfTileItems(particles);
+}
 constexpr std::size_t cdfBytes(std::uint32_t particles) noexcept {
     return align256(static_cast<std::size_t>(particles) * sizeof(std::uint64_t));
 }
@@ -58,19 +69,20 @@ ResampleScratch carve(void* scratch, std::uint32_t particles) noexcept;
 /// The log-weights a thread scans in CDF tile blockIdx.x (the look-back scan's lane layout: segment g,
 /// items q), loaded by loadTileLogWeights before the max they are quantised against is known, so
 /// that the two loads overlap.
+template <std::uint32_t SEGMENTS>
 struct TileLogWeights {
-    float w[CDF_SEGMENTS][lookback::LOOKBACK_LANE_ITEMS];
+    float w[SEGMENTS][lookback::LOOKBACK_LANE_ITEMS];
 };
 
 /// This thread's log-weights of CDF tile blockIdx.x (LOOKBACK_BLOCK threads; items past K read as 0
 /// and are not scanned). VECTOR: the log-weights are 16-byte aligned.
-template <bool VECTOR>
-__device__ __forceinline__ TileLogWeights loadTileLogWeights(const float* logWeights,
-                                                             std::uint32_t particles) {
-    TileLogWeights t;
-    const std::uint64_t first = lookback::lookbackLaneFirst<CDF_SEGMENTS>();
+template <bool VECTOR, std::uint32_t SEGMENTS>
+__device__ __forceinline__ TileLogWeights<SEGMENTS> loadTileLogWeights(const float* logWeights,
+                                                                       std::uint32_t particles) {
+    TileLogWeights<SEGMENTS> t;
+    const std::uint64_t first = lookback::lookbackLaneFirst<SEGMENTS>();
 #pragma unroll
-    for (std::uint32_t g = 0; g < CDF_SEGMENTS; ++g) {
+    for (std::uint32_t g = 0; g < SEGMENTS; ++g) {
         const std::uint64_t i = first + g * lookback::LOOKBACK_SEGMENT_ITEMS;
         if (VECTOR && i + 3 < particles) {
             const float4 q = __ldcg(reinterpret_cast<const float4*>(logWeights + i));
@@ -91,7 +103,8 @@ __device__ __forceinline__ TileLogWeights loadTileLogWeights(const float* logWei
 /// Tile blockIdx.x of the inclusive scan of quantizeWeight(log w, maxLogWeight) into cdf, from the
 /// thread's log-weights `t` (loadTileLogWeights); every thread of a LOOKBACK_BLOCK-thread block calls
 /// it once, blocks 0 … tiles − 1.
-__device__ __forceinline__ void scanQuantizedTile(const TileLogWeights& t, std::uint32_t particles,
+template <std::uint32_t SEGMENTS>
+__device__ __forceinline__ void scanQuantizedTile(const TileLogWeights<SEGMENTS>& t, std::uint32_t particles,
                                                   float maxLogWeight, std::uint64_t* __restrict__ cdf,
                                                   const CdfLookbackState& state) {
     std::uint32_t g = 0;  // the scan loads its segments in order, g = 0, 1, …
@@ -123,7 +136,7 @@ __device__ __forceinline__ void scanQuantizedTile(const TileLogWeights& t, std::
             }
         }
     };
-    lookback::lookbackScanTile<std::uint64_t, CDF_SEGMENTS>(state, load, store);
+    lookback::lookbackScanTile<std::uint64_t, SEGMENTS>(state, load, store);
 }
 
 /// Sources that bound copy j's: lo ≤ source(j) ≤ hi, with hi − lo < `slack` unless many weights

@@ -801,6 +801,8 @@ struct CombineArgs {
 /// counter, normalised the outputs: a fence, an atomic and a reload on the step's path. Loading the
 /// rows first and dropping the counter made the seed-scale step about 1 µs faster: H100,
 /// docs/benchmarks.md runs DV–DZ.)
+/// SEGMENTS: those of a CDF tile (internal::cdfSegments).
+template <std::uint32_t SEGMENTS>
 __global__ void __launch_bounds__(tuning::COMBINE_BLOCK) combineKernel(CombineArgs a) {
     __shared__ float warpMaxima[COMBINE_WARPS];
     __shared__ double warpTotals[2][COMBINE_WARPS];
@@ -810,9 +812,9 @@ __global__ void __launch_bounds__(tuning::COMBINE_BLOCK) combineKernel(CombineAr
     primitives::waitForPrerequisiteGrid();  // may start early: no global access before this
 
     // A scan block loads its tile's log-weights first, so that their loads overlap the maxima's.
-    internal::TileLogWeights tile{};
+    internal::TileLogWeights<SEGMENTS> tile{};
     if (scanBlock) {
-        tile = internal::loadTileLogWeights<true>(a.logWeights, a.particles);
+        tile = internal::loadTileLogWeights<true, SEGMENTS>(a.logWeights, a.particles);
     }
     // A channel block c ≥ 1 loads its row of partial sums and that of Σe (channel 0) with the
     // maxima, before the max is known.
@@ -1229,7 +1231,8 @@ GpuStatus ParticleFilter<Model>::launchCombine(bool commit, StreamHandle stream)
                            cdf.state,
                            scan ? cdf.tiles : 0U};
     // A block per channel but Σe, which every channel block sums beside its own.
-    return AUGUR_CUDA_CHECK(primitives::launchKernel(m_dependentLaunch, combineKernel, dim3(args.cdfTiles + channels - 1),
+    auto* kernel = internal::cdfSegments(m_config.particles) == 1 ? combineKernel<1> : combineKernel<2>;
+    return AUGUR_CUDA_CHECK(primitives::launchKernel(m_dependentLaunch, kernel, dim3(args.cdfTiles + channels - 1),
                                                      dim3(tuning::COMBINE_BLOCK), stream, args));
 }
 

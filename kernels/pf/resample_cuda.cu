@@ -26,14 +26,14 @@ namespace lookback = primitives::detail;
 using internal::ResampleScratch;
 
 /// Inclusive scan of quantizeWeight(log w, max): one tile per block. VECTOR: 16-byte log-weight loads.
-template <bool VECTOR>
+template <bool VECTOR, std::uint32_t SEGMENTS>
 __global__ void __launch_bounds__(lookback::LOOKBACK_BLOCK)
     cdfKernel(const float* __restrict__ logWeights, std::uint32_t particles, const float* maxLogWeight,
               std::uint64_t* __restrict__ cdf, internal::CdfLookbackState state, const std::uint32_t* enabled) {
     if (enabled != nullptr && *enabled == 0U) {
         return;
     }
-    const internal::TileLogWeights tile = internal::loadTileLogWeights<VECTOR>(logWeights, particles);
+    const auto tile = internal::loadTileLogWeights<VECTOR, SEGMENTS>(logWeights, particles);
     internal::scanQuantizedTile(tile, particles, *maxLogWeight, cdf, state);
 }
 
@@ -162,13 +162,11 @@ platform::GpuStatus launchSystematicResample(const float* logWeights, std::uint3
                                              void* scratch, bool cdfScanned, platform::StreamHandle stream) noexcept {
     const ResampleScratch s = carve(scratch, particles);
     if (!cdfScanned) {
-        if (reinterpret_cast<std::uintptr_t>(logWeights) % 16 == 0) {
-            cdfKernel<true><<<s.tiles, lookback::LOOKBACK_BLOCK, 0, stream>>>(logWeights, particles, maxLogWeight,
-                                                                             s.cdf, s.state, enabled);
-        } else {
-            cdfKernel<false><<<s.tiles, lookback::LOOKBACK_BLOCK, 0, stream>>>(logWeights, particles, maxLogWeight,
-                                                                              s.cdf, s.state, enabled);
-        }
+        const bool vector = reinterpret_cast<std::uintptr_t>(logWeights) % 16 == 0;
+        const bool one = cdfSegments(particles) == 1;
+        auto* kernel = vector ? (one ? cdfKernel<true, 1> : cdfKernel<true, 2>) : (one ? cdfKernel<false, 1> : cdfKernel<false, 2>);
+        kernel<<<s.tiles, lookback::LOOKBACK_BLOCK, 0, stream>>>(logWeights, particles, maxLogWeight, s.cdf, s.state,
+                                                                 enabled);
         AUGUR_CUDA_TRY(AUGUR_CUDA_CHECK_LAUNCH());
     }
     constexpr std::uint32_t COPIES = tuning::COPY_INDEX_ITEMS * tuning::COPY_INDEX_BLOCK;
