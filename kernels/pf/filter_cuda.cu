@@ -73,12 +73,30 @@ struct Shape {
     std::uint64_t seed;
 };
 
+/// The vehicle kernel's shares claimed at run time, so that no SM runs two of the larger ones (with
+/// fixed shares, the H100 put two three-group blocks on each of seven SMs, which then ended the
+/// advance 2.5–3.5 µs after the rest: docs/benchmarks.md run DC). Share i (shareOf: the larger ones
+/// first) is also partial i, so the sums do not depend on which block took which share.
+///   perSm[smid]  counts the blocks that started on that SM, modulo 2 (atomicInc wraps): the first
+///                of an SM's two blocks claims from the front (the larger shares), the second from
+///                the back — so an SM gets at most one larger share;
+///   next         front claims in the low 16 bits, back claims in the high 16: front claim f takes
+///                share f, back claim k share blocks − 1 − k, so the claims are a bijection onto the
+///                shares whatever the SMs did; the last of a launch's claims resets it to zero.
+/// An SM that runs one block or three only shifts which of its blocks claims from the front.
+struct ShareClaims {
+    std::uint32_t* next;
+    std::uint32_t* perSm;  ///< SHARE_CLAIM_SMS counters, indexed by %smid modulo that
+};
+constexpr std::uint32_t SHARE_CLAIM_SMS = 1024;
+
 /// The advance/reduce kernels' output: per partial block its running max and, channel-major, its
 /// sums (channel c of block b at c · blocks + b, so the combine reads them coalesced).
 struct Partials {
     double* sums;
     float* maxima;
     std::uint32_t blocks;
+    ShareClaims claims;  ///< the vehicle kernel's: which share (and partial) each block takes
 };
 
 /// State buffer `buffer` (0 or 1). A select, not s.states[buffer]: indexing the parameter's array
@@ -241,6 +259,30 @@ __device__ __forceinline__ Share shareOf(std::uint32_t b, std::uint32_t blocks, 
     const std::uint32_t more = units % blocks;  // blocks 0 … more − 1 take each + 1 units
     const std::uint32_t first = b * each + min(b, more);
     return Share{first, first + each + (b < more ? 1U : 0U)};
+}
+
+/// Block-uniform (thread 0 claims, a barrier hands it to the block): the share, and partial, this
+/// block takes. Fixed (blockIdx.x) when every share is the same size.
+__device__ __forceinline__ std::uint32_t claimShare(const ShareClaims& c, std::uint32_t blocks, std::uint32_t units,
+                                                    bool first) {
+    __shared__ std::uint32_t claimed;
+    if (units % blocks == 0U) {
+        return blockIdx.x;
+    }
+    if (first) {
+        std::uint32_t sm = 0;
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+        const bool front = atomicInc(&c.perSm[sm % SHARE_CLAIM_SMS], 1U) == 0U;
+        const std::uint32_t before = atomicAdd(c.next, front ? 1U : 0x10000U);
+        const std::uint32_t f = before & 0xFFFFU;
+        const std::uint32_t k = before >> 16U;
+        claimed = front ? f : blocks - 1U - k;
+        if (f + k + 1U == blocks) {
+            *c.next = 0U;  // every block of this launch has claimed: ready for the next launch
+        }
+    }
+    __syncthreads();
+    return claimed;
 }
 
 /// The vehicle-parallel models' per-vehicle Measurement (char for the other models, which have none).
@@ -625,9 +667,6 @@ __global__ void __maxnreg__(MAX_REGISTERS)
     const std::uint32_t lane = threadIdx.x;
     const std::uint32_t n = threadIdx.y;
     const std::uint32_t vehicles = s.vehicles;
-    const Share share = shareOf(blockIdx.x, gridDim.x, groups);
-    const std::uint32_t firstGroup = share.first;
-    const std::uint32_t endGroup = share.end;
     const std::uint32_t rank = n * WARP + lane;  // in the block
     const std::uint32_t threads = vehicles * WARP;
     if (!afterUpload) {
@@ -635,6 +674,10 @@ __global__ void __maxnreg__(MAX_REGISTERS)
     }
     const std::uint64_t cdfTotal = lastCdfValue(s);
     const Source src = sourceOf(control);
+    const std::uint32_t b = claimShare(out.claims, gridDim.x, groups, rank == 0);
+    const Share share = shareOf(b, gridDim.x, groups);
+    const std::uint32_t firstGroup = share.first;
+    const std::uint32_t endGroup = share.end;
     __shared__ std::uint32_t copyBounds[Model::MAX_VEHICLES];  // a warp per vehicle
     if (src.pending) {
         drawCopyIndices<1>(s.resampling.cdf, cdfTotal, s.particles, src.uniform, firstGroup * WARP,
@@ -752,7 +795,6 @@ __global__ void __maxnreg__(MAX_REGISTERS)
         }
         channel = channel * factor + static_cast<double>(reduceScatter<OUTPUTS>(v, lane));
     }
-    const std::size_t b = blockIdx.x;
     if (lane % 2 == 0 && scatterChannel(lane) < OUTPUTS) {
         out.sums[(2 + static_cast<std::size_t>(n) * OUTPUTS + scatterChannel(lane)) * out.blocks + b] = channel;
     }
@@ -1121,6 +1163,7 @@ Result<ParticleFilter<Model>, FilterError> ParticleFilter<Model>::create(const F
     assign(filter.m_partials, platform::DeviceBuffer<double>::create(
                                   std::max<std::size_t>(filter.m_partialBlocks * channels, 2 * tuning::SPREAD_MAX_BLOCKS)));
     assign(filter.m_partialMax, platform::DeviceBuffer<float>::create(filter.m_partialBlocks));
+    assign(filter.m_shareClaims, platform::DeviceBuffer<std::uint32_t>::create(1 + SHARE_CLAIM_SMS));
     assign(filter.m_copyIndex, platform::DeviceBuffer<std::uint32_t>::create(k));
     assign(filter.m_inputs, platform::DeviceBuffer<Input>::create(config.vehicles));
     assign(filter.m_control, platform::DeviceBuffer<FilterControl>::create(1));
@@ -1177,6 +1220,7 @@ GpuStatus ParticleFilter<Model>::initialize(std::span<const Input> inputs, Strea
         AUGUR_CUDA_TRY(platform::fillDevice(state.data(), 0, state.bytes(), stream));
     }
     AUGUR_CUDA_TRY(internal::clearResampleState(m_resampleScratch.get(), m_config.particles, stream));
+    AUGUR_CUDA_TRY(platform::fillDevice(m_shareClaims.data(), 0, m_shareClaims.bytes(), stream));
     initializeKernel<Model><<<blocksFor(m_config.particles, tuning::PARTICLE_BLOCK), tuning::PARTICLE_BLOCK, 0, stream>>>(
         AUGUR_PF_SHAPE, m_params, m_inputs.data());
     m_uploadLaunchedLast = false;
@@ -1187,7 +1231,8 @@ template <typename Model>
 GpuStatus ParticleFilter<Model>::launchPartials(bool advance, StreamHandle stream) noexcept {
     const bool afterUpload = m_uploadLaunchedLast && m_dependentLaunch;
     m_uploadLaunchedLast = false;
-    const Partials out{m_partials.data(), m_partialMax.data(), m_partialBlocks};
+    const Partials out{m_partials.data(), m_partialMax.data(), m_partialBlocks,
+                       ShareClaims{m_shareClaims.data(), m_shareClaims.data() + 1}};
     PartialsKernel<Model> kernel = nullptr;
     dim3 block(tuning::PARTICLE_BLOCK);
     if (m_vehicleParallel) {

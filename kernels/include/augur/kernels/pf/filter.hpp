@@ -320,6 +320,7 @@ private:
     platform::PinnedMemory m_outputs;  ///< mapped: written by the combine kernel, read by the host
     platform::DeviceBuffer<double> m_partials;      ///< channel-major: channel c of block b at c · blocks + b
     platform::DeviceBuffer<float> m_partialMax;
+    platform::DeviceBuffer<std::uint32_t> m_shareClaims;  ///< the vehicle kernel's share claims (self-resetting)
     /// ρ of a pending systematic resampling: each advance block writes its particles' (and reads them
     /// back); the readbacks write all of them (drawPendingCopyIndices).
     mutable platform::DeviceBuffer<std::uint32_t> m_copyIndex;
