@@ -239,17 +239,18 @@ __device__ __forceinline__ double rebase(float& runningMax, float groupMax) {
 /// reach at different particles, so the warp took the rescaling branch at nearly every particle.
 constexpr float REBASE_MARGIN = 30.0F;
 
-/// Block b's share [first, end) of `units` work units (particle chunks or groups) split over the
-/// `blocks` blocks of a one-wave grid: consecutive ranges, the first units mod blocks blocks one unit
-/// more than the others. The block scheduler mostly hands a grid's first blocks to distinct SMs
-/// before it gives any SM a second one, so the larger shares mostly land one per SM. Not always: at
-/// seed scale (625 groups over 264 blocks, two per SM) the H100 put blocks 0–6 and 89–95, all
-/// three-group shares, on the same seven SMs, which finished 2.5–3.5 µs after the others
-/// (docs/benchmarks.md run DC). Spread over the block indices instead (b · units / blocks), some SMs
-/// ran 3 + 3 while others ran 2 + 2: the busiest SM was active 52,216 cycles, the average 42,166
-/// (H200, ncu, the vehicle kernel alone; 48,737 and 41,025 with these shares, 28.7 → 26.9 µs; the
-/// step as a graph did not measurably change, run AV). The remainder claimed at run time by the
-/// blocks that finish first balanced the SMs but measured slower (runs DE–DT).
+/// Share b of `units` work units (particle chunks or groups) split over the `blocks` blocks of a
+/// one-wave grid: consecutive ranges, the first units mod blocks shares one unit more than the
+/// others. The per-particle kernel's block b takes share b: the block scheduler mostly hands a
+/// grid's first blocks to distinct SMs before it gives any SM a second one, so the larger shares
+/// mostly land one per SM. Not always: at seed scale (625 groups over 264 blocks, two per SM) the
+/// H100 put blocks 0–6 and 89–95, all three-group shares, on the same seven SMs, which finished
+/// 2.5–3.5 µs after the others (docs/benchmarks.md run DC). Spread over the block indices instead
+/// (b · units / blocks), some SMs ran 3 + 3 while others ran 2 + 2 (H200, ncu, run AV); the
+/// remainder claimed at run time by the blocks that finish first balanced the SMs but measured
+/// slower (runs DE–DT). So the vehicle kernel's blocks claim their shares when they start
+/// (claimShare: one larger share per SM at most; the advance then ended at 16.9 µs instead of
+/// 18.4, and the step measured about 0.3 µs faster: H100, docs/benchmarks.md run EB).
 struct Share {
     std::uint32_t first;
     std::uint32_t end;
