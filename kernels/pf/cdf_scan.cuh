@@ -19,10 +19,10 @@ namespace lookback = primitives::detail;
 /// 1 (1,024 per tile) while the CDF has at most CDF_ONE_SEGMENT_TILES such tiles — every look-back
 /// then ends in its first window, and the shorter tiles shorten the scan's chain: the seed-scale
 /// step (20 tiles) measured 0.3–0.7 µs faster than with 2 segments (H100, docs/benchmarks.md runs
-/// DX–DY) — else 2 (2,048 per tile, 489 tiles at K = 10⁶). For 2 segments against 4, with the
-/// packed descriptors and the scan beside the combine's channel sums (4,096 per tile), with the packed descriptors and the scan beside the
-/// combine's channel sums: the seed-scale step 26.6–27.1 µs against 27.1–27.6, K = 10⁶ within noise;
-/// 1 segment (1,024 per tile) made K = 10⁶ 2–3 µs slower (H100, docs/benchmarks.md runs CT–CU). In the
+/// DZ and EA) — else 2 (2,048 per tile, 489 tiles at K = 10⁶), where 1 segment made the step 2–3 µs
+/// slower (runs CT–CU, DZ). 2 segments against 4 (4,096 per tile), with the packed descriptors and
+/// the scan beside the combine's channel sums: the seed-scale step 26.6–27.1 µs against 27.1–27.6,
+/// K = 10⁶ within noise (runs CT–CU). In the
 /// first H100 run, with flag and value apart, 2,048 per tile had cost K = 10⁶ 17.6 µs in a separate
 /// CDF kernel, most of it look-back, and 4 segments were taken. 8 segments (8,192 per tile, 122
 /// registers) measured slower in the combine: 17.2–17.8 against 14.7–15.2 µs at K = 10⁶, 11.1–12.3

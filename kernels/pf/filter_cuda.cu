@@ -843,7 +843,7 @@ struct CombineArgs {
 /// next advance. (Before, each block stored its sum and the last one to finish, by a completion
 /// counter, normalised the outputs: a fence, an atomic and a reload on the step's path. Loading the
 /// rows first and dropping the counter made the seed-scale step about 1 µs faster: H100,
-/// docs/benchmarks.md runs DV–DZ.)
+/// docs/benchmarks.md runs DV–DY.)
 /// SEGMENTS: those of a CDF tile (internal::cdfSegments).
 template <std::uint32_t SEGMENTS>
 __global__ void __launch_bounds__(tuning::COMBINE_BLOCK) combineKernel(CombineArgs a) {
