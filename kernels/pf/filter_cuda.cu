@@ -810,7 +810,6 @@ struct CombineArgs {
     const double* sums;
     const float* maxima;
     std::uint32_t blocks;
-    std::uint32_t channels;
     float* outputs;
     FilterControl* control;
     std::uint32_t particles;
@@ -1264,7 +1263,6 @@ GpuStatus ParticleFilter<Model>::launchCombine(bool commit, StreamHandle stream)
     const CombineArgs args{m_partials.data(),
                            m_partialMax.data(),
                            m_partialBlocks,
-                           channels,
                            outputs,
                            m_control.data(),
                            m_config.particles,
