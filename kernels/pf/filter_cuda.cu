@@ -903,19 +903,19 @@ __global__ void __launch_bounds__(tuning::COMBINE_BLOCK) combineKernel(CombineAr
     // Σe the same way in every block (the same bits).
     double total = 0.0;
     double weights = 0.0;
+    auto add = [&](float blockMax, double sum, double weight) {
+        const auto f = static_cast<double>(static_cast<float>(detail::weightTerm(blockMax, globalMax)));
+        total += sum * (c == 1 ? f * f : f);
+        weights += weight * f;
+    };
 #pragma unroll
     for (std::uint32_t h = 0; h < HELD; ++h) {
-        const std::uint32_t b = threadIdx.x + h * blockDim.x;
-        if (b < a.blocks) {
-            const auto f = static_cast<double>(static_cast<float>(detail::weightTerm(heldMax[h], globalMax)));
-            total += heldSum[h] * (c == 1 ? f * f : f);
-            weights += heldWeight[h] * f;
+        if (threadIdx.x + h * blockDim.x < a.blocks) {
+            add(heldMax[h], heldSum[h], heldWeight[h]);
         }
     }
     for (std::uint32_t b = threadIdx.x + HELD * blockDim.x; b < a.blocks; b += blockDim.x) {
-        const auto f = static_cast<double>(static_cast<float>(detail::weightTerm(a.maxima[b], globalMax)));
-        total += row[b] * (c == 1 ? f * f : f);
-        weights += weightRow[b] * f;
+        add(a.maxima[b], row[b], weightRow[b]);
     }
     total = warpAllSum(total);
     weights = warpAllSum(weights);
