@@ -48,7 +48,7 @@ static_assert(tuning::COMBINE_BLOCK == internal::lookback::LOOKBACK_BLOCK, "a co
 /// Channels a warp reduces at once (reduce-scatter over 16 values); a model's outputs per vehicle fit.
 constexpr std::uint32_t SCATTER = 16;
 /// Largest number of partial blocks (the shapes' bound; the combine holds up to 4 per thread in
-/// registers and reloads the rest). The grids are one wave of resident blocks, far below this on
+/// registers and reloads the rest; the vehicle kernel's share claims count blocks in 16 bits). The grids are one wave of resident blocks, far below this on
 /// any current GPU.
 constexpr std::uint32_t MAX_PARTIAL_BLOCKS = 4096;
 /// Registers per thread that admit the vehicle kernel's largest block (32 warps) on one SM.
@@ -89,6 +89,7 @@ struct ShareClaims {
     std::uint32_t* perSm;  ///< SHARE_CLAIM_SMS counters, indexed by %smid modulo that
 };
 constexpr std::uint32_t SHARE_CLAIM_SMS = 1024;
+static_assert(MAX_PARTIAL_BLOCKS <= 0xFFFFU, "front and back claims are counted in 16 bits each");
 
 /// The advance/reduce kernels' output: per partial block its running max and, channel-major, its
 /// sums (channel c of block b at c · blocks + b, so the combine reads them coalesced).
