@@ -632,12 +632,14 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
 /// pending) and the previous intention of the vehicle it yields to from the source buffer, advances
 /// the slot in registers, writes it to the other buffer and its log term to shared memory; after a
 /// barrier warp 0 sums the terms in vehicle order (the CPU's sum) into the particles' log-weights,
-/// writes them, keeps the running max, Σe and Σe², and hands e and the rescaling factor to the other
-/// warps through shared memory; after a second barrier every warp adds e·output of its own vehicle to
-/// its sums (reduce-scatter: lane 2c holds output c). (Every warp computing the log-weights itself,
-/// one barrier per group, took 16 % more instructions and no less time: H100, docs/benchmarks.md
-/// run AE.) ADVANCE false: read only (the reduce stage), every warp from the stored log-weights.
-/// First, when a resampling is pending, the copy indices of the block's particles, as the
+/// writes them, keeps the running max and hands e and the rescaling factor to the other warps
+/// through shared memory; after a second barrier every warp adds e·output of its own vehicle to its
+/// sums (reduce-scatter: lane 2c holds output c), and warp 0's lanes add e and e² to their own Σe
+/// and Σe², summed over the warp once, after the loop. (Two double warp sums per group, on warp 0's
+/// path to the next group, cost the seed-scale step about 1.3 µs: H200, docs/benchmarks.md run EO.)
+/// (Every warp computing the log-weights itself, one barrier per group, took 16 % more instructions
+/// and no less time: H100, docs/benchmarks.md run AE.) ADVANCE false: read only (the reduce
+/// stage), every warp from the stored log-weights. First, when a resampling is pending, the copy indices of the block's particles, as the
 /// per-particle kernel's (afterUpload likewise).
 /// MAX_REGISTERS: 64 admits the largest block (32 vehicles, 1024 threads); create() takes the
 /// VEHICLE_KERNEL_CAPPED_REGISTERS instantiation when it keeps more blocks resident (20 vehicles: 2
@@ -720,7 +722,7 @@ __global__ void __maxnreg__(MAX_REGISTERS)
 
     float runningMax = -INFINITY;
     double channel = 0.0;  // output scatterChannel(lane) of vehicle n
-    double sumE = 0.0;     // warp 0
+    double sumE = 0.0;     // warp 0: its lane's particles, relative to runningMax
     double sumE2 = 0.0;
     for (std::uint32_t g = firstGroup; g < endGroup; ++g) {
         const std::uint32_t k = g * WARP + lane;
@@ -786,8 +788,8 @@ __global__ void __maxnreg__(MAX_REGISTERS)
             e = valid ? detail::weightTerm(logWeight, runningMax) : 0.0;
         }
         if (n == 0) {
-            sumE = sumE * factor + warpAllSum(e);
-            sumE2 = sumE2 * factor * factor + warpAllSum(e * e);
+            sumE = sumE * factor + e;
+            sumE2 = sumE2 * factor * factor + e * e;
         }
         const auto ef = static_cast<float>(e);
         float v[SCATTER];
@@ -799,6 +801,10 @@ __global__ void __maxnreg__(MAX_REGISTERS)
     }
     if (lane % 2 == 0 && scatterChannel(lane) < OUTPUTS) {
         out.sums[(2 + static_cast<std::size_t>(n) * OUTPUTS + scatterChannel(lane)) * out.blocks + b] = channel;
+    }
+    if (n == 0) {
+        sumE = warpAllSum(sumE);
+        sumE2 = warpAllSum(sumE2);
     }
     if (n == 0 && lane == 0) {
         out.sums[b] = sumE;
