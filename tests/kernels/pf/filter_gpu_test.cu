@@ -470,8 +470,9 @@ void checkPendingSteps(const FilterConfig& config, int steps) {
 }
 
 /// Every launch shape of the step: the per-particle kernel (1 and 3 vehicles: one instantiation per
-/// count) and the vehicle-parallel one (6: a row of log terms ends inside a 16-byte vector; 20),
-/// both layouts, K not a multiple of a warp or a block.
+/// count) and the vehicle-parallel one (6: a row of log terms ends inside a 16-byte vector; 20; 32:
+/// the largest, one block of 1,024 threads per SM), both layouts, K not a multiple of a warp or a
+/// block.
 class SceneFilterShapesGpu : public ::testing::TestWithParam<std::tuple<std::uint32_t, StateLayout>> {};
 
 TEST_P(SceneFilterShapesGpu, ResamplesItsOwnWeightsAndAdvancesThroughThePendingCopyIndices) {
@@ -487,7 +488,7 @@ TEST_P(SceneFilterShapesGpu, ResamplesItsOwnWeightsAndAdvancesThroughThePendingC
 }
 
 INSTANTIATE_TEST_SUITE_P(VehiclesAndLayouts, SceneFilterShapesGpu,
-                         ::testing::Combine(::testing::Values(1U, 3U, 6U, 20U),
+                         ::testing::Combine(::testing::Values(1U, 3U, 6U, 20U, 32U),
                                             ::testing::Values(StateLayout::ArrayOfStructs, StateLayout::StructOfArrays)));
 
 /// A large filter that resamples every step; its host reference runs on every host thread (same
