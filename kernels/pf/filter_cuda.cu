@@ -636,7 +636,7 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
 /// through shared memory; after a second barrier every warp adds e·output of its own vehicle to its
 /// sums (reduce-scatter: lane 2c holds output c), and warp 0's lanes add e and e² to their own Σe
 /// and Σe², summed over the warp once, after the loop. (Two double warp sums per group, on warp 0's
-/// path to the next group, cost the seed-scale step about 1.3 µs: H200, docs/benchmarks.md run EO.)
+/// path to the next group, cost the seed-scale step about 1.3 µs: H200, docs/benchmarks.md run EP.)
 /// (Every warp computing the log-weights itself, one barrier per group, took 16 % more instructions
 /// and no less time: H100, docs/benchmarks.md run AE.) ADVANCE false: read only (the reduce
 /// stage), every warp from the stored log-weights. First, when a resampling is pending, the copy indices of the block's particles, as the
