@@ -639,8 +639,8 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
 /// path to the next group, cost the seed-scale step about 1.3 µs: H200, docs/benchmarks.md run EP.)
 /// (Every warp computing the log-weights itself, one barrier per group, took 16 % more instructions
 /// and no less time: H100, docs/benchmarks.md run AE.) ADVANCE false: read only (the reduce
-/// stage), every warp from the stored log-weights. First, when a resampling is pending, the copy indices of the block's particles, as the
-/// per-particle kernel's (afterUpload likewise).
+/// stage), every warp from the stored log-weights. First, when a resampling is pending, the copy
+/// indices of the block's particles, as the per-particle kernel's (afterUpload likewise).
 /// MAX_REGISTERS: 64 admits the largest block (32 vehicles, 1024 threads); create() takes the
 /// VEHICLE_KERNEL_CAPPED_REGISTERS instantiation when it keeps more blocks resident (20 vehicles: 2
 /// blocks of 640 threads per SM instead of 1).
@@ -805,11 +805,11 @@ __global__ void __maxnreg__(MAX_REGISTERS)
     if (n == 0) {
         sumE = warpAllSum(sumE);
         sumE2 = warpAllSum(sumE2);
-    }
-    if (n == 0 && lane == 0) {
-        out.sums[b] = sumE;
-        out.sums[out.blocks + b] = sumE2;
-        out.maxima[b] = runningMax;
+        if (lane == 0) {
+            out.sums[b] = sumE;
+            out.sums[out.blocks + b] = sumE2;
+            out.maxima[b] = runningMax;
+        }
     }
 }
 
