@@ -27,15 +27,21 @@ namespace augur::kernels::pf {
 /// RNG counter word reserved for initialisation draws (steps count from 0).
 inline constexpr std::uint32_t INIT_STEP = 0xFFFFFFFFU;
 
-// ---------------------------------------------------------------------------------------------------
-/// Univariate non-stationary growth model (UNGM; Gordon, Salmond, Smith 1993; Kitagawa 1996):
-///   x_k = 0.5·x_{k−1} + 25·x_{k−1}/(1 + x_{k−1}²) + 8·cos(1.2·k) + v,  v ~ N(0, Q)
-///   z_k = x_k²/20 + w,  w ~ N(0, R);   x_0 ~ N(0, P0).   Defaults Q = 10, R = 1, P0 = 5.
-struct UngmModel {
+/// What the scalar models share: one vehicle of one float, which is also their one output and the
+/// one float differential evolution mutates.
+struct ScalarModel {
     static constexpr int SLOT_FLOATS = 1;
     static constexpr int OUTPUTS_PER_VEHICLE = 1;
     static constexpr int CONTINUOUS_FLOATS = 1;
     static constexpr std::uint32_t MAX_VEHICLES = 1;
+    AUGUR_HD static float output(const float (&slot)[SLOT_FLOATS], std::uint32_t) noexcept { return slot[0]; }
+};
+
+// ---------------------------------------------------------------------------------------------------
+/// Univariate non-stationary growth model (UNGM; Gordon, Salmond, Smith 1993; Kitagawa 1996):
+///   x_k = 0.5·x_{k−1} + 25·x_{k−1}/(1 + x_{k−1}²) + 8·cos(1.2·k) + v,  v ~ N(0, Q)
+///   z_k = x_k²/20 + w,  w ~ N(0, R);   x_0 ~ N(0, P0).   Defaults Q = 10, R = 1, P0 = 5.
+struct UngmModel : ScalarModel {
     struct Params {
         float processVariance{10.0F};
         float measurementVariance{1.0F};
@@ -51,22 +57,12 @@ struct UngmModel {
 
     AUGUR_HD static void initialize(const ParticleRef& p, std::uint32_t, const Params& params, const VehicleInput*,
                                     std::uint64_t seed) noexcept {
-        RandomStream rng(seed, INIT_STEP, p.particle, 0);
-        float n0 = 0.0F;
-        float n1 = 0.0F;
-        std::uint32_t s0 = 0;
-        std::uint32_t s1 = 0;
-        rng.normals2(n0, n1, s0, s1);
+        const float n0 = RandomStream(seed, INIT_STEP, p.particle, 0).normal();
         p.set(0, std::sqrt(params.initialVariance) * n0);
     }
     AUGUR_HD static void predict(const ParticleRef& p, std::uint32_t, const Params& params, const VehicleInput* in,
                                  std::uint64_t seed, std::uint32_t step) noexcept {
-        RandomStream rng(seed, step, p.particle, 0);
-        float n0 = 0.0F;
-        float n1 = 0.0F;
-        std::uint32_t s0 = 0;
-        std::uint32_t s1 = 0;
-        rng.normals2(n0, n1, s0, s1);
+        const float n0 = RandomStream(seed, step, p.particle, 0).normal();
         const float x = p.get(0);
         const float drift = 0.5F * x + 25.0F * x / (1.0F + x * x) + 8.0F * std::cos(1.2F * in[0].time);
         p.set(0, drift + std::sqrt(params.processVariance) * n0);
@@ -77,7 +73,6 @@ struct UngmModel {
         const float residual = in[0].z - x * x / 20.0F;
         return -0.5F * residual * residual / params.measurementVariance;
     }
-    AUGUR_HD static float output(const float (&slot)[SLOT_FLOATS], std::uint32_t) noexcept { return slot[0]; }
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -86,11 +81,7 @@ struct UngmModel {
 ///   y_k = 0.2·x_k² + v for k ≤ 30, else 0.5·x_k − 2 + v,  v ~ N(0, R).
 /// The seed does not state R or x_0; Params default to R = 1e-5 and x_0 ~ N(1, 1) and can be changed.
 /// Γ(3, 2) with integer shape is drawn exactly as −2·ln(u1·u2·u3).
-struct Seed004Model {
-    static constexpr int SLOT_FLOATS = 1;
-    static constexpr int OUTPUTS_PER_VEHICLE = 1;
-    static constexpr int CONTINUOUS_FLOATS = 1;
-    static constexpr std::uint32_t MAX_VEHICLES = 1;
+struct Seed004Model : ScalarModel {
     struct Params {
         float measurementVariance{1e-5F};
         float initialMean{1.0F};
@@ -108,12 +99,7 @@ struct Seed004Model {
 
     AUGUR_HD static void initialize(const ParticleRef& p, std::uint32_t, const Params& params, const VehicleInput*,
                                     std::uint64_t seed) noexcept {
-        RandomStream rng(seed, INIT_STEP, p.particle, 0);
-        float n0 = 0.0F;
-        float n1 = 0.0F;
-        std::uint32_t s0 = 0;
-        std::uint32_t s1 = 0;
-        rng.normals2(n0, n1, s0, s1);
+        const float n0 = RandomStream(seed, INIT_STEP, p.particle, 0).normal();
         p.set(0, params.initialMean + std::sqrt(params.initialVariance) * n0);
     }
     AUGUR_HD static void predict(const ParticleRef& p, std::uint32_t, const Params& params, const VehicleInput* in,
@@ -133,17 +119,12 @@ struct Seed004Model {
         const float residual = in[0].y - predicted;
         return -0.5F * residual * residual / params.measurementVariance;
     }
-    AUGUR_HD static float output(const float (&slot)[SLOT_FLOATS], std::uint32_t) noexcept { return slot[0]; }
 };
 
 // ---------------------------------------------------------------------------------------------------
 /// Scalar linear-Gaussian model, whose exact posterior is the Kalman filter's:
 ///   x_k = a·x_{k−1} + v, v ~ N(0, q);   z_k = h·x_k + w, w ~ N(0, r);   x_0 ~ N(m0, p0).
-struct LinearGaussianModel {
-    static constexpr int SLOT_FLOATS = 1;
-    static constexpr int OUTPUTS_PER_VEHICLE = 1;
-    static constexpr int CONTINUOUS_FLOATS = 1;
-    static constexpr std::uint32_t MAX_VEHICLES = 1;
+struct LinearGaussianModel : ScalarModel {
     struct Params {
         float a{0.9F};
         float q{1.0F};
@@ -159,22 +140,12 @@ struct LinearGaussianModel {
 
     AUGUR_HD static void initialize(const ParticleRef& p, std::uint32_t, const Params& params, const VehicleInput*,
                                     std::uint64_t seed) noexcept {
-        RandomStream rng(seed, INIT_STEP, p.particle, 0);
-        float n0 = 0.0F;
-        float n1 = 0.0F;
-        std::uint32_t s0 = 0;
-        std::uint32_t s1 = 0;
-        rng.normals2(n0, n1, s0, s1);
+        const float n0 = RandomStream(seed, INIT_STEP, p.particle, 0).normal();
         p.set(0, params.m0 + std::sqrt(params.p0) * n0);
     }
     AUGUR_HD static void predict(const ParticleRef& p, std::uint32_t, const Params& params, const VehicleInput*,
                                  std::uint64_t seed, std::uint32_t step) noexcept {
-        RandomStream rng(seed, step, p.particle, 0);
-        float n0 = 0.0F;
-        float n1 = 0.0F;
-        std::uint32_t s0 = 0;
-        std::uint32_t s1 = 0;
-        rng.normals2(n0, n1, s0, s1);
+        const float n0 = RandomStream(seed, step, p.particle, 0).normal();
         p.set(0, params.a * p.get(0) + std::sqrt(params.q) * n0);
     }
     AUGUR_HD static float logLikelihood(const ParticleRef& p, std::uint32_t, const Params& params,
@@ -182,7 +153,6 @@ struct LinearGaussianModel {
         const float residual = in[0].z - params.h * p.get(0);
         return -0.5F * residual * residual / params.r;
     }
-    AUGUR_HD static float output(const float (&slot)[SLOT_FLOATS], std::uint32_t) noexcept { return slot[0]; }
 };
 
 }  // namespace augur::kernels::pf

@@ -109,9 +109,9 @@ public:
         return philox4x32_10<MULTIPLY>(Philox4{{m_particle, m_vehicle, m_step, m_draw++}}, m_key0, m_key1);
     }
 
-    /// Two independent standard normals (Box–Muller on one block; the other two words are returned
-    /// as `spare` for uniform decisions).
-    AUGUR_HD_INLINE void normals2(float& n0, float& n1, std::uint32_t& spare0, std::uint32_t& spare1) noexcept;
+    /// One standard normal: the first of Box–Muller's pair from a fresh block (the scalar models'
+    /// draws; the block's other words go unused).
+    AUGUR_HD_INLINE float normal() noexcept;
 
     /// Four independent standard normals from one block (two Box–Muller pairs, no word unused).
     AUGUR_HD_INLINE void normals4(float (&n)[4]) noexcept;
@@ -172,12 +172,12 @@ AUGUR_HD_INLINE void boxMuller(std::uint32_t bits0, std::uint32_t bits1, float& 
 }
 
 template <PhiloxMultiply MULTIPLY>
-AUGUR_HD_INLINE void BasicRandomStream<MULTIPLY>::normals2(float& n0, float& n1, std::uint32_t& spare0,
-                                                            std::uint32_t& spare1) noexcept {
+AUGUR_HD_INLINE float BasicRandomStream<MULTIPLY>::normal() noexcept {
     const Philox4 r = block();
+    float n0 = 0.0F;
+    float n1 = 0.0F;
     boxMuller(r.v[0], r.v[1], n0, n1);
-    spare0 = r.v[2];
-    spare1 = r.v[3];
+    return n0;
 }
 
 template <PhiloxMultiply MULTIPLY>
