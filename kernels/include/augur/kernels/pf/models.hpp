@@ -57,15 +57,15 @@ struct UngmModel : ScalarModel {
 
     AUGUR_HD static void initialize(const ParticleRef& p, std::uint32_t, const Params& params, const VehicleInput*,
                                     std::uint64_t seed) noexcept {
-        const float n0 = RandomStream(seed, INIT_STEP, p.particle, 0).normal();
-        p.set(0, std::sqrt(params.initialVariance) * n0);
+        const float n = RandomStream(seed, INIT_STEP, p.particle, 0).normal();
+        p.set(0, std::sqrt(params.initialVariance) * n);
     }
     AUGUR_HD static void predict(const ParticleRef& p, std::uint32_t, const Params& params, const VehicleInput* in,
                                  std::uint64_t seed, std::uint32_t step) noexcept {
-        const float n0 = RandomStream(seed, step, p.particle, 0).normal();
+        const float n = RandomStream(seed, step, p.particle, 0).normal();
         const float x = p.get(0);
         const float drift = 0.5F * x + 25.0F * x / (1.0F + x * x) + 8.0F * std::cos(1.2F * in[0].time);
-        p.set(0, drift + std::sqrt(params.processVariance) * n0);
+        p.set(0, drift + std::sqrt(params.processVariance) * n);
     }
     AUGUR_HD static float logLikelihood(const ParticleRef& p, std::uint32_t, const Params& params,
                                         const VehicleInput* in) noexcept {
@@ -99,8 +99,8 @@ struct Seed004Model : ScalarModel {
 
     AUGUR_HD static void initialize(const ParticleRef& p, std::uint32_t, const Params& params, const VehicleInput*,
                                     std::uint64_t seed) noexcept {
-        const float n0 = RandomStream(seed, INIT_STEP, p.particle, 0).normal();
-        p.set(0, params.initialMean + std::sqrt(params.initialVariance) * n0);
+        const float n = RandomStream(seed, INIT_STEP, p.particle, 0).normal();
+        p.set(0, params.initialMean + std::sqrt(params.initialVariance) * n);
     }
     AUGUR_HD static void predict(const ParticleRef& p, std::uint32_t, const Params& params, const VehicleInput* in,
                                  std::uint64_t seed, std::uint32_t step) noexcept {
@@ -140,13 +140,13 @@ struct LinearGaussianModel : ScalarModel {
 
     AUGUR_HD static void initialize(const ParticleRef& p, std::uint32_t, const Params& params, const VehicleInput*,
                                     std::uint64_t seed) noexcept {
-        const float n0 = RandomStream(seed, INIT_STEP, p.particle, 0).normal();
-        p.set(0, params.m0 + std::sqrt(params.p0) * n0);
+        const float n = RandomStream(seed, INIT_STEP, p.particle, 0).normal();
+        p.set(0, params.m0 + std::sqrt(params.p0) * n);
     }
     AUGUR_HD static void predict(const ParticleRef& p, std::uint32_t, const Params& params, const VehicleInput*,
                                  std::uint64_t seed, std::uint32_t step) noexcept {
-        const float n0 = RandomStream(seed, step, p.particle, 0).normal();
-        p.set(0, params.a * p.get(0) + std::sqrt(params.q) * n0);
+        const float n = RandomStream(seed, step, p.particle, 0).normal();
+        p.set(0, params.a * p.get(0) + std::sqrt(params.q) * n);
     }
     AUGUR_HD static float logLikelihood(const ParticleRef& p, std::uint32_t, const Params& params,
                                         const VehicleInput* in) noexcept {
