@@ -12,7 +12,7 @@
 //   validInput(input, vehicles) → bool (host only)         — whether one vehicle's input is one the model
 //                                                            can step with (setInputs rejects the rest)
 //
-// Scalar models (UNGM, seed 004's model, linear-Gaussian) have one vehicle of one float.
+// Scalar models (UNGM, seed 004's model, linear-Gaussian) have one vehicle of one float: ScalarModel.
 #pragma once
 
 #include <cmath>
