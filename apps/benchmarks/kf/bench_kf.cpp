@@ -33,20 +33,6 @@ using bench::fmt;
 
 bool g_gpu = false;
 
-/// Device-to-device copy bandwidth (read + write bytes per second) of a 1 GiB buffer.
-double measureCopyBandwidth_GBps(platform::StreamHandle stream) {
-    constexpr std::size_t BYTES = std::size_t{1} << 30U;
-    auto src = platform::DeviceMemory::allocate(BYTES);
-    auto dst = platform::DeviceMemory::allocate(BYTES);
-    if (!src || !dst || !platform::fillDevice(src->get(), 1, BYTES, stream)) {
-        return -1.0;
-    }
-    const double us = bench::deviceMedian_us(stream, [&](platform::StreamHandle s) {
-        static_cast<void>(platform::copyDeviceToDevice(dst->get(), src->get(), BYTES, s));
-    });
-    return us > 0 ? 2.0 * static_cast<double>(BYTES) / (us * 1e-6) / 1e9 : -1.0;
-}
-
 template <typename Real>
 struct HostBank {
     std::size_t n;
@@ -290,7 +276,7 @@ int main(int argc, char** argv) {
             return 1;
         }
         stream = std::move(created).value();
-        copy_GBps = measureCopyBandwidth_GBps(stream.get());
+        copy_GBps = bench::measureCopyBandwidth_GBps(stream.get(), std::size_t{1} << 30U);  // 1 GiB
     }
     std::printf("augur-bench-kf — %s — %s — CPU threads: %u\n", device.c_str(), date,
                 std::thread::hardware_concurrency());

@@ -50,19 +50,4 @@ platform::GpuStatus sceneOutputsAtomicAdd(const float* states, const float* logW
     return AUGUR_CUDA_CHECK_LAUNCH();
 }
 
-double measureCopyBandwidth_GBps(platform::StreamHandle stream) noexcept {
-    constexpr std::size_t BYTES = std::size_t{512} << 20U;
-    auto a = platform::DeviceMemory::allocate(BYTES);
-    auto b = platform::DeviceMemory::allocate(BYTES);
-    if (!a || !b) {
-        return -1.0;
-    }
-    void* src = a->get();
-    void* dst = b->get();
-    const double us = deviceMedian_us(stream, [&](platform::StreamHandle s) {
-        (void)platform::copyDeviceToDevice(dst, src, BYTES, s);
-    });
-    return us > 0.0 ? 2.0 * static_cast<double>(BYTES) / (us * 1e3) : -1.0;  // read + write
-}
-
 }  // namespace augur::bench

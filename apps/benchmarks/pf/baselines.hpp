@@ -1,5 +1,5 @@
 // Baselines of seed 000 section 5.5 that live only in the benchmark: the atomicAdd output reduction;
-// and two probes: the device's copy bandwidth and a kernel with no work (the cost of a graph node).
+// and a probe: a kernel with no work (the cost of a graph node).
 #pragma once
 
 #include <cstdint>
@@ -18,8 +18,5 @@ platform::GpuStatus sceneOutputsAtomicAdd(const float* states, const float* logW
 
 /// One block of one thread that does nothing: a dependent graph node's launch and ramp alone.
 platform::GpuStatus emptyKernel(platform::StreamHandle stream) noexcept;
-
-/// Achievable device memory bandwidth (GB/s) from a large device-to-device copy.
-double measureCopyBandwidth_GBps(platform::StreamHandle stream) noexcept;
 
 }  // namespace augur::bench

@@ -505,7 +505,7 @@ void reduceTable(StreamHandle stream, PrimitiveInput& p) {
 
 void floorTable(StreamHandle stream, const platform::DeviceMemory& busy) {
     constexpr std::uint32_t K = 1'000'000;
-    const double bandwidth = bench::measureCopyBandwidth_GBps(stream);
+    const double bandwidth = bench::measureCopyBandwidth_GBps(stream, std::size_t{512} << 20U);  // 512 MiB
     // Bytes per particle the step's kernels move, single vehicle (a 48-byte slot, 40 bytes of it used,
     // 28 of them read by the step: SceneModel::READ_FIELDS): advance: its copy indices drawn from
     // the CDF (8) and written to ρ (4), ρ 4 read back + state read (AoS: the 48-byte slot; SoA: the

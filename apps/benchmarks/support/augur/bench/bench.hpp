@@ -98,6 +98,21 @@ double queuedDeviceMedian_us(platform::StreamHandle stream, const platform::Devi
     });
 }
 
+/// Achievable device memory bandwidth (GB/s, read + write bytes per second) from a device-to-device
+/// copy of `bytes` (far larger than the L2), the source filled first; negative if a CUDA call failed.
+/// What the benchmarks' bytes-over-bandwidth floors divide by.
+inline double measureCopyBandwidth_GBps(platform::StreamHandle stream, std::size_t bytes) {
+    auto src = platform::DeviceMemory::allocate(bytes);
+    auto dst = platform::DeviceMemory::allocate(bytes);
+    if (!src || !dst || !platform::fillDevice(src->get(), 1, bytes, stream)) {
+        return -1.0;
+    }
+    const double us = deviceMedian_us(stream, [&](platform::StreamHandle s) {
+        static_cast<void>(platform::copyDeviceToDevice(dst->get(), src->get(), bytes, s));
+    });
+    return us > 0.0 ? 2.0 * static_cast<double>(bytes) / (us * 1e3) : -1.0;
+}
+
 /// A Markdown table printed as it fills, so partial output survives a timeout.
 class Table {
 public:
