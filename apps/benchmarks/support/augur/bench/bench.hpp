@@ -100,7 +100,7 @@ double queuedDeviceMedian_us(platform::StreamHandle stream, const platform::Devi
 
 /// Achievable device memory bandwidth (GB/s, read + write bytes per second) from a device-to-device
 /// copy of `bytes` (far larger than the L2), the source filled first; negative if a CUDA call failed.
-/// What the benchmarks' bytes-over-bandwidth floors divide by.
+/// What the benchmarks divide by for their bytes-over-bandwidth floors and fractions of bandwidth.
 inline double measureCopyBandwidth_GBps(platform::StreamHandle stream, std::size_t bytes) {
     auto src = platform::DeviceMemory::allocate(bytes);
     auto dst = platform::DeviceMemory::allocate(bytes);
