@@ -319,27 +319,41 @@ constexpr bool readsField(int f) noexcept {
 
 /// Slot n of p: whole 16-byte vectors in the array-of-structs layout, only the fields the step reads
 /// in the structure-of-arrays layout (the others read as zero: the step overwrites them).
-template <typename Model>
+///
+/// STREAM: the step touches this state once (one vehicle: each slot is read once, through ρ, and
+/// written once), so its loads and stores are marked evict-first (ld/st.global.cs). The state
+/// streams through the L2 at about 68 of the 104 bytes per particle the K = 10⁶ step moves; marked
+/// so, it leaves the L2 to what the step reads again soon after writing it — the log-weights the
+/// combine reads, the CDF the next draw reads, the copy indices the loop reads. H200: the K = 10⁶
+/// step 1.2–1.3 µs faster (docs/benchmarks.md run FM). The vehicle kernel does not stream: its
+/// loads marked so made the seed-scale step about 1 µs slower.
+template <typename Model, bool STREAM = false>
 __device__ __forceinline__ void loadUsed(const ParticleRef& p, std::uint32_t n, float (&s)[Model::SLOT_FLOATS]) {
     if (p.layout == StateLayout::ArrayOfStructs) {
-        p.loadSlot(n, s);
+        p.loadSlot<Model::SLOT_FLOATS, STREAM>(n, s);
         return;
     }
 #pragma unroll
     for (int f = 0; f < Model::SLOT_FLOATS; ++f) {
-        s[f] = readsField<Model>(f) ? p.get(n * Model::SLOT_FLOATS + static_cast<std::uint32_t>(f)) : 0.0F;
+        const float* field = p.base + p.index(n * Model::SLOT_FLOATS + static_cast<std::uint32_t>(f));
+        s[f] = readsField<Model>(f) ? (STREAM ? __ldcs(field) : *field) : 0.0F;
     }
 }
 
-template <typename Model>
+template <typename Model, bool STREAM = false>
 __device__ __forceinline__ void storeUsed(const ParticleRef& p, std::uint32_t n, const float (&s)[Model::SLOT_FLOATS]) {
     if (p.layout == StateLayout::ArrayOfStructs) {
-        p.storeSlot(n, s);
+        p.storeSlot<Model::SLOT_FLOATS, STREAM>(n, s);
         return;
     }
 #pragma unroll
     for (int f = 0; f < usedFloats<Model>(); ++f) {
-        p.set(n * Model::SLOT_FLOATS + static_cast<std::uint32_t>(f), s[f]);
+        float* field = p.base + p.index(n * Model::SLOT_FLOATS + static_cast<std::uint32_t>(f));
+        if constexpr (STREAM) {
+            __stcs(field, s[f]);
+        } else {
+            *field = s[f];
+        }
     }
 }
 
@@ -467,7 +481,7 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
     if constexpr (AHEAD) {
         const std::uint32_t k = firstChunk * tuning::PARTICLE_BLOCK + threadIdx.x;
         if (firstChunk < endChunk && k < s.particles) {
-            loadUsed<Model>(sourceRef<LAYOUT>(s, src, k), 0, ahead);
+            loadUsed<Model, AHEAD>(sourceRef<LAYOUT>(s, src, k), 0, ahead);
         }
         aheadSource = chunkSource(firstChunk + 1);
     }
@@ -496,7 +510,7 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
                             }
                             const std::uint32_t next = k + tuning::PARTICLE_BLOCK;
                             if (c + 1 < endChunk && next < s.particles) {
-                                loadUsed<Model>(particleRef<LAYOUT>(s, src.buffer, aheadSource), 0, ahead);
+                                loadUsed<Model, AHEAD>(particleRef<LAYOUT>(s, src.buffer, aheadSource), 0, ahead);
                             }
                             aheadSource = chunkSource(c + 2);
                         } else {
@@ -511,7 +525,7 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
                                              : in.get(static_cast<std::uint32_t>(other) * SLOT + Model::INTENT_STOP));
                         BasicRandomStream<tuning::PARTICLE_KERNEL_MULTIPLY> rng(s.seed, src.step, k, n);
                         Model::advanceSlot(slot, otherIntent, vehicles, params, z, rng);
-                        storeUsed<Model>(view, n, slot);
+                        storeUsed<Model, AHEAD>(view, n, slot);
                         if (Model::weighs(z)) {
                             logLikelihood += Model::slotLogLikelihood(slot, measured[n]);
                         }

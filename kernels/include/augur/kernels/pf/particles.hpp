@@ -32,8 +32,9 @@ struct ParticleRef {
     AUGUR_HD_INLINE float get(std::uint32_t f) const noexcept { return base[index(f)]; }
     AUGUR_HD_INLINE void set(std::uint32_t f, float value) const noexcept { base[index(f)] = value; }
 
-    /// Loads slot `vehicle` (N floats, N = slot size) into `out`.
-    template <int N>
+    /// Loads slot `vehicle` (N floats, N = slot size) into `out`. STREAM: on the device, the
+    /// 16-byte loads of the array-of-structs layout are marked as read once (evict first).
+    template <int N, bool STREAM = false>
     AUGUR_HD_INLINE void loadSlot(std::uint32_t vehicle, float (&out)[N]) const noexcept {
         const std::uint32_t first = vehicle * static_cast<std::uint32_t>(N);
 #if defined(__CUDA_ARCH__)
@@ -42,7 +43,7 @@ struct ParticleRef {
                 const float4* src = reinterpret_cast<const float4*>(base + index(first));
 #pragma unroll
                 for (int q = 0; q < N / 4; ++q) {
-                    const float4 v = src[q];
+                    const float4 v = STREAM ? __ldcs(src + q) : src[q];
                     out[4 * q] = v.x;
                     out[4 * q + 1] = v.y;
                     out[4 * q + 2] = v.z;
@@ -57,8 +58,8 @@ struct ParticleRef {
         }
     }
 
-    /// Stores `in` into slot `vehicle`.
-    template <int N>
+    /// Stores `in` into slot `vehicle` (STREAM: as loadSlot's).
+    template <int N, bool STREAM = false>
     AUGUR_HD_INLINE void storeSlot(std::uint32_t vehicle, const float (&in)[N]) const noexcept {
         const std::uint32_t first = vehicle * static_cast<std::uint32_t>(N);
 #if defined(__CUDA_ARCH__)
@@ -67,7 +68,12 @@ struct ParticleRef {
                 float4* dst = reinterpret_cast<float4*>(base + index(first));
 #pragma unroll
                 for (int q = 0; q < N / 4; ++q) {
-                    dst[q] = make_float4(in[4 * q], in[4 * q + 1], in[4 * q + 2], in[4 * q + 3]);
+                    const float4 v = make_float4(in[4 * q], in[4 * q + 1], in[4 * q + 2], in[4 * q + 3]);
+                    if constexpr (STREAM) {
+                        __stcs(dst + q, v);
+                    } else {
+                        dst[q] = v;
+                    }
                 }
                 return;
             }
