@@ -523,7 +523,7 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
                                       : (static_cast<std::uint32_t>(other) == n
                                              ? slot[Model::INTENT_STOP]
                                              : in.get(static_cast<std::uint32_t>(other) * SLOT + Model::INTENT_STOP));
-                        BasicRandomStream<tuning::PARTICLE_KERNEL_MULTIPLY> rng(s.seed, src.step, k, n);
+                        BasicRandomStream<tuning::PARTICLE_KERNEL_MULTIPLY<LAYOUT, VEHICLES>> rng(s.seed, src.step, k, n);
                         Model::advanceSlot(slot, otherIntent, vehicles, params, z, rng);
                         storeUsed<Model, AHEAD>(view, n, slot);
                         if (Model::weighs(z)) {

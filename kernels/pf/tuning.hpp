@@ -9,6 +9,7 @@
 
 #include <cstdint>
 
+#include "augur/kernels/pf/particles.hpp"
 #include "augur/kernels/pf/philox.hpp"
 
 namespace augur::kernels::pf::tuning {
@@ -62,11 +63,18 @@ inline constexpr int VEHICLE_KERNEL_CAPPED_REGISTERS = 48;
 /// widening multiply alone, 20 instructions fewer per Philox block, two blocks per (particle,
 /// vehicle). Seed-scale step (H100, docs/benchmarks.md runs BW and BX): 27.3 / 27.4 / 27.7 µs against
 /// 28.6 / 28.6 / 28.6 with the C++ product (27.8 / 27.4 against 28.6 / 28.5 in run BW).
-/// The per-particle kernel (one to three vehicles) keeps the C++ product: with the widening multiply
-/// the one-vehicle advance spilled 44–72 bytes at 64 registers, and the K = 10⁶ step measured
-/// 61.8–62.7 µs against 56.3–57.9.
 inline constexpr PhiloxMultiply VEHICLE_KERNEL_MULTIPLY = PhiloxMultiply::Wide;
-inline constexpr PhiloxMultiply PARTICLE_KERNEL_MULTIPLY = PhiloxMultiply::Product;
+/// The per-particle kernel (one to three vehicles) takes the widening multiply too, except the
+/// one-vehicle kernel in the array-of-structs layout, which spills 40 bytes with it at its 64
+/// registers: its K = 10⁶ step measured 55.4–56.6 µs against 52.0–52.8 with the C++ product (H200,
+/// docs/benchmarks.md run FN). The one-vehicle structure-of-arrays kernel spills 4 bytes with it, runs
+/// 40 instructions fewer per particle, and its K = 10⁶ step measured 46.54 against 46.99 µs (means of
+/// six rounds, run FN) and 47.02 against 47.15 (run FO): a small gain. Before the state was marked
+/// evict-first it spilled 28–72 bytes and measured 4–6 µs slower (runs EZ and earlier). The two- and
+/// three-vehicle kernels are not register-capped and spill nothing either way (ptxas, sm_90).
+template <StateLayout LAYOUT, std::uint32_t VEHICLES>
+inline constexpr PhiloxMultiply PARTICLE_KERNEL_MULTIPLY =
+    LAYOUT == StateLayout::ArrayOfStructs && VEHICLES == 1 ? PhiloxMultiply::Product : PhiloxMultiply::Wide;
 
 /// Threads per block of the combine kernel (blocks 0 … tiles − 1 scan the CDF, hence LOOKBACK_BLOCK;
 /// then one block per output channel: threads stride over the partial blocks, then a fixed tree; the
