@@ -325,8 +325,8 @@ constexpr bool readsField(int f) noexcept {
 /// streams through the L2 at about 68 of the 104 bytes per particle the K = 10⁶ step moves; marked
 /// so, it leaves the L2 to what the step reads again soon after writing it — the log-weights the
 /// combine reads, the CDF the next draw reads, the copy indices the loop reads. H200: the K = 10⁶
-/// step 0.9–1.3 µs faster (means of rounds) (docs/benchmarks.md run FM). The vehicle kernel does not stream: its
-/// loads marked so made the seed-scale step about 1 µs slower.
+/// step 0.9–1.3 µs faster (docs/benchmarks.md run FM, means of rounds). The vehicle kernel does not
+/// stream: its loads marked so made the seed-scale step about 1 µs slower.
 template <typename Model, bool STREAM = false>
 __device__ __forceinline__ void loadUsed(const ParticleRef& p, std::uint32_t n, float (&s)[Model::SLOT_FLOATS]) {
     if (p.layout == StateLayout::ArrayOfStructs) {
