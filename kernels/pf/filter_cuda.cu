@@ -423,8 +423,8 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
     const Source src = sourceOf(control);
     // The lanes' channel sums live in shared memory (each its own column: no bank conflicts), which
     // keeps the one-vehicle kernel inside its register budget; before them, the same memory holds
-    // the window of the copy-index drawing.
-    __shared__ union {
+    // the window of the copy-index drawing (16-byte aligned: markedSources reads it in 16 bytes).
+    __shared__ union alignas(16) {
         std::uint64_t window[tuning::COPY_INDEX_WINDOW];
         float channelSums[VEHICLES * OUTPUTS][tuning::PARTICLE_BLOCK];
     } shared;

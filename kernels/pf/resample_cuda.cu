@@ -46,7 +46,7 @@ __global__ void __launch_bounds__(tuning::COPY_INDEX_BLOCK)
     constexpr std::uint32_t ITEMS = tuning::COPY_INDEX_ITEMS;
     constexpr std::uint32_t COPIES = ITEMS * tuning::COPY_INDEX_BLOCK;
     static_assert(tuning::COPY_INDEX_WINDOW == 2 * COPIES, "the window holds twice the block's copies");
-    __shared__ std::uint64_t window[tuning::COPY_INDEX_WINDOW];
+    __shared__ alignas(16) std::uint64_t window[tuning::COPY_INDEX_WINDOW];  // read in 16 bytes (markedSources)
     __shared__ std::uint32_t bounds[tuning::COPY_INDEX_BLOCK / 32];
     if (enabled != nullptr && *enabled == 0U) {
         return;
