@@ -69,9 +69,12 @@ def main():
             return fail(f"{name} = {metrics[name]}, expected at least {min_cycles}")
     if metrics["recorder_queue_overflows"] != 0:
         return fail("the recorder lost samples")
+    # One row per cycle's own Health message; the watchdog's alarms (Health messages published while
+    # a cycle overran, as on a loaded machine) are counted apart and have no row.
     cycles = read_rows(os.path.join(out, "cycles.csv"))
-    if len(cycles) != metrics["recorded_health"]:
-        return fail("cycles.csv does not hold one row per Health message")
+    if len(cycles) != metrics["recorded_health"] - metrics["watchdog_alarms"]:
+        return fail(f"cycles.csv holds {len(cycles)} rows for {metrics['recorded_health']} Health messages, "
+                    f"{metrics['watchdog_alarms']} of them watchdog alarms")
     if metrics["tracking_cycles"] < min_cycles - 2 or metrics["associated_pairs"] == 0:
         return fail(f"tracking scored {metrics['tracking_cycles']} cycles, {metrics['associated_pairs']} pairs")
     if not 0.0 < metrics["position_rmse"] < MAX_POSITION_RMSE_M:
