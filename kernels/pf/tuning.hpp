@@ -69,7 +69,8 @@ inline constexpr PhiloxMultiply VEHICLE_KERNEL_MULTIPLY = PhiloxMultiply::Wide;
 /// registers: its K = 10⁶ step measured 55.4–56.6 µs against 52.0–52.8 with the C++ product (H200,
 /// docs/benchmarks.md run FN). The one-vehicle structure-of-arrays kernel spills 4 bytes with it, runs
 /// 40 instructions fewer per particle, and its K = 10⁶ step measured 46.54 against 46.99 µs (means of
-/// six rounds, run FN) and 47.02 against 47.15 (run FO): a small gain. Before the state was marked
+/// six rounds, run FN) and 47.02 against 47.15 (run FO): a small gain (with the scene model's two
+/// Philox blocks computed side by side, since run FU, it spills nothing). Before the state was marked
 /// evict-first it spilled 28–72 bytes and measured 4–6 µs slower (runs EZ and earlier). The two- and
 /// three-vehicle kernels are not register-capped and spill nothing either way (ptxas, sm_90).
 template <StateLayout LAYOUT, std::uint32_t VEHICLES>

@@ -31,6 +31,24 @@ TEST(Philox, PiDigitsCounterAndKeyMatchKnownAnswer) {
     expectWords(sut, Philox4{{0xd16cfe09U, 0x94fdccebU, 0x5001e420U, 0x24126ea1U}});
 }
 
+TEST(Philox, TwoCountersSideBySideGiveTheWordsOfTwoCalls) {
+    const Philox4 counters[] = {Philox4{{0, 0, 0, 0}}, Philox4{{0xffffffffU, 0xffffffffU, 0xffffffffU, 0xffffffffU}},
+                                Philox4{{0x243f6a88U, 0x85a308d3U, 0x13198a2eU, 0x03707344U}},
+                                Philox4{{7U, 11U, 3U, 1U}}};
+    const std::uint32_t keys[][2] = {{0U, 0U}, {0xffffffffU, 0xffffffffU}, {0xa4093822U, 0x299f31d0U}};
+    for (const auto& key : keys) {
+        for (const Philox4& first : counters) {
+            for (const Philox4& second : counters) {
+                Philox4 a = first;
+                Philox4 b = second;
+                philox4x32_10(a, b, key[0], key[1]);
+                expectWords(a, philox4x32_10(first, key[0], key[1]));
+                expectWords(b, philox4x32_10(second, key[0], key[1]));
+            }
+        }
+    }
+}
+
 TEST(Philox, UniformsCoverTheirHalfOpenIntervals) {
     EXPECT_EQ(uniform01(0U), 0.0F);
     EXPECT_LT(uniform01(0xffffffffU), 1.0F);
@@ -80,6 +98,20 @@ TEST(RandomStream, NormalIsTheFirstOfItsBlocksNormals) {
         EXPECT_EQ(sut.normal(), n[0]) << "particle " << k;
         reference.normals4(n);  // the next call draws the next block
         EXPECT_EQ(sut.normal(), n[0]) << "particle " << k;
+    }
+}
+
+TEST(RandomStream, BlocksAreTheNextTwoBlocks) {
+    for (std::uint32_t k = 0; k < 64; ++k) {
+        RandomStream sut(0x0123456789abcdefULL, 5, k, 2);
+        RandomStream reference(0x0123456789abcdefULL, 5, k, 2);
+        expectWords(sut.block(), reference.block());  // blocks() continues the stream's draws
+        Philox4 first{};
+        Philox4 second{};
+        sut.blocks(first, second);
+        expectWords(first, reference.block());
+        expectWords(second, reference.block());
+        expectWords(sut.block(), reference.block());
     }
 }
 

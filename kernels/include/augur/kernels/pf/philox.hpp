@@ -53,6 +53,18 @@ AUGUR_HD_INLINE void mulHiLo(std::uint32_t a, std::uint32_t b, std::uint32_t& hi
     hi = static_cast<std::uint32_t>(product >> 32U);
     lo = static_cast<std::uint32_t>(product);
 }
+
+/// One Philox-4x32 round with round key (key0, key1).
+template <PhiloxMultiply MULTIPLY>
+AUGUR_HD_INLINE Philox4 philoxRound(const Philox4& counter, std::uint32_t key0, std::uint32_t key1) noexcept {
+    std::uint32_t hi0 = 0;
+    std::uint32_t lo0 = 0;
+    std::uint32_t hi1 = 0;
+    std::uint32_t lo1 = 0;
+    mulHiLo<MULTIPLY>(PHILOX_M0, counter.v[0], hi0, lo0);
+    mulHiLo<MULTIPLY>(PHILOX_M1, counter.v[2], hi1, lo1);
+    return Philox4{{hi1 ^ counter.v[1] ^ key0, lo1, hi0 ^ counter.v[3] ^ key1, lo0}};
+}
 }  // namespace detail
 
 /// Philox-4x32 with 10 rounds: four 32-bit words from a 128-bit counter and a 64-bit key.
@@ -60,17 +72,24 @@ AUGUR_HD_INLINE void mulHiLo(std::uint32_t a, std::uint32_t b, std::uint32_t& hi
 template <PhiloxMultiply MULTIPLY = PhiloxMultiply::Product>
 AUGUR_HD_INLINE Philox4 philox4x32_10(Philox4 counter, std::uint32_t key0, std::uint32_t key1) noexcept {
     for (int round = 0; round < 10; ++round) {
-        std::uint32_t hi0 = 0;
-        std::uint32_t lo0 = 0;
-        std::uint32_t hi1 = 0;
-        std::uint32_t lo1 = 0;
-        detail::mulHiLo<MULTIPLY>(detail::PHILOX_M0, counter.v[0], hi0, lo0);
-        detail::mulHiLo<MULTIPLY>(detail::PHILOX_M1, counter.v[2], hi1, lo1);
-        counter = Philox4{{hi1 ^ counter.v[1] ^ key0, lo1, hi0 ^ counter.v[3] ^ key1, lo0}};
+        counter = detail::philoxRound<MULTIPLY>(counter, key0, key1);
         key0 += detail::PHILOX_W0;
         key1 += detail::PHILOX_W1;
     }
     return counter;
+}
+
+/// Two counters under one key, their rounds interleaved: the same words as two philox4x32_10 calls,
+/// as two independent chains of multiplies that the scheduler can overlap. Computed one after the
+/// other, as the compiler ordered two calls, each round waited for the one before it.
+template <PhiloxMultiply MULTIPLY = PhiloxMultiply::Product>
+AUGUR_HD_INLINE void philox4x32_10(Philox4& a, Philox4& b, std::uint32_t key0, std::uint32_t key1) noexcept {
+    for (int round = 0; round < 10; ++round) {
+        a = detail::philoxRound<MULTIPLY>(a, key0, key1);
+        b = detail::philoxRound<MULTIPLY>(b, key0, key1);
+        key0 += detail::PHILOX_W0;
+        key1 += detail::PHILOX_W1;
+    }
 }
 
 /// A uniform float in [0, 1) from the top 24 bits of `bits` (exact: every value is k·2⁻²⁴).
@@ -107,6 +126,14 @@ public:
     /// Four fresh 32-bit words.
     AUGUR_HD_INLINE Philox4 block() noexcept {
         return philox4x32_10<MULTIPLY>(Philox4{{m_particle, m_vehicle, m_step, m_draw++}}, m_key0, m_key1);
+    }
+
+    /// The next two blocks: the same words as two block() calls, computed side by side.
+    AUGUR_HD_INLINE void blocks(Philox4& first, Philox4& second) noexcept {
+        first = Philox4{{m_particle, m_vehicle, m_step, m_draw}};
+        second = Philox4{{m_particle, m_vehicle, m_step, m_draw + 1}};
+        m_draw += 2;
+        philox4x32_10<MULTIPLY>(first, second, m_key0, m_key1);
     }
 
     /// One standard normal: the first of Box–Muller's pair from a fresh block (the scalar models'
