@@ -65,9 +65,10 @@ inline constexpr int VEHICLE_KERNEL_CAPPED_REGISTERS = 48;
 /// 28.6 / 28.6 / 28.6 with the C++ product (27.8 / 27.4 against 28.6 / 28.5 in run BW).
 inline constexpr PhiloxMultiply VEHICLE_KERNEL_MULTIPLY = PhiloxMultiply::Wide;
 /// The per-particle kernel (one to three vehicles) takes the widening multiply too, except the
-/// one-vehicle kernel in the array-of-structs layout, which spills 40 bytes with it at its 64
-/// registers: its K = 10⁶ step measured 55.4–56.6 µs against 52.0–52.8 with the C++ product (H200,
-/// docs/benchmarks.md run FN). The one-vehicle structure-of-arrays kernel spills 4 bytes with it, runs
+/// one-vehicle kernel in the array-of-structs layout. That one spilled 40 bytes with it at its 64
+/// registers, and its K = 10⁶ step measured 55.4–56.6 µs against 52.0–52.8 with the C++ product (H200,
+/// docs/benchmarks.md run FN); since its Philox blocks are computed side by side it no longer spills
+/// with it, but measured no faster (52.11 against 51.82 µs, runs FU), so it keeps the product. The one-vehicle structure-of-arrays kernel spills 4 bytes with it, runs
 /// 40 instructions fewer per particle, and its K = 10⁶ step measured 46.54 against 46.99 µs (means of
 /// six rounds, run FN) and 47.02 against 47.15 (run FO): a small gain (with the scene model's two
 /// Philox blocks computed side by side, since run FU, it spills nothing). Before the state was marked
