@@ -160,14 +160,32 @@ using RandomStream = BasicRandomStream<>;
 
 namespace augur::kernels::pf {
 
-/// ln x for x ∈ (0, 1]. Device: the hardware log2 (__logf: absolute error ≤ 2^-21.4 on [0.5, 2],
-/// ≤ 3 ulp elsewhere); host: std::log. The CPU reference and the kernels agree to float tolerance,
-/// not bit for bit — used only where a random draw is shaped (Box–Muller's radius).
-AUGUR_HD_INLINE float fastLog(float x) noexcept {
+/// −2 ln u for u ∈ (0, 1] (Box–Muller's radicand). Device: the hardware log2 with denormals
+/// flushed (lg2.approx.ftz; u ≥ 2⁻²⁴ is never denormal, so the value is __logf's — absolute error
+/// ≤ 2^-21.4 on [0.5, 2], ≤ 3 ulp elsewhere — without its denormal fix-up), times −2 ln 2 in one
+/// product (the same bits as −2 · (log2 u · ln 2): doubling is exact); host: −2 · std::log. The CPU
+/// reference and the kernels agree to float tolerance, not bit for bit.
+AUGUR_HD_INLINE float minusTwoLog(float u) noexcept {
 #if defined(__CUDA_ARCH__)
-    return __logf(x);
+    constexpr float LN2 = 0.693147180559945309F;
+    float log2u = 0.0F;
+    asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(log2u) : "f"(u));
+    return log2u * (-2.0F * LN2);
 #else
-    return std::log(x);
+    return -2.0F * std::log(u);
+#endif
+}
+
+/// √x for x ≥ 0. Device: the hardware square root (sqrt.approx.ftz: relative error within about an
+/// ulp, where the correctly rounded sqrtf takes a reciprocal square root, four refinements and a
+/// branch to its slow path); host: std::sqrt. For Box–Muller's radius only.
+AUGUR_HD_INLINE float fastSqrt(float x) noexcept {
+#if defined(__CUDA_ARCH__)
+    float root = 0.0F;
+    asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(root) : "f"(x));
+    return root;
+#else
+    return std::sqrt(x);
 #endif
 }
 
@@ -189,7 +207,7 @@ AUGUR_HD_INLINE void fastSinCos(float a, float& s, float& c) noexcept {
 /// u₀ = 1 the device's ln may come out slightly positive.
 AUGUR_HD_INLINE void boxMuller(std::uint32_t bits0, std::uint32_t bits1, float& n0, float& n1) noexcept {
     constexpr float PI = 3.14159265358979323846F;
-    const float radius = std::sqrt(std::fmax(0.0F, -2.0F * fastLog(uniformOpen0(bits0))));
+    const float radius = fastSqrt(std::fmax(0.0F, minusTwoLog(uniformOpen0(bits0))));
     const float angle = PI * (2.0F * uniform01(bits1) - 1.0F);
     float s = 0.0F;
     float c = 0.0F;

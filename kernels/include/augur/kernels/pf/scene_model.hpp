@@ -154,6 +154,18 @@ struct SceneModel {
         return 1.0F / x;
 #endif
     }
+    /// 1/x for x ≥ 1/2 (the stop branch's 2d and dt). Device: the hardware reciprocal
+    /// (rcp.approx.ftz: within about an ulp, one instruction, where __frcp_rn refines it and branches
+    /// to its slow path); host: 1/x. Host and device agree to float tolerance, not bit for bit.
+    AUGUR_HD_INLINE static float fastReciprocal(float x) noexcept {
+#if defined(__CUDA_ARCH__)
+        float inverse = 0.0F;
+        asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(inverse) : "f"(x));
+        return inverse;
+#else
+        return 1.0F / x;
+#endif
+    }
     AUGUR_HD_INLINE static std::int32_t clampCorridor(float c, std::int32_t count) noexcept {
         const auto i = static_cast<std::int32_t>(c);
         return i < 0 ? 0 : (i >= count ? count - 1 : i);
@@ -287,12 +299,12 @@ struct SceneModel {
             fastSinCos(wrapAngle(c.heading_rad), sinHeading, cosHeading);
             const float along = (s[X] - z.x_m) * cosHeading + (s[Y] - z.y_m) * sinHeading;
             const float d = std::fmax(c.distanceToStop_m - along, 0.5F);
-            // Products with correctly rounded reciprocals, not divisions: the same bits on host and
-            // device, and no float division's slow path on the device, which the K = 10⁶ benchmark's
-            // stopped vehicles (v = 0) took in most warps (51 of 766 instructions per 32 particles).
-            accel = -(v * v) * reciprocal(2.0F * d);
+            // Products with reciprocals, not divisions: no float division's slow path on the device,
+            // which the K = 10⁶ benchmark's stopped vehicles (v = 0) took in most warps (51 of 766
+            // instructions per 32 particles).
+            accel = -(v * v) * fastReciprocal(2.0F * d);
             if (v < 0.5F) {
-                accel = -v * reciprocal(params.dt_s);  // stay stopped
+                accel = -v * fastReciprocal(params.dt_s);  // stay stopped
             }
         }
         accel = std::fmin(std::fmax(accel, -params.maxDecel_mps2), params.maxAccel_mps2);
