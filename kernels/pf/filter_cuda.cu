@@ -421,12 +421,18 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
     }
     const std::uint64_t cdfTotal = lastCdfValue(s);
     const Source src = sourceOf(control);
-    // The lanes' channel sums live in shared memory (each its own column: no bank conflicts), which
-    // keeps the one-vehicle kernel inside its register budget; before them, the same memory holds
-    // the window of the copy-index drawing (16-byte aligned: markedSources reads it in 16 bytes).
+    // The lanes' channel sums live in shared memory, which keeps the one-vehicle kernel inside its
+    // register budget: with several vehicles each sum a column (a lane's own word: no bank
+    // conflicts), with one vehicle each lane a row padded to 16 bytes, which the loop reads and
+    // writes in 16-byte pieces (48-byte rows: a quarter warp's pieces fall in distinct banks; the
+    // K = 10⁶ step measured 0.36–0.37 µs faster than with columns: H200, docs/benchmarks.md runs
+    // GH–GI). Before them, the same memory holds the window of the copy-index drawing (16-byte
+    // aligned: markedSources reads it in 16 bytes).
+    constexpr std::uint32_t ROW = (OUTPUTS + 3) / 4 * 4;
     __shared__ union alignas(16) {
         std::uint64_t window[tuning::COPY_INDEX_WINDOW];
         float channelSums[VEHICLES * OUTPUTS][tuning::PARTICLE_BLOCK];
+        float channelRows[tuning::PARTICLE_BLOCK][ROW];
     } shared;
     __shared__ std::uint32_t copyBounds[PARTICLE_WARPS];
     if (src.pending) {
@@ -447,7 +453,11 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
     double sumE = 0.0;
     double sumE2 = 0.0;
     auto channel = [&](std::uint32_t n, std::uint32_t c) -> float& {
-        return shared.channelSums[n * OUTPUTS + c][threadIdx.x];
+        if constexpr (VEHICLES == 1) {
+            return shared.channelRows[threadIdx.x][c];
+        } else {
+            return shared.channelSums[n * OUTPUTS + c][threadIdx.x];
+        }
     };
 #pragma unroll
     for (std::uint32_t n = 0; n < VEHICLES; ++n) {
@@ -579,21 +589,39 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
         sumE += e;
         sumE2 += e * e;
         const auto ef = static_cast<float>(e);
+        if constexpr (VEHICLES == 1) {
+            // The lane's row in 16-byte pieces: three shared loads and stores per particle for the
+            // scene model's eleven sums, not eleven of each.
+            auto* row = reinterpret_cast<float4*>(shared.channelRows[threadIdx.x]);
 #pragma unroll
-        for (std::uint32_t n = 0; n < VEHICLES; ++n) {
-            if (n < vehicles) {
-                float o[SLOT];
-                if (n + 1 == vehicles) {
+            for (std::uint32_t q = 0; q < ROW / 4; ++q) {
+                float4 piece = row[q];
+                float* sum = &piece.x;
 #pragma unroll
-                    for (int f = 0; f < SLOT; ++f) {
-                        o[f] = slot[f];
+                for (std::uint32_t j = 0; j < 4; ++j) {
+                    if (4 * q + j < OUTPUTS) {
+                        sum[j] += ef * Model::output(slot, 4 * q + j);
                     }
-                } else {
-                    (ADVANCE ? view : in).loadSlot(n, o);
                 }
+                row[q] = piece;
+            }
+        } else {
 #pragma unroll
-                for (std::uint32_t ch = 0; ch < OUTPUTS; ++ch) {
-                    channel(n, ch) += ef * Model::output(o, ch);
+            for (std::uint32_t n = 0; n < VEHICLES; ++n) {
+                if (n < vehicles) {
+                    float o[SLOT];
+                    if (n + 1 == vehicles) {
+#pragma unroll
+                        for (int f = 0; f < SLOT; ++f) {
+                            o[f] = slot[f];
+                        }
+                    } else {
+                        (ADVANCE ? view : in).loadSlot(n, o);
+                    }
+#pragma unroll
+                    for (std::uint32_t ch = 0; ch < OUTPUTS; ++ch) {
+                        channel(n, ch) += ef * Model::output(o, ch);
+                    }
                 }
             }
         }
