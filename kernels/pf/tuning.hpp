@@ -35,7 +35,9 @@ inline constexpr std::uint32_t REDUCE_BLOCK = PARTICLE_BLOCK;
 /// against 60.6–61.1 µs (run BE); 6 blocks (40 registers) too (2026-11-21). Again on the H100 with
 /// the state buffers picked by a select (run BQ), where 5 and 6 blocks would also take K = 10⁶ in 6 and
 /// 5 rounds of particles instead of 7.4: 63.0–63.4 (5 blocks, 68 bytes of spills) and 73.1–73.3 µs (6
-/// blocks, 112 bytes) against 57.3–57.4 at 4.
+/// blocks, 112 bytes) against 57.3–57.4 at 4. Once more on an H200 after the hardware approximations
+/// had freed registers (run GL: 5 blocks at 48 registers with 16 bytes of spills): 46.3–47.5 against
+/// 43.8–44.4 µs at 4.
 inline constexpr int ONE_VEHICLE_MIN_BLOCKS = 4;
 
 /// Fewest vehicles for which the step runs a vehicle-parallel model one thread per (particle, vehicle)
