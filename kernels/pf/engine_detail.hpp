@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "augur/kernels/pf/fast_math.hpp"
 #include "augur/kernels/pf/filter.hpp"
 #include "augur/kernels/pf/host_device.hpp"
 #include "augur/kernels/pf/particles.hpp"
@@ -28,12 +29,9 @@ constexpr bool vehicleParallel() noexcept {
 
 /// exp(log w − max) with the conventions of quantizeWeight: −∞/NaN → 0; max = −∞ → 1 (uniform).
 /// The exponential in float (the sums it feeds are in double): a term in (0, 1] needs no more, and
-/// the float expf costs the advance kernels a fraction of the double one. Device: the hardware
-/// exp2 of t = (log w − max)·log₂e (ex2.approx.ftz, as __expf: relative error about 2⁻²², plus
-/// ln 2·|t|·2⁻²⁴ from rounding t; terms below 2⁻¹²⁶ flush to zero), two instructions where expf
-/// takes eight; host:
-/// std::exp. The CPU reference and the kernels agree to float tolerance, not bit for bit (the CDF's
-/// quantised weights keep their own exponential, bit-identical on both sides: quantizeWeight).
+/// on the device the hardware's (fastExp) takes two instructions where expf takes eight. The CPU
+/// reference and the kernels agree to float tolerance, not bit for bit (the CDF's quantised weights
+/// keep their own exponential, bit-identical on both sides: quantizeWeight).
 AUGUR_HD_INLINE double weightTerm(float logWeight, float maxLogWeight) noexcept {
     if (maxLogWeight == -INFINITY) {
         return 1.0;
@@ -41,14 +39,7 @@ AUGUR_HD_INLINE double weightTerm(float logWeight, float maxLogWeight) noexcept 
     if (!(logWeight > -INFINITY)) {
         return 0.0;
     }
-#if defined(__CUDA_ARCH__)
-    constexpr float LOG2_E = 1.44269504088896341F;
-    float e = 0.0F;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"((logWeight - maxLogWeight) * LOG2_E));
-    return static_cast<double>(e);
-#else
-    return static_cast<double>(std::exp(logWeight - maxLogWeight));
-#endif
+    return static_cast<double>(fastExp(logWeight - maxLogWeight));
 }
 
 /// NaN-safe maximum (NaN log-weights count as −∞).

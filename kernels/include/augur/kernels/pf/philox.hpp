@@ -3,12 +3,16 @@
 // Salmon, Moraes, Dror, Shaw, "Parallel random numbers: as easy as 1, 2, 3" (SC'11). A draw is a pure
 // function of (key, counter): the particle filter keys it by the filter seed and counts by
 // (particle, vehicle, step, draw), so the CPU and the GPU produce the same numbers for the same
-// particle in any thread order, and a run is reproducible. Pure integer arithmetic plus
-// correctly-rounded conversions: bit-identical on host and device.
+// particle in any thread order, and a run is reproducible. The blocks and the uniforms are integer
+// arithmetic plus correctly rounded conversions: bit-identical on host and device. The normals
+// (Box–Muller) take the device's approximate log, square root, sine and cosine (fast_math.hpp):
+// host and device agree to float tolerance.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
+#include "augur/kernels/pf/fast_math.hpp"
 #include "augur/kernels/pf/host_device.hpp"
 
 namespace augur::kernels::pf {
@@ -153,53 +157,6 @@ private:
 };
 
 using RandomStream = BasicRandomStream<>;
-
-}  // namespace augur::kernels::pf
-
-#include <cmath>
-
-namespace augur::kernels::pf {
-
-/// −2 ln u for u ∈ (0, 1] (Box–Muller's radicand). Device: the hardware log2 with denormals
-/// flushed (lg2.approx.ftz; u ≥ 2⁻²⁴ is never denormal, so the value is __logf's — absolute error
-/// ≤ 2^-21.4 on [0.5, 2], ≤ 3 ulp elsewhere — without its denormal fix-up), times −2 ln 2 in one
-/// product (the same bits as −2 · (log2 u · ln 2): doubling is exact); host: −2 · std::log. The CPU
-/// reference and the kernels agree to float tolerance, not bit for bit.
-AUGUR_HD_INLINE float minusTwoLog(float u) noexcept {
-#if defined(__CUDA_ARCH__)
-    constexpr float LN2 = 0.693147180559945309F;
-    float log2u = 0.0F;
-    asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(log2u) : "f"(u));
-    return log2u * (-2.0F * LN2);
-#else
-    return -2.0F * std::log(u);
-#endif
-}
-
-/// √x for x ≥ 0. Device: the hardware square root (sqrt.approx.ftz: relative error within about an
-/// ulp, where the correctly rounded sqrtf takes a reciprocal square root, four refinements and a
-/// branch to its slow path); host: std::sqrt. For Box–Muller's radius only.
-AUGUR_HD_INLINE float fastSqrt(float x) noexcept {
-#if defined(__CUDA_ARCH__)
-    float root = 0.0F;
-    asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(root) : "f"(x));
-    return root;
-#else
-    return std::sqrt(x);
-#endif
-}
-
-/// sin a and cos a for |a| ≤ π. Device: the hardware sine/cosine (__sincosf, absolute error
-/// ≤ 2^-21.4 ≈ 3.6·10⁻⁷ on [−π, π], growing slowly outside); host: std::sin, std::cos. For angles
-/// the model keeps wrapped (headings after wrapAngle) and Box–Muller's angle.
-AUGUR_HD_INLINE void fastSinCos(float a, float& s, float& c) noexcept {
-#if defined(__CUDA_ARCH__)
-    __sincosf(a, &s, &c);
-#else
-    s = std::sin(a);
-    c = std::cos(a);
-#endif
-}
 
 /// Box–Muller (Box and Muller 1958): two independent standard normals from two words,
 /// r = √(−2 ln u₀) with u₀ ∈ (0, 1], angle π·(2u₁ − 1) ∈ [−π, π) (exact in float; the range where

@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "augur/kernels/pf/fast_math.hpp"
 #include "augur/kernels/pf/host_device.hpp"
 #include "augur/kernels/pf/particles.hpp"
 #include "augur/kernels/pf/philox.hpp"
@@ -150,18 +151,6 @@ struct SceneModel {
     AUGUR_HD_INLINE static float reciprocal(float x) noexcept {
 #if defined(__CUDA_ARCH__)
         return __frcp_rn(x);
-#else
-        return 1.0F / x;
-#endif
-    }
-    /// 1/x for x ≥ 1/2 (the stop branch's 2d and dt). Device: the hardware reciprocal
-    /// (rcp.approx.ftz: within about an ulp, one instruction, where __frcp_rn refines it and branches
-    /// to its slow path); host: 1/x. Host and device agree to float tolerance, not bit for bit.
-    AUGUR_HD_INLINE static float fastReciprocal(float x) noexcept {
-#if defined(__CUDA_ARCH__)
-        float inverse = 0.0F;
-        asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(inverse) : "f"(x));
-        return inverse;
 #else
         return 1.0F / x;
 #endif
@@ -299,9 +288,9 @@ struct SceneModel {
             fastSinCos(wrapAngle(c.heading_rad), sinHeading, cosHeading);
             const float along = (s[X] - z.x_m) * cosHeading + (s[Y] - z.y_m) * sinHeading;
             const float d = std::fmax(c.distanceToStop_m - along, 0.5F);
-            // Products with reciprocals, not divisions: no float division's slow path on the device,
-            // which the K = 10⁶ benchmark's stopped vehicles (v = 0) took in most warps (51 of 766
-            // instructions per 32 particles).
+            // Products with the device's approximate reciprocals (fast_math.hpp), not divisions: no
+            // float division's slow path on the device, which the K = 10⁶ benchmark's stopped
+            // vehicles (v = 0) took in most warps (51 of 766 instructions per 32 particles).
             accel = -(v * v) * fastReciprocal(2.0F * d);
             if (v < 0.5F) {
                 accel = -v * fastReciprocal(params.dt_s);  // stay stopped
