@@ -591,7 +591,7 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
         const auto ef = static_cast<float>(e);
         if constexpr (VEHICLES == 1) {
             // The lane's row in 16-byte pieces: three shared loads and stores per particle for the
-            // scene model's eleven sums, not eleven of each.
+            // scene model's eleven sums, not eleven of each (the padding word is carried, never read).
             auto* row = reinterpret_cast<float4*>(shared.channelRows[threadIdx.x]);
 #pragma unroll
             for (std::uint32_t q = 0; q < ROW / 4; ++q) {

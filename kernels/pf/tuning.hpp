@@ -68,14 +68,15 @@ inline constexpr int VEHICLE_KERNEL_CAPPED_REGISTERS = 48;
 inline constexpr PhiloxMultiply VEHICLE_KERNEL_MULTIPLY = PhiloxMultiply::Wide;
 /// The per-particle kernel (one to three vehicles) takes the widening multiply too, except the
 /// one-vehicle kernel in the array-of-structs layout. That one spilled 40 bytes with it at its 64
-/// registers, and its K = 10⁶ step measured 55.4–56.6 µs against 52.0–52.8 with the C++ product (H200,
-/// docs/benchmarks.md run FN); since its Philox blocks are computed side by side it no longer spills
-/// with it, but measured no faster (52.11 against 51.82 µs, runs FU), so it keeps the product. The one-vehicle structure-of-arrays kernel spills 4 bytes with it, runs
-/// 40 instructions fewer per particle, and its K = 10⁶ step measured 46.54 against 46.99 µs (means of
-/// six rounds, run FN) and 47.02 against 47.15 (run FO): a small gain (with the scene model's two
-/// Philox blocks computed side by side, since run FU, it spills nothing). Before the state was marked
-/// evict-first it spilled 28–72 bytes and measured 4–6 µs slower (runs EZ and earlier). The two- and
-/// three-vehicle kernels are not register-capped and spill nothing either way (ptxas, sm_90).
+/// registers, and its K = 10⁶ step measured 55.4–56.6 µs against 52.0–52.8 with the C++ product
+/// (H200, docs/benchmarks.md run FN); since its Philox blocks are computed side by side it no
+/// longer spills with it, but measured no faster (52.11 against 51.82 µs, runs FU), so it keeps the
+/// product. The one-vehicle structure-of-arrays kernel runs 40 instructions fewer per particle with
+/// it, and its K = 10⁶ step measured 46.54 against 46.99 µs (means of six rounds, run FN) and 47.02
+/// against 47.15 (run FO): a small gain. It spilled 4 bytes then, none since runs FU (60 registers
+/// since runs GD–GI); before the state was marked evict-first it spilled 28–72 bytes and measured
+/// 4–6 µs slower (runs EZ and earlier). The two- and three-vehicle kernels are not register-capped
+/// and spill nothing either way (ptxas, sm_90).
 template <StateLayout LAYOUT, std::uint32_t VEHICLES>
 inline constexpr PhiloxMultiply PARTICLE_KERNEL_MULTIPLY =
     LAYOUT == StateLayout::ArrayOfStructs && VEHICLES == 1 ? PhiloxMultiply::Product : PhiloxMultiply::Wide;

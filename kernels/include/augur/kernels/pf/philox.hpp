@@ -182,11 +182,15 @@ AUGUR_HD_INLINE float BasicRandomStream<MULTIPLY>::normal() noexcept {
     return n0;
 }
 
-template <PhiloxMultiply MULTIPLY>
-AUGUR_HD_INLINE void BasicRandomStream<MULTIPLY>::normals4(float (&n)[4]) noexcept {
-    const Philox4 r = block();
+/// Four independent standard normals from the words of one block (two Box–Muller pairs).
+AUGUR_HD_INLINE void normals4(const Philox4& r, float (&n)[4]) noexcept {
     boxMuller(r.v[0], r.v[1], n[0], n[1]);
     boxMuller(r.v[2], r.v[3], n[2], n[3]);
+}
+
+template <PhiloxMultiply MULTIPLY>
+AUGUR_HD_INLINE void BasicRandomStream<MULTIPLY>::normals4(float (&n)[4]) noexcept {
+    pf::normals4(block(), n);
 }
 
 }  // namespace augur::kernels::pf

@@ -259,8 +259,7 @@ struct SceneModel {
             s[EXPECT_CHANGE] = uniform01(decisions.v[1]) < pChange ? 1.0F : 0.0F;
         }
         float n[4];
-        boxMuller(gaussian.v[0], gaussian.v[1], n[0], n[1]);
-        boxMuller(gaussian.v[2], gaussian.v[3], n[2], n[3]);
+        normals4(gaussian, n);
 
         if (uniform01(decisions.v[2]) >= params.persistence) {
             s[INTENT_STOP] = s[EXPECT_STOP];
