@@ -15,8 +15,9 @@
 namespace augur::kernels::pf::tuning {
 
 /// Threads per block of the per-particle kernels (the advance and reduce kernels of the per-particle
-/// path, copy index, DE generation). Not swept; 256 is the usual choice for register-heavy
-/// per-thread work on sm_87/sm_90.
+/// path, copy index, DE generation); 256 is the usual choice for register-heavy per-thread work on
+/// sm_87/sm_90. 128 (eight one-vehicle advance blocks per SM, the same 64-register cap) measured
+/// 2.8 µs slower at K = 10⁶ and about 0.1 µs at seed scale (H200, docs/benchmarks.md run GO).
 inline constexpr std::uint32_t PARTICLE_BLOCK = 256;
 
 /// Threads of the one block that copies the step's inputs from the mapped staging: 512 16-byte loads
