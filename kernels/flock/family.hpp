@@ -10,6 +10,7 @@
 #include <memory>
 #include <span>
 
+#include "augur/core/panic.hpp"
 #include "augur/kernels/flock/flock_types.hpp"
 
 namespace augur::kernels::flock::detail {
@@ -71,7 +72,9 @@ struct BatchFamilies {
     std::unique_ptr<std::int32_t[]> stepBegin;  ///< maxBatchSteps + 1 entries
     int steps{0};
 
+    /// Step t's family; t < steps (stepBegin holds steps + 1 valid entries).
     [[nodiscard]] FamilyView step(int t) const noexcept {
+        AUGUR_ASSERT(t >= 0 && t < steps, "BatchFamilies::step past the batch");
         const FamilyView all = sets.view();
         return {all.offsets + stepBegin[t], all.members, stepBegin[t + 1] - stepBegin[t]};
     }

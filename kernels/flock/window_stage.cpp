@@ -71,7 +71,11 @@ WindowResult flocksOfBlocks(const BatchFamilies& families, int batchStart, int w
         if (!emit(suffixView(0), batchStart + b, s, overflow)) {
             return outcome;
         }
-        // Later windows of the block: M_j = S_j ⊗ P_{j+δ-1}, P extended by one step per window.
+        // Later windows of the block: M_j = S_j ⊗ P_{j+δ-1}, P extended by one step per window. A block
+        // of one window has no step b + δ (a batch may end there), so P is read only when it is used.
+        if (blockWindows < 2) {
+            continue;
+        }
         int current = 0;
         FamilyView prefix = families.step(b + delta);
         for (int i = 1; i < blockWindows; ++i) {

@@ -174,6 +174,21 @@ TEST(FlockCpu, WindowAsLongAsTheRunIntersectsAllSteps) {
     EXPECT_EQ(detect(instance, {3, 3, RADIUS_M}, testCapacities(4)), expected);
 }
 
+TEST(FlockCpu, BatchOfExactlyTheWindowStaysInsideItsSteps) {
+    // The runtime's shape: batch capacity = δ = the run, one window per batch. The window's block
+    // must not look at a step past the batch (BatchFamilies::step asserts t < steps).
+    constexpr int STEPS = 3;
+    Instance instance(4, STEPS);
+    for (int t = 0; t < STEPS; ++t) {
+        for (int i = 0; i < 4; ++i) {
+            instance.set(t, i, 0.4 * i + 3.0 * t, 7.0);
+        }
+    }
+    instance.set(2, 3, 100.0, 100.0);
+    const testing::FlockSetList expected{{0, {0, 1, 2}}};
+    EXPECT_EQ(detect(instance, {3, STEPS, RADIUS_M}, testCapacities(4, STEPS)), expected);
+}
+
 TEST(FlockCpu, MissingSampleExcludesTheEntityFromWindowsContainingThatStep) {
     constexpr int STEPS = 5;
     Instance instance(3, STEPS);
