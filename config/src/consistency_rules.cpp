@@ -73,6 +73,18 @@ Check predictedWithinTracks(const Deployment& d, const ExplicitKeys& keys) {
                              "; only tracked vehicles can be predicted"};
 }
 
+Check inputLossStepsDown(const Deployment& d, const ExplicitKeys& keys) {
+    const std::uint32_t holdLast = d.input.lossHoldLastCycles;
+    const std::uint32_t none = d.input.lossNoPredictionCycles;
+    if (holdLast == 0 || none == 0 || none >= holdLast) {
+        return std::nullopt;
+    }
+    return RuleViolation{reportAt(keys, {"input.loss.no_prediction_after_cycles", "input.loss.hold_last_after_cycles"}),
+                         "input.loss.no_prediction_after_cycles = " + std::to_string(none) +
+                             " is below input.loss.hold_last_after_cycles = " + std::to_string(holdLast) +
+                             "; input loss steps down to hold_last first"};
+}
+
 Check reducedParticlesWithinNominal(const Deployment& d, const ExplicitKeys& keys) {
     if (d.intention.particlesReduced <= d.capacities.particles) {
         return std::nullopt;
@@ -204,6 +216,9 @@ const ConsistencyRule RULES[] = {
      &predictedWithinTracks},
     {ConfigErrorKind::Inconsistent, "`intention.particles_reduced` ≤ `capacities.particles`.",
      &reducedParticlesWithinNominal},
+    {ConfigErrorKind::Inconsistent,
+     "With both set, `input.loss.no_prediction_after_cycles` ≥ `input.loss.hold_last_after_cycles`.",
+     &inputLossStepsDown},
     {ConfigErrorKind::Inconsistent, "`motion.horizon_s` is a whole multiple of `motion.step_s`.", &horizonWholeSteps},
     {ConfigErrorKind::OverCompiledLimit, "`motion.horizon_s` / `motion.step_s` ≤ `MAX_HORIZON_STEPS`.",
      &horizonWithinCompiledSteps},

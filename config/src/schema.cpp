@@ -260,6 +260,40 @@ std::vector<KeySpec> buildSchema() {
                 "Latency percentiles in the health message cover this many recent cycles.",
                 AUGUR_FIELD(runtime.healthWindowCycles)),
 
+        // input
+        integer("input.max_future_ms", 0, MAX_PERIOD_MS, "ms",
+                "Object lists stamped further ahead of the runtime's clock than this are rejected (future_stamp); "
+                "the clock offset a deployment's hosts may have.",
+                AUGUR_FIELD(input.maxFuture_ms)),
+        integer("input.resync_after_rejections", 1, MAX_COUNT, "lists",
+                "Fresh, valid object lists rejected in a row for their order (sequence or stamp behind the last "
+                "accepted one) before the runtime follows them as the new stream. A list whose sequence goes "
+                "back while its stamp moves on (a restarted publisher) is followed at once.",
+                AUGUR_FIELD(input.resyncAfterRejections)),
+        integer("input.loss.hold_last_after_cycles", 0, MAX_COUNT, "cycles",
+                "Consecutive cycles without an accepted object list after which health reports input_lost and "
+                "the runtime holds the last prediction (hold_last) until input returns; 0 disables.",
+                AUGUR_FIELD(input.lossHoldLastCycles)),
+        integer("input.loss.no_prediction_after_cycles", 0, MAX_COUNT, "cycles",
+                "Consecutive cycles without an accepted object list after which the runtime publishes "
+                "no_prediction until input returns; 0 disables.",
+                AUGUR_FIELD(input.lossNoPredictionCycles)),
+        number("input.plausibility.max_abs_position_m", leftOpen(0.0, 1e7), "m",
+               "Largest |x| or |y| of an object or the ego vehicle in the map frame.",
+               AUGUR_FIELD(input.plausibility.maxAbsPosition_m)),
+        number("input.plausibility.max_speed_mps", leftOpen(0.0, 1000.0), "m/s",
+               "Largest speed of an object or the ego vehicle.", AUGUR_FIELD(input.plausibility.maxSpeed_mps)),
+        number("input.plausibility.max_length_m", leftOpen(0.0, 1000.0), "m", "Largest object length.",
+               AUGUR_FIELD(input.plausibility.maxLength_m)),
+        number("input.plausibility.max_width_m", leftOpen(0.0, 1000.0), "m", "Largest object width.",
+               AUGUR_FIELD(input.plausibility.maxWidth_m)),
+        number("input.plausibility.max_std_position_m", leftOpen(0.0, 1e4), "m",
+               "Largest standard deviation of an object's x or y (the smallest accepted is 1 mm).",
+               AUGUR_FIELD(input.plausibility.maxStdPosition_m)),
+        number("input.plausibility.max_std_speed_mps", leftOpen(0.0, 1e3), "m/s",
+               "Largest standard deviation of an object's speed (the smallest accepted is 1 mm/s).",
+               AUGUR_FIELD(input.plausibility.maxStdSpeed_mps)),
+
         // capacities
         capacity("capacities.max_objects", MAX_OBJECTS, "MAX_OBJECTS",
                  "Objects accepted per perception list; a longer list is rejected (count_over_capacity).",
@@ -467,6 +501,11 @@ constexpr SectionSpec SECTIONS[] = {
     {"runtime.stage_budgets_ms", "Time budget per pipeline stage (augur::Stage); the sum must fit the deadline."},
     {"runtime.watchdog", "Deadline-miss handling: stepping down and up the degradation ladder "
                          "(nominal, reduced_particles, constant_velocity, hold_last, no_prediction)."},
+    {"input", "The input contract beyond single messages: clock tolerance, following a restarted publisher, "
+              "input loss (core/include/augur/core/message_validation.hpp)."},
+    {"input.loss", "Input loss: the degradation ladder's floor while no object list is accepted."},
+    {"input.plausibility", "Physically plausible ranges; an object outside is dropped from its list "
+                           "(implausible), an ego state outside rejects the list."},
     {"capacities", "Configured capacities, fixed at init. Where a compiled limit exists "
                    "(core/include/augur/core/messages.hpp) the value may not exceed it."},
     {"map", "The road map the scene (lanes, corridors) is built from."},

@@ -1,20 +1,17 @@
 #include "augur/core/message_validation.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 
 namespace augur {
 namespace {
 
+bool within(float value, float lo, float hi) noexcept { return value >= lo && value <= hi; }
+
 bool allFinite(const PerceivedObject& o) noexcept {
     const float values[] = {o.x_m,     o.y_m,    o.heading_rad, o.speed_mps, o.length_m,      o.width_m,
                             o.stdX_m, o.stdY_m, o.stdHeading_rad, o.stdSpeed_mps};
     return std::all_of(std::begin(values), std::end(values), [](float v) { return std::isfinite(v); });
-}
-
-bool egoFinite(const EgoState& e) noexcept {
-    return std::isfinite(e.x_m) && std::isfinite(e.y_m) && std::isfinite(e.heading_rad) && std::isfinite(e.speed_mps);
 }
 
 bool fieldsInDomain(const PerceivedObject& o) noexcept {
@@ -23,49 +20,133 @@ bool fieldsInDomain(const PerceivedObject& o) noexcept {
            static_cast<std::uint8_t>(o.objectClass) < static_cast<std::uint8_t>(ObjectClass::Count);
 }
 
-}  // namespace
+bool plausible(const PerceivedObject& o, const PlausibilityLimits& p) noexcept {
+    return std::fabs(o.x_m) <= p.maxAbsPosition_m && std::fabs(o.y_m) <= p.maxAbsPosition_m &&
+           std::fabs(o.heading_rad) <= MAX_ABS_HEADING_RAD && o.speed_mps <= p.maxSpeed_mps &&
+           o.length_m <= p.maxLength_m && o.width_m <= p.maxWidth_m &&
+           within(o.stdX_m, MIN_STD_POSITION_M, p.maxStdPosition_m) &&
+           within(o.stdY_m, MIN_STD_POSITION_M, p.maxStdPosition_m) &&
+           within(o.stdSpeed_mps, MIN_STD_SPEED_MPS, p.maxStdSpeed_mps) &&
+           within(o.stdHeading_rad, MIN_STD_HEADING_RAD, MAX_STD_HEADING_RAD);
+}
 
-RejectReason validateObjectList(const ObjectList& list, const ObjectListLimits& limits, const IngestHistory& history,
-                                std::int64_t now_ns) noexcept {
-    if (list.header.schemaVersion != MESSAGE_SCHEMA_VERSION) {
-        return RejectReason::UnknownSchemaVersion;
-    }
-    const std::uint32_t capacity = std::min<std::uint32_t>(limits.maxObjects, static_cast<std::uint32_t>(MAX_OBJECTS));
-    if (list.objectCount > capacity) {
-        return RejectReason::CountOverCapacity;
-    }
-    const std::uint32_t n = list.objectCount;
-    if (!egoFinite(list.ego) ||
-        !std::all_of(list.objects, list.objects + n, [](const PerceivedObject& o) { return allFinite(o); })) {
+RejectReason checkEgo(const EgoState& e, const PlausibilityLimits& p) noexcept {
+    if (!std::isfinite(e.x_m) || !std::isfinite(e.y_m) || !std::isfinite(e.heading_rad) || !std::isfinite(e.speed_mps)) {
         return RejectReason::NonFinite;
     }
-    if (!std::all_of(list.objects, list.objects + n, [](const PerceivedObject& o) { return fieldsInDomain(o); })) {
-        return RejectReason::InvalidField;
+    if (std::fabs(e.x_m) > p.maxAbsPosition_m || std::fabs(e.y_m) > p.maxAbsPosition_m ||
+        std::fabs(e.heading_rad) > MAX_ABS_HEADING_RAD || std::fabs(e.speed_mps) > p.maxSpeed_mps) {
+        return RejectReason::Implausible;
     }
-    std::array<std::uint32_t, MAX_OBJECTS> ids{};
-    std::transform(list.objects, list.objects + n, ids.begin(), [](const PerceivedObject& o) { return o.id; });
-    std::sort(ids.begin(), ids.begin() + n);
-    if (std::adjacent_find(ids.begin(), ids.begin() + n) != ids.begin() + n) {
-        return RejectReason::DuplicateId;
+    return RejectReason::None;
+}
+
+/// Stamp checks without signed overflow for any stamp: `now_ns` is a monotonic clock reading (≥ 0)
+/// and the two limits are bounded by the configuration, so neither bound below can overflow.
+RejectReason checkStamp(std::int64_t stamp_ns, std::int64_t now_ns, const ObjectListLimits& limits) noexcept {
+    if (stamp_ns > now_ns && stamp_ns - now_ns > limits.maxFuture_ns) {
+        return RejectReason::FutureStamp;
     }
-    if (history.hasAccepted) {
-        if (list.header.sequence <= history.lastSequence) {
-            return RejectReason::SequenceNotIncreasing;
-        }
-        if (list.header.stamp_ns < history.lastStamp_ns) {
-            return RejectReason::TimestampBackwards;
-        }
-    }
-    if (limits.maxAge_ns > 0 && now_ns - list.header.stamp_ns > limits.maxAge_ns) {
+    if (limits.maxAge_ns > 0 && stamp_ns < now_ns - limits.maxAge_ns) {
         return RejectReason::Stale;
     }
     return RejectReason::None;
 }
 
-void recordAccepted(IngestHistory& history, const ObjectList& list) noexcept {
-    history.hasAccepted = true;
-    history.lastSequence = list.header.sequence;
-    history.lastStamp_ns = list.header.stamp_ns;
+}  // namespace
+
+RejectReason checkObject(const PerceivedObject& object, const PlausibilityLimits& limits) noexcept {
+    if (!allFinite(object)) {
+        return RejectReason::NonFinite;
+    }
+    if (!fieldsInDomain(object)) {
+        return RejectReason::InvalidField;
+    }
+    if (!plausible(object, limits)) {
+        return RejectReason::Implausible;
+    }
+    return RejectReason::None;
+}
+
+Admission ObjectListGate::admit(const ObjectList& list, std::int64_t now_ns, ObjectList& out) noexcept {
+    Admission admission;
+    const auto reject = [&admission](RejectReason reason) noexcept {
+        admission.reason = reason;
+        admission.droppedObjects = 0;
+        admission.objectReasons = {};
+        return admission;
+    };
+    if (list.header.schemaVersion != MESSAGE_SCHEMA_VERSION) {
+        return reject(RejectReason::UnknownSchemaVersion);
+    }
+    const std::uint32_t capacity = std::min<std::uint32_t>(m_limits.maxObjects, static_cast<std::uint32_t>(MAX_OBJECTS));
+    if (list.objectCount > capacity) {
+        return reject(RejectReason::CountOverCapacity);
+    }
+    if (const RejectReason ego = checkEgo(list.ego, m_limits.plausibility); ego != RejectReason::None) {
+        return reject(ego);
+    }
+    if (const RejectReason stamp = checkStamp(list.header.stamp_ns, now_ns, m_limits); stamp != RejectReason::None) {
+        return reject(stamp);
+    }
+
+    // Objects: each bad one is dropped alone; a repeated id keeps its first object.
+    const std::uint32_t n = list.objectCount;
+    std::array<std::uint32_t, MAX_OBJECTS> keptIds{};  // sorted ids of the objects kept so far
+    std::uint32_t kept = 0;
+    RejectReason firstDropped = RejectReason::None;
+    for (std::uint32_t i = 0; i < n; ++i) {
+        const PerceivedObject& o = list.objects[i];
+        RejectReason reason = checkObject(o, m_limits.plausibility);
+        const auto end = keptIds.begin() + kept;
+        const auto at = std::lower_bound(keptIds.begin(), end, o.id);
+        if (reason == RejectReason::None && at != end && *at == o.id) {
+            reason = RejectReason::DuplicateId;
+        }
+        if (reason != RejectReason::None) {
+            ++admission.objectReasons[static_cast<std::size_t>(reason)];
+            ++admission.droppedObjects;
+            firstDropped = firstDropped == RejectReason::None ? reason : firstDropped;
+            continue;
+        }
+        std::copy_backward(at, end, end + 1);
+        *at = o.id;
+        out.objects[kept++] = o;
+    }
+    if (n > 0 && kept == 0) {
+        return reject(firstDropped);  // nothing of the list is left: the list as a whole is bad
+    }
+
+    // Order. A list whose sequence goes back while its stamp moves on is a restarted publisher.
+    if (m_history.hasAccepted) {
+        const bool sequenceBack = list.header.sequence <= m_history.lastSequence;
+        const bool stampBack = list.header.stamp_ns < m_history.lastStamp_ns;
+        const bool restarted = sequenceBack && list.header.stamp_ns > m_history.lastStamp_ns;
+        RejectReason order = RejectReason::None;
+        if (sequenceBack && !restarted) {
+            order = RejectReason::SequenceNotIncreasing;
+        } else if (!sequenceBack && stampBack) {
+            order = RejectReason::TimestampBackwards;
+        }
+        if (order != RejectReason::None) {
+            if (++m_history.outOfOrderInARow < std::max<std::uint32_t>(m_limits.resyncAfterRejections, 1)) {
+                return reject(order);
+            }
+            admission.resynchronised = true;  // the reference itself is what is wrong: follow the stream
+        } else {
+            admission.resynchronised = restarted;
+        }
+    }
+
+    out.header = list.header;
+    out.ego = list.ego;
+    out.objectCount = kept;
+    out.reserved = 0;
+    m_history.hasAccepted = true;
+    m_history.lastSequence = list.header.sequence;
+    m_history.lastStamp_ns = list.header.stamp_ns;
+    m_history.outOfOrderInARow = 0;
+    return admission;
 }
 
 }  // namespace augur

@@ -27,6 +27,9 @@ const char* toString(RejectReason value) noexcept {
         case RejectReason::SequenceNotIncreasing: return "sequence_not_increasing";
         case RejectReason::TimestampBackwards: return "timestamp_backwards";
         case RejectReason::Stale: return "stale";
+        case RejectReason::PayloadSize: return "payload_size";
+        case RejectReason::Implausible: return "implausible";
+        case RejectReason::FutureStamp: return "future_stamp";
         case RejectReason::Count: break;
     }
     return "invalid";
@@ -54,6 +57,20 @@ const char* toString(RuntimeMode value) noexcept {
         case RuntimeMode::HoldLast: return "hold_last";
         case RuntimeMode::NoPrediction: return "no_prediction";
         case RuntimeMode::Count: break;
+    }
+    return "invalid";
+}
+
+const char* toString(HealthFault value) noexcept {
+    switch (value) {
+        case HealthFault::InputLost: return "input_lost";
+        case HealthFault::InputRejected: return "input_rejected";
+        case HealthFault::InputResynchronised: return "input_resynchronised";
+        case HealthFault::NonFiniteOutput: return "non_finite_output";
+        case HealthFault::TransportLost: return "transport_lost";
+        case HealthFault::OutputBlocked: return "output_blocked";
+        case HealthFault::GpuFallback: return "gpu_fallback";
+        case HealthFault::InputQueueOverflow: return "input_queue_overflow";
     }
     return "invalid";
 }

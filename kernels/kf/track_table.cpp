@@ -107,6 +107,17 @@ void TrackTable::erase(std::uint32_t id) noexcept {
     }
 }
 
+void TrackTable::remove(std::uint32_t slot) noexcept {
+    if (!isLive(slot)) {
+        return;
+    }
+    erase(m_ids[slot]);
+    m_liveFlag[slot] = 0;
+    m_seen[slot] = 0;
+    m_freeSlots[m_freeCount++] = slot;
+    --m_live;
+}
+
 std::size_t TrackTable::endCycle(std::span<std::uint32_t> deleted) noexcept {
     std::size_t removed = 0;
     for (std::uint32_t slot = 0; slot < m_ids.size(); ++slot) {
@@ -120,10 +131,7 @@ std::size_t TrackTable::endCycle(std::span<std::uint32_t> deleted) noexcept {
         if (++m_missed[slot] <= m_maxMissed) {
             continue;
         }
-        erase(m_ids[slot]);
-        m_liveFlag[slot] = 0;
-        m_freeSlots[m_freeCount++] = slot;
-        --m_live;
+        remove(slot);
         if (removed < deleted.size()) {
             deleted[removed] = slot;
         }

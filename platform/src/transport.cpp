@@ -9,6 +9,7 @@
 
 #include "augur/platform/clock.hpp"
 #include "transport_internal.hpp"
+#include "iceoryx_posh/mepoo/chunk_header.hpp"
 #include "iceoryx_posh/popo/untyped_publisher.hpp"
 #include "iceoryx_posh/popo/untyped_subscriber.hpp"
 #include "iceoryx_posh/runtime/posh_runtime.hpp"
@@ -58,6 +59,7 @@ const char* toString(TransportError error) noexcept {
         case TransportError::LoanFailed: return "no shared-memory chunk available";
         case TransportError::NoData: return "no new message";
         case TransportError::TooManyChunksHeld: return "subscriber holds too many messages";
+        case TransportError::PayloadSize: return "received payload is not the size of the subscribed type";
     }
     return "unknown transport error";
 }
@@ -166,14 +168,19 @@ Result<RawSubscriber, TransportError> RawSubscriber::create(const ServiceName& n
     return Result<RawSubscriber, TransportError>(std::move(subscriber));
 }
 
-Result<const void*, TransportError> RawSubscriber::take() noexcept {
+Result<const void*, TransportError> RawSubscriber::take(std::uint32_t expectedBytes) noexcept {
     auto chunk = m_impl->subscriber.take();
     if (chunk.has_error()) {
         return fail(chunk.get_error() == iox::popo::ChunkReceiveResult::TOO_MANY_CHUNKS_HELD_IN_PARALLEL
                         ? TransportError::TooManyChunksHeld
                         : TransportError::NoData);
     }
-    return chunk.value();
+    const void* payload = chunk.value();
+    if (iox::mepoo::ChunkHeader::fromUserPayload(payload)->userPayloadSize() != expectedBytes) {
+        m_impl->subscriber.release(payload);
+        return fail(TransportError::PayloadSize);
+    }
+    return payload;
 }
 
 void RawSubscriber::release(const void* payload) noexcept { m_impl->subscriber.release(payload); }

@@ -35,6 +35,14 @@ bool Executor::runsThisCycle(Stage stage, std::uint64_t cycle, std::uint32_t pla
     return true;
 }
 
+RuntimeMode Executor::inputLossFloor() const noexcept {
+    const auto reached = [this](std::uint32_t after) { return after > 0 && m_cyclesWithoutInput >= after; };
+    if (reached(m_settings.inputLossNoPredictionCycles)) {
+        return RuntimeMode::NoPrediction;
+    }
+    return reached(m_settings.inputLossHoldLastCycles) ? RuntimeMode::HoldLast : RuntimeMode::Nominal;
+}
+
 CycleReport Executor::runCycle(std::int64_t start_ns) noexcept {
     const std::uint64_t cycle = m_nextCycle++;
     CycleContext context;
@@ -84,10 +92,14 @@ CycleReport Executor::runCycle(std::int64_t start_ns) noexcept {
     for (const StageStatus s : report.status) {
         gpuFailed = gpuFailed || s == StageStatus::GpuError;
     }
-    report.transition = m_ladder.onCycle(report.deadlineMissed);
+    m_cyclesWithoutInput = context.hadInput ? 0 : m_cyclesWithoutInput + 1;
+    const RuntimeMode inputFloor = inputLossFloor();
+    report.cyclesWithoutInput = m_cyclesWithoutInput;
+    report.faults = context.faults | (inputFloor != RuntimeMode::Nominal ? bit(HealthFault::InputLost) : 0U);
+    report.transition = m_ladder.onCycle(report.deadlineMissed, DegradationLadder::worse(inputFloor, m_externalFloor));
     if (gpuFailed) {
         if (auto forced = m_ladder.forceAtLeast(RuntimeMode::ConstantVelocity)) {
-            report.transition = forced;
+            report.transition = ModeTransition{report.transition ? report.transition->from : forced->from, forced->to};
         }
     }
     return report;

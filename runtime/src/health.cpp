@@ -19,7 +19,13 @@ void fillHealth(Health& health, const CycleReport& report, const Executor& execu
     health.stageFailures = executor.stageFailures();
     for (std::size_t i = 0; i < REJECT_REASON_COUNT; ++i) {
         health.rejections[i] = counters.rejections[i];
+        health.objectRejections[i] = counters.objectRejections[i];
     }
+    health.sequenceResets = counters.sequenceResets;
+    health.nonFiniteDropped = counters.nonFiniteDropped;
+    health.faults = report.faults;
+    health.cyclesWithoutInput = report.cyclesWithoutInput;
+    health.newestInputStamp_ns = counters.newestInputStamp_ns;
     health.cycleLatency = executor.cycleLatency();
     for (std::size_t i = 0; i < STAGE_COUNT; ++i) {
         health.stageLatency[i] = executor.stageLatency(static_cast<Stage>(i));

@@ -30,6 +30,9 @@ constexpr std::int64_t NS_PER_MS = 1'000'000;
 constexpr std::uint64_t INPUT_QUEUE_CAPACITY = 16;  ///< object lists queued in shared memory (≥ 2 periods of a 10 Hz sensor)
 constexpr std::size_t PREFAULT_STACK_BYTES = 512 * 1024;
 constexpr int MAX_FIFO_PRIORITY = 99;  ///< SCHED_FIFO priorities are 1 … 99 on Linux
+/// Consecutive cycles whose output loans failed before health reports output_blocked (one failed
+/// cycle can be a burst of late subscribers; two in a row is a peer holding the pool's chunks).
+constexpr std::uint32_t OUTPUT_BLOCKED_AFTER_CYCLES = 2;
 
 /// Decorates a stage with the test hook that delays it (watchdog tests); costs one relaxed load.
 class DelayableStage final : public StageRunner {
@@ -100,6 +103,7 @@ struct Runtime::Parts {
     // What the watchdog thread may read for an alarm (written by the cycle thread after each cycle).
     std::atomic<RuntimeMode> mode{RuntimeMode::Nominal};
     std::atomic<bool> backendIsCuda{false};
+    bool startedOnGpu{false};  ///< the pipeline ran on the GPU after init (a later CPU backend is a fallback)
 };
 
 namespace {
@@ -246,7 +250,18 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
     parts->state = makePipelineState();
     parts->frame = makeSceneFrame();
     parts->history = std::make_unique<TrackHistory>(std::max(d.capacities.trackHistoryCycles, d.flocks.windowCycles));
-    const ObjectListLimits limits{d.capacities.maxObjects, static_cast<std::int64_t>(d.runtime.maxInputAge_ms) * NS_PER_MS};
+    ObjectListLimits limits{};
+    limits.maxObjects = d.capacities.maxObjects;
+    limits.maxAge_ns = static_cast<std::int64_t>(d.runtime.maxInputAge_ms) * NS_PER_MS;
+    limits.maxFuture_ns = static_cast<std::int64_t>(d.input.maxFuture_ms) * NS_PER_MS;
+    limits.resyncAfterRejections = d.input.resyncAfterRejections;
+    const config::PlausibilityConfig& plausible = d.input.plausibility;
+    limits.plausibility = PlausibilityLimits{static_cast<float>(plausible.maxAbsPosition_m),
+                                             static_cast<float>(plausible.maxSpeed_mps),
+                                             static_cast<float>(plausible.maxLength_m),
+                                             static_cast<float>(plausible.maxWidth_m),
+                                             static_cast<float>(plausible.maxStdPosition_m),
+                                             static_cast<float>(plausible.maxStdSpeed_mps)};
     parts->ingest = std::make_unique<IngestStage>(*parts->objects, limits, *parts->state);
 
     TrackStageSettings trackSettings{};
@@ -346,6 +361,7 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
     }
     const bool onGpu = parts->intention->onGpu() && parts->motion->onGpu();
     parts->backendIsCuda.store(onGpu, std::memory_order_relaxed);
+    parts->startedOnGpu = onGpu;
     log(config::LogLevel::Info,
         std::string("backend ") + (onGpu ? "cuda" : "cpu") + " (configured " +
             std::string(config::toString(d.runtime.backend)) +
@@ -380,6 +396,8 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
     settings.missesToStepDown = d.runtime.watchdog.missesToDegrade;
     settings.goodCyclesToStepUp = d.runtime.watchdog.recoverAfterGoodCycles;
     settings.healthWindowCycles = d.runtime.healthWindowCycles;
+    settings.inputLossHoldLastCycles = d.input.lossHoldLastCycles;
+    settings.inputLossNoPredictionCycles = d.input.lossNoPredictionCycles;
     parts->executor = std::make_unique<Executor>(settings, &onOverrun, parts.get());
     const std::array<StageRunner*, STAGE_COUNT> runners{parts->ingest.get(),    parts->track.get(),  parts->relations.get(),
                                                         parts->intention.get(), parts->motion.get(), parts->platoons.get(),
@@ -413,6 +431,18 @@ void Runtime::afterCycle(const CycleReport& report) noexcept {
         p.motion->fallBackToCpu();
     }
     fillHealth(p.health, report, *p.executor, p.state->counters, backendIsCuda());
+    // Conditions outside the pipeline: they show in this cycle's health and hold the ladder's floor
+    // from the next cycle on, for as long as they last.
+    std::uint32_t faults = 0;
+    if (p.startedOnGpu && !backendIsCuda()) {
+        faults |= bit(HealthFault::GpuFallback);
+    }
+    if (p.state->counters.loanFailureCycles >= OUTPUT_BLOCKED_AFTER_CYCLES) {
+        faults |= bit(HealthFault::OutputBlocked);  // the planner is not getting predictions: say so
+    }
+    p.health.faults |= faults;
+    p.executor->setExternalFloor((faults & bit(HealthFault::OutputBlocked)) != 0 ? RuntimeMode::NoPrediction
+                                                                                 : RuntimeMode::Nominal);
     p.health.header = MessageHeader{MESSAGE_SCHEMA_VERSION, 0, p.healthSequence.fetch_add(1) + 1, platform::monotonicNow_ns()};
     p.mode.store(report.transition ? report.transition->to : report.mode, std::memory_order_relaxed);
     p.backendIsCuda.store(backendIsCuda(), std::memory_order_relaxed);

@@ -54,14 +54,14 @@ TEST(AllocationCounter, FixedCapacityCodeAllocatesNothing) {
         list->objects[i].stdX_m = list->objects[i].stdY_m = 0.1F;
         list->objects[i].stdHeading_rad = list->objects[i].stdSpeed_mps = 0.1F;
     }
+    auto out = std::make_unique<ObjectList>();
     const auto sut = testing::allocationsDuring([&] {
         FixedVector<int, 16> v;
         for (int i = 0; i < 16; ++i) {
             (void)v.pushBack(i);
         }
-        IngestHistory history;
-        const auto reason = validateObjectList(*list, ObjectListLimits{}, history, 0);
-        EXPECT_EQ(reason, RejectReason::None);
+        ObjectListGate gate{ObjectListLimits{}};
+        EXPECT_EQ(gate.admit(*list, 0, *out).reason, RejectReason::None);
     });
     EXPECT_EQ(sut, 0U);
 }

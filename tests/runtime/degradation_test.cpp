@@ -71,5 +71,36 @@ TEST(DegradationLadder, ForceAtLeastOnlyStepsDown) {
     EXPECT_EQ(sut.mode(), RuntimeMode::ConstantVelocity);
 }
 
+TEST(DegradationLadder, AFloorHoldsTheModeDownAndLiftsAtOnce) {
+    DegradationLadder sut({1, GOOD_CYCLES});
+    const auto down = sut.onCycle(false, RuntimeMode::HoldLast);
+    ASSERT_TRUE(down.has_value());
+    EXPECT_EQ(down->from, RuntimeMode::Nominal);
+    EXPECT_EQ(down->to, RuntimeMode::HoldLast);
+    EXPECT_FALSE(sut.onCycle(false, RuntimeMode::HoldLast).has_value());
+    const auto deeper = sut.onCycle(false, RuntimeMode::NoPrediction);
+    ASSERT_TRUE(deeper.has_value());
+    EXPECT_EQ(deeper->to, RuntimeMode::NoPrediction);
+    const auto lifted = sut.onCycle(false, RuntimeMode::Nominal);
+    ASSERT_TRUE(lifted.has_value());
+    EXPECT_EQ(lifted->to, RuntimeMode::Nominal) << "no run of good cycles is needed when a condition ends";
+    EXPECT_EQ(sut.transitions(), 3U);
+}
+
+TEST(DegradationLadder, TheModeIsTheWorseOfTheTimingRungAndTheFloor) {
+    DegradationLadder sut({1, GOOD_CYCLES});
+    (void)sut.onCycle(true, RuntimeMode::Nominal);
+    (void)sut.onCycle(true, RuntimeMode::Nominal);
+    ASSERT_EQ(sut.mode(), RuntimeMode::ConstantVelocity);
+    EXPECT_FALSE(sut.onCycle(false, RuntimeMode::ReducedParticles).has_value()) << "a milder floor changes nothing";
+    const auto lifted = sut.onCycle(false, RuntimeMode::HoldLast);
+    ASSERT_TRUE(lifted.has_value());
+    EXPECT_EQ(sut.mode(), RuntimeMode::HoldLast);
+    EXPECT_EQ(sut.timingRung(), RuntimeMode::ConstantVelocity);
+    const auto released = sut.onCycle(false, RuntimeMode::Nominal);
+    ASSERT_TRUE(released.has_value());
+    EXPECT_EQ(released->to, RuntimeMode::ReducedParticles) << "the timing rung kept stepping up meanwhile";
+}
+
 }  // namespace
 }  // namespace augur::runtime

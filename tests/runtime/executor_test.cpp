@@ -13,6 +13,8 @@ namespace {
 constexpr std::int64_t MS = 1'000'000;
 constexpr std::int64_t DEADLINE_NS = 30 * MS;
 constexpr std::uint32_t GOOD_CYCLES = 3;
+constexpr std::uint32_t INPUT_LOSS_HOLD_LAST = 2;
+constexpr std::uint32_t INPUT_LOSS_NO_PREDICTION = 4;
 
 /// A stage that records when it ran and can be told to take long or fail on one cycle.
 class ScriptedStage : public StageRunner {
@@ -21,6 +23,7 @@ public:
 
     StageStatus run(CycleContext& context) noexcept override {
         m_log.push_back(m_stage);
+        context.hadInput = context.hadInput || givesInput;
         lastSawMissed = context.deadlineMissed;
         lastMode = context.mode;
         if (context.cycle == delayCycle) {
@@ -36,6 +39,7 @@ public:
     std::int64_t delay_ns{0};
     std::uint64_t failCycle{UINT64_MAX};
     StageStatus failure{StageStatus::Failed};
+    bool givesInput{false};  ///< reports an accepted object list every cycle it runs
     bool lastSawMissed{false};
     RuntimeMode lastMode{RuntimeMode::Nominal};
 
@@ -53,10 +57,13 @@ protected:
         settings.platoonEveryNCycles = 2;
         settings.healthWindowCycles = 16;
         settings.traceCapacityEvents = 64;
+        settings.inputLossHoldLastCycles = INPUT_LOSS_HOLD_LAST;
+        settings.inputLossNoPredictionCycles = INPUT_LOSS_NO_PREDICTION;
         log.reserve(4096);
         for (std::size_t i = 0; i < STAGE_COUNT; ++i) {
             stages.push_back(std::make_unique<ScriptedStage>(static_cast<Stage>(i), log));
         }
+        stages.front()->givesInput = true;
         sut = std::make_unique<Executor>(settings, nullptr, nullptr);
         for (std::size_t i = 0; i < STAGE_COUNT; ++i) {
             sut->setStage(static_cast<Stage>(i), stages[i].get());
@@ -116,6 +123,41 @@ TEST_F(ExecutorTest, LadderStepsDownOnAMissAndBackUpAfterGoodCycles) {
     }
     ASSERT_TRUE(up.has_value());
     EXPECT_EQ(up->to, RuntimeMode::Nominal);
+}
+
+TEST_F(ExecutorTest, InputLossStepsDownToHoldLastThenNoPredictionAndBackWhenInputReturns) {
+    ASSERT_EQ(cycle().cyclesWithoutInput, 0U);
+    stage(Stage::Ingest).givesInput = false;
+    std::vector<RuntimeMode> modes;
+    for (std::uint32_t k = 1; k <= INPUT_LOSS_NO_PREDICTION; ++k) {
+        const CycleReport report = cycle();
+        EXPECT_EQ(report.cyclesWithoutInput, k);
+        EXPECT_EQ((report.faults & bit(HealthFault::InputLost)) != 0, k >= INPUT_LOSS_HOLD_LAST) << "cycle " << k;
+        modes.push_back(sut->ladder().mode());
+    }
+    const std::vector<RuntimeMode> expected{RuntimeMode::Nominal, RuntimeMode::HoldLast, RuntimeMode::HoldLast,
+                                            RuntimeMode::NoPrediction};
+    EXPECT_EQ(modes, expected);
+
+    stage(Stage::Ingest).givesInput = true;
+    const CycleReport back = cycle();
+    EXPECT_EQ(back.cyclesWithoutInput, 0U);
+    EXPECT_EQ(back.faults & bit(HealthFault::InputLost), 0U);
+    ASSERT_TRUE(back.transition.has_value());
+    EXPECT_EQ(back.transition->to, RuntimeMode::Nominal) << "the first cycle with input computes again";
+}
+
+TEST_F(ExecutorTest, AnExternalFloorHoldsFromTheNextCycleUntilCleared) {
+    sut->setExternalFloor(RuntimeMode::NoPrediction);
+    const CycleReport held = cycle();
+    ASSERT_TRUE(held.transition.has_value());
+    EXPECT_EQ(held.transition->to, RuntimeMode::NoPrediction);
+    EXPECT_EQ(stage(Stage::Intention).lastMode, RuntimeMode::Nominal) << "the cycle it was set before ran nominal";
+    sut->setExternalFloor(RuntimeMode::Nominal);
+    const CycleReport released = cycle();
+    EXPECT_EQ(stage(Stage::Intention).lastMode, RuntimeMode::NoPrediction);
+    ASSERT_TRUE(released.transition.has_value());
+    EXPECT_EQ(released.transition->to, RuntimeMode::Nominal);
 }
 
 TEST_F(ExecutorTest, GpuErrorForcesConstantVelocityMode) {

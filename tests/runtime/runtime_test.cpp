@@ -402,9 +402,11 @@ TEST(RuntimeWatchdog, ACycleStuckPastItsDeadlinePublishesAHealthAlarmBeforeItEnd
 TEST(RuntimeInput, EveryRejectionReasonReachesItsCounterWhileTheRuntimeKeepsItsRate) {
     AUGUR_REQUIRE_ICEORYX();
     constexpr std::uint32_t PERIOD_MS = 100;
-    constexpr std::uint64_t CYCLES = 14;
+    constexpr std::uint64_t CYCLES = 30;
     constexpr auto SEND_INTERVAL_NS = static_cast<std::int64_t>(PERIOD_MS) * 1'000'000 / 2;
-    constexpr std::int64_t STALE_AGE_NS = 10'000'000'000;
+    constexpr std::int64_t FAR_NS = 10'000'000'000;
+    constexpr std::uint32_t SHORT_PAYLOAD_BYTES = 64;
+    constexpr float NAN_F = std::numeric_limits<float>::quiet_NaN();
     config::Deployment d = testDeployment("bad-input");
     d.runtime.cyclePeriod_ms = PERIOD_MS;
     d.runtime.deadline_ms = PERIOD_MS;
@@ -412,12 +414,16 @@ TEST(RuntimeInput, EveryRejectionReasonReachesItsCounterWhileTheRuntimeKeepsItsR
     auto sut = makeRuntime(d);
     ASSERT_NE(sut, nullptr);
     Feeder feeder(d);
+    auto foreign = platform::RawPublisher::create(service(d.transport.objects), 0);  // another type on the topic
+    ASSERT_TRUE(foreign.hasValue());
     testing::SyntheticScene scene(shippedMap(), VEHICLES);
 
     std::atomic<bool> stop{false};
     std::thread cycleThread([&] { sut->run(stop, CYCLES); });
-    std::array<std::uint64_t, REJECT_REASON_COUNT> sentBad{};
+    std::array<std::uint64_t, REJECT_REASON_COUNT> sentBadLists{};
+    std::array<std::uint64_t, REJECT_REASON_COUNT> sentBadObjects{};
     std::uint64_t sent = 0;
+    std::uint64_t accepted = 0;
     std::uint64_t sequence = 0;
     std::uint64_t lastGoodSequence = 0;
     std::int64_t lastGoodStamp = 0;
@@ -427,36 +433,74 @@ TEST(RuntimeInput, EveryRejectionReasonReachesItsCounterWhileTheRuntimeKeepsItsR
         lastGoodSequence = sequence;
         lastGoodStamp = now;
         ++sent;
+        ++accepted;
     };
-    auto sendBad = [&](RejectReason reason) {
+    auto sendBadList = [&](RejectReason reason) {
+        if (reason == RejectReason::PayloadSize) {
+            auto chunk = foreign.value().loan(SHORT_PAYLOAD_BYTES, alignof(ObjectList));
+            ASSERT_TRUE(chunk.hasValue());
+            foreign.value().publish(chunk.value());
+        } else {
+            feeder.send([&](ObjectList& list) {
+                scene.write(list, ++sequence, platform::monotonicNow_ns());
+                switch (reason) {
+                    case RejectReason::UnknownSchemaVersion: list.header.schemaVersion = MESSAGE_SCHEMA_VERSION + 1; break;
+                    case RejectReason::CountOverCapacity: list.objectCount = d.capacities.maxObjects + 1; break;
+                    case RejectReason::NonFinite: list.ego.x_m = NAN_F; break;
+                    case RejectReason::Implausible: list.ego.speed_mps = 1e30F; break;
+                    case RejectReason::InvalidField:
+                        for (std::uint32_t i = 0; i < list.objectCount; ++i) {
+                            list.objects[i].stdX_m = 0.0F;  // no object left: the list is rejected
+                        }
+                        break;
+                    case RejectReason::SequenceNotIncreasing:
+                        list.header.sequence = lastGoodSequence;
+                        list.header.stamp_ns = lastGoodStamp;
+                        break;
+                    case RejectReason::TimestampBackwards: list.header.stamp_ns = lastGoodStamp - 1; break;
+                    case RejectReason::Stale: list.header.stamp_ns -= FAR_NS; break;
+                    case RejectReason::FutureStamp: list.header.stamp_ns += FAR_NS; break;
+                    default: break;
+                }
+            });
+        }
+        ++sentBadLists[static_cast<std::size_t>(reason)];
+        ++sent;
+    };
+    auto sendBadObject = [&](RejectReason reason) {
+        const std::int64_t now = platform::monotonicNow_ns();
         feeder.send([&](ObjectList& list) {
-            scene.write(list, ++sequence, platform::monotonicNow_ns());
+            scene.write(list, ++sequence, now);
             switch (reason) {
-                case RejectReason::UnknownSchemaVersion: list.header.schemaVersion = MESSAGE_SCHEMA_VERSION + 1; break;
-                case RejectReason::CountOverCapacity: list.objectCount = d.capacities.maxObjects + 1; break;
-                case RejectReason::NonFinite: list.objects[0].x_m = std::numeric_limits<float>::quiet_NaN(); break;
+                case RejectReason::NonFinite: list.objects[0].x_m = NAN_F; break;
+                case RejectReason::Implausible: list.objects[0].speed_mps = 1e30F; break;
                 case RejectReason::InvalidField: list.objects[0].stdX_m = 0.0F; break;
                 case RejectReason::DuplicateId: list.objects[1].id = list.objects[0].id; break;
-                case RejectReason::SequenceNotIncreasing: list.header.sequence = lastGoodSequence; break;
-                case RejectReason::TimestampBackwards: list.header.stamp_ns = lastGoodStamp - 1; break;
-                case RejectReason::Stale: list.header.stamp_ns -= STALE_AGE_NS; break;
                 default: break;
             }
         });
-        ++sentBad[static_cast<std::size_t>(reason)];
+        lastGoodSequence = sequence;
+        lastGoodStamp = now;
+        ++sentBadObjects[static_cast<std::size_t>(reason)];
         ++sent;
+        ++accepted;
     };
     auto pause = [] { platform::sleepUntil_ns(platform::monotonicNow_ns() + SEND_INTERVAL_NS); };
 
-    sendBad(RejectReason::Stale);  // before anything was accepted: only its age is wrong
+    sendBadList(RejectReason::Stale);  // before anything was accepted: only its age is wrong
     pause();
-    for (std::size_t r = 1; r < REJECT_REASON_COUNT; ++r) {
-        if (static_cast<RejectReason>(r) == RejectReason::Stale) {
-            continue;
-        }
+    for (const RejectReason reason :
+         {RejectReason::UnknownSchemaVersion, RejectReason::PayloadSize, RejectReason::CountOverCapacity,
+          RejectReason::NonFinite, RejectReason::Implausible, RejectReason::InvalidField,
+          RejectReason::SequenceNotIncreasing, RejectReason::TimestampBackwards, RejectReason::FutureStamp}) {
         sendValid();
         pause();
-        sendBad(static_cast<RejectReason>(r));
+        sendBadList(reason);
+        pause();
+    }
+    for (const RejectReason reason :
+         {RejectReason::NonFinite, RejectReason::Implausible, RejectReason::InvalidField, RejectReason::DuplicateId}) {
+        sendBadObject(reason);
         pause();
     }
     sendValid();
@@ -465,10 +509,13 @@ TEST(RuntimeInput, EveryRejectionReasonReachesItsCounterWhileTheRuntimeKeepsItsR
     const PipelineCounters& counters = sut->counters();
     std::uint64_t rejected = 0;
     for (std::size_t r = 0; r < REJECT_REASON_COUNT; ++r) {
-        EXPECT_EQ(counters.rejections[r], sentBad[r]) << toString(static_cast<RejectReason>(r));
+        EXPECT_EQ(counters.rejections[r], sentBadLists[r]) << "lists: " << toString(static_cast<RejectReason>(r));
+        EXPECT_EQ(counters.objectRejections[r], sentBadObjects[r]) << "objects: " << toString(static_cast<RejectReason>(r));
         rejected += counters.rejections[r];
     }
-    EXPECT_EQ(counters.accepted + rejected, sent) << "every sequence number is processed or counted";
+    EXPECT_EQ(counters.accepted, accepted);
+    EXPECT_EQ(counters.accepted + rejected, sent) << "every list is processed or counted";
+    EXPECT_EQ(counters.sequenceResets, 0U) << "no single bad list makes the input resynchronise";
     EXPECT_EQ(sut->executor().cycles(), CYCLES);
     EXPECT_EQ(sut->executor().deadlineMisses(), 0U) << "bad input never slows the cycle";
     EXPECT_EQ(sut->executor().skippedPeriods(), 0U);

@@ -99,25 +99,26 @@ TEST_F(IngestStageTest, EveryRejectionReasonIsCountedAndValidInputStillFlows) {
     send(1);
     send(2, [](ObjectList& l) { l.header.schemaVersion = 99; });
     send(3, [](ObjectList& l) { l.objectCount = 17; });
-    send(4, [](ObjectList& l) { l.objects[0].y_m = std::numeric_limits<float>::quiet_NaN(); });
-    send(5, [](ObjectList& l) { l.objects[1].stdX_m = -1.0F; });
-    send(6, [](ObjectList& l) { l.objects[1].id = l.objects[0].id; });
+    send(4, [](ObjectList& l) { l.ego.y_m = std::numeric_limits<float>::quiet_NaN(); });
+    send(5, [](ObjectList& l) { l.objects[0].stdX_m = l.objects[1].stdX_m = -1.0F; });  // nothing left
     send(1);  // sequence not increasing
     send(7, [](ObjectList& l) { l.header.stamp_ns = 0; });  // timestamp backwards
-    send(8);
+    send(8, [](ObjectList& l) { l.objects[1].id = l.objects[0].id; });  // accepted without the repeated id
     CycleContext context;
     (void)sut->run(context);
-    (void)sut->run(context);  // the ninth list waits in the queue for the next cycle
     const auto& rejected = state->counters.rejections;
     EXPECT_EQ(rejected[static_cast<std::size_t>(RejectReason::UnknownSchemaVersion)], 1U);
     EXPECT_EQ(rejected[static_cast<std::size_t>(RejectReason::CountOverCapacity)], 1U);
     EXPECT_EQ(rejected[static_cast<std::size_t>(RejectReason::NonFinite)], 1U);
     EXPECT_EQ(rejected[static_cast<std::size_t>(RejectReason::InvalidField)], 1U);
-    EXPECT_EQ(rejected[static_cast<std::size_t>(RejectReason::DuplicateId)], 1U);
     EXPECT_EQ(rejected[static_cast<std::size_t>(RejectReason::SequenceNotIncreasing)], 1U);
     EXPECT_EQ(rejected[static_cast<std::size_t>(RejectReason::TimestampBackwards)], 1U);
+    EXPECT_EQ(state->counters.objectRejections[static_cast<std::size_t>(RejectReason::DuplicateId)], 1U);
     EXPECT_EQ(state->counters.accepted, 2U);
+    ASSERT_EQ(state->inputCount, 2U);
+    EXPECT_EQ(state->inputs[1].objectCount, 1U);
     EXPECT_EQ(sut->history().lastSequence, 8U);
+    EXPECT_NE(context.faults & bit(HealthFault::InputRejected), 0U);
 }
 
 TEST_F(IngestStageTest, ListsBeyondOneCyclesCapacityWaitForTheNextCycle) {

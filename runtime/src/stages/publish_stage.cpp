@@ -1,5 +1,7 @@
 #include "augur/runtime/stages/publish_stage.hpp"
 
+#include "augur/runtime/output_guard.hpp"
+
 #include <cstring>
 
 namespace augur::runtime {
@@ -52,9 +54,17 @@ StageStatus PublishStage::run(CycleContext& context) noexcept {
     prediction.header = header;
     prediction.stale = stale;
 
+    const std::uint32_t nonFinite =
+        dropNonFinite(m_state.tracks) + dropNonFinite(m_state.intentions) + dropNonFinite(prediction);
+    if (nonFinite > 0) {
+        m_state.counters.nonFiniteDropped += nonFinite;
+        context.faults |= bit(HealthFault::NonFiniteOutput);
+    }
+
     const bool ok = publishCopy(m_publishers.tracks, m_state.tracks) &
                     publishCopy(m_publishers.intentions, m_state.intentions) &
                     publishCopy(m_publishers.prediction, prediction);
+    m_state.counters.loanFailureCycles = ok ? 0 : m_state.counters.loanFailureCycles + 1;
     return ok ? StageStatus::Ok : StageStatus::Failed;
 }
 

@@ -102,6 +102,29 @@ void TrackStage::track(const ObjectList& list) noexcept {
     (void)m_table.endCycle(m_deleted);
 }
 
+std::uint32_t TrackStage::dropNonFiniteTracks() noexcept {
+    const std::size_t n = m_settings.capacity;
+    const auto packed = static_cast<std::size_t>(kf::packedSize(m_dim));
+    std::uint32_t dropped = 0;
+    for (std::uint32_t t = 0; t < n; ++t) {
+        if (!m_table.isLive(t)) {
+            continue;
+        }
+        bool finite = true;
+        for (std::size_t i = 0; i < static_cast<std::size_t>(m_dim); ++i) {
+            finite = finite && std::isfinite(m_mean[i * n + t]);
+        }
+        for (std::size_t i = 0; i < packed; ++i) {
+            finite = finite && std::isfinite(m_cov[i * n + t]);
+        }
+        if (!finite) {
+            m_table.remove(t);
+            ++dropped;
+        }
+    }
+    return dropped;
+}
+
 void TrackStage::writeTrackList() noexcept {
     const std::size_t n = m_settings.capacity;
     TrackList& out = m_state.tracks;
@@ -163,10 +186,15 @@ StageStatus TrackStage::run(CycleContext& context) noexcept {
         track(m_state.inputs[i]);
         m_frame.sourceStamp_ns = m_state.inputs[i].header.stamp_ns;
     }
+    // The input gate keeps absurd values out, so this is defence in depth: a track the filter could
+    // not keep finite is deleted (its id starts a new track) and never reaches a later stage.
+    if (const std::uint32_t dropped = dropNonFiniteTracks(); dropped > 0) {
+        m_state.counters.nonFiniteDropped += dropped;
+        context.faults |= bit(HealthFault::NonFiniteOutput);
+    }
     m_frame.tracksValid = true;
     writeTrackList();
     m_history.record(m_state.tracks);
-    (void)context;
     return StageStatus::Ok;
 }
 

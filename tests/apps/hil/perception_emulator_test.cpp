@@ -175,16 +175,17 @@ TEST(PerceptionEmulator, ProducesListsTheRuntimeValidationAccepts) {
     auto sut = PerceptionEmulator::create(scenario.value(), config);
     ASSERT_TRUE(sut);
     auto list = std::make_unique<ObjectList>();
-    IngestHistory history;
+    auto accepted = std::make_unique<ObjectList>();
+    ObjectListGate gate{ObjectListLimits{}};
     std::size_t emitted = 0;
     for (std::size_t step = 0; step < scenario->stepCount(); ++step) {
         if (sut->emit(step, *list) != EmitStatus::Emitted) {
             continue;
         }
         ++emitted;
-        ASSERT_EQ(validateObjectList(*list, ObjectListLimits{}, history, list->header.stamp_ns), RejectReason::None)
-            << "step " << step;
-        recordAccepted(history, *list);
+        const Admission admission = gate.admit(*list, list->header.stamp_ns, *accepted);
+        ASSERT_EQ(admission.reason, RejectReason::None) << "step " << step;
+        EXPECT_EQ(admission.droppedObjects, 0U) << "step " << step;
     }
     EXPECT_GT(emitted, 0U);
     EXPECT_GT(sut->stats().objectsEmitted, 0U);

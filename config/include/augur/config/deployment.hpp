@@ -82,6 +82,28 @@ struct RuntimeConfig {
     bool operator==(const RuntimeConfig&) const = default;
 };
 
+/// Physically plausible ranges of the finite values in an object list; a value outside rejects its
+/// object (or, for the ego state, the list) as implausible. Defaults from vehicle physics.
+struct PlausibilityConfig {
+    double maxAbsPosition_m{100'000.0};  ///< |x|, |y| in the map frame (float keeps 1 cm up to here)
+    double maxSpeed_mps{100.0};
+    double maxLength_m{60.0};
+    double maxWidth_m{10.0};
+    double maxStdPosition_m{100.0};
+    double maxStdSpeed_mps{50.0};
+    bool operator==(const PlausibilityConfig&) const = default;
+};
+
+/// The input contract beyond single messages: clock tolerance, resynchronisation, input loss.
+struct InputConfig {
+    std::uint32_t maxFuture_ms{100};          ///< lists stamped further ahead of the runtime's clock are rejected
+    std::uint32_t resyncAfterRejections{3};   ///< fresh, valid, out-of-order lists in a row before following them
+    std::uint32_t lossHoldLastCycles{2};      ///< cycles without an accepted list before hold_last; 0 = never
+    std::uint32_t lossNoPredictionCycles{5};  ///< cycles without an accepted list before no_prediction; 0 = never
+    PlausibilityConfig plausibility{};
+    bool operator==(const InputConfig&) const = default;
+};
+
 /// Configured capacities; each ≤ its compiled limit in augur/core/messages.hpp where one exists.
 struct Capacities {
     std::uint32_t maxObjects{static_cast<std::uint32_t>(MAX_OBJECTS)};
@@ -215,6 +237,7 @@ struct OutputConfig {
 struct Deployment {
     std::int64_t schemaVersion{CONFIG_SCHEMA_VERSION};
     RuntimeConfig runtime{};
+    InputConfig input{};
     Capacities capacities{};
     MapConfig map{};
     TrackingConfig tracking{};

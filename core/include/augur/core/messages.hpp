@@ -17,7 +17,7 @@
 namespace augur {
 
 /// Bumped on every layout change; a reader rejects any other version.
-inline constexpr std::uint32_t MESSAGE_SCHEMA_VERSION = 1;
+inline constexpr std::uint32_t MESSAGE_SCHEMA_VERSION = 2;
 
 inline constexpr std::size_t MAX_OBJECTS = 128;               ///< objects per perception list
 inline constexpr std::size_t MAX_TRACKS = 128;                ///< tracks per track list
@@ -30,7 +30,9 @@ inline constexpr std::size_t STAGE_COUNT = 7;                 ///< pipeline stag
 inline constexpr std::size_t MAX_PLATOONS = 32;               ///< platoons (maximal flocks) per list
 inline constexpr std::size_t MAX_PLATOON_MEMBERS = 16;        ///< tracks per reported platoon
 
-/// Why an incoming object list was rejected.
+/// Why an incoming object list, or one object of it, was rejected. The first group rejects a whole
+/// list; NonFinite, Implausible, InvalidField and DuplicateId also reject single objects of a list
+/// that is otherwise good (Health::objectRejections), and the whole list only when no object is left.
 enum class RejectReason : std::uint8_t {
     None = 0,               ///< accepted
     UnknownSchemaVersion,   ///< header.schemaVersion != MESSAGE_SCHEMA_VERSION
@@ -38,9 +40,12 @@ enum class RejectReason : std::uint8_t {
     NonFinite,              ///< NaN or infinity in any numeric field
     InvalidField,           ///< a field out of its domain: std dev <= 0, negative size/speed, unknown class
     DuplicateId,            ///< two objects share an id
-    SequenceNotIncreasing,  ///< sequence <= the last accepted one
+    SequenceNotIncreasing,  ///< sequence <= the last accepted one, and not a publisher restart
     TimestampBackwards,     ///< stamp earlier than the last accepted one
     Stale,                  ///< older than the configured maximum age when taken
+    PayloadSize,            ///< the shared-memory payload is not the size of an ObjectList
+    Implausible,            ///< finite but physically absurd (position, speed, size or std dev out of range)
+    FutureStamp,            ///< stamped further ahead of the taking process's clock than the tolerance
     Count
 };
 inline constexpr std::size_t REJECT_REASON_COUNT = static_cast<std::size_t>(RejectReason::Count);
@@ -222,6 +227,21 @@ struct LatencyStats {
     float last_us{0.0F};
 };
 
+/// Conditions reported in Health::faults, one bit each (HealthFault values are bit masks). A bit is
+/// set in the health message of every cycle the condition holds.
+enum class HealthFault : std::uint32_t {
+    InputLost = 1U << 0,            ///< no object list accepted for runtime.input.loss_hold_last_cycles or more
+    InputRejected = 1U << 1,        ///< this cycle rejected a list or dropped an object (see the counters)
+    InputResynchronised = 1U << 2,  ///< this cycle accepted a restarted publisher's list (sequenceResets)
+    NonFiniteOutput = 1U << 3,      ///< this cycle dropped a track or prediction that went non-finite
+    TransportLost = 1U << 4,        ///< RouDi (the iceoryx daemon) does not answer
+    OutputBlocked = 1U << 5,        ///< output loans failed on consecutive cycles (a peer hoards chunks)
+    GpuFallback = 1U << 6,          ///< a GPU error moved the pipeline to the CPU backend
+    InputQueueOverflow = 1U << 7,   ///< this cycle found object lists discarded unread by the queue
+};
+
+[[nodiscard]] constexpr std::uint32_t bit(HealthFault fault) noexcept { return static_cast<std::uint32_t>(fault); }
+
 /// augur → monitoring: health, every cycle.
 struct Health {
     MessageHeader header;
@@ -238,7 +258,13 @@ struct Health {
     std::uint64_t acceptedInputs{0};
     std::uint64_t inputQueueOverflows{0};  ///< times the input queue discarded unread object lists
     std::uint64_t stageFailures{0};  ///< stage runs that failed (the cycle went on without their result)
-    std::uint64_t rejections[REJECT_REASON_COUNT]{};
+    std::uint64_t rejections[REJECT_REASON_COUNT]{};  ///< whole lists rejected, by reason
+    std::uint64_t objectRejections[REJECT_REASON_COUNT]{};  ///< objects dropped from accepted lists, by reason
+    std::uint64_t sequenceResets{0};    ///< restarted publishers the input resynchronised to
+    std::uint64_t nonFiniteDropped{0};  ///< tracks and predicted vehicles dropped because they went non-finite
+    std::uint32_t faults{0};            ///< HealthFault bits of this cycle
+    std::uint32_t cyclesWithoutInput{0};  ///< consecutive cycles (this one included) without an accepted list
+    std::int64_t newestInputStamp_ns{0};  ///< stamp of the newest accepted object list (0: none yet)
     LatencyStats cycleLatency;
     LatencyStats stageLatency[STAGE_COUNT];
     /// 1 in a watchdog alarm: a health message the watchdog publishes from its own thread as soon as it
@@ -256,6 +282,7 @@ const char* toString(ObjectClass value) noexcept;
 const char* toString(RejectReason value) noexcept;
 const char* toString(Stage value) noexcept;
 const char* toString(RuntimeMode value) noexcept;
+const char* toString(HealthFault value) noexcept;
 
 namespace detail {
 template <typename T>

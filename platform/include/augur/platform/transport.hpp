@@ -24,6 +24,7 @@ enum class TransportError {
     LoanFailed,          ///< no chunk available (pool exhausted or too many outstanding loans)
     NoData,              ///< nothing new to take
     TooManyChunksHeld,   ///< the subscriber holds the maximum number of samples
+    PayloadSize,         ///< a received payload is not the size of the subscribed type (released unread)
 };
 
 [[nodiscard]] const char* toString(TransportError error) noexcept;
@@ -76,7 +77,9 @@ public:
     [[nodiscard]] static Result<RawSubscriber, TransportError> create(const ServiceName& name,
                                                                       std::uint64_t queueCapacity,
                                                                       std::uint64_t historyRequest) noexcept;
-    [[nodiscard]] Result<const void*, TransportError> take() noexcept;
+    /// The oldest queued payload. One whose size is not `expectedBytes` is released at once and
+    /// reported as PayloadSize (a publisher of another type, or a truncated chunk, on this topic).
+    [[nodiscard]] Result<const void*, TransportError> take(std::uint32_t expectedBytes) noexcept;
     void release(const void* payload) noexcept;
     /// True once since the last call if the queue overflowed and samples were discarded.
     [[nodiscard]] bool hasMissedData() noexcept;
@@ -188,9 +191,10 @@ public:
         return Result<Subscriber, TransportError>(std::move(subscriber));
     }
 
-    /// The oldest queued message, or NoData. Run-phase safe.
+    /// The oldest queued message, or NoData, or PayloadSize for a payload that is not a T (released).
+    /// Run-phase safe.
     [[nodiscard]] Result<Sample<T>, TransportError> take() noexcept {
-        auto chunk = m_raw.take();
+        auto chunk = m_raw.take(static_cast<std::uint32_t>(sizeof(T)));
         if (!chunk) {
             return fail(chunk.error());
         }

@@ -31,6 +31,10 @@ struct ExecutorSettings {
     std::uint32_t missesToStepDown{1};
     std::uint32_t goodCyclesToStepUp{25};
     std::size_t healthWindowCycles{300};
+    /// Input loss: after this many consecutive cycles without an accepted object list the ladder's floor
+    /// is HoldLast, after the second NoPrediction; it lifts with the next accepted list. 0 disables.
+    std::uint32_t inputLossHoldLastCycles{0};
+    std::uint32_t inputLossNoPredictionCycles{0};
     std::size_t traceCapacityEvents{4096};
     std::int64_t watchdogPoll_ns{1'000'000};
 };
@@ -42,6 +46,7 @@ struct CycleContext {
     RuntimeMode mode{RuntimeMode::Nominal};
     bool hadInput{false};        ///< set by the ingest stage: a valid new object list arrived
     bool deadlineMissed{false};  ///< set before Publish: the watchdog flagged this cycle
+    std::uint32_t faults{0};     ///< HealthFault bits the stages raised this cycle
 };
 
 enum class StageStatus : std::uint8_t {
@@ -68,6 +73,8 @@ struct CycleReport {
     bool deadlineMissed;
     bool hadInput;
     RuntimeMode mode;                       ///< the mode the cycle ran in
+    std::uint32_t faults;                   ///< HealthFault bits of the cycle (stages' and the executor's)
+    std::uint32_t cyclesWithoutInput;       ///< consecutive cycles without an accepted list, this one included
     std::optional<ModeTransition> transition;  ///< the ladder's step after this cycle
     std::array<StageStatus, STAGE_COUNT> status;
 };
@@ -87,6 +94,10 @@ public:
     platform::RealtimeOutcome start(int watchdogPriority = 0);
     /// Stops the watchdog thread (shutdown).
     void stop() noexcept;
+
+    /// The floor the ladder holds from the next cycle on for conditions outside the pipeline (outputs
+    /// blocked, transport lost), set by the owner after a cycle. Run phase.
+    void setExternalFloor(RuntimeMode floor) noexcept { m_externalFloor = floor; }
 
     /// Runs one cycle that started at `start_ns`. Run phase.
     CycleReport runCycle(std::int64_t start_ns) noexcept;
@@ -112,9 +123,12 @@ public:
     [[nodiscard]] TraceRing& trace() noexcept { return m_trace; }
     [[nodiscard]] const Watchdog& watchdog() const noexcept { return m_watchdog; }
     [[nodiscard]] std::uint64_t cycles() const noexcept { return m_nextCycle; }
+    [[nodiscard]] std::uint32_t cyclesWithoutInput() const noexcept { return m_cyclesWithoutInput; }
 
 private:
     static bool runsThisCycle(Stage stage, std::uint64_t cycle, std::uint32_t platoonEvery) noexcept;
+    /// The floor input loss sets after `m_cyclesWithoutInput` cycles without input.
+    [[nodiscard]] RuntimeMode inputLossFloor() const noexcept;
 
     ExecutorSettings m_settings;
     std::array<StageRunner*, STAGE_COUNT> m_stages{};
@@ -127,6 +141,8 @@ private:
     std::uint64_t m_deadlineMisses{0};
     std::uint64_t m_stageFailures{0};
     std::uint64_t m_skippedPeriods{0};
+    std::uint32_t m_cyclesWithoutInput{0};
+    RuntimeMode m_externalFloor{RuntimeMode::Nominal};
 };
 
 }  // namespace augur::runtime

@@ -17,11 +17,20 @@ namespace augur::runtime {
 /// Object lists taken per cycle at most; the rest stay queued in shared memory for the next cycle.
 inline constexpr std::size_t MAX_INPUTS_PER_CYCLE = 8;
 
+/// Object lists taken from the queue per cycle at most, rejected ones included: a flood of bad lists
+/// cannot hold the ingest stage (the rest stay queued, or are discarded and counted by the queue).
+inline constexpr std::size_t MAX_TAKES_PER_CYCLE = 32;
+
 struct PipelineCounters {
     std::uint64_t accepted{0};
-    std::array<std::uint64_t, REJECT_REASON_COUNT> rejections{};
+    std::array<std::uint64_t, REJECT_REASON_COUNT> rejections{};        ///< whole lists, by reason
+    std::array<std::uint64_t, REJECT_REASON_COUNT> objectRejections{};  ///< objects dropped from accepted lists
+    std::uint64_t sequenceResets{0};       ///< restarted publishers the input gate resynchronised to
+    std::int64_t newestInputStamp_ns{0};   ///< stamp of the newest accepted list (0: none yet)
     std::uint64_t inputQueueOverflows{0};  ///< times the shared-memory queue discarded unread lists
     std::uint64_t loanFailures{0};
+    std::uint32_t loanFailureCycles{0};    ///< consecutive cycles in which an output loan failed
+    std::uint64_t nonFiniteDropped{0};     ///< tracks and predicted vehicles dropped as non-finite
     std::uint64_t gpuErrors{0};
 };
 

@@ -53,6 +53,10 @@ public:
     /// O(capacity).
     std::size_t endCycle(std::span<std::uint32_t> deleted) noexcept;
 
+    /// Deletes the live track in `slot` now (e.g. a track whose state went non-finite); its id is free
+    /// for a new track. No effect on a free slot. O(1) expected.
+    void remove(std::uint32_t slot) noexcept;
+
     [[nodiscard]] std::size_t size() const noexcept { return m_live; }
     [[nodiscard]] std::size_t capacity() const noexcept { return m_ids.size(); }
     /// Sightings dropped because the table was full, since init.

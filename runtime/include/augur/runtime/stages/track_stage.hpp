@@ -50,6 +50,8 @@ private:
                TrackHistory& history);
     void track(const ObjectList& list) noexcept;
     void writeTrackList() noexcept;
+    /// Deletes every live track whose state or covariance is no longer finite; returns how many.
+    std::uint32_t dropNonFiniteTracks() noexcept;
 
     TrackStageSettings m_settings;
     kernels::kf::TrackTable m_table;
