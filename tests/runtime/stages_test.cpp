@@ -96,12 +96,13 @@ TEST_F(IngestStageTest, NoInputIsACycleWithoutInput) {
 
 TEST_F(IngestStageTest, EveryRejectionReasonIsCountedAndValidInputStillFlows) {
     AUGUR_REQUIRE_ICEORYX();
-    send(1);
+    std::int64_t firstStamp = 0;
+    send(1, [&](ObjectList& l) { firstStamp = l.header.stamp_ns; });
     send(2, [](ObjectList& l) { l.header.schemaVersion = 99; });
     send(3, [](ObjectList& l) { l.objectCount = 17; });
     send(4, [](ObjectList& l) { l.ego.y_m = std::numeric_limits<float>::quiet_NaN(); });
     send(5, [](ObjectList& l) { l.objects[0].stdX_m = l.objects[1].stdX_m = -1.0F; });  // nothing left
-    send(1);  // sequence not increasing
+    send(1, [&](ObjectList& l) { l.header.stamp_ns = firstStamp; });  // a repeat (a newer stamp: a restart)
     send(7, [](ObjectList& l) { l.header.stamp_ns = 0; });  // timestamp backwards
     send(8, [](ObjectList& l) { l.objects[1].id = l.objects[0].id; });  // accepted without the repeated id
     CycleContext context;

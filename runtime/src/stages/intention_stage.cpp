@@ -1,5 +1,7 @@
 #include "augur/runtime/stages/intention_stage.hpp"
 
+#include "augur/runtime/corridor_groups.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -244,10 +246,12 @@ void IntentionStage::readOutputs() noexcept {
             sum += out[base + Model::OUT_P_CORRIDOR0 + k];
         }
         for (std::uint32_t k = 0; k < fv.corridorCount; ++k) {
-            const float p = k < modelled && sum > 0.0F ? out[base + Model::OUT_P_CORRIDOR0 + k] / sum : 0.0F;
-            e.corridorProbability[k] = p;
-            fv.corridorProbability[k] = p;
+            fv.corridorProbability[k] = k < modelled && sum > 0.0F ? out[base + Model::OUT_P_CORRIDOR0 + k] / sum : 0.0F;
         }
+        // The filter separates lanes and lane changes; corridors that coincide up to a fork ahead keep
+        // their prior split (corridor_groups.hpp).
+        spreadOverIndistinguishable(fv, std::span<float>(fv.corridorProbability, fv.corridorCount));
+        std::copy(fv.corridorProbability, fv.corridorProbability + fv.corridorCount, e.corridorProbability);
         fv.stopProbability = e.stopProbability;
     }
     list.vehicleCount = written;

@@ -15,6 +15,10 @@ namespace markov = kernels::markov;
 namespace {
 /// Corridors below this intention probability are not propagated (their mass goes to the others).
 constexpr float MIN_CORRIDOR_PROBABILITY = 0.01F;
+/// Below this speed estimate, and with a tracked acceleration below STARTING_ACCEL_MPS2, a vehicle is
+/// predicted from standstill (the bench's own class boundary for standing road users is the same speed).
+constexpr float STANDING_SPEED_MPS = 0.5F;
+constexpr float STARTING_ACCEL_MPS2 = 0.5F;
 }  // namespace
 
 Result<std::unique_ptr<MotionStage>, markov::MarkovError> MotionStage::create(const MotionStageSettings& settings,
@@ -196,9 +200,13 @@ int MotionStage::gatherCorridors() noexcept {
         const FrameVehicle& fv = m_frame.vehicles[v];
         const TrackMeasurement& m = m_frame.measurements[fv.trackIndex];
         float inputs[markov::MAX_INPUT_CELLS];
+        // A standing vehicle whose track does not say it is starting stays put: it starts in the
+        // standstill cell at the cruise input. Spreading its speed estimate instead (never below 0, so
+        // biased upwards by the track's noise) would put mass on a moving speed cell: creep.
+        const bool standing = fv.speed_mps < STANDING_SPEED_MPS && m.trackAccel_mps2 < STARTING_ACCEL_MPS2;
         // The tracked acceleration split over the two nearest inputs (its mean kept; its uncertainty is not
         // spread further: symmetric input noise, cut by the speed bounds and the limit, biases the mean speed).
-        markov::inputDistribution(m_settings.chain, m.trackAccel_mps2, 0.0F, inputs);
+        markov::inputDistribution(m_settings.chain, standing ? 0.0F : m.trackAccel_mps2, 0.0F, inputs);
         // Corridors the intention filter all but rules out are not propagated (each costs a whole
         // horizon of the chain); the kept ones share their probability mass.
         float kept = 0.0F;
@@ -213,8 +221,8 @@ int MotionStage::gatherCorridors() noexcept {
             markov::CorridorInput& in = m_corridors[static_cast<std::size_t>(corridorCount)];
             in = markov::CorridorInput{};
             in.probability = fv.corridorProbability[k] / kept;
-            in.initialSpeed_mps = std::min(fv.speed_mps, m_settings.chain.speedMax_mps);
-            in.initialSpeedStd_mps = m.trackSpeedStd_mps;
+            in.initialSpeed_mps = standing ? 0.0F : std::min(fv.speed_mps, m_settings.chain.speedMax_mps);
+            in.initialSpeedStd_mps = standing ? 0.0F : m.trackSpeedStd_mps;
             std::copy(inputs, inputs + m_settings.chain.inputCells, in.initialInput);
             in.constraints = fc.limits;
             in.constraints.stopProbability =

@@ -55,6 +55,7 @@ void RelationsStage::describeCorridor(std::uint32_t v, std::uint32_t k) noexcept
     out = FrameCorridor{};
     out.id = global;
     out.length_m = corridor.length_m;
+    out.laneChange = corridor.laneChange;
 
     out.routeLanes = static_cast<std::uint32_t>(std::min<std::size_t>(corridor.segments.size(), FRAME_ROUTE_LANES));
     for (std::uint32_t i = 0; i < out.routeLanes; ++i) {

@@ -44,6 +44,7 @@ struct FrameCorridor {
     std::uint32_t id{0};                         ///< scene-global corridor index (stable only within a cycle)
     std::uint32_t route[FRAME_ROUTE_LANES]{};    ///< map lane indices of its first routeLanes segments
     std::uint32_t routeLanes{0};
+    bool laneChange{false};                      ///< starts with a change to a neighbour of the vehicle's lane
     kernels::pf::SceneCorridor road{};           ///< summary at the vehicle's position (intention filter)
     kernels::markov::CorridorConstraints limits{};  ///< speed limit, stop point, lead vehicle (motion)
     float length_m{0.0F};
