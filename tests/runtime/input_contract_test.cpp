@@ -34,14 +34,7 @@ bool has(const Health& health, HealthFault fault) { return (health.faults & bit(
 class InputContract : public ::testing::Test {
 protected:
     void start(const std::string& instance) {
-        d = testing::smallDeployment(instance, config::Backend::Cpu);
-        d.capacities.particles = 128;
-        d.intention.particlesReduced = 64;
-        d.motion.horizon_s = 2.0;
-        d.motion.positionCells = 50;
-        d.motion.positionRange_m = 100.0;
-        d.motion.maxSpeed_mps = 20.0;
-        d.motion.samplesPerCell = 4;
+        d = testing::quickDeployment(instance);
         d.flocks.enabled = false;
         sut = testing::makeRuntime(d);
         ASSERT_NE(sut, nullptr);

@@ -45,14 +45,7 @@ using testing::shippedMap;
 /// The shipped default deployment, scaled down so a cycle takes milliseconds on one core.
 config::Deployment testDeployment(const std::string& instance) {
     // The CPU backend on every machine (runtime_gpu_test.cpp: CUDA).
-    config::Deployment d = testing::smallDeployment(instance, config::Backend::Cpu);
-    d.intention.particlesReduced = 64;
-    d.motion.horizon_s = 2.0;  // 20 steps of 0.1 s over a coarse chain: the test exercises, the benchmark measures
-    d.motion.positionCells = 50;
-    d.motion.positionRange_m = 100.0;
-    d.motion.speedCells = 10;
-    d.motion.maxSpeed_mps = 20.0;
-    d.motion.samplesPerCell = 4;
+    config::Deployment d = testing::quickDeployment(instance);
     d.flocks.everyNCycles = 5;
     d.flocks.windowCycles = 5;
     d.flocks.minMembers = 2;

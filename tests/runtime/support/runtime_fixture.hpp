@@ -44,6 +44,20 @@ inline config::Deployment smallDeployment(const std::string& instance, config::B
     return d;
 }
 
+/// smallDeployment on the CPU backend with a coarse, short motion chain (2 s horizon, 50 × 10 cells):
+/// a whole cycle takes milliseconds on one core. For tests that exercise the pipeline, not measure it.
+inline config::Deployment quickDeployment(const std::string& instance) {
+    config::Deployment d = smallDeployment(instance, config::Backend::Cpu);
+    d.intention.particlesReduced = 64;
+    d.motion.horizon_s = 2.0;
+    d.motion.positionCells = 50;
+    d.motion.positionRange_m = 100.0;
+    d.motion.speedCells = 10;
+    d.motion.maxSpeed_mps = 20.0;
+    d.motion.samplesPerCell = 4;
+    return d;
+}
+
 /// A runtime on the embedded RouDi's iceoryx runtime, logging nothing; null (and a test failure) when
 /// create() fails.
 inline std::unique_ptr<runtime::Runtime> makeRuntime(const config::Deployment& d, int cpuWorkers = 1) {
