@@ -28,31 +28,34 @@ inline constexpr int EXIT_OK = 0;
 inline constexpr int EXIT_INPUT = 1;
 inline constexpr int EXIT_USAGE = 2;
 
-/// A number as messages and help print it: the shortest form that reads back exactly, exponents without
-/// '+' and leading zeros ("0.5", "1e6", "2e-07" → "2e-7").
+/// A number as messages and help print it: the shorter of its shortest exact fixed and scientific forms,
+/// exponents without '+' and leading zeros ("0.5", "600", "1048576", "1e6", "2e-7").
 [[nodiscard]] inline std::string formatNumber(double value) {
-    char text[32];
+    char text[64];
+    std::string fixed;
+    for (int decimals = 0; decimals <= 17 && std::abs(value) < 1e17; ++decimals) {
+        std::snprintf(text, sizeof(text), "%.*f", decimals, value);
+        if (std::strtod(text, nullptr) == value) {
+            fixed = text;
+            break;
+        }
+    }
     for (int digits = 1; digits <= 17; ++digits) {
-        std::snprintf(text, sizeof(text), "%.*g", digits, value);
+        std::snprintf(text, sizeof(text), "%.*e", digits - 1, value);
         if (std::strtod(text, nullptr) == value) {
             break;
         }
     }
-    std::string out(text);
-    const std::size_t e = out.find('e');
-    if (e != std::string::npos) {
-        std::size_t digit = e + 1;
-        std::string sign;
-        if (out[digit] == '+' || out[digit] == '-') {
-            sign = out[digit] == '-' ? "-" : "";
-            ++digit;
-        }
-        while (digit + 1 < out.size() && out[digit] == '0') {
-            ++digit;
-        }
-        out = out.substr(0, e + 1) + sign + out.substr(digit);
+    std::string scientific(text);
+    const std::size_t e = scientific.find('e');
+    std::size_t digit = e + 1;
+    const std::string sign = scientific[digit] == '-' ? "-" : "";
+    digit += (scientific[digit] == '+' || scientific[digit] == '-') ? 1 : 0;
+    while (digit + 1 < scientific.size() && scientific[digit] == '0') {
+        ++digit;
     }
-    return out;
+    scientific = scientific.substr(0, e + 1) + sign + scientific.substr(digit);
+    return !fixed.empty() && fixed.size() <= scientific.size() ? fixed : scientific;
 }
 
 /// Adds option `name` that takes one of the names in `choices` and stores the value paired with it in
