@@ -190,6 +190,13 @@ private:
                     return fail(error(MapErrorCode::BadValue, c, where, "width '" + *width + "' is not a positive number"));
                 }
             }
+            for (const auto& [otherIndex, otherLane] : lanesByIndex) {
+                if (otherIndex == laneIndex) {
+                    return fail(error(MapErrorCode::DuplicateId, c, where,
+                                      "index " + *index + " is also the index of lane " + m_builder.spec(otherLane).id +
+                                          " of this edge"));
+                }
+            }
             if (std::string problem = parseShape(*shape, spec.centreline); !problem.empty()) {
                 return fail(error(MapErrorCode::BadValue, c, where, std::move(problem)));
             }
@@ -203,7 +210,8 @@ private:
             changeLeft.push_back(!internal && laneChangePermitted(m_doc.attribute(c, "changeLeft")));
             changeRight.push_back(!internal && laneChangePermitted(m_doc.attribute(c, "changeRight")));
         }
-        // SUMO numbers lanes from the right (index 0); index + 1 is the left neighbour.
+        // SUMO numbers lanes from the right (index 0); index + 1 is the left neighbour. The indices of an
+        // edge are distinct and at most MAX_SUMO_LANE_INDEX, so this pairing is bounded.
         for (std::size_t i = 0; i < lanesByIndex.size(); ++i) {
             for (std::size_t j = 0; j < lanesByIndex.size(); ++j) {
                 if (lanesByIndex[j].first == lanesByIndex[i].first + 1) {

@@ -202,6 +202,10 @@ TEST(SumoReader, MalformedContentNamesFileLineAndElement) {
          MapErrorCode::BadValue, "lane E0_0", 3},
         {"absurd_index", "<edge id=\"E0\">\n<lane id=\"E0_0\" index=\"1e12\" speed=\"13.9\" shape=\"0,0 10,0\"/>\n</edge>\n",
          MapErrorCode::BadValue, "lane E0_0", 3},
+        {"repeated_index",
+         "<edge id=\"E0\">\n<lane id=\"E0_0\" index=\"0\" speed=\"13.9\" shape=\"0,0 10,0\"/>\n"
+         "<lane id=\"E0_1\" index=\"0\" speed=\"13.9\" shape=\"0,3 10,3\"/>\n</edge>\n",
+         MapErrorCode::DuplicateId, "lane E0_1", 4},
         {"absurd_coordinate",
          "<edge id=\"E0\">\n<lane id=\"E0_0\" index=\"0\" speed=\"13.9\" shape=\"0,0 1e300,0\"/>\n</edge>\n",
          MapErrorCode::BadValue, "lane E0_0", 3},
