@@ -4,6 +4,13 @@ find_package(Eigen3 3.4 REQUIRED NO_MODULE)
 find_package(yaml-cpp REQUIRED)
 find_package(iceoryx_posh CONFIG REQUIRED)
 find_package(iceoryx_hoofs CONFIG REQUIRED)
+# Header-only command-line parser of the offline tools (apps/cli). Its CMake package is architecture
+# independent (/usr/share/cmake/CLI11), so the aarch64 sysroot and multiarch builds find it the same way.
+find_package(CLI11 2.1 CONFIG)
+if(NOT CLI11_FOUND)
+  message(FATAL_ERROR "CLI11 not found: install libcli11-dev (scripts/install-deps; for scripts/cross-build it is "
+                      "in the sysroot's package list; for scripts/gpu-check add its .deb to AUGUR_DEPS).")
+endif()
 if(AUGUR_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

@@ -1,165 +1,148 @@
 // augur-flock: reports the maximal flocks f(δ, μ, ε) of trajectories read from CSV.
 //
 //   augur-flock --input tracks.csv --mu 5 --delta 10 --epsilon 1200 [--backend cpu|cuda] [--graph]
-//               [--output flocks.csv] [--threads N] [--batch-steps N]
+//               [--output flocks.csv] [--threads N] [--batch-steps N] [--max-memory-gib G]
 //
 // ε is the RADIUS of the disk that must hold the flock at every step (seeds/002, Definition 1).
 // Capacities start from the built-in defaults and are grown automatically when a run reports that one
-// was exceeded (offline use: each retry re-initialises). Formats: docs/flock-tool.md.
-#include <algorithm>
+// was exceeded (offline use: each retry re-initialises); before each initialisation the run's host
+// memory is estimated and held to --max-memory-gib (flock_tool.hpp). Formats: docs/flock-tool.md.
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <iostream>
+#include <new>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "augur/kernels/flock/flock_finder.hpp"
 #include "augur/platform/clock.hpp"
+#include "flock_tool.hpp"
 #include "trajectory_csv.hpp"
 
 namespace {
 
 using namespace augur;
 using namespace augur::kernels::flock;
+using apps::flock::Options;
 
-struct Options {
-    std::string input;
-    std::string output;
-    FlockParams params;
-    bool haveMu{false}, haveDelta{false}, haveEpsilon{false};
-    kernels::Backend backend{kernels::Backend::Cpu};
-    bool graph{false};
-    int threads{0};
-    int batchSteps{0};
-};
+constexpr int EXIT_INPUT = 1;
+constexpr int EXIT_USAGE = 2;
 
-void usage() {
-    std::fprintf(stderr,
-                 "usage: augur-flock --input FILE --mu N --delta N --epsilon R [--backend cpu|cuda] [--graph]\n"
-                 "                   [--output FILE] [--threads N] [--batch-steps N]\n"
-                 "  input rows:  entity_id,step,x,y   (epsilon is a disk RADIUS in the units of x, y)\n"
-                 "  output rows: window_start,window_end,size,entity_ids (ids ascending, ';'-separated)\n");
+void note(const std::vector<std::string>& notes) {
+    for (const std::string& text : notes) {
+        std::fprintf(stderr, "augur-flock: %s\n", text.c_str());
+    }
 }
 
-bool parseArgs(int argc, char** argv, Options& o) {
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        const auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
-        const char* v = nullptr;
-        if (arg == "--graph") {
-            o.graph = true;
-            continue;
-        }
-        if (arg == "-h" || arg == "--help" || (v = value()) == nullptr) {
-            return false;
-        }
-        if (arg == "--input") {
-            o.input = v;
-        } else if (arg == "--output") {
-            o.output = v;
-        } else if (arg == "--mu") {
-            o.params.minEntities = std::atoi(v);
-            o.haveMu = true;
-        } else if (arg == "--delta") {
-            o.params.windowSteps = std::atoi(v);
-            o.haveDelta = true;
-        } else if (arg == "--epsilon") {
-            o.params.radius_m = std::strtod(v, nullptr);
-            o.haveEpsilon = true;
-        } else if (arg == "--backend") {
-            if (std::strcmp(v, "cpu") == 0) {
-                o.backend = kernels::Backend::Cpu;
-            } else if (std::strcmp(v, "cuda") == 0) {
-                o.backend = kernels::Backend::Cuda;
-            } else {
-                return false;
-            }
-        } else if (arg == "--threads") {
-            o.threads = std::atoi(v);
-        } else if (arg == "--batch-steps") {
-            o.batchSteps = std::atoi(v);
-        } else {
-            return false;
-        }
+bool writeOutput(const Options& options, const apps::flock::Trajectories& trajectories, const FlockList& flocks) {
+    if (options.output.empty()) {
+        apps::flock::writeFlocks(std::cout, trajectories, flocks, options.params.windowSteps);
+        return static_cast<bool>(std::cout);
     }
-    return !o.input.empty() && o.haveMu && o.haveDelta && o.haveEpsilon;
+    std::ofstream out(options.output);
+    apps::flock::writeFlocks(out, trajectories, flocks, options.params.windowSteps);
+    if (!out) {
+        std::fprintf(stderr, "augur-flock: cannot write %s\n", options.output.c_str());
+        return false;
+    }
+    return true;
 }
 
-
-}  // namespace
-
-int main(int argc, char** argv) {
-    Options options;
-    if (!parseArgs(argc, argv, options)) {
-        usage();
-        return 2;
-    }
+int run(const Options& options) {
     std::ifstream in(options.input);
     if (!in) {
         std::fprintf(stderr, "augur-flock: cannot open %s\n", options.input.c_str());
-        return 1;
+        return EXIT_INPUT;
     }
-    auto parsed = apps::flock::readTrajectories(in);
+    auto parsed = apps::flock::readTrajectories(in, options.maxMemoryBytes());
     if (!parsed) {
-        std::fprintf(stderr, "augur-flock: %s line %zu: %s\n", options.input.c_str(), parsed.error().line, parsed.error().message.c_str());
-        return 1;
+        const auto& error = parsed.error();
+        std::fprintf(stderr, "augur-flock: %s%s%s%s%s\n", options.input.c_str(), error.line == 0 ? ": " : " line ",
+                     error.line == 0 ? "" : (std::to_string(error.line) + ": ").c_str(), error.message.c_str(),
+                     error.overMemoryLimit ? " (--max-memory-gib)" : "");
+        return EXIT_INPUT;
     }
     const apps::flock::Trajectories& trajectories = *parsed;
-
-    FlockCapacities capacities;
-    capacities.maxEntities = std::max<int>(1, static_cast<int>(trajectories.entityIds.size()));
-    capacities.maxBatchSteps = options.batchSteps > 0 ? options.batchSteps
-                                                      : std::max(options.params.windowSteps, std::min(trajectories.stepCount, 4096));
-    capacities.workerThreads = options.threads;
-    std::size_t listFlocks = 1 << 16;
-    std::size_t listMembers = 1 << 20;
+    if (trajectories.stepCount < options.params.windowSteps) {
+        // No window fits: nothing to search (and no buffers to size for a window longer than the data).
+        std::fprintf(stderr, "augur-flock: %d steps, shorter than --delta %d: no windows, no flocks\n", trajectories.stepCount,
+                     options.params.windowSteps);
+        return writeOutput(options, trajectories, FlockList{}) ? 0 : EXIT_INPUT;
+    }
+    auto plan = apps::flock::planRun(options, trajectories, std::thread::hardware_concurrency());
+    if (!plan) {
+        std::fprintf(stderr, "augur-flock: %s\n", plan.error().c_str());
+        return EXIT_USAGE;
+    }
     const std::int64_t start = platform::monotonicNow_ns();
     for (;;) {
-        auto finder = FlockFinder::create(options.params, capacities, options.backend, FlockOptions{options.graph});
+        if (auto fits = apps::flock::fitMemory(*plan, options, trajectories); !fits) {
+            std::fprintf(stderr, "augur-flock: %s\n", fits.error().c_str());
+            return EXIT_INPUT;
+        }
+        note(plan->notes);
+        plan->notes.clear();
+        auto finder = FlockFinder::create(options.params, plan->capacities, options.backend, FlockOptions{options.graph});
         if (!finder) {
             std::fprintf(stderr, "augur-flock: init failed: %s\n", toString(finder.error().error));
-            return 1;
+            return EXIT_INPUT;
         }
         // The CUDA backend downloads straight into a list in pinned memory (else it copies on the host).
         FlockList flocks;
         if (options.backend == kernels::Backend::Cuda) {
-            if (auto pinned = FlockList::createPinned(listFlocks, listMembers)) {
+            if (auto pinned = FlockList::createPinned(plan->listFlocks, plan->listMembers)) {
                 flocks = std::move(pinned).value();
             }
         }
         if (!flocks.pinned()) {
-            flocks = FlockList::create(listFlocks, listMembers);
+            flocks = FlockList::create(plan->listFlocks, plan->listMembers);
         }
         auto stats = finder->find(trajectories.view(), flocks, nullptr);
         if (!stats) {
             const FlockFailure& failure = stats.error();
-            if (failure.error == FlockError::CapacityExceeded && growCapacity(capacities, listFlocks, listMembers, failure)) {
+            if (failure.error == FlockError::CapacityExceeded &&
+                growCapacity(plan->capacities, plan->listFlocks, plan->listMembers, failure)) {
                 std::fprintf(stderr, "augur-flock: %s exceeded (needed %lld), retrying with more room\n", toString(failure.capacity),
                              static_cast<long long>(failure.needed));
                 continue;
             }
             std::fprintf(stderr, "augur-flock: %s (%s, needed %lld)\n", toString(failure.error), toString(failure.capacity),
                          static_cast<long long>(failure.needed));
-            return 1;
+            return EXIT_INPUT;
         }
-        if (options.output.empty()) {
-            apps::flock::writeFlocks(std::cout, trajectories, flocks, options.params.windowSteps);
-        } else {
-            std::ofstream out(options.output);
-            apps::flock::writeFlocks(out, trajectories, flocks, options.params.windowSteps);
-            if (!out) {
-                std::fprintf(stderr, "augur-flock: cannot write %s\n", options.output.c_str());
-                return 1;
-            }
+        if (!writeOutput(options, trajectories, flocks)) {
+            return EXIT_INPUT;
         }
         std::fprintf(stderr,
-                     "augur-flock: %zu entities, %d steps, backend %s: %lld maximal flocks (%lld disks, %lld potential flocks), "
-                     "potential %.1f ms, intersect %.1f ms, total %.1f ms\n",
+                     "augur-flock: %zu entities, %d steps, backend %s, CPU workers %d: %lld maximal flocks (%lld disks, %lld potential "
+                     "flocks), potential %.1f ms, intersect %.1f ms, total %.1f ms\n",
                      trajectories.entityIds.size(), trajectories.stepCount, kernels::toString(options.backend),
+                     options.backend == kernels::Backend::Cpu ? plan->capacities.workerThreads : 0,
                      static_cast<long long>(stats->flocks), static_cast<long long>(stats->disks),
                      static_cast<long long>(stats->potentialFlocks), stats->potential_us * 1e-3, stats->intersect_us * 1e-3,
                      static_cast<double>(platform::monotonicNow_ns() - start) * 1e-6);
         return 0;
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const auto options = apps::flock::parseOptions(std::vector<std::string>(argv + 1, argv + argc));
+    if (!options) {
+        std::fprintf(stderr, "augur-flock: %s\nRun with --help for the options and their ranges.\n", options.error().c_str());
+        return EXIT_USAGE;
+    }
+    if (options->help) {
+        std::fputs(apps::flock::usage().c_str(), stdout);
+        return 0;
+    }
+    try {
+        return run(*options);
+    } catch (const std::bad_alloc&) {
+        // The estimate refuses what exceeds the limit; this is the machine having less than the limit.
+        std::fprintf(stderr, "augur-flock: out of memory: lower --max-memory-gib below what this machine can give\n");
+        return EXIT_INPUT;
     }
 }

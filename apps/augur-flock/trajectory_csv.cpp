@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <istream>
 #include <limits>
 #include <ostream>
@@ -49,7 +50,19 @@ bool parseField(std::string_view field, T& value) {
 
 }  // namespace
 
-Result<Trajectories, CsvError> readTrajectories(std::istream& in) {
+std::string formatBytes(double bytes) {
+    constexpr double MIB = 1024.0 * 1024.0;
+    constexpr double GIB = 1024.0 * MIB;
+    char text[64];
+    if (bytes >= GIB) {
+        std::snprintf(text, sizeof(text), "%.1f GiB", bytes / GIB);
+    } else {
+        std::snprintf(text, sizeof(text), "%.0f MiB", std::ceil(bytes / MIB));
+    }
+    return text;
+}
+
+Result<Trajectories, CsvError> readTrajectories(std::istream& in, double maxGridBytes) {
     std::vector<Row> rows;
     std::string line;
     std::size_t lineNumber = 0;
@@ -97,10 +110,18 @@ Result<Trajectories, CsvError> readTrajectories(std::istream& in) {
     }
     std::sort(t.entityIds.begin(), t.entityIds.end());
     t.entityIds.erase(std::unique(t.entityIds.begin(), t.entityIds.end()), t.entityIds.end());
-    const auto span = static_cast<long double>(maxStep) - static_cast<long double>(minStep) + 1.0L;
-    const auto n = static_cast<long double>(t.entityIds.size());
-    if (span * n > static_cast<long double>(std::numeric_limits<std::int32_t>::max())) {
-        return fail(CsvError{0, "steps × entities too large"});
+    const double span = static_cast<double>(maxStep) - static_cast<double>(minStep) + 1.0;
+    const auto n = static_cast<double>(t.entityIds.size());
+    const std::string extent = "steps " + std::to_string(minStep) + " … " + std::to_string(maxStep) + " × " +
+                               std::to_string(t.entityIds.size()) + " entities";
+    if (gridBytes(span, n) > maxGridBytes) {
+        return fail(CsvError{0, extent + " need a dense grid of " + formatBytes(gridBytes(span, n)) +
+                                    ", over the memory limit of " + formatBytes(maxGridBytes), true});
+    }
+    if (span * n > static_cast<double>(std::numeric_limits<std::int32_t>::max())) {
+        char samples[32];
+        std::snprintf(samples, sizeof(samples), "%.0f", span * n);
+        return fail(CsvError{0, extent + " are " + samples + " samples, over the limit of 2147483647"});
     }
     t.firstStep = minStep;
     t.stepCount = static_cast<int>(maxStep - minStep + 1);

@@ -33,11 +33,26 @@ struct Trajectories {
 struct CsvError {
     std::size_t line{0};  ///< 1-based; 0 when not about one line
     std::string message;
+    bool overMemoryLimit{false};  ///< the grid the input spans exceeds the memory limit
 };
 
-/// Parses the trajectory CSV. Errors: malformed row, non-finite coordinate, duplicate (entity, step),
-/// a span of steps too large to hold.
-[[nodiscard]] Result<Trajectories, CsvError> readTrajectories(std::istream& in);
+/// Bytes of the dense sample grid (x, y, present per entity and step) for `steps` × `entities`.
+[[nodiscard]] constexpr double gridBytes(double steps, double entities) noexcept {
+    return steps * entities * (2.0 * sizeof(double) + sizeof(std::uint8_t));
+}
+
+/// The memory limit of the tool unless the caller gives another (16 GiB).
+inline constexpr double DEFAULT_MAX_MEMORY_BYTES = 16.0 * 1024.0 * 1024.0 * 1024.0;
+
+/// "31.7 GiB", "412 MiB": a byte count for messages.
+[[nodiscard]] std::string formatBytes(double bytes);
+
+/// Parses the trajectory CSV. The dense grid spans every step from the first to the last for every
+/// entity, so a sparse step range (steps 0 and 10^9) is large even for a short file: its size is
+/// computed from the extents and the read fails, before allocating it, when it exceeds `maxGridBytes`
+/// (the message gives both figures). Errors: malformed row, non-finite coordinate, duplicate
+/// (entity, step), a grid over the limit or over 2^31 - 1 samples.
+[[nodiscard]] Result<Trajectories, CsvError> readTrajectories(std::istream& in, double maxGridBytes = DEFAULT_MAX_MEMORY_BYTES);
 
 /// Writes the header and one row per flock, windows and ids in the CSV's own numbering.
 void writeFlocks(std::ostream& out, const Trajectories& trajectories, const kernels::flock::FlockList& flocks, int windowSteps);

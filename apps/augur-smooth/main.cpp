@@ -13,7 +13,7 @@ int main(int argc, char** argv) {
     const std::vector<std::string> args(argv + 1, argv + argc);
     const auto options = parseOptions(args);
     if (!options) {
-        std::fprintf(stderr, "augur-smooth: %s\n\n%s", options.error().c_str(), usage().c_str());
+        std::fprintf(stderr, "augur-smooth: %s\nRun with --help for the options and their ranges.\n", options.error().c_str());
         return 2;
     }
     if (options->help) {

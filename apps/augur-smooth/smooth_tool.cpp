@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "augur/kernels/kf/kalman_bank.hpp"
+#include "augur_cli.hpp"
 #include "augur/kernels/kf/smoother.hpp"
 #include "augur/platform/memory.hpp"
 #include "augur/platform/stream.hpp"
@@ -141,73 +142,62 @@ Result<void, std::string> smoothTarget(const Options& o, std::span<const Measure
 
 }  // namespace
 
+namespace {
+
+/// Accepted range of the four spreads and the noise density (all > 0): far beyond any physical value, and
+/// small enough that their squares stay finite.
+constexpr double MAX_SPREAD = 1e6;
+
+/// Binds every option of augur-smooth to `o`.
+void defineOptions(CLI::App& app, Options& o) {
+    app.description(
+        "Filters and RTS-smooths logged tracks: measurements CSV in, smoothed states and covariances CSV out.\n"
+        "  input:  target_id,time_s,x_m,y_m (one measurement per line, optional header)\n"
+        "  output: target_id,time_s, smoothed state, packed upper-triangle covariance\n"
+        "Exit status: 0 done, 1 unreadable or malformed input or a result that is not finite, 2 bad option.\n"
+        "Formats: docs/smoothing-tool.md");
+    cli::useConventions(app);
+    app.add_option("--input", o.inputPath, "Measurements CSV")->required();
+    app.add_option("--output", o.outputPath, "Smoothed CSV ('-' or none: standard output)");
+    cli::addChoice(app, "--model", o.model,
+                   {{"cv", MotionModel::ConstantVelocity}, {"ca", MotionModel::ConstantAcceleration}},
+                   "Motion model: cv (constant velocity) or ca (constant acceleration)");
+    app.add_option("--noise-density", o.noiseDensity, "Process noise density q (m^2/s^3 cv, m^2/s^5 ca)")
+        ->check(cli::numberIn(0.0, MAX_SPREAD, true))
+        ->capture_default_str();
+    app.add_option("--meas-std", o.measStd_m, "Measurement standard deviation of x and y (m)")
+        ->check(cli::numberIn(0.0, MAX_SPREAD, true))
+        ->capture_default_str();
+    app.add_option("--init-vel-std", o.initialVelStd_mps, "Prior velocity spread at a target's first measurement (m/s)")
+        ->check(cli::numberIn(0.0, MAX_SPREAD, true))
+        ->capture_default_str();
+    app.add_option("--init-acc-std", o.initialAccStd_mps2, "Prior acceleration spread, ca (m/s^2)")
+        ->check(cli::numberIn(0.0, MAX_SPREAD, true))
+        ->capture_default_str();
+    cli::addChoice(app, "--backend", o.backend, {{"cpu", kernels::Backend::Cpu}, {"cuda", kernels::Backend::Cuda}},
+                   "Where the smoother runs");
+    cli::addChoice(app, "--method", o.method, {{"parallel", Method::Parallel}, {"sequential", Method::Sequential}},
+                   "Smoother: parallel (associative scan) or sequential (RTS recursion)");
+}
+
+}  // namespace
+
 std::string usage() {
-    return "usage: augur-smooth --input MEASUREMENTS.csv [--output SMOOTHED.csv]\n"
-           "                    [--model cv|ca] [--noise-density Q] [--meas-std M]\n"
-           "                    [--init-vel-std V] [--init-acc-std A]\n"
-           "                    [--backend cpu|cuda] [--method parallel|sequential]\n"
-           "  input:  target_id,time_s,x_m,y_m (one measurement per line, optional header)\n"
-           "  output: target_id,time_s, smoothed state, packed upper-triangle covariance\n"
-           "  defaults: cv, Q 0.5 (m^2/s^3 cv, m^2/s^5 ca), M 0.5 m, V 5 m/s, A 2 m/s^2, cpu, parallel;\n"
-           "  output '-' or none: standard output. Formats: docs/smoothing-tool.md\n";
+    Options o;
+    CLI::App app{"", "augur-smooth"};
+    defineOptions(app, o);
+    return app.help();
 }
 
 Result<Options, std::string> parseOptions(const std::vector<std::string>& args) {
     Options o;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        if (a == "-h" || a == "--help") {
-            o.help = true;
-            return o;
-        }
-        if (i + 1 >= args.size()) {
-            return fail("missing value after " + a);
-        }
-        const std::string& v = args[++i];
-        auto positive = [&](double& target) -> bool { return parseDouble(v, target) && target > 0.0; };
-        if (a == "--input") {
-            o.inputPath = v;
-        } else if (a == "--output") {
-            o.outputPath = v;
-        } else if (a == "--model") {
-            if (v == "cv") {
-                o.model = MotionModel::ConstantVelocity;
-            } else if (v == "ca") {
-                o.model = MotionModel::ConstantAcceleration;
-            } else {
-                return fail("--model must be cv or ca, not '" + v + "'");
-            }
-        } else if (a == "--backend") {
-            if (v == "cpu") {
-                o.backend = kernels::Backend::Cpu;
-            } else if (v == "cuda") {
-                o.backend = kernels::Backend::Cuda;
-            } else {
-                return fail("--backend must be cpu or cuda, not '" + v + "'");
-            }
-        } else if (a == "--method") {
-            if (v == "parallel") {
-                o.method = Method::Parallel;
-            } else if (v == "sequential") {
-                o.method = Method::Sequential;
-            } else {
-                return fail("--method must be parallel or sequential, not '" + v + "'");
-            }
-        } else if (a == "--noise-density") {
-            if (!positive(o.noiseDensity)) return fail("--noise-density needs a positive number, not '" + v + "'");
-        } else if (a == "--meas-std") {
-            if (!positive(o.measStd_m)) return fail("--meas-std needs a positive number, not '" + v + "'");
-        } else if (a == "--init-vel-std") {
-            if (!positive(o.initialVelStd_mps)) return fail("--init-vel-std needs a positive number, not '" + v + "'");
-        } else if (a == "--init-acc-std") {
-            if (!positive(o.initialAccStd_mps2)) return fail("--init-acc-std needs a positive number, not '" + v + "'");
-        } else {
-            return fail("unknown option " + a);
-        }
+    CLI::App app{"", "augur-smooth"};
+    defineOptions(app, o);
+    auto parsed = cli::parse(app, args);
+    if (!parsed) {
+        return fail(std::move(parsed).error());
     }
-    if (o.inputPath.empty()) {
-        return fail(std::string("--input is required"));
-    }
+    o.help = *parsed == cli::Parsed::Help;
     return o;
 }
 
@@ -269,6 +259,23 @@ Result<std::vector<SmoothedRow>, std::string> smoothAll(const Options& options,
             return fail("target " + std::to_string(sorted[begin].targetId) + ": " + status.error());
         }
         for (std::size_t k = 0; k < target.size(); ++k) {
+            const auto firstBad = [](const std::vector<double>& values, std::size_t first, std::size_t count) {
+                for (std::size_t i = first; i < first + count; ++i) {
+                    if (!std::isfinite(values[i])) {
+                        return i - first;
+                    }
+                }
+                return count;
+            };
+            const std::size_t badState = firstBad(mean, k * dim, dim);
+            const std::size_t badCov = firstBad(cov, k * np, np);
+            if (badState < dim || badCov < np) {
+                char when[32];
+                std::snprintf(when, sizeof(when), "%.17g", target[k].time_s);
+                return fail("target " + std::to_string(target[k].targetId) + " at time_s " + when + ": the smoothed " +
+                            (badState < dim ? std::string("state ") + STATE_NAMES[badState] : std::string("covariance")) +
+                            " is not finite: the positions or times are too large for double precision");
+            }
             SmoothedRow row;
             row.targetId = target[k].targetId;
             row.time_s = target[k].time_s;

@@ -127,7 +127,7 @@ FlockFailure simpleFailure(FlockError error) noexcept {
     return failure;
 }
 
-constexpr std::int64_t INDEX_LIMIT = std::numeric_limits<std::int32_t>::max() / 2;
+constexpr std::int64_t INDEX_LIMIT = MAX_BATCH_SAMPLES;
 
 bool validCapacities(const FlockCapacities& c, const FlockParams& p) noexcept {
     const auto positive = [](std::int64_t v) { return v > 0 && v <= INDEX_LIMIT; };
@@ -149,6 +149,41 @@ FlockFinder::~FlockFinder() = default;
 
 const FlockParams& FlockFinder::params() const noexcept { return m_impl->params; }
 Backend FlockFinder::backend() const noexcept { return m_impl->backend; }
+
+FlockHostMemory FlockFinder::hostMemory(const FlockParams& params, const FlockCapacities& c, Backend backend) noexcept {
+    // Mirrors what create() reserves (StepScratch, FamilyBuffer, WindowScratch, MaximalScratch,
+    // IntersectScratch constructors); the few fixed-size members are left out.
+    const auto n = [](auto v) { return std::max(1.0, static_cast<double>(v)); };
+    const double entities = n(c.maxEntities);
+    const double batchSteps = n(c.maxBatchSteps);
+    FlockHostMemory memory;
+    if (backend == Backend::Cuda) {
+        memory.shared_bytes = batchSteps * entities * (2.0 * sizeof(double) + 1.0);  // x, y, present
+        return memory;
+    }
+    const auto family = [&n](double sets, double members) {
+        return (n(sets) + 1.0) * sizeof(std::int64_t) + n(members) * sizeof(std::int32_t);
+    };
+    const double cells = n(c.gridCellsPerStep) + 1.0;
+    const double disks = n(c.maxDisksPerStep);
+    const double stepScratch = 3.0 * cells * sizeof(std::int32_t) +
+                               entities * (2.0 * sizeof(std::int32_t) + 2.0 * sizeof(double)) +
+                               (entities + 1.0) * sizeof(std::int64_t) +
+                               disks * (sizeof(detail::DiskOffset) + 2.0 * sizeof(std::int32_t) + sizeof(std::int64_t) + sizeof(std::uint64_t)) +
+                               n(c.maxCandidateMembersPerStep) * sizeof(std::int32_t);
+    const double workFamily = family(static_cast<double>(c.maxWorkSets), static_cast<double>(c.maxWorkMembers));
+    const double windowScratch =
+        (4.0 + n(params.windowSteps)) * workFamily +                                                    // prefix ×2, candidates, result, suffix ×δ
+        (n(c.maxWorkSets) + 1.0) * (2.0 * sizeof(std::int32_t) + sizeof(std::uint64_t)) +              // maximal
+        entities * sizeof(std::int64_t) + n(c.maxWorkMembers) * (sizeof(std::int64_t) + sizeof(std::int32_t)) +
+        n(c.maxWorkSets) * sizeof(std::uint64_t) +                                                     // intersect
+        family(static_cast<double>(c.maxFlocksPerBatch), static_cast<double>(c.maxFlockMembersPerBatch)) +
+        (n(c.maxFlocksPerBatch) + 1.0) * sizeof(std::int32_t);                                         // flocks, windows
+    const double batchFamilies = family(static_cast<double>(c.maxFamilySetsPerBatch), static_cast<double>(c.maxFamilyMembersPerBatch));
+    memory.shared_bytes = batchFamilies + 2.0 * (batchSteps + 1.0) * sizeof(std::int32_t);
+    memory.perWorker_bytes = stepScratch + batchFamilies + windowScratch;
+    return memory;
+}
 
 Result<FlockFinder, FlockFailure> FlockFinder::create(const FlockParams& params, const FlockCapacities& capacities, Backend backend,
                                                       const FlockOptions& options) {

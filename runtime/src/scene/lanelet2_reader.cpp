@@ -265,6 +265,10 @@ private:
             }
             Point2 p;
             if (hasLocalX && hasLocalY) {
+                if (std::abs(localX) > MAX_MAP_COORDINATE_M || std::abs(localY) > MAX_MAP_COORDINATE_M) {
+                    return fail(error(MapErrorCode::BadValue, e, "node " + *id,
+                                      "local_x/local_y beyond the coordinate range [-2e7, 2e7] m"));
+                }
                 anyLocal = true;
                 p = Point2{localX, localY};
             } else {
@@ -278,7 +282,8 @@ private:
                 double lonDeg = 0.0;
                 if (!parseDouble(*lat, latDeg) || !parseDouble(*lon, lonDeg) || std::abs(latDeg) > 90.0 ||
                     std::abs(lonDeg) > 180.0) {
-                    return fail(error(MapErrorCode::BadValue, e, "node " + *id, "lat/lon out of range or not numbers"));
+                    return fail(error(MapErrorCode::BadValue, e, "node " + *id,
+                                      "lat/lon not numbers in [-90, 90] and [-180, 180] degrees"));
                 }
                 p = project(latDeg, lonDeg);
             }
@@ -795,6 +800,12 @@ private:
 }  // namespace
 
 Result<RoadMap, MapError> readLanelet2(const std::string& path, const Lanelet2Options& options) {
+    // NaN means "the first node"; anything else must be a latitude / longitude.
+    const auto badDegrees = [](double value, double limit) { return !std::isnan(value) && !(std::abs(value) <= limit); };
+    if (badDegrees(options.originLat_deg, 90.0) || badDegrees(options.originLon_deg, 180.0)) {
+        return fail(MapError{MapErrorCode::BadValue, path, 0, "origin",
+                             "origin latitude must be in [-90, 90] and longitude in [-180, 180] degrees"});
+    }
     auto doc = XmlDocument::load(path);
     if (doc.hasError()) {
         const XmlError& e = doc.error();

@@ -1,5 +1,6 @@
 // SUMO network reader (see map_readers.hpp and docs/design/maps.md).
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <sstream>
 #include <unordered_map>
@@ -21,24 +22,39 @@ bool parseNumber(const std::string& text, double& out) {
     return end != text.c_str() && *end == '\0' && std::isfinite(out);
 }
 
-bool parseShape(const std::string& text, std::vector<Point2>& out) {
+/// An integer in [0, max] (SUMO writes indices as integers; "1.5", "-1" or "1e9" are errors).
+bool parseIndex(const std::string& text, int max, int& out) {
+    double value = 0.0;
+    if (!parseNumber(text, value) || value < 0.0 || value > static_cast<double>(max) || value != std::floor(value)) {
+        return false;
+    }
+    out = static_cast<int>(value);
+    return true;
+}
+
+/// Parses "x,y[,z] x,y[,z] …" into `out`; an empty string when it is a list of at least two points within
+/// ±MAX_MAP_COORDINATE_M, else what is wrong.
+std::string parseShape(const std::string& text, std::vector<Point2>& out) {
     std::istringstream in(text);
     std::string token;
     while (in >> token) {
         const std::size_t comma = token.find(',');
         if (comma == std::string::npos) {
-            return false;
+            return "shape is not a list of at least two x,y points";
         }
         const std::size_t comma2 = token.find(',', comma + 1);  // optional z
         double x = 0.0;
         double y = 0.0;
         if (!parseNumber(token.substr(0, comma), x) ||
             !parseNumber(token.substr(comma + 1, comma2 == std::string::npos ? std::string::npos : comma2 - comma - 1), y)) {
-            return false;
+            return "shape is not a list of at least two x,y points";
+        }
+        if (std::abs(x) > MAX_MAP_COORDINATE_M || std::abs(y) > MAX_MAP_COORDINATE_M) {
+            return "shape point '" + token + "' is beyond the coordinate range [-2e7, 2e7] m";
         }
         out.push_back(Point2{x, y});
     }
-    return out.size() >= 2;
+    return out.size() >= 2 ? std::string() : std::string("shape is not a list of at least two x,y points");
 }
 
 std::vector<std::string> split(const std::string& text) {
@@ -160,10 +176,13 @@ private:
             LaneSpec spec;
             spec.id = *laneId;
             spec.sourceLine = m_doc.element(c).line;
-            double laneIndex = 0.0;
-            if (!parseNumber(*index, laneIndex) || !parseNumber(*speed, spec.speedLimit_mps) ||
-                !(spec.speedLimit_mps > 0.0)) {
-                return fail(error(MapErrorCode::BadValue, c, where, "index or speed is not a valid number"));
+            int laneIndex = 0;
+            if (!parseIndex(*index, MAX_SUMO_LANE_INDEX, laneIndex)) {
+                return fail(error(MapErrorCode::BadValue, c, where,
+                                  "index '" + *index + "' is not an integer in [0, " + std::to_string(MAX_SUMO_LANE_INDEX) + "]"));
+            }
+            if (!parseNumber(*speed, spec.speedLimit_mps) || !(spec.speedLimit_mps > 0.0)) {
+                return fail(error(MapErrorCode::BadValue, c, where, "speed '" + *speed + "' is not a positive number"));
             }
             spec.width_m = SUMO_DEFAULT_LANE_WIDTH_M;
             if (const std::string* width = m_doc.attribute(c, "width")) {
@@ -171,8 +190,15 @@ private:
                     return fail(error(MapErrorCode::BadValue, c, where, "width '" + *width + "' is not a positive number"));
                 }
             }
-            if (!parseShape(*shape, spec.centreline)) {
-                return fail(error(MapErrorCode::BadValue, c, where, "shape is not a list of at least two x,y points"));
+            for (const auto& [otherIndex, otherLane] : lanesByIndex) {
+                if (otherIndex == laneIndex) {
+                    return fail(error(MapErrorCode::DuplicateId, c, where,
+                                      "index " + *index + " is also the index of lane " + m_builder.spec(otherLane).id +
+                                          " of this edge"));
+                }
+            }
+            if (std::string problem = parseShape(*shape, spec.centreline); !problem.empty()) {
+                return fail(error(MapErrorCode::BadValue, c, where, std::move(problem)));
             }
             const std::uint32_t lane = m_builder.addLane(std::move(spec));
             if (!m_laneIndex.emplace(*laneId, lane).second) {
@@ -180,11 +206,12 @@ private:
             }
             m_internal.push_back(internal);
             m_linkIndex.push_back(-1);
-            lanesByIndex.emplace_back(static_cast<int>(laneIndex), lane);
+            lanesByIndex.emplace_back(laneIndex, lane);
             changeLeft.push_back(!internal && laneChangePermitted(m_doc.attribute(c, "changeLeft")));
             changeRight.push_back(!internal && laneChangePermitted(m_doc.attribute(c, "changeRight")));
         }
-        // SUMO numbers lanes from the right (index 0); index + 1 is the left neighbour.
+        // SUMO numbers lanes from the right (index 0); index + 1 is the left neighbour. The indices of an
+        // edge are distinct and at most MAX_SUMO_LANE_INDEX, so this pairing is bounded.
         for (std::size_t i = 0; i < lanesByIndex.size(); ++i) {
             for (std::size_t j = 0; j < lanesByIndex.size(); ++j) {
                 if (lanesByIndex[j].first == lanesByIndex[i].first + 1) {
@@ -226,9 +253,14 @@ private:
             }
             const std::string* index = m_doc.attribute(c, "index");
             const std::string* response = m_doc.attribute(c, "response");
-            double value = 0.0;
-            if (index == nullptr || response == nullptr || !parseNumber(*index, value) || value < 0.0) {
-                return fail(error(MapErrorCode::BadValue, c, "junction " + *id, "request needs index and response"));
+            if (index == nullptr || response == nullptr) {
+                return fail(error(MapErrorCode::MissingAttribute, c, "junction " + *id, "request needs index and response"));
+            }
+            int value = 0;
+            if (!parseIndex(*index, MAX_SUMO_REQUEST_INDEX, value)) {
+                return fail(error(MapErrorCode::BadValue, c, "junction " + *id,
+                                  "request index '" + *index + "' is not an integer in [0, " +
+                                      std::to_string(MAX_SUMO_REQUEST_INDEX) + "]"));
             }
             const auto k = static_cast<std::size_t>(value);
             if (logic.response.size() <= k) {

@@ -1,6 +1,7 @@
 // Strict XML subset parser (see xml_document.hpp for what is and is not accepted).
 #include "augur/runtime/scene/xml_document.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -64,10 +65,12 @@ public:
 private:
     Failure<XmlError> failure() { return fail(XmlError{m_doc.m_fileName, m_errorLine, m_error}); }
 
-    void setError(std::string message) {
+    void setError(std::string message) { setErrorAt(m_line, std::move(message)); }
+
+    void setErrorAt(std::uint32_t line, std::string message) {
         if (m_error.empty()) {
             m_error = std::move(message);
-            m_errorLine = m_line;
+            m_errorLine = line;
         }
     }
 
@@ -263,9 +266,34 @@ private:
         return true;
     }
 
+    /// Fails when two attributes of the start tag just read share a name, naming the first repeat in
+    /// document order (and its line). O(n log n) in the tag's n attributes: the names are sorted by
+    /// (name, position), so each repeat follows its first occurrence.
+    bool checkDuplicateAttributes(const std::string& elementName) {
+        if (m_attributeNames.size() < 2) {
+            return true;
+        }
+        std::sort(m_attributeNames.begin(), m_attributeNames.end(), [](const AttributeName& a, const AttributeName& b) {
+            return a.name != b.name ? a.name < b.name : a.index < b.index;
+        });
+        const AttributeName* repeat = nullptr;
+        for (std::size_t i = 1; i < m_attributeNames.size(); ++i) {
+            if (m_attributeNames[i].name == m_attributeNames[i - 1].name &&
+                (repeat == nullptr || m_attributeNames[i].index < repeat->index)) {
+                repeat = &m_attributeNames[i];
+            }
+        }
+        if (repeat != nullptr) {
+            setErrorAt(repeat->line, "duplicate attribute '" + std::string(repeat->name) + "' in <" + elementName + ">");
+            return false;
+        }
+        return true;
+    }
+
     bool parseAttributes(std::uint32_t elementIndex, bool& selfClosing) {
         auto& element = m_doc.m_elements[elementIndex];
         element.firstAttribute = static_cast<std::uint32_t>(m_doc.m_attributes.size());
+        m_attributeNames.clear();
         for (;;) {
             const std::size_t before = m_pos;
             skipSpace();
@@ -276,21 +304,24 @@ private:
             if (startsWith("/>")) {
                 advance(2);
                 selfClosing = true;
-                return true;
+                return checkDuplicateAttributes(m_doc.m_elements[elementIndex].name);
             }
             if (m_text[m_pos] == '>') {
                 advance(1);
                 selfClosing = false;
-                return true;
+                return checkDuplicateAttributes(m_doc.m_elements[elementIndex].name);
             }
             if (before == m_pos) {
                 setError("expected white space before an attribute in <" + element.name + ">");
                 return false;
             }
             XmlDocument::Attribute attribute;
+            const std::size_t nameStart = m_pos;
+            const std::uint32_t attributeLine = m_line;
             if (!parseName(attribute.name)) {
                 return false;
             }
+            const std::string_view nameView = m_text.substr(nameStart, m_pos - nameStart);
             skipSpace();
             if (m_pos >= m_text.size() || m_text[m_pos] != '=') {
                 setError("attribute '" + attribute.name + "' without a value");
@@ -327,12 +358,7 @@ private:
                 attribute.value += (c == '\t' || c == '\n' || c == '\r') ? ' ' : c;  // attribute-value normalisation
                 advance(1);
             }
-            for (std::uint32_t i = element.firstAttribute; i < m_doc.m_attributes.size(); ++i) {
-                if (m_doc.m_attributes[i].name == attribute.name) {
-                    setError("duplicate attribute '" + attribute.name + "' in <" + element.name + ">");
-                    return false;
-                }
-            }
+            m_attributeNames.push_back(AttributeName{nameView, m_doc.m_attributes.size(), attributeLine});
             m_doc.m_attributes.push_back(std::move(attribute));
             ++m_doc.m_elements[elementIndex].attributeCount;
         }
@@ -451,7 +477,16 @@ private:
         }
     }
 
+    /// An attribute name of the start tag being read: a view of the source text (names are not decoded),
+    /// its index in the document's attribute array and its line.
+    struct AttributeName {
+        std::string_view name;
+        std::size_t index;
+        std::uint32_t line;
+    };
+
     std::string_view m_text;
+    std::vector<AttributeName> m_attributeNames;  ///< reused from tag to tag
     std::size_t m_pos{0};
     std::uint32_t m_line{1};
     std::string m_error;

@@ -36,6 +36,26 @@ TEST(SmoothToolOptions, RejectsUnknownOptionMissingInputAndBadValues) {
     EXPECT_TRUE(parseOptions({"--input", "a", "--backend", "tpu"}).hasError());
 }
 
+TEST(SmoothToolOptions, ErrorsNameTheOptionAndItsAcceptedRange) {
+    const auto tooLarge = parseOptions({"--input", "a", "--meas-std", "1e7"});
+    ASSERT_TRUE(tooLarge.hasError());
+    EXPECT_NE(tooLarge.error().find("--meas-std: '1e7' is not a number in (0, 1e6]"), std::string::npos) << tooLarge.error();
+    const auto unknownModel = parseOptions({"--input", "a", "--model", "xx"});
+    ASSERT_TRUE(unknownModel.hasError());
+    EXPECT_NE(unknownModel.error().find("--model: xx not in {cv,ca}"), std::string::npos) << unknownModel.error();
+    const auto noInput = parseOptions({"--model", "cv"});
+    ASSERT_TRUE(noInput.hasError());
+    EXPECT_NE(noInput.error().find("--input is required"), std::string::npos) << noInput.error();
+}
+
+TEST(SmoothToolOptions, HelpNeedsNoOtherOptionAndListsTheRanges) {
+    const auto sut = parseOptions({"--help"});
+    ASSERT_TRUE(sut.hasValue()) << sut.error();
+    EXPECT_TRUE(sut->help);
+    EXPECT_NE(usage().find("--meas-std"), std::string::npos);
+    EXPECT_NE(usage().find("(0, 1e6]"), std::string::npos);
+}
+
 TEST(SmoothToolCsv, ReadsRowsSkippingHeaderCommentsAndBlankLines) {
     std::istringstream in("target_id,time_s,x_m,y_m\n# comment\n\n5,0.1,1.5,-2\r\n5, 0.2 ,1.6,-2.1\n");
     const auto sut = readMeasurements(in);
@@ -139,6 +159,30 @@ TEST(SmoothTool, SingleMeasurementTargetKeepsItsPrior) {
     ASSERT_EQ(sut->size(), 1U);
     EXPECT_EQ(sut->front().state[0], 3.0);
     EXPECT_EQ(sut->front().cov[0], options.measStd_m * options.measStd_m);
+}
+
+TEST(SmoothTool, FiniteButHugeInputThatOverflowsIsAnErrorNamingTargetAndTime) {
+    // Finite coordinates whose differences overflow double precision: the filter's innovations are infinite.
+    constexpr double HUGE_M = 1e308;
+    const std::vector<Measurement> rows{{7, 0.0, HUGE_M, 1.0}, {7, 0.1, -HUGE_M, 1.0}, {7, 0.2, HUGE_M, 1.0}};
+    for (const Method method : {Method::Parallel, Method::Sequential}) {
+        Options options;
+        options.inputPath = "x";
+        options.method = method;
+        const auto sut = smoothAll(options, rows);
+        ASSERT_TRUE(sut.hasError());
+        EXPECT_NE(sut.error().find("target 7 at time_s 0: the smoothed state x_m is not finite"), std::string::npos)
+            << sut.error();
+    }
+}
+
+TEST(SmoothTool, HugeTimesAreAnErrorNotNaNOutput) {
+    const std::vector<Measurement> rows{{1, 0.0, 1.0, 1.0}, {1, 1e300, 1.0, 1.0}, {1, 2e300, 1.0, 1.0}};
+    Options options;
+    options.inputPath = "x";
+    const auto sut = smoothAll(options, rows);
+    ASSERT_TRUE(sut.hasError());
+    EXPECT_NE(sut.error().find("is not finite"), std::string::npos) << sut.error();
 }
 
 TEST(SmoothToolOutput, WritesHeaderAndOneLinePerRow) {

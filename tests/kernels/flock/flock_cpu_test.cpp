@@ -228,6 +228,31 @@ TEST(FlockCpu, InvalidParametersAreRejectedAtInit) {
     }
 }
 
+TEST(FlockCpu, HostMemoryCoversTheLargestBuffersAndGrowsWithWorkersAndWindow) {
+    FlockCapacities capacities;
+    capacities.maxEntities = 1000;
+    const FlockParams params{2, 4, RADIUS_M};
+    const FlockHostMemory sut = FlockFinder::hostMemory(params, capacities, Backend::Cpu);
+    // Each worker holds a batch family buffer and δ + 4 work families; the finder one more batch family.
+    const double batchFamily = static_cast<double>(capacities.maxFamilyMembersPerBatch) * sizeof(std::int32_t);
+    const double workFamily = static_cast<double>(capacities.maxWorkSets + 1) * sizeof(std::int64_t) +
+                              static_cast<double>(capacities.maxWorkMembers) * sizeof(std::int32_t);  // offsets, members
+    EXPECT_GE(sut.perWorker_bytes, batchFamily + (params.windowSteps + 4) * workFamily);
+    EXPECT_GE(sut.shared_bytes, batchFamily);
+    EXPECT_DOUBLE_EQ(sut.total(3) - sut.total(2), sut.perWorker_bytes);
+    const FlockHostMemory longerWindow = FlockFinder::hostMemory({2, 5, RADIUS_M}, capacities, Backend::Cpu);
+    EXPECT_DOUBLE_EQ(longerWindow.perWorker_bytes - sut.perWorker_bytes, workFamily);  // one more suffix family
+}
+
+TEST(FlockCpu, HostMemoryOfAbsurdCapacitiesIsLargeNotOverflowed) {
+    FlockCapacities capacities;
+    capacities.maxEntities = 1 << 30;
+    capacities.maxWorkMembers = std::int64_t{1} << 40;
+    const FlockHostMemory sut = FlockFinder::hostMemory({2, 1 << 30, RADIUS_M}, capacities, Backend::Cpu);
+    EXPECT_GT(sut.total(100'000), 1e20);
+    EXPECT_TRUE(std::isfinite(sut.total(100'000)));
+}
+
 TEST(FlockCpu, NonFinitePresentSampleIsInvalidInputButAMissingOneIsIgnored) {
     Instance instance(3, 2);
     instance.x[instance.index(1, 1)] = std::numeric_limits<double>::quiet_NaN();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "augur/runtime/scene/map_readers.hpp"
@@ -307,6 +308,9 @@ TEST(Lanelet2Reader, MalformedContentNamesFileLineAndElement) {
         {"mixed_frames",
          "<node id='5' lat='49' lon='8'/>\n<node id='6'><tag k='local_x' v='1'/><tag k='local_y' v='2'/></node>\n",
          MapErrorCode::BadValue, "node 6", 3},
+        {"absurd_local_x", "<node id='5'><tag k='local_x' v='1e300'/><tag k='local_y' v='0'/></node>\n",
+         MapErrorCode::BadValue, "node 5", 2},
+        {"absurd_latitude", "<node id='5' lat='1e300' lon='8'/>\n", MapErrorCode::BadValue, "node 5", 2},
     };
     for (const MalformedCase& c : cases) {
         const bool needsNodes = std::string(c.body).find("relation") != std::string::npos;
@@ -319,6 +323,18 @@ TEST(Lanelet2Reader, MalformedContentNamesFileLineAndElement) {
         EXPECT_EQ(result.error().line, c.line) << c.name;
         EXPECT_EQ(result.error().file, path);
         EXPECT_NE(result.error().describe().find(c.elementId), std::string::npos);
+    }
+}
+
+TEST(Lanelet2Reader, OriginOutsideLatitudeAndLongitudeRangesIsABadValue) {
+    const std::string path = writeScratchFile("origin.osm", std::string("<osm version='0.6'>\n") + NODES + "</osm>\n");
+    for (const Lanelet2Options origin : {Lanelet2Options{1e300, 8.0}, Lanelet2Options{49.0, -180.5},
+                                         Lanelet2Options{std::nan(""), std::numeric_limits<double>::infinity()}}) {
+        auto result = readLanelet2(path, origin);
+        ASSERT_TRUE(result.hasError());
+        EXPECT_EQ(result.error().code, MapErrorCode::BadValue);
+        EXPECT_EQ(result.error().elementId, "origin");
+        EXPECT_NE(result.error().message.find("[-90, 90]"), std::string::npos) << result.error().message;
     }
 }
 

@@ -196,6 +196,24 @@ TEST(SumoReader, MalformedContentNamesFileLineAndElement) {
          MapErrorCode::DuplicateId, "lane E0_0", 4},
         {"degenerate_lane", "<edge id=\"E0\">\n<lane id=\"E0_0\" index=\"0\" speed=\"13.9\" shape=\"5,5 5,5\"/>\n</edge>\n",
          MapErrorCode::BadGeometry, "lane E0_0", 3},
+        {"negative_index", "<edge id=\"E0\">\n<lane id=\"E0_0\" index=\"-1\" speed=\"13.9\" shape=\"0,0 10,0\"/>\n</edge>\n",
+         MapErrorCode::BadValue, "lane E0_0", 3},
+        {"fractional_index", "<edge id=\"E0\">\n<lane id=\"E0_0\" index=\"0.5\" speed=\"13.9\" shape=\"0,0 10,0\"/>\n</edge>\n",
+         MapErrorCode::BadValue, "lane E0_0", 3},
+        {"absurd_index", "<edge id=\"E0\">\n<lane id=\"E0_0\" index=\"1e12\" speed=\"13.9\" shape=\"0,0 10,0\"/>\n</edge>\n",
+         MapErrorCode::BadValue, "lane E0_0", 3},
+        {"repeated_index",
+         "<edge id=\"E0\">\n<lane id=\"E0_0\" index=\"0\" speed=\"13.9\" shape=\"0,0 10,0\"/>\n"
+         "<lane id=\"E0_1\" index=\"0\" speed=\"13.9\" shape=\"0,3 10,3\"/>\n</edge>\n",
+         MapErrorCode::DuplicateId, "lane E0_1", 4},
+        {"absurd_coordinate",
+         "<edge id=\"E0\">\n<lane id=\"E0_0\" index=\"0\" speed=\"13.9\" shape=\"0,0 1e300,0\"/>\n</edge>\n",
+         MapErrorCode::BadValue, "lane E0_0", 3},
+        {"absurd_request_index",
+         "<edge id=\"E0\">\n<lane id=\"E0_0\" index=\"0\" speed=\"13.9\" shape=\"0,0 10,0\"/>\n</edge>\n"
+         "<junction id=\"J0\" type=\"priority\" intLanes=\"E0_0\">\n<request index=\"1e12\" response=\"0\" foes=\"0\"/>\n"
+         "</junction>\n",
+         MapErrorCode::BadValue, "junction J0", 6},
     };
     for (const SumoMalformedCase& c : cases) {
         const std::string path =
@@ -226,6 +244,24 @@ TEST(SumoReader, SkipsNonVehicleLanesAndTheirConnectionsWithACount) {
     EXPECT_EQ(result->summary().skippedNonVehicle, 2U);
     EXPECT_EQ(result->summary().warnings, 1U);  // <neigh>: not used, counted
     EXPECT_EQ(result->lane(0).right.lane, NO_INDEX);
+}
+
+TEST(SumoReader, CoordinatesAtTheRangeLimitAreAccepted) {
+    const std::string text = "<net version=\"1.9\">\n<edge id=\"E0\">\n"
+                             "<lane id=\"E0_0\" index=\"0\" speed=\"13.9\" shape=\"-2e7,2e7 -19999990,2e7\"/>\n"
+                             "</edge>\n</net>\n";
+    auto result = readSumoNet(writeScratchFile("far.net.xml", text));
+    ASSERT_TRUE(result.hasValue()) << result.error().describe();
+    EXPECT_EQ(result->minCorner().x_m, -MAX_MAP_COORDINATE_M);
+}
+
+TEST(SumoReader, OutOfRangeMessagesNameTheValueAndTheRange) {
+    const std::string text = "<net version=\"1.9\">\n<edge id=\"E0\">\n"
+                             "<lane id=\"E0_0\" index=\"-1\" speed=\"13.9\" shape=\"0,0 10,0\"/>\n</edge>\n</net>\n";
+    auto result = readSumoNet(writeScratchFile("index.net.xml", text));
+    ASSERT_TRUE(result.hasError());
+    EXPECT_NE(result.error().describe().find("index '-1' is not an integer in [0, 255]"), std::string::npos)
+        << result.error().describe();
 }
 
 TEST(SumoReader, RejectsOtherRootElements) {

@@ -107,6 +107,43 @@ TEST(XmlDocument, CountsLinesAcrossCrLfAndNormalisesWhiteSpaceInAttributes) {
     EXPECT_EQ(error.line, 3U);
 }
 
+/// `count` attributes a0 … a(count-1), one per line after the first, on one element; `repeatFirst` adds a0 again.
+std::string manyAttributes(int count, bool repeatFirst) {
+    std::string text = "<a";
+    for (int i = 0; i < count; ++i) {
+        text += "\n a" + std::to_string(i) + "='" + std::to_string(i) + "'";
+    }
+    if (repeatFirst) {
+        text += "\n a0='again'";
+    }
+    return text + "/>";
+}
+
+// Hostile elements with very many attributes. The duplicate check sorts the names (n log n: milliseconds);
+// a pairwise check needs n²/2 comparisons: 7.2·10^9 for 120,000 (about 23 s), and sixteen times that, six
+// minutes or more, for 480,000. No wall-clock assertion: a quadratic check shows as a test that hangs.
+constexpr int HOSTILE_ATTRIBUTES = 120'000;
+constexpr int VERY_HOSTILE_ATTRIBUTES = 480'000;
+
+TEST(XmlDocument, ElementWithFourHundredEightyThousandAttributesParses) {
+    const auto sut = parseOk(manyAttributes(VERY_HOSTILE_ATTRIBUTES, false));
+    ASSERT_EQ(sut.element(0).attributeCount, static_cast<std::uint32_t>(VERY_HOSTILE_ATTRIBUTES));
+    EXPECT_EQ(*sut.attribute(0, "a479999"), "479999");
+}
+
+TEST(XmlDocument, DuplicateAmongOneHundredTwentyThousandAttributesIsNamedWithItsLine) {
+    constexpr std::uint32_t REPEAT_LINE = HOSTILE_ATTRIBUTES + 2;  // line 1 is "<a"
+    const auto error = parseError(manyAttributes(HOSTILE_ATTRIBUTES, true));
+    EXPECT_NE(error.message.find("duplicate attribute 'a0' in <a>"), std::string::npos) << error.message;
+    EXPECT_EQ(error.line, REPEAT_LINE);
+}
+
+TEST(XmlDocument, FirstRepeatInDocumentOrderIsTheOneReported) {
+    const auto error = parseError("<a\n z='1'\n b='2'\n b='3'\n z='4'/>");
+    EXPECT_NE(error.message.find("duplicate attribute 'b'"), std::string::npos) << error.message;
+    EXPECT_EQ(error.line, 4U);
+}
+
 TEST(XmlDocument, MissingFileIsAnIoErrorWithoutLine) {
     auto result = XmlDocument::load("/nonexistent/augur/map.osm");
     ASSERT_TRUE(result.hasError());

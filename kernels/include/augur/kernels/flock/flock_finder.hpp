@@ -49,8 +49,24 @@ struct FlockOptions {
     int inPlaceWaves{-1};
 };
 
+/// Host memory FlockFinder::create() reserves, in bytes: `shared_bytes` once and `perWorker_bytes` for
+/// each CPU worker thread. Most of it is reserved, not touched: pages a run does not reach cost nothing
+/// on an operating system that commits lazily, so this is an upper bound of what a run makes resident.
+struct FlockHostMemory {
+    double shared_bytes{0.0};
+    double perWorker_bytes{0.0};  ///< Backend::Cpu; 0 for Backend::Cuda
+    [[nodiscard]] double total(int workers) const noexcept { return shared_bytes + perWorker_bytes * workers; }
+};
+
 class FlockFinder {
 public:
+    /// The host memory create() would reserve for these parameters and capacities (workers as given by
+    /// the caller: FlockHostMemory::total). Backend::Cuda: the pinned input staging of one batch; its
+    /// device buffers are not host memory and are not counted. Doubles, so absurd capacities give a large
+    /// figure rather than an overflow. noexcept, no allocation, O(1).
+    [[nodiscard]] static FlockHostMemory hostMemory(const FlockParams& params, const FlockCapacities& capacities,
+                                                    Backend backend) noexcept;
+
     FlockFinder(FlockFinder&&) noexcept;
     FlockFinder& operator=(FlockFinder&&) noexcept;
     FlockFinder(const FlockFinder&) = delete;

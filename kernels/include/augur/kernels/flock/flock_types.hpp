@@ -42,6 +42,10 @@ struct TrajectoryView {
     int stepCount{0};
 };
 
+/// Largest maxEntities × maxBatchSteps the finder accepts (indices of a batch's samples and sets stay
+/// within int32 with room for sums).
+inline constexpr std::int64_t MAX_BATCH_SAMPLES = 0x7FFFFFFF / 2;
+
 /// Sizes fixed at init. Exceeding one is reported (FlockError::CapacityExceeded with the capacity and
 /// the size that was needed), never a crash and never a silent truncation.
 struct FlockCapacities {

@@ -25,8 +25,21 @@
 
 namespace augur::runtime::scene {
 
+/// Largest |x| or |y| a map may use, metres: half the Earth's circumference (20,004 km). No frame of a
+/// map on Earth (local, projected such as UTM, geocentric) needs more; a larger coordinate is a broken or
+/// hostile file (it would overflow the geometry's squared distances) and is reported as BadValue.
+inline constexpr double MAX_MAP_COORDINATE_M = 2.0e7;
+
+/// SUMO lane `index` (lanes of one edge, numbered from the right): an integer in [0, MAX_SUMO_LANE_INDEX].
+inline constexpr int MAX_SUMO_LANE_INDEX = 255;
+
+/// SUMO junction `<request index>` (one per link through the junction): an integer in
+/// [0, MAX_SUMO_REQUEST_INDEX]; the reader keeps one response per index, so the bound caps its memory.
+inline constexpr int MAX_SUMO_REQUEST_INDEX = 4095;
+
 struct Lanelet2Options {
-    /// Origin of the local frame (degrees). NaN: the first node of the file.
+    /// Origin of the local frame (degrees; latitude in [-90, 90], longitude in [-180, 180], else the read
+    /// fails with BadValue). NaN: the first node of the file.
     double originLat_deg{std::nan("")};
     double originLon_deg{std::nan("")};
 };
