@@ -294,7 +294,7 @@ __global__ void __launch_bounds__(THREADS, 1) residentKernel(const Args a) {
     PriorityTerms terms[NA];
 #pragma unroll
     for (int j = 0; j < NA; ++j) {
-        terms[j] = priorityTerms(speedCellUpper_mps(iv < nv ? iv : 0, c), j, constraints, a.rules, c);
+        terms[j] = priorityTerms(speedCellUpper_mps(iv < nv ? iv : 0, c), j, a.rules, c);
     }
     const int next = (place.rank + 1) % place.blocks;  // the block whose halo this block's chunk ends are
     // Every block of the cluster has started and zeroed its arrays before any block writes into them.

@@ -229,6 +229,9 @@ int MotionStage::gatherCorridors() noexcept {
                 std::max(fc.limits.stopProbability, fc.road.mustGiveWay != 0 ? fv.stopProbability : 0.0F);
             in.constraints.stopDistance_m += halfCell_m;  // NO_LIMIT stays NO_LIMIT
             in.constraints.leadGap_m += halfCell_m;
+            for (float& from : in.constraints.limitFrom_m) {
+                from += halfCell_m;
+            }
             in.constraints.leadDecel_mps2 = pc.rules.comfortDecel_mps2;
             const auto points = std::min<std::size_t>(static_cast<std::size_t>(fc.polylinePoints), pointsPerCorridor);
             in.polylinePoints = static_cast<std::int32_t>(points);

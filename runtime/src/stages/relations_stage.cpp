@@ -10,6 +10,7 @@ namespace {
 constexpr double CURVATURE_BASE_M = 5.0;      ///< heading change over this arc length gives the curvature
 constexpr float DEFAULT_SPEED_LIMIT_MPS = 13.9F;  ///< 50 km/h where the map has no limit
 constexpr float NO_STOP_M = 1e9F;
+constexpr float SPEED_LIMIT_RESOLUTION_MPS = 0.1F;  ///< lanes whose limits differ less share a stretch
 constexpr double LANE_CHANGE_DURATION_S = 4.0;  ///< a lane change joins the target lane over v·4 s …
 constexpr double LANE_CHANGE_MIN_M = 20.0;      ///< … and at least 20 m
 
@@ -32,6 +33,26 @@ bool endsInLaneDrop(const scene::RoadMap& map, const scene::Corridor& corridor) 
     }
     return false;
 }
+
+void describeSpeedLimits(const scene::RoadMap& map, const scene::Corridor& corridor,
+                         kernels::markov::CorridorConstraints& limits) noexcept {
+    // The limit changes where a lane of another limit begins (a turn through a junction, a slower zone),
+    // at most MAX_SPEED_LIMIT_CHANGES times; the rest of the corridor keeps the last limit.
+    float current = limits.speedLimit_mps;
+    int changes = 0;
+    for (std::size_t i = 1; i < corridor.segments.size() && changes < kernels::markov::MAX_SPEED_LIMIT_CHANGES; ++i) {
+        const double laneLimit = map.lane(corridor.segments[i].lane).speedLimit_mps;
+        const float limit = laneLimit > 0.0 ? static_cast<float>(laneLimit) : DEFAULT_SPEED_LIMIT_MPS;
+        if (std::fabs(limit - current) < SPEED_LIMIT_RESOLUTION_MPS) {
+            continue;
+        }
+        limits.limitFrom_m[changes] = corridor.segments[i].corridorS_m;
+        limits.limitAfter_mps[changes] = limit;
+        current = limit;
+        ++changes;
+    }
+}
+
 }  // namespace
 
 bool isPredictedClass(ObjectClass objectClass) noexcept {
@@ -155,6 +176,7 @@ void RelationsStage::describeCorridor(std::uint32_t v, std::uint32_t k) noexcept
     }
     out.road.distanceToStop_m = stop;
     out.limits.speedLimit_mps = out.road.speedLimit_mps;
+    describeSpeedLimits(map, corridor, out.limits);
     out.limits.stopDistance_m = stop < NO_STOP_M ? stop : kernels::markov::NO_LIMIT;
     // The road's own certainty; the motion stage takes the larger of it and the intention filter's P(stop).
     out.limits.stopProbability = certainStop ? 1.0F : 0.0F;

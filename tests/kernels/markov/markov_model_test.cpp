@@ -228,6 +228,45 @@ TEST(TypicalBehaviourRule, SpeedLimitIsJudgedAtTheRepresentativeSpeed) {
     EXPECT_EQ(priority(0.0F, speedCellUpper_mps(SPEED_CELL + 1, c), ACCELERATE, 0.0F, limit, typical, c), 0.0F);
 }
 
+TEST(TypicalBehaviourRule, TheSpeedLimitIsTheOneWhereTheCellIs) {
+    const ChainConfig c = runtimeChain();
+    constexpr int ACCELERATE = 4;   // +2.7 m/s²
+    constexpr int CRUISE = 3;
+    constexpr int SPEED_CELL = 3;   // (8.9, 13.3] m/s, representative 11.1 m/s
+    constexpr float CHANGE_AT_M = 20.0F;
+    CorridorConstraints k{};
+    k.speedLimit_mps = 6.0F;          // a turn through a junction …
+    k.limitFrom_m[0] = CHANGE_AT_M;   // … then the road after it
+    k.limitAfter_mps[0] = 13.89F;
+    PriorityRules typical{};
+    typical.speed = RuleSpeed::Typical;
+    const float vFar = speedCellUpper_mps(SPEED_CELL, c);
+    EXPECT_EQ(priority(CHANGE_AT_M - 1.0F, vFar, ACCELERATE, 0.0F, k, typical, c), 0.0F);
+    EXPECT_EQ(priority(CHANGE_AT_M - 1.0F, vFar, CRUISE, 0.0F, k, typical, c), 1.0F) << "holding a speed stays allowed";
+    EXPECT_EQ(priority(CHANGE_AT_M, vFar, ACCELERATE, 0.0F, k, typical, c), 1.0F);
+}
+
+TEST(TypicalBehaviourRule, OnlyInputsThatCannotSlowComfortablyForALowerLimitAheadAreRuledOut) {
+    const ChainConfig c = runtimeChain();
+    constexpr int CRUISE = 3;
+    constexpr int SPEED_CELL = 3;  // moves at 11.1 m/s, keeps the distances of 8.9 m/s
+    CorridorConstraints k{};
+    k.speedLimit_mps = 13.89F;
+    k.limitAfter_mps[0] = 4.0F;
+    PriorityRules typical{};
+    typical.speed = RuleSpeed::Typical;
+    const float vFar = speedCellUpper_mps(SPEED_CELL, c);
+    const PriorityTerms cruise = priorityTerms(vFar, CRUISE, typical, c);
+    const float slowing_m = cruise.stopReach_m * (1.0F - 16.0F / (cruise.nextSpeed_mps * cruise.nextSpeed_mps));
+    k.limitFrom_m[0] = cruise.displacement_m + slowing_m + 0.5F;  // just far enough
+    EXPECT_EQ(priority(0.0F, vFar, CRUISE, 0.0F, k, typical, c), 1.0F);
+    k.limitFrom_m[0] = cruise.displacement_m + slowing_m - 0.5F;  // too near to slow comfortably at cruise
+    EXPECT_EQ(priority(0.0F, vFar, CRUISE, 0.0F, k, typical, c), 0.0F);
+    EXPECT_EQ(priority(0.0F, vFar, 0, 0.0F, k, typical, c), 1.0F) << "the strongest braking is always allowed";
+    k.limitAfter_mps[0] = 12.0F;  // above v': nothing to slow for
+    EXPECT_EQ(priority(0.0F, vFar, CRUISE, 0.0F, k, typical, c), 1.0F);
+}
+
 TEST(TypicalBehaviourRule, LeadDecelerationZeroMeansTheStrongestInput) {
     const ChainConfig c = runtimeChain();
     CorridorConstraints k{};
@@ -247,7 +286,9 @@ struct RuntimeRun {
     PredictionHarness harness{runtimeChain(), predictionFor(1), 1};
     float halfCell_m = 0.5F * positionCellSize_m(runtimeChain());
 
-    RuntimeRun(float v0_mps, float a0_mps2, float speedLimit_mps, float leadGap_m = NO_LIMIT, float leadSpeed_mps = 0.0F) {
+    /// `limitFrom_m` / `limitAfter_mps`: one change of the speed limit, from the vehicle's position.
+    RuntimeRun(float v0_mps, float a0_mps2, float speedLimit_mps, float leadGap_m = NO_LIMIT, float leadSpeed_mps = 0.0F,
+               float limitFrom_m = NO_LIMIT, float limitAfter_mps = NO_LIMIT) {
         harness.config.rules.speed = RuleSpeed::Typical;
         CorridorInput& in = harness.corridors[0];
         in.initialSpeed_mps = v0_mps;
@@ -258,6 +299,8 @@ struct RuntimeRun {
         // As the motion stage does: distances from the vehicle, which sits at the first cell's centre.
         in.constraints.leadGap_m = leadGap_m + halfCell_m;
         in.constraints.leadSpeed_mps = leadSpeed_mps;
+        in.constraints.limitFrom_m[0] = limitFrom_m + halfCell_m;
+        in.constraints.limitAfter_mps[0] = limitAfter_mps;
         harness.run(runtime(), runtimePsi(harness.chainConfig.inputCells));
     }
     /// Mean distance travelled after step t.
@@ -283,6 +326,20 @@ TEST(MarkovPrediction, VehicleCruisingAtTheSpeedLimitWithNothingAheadKeepsItsSpe
         EXPECT_NEAR(sut.meanSpeed_mps(LAST_STEP), limit, SPEED_TOLERANCE_MPS) << "limit " << limit;
         EXPECT_NEAR(sut.travelled_m(LAST_STEP), limit * HORIZON_S, DISTANCE_TOLERANCE_M) << "limit " << limit;
     }
+}
+
+TEST(MarkovPrediction, VehicleSlowsComfortablyForALowerLimitAheadAndNotBefore) {
+    constexpr int LAST_STEP = 39;
+    constexpr float SPEED_MPS = 13.6F;
+    constexpr float TURN_AT_M = 40.0F;  // a turn through a junction, limited to a third of the road's speed
+    constexpr float TURN_LIMIT_MPS = 4.5F;
+    const RuntimeRun sut(SPEED_MPS, 0.0F, 13.89F, NO_LIMIT, 0.0F, TURN_AT_M, TURN_LIMIT_MPS);
+    const RuntimeRun straight(SPEED_MPS, 0.0F, 13.89F);
+    // Braking from 13.6 to 4.5 m/s at 3 m/s² takes 27.5 m: the first second (13.6 m) is cruise.
+    EXPECT_NEAR(sut.travelled_m(9), straight.travelled_m(9), 1.0F) << "no braking while the turn is far";
+    EXPECT_LT(sut.meanSpeed_mps(LAST_STEP), TURN_LIMIT_MPS + speedCellSize_mps(runtimeChain()));
+    EXPECT_LT(sut.travelled_m(LAST_STEP), straight.travelled_m(LAST_STEP) - 10.0F);
+    EXPECT_GT(sut.travelled_m(LAST_STEP), TURN_AT_M) << "it slows for the turn, it does not stop before it";
 }
 
 TEST(MarkovPrediction, StandingVehicleStaysNearlyPut) {

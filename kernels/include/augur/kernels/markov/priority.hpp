@@ -7,7 +7,9 @@
 // holds there holds for the whole cell; with RuleSpeed::Typical the cell moves at its representative
 // speed and keeps the distances of its slowest) at time t (s), input j with acceleration a_j:
 // the state one step τ later under a_j is (s', v') (Eq. (1)), and
-//   speed limit  : λ = 0 when u_j > 0 and max(v, v') > speedLimit (holding the speed stays allowed);
+//   speed limit  : λ = 0 when u_j > 0 and max(v, v') > the limit at s (holding the speed stays allowed);
+//   lower limit ahead, from d_i on: λ = 0 when s < d_i, v' > L_i and s' + (v'² − L_i²)/(2·comfortDecel) > d_i
+//                  (a driver slows comfortably for a slower stretch, e.g. a turn through a junction);
 //   expected stop: λ ×= (1 − P_stop) when s < d_stop and s' + v'² / (2·comfortDecel) > d_stop;
 //   gap ahead    : λ = 0 when s' + minGap + headway·v' + v'²/(2·comfortDecel)
 //                  > leadGap + leadSpeed·(t + τ) + leadSpeed²/(2·leadDecel)  (leadDecel 0: a_max);
@@ -79,6 +81,9 @@ struct PriorityRules {
 
 inline constexpr float NO_LIMIT = std::numeric_limits<float>::infinity();
 
+/// Changes of the speed limit along a corridor after its first stretch (CorridorConstraints).
+inline constexpr int MAX_SPEED_LIMIT_CHANGES = 3;
+
 /// What the road and the other vehicles impose on one vehicle along one corridor. Distances are arc
 /// length along the corridor from the vehicle's position at t0 (s = 0).
 struct CorridorConstraints {
@@ -91,21 +96,27 @@ struct CorridorConstraints {
     /// Predicting typical behaviour, the caller gives the follower's own comfortable deceleration: a
     /// follower at the lead's speed then keeps minGap + headway·v, as car-following models do.
     float leadDecel_mps2{0.0F};
+    /// Where the speed limit changes: from limitFrom_m[i] on it is limitAfter_mps[i] (speedLimit_mps
+    /// before the first change). Ascending; unused entries NO_LIMIT.
+    float limitFrom_m[MAX_SPEED_LIMIT_CHANGES]{NO_LIMIT, NO_LIMIT, NO_LIMIT};
+    float limitAfter_mps[MAX_SPEED_LIMIT_CHANGES]{NO_LIMIT, NO_LIMIT, NO_LIMIT};
 };
 
-/// The parts of λ that depend on the cell's speed and the input only (not on s, not on t): computed
-/// once per (i_v, j) and corridor, then combined with each cell's position by priorityAt.
+/// The parts of λ that depend on the cell's speed and the input only (not on s, not on t, not on the
+/// corridor): computed once per (i_v, j), then combined with each cell's position and the corridor's
+/// constraints by priorityAt.
 struct PriorityTerms {
     bool exempt{true};            ///< j = 0, the strongest braking input: λ = 1 always
-    float base{1.0F};             ///< λ before the position rules: 0 where the speed limit rule applies
+    bool accelerates{false};      ///< u_j > 0: the speed limit rule applies
+    float fastest_mps{0.0F};      ///< max(v, v') the speed limit is judged by
+    float nextSpeed_mps{0.0F};    ///< v' the distances are judged by
     float displacement_m{0.0F};   ///< s' − s over τ under a_j (Eq. (1))
     float stopReach_m{0.0F};      ///< v'² / (2·comfortDecel): a comfortable stop from v' ends this far beyond s'
     float followerNeeds_m{0.0F};  ///< minGap + headway·v' + v'² / (2·comfortDecel)
 };
 
 /// `v_mps` is the cell's far-corner speed (speedCellUpper_mps); see RuleSpeed.
-AUGUR_MARKOV_HD PriorityTerms priorityTerms(float v_mps, int j, const CorridorConstraints& k, const PriorityRules& rules,
-                                            const ChainConfig& c) {
+AUGUR_MARKOV_HD PriorityTerms priorityTerms(float v_mps, int j, const PriorityRules& rules, const ChainConfig& c) {
     PriorityTerms terms;
     if (j == 0) {
         return terms;
@@ -121,12 +132,12 @@ AUGUR_MARKOV_HD PriorityTerms priorityTerms(float v_mps, int j, const CorridorCo
     const float vMoves = !typical ? v_mps : (v_mps > 0.5F * cell_mps ? v_mps - 0.5F * cell_mps : 0.0F);
     const float vKeeps = !typical ? v_mps : (v_mps > cell_mps ? v_mps - cell_mps : 0.0F);
     const Motion moves = integrateMotion(0.0F, vMoves, accel_mps2, c.step_s, c.speedMax_mps);
-    if (u > 0.0F && (vMoves > k.speedLimit_mps || moves.v_mps > k.speedLimit_mps)) {
-        terms.base = 0.0F;
-    }
+    terms.accelerates = u > 0.0F;
+    terms.fastest_mps = vMoves > moves.v_mps ? vMoves : moves.v_mps;
     terms.displacement_m = moves.s_m;
     const Motion next = typical ? integrateMotion(0.0F, vKeeps, accel_mps2, c.step_s, c.speedMax_mps) : moves;
     const float brake_m = next.v_mps * next.v_mps / (2.0F * rules.comfortDecel_mps2);
+    terms.nextSpeed_mps = next.v_mps;
     terms.stopReach_m = brake_m;
     // Safe distance (after RSS): the follower reacts within the headway and brakes comfortably.
     terms.followerNeeds_m = rules.minGap_m + rules.headway_s * next.v_mps + brake_m;
@@ -146,7 +157,23 @@ AUGUR_MARKOV_HD float priorityAt(const PriorityTerms& terms, float s_m, float le
         return 1.0F;
     }
     const float nextS_m = s_m + terms.displacement_m;
-    float lambda = terms.base;
+    float lambda = 1.0F;
+    // The speed limit where the cell is, and comfortable slowing for a lower limit ahead: from v' to L
+    // takes (v'² − L²)/(2·comfortDecel) = stopReach · (1 − (L/v')²).
+    float limit = k.speedLimit_mps;
+    for (int i = 0; i < MAX_SPEED_LIMIT_CHANGES; ++i) {
+        if (s_m >= k.limitFrom_m[i]) {
+            limit = k.limitAfter_mps[i];
+        } else if (terms.nextSpeed_mps > k.limitAfter_mps[i]) {
+            const float ratio = k.limitAfter_mps[i] / terms.nextSpeed_mps;
+            if (nextS_m + terms.stopReach_m * (1.0F - ratio * ratio) > k.limitFrom_m[i]) {
+                lambda = 0.0F;
+            }
+        }
+    }
+    if (terms.accelerates && terms.fastest_mps > limit) {
+        lambda = 0.0F;
+    }
     if (k.stopProbability > 0.0F && s_m < k.stopDistance_m && nextS_m + terms.stopReach_m > k.stopDistance_m) {
         lambda *= 1.0F - k.stopProbability;
     }
@@ -160,7 +187,7 @@ AUGUR_MARKOV_HD float priorityAt(const PriorityTerms& terms, float s_m, float le
 /// The state after τ is s' = s + displacement (the dynamics do not depend on s).
 AUGUR_MARKOV_HD float priority(float s_m, float v_mps, int j, float time_s, const CorridorConstraints& k,
                                const PriorityRules& rules, const ChainConfig& c) {
-    return priorityAt(priorityTerms(v_mps, j, k, rules, c), s_m, leadReach_m(time_s, k, c), k);
+    return priorityAt(priorityTerms(v_mps, j, rules, c), s_m, leadReach_m(time_s, k, c), k);
 }
 
 /// Γ's block for one cell: gamma[u·n_a + u'] from lambda[0 … n_a) and ψ_sub, columns renormalised
