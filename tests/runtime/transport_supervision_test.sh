@@ -22,6 +22,7 @@ connect_timeout_ms=1500  # transport.roudi_connect_timeout_ms of the configurati
 ROUDI_WAIT_S=30
 work=$(mktemp -d)
 roudi_pid=""
+roudi_starts=0
 runtime_pids=()
 
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
@@ -73,11 +74,13 @@ fail() {
 start_roudi() {
   local give_up=$(( $(now_ms) + ROUDI_WAIT_S * 1000 ))
   while :; do
-    "$roudi_bin" -c "$src/config/roudi.toml" > "$work/roudi.log" 2>&1 &
+    roudi_starts=$(( roudi_starts + 1 ))
+    local log="$work/roudi-$roudi_starts.log"  # a log of its own: no earlier "ready" line to find
+    "$roudi_bin" -c "$src/config/roudi.toml" > "$log" 2>&1 &
     roudi_pid=$!
     local ready_by=$(( $(now_ms) + 5000 ))
     while kill -0 "$roudi_pid" 2>/dev/null && [ "$(now_ms)" -lt "$ready_by" ]; do
-      grep -q "RouDi is ready" "$work/roudi.log" && return 0
+      grep -q "RouDi is ready" "$log" && return 0
       sleep 0.05
     done
     kill -0 "$roudi_pid" 2>/dev/null && fail "iox-roudi did not become ready within 5 s"
