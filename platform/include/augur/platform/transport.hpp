@@ -75,9 +75,10 @@ struct ServiceName {
 /// /tmp/roudi is still the file it was at registration (a RouDi that shut down removed it; a RouDi
 /// started since made a new one, and knows nothing of this process) and still accepts a connection
 /// (a killed RouDi leaves the file behind, and a connection to it is refused). iceoryx 2.0.3 cannot
-/// register a process again: PoshRuntime is a process-wide singleton created once by initRuntime
-/// (no shutdown or re-registration in posh_runtime.hpp), so a process that lost its RouDi can only
-/// end and be restarted. Always true without connectToRouDi (an EmbeddedRouDi lives in this process).
+/// register a process again: PoshRuntime is a process-wide singleton created once by initRuntime (a
+/// function-local static in PoshRuntime::defaultRuntimeFactory, posh_runtime.cpp; posh_runtime.hpp
+/// has no shutdown or re-registration, and IpcRuntimeInterface registers once, in its constructor),
+/// so a process that lost its RouDi can only end and be restarted. Always true without connectToRouDi (an EmbeddedRouDi lives in this process).
 /// A hung RouDi (stopped, deadlocked) still looks alive.
 /// Run-phase safe: noexcept, allocation-free, lock-free; four system calls that do not wait
 /// (stat, socket, connect, close on a UNIX datagram socket: a path lookup in /tmp, no peer round
