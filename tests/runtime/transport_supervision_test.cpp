@@ -26,6 +26,7 @@ constexpr double SCENE_STEP_S = 0.2;
 /// Enough cycles for a hoarder to take every chunk of a pool, and two more with failed loans.
 constexpr int CYCLES_TO_EXHAUST = 40;
 constexpr std::uint32_t RECOVER_AFTER_GOOD_CYCLES = 2;
+constexpr std::uint32_t RELAXED_PERIOD_MS = 5000;  // run() waits a period between cycles: tests run one
 
 std::vector<platform::MempoolEntry> smallPools() {
     const auto shipped = platform::augurMempools();  // sizes: Health, lists, MotionPrediction
@@ -50,6 +51,9 @@ config::Deployment testDeployment(const std::string& instance) {
     d.motion.maxSpeed_mps = 20.0;
     d.flocks.enabled = false;
     d.runtime.watchdog.recoverAfterGoodCycles = RECOVER_AFTER_GOOD_CYCLES;
+    // Timing is not under test: no deadline miss may lower the mode, not even under emulation.
+    d.runtime.cyclePeriod_ms = RELAXED_PERIOD_MS;
+    d.runtime.deadline_ms = RELAXED_PERIOD_MS;
     return d;
 }
 
@@ -154,7 +158,7 @@ TEST(TransportSupervision, LostRouDiStopsTheRunLoopAfterThatCycle) {
 
 TEST(TransportSupervision, RunWithoutLossEndsStopped) {
     AUGUR_REQUIRE_ICEORYX();
-    constexpr std::uint64_t CYCLES = 2;
+    constexpr std::uint64_t CYCLES = 1;
     const config::Deployment d = testDeployment("run-stopped");
     auto sut = makeRuntime(d);
     ASSERT_NE(sut, nullptr);
