@@ -484,7 +484,7 @@ void Runtime::afterCycle(const CycleReport& report) noexcept {
         p.executor->requestStop();
     }
     if (p.transportLost) {
-        faults |= bit(HealthFault::TransportLost);  // may reach no one; the log, the trace and run() do
+        faults |= bit(HealthFault::TransportLost);  // may reach no one; the log line and run()'s outcome do
     }
     p.health.faults |= faults;
     p.health.loanFailures += p.alarmLoanFailures.load(std::memory_order_relaxed);
