@@ -3,8 +3,10 @@
 //   augur-runtime --config FILE [--cycles N] [--embedded-roudi]   run (until SIGINT/SIGTERM or N cycles)
 //   augur-runtime --check FILE                                    validate and describe a deployment
 //
-// Exit status: 0 success, 2 invalid configuration, 3 init failed (map, backend, RouDi, real-time setup;
-// the reason on stderr), 64 bad command line.
+// Exit status: 0 success, 2 invalid configuration, 3 init failed (map, backend, RouDi, real-time setup,
+// application name in use; the reason on stderr), 4 transport lost (the RouDi this process registered
+// with went away while running; iceoryx 2.0 cannot register again, so the process ends for its
+// supervisor to restart it), 64 bad command line. docs/design/runtime.md has the table.
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -16,6 +18,7 @@
 #include "augur/config/loader.hpp"
 #include "augur/config/schema.hpp"
 #include "augur/platform/roudi.hpp"
+#include "augur/platform/transport.hpp"
 #include "augur/runtime/deployment_summary.hpp"
 #include "augur/runtime/runtime.hpp"
 #include "augur/runtime/version.hpp"
@@ -24,6 +27,7 @@ namespace {
 
 constexpr int EXIT_INVALID_CONFIG = 2;
 constexpr int EXIT_INIT_FAILED = 3;
+constexpr int EXIT_TRANSPORT_LOST = 4;
 constexpr int EXIT_USAGE = 64;  // EX_USAGE of sysexits.h
 
 constexpr const char* USAGE =
@@ -47,8 +51,10 @@ constexpr const char* HELP =
     "  --version         print the version and the compiled-in backends\n"
     "  --help            print this help\n"
     "\n"
-    "Exit status: 0 success, 2 invalid configuration, 3 init failed (map, backend, RouDi, real-time\n"
-    "setup), 64 bad command line.\n";
+    "Exit status: 0 success, 2 invalid configuration, 3 init failed (map, backend, RouDi absent or not\n"
+    "answering within transport.roudi_connect_timeout_ms, application name in use, real-time setup),\n"
+    "4 transport lost (RouDi went away while running: restart augur-runtime once RouDi runs again),\n"
+    "64 bad command line.\n";
 
 std::atomic<bool> g_stop{false};
 
@@ -71,6 +77,13 @@ int describeConfig(const std::string& path) {
     }
     std::printf("%s: valid\n%s", path.c_str(), augur::runtime::describeDeployment(loaded.value()).c_str());
     return 0;
+}
+
+/// Ends the process at once with `status`, stderr and stdout flushed, running no destructors and no
+/// atexit handlers: for states in which iceoryx's own clean-up would block or abort (see the callers).
+[[noreturn]] void quickExit(int status) {
+    std::fflush(nullptr);
+    std::_Exit(status);
 }
 
 int run(const std::string& path, std::uint64_t cycles, bool embeddedRouDi) {
@@ -96,13 +109,19 @@ int run(const std::string& path, std::uint64_t cycles, bool embeddedRouDi) {
     if (!created) {
         std::fprintf(stderr, "augur-runtime: init failed: %s: %s\n", augur::runtime::toString(created.error().kind),
                      created.error().message.c_str());
+        if (augur::platform::registrationAbandoned()) {
+            // A thread is still blocked in iceoryx's registration with a RouDi that does not answer;
+            // iceoryx would abort the process after its own 60 s, and destructors of its static state
+            // would run under that thread.
+            quickExit(EXIT_INIT_FAILED);
+        }
         return EXIT_INIT_FAILED;
     }
     augur::runtime::Runtime& runtime = *created.value();
     std::signal(SIGINT, onSignal);
     std::signal(SIGTERM, onSignal);
     std::fprintf(stderr, "augur-runtime: running %s (period %u ms)\n", path.c_str(), deployment.runtime.cyclePeriod_ms);
-    runtime.run(g_stop, cycles);
+    const augur::runtime::RunOutcome outcome = runtime.run(g_stop, cycles);
 
     const auto& executor = runtime.executor();
     const auto latency = executor.cycleLatency();
@@ -126,6 +145,13 @@ int run(const std::string& path, std::uint64_t cycles, bool embeddedRouDi) {
         } else {
             std::fprintf(stderr, "augur-runtime: trace written to %s\n", deployment.output.tracePath.c_str());
         }
+    }
+    if (outcome == augur::runtime::RunOutcome::TransportLost) {
+        std::fprintf(stderr, "augur-runtime: exit status %d: transport lost; restart augur-runtime once RouDi runs again\n",
+                     EXIT_TRANSPORT_LOST);
+        // No destructors: iceoryx's runtime would send its termination request to a RouDi that is gone
+        // or new, and wait for an answer that may never come.
+        quickExit(EXIT_TRANSPORT_LOST);
     }
     return 0;
 }

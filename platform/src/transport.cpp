@@ -1,11 +1,22 @@
 #include "augur/platform/transport.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <optional>
+#include <thread>
 
 #include "augur/platform/clock.hpp"
 #include "transport_internal.hpp"
@@ -20,8 +31,15 @@ namespace {
 constexpr std::size_t MAX_ID_LENGTH = 100;  // iox::capro::IdString_t / RuntimeName_t capacity
 constexpr const char* ROUDI_SOCKET_PATH = "/tmp/roudi";  // iceoryx 2.0 UNIX-domain IPC channel of RouDi
 constexpr std::int64_t PROBE_INTERVAL_NS = 50'000'000;
+constexpr const char* NAME_LOCK_PREFIX = "/tmp/augur-";
+constexpr const char* NAME_LOCK_SUFFIX = ".pid";
 
 bool validId(const std::string& id) noexcept { return !id.empty() && id.size() <= MAX_ID_LENGTH; }
+
+/// An application name also names a file (the name lock): no '/' (no path), no NUL (no truncation).
+bool validApplicationName(const std::string& name) noexcept {
+    return validId(name) && name.find('/') == std::string::npos && name.find('\0') == std::string::npos;
+}
 
 iox::capro::ServiceDescription toIceoryx(const ServiceName& name) {
     return {iox::capro::IdString_t(iox::cxx::TruncateToCapacity, name.service.c_str()),
@@ -31,6 +49,98 @@ iox::capro::ServiceDescription toIceoryx(const ServiceName& name) {
 
 std::mutex g_runtimeMutex;
 std::string g_runtimeName;  // guarded by g_runtimeMutex
+int g_nameLockFd = -1;      // guarded by g_runtimeMutex; open (and locked) for the life of the process
+
+/// Which file RouDi's IPC socket is: a RouDi creates it anew when it starts.
+struct SocketIdentity {
+    dev_t device;
+    ino_t inode;
+    std::int64_t changed_ns;  ///< st_ctim: also tells a new file that reuses a freed inode number
+};
+
+std::optional<SocketIdentity> rouDiSocketIdentity() noexcept {
+    struct stat info {};
+    if (::stat(ROUDI_SOCKET_PATH, &info) != 0) {
+        return std::nullopt;
+    }
+    return SocketIdentity{info.st_dev, info.st_ino,
+                          static_cast<std::int64_t>(info.st_ctim.tv_sec) * 1'000'000'000 + info.st_ctim.tv_nsec};
+}
+
+SocketIdentity g_registeredSocket{};      // written once, before g_supervised is set (release)
+std::atomic<bool> g_supervised{false};    // connectToRouDi registered this process with a RouDi daemon
+std::atomic<bool> g_abandoned{false};     // a registration thread was left blocked in iceoryx
+
+enum class NameLock { Taken, Held, Failed };
+
+/// Takes the per-name lock (an exclusive flock, never waited for) and writes this process's pid into
+/// the file. The descriptor stays open, and the lock held, until the process ends. Caller holds
+/// g_runtimeMutex.
+NameLock lockApplicationName(const std::string& appName) {
+    const std::string path = applicationNameLockPath(appName);
+    int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0 && errno == EACCES) {
+        fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);  // another user's file: lock it read-only
+    }
+    if (fd < 0) {
+        return NameLock::Failed;
+    }
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        const int error = errno;
+        ::close(fd);
+        return error == EWOULDBLOCK ? NameLock::Held : NameLock::Failed;
+    }
+    char pid[24];
+    const int length = std::snprintf(pid, sizeof(pid), "%ld\n", static_cast<long>(::getpid()));
+    if (length > 0 && ::ftruncate(fd, 0) == 0 && ::pwrite(fd, pid, static_cast<std::size_t>(length), 0) < 0) {
+        // Informational only (a read-only descriptor cannot write it): the lock is what counts.
+    }
+    g_nameLockFd = fd;
+    return NameLock::Taken;
+}
+
+void unlockApplicationName() {
+    if (g_nameLockFd >= 0) {
+        ::close(g_nameLockFd);
+        g_nameLockFd = -1;
+    }
+}
+
+/// Runs iceoryx's registration (PoshRuntime::initRuntime) on a helper thread and waits for it until
+/// `deadline_ns` (monotonic). initRuntime has no timeout of ours: against a RouDi whose socket exists
+/// but which never answers (stopped, hung) it waits PROCESS_WAITING_FOR_ROUDI_TIMEOUT (60 s) and then
+/// reports a fatal error, which aborts the process. False: the deadline passed and the helper is left
+/// detached, blocked inside iceoryx; it owns the state it shares with this function.
+bool registerBefore(const std::string& appName, std::int64_t deadline_ns) {
+    struct Registration {
+        std::mutex mutex;
+        std::condition_variable finished;
+        bool done{false};
+    };
+    auto registration = std::make_shared<Registration>();
+    const iox::RuntimeName_t name(iox::cxx::TruncateToCapacity, appName.c_str());
+    std::thread helper([registration, name]() {
+        iox::runtime::PoshRuntime::initRuntime(name);
+        {
+            std::lock_guard<std::mutex> lock(registration->mutex);
+            registration->done = true;
+        }
+        registration->finished.notify_all();
+    });
+    bool done = false;
+    {
+        std::unique_lock<std::mutex> lock(registration->mutex);
+        const std::int64_t remaining_ns = std::max<std::int64_t>(0, deadline_ns - monotonicNow_ns());
+        done = registration->finished.wait_for(lock, std::chrono::nanoseconds(remaining_ns),
+                                               [&registration] { return registration->done; });
+    }
+    if (done) {
+        helper.join();
+    } else {
+        helper.detach();
+    }
+    return done;
+}
 
 }  // namespace
 
@@ -53,9 +163,14 @@ void releaseRuntimeName() {
 const char* toString(TransportError error) noexcept {
     switch (error) {
         case TransportError::RouDiUnavailable: return "no RouDi (iceoryx daemon) is running";
+        case TransportError::RouDiNotResponding:
+            return "RouDi (iceoryx daemon) has its socket open but did not answer the registration";
+        case TransportError::NameInUse: return "another process is registered with RouDi under this name";
+        case TransportError::NameLockFailed: return "the application-name lock file cannot be opened";
         case TransportError::RouDiAlreadyRunning: return "another RouDi already runs on this machine";
         case TransportError::AlreadyConnected: return "this process is already registered with RouDi";
-        case TransportError::InvalidName: return "invalid iceoryx name (empty or over 100 characters)";
+        case TransportError::InvalidName:
+            return "invalid iceoryx name (empty, over 100 characters, or an application name with '/')";
         case TransportError::LoanFailed: return "no shared-memory chunk available";
         case TransportError::NoData: return "no new message";
         case TransportError::TooManyChunksHeld: return "subscriber holds too many messages";
@@ -77,24 +192,66 @@ bool rouDiListening() noexcept {
     return listening;
 }
 
+std::string applicationNameLockPath(const std::string& appName) {
+    return NAME_LOCK_PREFIX + appName + NAME_LOCK_SUFFIX;
+}
+
+bool registrationAbandoned() noexcept { return g_abandoned.load(std::memory_order_acquire); }
+
 Result<void, TransportError> connectToRouDi(const std::string& appName, std::int64_t timeout_ms) noexcept {
-    if (!validId(appName)) {
+    if (!validApplicationName(appName)) {
         return fail(TransportError::InvalidName);
     }
     std::lock_guard<std::mutex> lock(g_runtimeMutex);
+    if (g_abandoned.load(std::memory_order_relaxed)) {
+        return fail(TransportError::RouDiNotResponding);  // iceoryx is off limits for this process
+    }
     if (!g_runtimeName.empty()) {
         return g_runtimeName == appName ? Result<void, TransportError>{} : fail(TransportError::AlreadyConnected);
     }
     const std::int64_t deadline = monotonicNow_ns() + timeout_ms * 1'000'000;
-    while (!rouDiListening()) {
-        if (monotonicNow_ns() >= deadline) {
-            return fail(TransportError::RouDiUnavailable);
+    try {
+        switch (lockApplicationName(appName)) {
+            case NameLock::Taken: break;
+            case NameLock::Held: return fail(TransportError::NameInUse);
+            case NameLock::Failed: return fail(TransportError::NameLockFailed);
         }
-        sleepUntil_ns(monotonicNow_ns() + PROBE_INTERVAL_NS);
+        while (!rouDiListening()) {
+            if (monotonicNow_ns() >= deadline) {
+                unlockApplicationName();
+                return fail(TransportError::RouDiUnavailable);
+            }
+            sleepUntil_ns(monotonicNow_ns() + PROBE_INTERVAL_NS);
+        }
+        if (!registerBefore(appName, deadline)) {
+            g_abandoned.store(true, std::memory_order_release);
+            return fail(TransportError::RouDiNotResponding);  // the name lock stays: the process ends
+        }
+    } catch (...) {  // the helper thread or its shared state could not be created
+        unlockApplicationName();
+        return fail(TransportError::RouDiUnavailable);
     }
-    iox::runtime::PoshRuntime::initRuntime(iox::RuntimeName_t(iox::cxx::TruncateToCapacity, appName.c_str()));
+    // The socket of the RouDi that answered: registeredRouDiAlive() compares against it (none left
+    // already: no file matches the zero identity, so the first probe reports the loss).
+    g_registeredSocket = rouDiSocketIdentity().value_or(SocketIdentity{});
+    g_supervised.store(true, std::memory_order_release);
     g_runtimeName = appName;
     return {};
+}
+
+bool registeredRouDiAlive() noexcept {
+    if (!g_supervised.load(std::memory_order_acquire)) {
+        return true;
+    }
+    const auto identity = rouDiSocketIdentity();
+    if (!identity) {
+        return false;  // removed: RouDi shut down
+    }
+    if (identity->device != g_registeredSocket.device || identity->inode != g_registeredSocket.inode ||
+        identity->changed_ns != g_registeredSocket.changed_ns) {
+        return false;  // another RouDi's socket: ours is gone, and the new one does not know this process
+    }
+    return rouDiListening();  // refused: the file outlived its RouDi (killed)
 }
 
 // ---- RawPublisher ----------------------------------------------------------------------------------

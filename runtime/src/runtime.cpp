@@ -62,6 +62,14 @@ void stderrLog(config::LogLevel level, const std::string& line) {
 
 }  // namespace
 
+const char* toString(RunOutcome outcome) noexcept {
+    switch (outcome) {
+        case RunOutcome::Stopped: return "stopped";
+        case RunOutcome::TransportLost: return "transport lost";
+    }
+    return "unknown";
+}
+
 const char* toString(RuntimeErrorKind kind) noexcept {
     switch (kind) {
         case RuntimeErrorKind::Map: return "map";
@@ -104,6 +112,12 @@ struct Runtime::Parts {
     std::atomic<RuntimeMode> mode{RuntimeMode::Nominal};
     std::atomic<bool> backendIsCuda{false};
     bool startedOnGpu{false};  ///< the pipeline ran on the GPU after init (a later CPU backend is a fallback)
+    std::atomic<std::uint64_t> alarmLoanFailures{0};  ///< the watchdog's health alarms that found no chunk
+    // Transport supervision (cycle thread, afterCycle).
+    bool superviseRouDi{false};           ///< registered with a RouDi daemon (not an in-process RouDi)
+    std::int64_t nextRouDiProbe_ns{0};
+    bool transportLost{false};            ///< final: iceoryx 2.0 cannot register this process again
+    std::atomic<bool> transportLossInjected{false};  ///< test hook
 };
 
 namespace {
@@ -118,7 +132,8 @@ void onOverrun(void* context, const Overrun& overrun) noexcept {
     }
     auto loan = p.alarmOut->loan();
     if (!loan) {
-        return;  // counted by the watchdog; the cycle's own health reports the miss
+        p.alarmLoanFailures.fetch_add(1, std::memory_order_relaxed);  // in the next health's loanFailures
+        return;  // the cycle's own health reports the miss
     }
     Health& alarm = *loan->get();
     alarm = Health{};
@@ -193,13 +208,32 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
 
     // Transport.
     if (options.connectToRouDi) {
-        auto connected = platform::connectToRouDi(d.transport.applicationName, d.transport.roudiConnectTimeout_ms);
+        const std::string& name = d.transport.applicationName;
+        const std::string within = " within " + std::to_string(d.transport.roudiConnectTimeout_ms) + " ms";
+        auto connected = platform::connectToRouDi(name, d.transport.roudiConnectTimeout_ms);
         if (!connected) {
-            return fail(RuntimeError{RuntimeErrorKind::Transport,
-                                     std::string("iceoryx: ") + platform::toString(connected.error()) + " within " +
-                                         std::to_string(d.transport.roudiConnectTimeout_ms) +
-                                         " ms; start RouDi first (iox-roudi -c config/roudi.toml) or use --embedded-roudi"});
+            std::string message;
+            switch (connected.error()) {
+                case platform::TransportError::RouDiUnavailable:
+                    message = std::string("iceoryx: ") + platform::toString(connected.error()) + within +
+                              "; start RouDi first (iox-roudi -c config/roudi.toml) or use --embedded-roudi";
+                    break;
+                case platform::TransportError::RouDiNotResponding:
+                    message = "iceoryx: RouDi did not answer the registration" + within +
+                              " (its socket /tmp/roudi exists: is iox-roudi stopped or hung?)";
+                    break;
+                case platform::TransportError::NameInUse:
+                    message = "another process is registered with RouDi as '" + name + "' (it holds " +
+                              platform::applicationNameLockPath(name) +
+                              ", which names its pid); stop it or set transport.application_name";
+                    break;
+                default:
+                    message = std::string("iceoryx: ") + platform::toString(connected.error()) + " ('" + name + "')";
+                    break;
+            }
+            return fail(RuntimeError{RuntimeErrorKind::Transport, message});
         }
+        parts->superviseRouDi = true;
     }
     auto transportError = [](const char* what, platform::TransportError e) {
         return RuntimeError{RuntimeErrorKind::Transport, std::string("iceoryx ") + what + ": " + platform::toString(e)};
@@ -440,9 +474,22 @@ void Runtime::afterCycle(const CycleReport& report) noexcept {
     if (p.state->counters.loanFailureCycles >= OUTPUT_BLOCKED_AFTER_CYCLES) {
         faults |= bit(HealthFault::OutputBlocked);  // the planner is not getting predictions: say so
     }
+    if (!p.transportLost && rouDiLost()) {
+        p.transportLost = true;
+        // stderr is unbuffered: no allocation on this path. Once: the loss is final.
+        std::fprintf(stderr,
+                     "augur-runtime: error: transport lost after cycle %llu: RouDi (the iceoryx daemon) this process "
+                     "registered with is gone, and iceoryx 2.0 cannot register again; stopping\n",
+                     static_cast<unsigned long long>(report.cycle));
+        p.executor->requestStop();
+    }
+    if (p.transportLost) {
+        faults |= bit(HealthFault::TransportLost);  // may reach no one; the log line and run()'s outcome do
+    }
     p.health.faults |= faults;
-    p.executor->setExternalFloor((faults & bit(HealthFault::OutputBlocked)) != 0 ? RuntimeMode::NoPrediction
-                                                                                 : RuntimeMode::Nominal);
+    p.health.loanFailures += p.alarmLoanFailures.load(std::memory_order_relaxed);
+    constexpr std::uint32_t NO_OUTPUT = bit(HealthFault::OutputBlocked) | bit(HealthFault::TransportLost);
+    p.executor->setExternalFloor((faults & NO_OUTPUT) != 0 ? RuntimeMode::NoPrediction : RuntimeMode::Nominal);
     p.health.header = MessageHeader{MESSAGE_SCHEMA_VERSION, 0, p.healthSequence.fetch_add(1) + 1, platform::monotonicNow_ns()};
     p.mode.store(report.transition ? report.transition->to : report.mode, std::memory_order_relaxed);
     p.backendIsCuda.store(backendIsCuda(), std::memory_order_relaxed);
@@ -466,12 +513,35 @@ CycleReport Runtime::runCycle() noexcept {
     return report;
 }
 
-void Runtime::run(const std::atomic<bool>& stopRequested, std::uint64_t maxCycles) noexcept {
+bool Runtime::rouDiLost() noexcept {
     Parts& p = *m_parts;
-    p.executor->runLoop(
-        stopRequested, maxCycles, [&p]() noexcept { return p.objects->hasData(); },
-        [this](const CycleReport& report) noexcept { afterCycle(report); });
+    if (p.transportLossInjected.exchange(false, std::memory_order_relaxed)) {
+        return true;
+    }
+    if (!p.superviseRouDi) {
+        return false;
+    }
+    const std::int64_t now = platform::monotonicNow_ns();
+    if (now < p.nextRouDiProbe_ns) {
+        return false;
+    }
+    p.nextRouDiProbe_ns = now + ROUDI_PROBE_INTERVAL_NS;
+    return !platform::registeredRouDiAlive();
 }
+
+RunOutcome Runtime::run(const std::atomic<bool>& stopRequested, std::uint64_t maxCycles) noexcept {
+    Parts& p = *m_parts;
+    if (!p.transportLost) {
+        p.executor->runLoop(
+            stopRequested, maxCycles, [&p]() noexcept { return p.objects->hasData(); },
+            [this](const CycleReport& report) noexcept { afterCycle(report); });
+    }
+    return p.transportLost ? RunOutcome::TransportLost : RunOutcome::Stopped;
+}
+
+bool Runtime::transportLost() const noexcept { return m_parts->transportLost; }
+
+void Runtime::injectTransportLoss() noexcept { m_parts->transportLossInjected.store(true, std::memory_order_relaxed); }
 
 Result<void, std::string> Runtime::writeTrace(const std::string& path) const {
     return m_parts->executor->trace().writeChromeTrace(path);

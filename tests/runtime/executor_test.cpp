@@ -211,5 +211,29 @@ TEST_F(ExecutorTest, PeriodicLoopRunsOnAbsoluteDeadlines) {
     }
 }
 
+TEST_F(ExecutorTest, StopRequestedFromACycleCallbackEndsTheLoopAfterThatCycle) {
+    constexpr std::uint64_t STOP_AFTER_CYCLE = 2;
+    constexpr std::uint64_t UNLIMITED = 0;
+    std::atomic<bool> stop{false};
+    std::uint64_t seen = 0;
+    sut->runLoop(stop, UNLIMITED, [] { return false; }, [&](const CycleReport& report) {
+        ++seen;
+        if (report.cycle == STOP_AFTER_CYCLE) {
+            sut->requestStop();
+        }
+    });
+    EXPECT_EQ(seen, STOP_AFTER_CYCLE + 1);
+    EXPECT_EQ(sut->cycles(), STOP_AFTER_CYCLE + 1);
+    EXPECT_TRUE(sut->stopRequested());
+}
+
+TEST_F(ExecutorTest, StopRequestStaysForTheNextLoop) {
+    std::atomic<bool> stop{false};
+    sut->requestStop();
+    std::uint64_t seen = 0;
+    sut->runLoop(stop, 0, [] { return false; }, [&](const CycleReport&) { ++seen; });
+    EXPECT_EQ(seen, 0U);
+}
+
 }  // namespace
 }  // namespace augur::runtime

@@ -1,7 +1,8 @@
 // Zero-copy publish/subscribe over iceoryx shared memory, without iceoryx types in the interface.
 //
 // Init phase: connectToRouDi() (or an EmbeddedRouDi), then create publishers and subscribers.
-// Run phase: loan → fill → publish; take → read → release. No allocation, no blocking, noexcept.
+// Run phase: loan → fill → publish; take → read → release. No allocation, no blocking, noexcept;
+// registeredRouDiAlive() tells whether the RouDi this process registered with still runs.
 // A failed loan (all chunks in use, or the iceoryx limit of 8 outstanding loans per publisher) is a
 // returned error that the caller counts, never fatal.
 #pragma once
@@ -18,9 +19,13 @@ namespace augur::platform {
 
 enum class TransportError {
     RouDiUnavailable,    ///< no RouDi answered within the timeout
+    RouDiNotResponding,  ///< RouDi's socket exists but registration got no answer within the timeout
+    NameInUse,           ///< another process on this machine is registered under this application name
+    NameLockFailed,      ///< the application-name lock file could not be opened (see applicationNameLockPath)
     RouDiAlreadyRunning, ///< an embedded RouDi cannot start: another RouDi runs on this machine
     AlreadyConnected,    ///< this process already has an iceoryx runtime under another name
-    InvalidName,         ///< empty or too long (iceoryx ids are at most 100 characters)
+    InvalidName,         ///< empty, too long (iceoryx ids are at most 100 characters), or an
+                         ///< application name with '/' or NUL
     LoanFailed,          ///< no chunk available (pool exhausted or too many outstanding loans)
     NoData,              ///< nothing new to take
     TooManyChunksHeld,   ///< the subscriber holds the maximum number of samples
@@ -36,13 +41,49 @@ struct ServiceName {
     std::string event;
 };
 
-/// Registers this process with a running RouDi as `appName`. Fails with RouDiUnavailable after
-/// `timeout_ms` if no RouDi is listening (iceoryx's own wait would take 60 s). Init phase; once per
-/// process (a second call with the same name succeeds without effect).
+/// Registers this process with a running RouDi as `appName`, all of it bounded by `timeout_ms`. Init
+/// phase; once per process (a second call with the same name succeeds without effect).
+///
+/// 1. `appName` must be a valid iceoryx name without '/' or NUL (InvalidName).
+/// 2. An exclusive advisory lock (flock) on applicationNameLockPath(appName), held for the life of the
+///    process, keeps a second process from registering under the same name: NameInUse. (iceoryx 2.0.3
+///    aborts such a process: its runtime finds its own per-name lock taken, a fatal error.)
+/// 3. RouDi's IPC socket must accept a connection within the timeout: RouDiUnavailable otherwise
+///    (iceoryx's own wait would take 60 s).
+/// 4. iceoryx's registration (PoshRuntime::initRuntime) runs on a helper thread, waited for until the
+///    deadline: a RouDi that holds its socket but does not answer (hung, or stopped by SIGSTOP) makes
+///    iceoryx wait 60 s and then abort the process. On the deadline the helper is left blocked inside
+///    iceoryx and RouDiNotResponding returned: from then on this process must not use iceoryx and
+///    must end with std::_Exit (no destructors, no atexit handlers), see registrationAbandoned().
 [[nodiscard]] Result<void, TransportError> connectToRouDi(const std::string& appName, std::int64_t timeout_ms) noexcept;
+
+/// The lock file connectToRouDi takes for `appName`: /tmp/augur-<appName>.pid (it holds the pid of
+/// the process that has the lock). A file of its own: iceoryx locks /tmp/<appName>.lock itself, and
+/// two flocks of one process on one file conflict. Precondition: `appName` has no '/' or NUL.
+[[nodiscard]] std::string applicationNameLockPath(const std::string& appName);
+
+/// True once connectToRouDi has returned RouDiNotResponding: a thread of this process is blocked in
+/// iceoryx's registration, and iceoryx aborts the process when its own 60 s pass. The process must
+/// end with std::_Exit: destructors of static iceoryx objects would run under that thread, and the
+/// runtime it may still create would try to talk to RouDi on the way out. Thread-safe.
+[[nodiscard]] bool registrationAbandoned() noexcept;
 
 /// True when a RouDi daemon is listening on this machine (checks its IPC socket). Init phase.
 [[nodiscard]] bool rouDiListening() noexcept;
+
+/// Whether the RouDi this process registered with (connectToRouDi) still runs: its IPC socket
+/// /tmp/roudi is still the file it was at registration (a RouDi that shut down removed it; a RouDi
+/// started since made a new one, and knows nothing of this process) and still accepts a connection
+/// (a killed RouDi leaves the file behind, and a connection to it is refused). iceoryx 2.0.3 cannot
+/// register a process again: PoshRuntime is a process-wide singleton created once by initRuntime (a
+/// function-local static in PoshRuntime::defaultRuntimeFactory, posh_runtime.cpp; posh_runtime.hpp
+/// has no shutdown or re-registration, and IpcRuntimeInterface registers once, in its constructor),
+/// so a process that lost its RouDi can only end and be restarted. Always true without connectToRouDi (an EmbeddedRouDi lives in this process).
+/// A hung RouDi (stopped, deadlocked) still looks alive.
+/// Run-phase safe: noexcept, allocation-free, lock-free; four system calls that do not wait
+/// (stat, socket, connect, close on a UNIX datagram socket: a path lookup in /tmp, no peer round
+/// trip), a few microseconds (the RouDiProbe test prints the mean).
+[[nodiscard]] bool registeredRouDiAlive() noexcept;
 
 /// Untyped publisher; see Publisher<T>.
 class RawPublisher {

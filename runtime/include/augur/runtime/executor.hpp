@@ -99,10 +99,17 @@ public:
     /// blocked, transport lost), set by the owner after a cycle. Run phase.
     void setExternalFloor(RuntimeMode floor) noexcept { m_externalFloor = floor; }
 
+    /// Ends runLoop after the cycle that is running (or at once, between cycles), as if its
+    /// `stopRequested` had become true; the request stays. The owner's way to stop the loop from
+    /// inside a cycle's callback (RouDi lost). Run phase; thread-safe (one relaxed store).
+    void requestStop() noexcept { m_stopRequested.store(true, std::memory_order_relaxed); }
+    [[nodiscard]] bool stopRequested() const noexcept { return m_stopRequested.load(std::memory_order_relaxed); }
+
     /// Runs one cycle that started at `start_ns`. Run phase.
     CycleReport runCycle(std::int64_t start_ns) noexcept;
 
-    /// Runs cycles until `stopRequested` becomes true or `maxCycles` cycles ran (0: unlimited), on
+    /// Runs cycles until `stopRequested` becomes true, requestStop() is called or `maxCycles` cycles ran
+    /// (0: unlimited), on
     /// absolute deadlines start_k = t0 + k·period (periods lost to an overrun are skipped and
     /// counted), or — with Trigger::OnInput — whenever `inputReady()` reports new input (polled
     /// every millisecond, at least one cycle per period). `afterCycle` sees every report.
@@ -143,6 +150,7 @@ private:
     std::uint64_t m_skippedPeriods{0};
     std::uint32_t m_cyclesWithoutInput{0};
     RuntimeMode m_externalFloor{RuntimeMode::Nominal};
+    std::atomic<bool> m_stopRequested{false};
 };
 
 }  // namespace augur::runtime

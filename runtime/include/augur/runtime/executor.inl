@@ -12,12 +12,14 @@ void Executor::runLoop(const std::atomic<bool>& stopRequested, std::uint64_t max
     const std::int64_t period = m_settings.period_ns;
     std::int64_t nextStart = platform::monotonicNow_ns();
     std::uint64_t ran = 0;
-    while (!stopRequested.load(std::memory_order_relaxed) && (maxCycles == 0 || ran < maxCycles)) {
+    const auto stopping = [&stopRequested, this]() noexcept {
+        return stopRequested.load(std::memory_order_relaxed) || m_stopRequested.load(std::memory_order_relaxed);
+    };
+    while (!stopping() && (maxCycles == 0 || ran < maxCycles)) {
         if (m_settings.trigger == Trigger::OnInput) {
             // Wait for input, but never longer than one period: the planner still gets a prediction.
             const std::int64_t waitUntil = nextStart;
-            while (!inputReady() && platform::monotonicNow_ns() < waitUntil &&
-                   !stopRequested.load(std::memory_order_relaxed)) {
+            while (!inputReady() && platform::monotonicNow_ns() < waitUntil && !stopping()) {
                 platform::sleepUntil_ns(platform::monotonicNow_ns() + INPUT_POLL_NS);
             }
         } else {

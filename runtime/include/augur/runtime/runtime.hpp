@@ -17,6 +17,13 @@
 // (docs/design/runtime.md). A CUDA error makes that cycle's stage return GpuError (Intention restarts
 // its filters on the CPU, Motion publishes constant-velocity predictions), the ladder is forced down to
 // ConstantVelocity, and both stages run on the CPU from then on: a device that failed once is not trusted.
+//
+// Transport supervision: a runtime that registered with a RouDi daemon (RuntimeOptions::connectToRouDi)
+// checks every ROUDI_PROBE_INTERVAL_NS, after a cycle, that this RouDi still runs
+// (platform::registeredRouDiAlive). iceoryx 2.0.3 cannot register a process again, with the same RouDi
+// or a new one, so a lost RouDi is final: that cycle's health carries HealthFault::TransportLost, the
+// ladder's floor becomes NoPrediction, one line goes to stderr, and run() stops after the cycle and
+// returns RunOutcome::TransportLost (augur-runtime exits with status 4, for a supervisor to restart it).
 #pragma once
 
 #include <atomic>
@@ -68,6 +75,19 @@ struct RuntimeOptions {
 
 inline constexpr int MAX_AUTO_CPU_WORKERS = 8;
 
+/// How often the runtime checks that its RouDi still runs (after the first cycle that ends this long
+/// after the previous check). A check costs a few microseconds on the cycle thread (four system calls
+/// that do not wait, platform::registeredRouDiAlive); a loss is noticed within this interval plus a cycle.
+inline constexpr std::int64_t ROUDI_PROBE_INTERVAL_NS = 500'000'000;
+
+/// Why run() returned.
+enum class RunOutcome : std::uint8_t {
+    Stopped,        ///< `stopRequested` became true, or `maxCycles` cycles ran
+    TransportLost,  ///< the RouDi this process registered with is gone: the loop stopped itself
+};
+
+[[nodiscard]] const char* toString(RunOutcome outcome) noexcept;
+
 class Runtime {
 public:
     Runtime(const Runtime&) = delete;
@@ -80,14 +100,20 @@ public:
                                                                                 const RuntimeOptions& options = {});
 
     /// Run phase: cycles on the configured trigger until `stopRequested` or `maxCycles` cycles (0: no
-    /// limit); health is published after every cycle, ladder transitions are logged. noexcept.
-    void run(const std::atomic<bool>& stopRequested, std::uint64_t maxCycles) noexcept;
+    /// limit), or until the RouDi is lost (see the header comment); health is published after every
+    /// cycle, ladder transitions are logged. noexcept.
+    RunOutcome run(const std::atomic<bool>& stopRequested, std::uint64_t maxCycles) noexcept;
 
     /// Runs one cycle now (tests and benchmarks drive the pipeline at their own pace). noexcept.
     CycleReport runCycle() noexcept;
 
     /// Writes the stage trace as Chrome / Perfetto JSON (shutdown or on demand; allocates).
     [[nodiscard]] Result<void, std::string> writeTrace(const std::string& path) const;
+
+    /// Whether the RouDi was found lost (final: iceoryx 2.0 cannot register again).
+    [[nodiscard]] bool transportLost() const noexcept;
+    /// Test hook: the next check of the RouDi (after the next cycle) finds it lost. Thread-safe.
+    void injectTransportLoss() noexcept;
 
     /// Test hook: every run of `stage` first waits `delay_ns` (0 removes the delay). Thread-safe.
     void injectStageDelay(Stage stage, std::int64_t delay_ns) noexcept;
@@ -110,6 +136,8 @@ public:
 private:
     explicit Runtime(std::unique_ptr<Parts> parts) noexcept;
     void afterCycle(const CycleReport& report) noexcept;
+    /// Whether the RouDi is found lost now (checked at most every ROUDI_PROBE_INTERVAL_NS).
+    bool rouDiLost() noexcept;
 
     std::unique_ptr<Parts> m_parts;
 };
