@@ -7,6 +7,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "augur/core/transport_name.hpp"
 #include "augur/platform/clock.hpp"
 #include "transport_internal.hpp"
 #include "iceoryx_posh/popo/untyped_publisher.hpp"
@@ -16,11 +17,10 @@
 namespace augur::platform {
 namespace {
 
-constexpr std::size_t MAX_ID_LENGTH = 100;  // iox::capro::IdString_t / RuntimeName_t capacity
 constexpr const char* ROUDI_SOCKET_PATH = "/tmp/roudi";  // iceoryx 2.0 UNIX-domain IPC channel of RouDi
 constexpr std::int64_t PROBE_INTERVAL_NS = 50'000'000;
 
-bool validId(const std::string& id) noexcept { return !id.empty() && id.size() <= MAX_ID_LENGTH; }
+bool validId(const std::string& id) noexcept { return detail::validName(id); }
 
 iox::capro::ServiceDescription toIceoryx(const ServiceName& name) {
     return {iox::capro::IdString_t(iox::cxx::TruncateToCapacity, name.service.c_str()),
@@ -34,6 +34,8 @@ std::string g_runtimeName;  // guarded by g_runtimeMutex
 }  // namespace
 
 namespace detail {
+bool validName(const std::string& name) noexcept { return !checkTransportName(name).has_value(); }
+
 bool claimRuntimeName(const std::string& appName) {
     std::lock_guard<std::mutex> lock(g_runtimeMutex);
     if (!g_runtimeName.empty()) {
@@ -54,7 +56,7 @@ const char* toString(TransportError error) noexcept {
         case TransportError::RouDiUnavailable: return "no RouDi (iceoryx daemon) is running";
         case TransportError::RouDiAlreadyRunning: return "another RouDi already runs on this machine";
         case TransportError::AlreadyConnected: return "this process is already registered with RouDi";
-        case TransportError::InvalidName: return "invalid iceoryx name (empty or over 100 characters)";
+        case TransportError::InvalidName: return "invalid iceoryx name: 1-100 of A-Z a-z 0-9 - _ . :, not . or ..";
         case TransportError::LoanFailed: return "no shared-memory chunk available";
         case TransportError::NoData: return "no new message";
         case TransportError::TooManyChunksHeld: return "subscriber holds too many messages";

@@ -25,5 +25,20 @@ TEST(RouDiConnection, EmptyNameIsRejected) {
     EXPECT_EQ(connectToRouDi("", TIMEOUT_MS).error(), TransportError::InvalidName);
 }
 
+TEST(RouDiConnection, NamesThatIceoryxWouldTurnIntoOtherPathsAreRejectedAtOnce) {
+    // iceoryx binds (and first unlinks) /tmp/<name>: "../x" would be /x.
+    const std::string names[] = {"../x", "/augur", "augur main", "augur\xc3\xa9", std::string("a\0b", 3),
+                                 ".", "..", std::string(101, 'a')};
+    for (const std::string& name : names) {
+        const std::int64_t start = monotonicNow_ns();
+
+        const auto sut = connectToRouDi(name, TIMEOUT_MS);
+
+        ASSERT_TRUE(sut.hasError()) << name;
+        EXPECT_EQ(sut.error(), TransportError::InvalidName) << name;
+        EXPECT_LT(monotonicNow_ns() - start, TIMEOUT_MS * 1'000'000) << "waited for RouDi: " << name;
+    }
+}
+
 }  // namespace
 }  // namespace augur::platform

@@ -20,7 +20,7 @@ enum class TransportError {
     RouDiUnavailable,    ///< no RouDi answered within the timeout
     RouDiAlreadyRunning, ///< an embedded RouDi cannot start: another RouDi runs on this machine
     AlreadyConnected,    ///< this process already has an iceoryx runtime under another name
-    InvalidName,         ///< empty or too long (iceoryx ids are at most 100 characters)
+    InvalidName,         ///< breaks augur/core/transport_name.hpp (characters, length, . or ..)
     LoanFailed,          ///< no chunk available (pool exhausted or too many outstanding loans)
     NoData,              ///< nothing new to take
     TooManyChunksHeld,   ///< the subscriber holds the maximum number of samples
@@ -28,7 +28,7 @@ enum class TransportError {
 
 [[nodiscard]] const char* toString(TransportError error) noexcept;
 
-/// An iceoryx service description: service / instance / event, each ≤ 100 characters.
+/// An iceoryx service description: service / instance / event, each following checkTransportName.
 struct ServiceName {
     std::string service;
     std::string instance;
