@@ -794,8 +794,13 @@ private:
 
 }  // namespace
 
-Result<RoadMap, MapError> readLanelet2(const std::string& path, const Lanelet2Options& options) {
-    auto doc = XmlDocument::load(path);
+Result<RoadMap, MapError> readLanelet2(const std::string& path, const Lanelet2Options& options,
+                                       const MapFileCheck& check) {
+    auto file = readMapFile(path, check);
+    if (file.hasError()) {
+        return fail(std::move(file).error());
+    }
+    auto doc = XmlDocument::parse(file.value().text, path);
     if (doc.hasError()) {
         const XmlError& e = doc.error();
         return fail(MapError{e.line == 0 ? MapErrorCode::Io : MapErrorCode::Xml, e.file, e.line, "", e.message});
