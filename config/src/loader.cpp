@@ -436,9 +436,8 @@ Result<LoadedDeployment, ConfigError> loadDeploymentWithHash(const std::string& 
     Result<std::string, FileError> read = readRegularFile(path, MAX_CONFIG_FILE_BYTES);
     if (read.hasError()) {
         const FileError& problem = read.error();
-        const ConfigErrorKind kind = problem.kind == FileErrorKind::NotRegular || problem.kind == FileErrorKind::TooLarge
-                                         ? ConfigErrorKind::FileRejected
-                                         : ConfigErrorKind::FileNotFound;
+        const bool rejected = problem.kind == FileErrorKind::NotRegular || problem.kind == FileErrorKind::TooLarge;
+        const ConfigErrorKind kind = rejected ? ConfigErrorKind::FileRejected : ConfigErrorKind::FileNotFound;
         return fail(ConfigError{kind, path, 0, 0, {}, problem.message, {}});
     }
     const std::string& text = read.value();

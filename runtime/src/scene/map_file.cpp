@@ -14,7 +14,8 @@ Result<MapFileContent, MapError> readMapFile(const std::string& path, const MapF
         if (problem.kind == config::FileErrorKind::TooLarge) {
             message += " (map.max_bytes)";
         }
-        return fail(MapError{rejected ? MapErrorCode::FileRejected : MapErrorCode::Io, path, 0, "", std::move(message)});
+        const MapErrorCode code = rejected ? MapErrorCode::FileRejected : MapErrorCode::Io;
+        return fail(MapError{code, path, 0, "", std::move(message)});
     }
     MapFileContent content{std::move(read).value(), {}};
     content.sha256 = config::sha256Hex(content.text);

@@ -71,8 +71,8 @@ TEST_F(MapFile, DirectoryIsRejected) {
 }
 
 TEST_F(MapFile, FileOverMaxBytesIsRejectedNamingTheKey) {
-    expectRejectedPromptly([] { return readLanelet2(T_JUNCTION, Lanelet2Options{}, MapFileCheck{SMALL_LIMIT_BYTES, {}}); },
-                           "(map.max_bytes)");
+    const MapFileCheck check{SMALL_LIMIT_BYTES, {}};
+    expectRejectedPromptly([&] { return readLanelet2(T_JUNCTION, Lanelet2Options{}, check); }, "(map.max_bytes)");
 }
 
 TEST_F(MapFile, MissingFileIsAnIoError) {
@@ -107,8 +107,9 @@ TEST_F(MapFile, MapWithItsPinnedHashIsParsed) {
 
 TEST_F(MapFile, MapWithAnotherHashIsRefused) {
     const std::string otherHash = config::sha256Hex("another map");
+    const MapFileCheck check{config::DEFAULT_MAP_MAX_BYTES, otherHash};
 
-    const auto sut = readLanelet2(T_JUNCTION, Lanelet2Options{}, MapFileCheck{config::DEFAULT_MAP_MAX_BYTES, otherHash});
+    const auto sut = readLanelet2(T_JUNCTION, Lanelet2Options{}, check);
 
     ASSERT_TRUE(sut.hasError());
     EXPECT_EQ(sut.error().code, MapErrorCode::HashMismatch);
