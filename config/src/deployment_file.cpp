@@ -8,6 +8,7 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <exception>
 
 #include "augur/core/panic.hpp"
 
@@ -65,9 +66,7 @@ private:
 
 constexpr std::size_t READ_CHUNK_BYTES = 64U * 1024U;
 
-}  // namespace
-
-Result<std::string, FileError> readRegularFile(const std::string& path, std::uint64_t maxBytes) {
+Result<std::string, FileError> readChecked(const std::string& path, std::uint64_t maxBytes) {
     if (path.find('\0') != std::string::npos) {
         return fail(FileError{FileErrorKind::CannotOpen, "cannot open the file: the path contains a NUL byte"});
     }
@@ -118,6 +117,16 @@ Result<std::string, FileError> readRegularFile(const std::string& path, std::uin
         }
     }
     return text;
+}
+
+}  // namespace
+
+Result<std::string, FileError> readRegularFile(const std::string& path, std::uint64_t maxBytes) {
+    try {
+        return readChecked(path, maxBytes);
+    } catch (const std::exception& e) {  // std::bad_alloc for a file near a generous limit
+        return fail(FileError{FileErrorKind::ReadFailed, std::string("cannot read the file: ") + e.what()});
+    }
 }
 
 std::string sha256Hex(std::string_view bytes) {

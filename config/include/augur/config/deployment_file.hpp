@@ -41,7 +41,7 @@ struct FileError {
 };
 
 /// The whole content of the regular file at `path`, at most `maxBytes` bytes. Never blocks on special
-/// files. O(file size).
+/// files; never throws (running out of memory is ReadFailed). O(file size).
 [[nodiscard]] Result<std::string, FileError> readRegularFile(const std::string& path, std::uint64_t maxBytes);
 
 /// SHA-256 of `bytes` as 64 lowercase hexadecimal digits. O(size).
