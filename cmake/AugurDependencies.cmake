@@ -2,6 +2,7 @@
 find_package(Threads REQUIRED)
 find_package(Eigen3 3.4 REQUIRED NO_MODULE)
 find_package(yaml-cpp REQUIRED)
+find_package(OpenSSL REQUIRED COMPONENTS Crypto)  # SHA-256 of deployment files (libssl-dev)
 find_package(iceoryx_posh CONFIG REQUIRED)
 find_package(iceoryx_hoofs CONFIG REQUIRED)
 # Header-only command-line parser of the offline tools (apps/cli). Its CMake package is architecture

@@ -1,12 +1,14 @@
 # Toolchain file: Debian's GNU cross compiler for 64-bit ARM Linux (aarch64), CPU backend.
 #
-# Two ways to provide the arm64 libraries augur links (yaml-cpp, iceoryx, GoogleTest; Eigen is headers):
+# Two ways to provide the arm64 libraries augur links (yaml-cpp, OpenSSL libcrypto, iceoryx, GoogleTest;
+# Eigen is headers):
 #   1. a sysroot: -DAUGUR_AARCH64_SYSROOT=<dir> (or the environment variable of the same name). Every
 #      header, library and CMake package is then searched in <dir> only. scripts/cross-build makes one
 #      by unpacking the arm64 Debian packages into build/cross-cache/sysroot-<suite>; a target board's
 #      root file system (mounted or copied) works the same way.
 #   2. Debian multiarch on this machine: `dpkg --add-architecture arm64` and the `:arm64` -dev packages
-#      (libyaml-cpp-dev:arm64 libiceoryx-posh-dev:arm64 libiceoryx-hoofs-dev:arm64 libgtest-dev:arm64).
+#      (libyaml-cpp-dev:arm64 libssl-dev:arm64 libiceoryx-posh-dev:arm64 libiceoryx-hoofs-dev:arm64
+#      libgtest-dev:arm64).
 #      Libraries are then searched in the aarch64-linux-gnu multiarch folders; the x86_64 ones are ignored.
 #
 # Test programs run under user-mode QEMU (qemu-aarch64 from Debian's qemu-user, or qemu-aarch64-static):

@@ -1,12 +1,15 @@
 // augur-runtime: the real-time intention and motion prediction runtime.
 //
-//   augur-runtime --config FILE [--cycles N] [--embedded-roudi]   run (until SIGINT/SIGTERM or N cycles)
-//   augur-runtime --check FILE                                    validate and describe a deployment
+//   augur-runtime --config FILE [--config-sha256 HEX] [--cycles N] [--embedded-roudi]
+//                                          run (until SIGINT/SIGTERM or N cycles)
+//   augur-runtime --check FILE [--config-sha256 HEX]
+//                                          validate and describe a deployment, print its files' SHA-256
 //
-// Exit status: 0 success, 2 invalid configuration, 3 init failed (map, backend, RouDi, real-time setup,
-// application name in use; the reason on stderr), 4 transport lost (the RouDi this process registered
-// with went away while running; iceoryx 2.0 cannot register again, so the process ends for its
-// supervisor to restart it), 64 bad command line. docs/design/runtime.md has the table.
+// Exit status: 0 success, 2 invalid configuration (or a configuration file other than the pinned one),
+// 3 init failed (map, backend, RouDi, real-time setup, application name in use; the reason on stderr),
+// 4 transport lost (the RouDi this process registered with went away while running; iceoryx 2.0
+// cannot register again, so the process ends for its supervisor to restart it), 64 bad command
+// line. docs/design/runtime.md has the table.
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -15,12 +18,14 @@
 #include <string>
 #include <string_view>
 
+#include "augur/config/deployment_file.hpp"
 #include "augur/config/loader.hpp"
 #include "augur/config/schema.hpp"
 #include "augur/platform/roudi.hpp"
 #include "augur/platform/transport.hpp"
 #include "augur/runtime/deployment_summary.hpp"
 #include "augur/runtime/runtime.hpp"
+#include "augur/runtime/scene/map_readers.hpp"
 #include "augur/runtime/version.hpp"
 
 namespace {
@@ -31,8 +36,8 @@ constexpr int EXIT_TRANSPORT_LOST = 4;
 constexpr int EXIT_USAGE = 64;  // EX_USAGE of sysexits.h
 
 constexpr const char* USAGE =
-    "usage: augur-runtime --config FILE [--cycles N] [--embedded-roudi]\n"
-    "       augur-runtime --check FILE\n"
+    "usage: augur-runtime --config FILE [--config-sha256 HEX] [--cycles N] [--embedded-roudi]\n"
+    "       augur-runtime --check FILE [--config-sha256 HEX]\n"
     "       augur-runtime --print-schema | --version | --help\n";
 
 constexpr const char* HELP =
@@ -44,8 +49,14 @@ constexpr const char* HELP =
     "  --cycles N        stop after N cycles\n"
     "  --embedded-roudi  start RouDi inside this process (self-contained run; no other RouDi may run)\n"
     "                    instead of connecting to iox-roudi (iox-roudi -c config/roudi.toml)\n"
-    "  --check FILE      load and validate FILE and print the deployment it describes; exit status 0, or\n"
-    "                    2 with the error (file:line:column: key: what was expected) on stderr\n"
+    "  --config-sha256 HEX\n"
+    "                    refuse (exit status 2) a configuration file whose SHA-256 is not HEX, as\n"
+    "                    printed by --check: a truncated or edited file is never run\n"
+    "  --check FILE      load and validate FILE, print the SHA-256 of FILE and of its map (checked\n"
+    "                    against map.sha256 if set) and the deployment it describes; exit status 0, 2\n"
+    "                    with the error (file:line:column: key: what was expected) on stderr, or 3\n"
+    "                    when the map file is refused (not a regular file, over map.max_bytes, other\n"
+    "                    SHA-256); the map is not parsed\n"
     "  --print-schema    print the reference of every configuration key in Markdown\n"
     "                    (docs/configuration.md is this output)\n"
     "  --version         print the version and the compiled-in backends\n"
@@ -65,17 +76,30 @@ int usageError(const std::string& problem) {
     return EXIT_USAGE;
 }
 
-augur::Result<augur::config::Deployment, augur::config::ConfigError> load(const std::string& path) {
-    return augur::config::loadDeployment(path);
+/// The configuration file at `path`, refused unless its SHA-256 is `expectedSha256` (when not empty).
+augur::Result<augur::config::LoadedDeployment, augur::config::ConfigError> load(const std::string& path,
+                                                                               const std::string& expectedSha256) {
+    return augur::config::loadDeploymentWithHash(path, expectedSha256);
 }
 
-int describeConfig(const std::string& path) {
-    const auto loaded = load(path);
+int describeConfig(const std::string& path, const std::string& expectedSha256) {
+    const auto loaded = load(path, expectedSha256);
     if (loaded.hasError()) {
         std::fprintf(stderr, "%s\n", augur::config::format(loaded.error()).c_str());
         return EXIT_INVALID_CONFIG;
     }
-    std::printf("%s: valid\n%s", path.c_str(), augur::runtime::describeDeployment(loaded.value()).c_str());
+    const augur::config::Deployment& deployment = loaded.value().deployment;
+    // Hashing the map reads it with the runtime's checks (regular file, map.max_bytes, map.sha256),
+    // but does not parse it.
+    const auto map = augur::runtime::scene::readMapFile(
+        deployment.map.path, augur::runtime::scene::MapFileCheck{deployment.map.maxBytes, deployment.map.sha256});
+    if (map.hasError()) {
+        std::fprintf(stderr, "augur-runtime: map: %s\n", map.error().describe().c_str());
+        return EXIT_INIT_FAILED;
+    }
+    std::printf("%s: valid\nsha256 %s  %s\nsha256 %s  %s\n%s", path.c_str(), loaded.value().sha256.c_str(),
+                path.c_str(), map.value().sha256.c_str(), deployment.map.path.c_str(),
+                augur::runtime::describeDeployment(deployment).c_str());
     return 0;
 }
 
@@ -86,13 +110,13 @@ int describeConfig(const std::string& path) {
     std::_Exit(status);
 }
 
-int run(const std::string& path, std::uint64_t cycles, bool embeddedRouDi) {
-    const auto loaded = load(path);
+int run(const std::string& path, const std::string& expectedSha256, std::uint64_t cycles, bool embeddedRouDi) {
+    const auto loaded = load(path, expectedSha256);
     if (loaded.hasError()) {
         std::fprintf(stderr, "%s\n", augur::config::format(loaded.error()).c_str());
         return EXIT_INVALID_CONFIG;
     }
-    const augur::config::Deployment& deployment = loaded.value();
+    const augur::config::Deployment& deployment = loaded.value().deployment;
     std::unique_ptr<augur::platform::EmbeddedRouDi> roudi;
     if (embeddedRouDi) {
         auto started = augur::platform::EmbeddedRouDi::start(deployment.transport.applicationName);
@@ -179,12 +203,19 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (option == "--check") {
-        if (argc != 3) {
-            return usageError("--check takes exactly one FILE");
+        if (argc == 3) {
+            return describeConfig(argv[2], {});
         }
-        return describeConfig(argv[2]);
+        if (argc == 5 && std::string_view(argv[3]) == "--config-sha256") {
+            if (!augur::config::isSha256Hex(argv[4])) {
+                return usageError("--config-sha256 takes 64 hexadecimal digits");
+            }
+            return describeConfig(argv[2], argv[4]);
+        }
+        return usageError("--check takes exactly one FILE (and optionally --config-sha256 HEX)");
     }
     std::string configPath;
+    std::string expectedSha256;
     std::uint64_t cycles = 0;
     bool embeddedRouDi = false;
     for (int i = 1; i < argc; ++i) {
@@ -200,9 +231,14 @@ int main(int argc, char** argv) {
                 return usageError("--cycles takes a positive number");
             }
             cycles = n;
+        } else if (arg == "--config-sha256" && i + 1 < argc) {
+            expectedSha256 = argv[++i];
+            if (!augur::config::isSha256Hex(expectedSha256)) {
+                return usageError("--config-sha256 takes 64 hexadecimal digits");
+            }
         } else if (arg == "--embedded-roudi") {
             embeddedRouDi = true;
-        } else if (arg == "--config" || arg == "--cycles") {
+        } else if (arg == "--config" || arg == "--cycles" || arg == "--config-sha256") {
             return usageError(std::string(arg) + " takes a value");
         } else {
             return usageError("unknown option " + std::string(arg));
@@ -211,5 +247,5 @@ int main(int argc, char** argv) {
     if (configPath.empty()) {
         return usageError("--config FILE is required");
     }
-    return run(configPath, cycles, embeddedRouDi);
+    return run(configPath, expectedSha256, cycles, embeddedRouDi);
 }

@@ -12,6 +12,8 @@ std::string_view toString(ConfigErrorKind kind) noexcept {
         case ConfigErrorKind::MissingKey: return "missing key";
         case ConfigErrorKind::Inconsistent: return "inconsistent";
         case ConfigErrorKind::OverCompiledLimit: return "over compiled limit";
+        case ConfigErrorKind::FileRejected: return "file rejected";
+        case ConfigErrorKind::HashMismatch: return "hash mismatch";
     }
     return "invalid";
 }

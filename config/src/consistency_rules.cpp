@@ -6,6 +6,7 @@
 
 #include "augur/config/schema.hpp"
 #include "augur/core/messages.hpp"
+#include "augur/core/transport_name.hpp"
 #include "text.hpp"
 
 namespace augur::config {
@@ -186,6 +187,14 @@ Check lanelet2Origin(const Deployment& d, const ExplicitKeys& keys) {
     return std::nullopt;
 }
 
+/// True when iceoryx would see the two channels as one topic: it copies each name as a C string into a
+/// field of 100 characters, so the names are compared as far as that copy reaches.
+bool sameTopic(const Channel& a, const Channel& b) noexcept {
+    return transportVisibleName(a.service) == transportVisibleName(b.service) &&
+           transportVisibleName(a.instance) == transportVisibleName(b.instance) &&
+           transportVisibleName(a.event) == transportVisibleName(b.event);
+}
+
 Check distinctChannels(const Deployment& d, const ExplicitKeys& /*keys*/) {
     const std::array<std::pair<std::string_view, const Channel*>, 6> channels{{
         {"transport.objects", &d.transport.objects},
@@ -197,7 +206,7 @@ Check distinctChannels(const Deployment& d, const ExplicitKeys& /*keys*/) {
     }};
     for (std::size_t i = 0; i < channels.size(); ++i) {
         for (std::size_t j = i + 1; j < channels.size(); ++j) {
-            if (*channels[i].second == *channels[j].second) {
+            if (sameTopic(*channels[i].second, *channels[j].second)) {
                 return RuleViolation{std::string(channels[j].first),
                                      "same service / instance / event as " + std::string(channels[i].first) +
                                          "; every channel needs its own"};
@@ -238,7 +247,8 @@ const ConsistencyRule RULES[] = {
     {ConfigErrorKind::MissingKey,
      "With `map.format: lanelet2`, `map.origin_lat_deg` and `map.origin_lon_deg` are set explicitly.",
      &lanelet2Origin},
-    {ConfigErrorKind::Inconsistent, "No two `transport` channels share service, instance and event.",
+    {ConfigErrorKind::Inconsistent,
+     "No two `transport` channels share service, instance and event (compared as iceoryx stores them).",
      &distinctChannels},
 };
 

@@ -7,11 +7,10 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
-#include <sstream>
 
+#include "augur/config/deployment_file.hpp"
 #include "augur/config/schema.hpp"
 #include "text.hpp"
 
@@ -266,6 +265,9 @@ private:
                     return outOfRange(text.empty() ? std::string("an empty string")
                                                    : "a string of " + std::to_string(length) + " characters");
                 }
+                if (const std::string problem = textRuleViolation(key, text); !problem.empty()) {
+                    return outOfRange(formatValue(key, Value(text)) + ", which " + problem);
+                }
                 key.assign(m_deployment, Value(text));
                 return std::nullopt;
             }
@@ -423,38 +425,53 @@ Result<Deployment, ConfigError> loadDeploymentFromString(std::string_view yaml, 
     return load(yaml, sourceName);
 }
 
-Result<Deployment, ConfigError> loadDeployment(const std::string& path) {
-    std::string text;
-    try {
-        std::error_code ec;
-        if (std::filesystem::is_directory(path, ec)) {
-            return fail(ConfigError{ConfigErrorKind::FileNotFound, path, 0, 0, {}, "is a directory, not a file", {}});
-        }
-        std::ifstream file(path, std::ios::binary);
-        if (!file) {
-            return fail(ConfigError{ConfigErrorKind::FileNotFound, path, 0, 0, {}, "cannot open the file", {}});
-        }
-        std::ostringstream contents;
-        contents << file.rdbuf();
-        text = std::move(contents).str();
-    } catch (const std::exception& e) {
-        return fail(ConfigError{ConfigErrorKind::FileNotFound, path, 0, 0, {},
-                                std::string("cannot read the file: ") + e.what(), {}});
+Result<LoadedDeployment, ConfigError> loadDeploymentWithHash(const std::string& path,
+                                                            std::string_view expectedSha256) {
+    if (!expectedSha256.empty() && !isSha256Hex(expectedSha256)) {
+        return fail(ConfigError{ConfigErrorKind::HashMismatch, path, 0, 0, {},
+                                "the expected SHA-256 \"" + std::string(expectedSha256) +
+                                    "\" is not 64 hexadecimal digits",
+                                {}});
+    }
+    Result<std::string, FileError> read = readRegularFile(path, MAX_CONFIG_FILE_BYTES);
+    if (read.hasError()) {
+        const FileError& problem = read.error();
+        const bool rejected = problem.kind == FileErrorKind::NotRegular || problem.kind == FileErrorKind::TooLarge;
+        const ConfigErrorKind kind = rejected ? ConfigErrorKind::FileRejected : ConfigErrorKind::FileNotFound;
+        return fail(ConfigError{kind, path, 0, 0, {}, problem.message, {}});
+    }
+    const std::string& text = read.value();
+    std::string sha256 = sha256Hex(text);
+    if (!expectedSha256.empty() && !sameSha256(sha256, expectedSha256)) {
+        return fail(ConfigError{ConfigErrorKind::HashMismatch, path, 0, 0, {},
+                                "SHA-256 is " + sha256 + ", expected " + std::string(expectedSha256) +
+                                    " (the file is truncated or was changed since it was pinned)",
+                                {}});
     }
     Result<Deployment, ConfigError> loaded = load(text, path);
-    if (loaded.hasValue()) {
-        std::string& mapPath = loaded.value().map.path;
-        try {
-            const std::filesystem::path mapFile(mapPath);
-            if (mapFile.is_relative()) {
-                mapPath = (std::filesystem::path(path).parent_path() / mapFile).lexically_normal().string();
-            }
-        } catch (const std::exception& e) {
-            return fail(ConfigError{ConfigErrorKind::OutOfRange, path, 0, 0, "map.path",
-                                    std::string("cannot be resolved: ") + e.what(), {}});
-        }
+    if (loaded.hasError()) {
+        return fail(std::move(loaded).error());
     }
-    return loaded;
+    LoadedDeployment result{std::move(loaded).value(), std::move(sha256)};
+    std::string& mapPath = result.deployment.map.path;
+    try {
+        const std::filesystem::path mapFile(mapPath);
+        if (mapFile.is_relative()) {
+            mapPath = (std::filesystem::path(path).parent_path() / mapFile).lexically_normal().string();
+        }
+    } catch (const std::exception& e) {
+        return fail(ConfigError{ConfigErrorKind::OutOfRange, path, 0, 0, "map.path",
+                                std::string("cannot be resolved: ") + e.what(), {}});
+    }
+    return result;
+}
+
+Result<Deployment, ConfigError> loadDeployment(const std::string& path) {
+    Result<LoadedDeployment, ConfigError> loaded = loadDeploymentWithHash(path, {});
+    if (loaded.hasError()) {
+        return fail(std::move(loaded).error());
+    }
+    return std::move(loaded).value().deployment;
 }
 
 }  // namespace augur::config

@@ -5,8 +5,10 @@
 #include <limits>
 #include <type_traits>
 
+#include "augur/config/deployment_file.hpp"
 #include "augur/core/messages.hpp"
 #include "augur/core/panic.hpp"
+#include "augur/core/transport_name.hpp"
 
 namespace augur::config {
 namespace {
@@ -146,6 +148,22 @@ KeySpec string(std::string_view path, std::int64_t minLength, std::int64_t maxLe
     return bound(spec, field);
 }
 
+/// A string of the given form (TextRule).
+template <typename Ref>
+KeySpec text(std::string_view path, std::int64_t minLength, std::int64_t maxLength, TextRule rule,
+             std::string_view description, Ref field) {
+    KeySpec spec = string(path, minLength, maxLength, description, field);
+    spec.text = rule;
+    return spec;
+}
+
+/// A name handed to iceoryx: at most TRANSPORT_NAME_MAX_CHARS characters of augur/core/transport_name.hpp.
+template <typename Ref>
+KeySpec transportName(std::string_view path, std::string_view description, Ref field) {
+    return text(path, 1, static_cast<std::int64_t>(TRANSPORT_NAME_MAX_CHARS), TextRule::TransportName, description,
+                field);
+}
+
 template <typename Ref, std::size_t N>
 KeySpec enumeration(std::string_view path, const std::array<std::string_view, N>& names,
                     std::string_view description, Ref field) {
@@ -181,11 +199,9 @@ KeySpec required(KeySpec spec) {
 constexpr std::int64_t MAX_PERIOD_MS = 10'000;
 constexpr std::int64_t MAX_DURATION_MS = 600'000;
 constexpr std::int64_t MAX_COUNT = 1'000'000;
-/// iceoryx limits service, instance and event names (capro::IdString_t) to 100 characters.
-constexpr std::int64_t ICEORYX_ID_MAX_CHARS = 100;
-/// iceoryx limits a runtime (application) name to 100 characters.
-constexpr std::int64_t ICEORYX_RUNTIME_NAME_MAX_CHARS = 100;
 constexpr std::int64_t PATH_MAX_CHARS = 4096;
+/// Largest map.max_bytes: 16 GiB, far above any road map, below what a 64-bit size can express.
+constexpr std::int64_t MAX_MAP_BYTES = std::int64_t{1} << 34;
 constexpr std::int64_t MAX_CPU_INDEX = 1023;
 constexpr std::int64_t MAX_PARTICLES = 1 << 20;
 
@@ -313,10 +329,10 @@ std::vector<KeySpec> buildSchema() {
                 AUGUR_FIELD(capacities.trackHistoryCycles)),
 
         // map
-        required(string("map.path", 1, PATH_MAX_CHARS,
-                        "Map file; a relative path is resolved against the folder of the configuration file. "
-                        "Opened by the runtime at init, not by the configuration loader.",
-                        AUGUR_FIELD(map.path))),
+        required(text("map.path", 1, PATH_MAX_CHARS, TextRule::Path,
+                      "Map file; a relative path is resolved against the folder of the configuration file. "
+                      "Opened by the runtime at init, not by the configuration loader. Must be a regular file.",
+                      AUGUR_FIELD(map.path))),
         enumeration("map.format", MAP_FORMAT_NAMES, "Map file format: Lanelet2 OSM or SUMO net.xml.",
                     AUGUR_FIELD(map.format)),
         number("map.origin_lat_deg", closed(-90.0, 90.0), "deg",
@@ -325,6 +341,13 @@ std::vector<KeySpec> buildSchema() {
         number("map.origin_lon_deg", closed(-180.0, 180.0), "deg",
                "Longitude of the local projection origin; required when format is lanelet2, ignored for sumo.",
                AUGUR_FIELD(map.originLon_deg)),
+        integer("map.max_bytes", 1, MAX_MAP_BYTES, "bytes",
+                "A larger map file is refused at init (and by --check) instead of being read.",
+                AUGUR_FIELD(map.maxBytes)),
+        text("map.sha256", 0, static_cast<std::int64_t>(SHA256_HEX_CHARS), TextRule::Sha256,
+             "SHA-256 the map file must have (as printed by augur-runtime --check); init fails on any other "
+             "content. Empty: not checked.",
+             AUGUR_FIELD(map.sha256)),
 
         // tracking
         enumeration("tracking.model", MOTION_MODEL_NAMES, "Motion model of the Kalman filter bank.",
@@ -441,53 +464,54 @@ std::vector<KeySpec> buildSchema() {
                AUGUR_FIELD(flocks.radius_m)),
 
         // transport
-        string("transport.application_name", 1, ICEORYX_RUNTIME_NAME_MAX_CHARS,
-               "Name this process registers with the iceoryx daemon (RouDi).",
-               AUGUR_FIELD(transport.applicationName)),
+        transportName("transport.application_name",
+                      "Name this process registers with the iceoryx daemon (RouDi); iceoryx makes it the socket "
+                      "/tmp/<name>.",
+                      AUGUR_FIELD(transport.applicationName)),
         integer("transport.roudi_connect_timeout_ms", 0, MAX_DURATION_MS, "ms",
                 "Init fails when RouDi has not answered within this time.",
                 AUGUR_FIELD(transport.roudiConnectTimeout_ms)),
-        string("transport.objects.service", 1, ICEORYX_ID_MAX_CHARS, "Object list input: iceoryx service.",
-               AUGUR_FIELD(transport.objects.service)),
-        string("transport.objects.instance", 1, ICEORYX_ID_MAX_CHARS, "Object list input: iceoryx instance.",
-               AUGUR_FIELD(transport.objects.instance)),
-        string("transport.objects.event", 1, ICEORYX_ID_MAX_CHARS, "Object list input: iceoryx event.",
-               AUGUR_FIELD(transport.objects.event)),
-        string("transport.tracks.service", 1, ICEORYX_ID_MAX_CHARS, "Track list output: iceoryx service.",
-               AUGUR_FIELD(transport.tracks.service)),
-        string("transport.tracks.instance", 1, ICEORYX_ID_MAX_CHARS, "Track list output: iceoryx instance.",
-               AUGUR_FIELD(transport.tracks.instance)),
-        string("transport.tracks.event", 1, ICEORYX_ID_MAX_CHARS, "Track list output: iceoryx event.",
-               AUGUR_FIELD(transport.tracks.event)),
-        string("transport.intentions.service", 1, ICEORYX_ID_MAX_CHARS, "Intention output: iceoryx service.",
-               AUGUR_FIELD(transport.intentions.service)),
-        string("transport.intentions.instance", 1, ICEORYX_ID_MAX_CHARS, "Intention output: iceoryx instance.",
-               AUGUR_FIELD(transport.intentions.instance)),
-        string("transport.intentions.event", 1, ICEORYX_ID_MAX_CHARS, "Intention output: iceoryx event.",
-               AUGUR_FIELD(transport.intentions.event)),
-        string("transport.prediction.service", 1, ICEORYX_ID_MAX_CHARS, "Motion prediction output: iceoryx service.",
-               AUGUR_FIELD(transport.prediction.service)),
-        string("transport.prediction.instance", 1, ICEORYX_ID_MAX_CHARS,
-               "Motion prediction output: iceoryx instance.", AUGUR_FIELD(transport.prediction.instance)),
-        string("transport.prediction.event", 1, ICEORYX_ID_MAX_CHARS, "Motion prediction output: iceoryx event.",
-               AUGUR_FIELD(transport.prediction.event)),
-        string("transport.health.service", 1, ICEORYX_ID_MAX_CHARS, "Health output: iceoryx service.",
-               AUGUR_FIELD(transport.health.service)),
-        string("transport.health.instance", 1, ICEORYX_ID_MAX_CHARS, "Health output: iceoryx instance.",
-               AUGUR_FIELD(transport.health.instance)),
-        string("transport.health.event", 1, ICEORYX_ID_MAX_CHARS, "Health output: iceoryx event.",
-               AUGUR_FIELD(transport.health.event)),
-        string("transport.platoons.service", 1, ICEORYX_ID_MAX_CHARS, "Platoon output: iceoryx service.",
-               AUGUR_FIELD(transport.platoons.service)),
-        string("transport.platoons.instance", 1, ICEORYX_ID_MAX_CHARS, "Platoon output: iceoryx instance.",
-               AUGUR_FIELD(transport.platoons.instance)),
-        string("transport.platoons.event", 1, ICEORYX_ID_MAX_CHARS, "Platoon output: iceoryx event.",
-               AUGUR_FIELD(transport.platoons.event)),
+        transportName("transport.objects.service", "Object list input: iceoryx service.",
+                      AUGUR_FIELD(transport.objects.service)),
+        transportName("transport.objects.instance", "Object list input: iceoryx instance.",
+                      AUGUR_FIELD(transport.objects.instance)),
+        transportName("transport.objects.event", "Object list input: iceoryx event.",
+                      AUGUR_FIELD(transport.objects.event)),
+        transportName("transport.tracks.service", "Track list output: iceoryx service.",
+                      AUGUR_FIELD(transport.tracks.service)),
+        transportName("transport.tracks.instance", "Track list output: iceoryx instance.",
+                      AUGUR_FIELD(transport.tracks.instance)),
+        transportName("transport.tracks.event", "Track list output: iceoryx event.",
+                      AUGUR_FIELD(transport.tracks.event)),
+        transportName("transport.intentions.service", "Intention output: iceoryx service.",
+                      AUGUR_FIELD(transport.intentions.service)),
+        transportName("transport.intentions.instance", "Intention output: iceoryx instance.",
+                      AUGUR_FIELD(transport.intentions.instance)),
+        transportName("transport.intentions.event", "Intention output: iceoryx event.",
+                      AUGUR_FIELD(transport.intentions.event)),
+        transportName("transport.prediction.service", "Motion prediction output: iceoryx service.",
+                      AUGUR_FIELD(transport.prediction.service)),
+        transportName("transport.prediction.instance", "Motion prediction output: iceoryx instance.",
+                      AUGUR_FIELD(transport.prediction.instance)),
+        transportName("transport.prediction.event", "Motion prediction output: iceoryx event.",
+                      AUGUR_FIELD(transport.prediction.event)),
+        transportName("transport.health.service", "Health output: iceoryx service.",
+                      AUGUR_FIELD(transport.health.service)),
+        transportName("transport.health.instance", "Health output: iceoryx instance.",
+                      AUGUR_FIELD(transport.health.instance)),
+        transportName("transport.health.event", "Health output: iceoryx event.",
+                      AUGUR_FIELD(transport.health.event)),
+        transportName("transport.platoons.service", "Platoon output: iceoryx service.",
+                      AUGUR_FIELD(transport.platoons.service)),
+        transportName("transport.platoons.instance", "Platoon output: iceoryx instance.",
+                      AUGUR_FIELD(transport.platoons.instance)),
+        transportName("transport.platoons.event", "Platoon output: iceoryx event.",
+                      AUGUR_FIELD(transport.platoons.event)),
 
         // output
-        string("output.trace_path", 0, PATH_MAX_CHARS,
-               "File the per-cycle trace is written to (relative to the working directory); empty: no trace.",
-               AUGUR_FIELD(output.tracePath)),
+        text("output.trace_path", 0, PATH_MAX_CHARS, TextRule::Path,
+             "File the per-cycle trace is written to (relative to the working directory); empty: no trace.",
+             AUGUR_FIELD(output.tracePath)),
         enumeration("output.log_level", LOG_LEVEL_NAMES, "Least severe log message that is written.",
                     AUGUR_FIELD(output.logLevel)),
     };

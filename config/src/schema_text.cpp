@@ -1,14 +1,21 @@
 // The schema in words: expected-value phrases, values as YAML text, and the Markdown reference.
 #include <array>
 #include <charconv>
+#include <optional>
 #include <string>
 
+#include "augur/config/deployment_file.hpp"
 #include "augur/config/schema.hpp"
 #include "augur/core/messages.hpp"
+#include "augur/core/transport_name.hpp"
 #include "text.hpp"
 
 namespace augur::config {
 namespace {
+
+/// The transport-name rule (augur/core/transport_name.hpp) in words, for messages and the reference.
+constexpr std::string_view TRANSPORT_NAME_RULE =
+    "1 to 100 of the characters A-Z a-z 0-9 - _ . : (neither \".\" nor \"..\", no final dot)";
 
 /// Shortest round-trip text without a forced ".0": range ends read "[0, 1]".
 std::string compactNumber(double value) {
@@ -82,6 +89,14 @@ std::string allowedCell(const KeySpec& key) {
         }
         case ValueType::IntegerList: return "each in " + rangeText(key);
         case ValueType::String:
+            switch (key.text) {
+                case TextRule::TransportName: return "iceoryx name (see Names and files)";
+                case TextRule::Sha256: return "empty, or 64 hexadecimal digits";
+                case TextRule::Path:
+                    return std::to_string(key.minInteger) + " to " + std::to_string(key.maxInteger) +
+                           " characters, no NUL byte";
+                case TextRule::Any: break;
+            }
             return std::to_string(key.minInteger) + " to " + std::to_string(key.maxInteger) + " characters";
         case ValueType::Enumeration: {
             std::string cell;
@@ -110,14 +125,20 @@ void appendKeyTable(std::string& out, std::string_view section) {
     }
 }
 
-constexpr std::array<ConfigErrorKind, 8> ALL_ERROR_KINDS{
-    ConfigErrorKind::FileNotFound, ConfigErrorKind::SyntaxError,  ConfigErrorKind::WrongType,
-    ConfigErrorKind::OutOfRange,   ConfigErrorKind::UnknownKey,   ConfigErrorKind::MissingKey,
-    ConfigErrorKind::Inconsistent, ConfigErrorKind::OverCompiledLimit};
+constexpr std::array<ConfigErrorKind, 10> ALL_ERROR_KINDS{
+    ConfigErrorKind::FileNotFound, ConfigErrorKind::FileRejected,      ConfigErrorKind::HashMismatch,
+    ConfigErrorKind::SyntaxError,  ConfigErrorKind::WrongType,         ConfigErrorKind::OutOfRange,
+    ConfigErrorKind::UnknownKey,   ConfigErrorKind::MissingKey,        ConfigErrorKind::Inconsistent,
+    ConfigErrorKind::OverCompiledLimit};
 
 std::string_view errorKindMeaning(ConfigErrorKind kind) {
     switch (kind) {
         case ConfigErrorKind::FileNotFound: return "the file cannot be opened";
+        case ConfigErrorKind::FileRejected:
+            return "the file is not a regular file (a directory, FIFO, device…) or is larger than the limit; it is "
+                   "refused without being read";
+        case ConfigErrorKind::HashMismatch:
+            return "the file's SHA-256 is not the one given with `--config-sha256` (a truncated or changed file)";
         case ConfigErrorKind::SyntaxError: return "the text is not valid YAML, or a key appears twice in one mapping";
         case ConfigErrorKind::WrongType:
             return "a value of the wrong type: text or a quoted string where a number or boolean is expected, "
@@ -149,6 +170,12 @@ std::string describeExpected(const KeySpec& key) {
             return "an integer in " + rangeText(key);
         case ValueType::Number: return "a number in " + rangeText(key);
         case ValueType::String:
+            switch (key.text) {
+                case TextRule::TransportName: return "an iceoryx name: " + std::string(TRANSPORT_NAME_RULE);
+                case TextRule::Sha256: return "an empty string or a SHA-256 of 64 hexadecimal digits";
+                case TextRule::Path:
+                case TextRule::Any: break;
+            }
             return std::string(key.minInteger > 0 ? "a non-empty string" : "a string") + " of at most " +
                    std::to_string(key.maxInteger) + " characters";
         case ValueType::Enumeration: {
@@ -159,6 +186,31 @@ std::string describeExpected(const KeySpec& key) {
             return text;
         }
         case ValueType::IntegerList: return "a list of integers in " + rangeText(key);
+    }
+    return {};
+}
+
+std::string textRuleViolation(const KeySpec& key, std::string_view text) {
+    switch (key.text) {
+        case TextRule::Any: return {};
+        case TextRule::Path:
+            return text.find('\0') == std::string_view::npos ? std::string() : std::string("contains a NUL byte");
+        case TextRule::TransportName: {
+            const std::optional<TransportNameError> problem = checkTransportName(text);
+            if (!problem) {
+                return {};
+            }
+            std::string reason = toString(*problem);
+            if (*problem == TransportNameError::BadCharacter) {
+                const auto byte = static_cast<unsigned char>(text[firstBadTransportNameChar(text)]);
+                constexpr std::string_view HEX = "0123456789abcdef";
+                reason += std::string(" (byte 0x") + HEX[byte >> 4U] + HEX[byte & 0xFU] + " at offset " +
+                          std::to_string(firstBadTransportNameChar(text)) + ")";
+            }
+            return reason;
+        }
+        case TextRule::Sha256:
+            return text.empty() || isSha256Hex(text) ? std::string() : std::string("is not 64 hexadecimal digits");
     }
     return {};
 }
@@ -209,6 +261,25 @@ std::string renderSchemaMarkdown() {
     for (const ConfigErrorKind kind : ALL_ERROR_KINDS) {
         out += "| " + std::string(toString(kind)) + " | " + std::string(errorKindMeaning(kind)) + " |\n";
     }
+    out += "\n## Names and files\n\n"
+           "**iceoryx names.** `transport.application_name` and every channel's `service`, `instance` and `event`\n"
+           "are " + std::string(TRANSPORT_NAME_RULE) + ". This is\n"
+           "iceoryx 2.0.3's own file-name rule: it makes the application name the socket `/tmp/<name>` (which it\n"
+           "unlinks first), so a slash or `..` would point outside that folder, and it copies names as C strings\n"
+           "into fields of 100 characters, so a NUL byte would shorten a name. The loader reports a name that breaks\n"
+           "the rule as *out of range*, and the transport checks every name again before it reaches iceoryx.\n\n"
+           "**Files.** The configuration file and the map must be regular files: a directory, FIFO, device (such\n"
+           "as `/dev/zero`) or socket is refused at once, without being read and without blocking. The\n"
+           "configuration file may be at most " + std::to_string(MAX_CONFIG_FILE_BYTES >> 20U) +
+           " MiB, the map at most `map.max_bytes`.\n\n"
+           "**Truncated or altered files.** YAML cannot tell a file cut short at a line end from a shorter file:\n"
+           "every key that is lost takes its default. What protects a deployment is pinning the content:\n"
+           "`augur-runtime --check FILE` prints the SHA-256 of the configuration file and of its map;\n"
+           "`augur-runtime --config FILE --config-sha256 HEX` refuses (exit status 2, *hash mismatch*) a\n"
+           "configuration file with any other content, before parsing it; and `map.sha256` in the configuration\n"
+           "pins the map the same way (init fails otherwise), so the configuration's hash covers both files.\n"
+           "Without a pin, only the required keys (`schema_version`, `map.path`) and the rules between keys\n"
+           "catch a damaged file.\n";
     out += "\n## Compiled limits\n\n"
            "From `core/include/augur/core/messages.hpp` (the sizes of the messages that cross process boundaries):\n\n"
            "| Limit | Value |\n| --- | --- |\n";

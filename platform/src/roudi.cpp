@@ -78,7 +78,7 @@ EmbeddedRouDi::~EmbeddedRouDi() {
 Result<std::unique_ptr<EmbeddedRouDi>, TransportError> EmbeddedRouDi::start(const std::string& appName,
                                                                           const std::vector<MempoolEntry>& pools,
                                                                           std::int64_t lockWait_ms) {
-    if (appName.empty() || appName.size() > 100 || pools.empty()) {
+    if (!detail::validName(appName) || pools.empty()) {
         return fail(TransportError::InvalidName);
     }
     iox::log::LogManager::GetLogManager().SetDefaultLogLevel(iox::log::LogLevel::kError);

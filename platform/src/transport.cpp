@@ -18,6 +18,7 @@
 #include <optional>
 #include <thread>
 
+#include "augur/core/transport_name.hpp"
 #include "augur/platform/clock.hpp"
 #include "transport_internal.hpp"
 #include "iceoryx_posh/mepoo/chunk_header.hpp"
@@ -28,13 +29,12 @@
 namespace augur::platform {
 namespace {
 
-constexpr std::size_t MAX_ID_LENGTH = 100;  // iox::capro::IdString_t / RuntimeName_t capacity
 constexpr const char* ROUDI_SOCKET_PATH = "/tmp/roudi";  // iceoryx 2.0 UNIX-domain IPC channel of RouDi
 constexpr std::int64_t PROBE_INTERVAL_NS = 50'000'000;
 constexpr const char* NAME_LOCK_PREFIX = "/tmp/augur-";
 constexpr const char* NAME_LOCK_SUFFIX = ".pid";
 
-bool validId(const std::string& id) noexcept { return !id.empty() && id.size() <= MAX_ID_LENGTH; }
+bool validId(const std::string& id) noexcept { return detail::validName(id); }
 
 /// An application name also names a file (the name lock): no '/' (no path), no NUL (no truncation).
 bool validApplicationName(const std::string& name) noexcept {
@@ -145,6 +145,8 @@ bool registerBefore(const std::string& appName, std::int64_t deadline_ns) {
 }  // namespace
 
 namespace detail {
+bool validName(const std::string& name) noexcept { return !checkTransportName(name).has_value(); }
+
 bool claimRuntimeName(const std::string& appName) {
     std::lock_guard<std::mutex> lock(g_runtimeMutex);
     if (!g_runtimeName.empty()) {
@@ -169,8 +171,7 @@ const char* toString(TransportError error) noexcept {
         case TransportError::NameLockFailed: return "the application-name lock file cannot be opened";
         case TransportError::RouDiAlreadyRunning: return "another RouDi already runs on this machine";
         case TransportError::AlreadyConnected: return "this process is already registered with RouDi";
-        case TransportError::InvalidName:
-            return "invalid iceoryx name (empty, over 100 characters, or an application name with '/')";
+        case TransportError::InvalidName: return "invalid iceoryx name: 1-100 of A-Z a-z 0-9 - _ . :, not . or ..";
         case TransportError::LoanFailed: return "no shared-memory chunk available";
         case TransportError::NoData: return "no new message";
         case TransportError::TooManyChunksHeld: return "subscriber holds too many messages";

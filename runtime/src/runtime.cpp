@@ -184,9 +184,11 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
                           (d.runtime.backend == config::Backend::Auto && gpuPresent);
 
     // Map and scene.
+    const scene::MapFileCheck mapFile{d.map.maxBytes, d.map.sha256};
     auto map = d.map.format == config::MapFormat::Sumo
-                   ? scene::readSumoNet(d.map.path)
-                   : scene::readLanelet2(d.map.path, scene::Lanelet2Options{d.map.originLat_deg, d.map.originLon_deg});
+                   ? scene::readSumoNet(d.map.path, mapFile)
+                   : scene::readLanelet2(d.map.path, scene::Lanelet2Options{d.map.originLat_deg, d.map.originLon_deg},
+                                         mapFile);
     if (!map) {
         return fail(RuntimeError{RuntimeErrorKind::Map, "map: " + map.error().describe()});
     }

@@ -125,6 +125,52 @@ INSTANTIATE_TEST_SUITE_P(Inconsistent, BadConfig, ::testing::Values(
     BadCase{"TwoChannelsWithOneName", "transport:\n  health:\n    event: tracks\n", K::Inconsistent, "transport.health", L6}),
     caseName);
 
+// Names handed to iceoryx (augur/core/transport_name.hpp): the application name becomes the socket
+// /tmp/<name>; channel names are copied as C strings.
+INSTANTIATE_TEST_SUITE_P(BadName, BadConfig, ::testing::Values(
+    BadCase{"ApplicationNameWithASpace", "transport:\n  application_name: \"augur main\"\n", K::OutOfRange,
+            "transport.application_name", L6},
+    BadCase{"ApplicationNameNotAscii", "transport:\n  application_name: \"augur\xc3\xa9\"\n", K::OutOfRange,
+            "transport.application_name", L6},
+    BadCase{"ApplicationNameWithALeadingSlash", "transport:\n  application_name: /augur\n", K::OutOfRange,
+            "transport.application_name", L6},
+    BadCase{"ApplicationNameOutsideTheFolder", "transport:\n  application_name: ../x\n", K::OutOfRange,
+            "transport.application_name", L6},
+    BadCase{"ApplicationNameWithANul", "transport:\n  application_name: \"augur\\0x\"\n", K::OutOfRange,
+            "transport.application_name", L6},
+    BadCase{"ApplicationNameOverLength", "transport:\n  application_name: " + std::string(101, 'a') + "\n",
+            K::OutOfRange, "transport.application_name", L6},
+    BadCase{"ApplicationNameDot", "transport:\n  application_name: .\n", K::OutOfRange, "transport.application_name", L6},
+    BadCase{"ApplicationNameDotDot", "transport:\n  application_name: ..\n", K::OutOfRange,
+            "transport.application_name", L6},
+    BadCase{"ApplicationNameEndingInADot", "transport:\n  application_name: augur.\n", K::OutOfRange,
+            "transport.application_name", L6},
+    BadCase{"ServiceWithASpace", "transport:\n  tracks:\n    service: \"augur main\"\n", K::OutOfRange,
+            "transport.tracks.service", L7},
+    BadCase{"InstanceNotAscii", "transport:\n  prediction:\n    instance: \"m\xc3\xa4in\"\n", K::OutOfRange,
+            "transport.prediction.instance", L7},
+    BadCase{"EventWithASlash", "transport:\n  platoons:\n    event: /platoons\n", K::OutOfRange,
+            "transport.platoons.event", L7},
+    BadCase{"EventOutsideTheFolder", "transport:\n  intentions:\n    event: ../x\n", K::OutOfRange,
+            "transport.intentions.event", L7},
+    // "tracks\0x" would reach iceoryx as "tracks": the health messages on the tracks topic.
+    BadCase{"EventWithANulThatWouldShareATopic", "transport:\n  health:\n    event: \"tracks\\0x\"\n", K::OutOfRange,
+            "transport.health.event", L7},
+    BadCase{"InstanceOverLength", "transport:\n  objects:\n    instance: " + std::string(101, 'i') + "\n",
+            K::OutOfRange, "transport.objects.instance", L7},
+    BadCase{"ServiceDot", "transport:\n  health:\n    service: .\n", K::OutOfRange, "transport.health.service", L7},
+    BadCase{"ServiceDotDot", "transport:\n  health:\n    service: ..\n", K::OutOfRange, "transport.health.service", L7},
+    BadCase{"MapPathWithANul", "schema_version: 1\nmap:\n  path: \"town\\0.net.xml\"\n  format: sumo\n",
+            K::OutOfRange, "map.path", 3, true}),
+    caseName);
+
+INSTANTIATE_TEST_SUITE_P(BadFileCheck, BadConfig, ::testing::Values(
+    BadCase{"MapMaxBytesZero", std::string(MINIMAL) + "  max_bytes: 0\n", K::OutOfRange, "map.max_bytes", L5, true},
+    BadCase{"MapSha256NotHex", std::string(MINIMAL) + "  sha256: " + std::string(64, 'g') + "\n", K::OutOfRange,
+            "map.sha256", L5, true},
+    BadCase{"MapSha256TooShort", std::string(MINIMAL) + "  sha256: abc\n", K::OutOfRange, "map.sha256", L5, true}),
+    caseName);
+
 INSTANTIATE_TEST_SUITE_P(OverCompiledLimit, BadConfig, ::testing::Values(
     BadCase{"MaxObjects", "capacities:\n  max_objects: 129\n", K::OverCompiledLimit, "capacities.max_objects", L6},
     BadCase{"MaxTracks", "capacities:\n  max_tracks: 129\n", K::OverCompiledLimit, "capacities.max_tracks", L6},
@@ -235,14 +281,15 @@ TEST(BadConfigFile, MissingFileIsFileNotFoundWithoutPosition) {
     ASSERT_TRUE(sut.hasError());
     EXPECT_EQ(sut.error().kind, ConfigErrorKind::FileNotFound);
     EXPECT_EQ(sut.error().line, 0);
-    EXPECT_EQ(format(sut.error()), path + ": cannot open the file");
+    EXPECT_EQ(format(sut.error()), path + ": cannot open the file: No such file or directory");
 }
 
-TEST(BadConfigFile, DirectoryIsFileNotFound) {
+TEST(BadConfigFile, DirectoryIsRejectedAsNotARegularFile) {
     const auto sut = loadDeployment(augur::testing::sourcePath("config"));
 
     ASSERT_TRUE(sut.hasError());
-    EXPECT_EQ(sut.error().kind, ConfigErrorKind::FileNotFound);
+    EXPECT_EQ(sut.error().kind, ConfigErrorKind::FileRejected);
+    EXPECT_EQ(sut.error().message, "is a directory, not a regular file");
 }
 
 TEST(BadConfigFile, ErrorInAFileNamesThatFile) {

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "augur/config/loader.hpp"
+#include "augur/core/transport_name.hpp"
 #include "config_test_support.hpp"
 
 namespace augur::config {
@@ -47,7 +48,7 @@ TEST(DeploymentLoader, ExplicitValuesReachTheirFields) {
                              "  radius_m: 7.5\n"
                              "transport:\n"
                              "  health:\n"
-                             "    service: \"monitor 1\"\n";
+                             "    service: \"monitor-1\"\n";
 
     const auto sut = loadMinimalWith(yaml);
 
@@ -61,8 +62,32 @@ TEST(DeploymentLoader, ExplicitValuesReachTheirFields) {
     EXPECT_EQ(d.intention.resampling, Resampling::DifferentialEvolution);
     EXPECT_EQ(d.intention.resampleThreshold, THRESHOLD);
     EXPECT_EQ(d.flocks.radius_m, RADIUS_M);
-    EXPECT_EQ(d.transport.health.service, "monitor 1");
+    EXPECT_EQ(d.transport.health.service, "monitor-1");
     EXPECT_EQ(d.transport.health.event, TransportConfig{}.health.event);  // untouched sibling keeps its default
+}
+
+TEST(DeploymentLoader, IceoryxNamesOfEveryAllowedCharacterAreAccepted) {
+    const std::string appName = "Augur-main_2.0:x";
+    const std::string longest(TRANSPORT_NAME_MAX_CHARS, 'e');
+    const std::string yaml = "transport:\n  application_name: " + appName + "\n  health:\n    event: " + longest + "\n";
+
+    const auto sut = loadMinimalWith(yaml);
+
+    ASSERT_TRUE(sut.hasValue()) << format(sut.error());
+    EXPECT_EQ(sut.value().transport.applicationName, appName);
+    EXPECT_EQ(sut.value().transport.health.event, longest);
+}
+
+TEST(DeploymentLoader, MapFileLimitAndPinReachTheirFields) {
+    constexpr std::uint64_t MAX_BYTES = 4096;
+    const std::string pin(64, 'A');
+    const std::string yaml = std::string(MINIMAL) + "  max_bytes: 4096\n  sha256: " + pin + "\n";
+
+    const auto sut = loadText(yaml);
+
+    ASSERT_TRUE(sut.hasValue()) << format(sut.error());
+    EXPECT_EQ(sut.value().map.maxBytes, MAX_BYTES);
+    EXPECT_EQ(sut.value().map.sha256, pin);
 }
 
 TEST(DeploymentLoader, CpuAffinityTakesZeroOneOrManyCores) {

@@ -95,8 +95,10 @@ TEST(ConfigRoundTrip, NonDefaultValuesOfEveryTypeSurviveWriting) {
     original.runtime.lockMemory = true;
     original.intention.resampleThreshold = 0.1 + 0.2;  // not exactly 0.3: needs every digit
     original.intention.seed = 18'446'744'073ULL;
-    original.transport.health.instance = "#not a comment";
-    original.output.tracePath = "";
+    original.transport.health.instance = "main:2.0";
+    original.output.tracePath = "#not a comment.json";
+    original.map.maxBytes = 4096;
+    original.map.sha256 = std::string(64, 'a');
 
     const auto sut = loadDeploymentFromString(toYaml(original), "written.yaml");
 

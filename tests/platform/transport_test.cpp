@@ -146,6 +146,16 @@ TEST(Transport, InvalidNamesAreRejected) {
     EXPECT_EQ(Subscriber<Health>::create({"a", std::string(101, 'x'), "b"}).error(), TransportError::InvalidName);
 }
 
+TEST(Transport, NamesIceoryxWouldMisreadAreRejected) {
+    AUGUR_REQUIRE_ICEORYX();
+    // A NUL would end the name early in iceoryx and put two channels on one topic.
+    EXPECT_EQ(Publisher<Health>::create({"augur", "main", std::string("tracks\0x", 8)}).error(),
+              TransportError::InvalidName);
+    EXPECT_EQ(Publisher<Health>::create({"augur main", "a", "b"}).error(), TransportError::InvalidName);
+    EXPECT_EQ(Subscriber<Health>::create({"a", "../b", "c"}).error(), TransportError::InvalidName);
+    EXPECT_EQ(Subscriber<Health>::create({"a", "b", ".."}).error(), TransportError::InvalidName);
+}
+
 TEST(Transport, SecondEmbeddedRouDiIsRefused) {
     AUGUR_REQUIRE_ICEORYX();
     const auto sut = EmbeddedRouDi::start("augur-second");

@@ -799,14 +799,19 @@ private:
 
 }  // namespace
 
-Result<RoadMap, MapError> readLanelet2(const std::string& path, const Lanelet2Options& options) {
+Result<RoadMap, MapError> readLanelet2(const std::string& path, const Lanelet2Options& options,
+                                       const MapFileCheck& check) {
     // NaN means "the first node"; anything else must be a latitude / longitude.
     const auto badDegrees = [](double value, double limit) { return !std::isnan(value) && !(std::abs(value) <= limit); };
     if (badDegrees(options.originLat_deg, 90.0) || badDegrees(options.originLon_deg, 180.0)) {
         return fail(MapError{MapErrorCode::BadValue, path, 0, "origin",
                              "origin latitude must be in [-90, 90] and longitude in [-180, 180] degrees"});
     }
-    auto doc = XmlDocument::load(path);
+    auto file = readMapFile(path, check);
+    if (file.hasError()) {
+        return fail(std::move(file).error());
+    }
+    auto doc = XmlDocument::parse(file.value().text, path);
     if (doc.hasError()) {
         const XmlError& e = doc.error();
         return fail(MapError{e.line == 0 ? MapErrorCode::Io : MapErrorCode::Xml, e.file, e.line, "", e.message});

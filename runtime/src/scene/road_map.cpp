@@ -11,6 +11,8 @@ namespace augur::runtime::scene {
 const char* toString(MapErrorCode code) noexcept {
     switch (code) {
         case MapErrorCode::Io: return "io";
+        case MapErrorCode::FileRejected: return "file rejected";
+        case MapErrorCode::HashMismatch: return "hash mismatch";
         case MapErrorCode::Xml: return "xml";
         case MapErrorCode::WrongFormat: return "wrong format";
         case MapErrorCode::MissingAttribute: return "missing attribute";

@@ -377,8 +377,12 @@ private:
 
 }  // namespace
 
-Result<RoadMap, MapError> readSumoNet(const std::string& path) {
-    auto doc = XmlDocument::load(path);
+Result<RoadMap, MapError> readSumoNet(const std::string& path, const MapFileCheck& check) {
+    auto file = readMapFile(path, check);
+    if (file.hasError()) {
+        return fail(std::move(file).error());
+    }
+    auto doc = XmlDocument::parse(file.value().text, path);
     if (doc.hasError()) {
         const XmlError& e = doc.error();
         return fail(MapError{e.line == 0 ? MapErrorCode::Io : MapErrorCode::Xml, e.file, e.line, "", e.message});
@@ -387,15 +391,16 @@ Result<RoadMap, MapError> readSumoNet(const std::string& path) {
     return reader.run();
 }
 
-Result<RoadMap, MapError> readMap(const std::string& path, const Lanelet2Options& options) {
+Result<RoadMap, MapError> readMap(const std::string& path, const Lanelet2Options& options,
+                                  const MapFileCheck& check) {
     auto endsWith = [&](const std::string& suffix) {
         return path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
     };
     if (endsWith(".osm")) {
-        return readLanelet2(path, options);
+        return readLanelet2(path, options, check);
     }
     if (endsWith(".net.xml")) {
-        return readSumoNet(path);
+        return readSumoNet(path, check);
     }
     return fail(MapError{MapErrorCode::WrongFormat, path, 0, "", "unknown map format (expected .osm or .net.xml)"});
 }

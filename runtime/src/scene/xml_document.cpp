@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+
+#include "augur/config/deployment_file.hpp"
 
 namespace augur::runtime::scene {
 
@@ -499,15 +499,12 @@ Result<XmlDocument, XmlError> XmlDocument::parse(std::string_view text, const st
     return parser.run();
 }
 
-Result<XmlDocument, XmlError> XmlDocument::load(const std::string& path) {
-    std::ifstream file(path, std::ios::binary);
-    if (!file) {
-        return fail(XmlError{path, 0, "cannot open file"});
+Result<XmlDocument, XmlError> XmlDocument::load(const std::string& path, std::uint64_t maxBytes) {
+    auto text = config::readRegularFile(path, maxBytes);
+    if (text.hasError()) {
+        return fail(XmlError{path, 0, text.error().message});
     }
-    std::ostringstream buffer;
-    buffer << file.rdbuf();
-    const std::string text = buffer.str();
-    return parse(text, path);
+    return parse(text.value(), path);
 }
 
 const std::string* XmlDocument::attribute(std::uint32_t index, std::string_view name) const {

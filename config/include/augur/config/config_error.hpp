@@ -16,6 +16,8 @@ enum class ConfigErrorKind : std::uint8_t {
     MissingKey,         ///< a required key is absent
     Inconsistent,       ///< values that are each valid but contradict each other
     OverCompiledLimit,  ///< a capacity (or a derived count) above the limit compiled into augur/core/messages.hpp
+    FileRejected,       ///< not a regular file (directory, FIFO, device…), or larger than the limit
+    HashMismatch,       ///< the file's SHA-256 differs from the one it was pinned to
 };
 
 /// The spelling used in messages and docs, e.g. "unknown key".

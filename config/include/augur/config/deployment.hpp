@@ -115,12 +115,17 @@ struct Capacities {
     bool operator==(const Capacities&) const = default;
 };
 
+/// Default limit on the size of the map file, bytes (256 MiB: a city's Lanelet2 map is tens of MB).
+inline constexpr std::uint64_t DEFAULT_MAP_MAX_BYTES = 256ULL << 20U;
+
 /// The road map the scene is built from.
 struct MapConfig {
     std::string path{};  ///< required; a relative path is resolved against the configuration file's folder
     MapFormat format{MapFormat::Lanelet2};
     double originLat_deg{0.0};  ///< projection origin, required for lanelet2
     double originLon_deg{0.0};
+    std::uint64_t maxBytes{DEFAULT_MAP_MAX_BYTES};  ///< a larger map file is refused at init
+    std::string sha256{};  ///< SHA-256 the map file must have (hex); empty = not checked
     bool operator==(const MapConfig&) const = default;
 };
 

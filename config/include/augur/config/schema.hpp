@@ -26,6 +26,14 @@ namespace augur::config {
 
 enum class ValueType : std::uint8_t { Boolean = 0, Integer, Number, String, Enumeration, IntegerList };
 
+/// What a String value must look like beyond its length.
+enum class TextRule : std::uint8_t {
+    Any = 0,        ///< any text
+    Path,           ///< a file path: no NUL byte (the system reads paths as C strings)
+    TransportName,  ///< an iceoryx name: checkTransportName of augur/core/transport_name.hpp
+    Sha256,         ///< empty, or a SHA-256 as 64 hexadecimal digits
+};
+
 /// A key's value as the schema handles it. Enumeration values are the index into KeySpec::allowed.
 using Value = std::variant<bool, std::int64_t, double, std::string, std::vector<std::int64_t>>;
 
@@ -46,6 +54,7 @@ struct KeySpec {
     /// ConfigErrorKind::OverCompiledLimit rather than OutOfRange.
     std::string_view compiledLimit{};
     std::span<const std::string_view> allowed{};  ///< Enumeration: the names, index = enumerator
+    TextRule text{TextRule::Any};                 ///< String: the form of the text
     std::string_view unit{};                      ///< e.g. "ms"; empty when dimensionless
     std::string_view description{};
     void (*assign)(Deployment&, const Value&) = nullptr;  ///< stores a validated value in its field
@@ -95,6 +104,10 @@ struct ConsistencyRule {
 
 /// "an integer in [1, 128]", "one of periodic, on_input", "true or false"…
 [[nodiscard]] std::string describeExpected(const KeySpec& key);
+
+/// Why `text` breaks the key's TextRule ("contains a character other than …"), or an empty string
+/// when it follows it. The length range is checked separately.
+[[nodiscard]] std::string textRuleViolation(const KeySpec& key, std::string_view text);
 
 /// `value` as it is written in YAML and in the docs: 200, 0.5, periodic, [0, 1], "augur".
 [[nodiscard]] std::string formatValue(const KeySpec& key, const Value& value);

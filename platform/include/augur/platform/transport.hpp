@@ -24,8 +24,7 @@ enum class TransportError {
     NameLockFailed,      ///< the application-name lock file could not be opened (see applicationNameLockPath)
     RouDiAlreadyRunning, ///< an embedded RouDi cannot start: another RouDi runs on this machine
     AlreadyConnected,    ///< this process already has an iceoryx runtime under another name
-    InvalidName,         ///< empty, too long (iceoryx ids are at most 100 characters), or an
-                         ///< application name with '/' or NUL
+    InvalidName,         ///< breaks augur/core/transport_name.hpp (characters, length, . or ..)
     LoanFailed,          ///< no chunk available (pool exhausted or too many outstanding loans)
     NoData,              ///< nothing new to take
     TooManyChunksHeld,   ///< the subscriber holds the maximum number of samples
@@ -34,7 +33,7 @@ enum class TransportError {
 
 [[nodiscard]] const char* toString(TransportError error) noexcept;
 
-/// An iceoryx service description: service / instance / event, each ≤ 100 characters.
+/// An iceoryx service description: service / instance / event, each following checkTransportName.
 struct ServiceName {
     std::string service;
     std::string instance;

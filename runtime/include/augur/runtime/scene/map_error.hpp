@@ -8,6 +8,8 @@ namespace augur::runtime::scene {
 
 enum class MapErrorCode : std::uint8_t {
     Io,                  ///< file missing or unreadable
+    FileRejected,        ///< not a regular file (directory, FIFO, device…), or over the size limit
+    HashMismatch,        ///< the file's SHA-256 is not the pinned one (map.sha256)
     Xml,                 ///< not well-formed XML (see line)
     WrongFormat,         ///< well-formed, but not a Lanelet2 OSM / SUMO network
     MissingAttribute,    ///< a required attribute is absent

@@ -13,12 +13,17 @@
 // internal junction lanes; connections (including via internal lanes) as successors; lanes of one
 // edge as neighbours; junction request/response bits as the priority between connections.
 //
+// Before either parses anything the file itself is checked (readMapFile): a regular file, at most
+// MapFileCheck::maxBytes, with the pinned SHA-256 if one is given. A FIFO, a device such as /dev/zero
+// or a directory is refused at once, without blocking or reading.
+//
 // Both are init-phase functions (they allocate); errors name file, line and element.
 #pragma once
 
 #include <cmath>
 #include <string>
 
+#include "augur/config/deployment.hpp"
 #include "augur/core/result.hpp"
 #include "augur/runtime/scene/map_error.hpp"
 #include "augur/runtime/scene/road_map.hpp"
@@ -44,13 +49,30 @@ struct Lanelet2Options {
     double originLon_deg{std::nan("")};
 };
 
-[[nodiscard]] Result<RoadMap, MapError> readLanelet2(const std::string& path, const Lanelet2Options& options);
+/// What the map file itself must be (map.max_bytes, map.sha256 of the deployment).
+struct MapFileCheck {
+    std::uint64_t maxBytes{config::DEFAULT_MAP_MAX_BYTES};  ///< a larger file is refused (FileRejected)
+    std::string sha256{};  ///< SHA-256 the content must have (hex, either case); empty: not checked
+};
 
-[[nodiscard]] Result<RoadMap, MapError> readSumoNet(const std::string& path);
+/// The map file's bytes and their SHA-256, once the file passed `check`. Errors: Io (missing,
+/// unreadable), FileRejected (not a regular file, too large), HashMismatch. Never blocks on special
+/// files. O(file size).
+struct MapFileContent {
+    std::string text;
+    std::string sha256;  ///< 64 lowercase hexadecimal digits
+};
+[[nodiscard]] Result<MapFileContent, MapError> readMapFile(const std::string& path, const MapFileCheck& check);
+
+[[nodiscard]] Result<RoadMap, MapError> readLanelet2(const std::string& path, const Lanelet2Options& options,
+                                                     const MapFileCheck& check = {});
+
+[[nodiscard]] Result<RoadMap, MapError> readSumoNet(const std::string& path, const MapFileCheck& check = {});
 
 enum class MapFormat : std::uint8_t { Lanelet2, Sumo };
 
 /// Picks the reader by extension: `.osm` → Lanelet2, `.net.xml` → SUMO; anything else is an error.
-[[nodiscard]] Result<RoadMap, MapError> readMap(const std::string& path, const Lanelet2Options& options);
+[[nodiscard]] Result<RoadMap, MapError> readMap(const std::string& path, const Lanelet2Options& options,
+                                                const MapFileCheck& check = {});
 
 }  // namespace augur::runtime::scene

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "augur/config/deployment.hpp"
 #include "augur/core/result.hpp"
 
 namespace augur::runtime::scene {
@@ -55,8 +56,10 @@ public:
     /// Parses `text`; `fileName` is only used in error messages.
     [[nodiscard]] static Result<XmlDocument, XmlError> parse(std::string_view text, const std::string& fileName);
 
-    /// Reads and parses the file at `path`.
-    [[nodiscard]] static Result<XmlDocument, XmlError> load(const std::string& path);
+    /// Reads and parses the regular file at `path` of at most `maxBytes` bytes (special files are
+    /// refused without blocking: config::readRegularFile).
+    [[nodiscard]] static Result<XmlDocument, XmlError> load(const std::string& path,
+                                                            std::uint64_t maxBytes = config::DEFAULT_MAP_MAX_BYTES);
 
     /// Index of the root element (always 0 for a parsed document).
     [[nodiscard]] std::uint32_t root() const noexcept { return 0; }
