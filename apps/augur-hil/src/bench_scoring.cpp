@@ -531,6 +531,7 @@ void scorePredictions(const Scenario& scenario, const PerceptionEmulator& emulat
     snapshot.grid = std::make_shared<OccupancyGrid>();
     restoreGrid(p.grid, *snapshot.grid);
     snapshot.frame = p.grid.frameCount - 1;
+    snapshot.mode = p.mode;
     snapshot.t_s = scenarioTime_s(log, p.sourceStamp_ns);
     snapshot.horizon_s = static_cast<double>(p.grid.frameCount) * p.grid.frameInterval_s;
     std::size_t step0 = 0;

@@ -515,6 +515,9 @@ int bench(const Options& o, const config::Deployment& deployment, ChildProcess* 
                   {"perception_false_id", std::to_string(p.falseIdProbability)},
                   {"config", fs::absolute(o.config).lexically_normal().string()},
                   {"verdict", verdict.held ? std::string("held") : std::string("not held")}};
+    if (score.snapshot) {
+        info.extra.emplace_back("snapshot_mode", augur::toString(score.snapshot->mode));
+    }
     const std::vector<MetricRecord> metrics = benchMetrics(score, log, recording);
     std::vector<Result<void, RunWriteError>> writes;
     writes.push_back(writeRunInfo(o.out, info));

@@ -62,6 +62,7 @@ struct BenchSnapshot {
     std::uint32_t frame{0};
     double t_s{0.0};        ///< prediction time, scenario seconds
     double horizon_s{0.0};  ///< end of the frame's window
+    RuntimeMode mode{RuntimeMode::Nominal};  ///< the mode the prediction was made in
     std::vector<SnapshotPath> paths;
 };
 
