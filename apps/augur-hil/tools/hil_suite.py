@@ -17,8 +17,10 @@ For each scenario of the suite (SCENARIOS below; `--list` prints them) this
 then reads every run's horizon_errors*.csv and writes
   OUT/suite.md     the table: scenario x metric x ours / lane following / constant velocity at 4 s, the
                    targets per scenario, the runtime modes our predictions were made in, and the
-                   command, device, date and commit;
-  OUT/suite.csv    the same values, one row per scenario, metric and method;
+                   command, device, date and commit. "Ours" is what the runtime's model predicted
+                   (nominal and reduced-particles modes; the baselines on the same samples): predictions
+                   made in the runtime's constant-velocity fallback are not the model's and are left out;
+  OUT/suite.csv    the same values, one row per scenario, subset (model, all), metric and method;
   OUT/suite.png    the figure: weighted FDE, minFDE, miss rate and Brier score per scenario and method;
   OUT/junit.xml    JUnit XML for CI: one testcase per scenario and target (a scenario whose bench
                    failed is an error, one left out is skipped).
@@ -180,16 +182,37 @@ def at_horizon(rows, horizon=HORIZON_S):
     return [r for r in rows if abs(float(r["horizon_s"]) - horizon) < 1e-6]
 
 
+MODEL_MODES = ("nominal", "reduced_particles")  # the modes in which the runtime's model predicts
+
+
+def combine(rows):
+    """Sample-weighted means of horizon_errors rows (every metric is a mean over samples)."""
+    total = sum(int(r["samples"]) for r in rows)
+    if total == 0:
+        return None
+    out = {"samples": total}
+    for k, _ in METRICS:
+        values = [(int(r["samples"]), r.get(k)) for r in rows if r.get(k) not in (None, "")]
+        if values:
+            out[k] = sum(n * float(v) for n, v in values) / sum(n for n, _ in values)
+    return out
+
+
 def collect(run_dir):
-    """{method: {metric: value, samples}} at 4 s, the runtime-mode split of our samples, run.csv."""
-    errors = {}
-    for r in at_horizon(read_rows(os.path.join(run_dir, "horizon_errors.csv"))):
-        errors[r["method"]] = {k: float(r[k]) for k, _ in METRICS if r.get(k) not in (None, "")}
-        errors[r["method"]]["samples"] = int(r["samples"])
-    modes = {r["mode"]: int(r["samples"]) for r in at_horizon(read_rows(os.path.join(run_dir, "horizon_errors_by_mode.csv")))
-             if r["method"] == "ours" and int(r["samples"]) > 0}
+    """At 4 s: {method: {metric: value, samples}} over the predictions the runtime's model made (nominal and
+    reduced-particles modes, the baselines on the same samples), the same over all predictions, the
+    runtime-mode split of our samples, and run.csv."""
+    all_rows = at_horizon(read_rows(os.path.join(run_dir, "horizon_errors.csv")))
+    everything = {r["method"]: combine([r]) for r in all_rows}
+    by_mode = at_horizon(read_rows(os.path.join(run_dir, "horizon_errors_by_mode.csv")))
+    model = {}
+    for m, _ in METHODS:
+        combined = combine([r for r in by_mode if r["method"] == m and r["mode"] in MODEL_MODES])
+        if combined:
+            model[m] = combined
+    modes = {r["mode"]: int(r["samples"]) for r in by_mode if r["method"] == "ours" and int(r["samples"]) > 0}
     info = {r["key"]: r["value"] for r in read_rows(os.path.join(run_dir, "run.csv"))}
-    return errors, modes, info
+    return model, everything, modes, info
 
 
 def mode_text(modes):
@@ -230,11 +253,30 @@ def run_scenario(entry, index, a, prefix):
     if status not in (0, 1):
         result.update(status="error", detail=f"augur-hil demo failed (status {status}, {run_dir}/bench.log)")
         return result
-    errors, modes, info = collect(run_dir)
-    result.update(errors=errors, modes=modes, info=info)
-    if not all(m in errors and errors[m].get("samples", 0) > 0 for m, _ in METHODS):
+    errors, everything, modes, info = collect(run_dir)
+    result.update(errors=errors, everything=everything, modes=modes, info=info)
+    if not all(m in everything and everything[m].get("samples", 0) > 0 for m, _ in METHODS):
         result.update(status="error", detail="nothing scored at 4 s for one of the methods")
+    elif not all(m in errors for m, _ in METHODS):
+        result.update(status="error", detail="the runtime predicted in its constant-velocity fallback throughout: "
+                                             "nothing of its model to score (see runs/NAME/report)")
     log(f"{name}: done in {result['time_s']:.0f} s")
+    return result
+
+
+def collect_existing(entry, index, a):
+    """The result of a run already in OUT/runs/NAME (--collect-only)."""
+    name, kind, _ = entry
+    run_dir = os.path.join(a.out, "runs", name)
+    result = {"name": name, "kind": kind, "seed": a.seed + index, "run_dir": run_dir, "status": "ok", "detail": "",
+              "time_s": 0.0}
+    if not os.path.exists(os.path.join(run_dir, "horizon_errors.csv")):
+        result.update(status="skipped", detail=f"no run in {run_dir}")
+        return result
+    errors, everything, modes, info = collect(run_dir)
+    result.update(errors=errors, everything=everything, modes=modes, info=info)
+    if not all(m in errors for m, _ in METHODS):
+        result.update(status="error", detail="nothing of the runtime's model scored at 4 s")
     return result
 
 
@@ -259,14 +301,17 @@ def write_outputs(a, results, command):
     lines = ["# HIL suite", "",
              f"- command: `{command}`",
              f"- backend: {', '.join(backends) or '—'}; device: {'; '.join(devices) or platform.processor() or '—'}",
-             f"- date: {date}; commit: {git_commit()}",
+             f"- date: {date}; commit: {a.commit}; benches run {min((i.get('date', '?') for i in infos), default='—')} to "
+             f"{max((i.get('date', '?') for i in infos), default='—')}",
              f"- {a.duration_s:g} s of traffic per scenario, first {a.warm_up_s:g} s not scored; all values at 4 s",
              "",
-             "Each cell: augur / lane following (LF) / constant velocity (CV) on the same samples. Weighted: the "
-             "probability-weighted path; most likely: the most probable mode; min: the best published mode; miss: "
-             "minFDE > 2 m; Brier: of the corridor taken. \"augur's modes\": the runtime modes our predictions were "
-             "made in (a constant-velocity fallback is the runtime's, counted in the augur column).", "",
-             "| scenario | samples | augur's modes | " + " | ".join(label for _, label in METRICS) + " |",
+             "Each cell: augur / lane following (LF) / constant velocity (CV) on the same samples: the predictions "
+             "the runtime's model made (nominal and reduced-particles modes). Predictions the runtime made in its "
+             "constant-velocity fallback (a loaded machine) are not augur's model and are left out of every column; "
+             "\"runtime modes\" gives the split of all predictions, suite.csv (subset `all`) the scores over all of "
+             "them. Weighted: the probability-weighted path; most likely: the most probable mode; min: the best "
+             "published mode; miss: minFDE > 2 m; Brier: of the corridor taken.", "",
+             "| scenario | samples | runtime modes | " + " | ".join(label for _, label in METRICS) + " |",
              "| --- | ---: | --- | " + " | ".join("---" for _ in METRICS) + " |"]
     for r in results:
         if r["status"] != "ok":
@@ -286,13 +331,15 @@ def write_outputs(a, results, command):
         f.write("\n".join(lines))
     with open(os.path.join(a.out, "suite.csv"), "w", encoding="utf-8", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["scenario", "seed", "metric", "method", "value", "samples", "modes", "backend", "device", "date", "commit"])
+        w.writerow(["scenario", "seed", "subset", "metric", "method", "value", "samples", "modes", "backend", "device",
+                    "date", "commit"])
         for r in scored:
-            for m, _ in METHODS:
-                for k, _ in METRICS:
-                    w.writerow([r["name"], r["seed"], k, m, r["errors"][m].get(k, ""), r["errors"][m]["samples"],
-                                mode_text(r["modes"]), r["info"].get("backend", ""), r["info"].get("device", ""), date,
-                                git_commit()])
+            for subset, errors in (("model", r["errors"]), ("all", r["everything"])):
+                for m, _ in METHODS:
+                    for k, _ in METRICS:
+                        w.writerow([r["name"], r["seed"], subset, k, m, errors[m].get(k, ""), errors[m]["samples"],
+                                    mode_text(r["modes"]), r["info"].get("backend", ""), r["info"].get("device", ""),
+                                    date, a.commit])
     write_junit(os.path.join(a.out, "junit.xml"), results)
     write_figure(os.path.join(a.out, "suite.png"), scored, a)
     print("\n".join(lines))
@@ -347,16 +394,14 @@ def write_figure(path, scored, a):
             ax.bar([x + (i - 1) * width for x in range(len(names))], values, width, color=colours[m], label=label)
         ax.set_title(title, fontsize=10)
         ax.grid(True, axis="y", alpha=0.3)
-    for x, r in enumerate(scored):  # which runtime modes made our predictions
-        nominal = r["modes"].get("nominal", 0) / max(1, sum(r["modes"].values()))
-        axes[0].annotate(f"{100 * nominal:.0f} % nominal", (x - width, 0), xytext=(0, 2), textcoords="offset points",
-                         rotation=90, fontsize=7, color="white", va="bottom", ha="center")
     axes[0].legend(fontsize=8, ncol=3)
     axes[-1].set_xticks(range(len(names)))
-    axes[-1].set_xticklabels(names, rotation=30, ha="right", fontsize=8)
+    fallback = [r["modes"].get("constant_velocity", 0) / max(1, sum(r["modes"].values())) for r in scored]
+    axes[-1].set_xticklabels([f"{n}\n({100 * f:.0f} % CV fallback, left out)" if f > 0 else n
+                              for n, f in zip(names, fallback)], rotation=30, ha="right", fontsize=7)
     backend = ", ".join(sorted({r["info"].get("backend", "?") for r in scored}))
-    fig.suptitle(f"HIL suite, same samples for all three methods\n({backend} backend, {a.duration_s:g} s per scenario; "
-                 f"white: share of augur's samples made in the nominal mode)", fontsize=10)
+    fig.suptitle(f"HIL suite at 4 s, the three methods on the same samples: the predictions of the runtime's model\n"
+                 f"(nominal and reduced-particles modes; {backend} backend, {a.duration_s:g} s per scenario)", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -378,6 +423,8 @@ def main():
     p.add_argument("--config", default=DEFAULT_CONFIG, help="the deployment template (its map.path is replaced)")
     p.add_argument("--no-namespaces", action="store_true", help="run benches in the machine's namespaces (--jobs 1 only)")
     p.add_argument("--fail-on-targets", action="store_true", help="exit 1 when a target does not hold")
+    p.add_argument("--collect-only", action="store_true", help="write the table, figure and JUnit file from the runs "
+                                                                "already in --out (no SUMO, no bench)")
     p.add_argument("bench_args", nargs="*", help="after --: further options for augur-hil demo")
     a = p.parse_args()
     if a.list:
@@ -398,6 +445,7 @@ def main():
     if a.jobs < 1 or a.duration_s <= 0 or a.warm_up_s < 0 or a.warm_up_s >= a.duration_s:
         p.error("--jobs >= 1, --duration-s > 0 and 0 <= --warm-up-s < --duration-s")
     a.out = os.path.abspath(a.out)
+    a.commit = git_commit()
     a.config = os.path.abspath(a.config)
     prefix = None
     if not a.no_namespaces:
@@ -420,9 +468,12 @@ def main():
     log(f"{len(chosen)} scenarios, {a.duration_s:g} s each, {a.jobs} at a time"
         f"{', each in its own IPC and mount namespace' if prefix else ''}; output in {a.out}")
     index_of = {s[0]: i for i, s in enumerate(SCENARIOS)}
-    with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
-        futures = [pool.submit(run_scenario, s, index_of[s[0]], a, prefix) for s in chosen]
-        results = [f.result() for f in futures]
+    if a.collect_only:
+        results = [collect_existing(s, index_of[s[0]], a) for s in chosen]
+    else:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
+            futures = [pool.submit(run_scenario, s, index_of[s[0]], a, prefix) for s in chosen]
+            results = [f.result() for f in futures]
     write_outputs(a, results, command)
     log(f"table {a.out}/suite.md, figure {a.out}/suite.png, JUnit {a.out}/junit.xml")
     if any(r["status"] == "error" for r in results):

@@ -251,7 +251,12 @@ TEST_F(RunRecord, TheReportWriterReadsWhatTheBenchWrites) {
                                 " " + dir() + " > " + (m_dir / "report.log").string() + " 2>&1";
     ASSERT_EQ(std::system(command.c_str()), 0) << readFile(m_dir / "report.log");
     const std::string summary = readFile(m_dir / "report" / "summary.md");
-    EXPECT_NE(summary.find("| 4 | 1.000 | 3.000 | 1.000 | 3.000 | 2.000 | 2.000 | 1.000 | 1.000 |"), std::string::npos) << summary;
+    // Ours / lane following (not written) / CV: weighted ADE and FDE, most likely FDE, minFDE, miss rate, Brier
+    // (ours: the 1 m corridor is the one taken, at probability 0.5; CV: 3 m off, none taken).
+    EXPECT_NE(summary.find("| 4 | 1 | 2.00 / — / 3.00 | 2.00 / — / 3.00 | 1.00 / — / 3.00 | 1.00 / — / 3.00 | "
+                           "0.00 / — / 1.00 | 0.50 / — / 2.00 |"),
+              std::string::npos)
+        << summary;
     EXPECT_NE(summary.find("| position_rmse | 0.5 | m |"), std::string::npos) << summary;
     EXPECT_NE(summary.find("- FAIL: deadline misses: 1 (allowed: at most 0)"), std::string::npos) << summary;
     EXPECT_NE(summary.find("- pass: ADE at 4 s: 1.000 m (allowed: at most 2.5 m)"), std::string::npos) << summary;
