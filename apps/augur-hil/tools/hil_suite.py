@@ -215,6 +215,16 @@ def collect(run_dir):
     return model, everything, modes, info
 
 
+def split_rows(run_dirs, name, column):
+    """The 4 s rows of `name` (horizon_errors_by_mode.csv, horizon_errors_by_class.csv) of all runs, combined
+    per value of `column` and method: {value: {method: scores}}."""
+    groups = {}
+    for run_dir in run_dirs:
+        for r in at_horizon(read_rows(os.path.join(run_dir, name))):
+            groups.setdefault(r[column], {}).setdefault(r["method"], []).append(r)
+    return {value: {m: combine(rows) for m, rows in methods.items()} for value, methods in groups.items()}
+
+
 def mode_text(modes):
     total = sum(modes.values())
     if not total:
@@ -320,6 +330,20 @@ def write_outputs(a, results, command):
         e = r["errors"]
         cells = [" / ".join(fmt(e.get(m, {}).get(k)) for m, _ in METHODS) for k, _ in METRICS]
         lines.append(f"| {r['name']} | {e['ours']['samples']} | {mode_text(r['modes'])} | " + " | ".join(cells) + " |")
+    for title, name, column in (("runtime mode (all scenarios; the fallback is the runtime's, not the model's)",
+                                 "horizon_errors_by_mode.csv", "mode"),
+                                ("motion class (all scenarios, all predictions)", "horizon_errors_by_class.csv", "motion")):
+        groups = split_rows([r["run_dir"] for r in scored], name, column)
+        if not groups:
+            continue
+        lines += ["", f"By {title}:", "",
+                  f"| {column} | samples | " + " | ".join(label for _, label in METRICS) + " |",
+                  "| --- | ---: | " + " | ".join("---" for _ in METRICS) + " |"]
+        for value, methods in groups.items():
+            if "ours" not in methods or methods["ours"] is None:
+                continue
+            cells = [" / ".join(fmt((methods.get(m) or {}).get(k)) for m, _ in METHODS) for k, _ in METRICS]
+            lines.append(f"| {value} | {methods['ours']['samples']} | " + " | ".join(cells) + " |")
     lines += ["", "Targets (the model's; reported, not tuned for):", "",
               "| scenario | " + " | ".join(label for _, label, _ in TARGETS) + " |",
               "| --- | " + " | ".join("---" for _ in TARGETS) + " |"]
