@@ -1,6 +1,8 @@
 # augur — the two commands:
 #   make demo   the main job (installs dependencies, configures, builds, then runs the HIL bench end to end:
 #               RouDi, augur-runtime on $(CONFIG), replay of the committed scenario, report)
+#   make suite  the HIL scenario suite (scenarios generated from seeds with SUMO, one bench each, one table;
+#               SUITE_ARGS="--jobs 4 --duration-s 120", docs/hil-bench.md)
 #   make test   the whole test suite (installs dependencies, configures, builds, runs every test),
 #               then the aarch64 cross build with its tests under qemu-aarch64 (scripts/cross-build)
 # Both use the CMake preset `default` (Release; CUDA backend when nvcc is found, else CPU only).
@@ -13,8 +15,10 @@ BUILD_DIR := build/$(PRESET)
 CONFIG ?= config/default.yaml
 HIL_OUT ?= $(BUILD_DIR)/hil-demo
 HIL_ARGS ?=
+SUITE_OUT ?= $(BUILD_DIR)/hil-suite
+SUITE_ARGS ?=
 
-.PHONY: demo test deps configure build clean gpu-check
+.PHONY: demo suite test deps configure build clean gpu-check
 
 deps:
 	scripts/install-deps
@@ -34,6 +38,10 @@ test: build
 demo: build
 	$(BUILD_DIR)/apps/augur-hil/augur-hil demo --config $(CONFIG) --out $(HIL_OUT) $(HIL_ARGS); \
 	status=$$?; if [ $$status -gt 1 ]; then exit $$status; fi
+
+# Exit status 0 when every bench ran (the targets are in the table and JUnit file), 3 when one did not.
+suite: build
+	$(BUILD_DIR)/apps/augur-hil/augur-hil suite --out $(SUITE_OUT) $(SUITE_ARGS)
 
 gpu-check:
 	scripts/gpu-check

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the plain-XML network description (nodes, edges, connections) of one HIL scenario kind.
 
-    make_network.py KIND OUTDIR        KIND: intersection | roundabout | highway
+    make_network.py KIND OUTDIR        KIND: intersection | roundabout | roundabout2 | tjunction | tls | highway
 
 netconvert turns the files into the SUMO network that is both the simulator's road network and the
 scenario's map. The geometry is fixed (no randomness): seeds only enter through the traffic.
@@ -14,6 +14,11 @@ Kinds:
                 one lane per direction, 13.89 m/s (50 km/h).
   roundabout    a single-lane roundabout of 25 m radius with four arms of 120 m (two-way, one lane per
                 direction); traffic in the ring has right of way (netconvert roundabout rules).
+  roundabout2   a two-lane roundabout of 35 m radius with four arms of 150 m, two lanes per direction.
+  tjunction     an unsignalised T-junction: the east-west road has priority (3), the southern arm yields
+                (priority 1); arms of 150 m, one lane per direction, 50 km/h.
+  tls           a signalised four-way junction (netconvert's default fixed-time plan): arms of 150 m,
+                two lanes per direction, 50 km/h.
   highway       a one-way two-lane motorway (33.33 m/s) with a single-lane on-ramp (22.22 m/s) joining
                 at x = 0 through a 250 m acceleration lane; 500 m upstream and 750 m downstream.
 """
@@ -80,6 +85,41 @@ def roundabout(nodes, edges, cons):
     # netconvert detects the ring (--roundabouts.guess) and gives the circulating traffic right of way.
 
 
+def tjunction(nodes, edges, cons):
+    arm_m = 150.0
+    node(nodes, "C", 0.0, 0.0, "priority")
+    for name, (x, y, priority) in {"E": (arm_m, 0.0, 3), "W": (-arm_m, 0.0, 3), "S": (0.0, -arm_m, 1)}.items():
+        node(nodes, name, x, y, "dead_end")
+        edge(edges, f"{name}_in", name, "C", 1, SPEED_URBAN_MPS, priority)
+        edge(edges, f"{name}_out", "C", name, 1, SPEED_URBAN_MPS, priority)
+
+
+def tls(nodes, edges, cons):
+    arm_m = 150.0
+    node(nodes, "C", 0.0, 0.0, "traffic_light")
+    for name, (x, y) in {"E": (arm_m, 0.0), "W": (-arm_m, 0.0), "N": (0.0, arm_m), "S": (0.0, -arm_m)}.items():
+        node(nodes, name, x, y, "dead_end")
+        edge(edges, f"{name}_in", name, "C", 2, SPEED_URBAN_MPS, 2)
+        edge(edges, f"{name}_out", "C", name, 2, SPEED_URBAN_MPS, 2)
+
+
+def roundabout2(nodes, edges, cons):
+    radius_m = 35.0
+    arm_m = 150.0
+    names = ["E", "N", "W", "S"]
+    angles = [0.0, math.pi / 2, math.pi, 3 * math.pi / 2]
+    for name, a in zip(names, angles):
+        node(nodes, f"R{name}", radius_m * math.cos(a), radius_m * math.sin(a), "priority")
+        node(nodes, name, (radius_m + arm_m) * math.cos(a), (radius_m + arm_m) * math.sin(a), "dead_end")
+        edge(edges, f"{name}_in", name, f"R{name}", 2, SPEED_URBAN_MPS, 1)
+        edge(edges, f"{name}_out", f"R{name}", name, 2, SPEED_URBAN_MPS, 1)
+    ring_speed_mps = 11.11
+    for i, name in enumerate(names):
+        nxt = names[(i + 1) % 4]
+        shape = arc((0.0, 0.0), radius_m, angles[i], angles[(i + 1) % 4], 16)
+        edge(edges, f"ring_{name}{nxt}", f"R{name}", f"R{nxt}", 2, ring_speed_mps, 2, shape)
+
+
 def highway(nodes, edges, cons):
     node(nodes, "A", -500.0, 0.0)
     node(nodes, "R0", -400.0, -80.0)
@@ -102,7 +142,8 @@ def highway(nodes, edges, cons):
                                            "toLane": str(lane - 1)})
 
 
-KINDS = {"intersection": intersection, "roundabout": roundabout, "highway": highway}
+KINDS = {"intersection": intersection, "roundabout": roundabout, "roundabout2": roundabout2, "tjunction": tjunction,
+         "tls": tls, "highway": highway}
 
 
 def main():

@@ -6,15 +6,19 @@
 RUN_DIR holds the files the bench writes after a run (format: docs/hil-run-format.md):
     run.csv              key,value: scenario, map, backend, deadline, thresholds, date, command
     cycles.csv           one row per runtime cycle: latency, mode, stale flag, input flag
-    horizon_errors.csv   ADE/FDE (most likely, weighted mean, best) and miss rate per horizon, "ours" and "cv"
+    horizon_errors.csv   ADE/FDE (most likely, weighted mean, best), miss rate and Brier score per horizon,
+                         "ours", "lf" (lane-following baseline) and "cv" (constant velocity)
+    horizon_errors_by_mode.csv, horizon_errors_by_class.csv (optional) the same by runtime mode and motion class
     metrics.csv          name,value,unit: tracking RMSE, OSPA/GOSPA, occupancy hit rate, rejections ...
     snapshot_grid.csv    one occupancy grid frame (augur::OccupancyGrid layout, probabilities 0..1)
-    snapshot_paths.csv   at the snapshot: ego, true futures, our corridors, the CV prediction
+    snapshot_paths.csv   at the snapshot: ego, true futures, our corridors, the lane-following modes, the CV prediction
 Output:
     summary.md                     tables and the acceptance verdict, with links to the figures
     latency.png                    cycle latency over time against the deadline line, misses marked
-    errors_vs_horizon.png          ADE / FDE / miss rate against horizon, ours and the CV baseline
-    occupancy_snapshot.png         the grid over the map (SUMO network lanes), true futures, predictions
+    errors_vs_horizon.png          ADE / FDE / miss rate against horizon, ours and both baselines, with the runtime
+                                   modes our predictions were made in
+    occupancy_snapshot.png         the grid over the map (SUMO network lanes), true futures, predictions; the colour
+                                   scale is logarithmic from 1 % so that cells of 1-20 % stay visible
 Prints the summary to stdout. Exit status 0 when the report was written (the verdict is in the
 summary; the bench's own exit status gates releases), 1 when the run directory is unreadable.
 Needs python3-matplotlib and python3-numpy (Debian).
@@ -29,6 +33,7 @@ import xml.etree.ElementTree as ET
 import matplotlib
 
 matplotlib.use("Agg")
+import matplotlib.colors as mcolors  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
@@ -36,7 +41,9 @@ RUN_FORMAT = "augur-hil-run 1"
 MODE_NAMES = ["nominal", "reduced_particles", "constant_velocity", "hold_last", "no_prediction"]
 MODE_COLOURS = ["#1b9e77", "#7570b3", "#e6ab02", "#d95f02", "#e7298a"]
 DPI = 110
-MIN_DRAWN_PROBABILITY = 0.02  # occupancy below this is left transparent in the snapshot
+MIN_DRAWN_PROBABILITY = 0.01  # occupancy below this is left transparent in the snapshot (the hit threshold)
+COLOUR_TICKS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0]
+METHODS = {"ours": ("augur", "#1f77b4"), "lf": ("lane following", "#2ca02c"), "cv": ("constant velocity", "#ff7f0e")}
 
 
 class RunError(Exception):
@@ -145,20 +152,65 @@ def plot_latency(run, cycles, path):
     plt.close(fig)
 
 
-def plot_errors(run, errors, path):
-    methods = {"ours": ("augur", "#1f77b4"), "cv": ("constant velocity", "#ff7f0e")}
-    fig, axes = plt.subplots(1, 3, figsize=(12, 3.8))
-    for key, (label, colour) in methods.items():
+def mode_split(by_mode, horizon=4.0):
+    """Samples of our predictions per runtime mode at `horizon`, e.g. {"nominal": 812, "constant_velocity": 40}."""
+    split = {}
+    for r in by_mode or []:
+        if r["method"] == "ours" and abs(float(r["horizon_s"]) - horizon) < 1e-6 and int(r["samples"]) > 0:
+            split[r["mode"]] = int(r["samples"])
+    return split
+
+
+def mode_label(split):
+    total = sum(split.values())
+    if not total:
+        return "runtime modes unknown"
+    return ", ".join(f"{m} {100.0 * n / total:.0f} %" for m, n in sorted(split.items(), key=lambda kv: -kv[1]))
+
+
+MODEL_MODES = ("nominal", "reduced_particles")  # the modes in which the runtime's model predicts
+ERROR_COLUMNS = ("ade_m", "fde_m", "min_ade_m", "min_fde_m", "weighted_ade_m", "weighted_fde_m", "miss_rate", "brier")
+
+
+def model_errors(errors, by_mode):
+    """horizon_errors rows over the predictions the runtime's model made (nominal and reduced-particles modes;
+    the baselines on the same samples), from the per-mode rows: a constant-velocity fallback of the runtime
+    is not the model's prediction. Without per-mode rows, or when no prediction was made in the fallback,
+    the rows as they are. Every column is a mean over samples, so modes combine weighted by their samples."""
+    if not by_mode or not any(r["mode"] not in MODEL_MODES for r in by_mode):
+        return errors, False
+    groups = {}
+    for r in by_mode:
+        if r["mode"] in MODEL_MODES:
+            groups.setdefault((r["method"], r["horizon_s"]), []).append(r)
+    rows = []
+    for (method, horizon), members in groups.items():
+        n = sum(int(r["samples"]) for r in members)
+        if n == 0:
+            continue
+        row = {"method": method, "horizon_s": horizon, "samples": str(n)}
+        for k in ERROR_COLUMNS:
+            values = [(int(r["samples"]), r.get(k)) for r in members if r.get(k) not in (None, "")]
+            if values:
+                row[k] = str(sum(c * float(v) for c, v in values) / max(1, sum(c for c, _ in values)))
+        rows.append(row)
+    return rows, True
+
+
+def plot_errors(run, errors, path, by_mode=None):
+    split = mode_split(by_mode)
+    errors, only_model = model_errors(errors, by_mode)
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4.0))
+    for key, (label, colour) in METHODS.items():
         rows = sorted((r for r in errors if r["method"] == key), key=lambda r: float(r["horizon_s"]))
         if not rows:
             continue
         h = [float(r["horizon_s"]) for r in rows]
-        axes[0].plot(h, [float(r["ade_m"]) for r in rows], "o-", color=colour, label=f"{label} ADE")
-        axes[1].plot(h, [float(r["fde_m"]) for r in rows], "o-", color=colour, label=f"{label} FDE")
-        if key == "ours":
-            axes[0].plot(h, [float(r["weighted_ade_m"]) for r in rows], "^:", color=colour, label=f"{label} weighted ADE")
-            axes[1].plot(h, [float(r["weighted_fde_m"]) for r in rows], "^:", color=colour, label=f"{label} weighted FDE")
-            axes[0].plot(h, [float(r["min_ade_m"]) for r in rows], "s--", color=colour, label=f"{label} minADE")
+        axes[0].plot(h, [float(r["weighted_ade_m"]) for r in rows], "o-", color=colour, label=f"{label} weighted ADE")
+        axes[1].plot(h, [float(r["weighted_fde_m"]) for r in rows], "o-", color=colour, label=f"{label} weighted FDE")
+        if key != "cv":
+            axes[0].plot(h, [float(r["ade_m"]) for r in rows], "^:", color=colour, label=f"{label} most likely ADE")
+            axes[1].plot(h, [float(r["fde_m"]) for r in rows], "^:", color=colour, label=f"{label} most likely FDE")
             axes[1].plot(h, [float(r["min_fde_m"]) for r in rows], "s--", color=colour, label=f"{label} minFDE")
         axes[2].plot(h, [100.0 * float(r["miss_rate"]) for r in rows], "o-", color=colour, label=label)
     for ax, title, unit in zip(axes, ("Average displacement", "Final displacement", "Miss rate (minFDE > 2 m)"),
@@ -167,9 +219,12 @@ def plot_errors(run, errors, path):
         ax.set_xlabel("horizon (s)")
         ax.set_ylabel(unit)
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=7)
         ax.set_ylim(bottom=0)
-    fig.suptitle(f"Prediction error against horizon — {run['scenario']}")
+    scope = ("the runtime's model only (nominal and reduced-particles modes; its constant-velocity fallback left out)"
+             if only_model else "all predictions")
+    fig.suptitle(f"Prediction error against horizon — {run['scenario']}, {scope}\nruntime modes of all predictions: "
+                 f"{mode_label(split)}", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=DPI)
     plt.close(fig)
@@ -189,10 +244,14 @@ def plot_snapshot(run, run_dir, grid, paths, path):
             ax.plot(shape[:, 0], shape[:, 1], ":", color="#d0d0d0", lw=0.6, zorder=1.2)
         else:
             ax.fill(*lane_polygon(shape, width).T, facecolor="#a8a8a8", edgecolor="#e8e8e8", lw=0.6, zorder=1.1)
+    # Logarithmic from the hit threshold: the runtime spreads a corridor's mass over a frame's window, so
+    # most occupied cells hold 1-20 %, which a linear scale to 1 leaves nearly invisible.
     masked = np.ma.masked_less(cells, MIN_DRAWN_PROBABILITY)
-    image = ax.imshow(masked, origin="lower", extent=extent, cmap="viridis", vmin=0.0, vmax=1.0, alpha=0.8, zorder=2,
-                      interpolation="nearest")
-    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="occupancy probability")
+    image = ax.imshow(masked, origin="lower", extent=extent, cmap="viridis", alpha=0.85, zorder=2,
+                      norm=mcolors.LogNorm(vmin=MIN_DRAWN_PROBABILITY, vmax=1.0), interpolation="nearest")
+    bar = fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="occupancy probability (log scale)")
+    bar.set_ticks(COLOUR_TICKS)
+    bar.set_ticklabels([f"{100 * t:g} %" for t in COLOUR_TICKS])
     by_key = {}
     for r in paths:
         by_key.setdefault((r["kind"], r["vehicle_id"], r["candidate"]), []).append(r)
@@ -206,11 +265,18 @@ def plot_snapshot(run, run_dir, grid, paths, path):
             continue
         style = {"truth": dict(color="white", lw=2.2, ls="-", marker="o", ms=3),
                  "ours": dict(color="#1f77b4", lw=1.6, ls="-"),
-                 "cv": dict(color="#ff7f0e", lw=1.4, ls="--")}[kind]
-        label = {"truth": "true future", "ours": "augur corridors (width ∝ probability)", "cv": "constant velocity"}[kind]
-        if kind == "ours":
-            style = dict(style, lw=0.8 + 3.0 * float(rows[0]["probability"]))
-        ax.plot(xs, ys, zorder={"truth": 5, "cv": 4.5, "ours": 4}[kind], label=None if kind in labelled else label, **style)
+                 "lf": dict(color="#2ca02c", lw=1.2, ls="-."),
+                 "cv": dict(color="#ff7f0e", lw=1.4, ls="--")}.get(kind)
+        if style is None:
+            continue
+        mode = run.get("snapshot_mode", "")
+        ours_label = f"augur corridors, {mode} mode (width ∝ probability)" if mode else "augur corridors (width ∝ probability)"
+        label = {"truth": "true future", "ours": ours_label, "lf": "lane following (width ∝ probability)",
+                 "cv": "constant velocity"}[kind]
+        if kind in ("ours", "lf"):
+            style = dict(style, lw=0.6 + 3.0 * float(rows[0]["probability"]))
+        ax.plot(xs, ys, zorder={"truth": 5, "cv": 4.5, "ours": 4, "lf": 4.2}[kind], label=None if kind in labelled else label,
+                **style)
         labelled.add(kind)
         if kind == "truth":
             ax.annotate(vid, (xs[0], ys[0]), color="white", fontsize=7, zorder=7, xytext=(3, 3),
@@ -232,7 +298,7 @@ def fmt(value, digits=3):
     return f"{value:.{digits}f}"
 
 
-def write_summary(run, cycles, errors, metrics, out_dir, figures):
+def write_summary(run, cycles, errors, metrics, out_dir, figures, by_mode=None, by_class=None):
     deadline_us = float(run["deadline_us"])
     lat = [float(c["latency_us"]) for c in cycles]
     misses = sum(1 for v in lat if v > deadline_us)
@@ -253,21 +319,46 @@ def write_summary(run, cycles, errors, metrics, out_dir, figures):
     if rejections:
         lines += ["Rejected inputs by reason: " + ", ".join(f"{m['name'][len('rejected_'):]} {m['value']}" for m in rejections), ""]
     lines += ["## Prediction", "",
-              "ADE/FDE: most likely corridor; weighted: probability-weighted mean of the corridors (the seed paper's "
-              "definition); min: best corridor; miss: minFDE > 2 m. CV: constant-velocity baseline on the same samples.", "",
-              "| horizon (s) | ADE ours (m) | ADE CV (m) | FDE ours (m) | FDE CV (m) | weighted ADE ours (m) | weighted FDE ours (m) | "
-              "minADE ours (m) | minFDE ours (m) | miss rate ours | miss rate CV | samples |",
-              "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+              "Each cell: augur / lane following (LF) / constant velocity (CV), all on the same samples. Weighted: the "
+              "probability-weighted path (the seed paper's definition); most likely: the most probable mode; min: the "
+              "best published mode; miss: minFDE > 2 m; Brier: of the corridor taken (docs/hil-bench.md).", "",
+              f"Runtime modes of all predictions (4 s): {mode_label(mode_split(by_mode))}. "
+              + ("The table holds the predictions of the runtime's model (nominal and reduced-particles modes) and "
+                 "the baselines on the same samples; those made in its constant-velocity fallback are not the "
+                 "model's and appear only in the table by runtime mode." if model_errors(errors, by_mode)[1] else
+                 "All of them are the runtime's model's."), "",
+              "| horizon (s) | samples | weighted ADE (m) | weighted FDE (m) | most likely FDE (m) | minFDE (m) | miss rate | Brier |",
+              "| ---: | ---: | --- | --- | --- | --- | --- | --- |"]
+    by_all = {(r["method"], round(float(r["horizon_s"]), 3)): r for r in errors}  # what the bench's verdict judged
+    errors, _ = model_errors(errors, by_mode)
     by = {(r["method"], round(float(r["horizon_s"]), 3)): r for r in errors}
-    for h in sorted({round(float(r["horizon_s"]), 3) for r in errors}):
-        o, c = by.get(("ours", h)), by.get(("cv", h))
 
-        def g(r, k):
-            return fmt(float(r[k])) if r else "—"
-        lines.append(f"| {h:g} | {g(o, 'ade_m')} | {g(c, 'ade_m')} | {g(o, 'fde_m')} | {g(c, 'fde_m')} | {g(o, 'weighted_ade_m')} | "
-                     f"{g(o, 'weighted_fde_m')} | {g(o, 'min_ade_m')} | {g(o, 'min_fde_m')} | {g(o, 'miss_rate')} | {g(c, 'miss_rate')} | "
-                     f"{o['samples'] if o else '—'} |")
+    def triple(h, key, digits=2):
+        cells = []
+        for method in ("ours", "lf", "cv"):
+            r = by.get((method, h))
+            cells.append(fmt(float(r[key]), digits) if r and r.get(key) not in (None, "") else "—")
+        return " / ".join(cells)
+    for h in sorted({round(float(r["horizon_s"]), 3) for r in errors}):
+        o = by.get(("ours", h))
+        lines.append(f"| {h:g} | {o['samples'] if o else '—'} | {triple(h, 'weighted_ade_m')} | {triple(h, 'weighted_fde_m')} | "
+                     f"{triple(h, 'fde_m')} | {triple(h, 'min_fde_m')} | {triple(h, 'miss_rate')} | {triple(h, 'brier')} |")
     lines.append("")
+    for title, rows_, column in (("runtime mode", by_mode, "mode"), ("motion class", by_class, "motion")):
+        if not rows_:
+            continue
+        lines += [f"At 4 s by {title} (augur / LF / CV):", "",
+                  f"| {column} | samples | weighted FDE (m) | minFDE (m) | miss rate | Brier |", "| --- | ---: | --- | --- | --- | --- |"]
+        groups = {}
+        for r in rows_:
+            if abs(float(r["horizon_s"]) - 4.0) < 1e-6:
+                groups.setdefault(r[column], {})[r["method"]] = r
+        for group, methods in groups.items():
+            def t(key, methods=methods):
+                return " / ".join(fmt(float(methods[m][key]), 2) if m in methods else "—" for m in ("ours", "lf", "cv"))
+            samples = methods.get("ours", {}).get("samples", "—")
+            lines.append(f"| {group} | {samples} | {t('weighted_fde_m')} | {t('min_fde_m')} | {t('miss_rate')} | {t('brier')} |")
+        lines.append("")
     others = [m for m in metrics if not m["name"].startswith("rejected_")]
     if others:
         lines += ["## Tracking and occupancy", "", "| metric | value | unit |", "| --- | ---: | --- |"]
@@ -279,7 +370,7 @@ def write_summary(run, cycles, errors, metrics, out_dir, figures):
         verdict.append((f"deadline misses: {misses} (allowed: at most {limit})", misses <= limit))
     if "threshold_ade_4s_m" in run:
         limit = float(run["threshold_ade_4s_m"])
-        row = by.get(("ours", 4.0))
+        row = by_all.get(("ours", 4.0))
         ade = float(row["ade_m"]) if row else float("inf")
         verdict.append((f"ADE at 4 s: {fmt(ade)} m (allowed: at most {limit:g} m)", ade <= limit))
     if verdict:
@@ -307,6 +398,8 @@ def main():
         metrics = read_csv(a.run_dir, "metrics.csv", required=False) or []
         grid = read_grid(a.run_dir)
         paths = read_csv(a.run_dir, "snapshot_paths.csv", required=False) or []
+        by_mode = read_csv(a.run_dir, "horizon_errors_by_mode.csv", required=False) or []
+        by_class = read_csv(a.run_dir, "horizon_errors_by_class.csv", required=False) or []
     except (RunError, KeyError, ValueError) as e:
         print(f"hil_report: {e}", file=sys.stderr)
         return 1
@@ -316,12 +409,12 @@ def main():
         plot_latency(run, cycles, os.path.join(out_dir, "latency.png"))
         figures.append(("cycle latency against the deadline", "latency.png"))
     if errors:
-        plot_errors(run, errors, os.path.join(out_dir, "errors_vs_horizon.png"))
+        plot_errors(run, errors, os.path.join(out_dir, "errors_vs_horizon.png"), by_mode)
         figures.append(("prediction error against horizon", "errors_vs_horizon.png"))
     if grid is not None:
         plot_snapshot(run, a.run_dir, grid, paths, os.path.join(out_dir, "occupancy_snapshot.png"))
         figures.append(("occupancy snapshot with the map, true futures and predictions", "occupancy_snapshot.png"))
-    print(write_summary(run, cycles, errors, metrics, out_dir, figures))
+    print(write_summary(run, cycles, errors, metrics, out_dir, figures, by_mode, by_class))
     print(f"hil_report: report in {out_dir}")
     return 0
 

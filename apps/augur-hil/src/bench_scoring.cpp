@@ -57,6 +57,12 @@ const PerceivedObject* perceivedAtOrBefore(const ReplayLog& log, std::size_t ste
     return nullptr;
 }
 
+/// Scenario time before which nothing is scored.
+double warmUpEnd_s(const ReplayLog& log, const ScoringOptions& options) {
+    constexpr double HALF_STEP = 0.5;
+    return (static_cast<double>(log.firstStep) - HALF_STEP) * log.step_s + options.warmUp_s;
+}
+
 KinematicState kinematic(const GroundTruthState& s) {
     return {s.x_m, s.y_m, s.speed_mps * std::cos(static_cast<double>(s.heading_rad)),
             s.speed_mps * std::sin(static_cast<double>(s.heading_rad))};
@@ -147,7 +153,8 @@ void scoreTracking(const Scenario& scenario, const ReplayLog& log, const Recordi
         std::size_t step = 0;
         const ObjectList* sent = nullptr;
         if (!stepOfTime(log, scenarioTime_s(log, source_ns), step) || (sent = listOfStep(log, step)) == nullptr ||
-            step >= scenario.stepCount()) {
+            step >= scenario.stepCount() ||
+            static_cast<double>(step) * log.step_s < warmUpEnd_s(log, options)) {
             continue;
         }
         truths.clear();
@@ -268,9 +275,19 @@ void scorePredictions(const Scenario& scenario, const PerceptionEmulator& emulat
     std::optional<PredictionAccumulator> ours;
     std::optional<PredictionAccumulator> cv;
     constexpr auto COMPUTED_MODES = static_cast<std::size_t>(RuntimeMode::HoldLast);  // modes that compute
+    std::optional<PredictionAccumulator> lf;
     std::vector<PredictionAccumulator> oursByMode;
     std::vector<PredictionAccumulator> cvByMode;
+    std::vector<PredictionAccumulator> lfByMode;
     std::vector<std::size_t> samplesByMode(COMPUTED_MODES, 0);
+    std::vector<PredictionAccumulator> oursByClass;
+    std::vector<PredictionAccumulator> cvByClass;
+    std::vector<PredictionAccumulator> lfByClass;
+    std::vector<std::size_t> samplesByClass(MOTION_CLASS_COUNT, 0);
+    std::vector<LaneFollowingMode> lfModes;
+    std::vector<std::span<const Point2>> lfCandidates;
+    std::vector<double> lfProbabilities;
+    std::vector<bool> taken;
     float accumulatorStep_s = 0.0F;
     auto grid = std::make_unique<OccupancyGrid>();
     std::vector<Point2> truth;
@@ -297,15 +314,26 @@ void scorePredictions(const Scenario& scenario, const PerceptionEmulator& emulat
             accumulatorStep_s = p.step_s;
             ours.emplace(p.step_s, horizons);
             cv.emplace(p.step_s, horizons);
+            lf.emplace(p.step_s, horizons);
             for (std::size_t m = 0; m < COMPUTED_MODES; ++m) {
                 oursByMode.emplace_back(p.step_s, horizons);
                 cvByMode.emplace_back(p.step_s, horizons);
+                lfByMode.emplace_back(p.step_s, horizons);
+            }
+            for (std::size_t c = 0; c < MOTION_CLASS_COUNT; ++c) {
+                oursByClass.emplace_back(p.step_s, horizons);
+                cvByClass.emplace_back(p.step_s, horizons);
+                lfByClass.emplace_back(p.step_s, horizons);
             }
         }
         const double t0_s = scenarioTime_s(log, p.sourceStamp_ns);
         std::size_t step0 = 0;
         if (!stepOfTime(log, t0_s, step0)) {
             ++score.predictionsSkipped;
+            continue;
+        }
+        if (t0_s < warmUpEnd_s(log, options)) {
+            ++score.predictionsInWarmUp;
             continue;
         }
         const bool hasGrid = p.grid.frameCount > 0 && p.horizonSteps % p.grid.frameCount == 0;
@@ -366,15 +394,69 @@ void scorePredictions(const Scenario& scenario, const PerceptionEmulator& emulat
             const double one = 1.0;
             const std::span<const std::span<const Point2>> cvCandidates(&cvCandidate, 1);
             const std::span<const double> cvProbability(&one, 1);
+            // Lane following from the same perceived state.
+            lfCandidates.clear();
+            lfProbabilities.clear();
+            if (options.laneFollowing != nullptr) {
+                options.laneFollowing->predict(atT0, heading, speed, p.step_s, steps, lfModes);
+                for (const LaneFollowingMode& m : lfModes) {
+                    lfCandidates.emplace_back(m.points);
+                    lfProbabilities.push_back(m.probability);
+                }
+            }
+            // What the road user did over the horizon, from the truth.
+            MotionClass motion = MotionClass::Straight;
+            if (const GroundTruthState* now = scenario.find(step0, trueId)) {
+                const std::size_t endStep =
+                    step0 + static_cast<std::size_t>(std::lround(static_cast<double>(truth.size()) * p.step_s / log.step_s));
+                const GroundTruthState* later = scenario.find(endStep, trueId);
+                motion = classifyMotion(Point2{now->x_m, now->y_m}, now->heading_rad, now->speed_mps, truth.back(),
+                                        later != nullptr ? static_cast<double>(later->heading_rad) : now->heading_rad);
+            }
+            const auto mode = static_cast<std::size_t>(p.mode);
+            const auto motionIndex = static_cast<std::size_t>(motion);
             ours->add(truth, candidates, probabilities);
             cv->add(truth, cvCandidates, cvProbability);
-            const auto mode = static_cast<std::size_t>(p.mode);
             oursByMode[mode].add(truth, candidates, probabilities);
             cvByMode[mode].add(truth, cvCandidates, cvProbability);
+            oursByClass[motionIndex].add(truth, candidates, probabilities);
+            cvByClass[motionIndex].add(truth, cvCandidates, cvProbability);
+            if (!lfCandidates.empty()) {
+                lf->add(truth, lfCandidates, lfProbabilities);
+                lfByMode[mode].add(truth, lfCandidates, lfProbabilities);
+                lfByClass[motionIndex].add(truth, lfCandidates, lfProbabilities);
+            }
             ++samplesByMode[mode];
+            ++samplesByClass[motionIndex];
             ++scoredVehicles;
             PredictionSample& sample = score.samples.emplace_back(describeSample(
                 scenario, step0, t0_s, p, v, trueId, *measured, truth, candidates, probabilities, cvPath));
+            sample.motion = motion;
+            (void)candidatesTaken(truth, candidates, truth.size(), taken);
+            sample.brierOurs = brierScore(probabilities, taken);
+            sample.lfModes = static_cast<std::uint32_t>(lfCandidates.size());
+            sample.brierLf = std::numeric_limits<double>::quiet_NaN();
+            for (std::size_t h = 0; h < PredictionSample::HORIZONS; ++h) {
+                sample.fdeLf_m[h] = sample.fdeLfMin_m[h] = std::numeric_limits<double>::quiet_NaN();
+            }
+            if (!lfCandidates.empty()) {
+                (void)candidatesTaken(truth, lfCandidates, truth.size(), taken);
+                sample.brierLf = brierScore(lfProbabilities, taken);
+                std::vector<Point2> lfMean(truth.size());
+                for (std::size_t c = 0; c < lfCandidates.size(); ++c) {
+                    for (std::size_t k = 0; k < truth.size(); ++k) {
+                        lfMean[k].x_m += lfProbabilities[c] * lfCandidates[c][k].x_m;
+                        lfMean[k].y_m += lfProbabilities[c] * lfCandidates[c][k].y_m;
+                    }
+                }
+                for (std::size_t h = 0; h < PredictionSample::HORIZONS; ++h) {
+                    const auto hSteps = static_cast<std::size_t>(std::lround(REPORT_HORIZONS_S[h] / static_cast<double>(p.step_s)));
+                    if (hSteps >= 1 && hSteps <= truth.size()) {
+                        sample.fdeLf_m[h] = displacementErrors(truth, lfMean, hSteps).fde_m;
+                        sample.fdeLfMin_m[h] = minOverCandidates(truth, lfCandidates, hSteps).minFde_m;
+                    }
+                }
+            }
             if (const auto it = intentionsOfCycle.find(p.cycle); it != intentionsOfCycle.end()) {
                 for (const IntentionEstimate& e : it->second->vehicles) {
                     if (e.trackId == v.trackId) {
@@ -421,9 +503,20 @@ void scorePredictions(const Scenario& scenario, const PerceptionEmulator& emulat
     if (ours) {
         score.ours = ours->results();
         score.cv = cv->results();
+        const bool withLf = options.laneFollowing != nullptr;
+        if (withLf) {
+            score.lf = lf->results();
+        }
         for (std::size_t m = 0; m < COMPUTED_MODES; ++m) {
             if (samplesByMode[m] > 0) {
-                score.byMode.push_back({static_cast<RuntimeMode>(m), oursByMode[m].results(), cvByMode[m].results()});
+                score.byMode.push_back({static_cast<RuntimeMode>(m), oursByMode[m].results(), cvByMode[m].results(),
+                                        withLf ? lfByMode[m].results() : std::vector<HorizonErrors>{}});
+            }
+        }
+        for (std::size_t c = 0; c < MOTION_CLASS_COUNT; ++c) {
+            if (samplesByClass[c] > 0) {
+                score.byClass.push_back({static_cast<MotionClass>(c), oursByClass[c].results(), cvByClass[c].results(),
+                                         withLf ? lfByClass[c].results() : std::vector<HorizonErrors>{}});
             }
         }
     }
@@ -438,6 +531,7 @@ void scorePredictions(const Scenario& scenario, const PerceptionEmulator& emulat
     snapshot.grid = std::make_shared<OccupancyGrid>();
     restoreGrid(p.grid, *snapshot.grid);
     snapshot.frame = p.grid.frameCount - 1;
+    snapshot.mode = p.mode;
     snapshot.t_s = scenarioTime_s(log, p.sourceStamp_ns);
     snapshot.horizon_s = static_cast<double>(p.grid.frameCount) * p.grid.frameInterval_s;
     std::size_t step0 = 0;
@@ -476,6 +570,14 @@ void scorePredictions(const Scenario& scenario, const PerceptionEmulator& emulat
             SnapshotPath path{PathKind::ConstantVelocity, trueId, 0, 1.0, std::vector<Point2>(p.horizonSteps)};
             predictConstantVelocity(atT0, m->heading_rad, m->speed_mps, p.step_s, path.points);
             snapshot.paths.push_back(std::move(path));
+            if (options.laneFollowing != nullptr) {
+                std::vector<LaneFollowingMode> modes;
+                options.laneFollowing->predict(atT0, m->heading_rad, m->speed_mps, p.step_s, p.horizonSteps, modes);
+                for (std::size_t c = 0; c < modes.size(); ++c) {
+                    snapshot.paths.push_back({PathKind::LaneFollowing, trueId, static_cast<std::uint32_t>(c),
+                                              modes[c].probability, std::move(modes[c].points)});
+                }
+            }
         }
     }
     score.snapshot = std::move(snapshot);
@@ -560,6 +662,7 @@ std::vector<MetricRecord> benchMetrics(const BenchScore& score, const ReplayLog&
     count("predictions_scored", score.predictionsScored, "predictions");
     count("predictions_skipped", score.predictionsSkipped, "predictions");
     count("samples_without_baseline", score.samplesWithoutBaseline, "vehicles");
+    count("predictions_in_warm_up", score.predictionsInWarmUp, "predictions");
     count("lists_published", log.published, "lists");
     count("bench_loan_failures", log.loanFailures, "lists");
     count("late_sends", log.lateSends, "lists");

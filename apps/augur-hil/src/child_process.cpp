@@ -1,7 +1,8 @@
 #include "augur/hil/child_process.hpp"
 
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -63,12 +64,47 @@ Result<ChildProcess, std::string> ChildProcess::spawn(const std::vector<std::str
         args.push_back(const_cast<char*>(a.c_str()));
     }
     args.push_back(nullptr);
-    pid_t pid = -1;
+    // fork + exec rather than posix_spawn: the child asks for SIGTERM when this process ends
+    // (PR_SET_PDEATHSIG, kept across exec), so a bench that is killed leaves no RouDi or runtime behind.
+    // Between fork and exec the child calls only async-signal-safe functions.
+    const pid_t parent = ::getpid();
     const bool search = argv[0].find('/') == std::string::npos;
-    const int error = search ? posix_spawnp(&pid, args[0], nullptr, nullptr, args.data(), environ)
-                             : posix_spawn(&pid, args[0], nullptr, nullptr, args.data(), environ);
-    if (error != 0) {
-        return fail(argv[0] + ": " + std::strerror(error));
+    int pipeFds[2];
+    if (::pipe2(pipeFds, O_CLOEXEC) != 0) {
+        return fail(argv[0] + ": pipe: " + std::strerror(errno));
+    }
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+        const int error = errno;
+        ::close(pipeFds[0]);
+        ::close(pipeFds[1]);
+        return fail(argv[0] + ": fork: " + std::strerror(error));
+    }
+    if (pid == 0) {
+        ::close(pipeFds[0]);
+        if (::prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || ::getppid() != parent) {
+            ::_exit(127);  // the parent is already gone
+        }
+        if (search) {
+            ::execvp(args[0], args.data());
+        } else {
+            ::execv(args[0], args.data());
+        }
+        const int error = errno;
+        (void)!::write(pipeFds[1], &error, sizeof error);  // exec failed: tell the parent why
+        ::_exit(127);
+    }
+    ::close(pipeFds[1]);
+    int execError = 0;
+    ssize_t got = 0;
+    do {
+        got = ::read(pipeFds[0], &execError, sizeof execError);
+    } while (got < 0 && errno == EINTR);
+    ::close(pipeFds[0]);
+    if (got == static_cast<ssize_t>(sizeof execError)) {  // exec failed; the pipe closes on a successful exec
+        int status = 0;
+        (void)::waitpid(pid, &status, 0);
+        return fail(argv[0] + ": " + std::strerror(execError));
     }
     ChildProcess child;
     child.m_pid = pid;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numbers>
 
 #include "augur/core/panic.hpp"
 
@@ -27,6 +28,111 @@ CandidateErrors minOverCandidates(std::span<const Point2> truth, std::span<const
         best.minFde_m = std::min(best.minFde_m, e.fde_m);
     }
     return best;
+}
+
+double distanceToExtendedPolyline(Point2 q, std::span<const Point2> points) noexcept {
+    constexpr double DEGENERATE_M2 = 1e-12;
+    const auto length2 = [&](std::size_t i) {
+        const double dx = points[i + 1].x_m - points[i].x_m;
+        const double dy = points[i + 1].y_m - points[i].y_m;
+        return dx * dx + dy * dy;
+    };
+    std::size_t firstPiece = points.size();
+    std::size_t lastPiece = 0;
+    for (std::size_t i = 0; i + 1 < points.size(); ++i) {
+        if (length2(i) >= DEGENERATE_M2) {
+            firstPiece = std::min(firstPiece, i);
+            lastPiece = i;
+        }
+    }
+    if (firstPiece == points.size()) {
+        return distance(q, points.front());  // one point, or all coincide
+    }
+    double best = std::numeric_limits<double>::infinity();
+    for (std::size_t i = firstPiece; i <= lastPiece; ++i) {
+        const double len2 = length2(i);
+        if (len2 < DEGENERATE_M2) {
+            continue;
+        }
+        const Point2 a = points[i];
+        const double dx = points[i + 1].x_m - a.x_m;
+        const double dy = points[i + 1].y_m - a.y_m;
+        double t = ((q.x_m - a.x_m) * dx + (q.y_m - a.y_m) * dy) / len2;
+        if (i != firstPiece) t = std::max(t, 0.0);  // the first piece extends backwards,
+        if (i != lastPiece) t = std::min(t, 1.0);   // the last forwards, without bound
+        best = std::min(best, distance(q, Point2{a.x_m + t * dx, a.y_m + t * dy}));
+    }
+    return best;
+}
+
+bool candidatesTaken(std::span<const Point2> truth, std::span<const std::span<const Point2>> candidates,
+                     std::size_t steps, std::vector<bool>& taken) {
+    AUGUR_ASSERT(!candidates.empty() && steps >= 1 && steps <= truth.size(), "candidatesTaken: bad input");
+    taken.assign(candidates.size(), false);
+    std::vector<double> far(candidates.size(), 0.0);
+    double nearest = std::numeric_limits<double>::infinity();
+    for (std::size_t c = 0; c < candidates.size(); ++c) {
+        AUGUR_ASSERT(candidates[c].size() >= steps, "candidatesTaken: candidate shorter than the horizon");
+        const std::span<const Point2> points = candidates[c].first(steps);
+        for (std::size_t k = 0; k < steps; ++k) {
+            far[c] = std::max(far[c], distanceToExtendedPolyline(truth[k], points));
+        }
+        nearest = std::min(nearest, far[c]);
+    }
+    if (nearest > CORRIDOR_GATE_M) {
+        return false;
+    }
+    for (std::size_t c = 0; c < candidates.size(); ++c) {
+        taken[c] = far[c] <= nearest + TIE_M;
+    }
+    return true;
+}
+
+double brierScore(std::span<const double> probabilities, const std::vector<bool>& taken) {
+    AUGUR_ASSERT(probabilities.size() == taken.size() && !probabilities.empty(), "brierScore: one flag per probability");
+    double total = 0.0;
+    for (double p : probabilities) {
+        total += p;
+    }
+    AUGUR_ASSERT(total > 0.0, "brierScore: probabilities sum to zero");
+    double takenMass = 0.0;
+    double score = 0.0;
+    bool anyTaken = false;
+    for (std::size_t c = 0; c < probabilities.size(); ++c) {
+        const double w = probabilities[c] / total;
+        if (taken[c]) {
+            takenMass += w;
+            anyTaken = true;
+        } else {
+            score += w * w;
+        }
+    }
+    return score + (anyTaken ? (takenMass - 1.0) * (takenMass - 1.0) : 1.0);
+}
+
+const char* toString(MotionClass motion) noexcept {
+    switch (motion) {
+        case MotionClass::Standing: return "standing";
+        case MotionClass::Straight: return "straight";
+        case MotionClass::Turning: return "turning";
+        case MotionClass::LaneChange: return "lane_change";
+    }
+    return "unknown";
+}
+
+MotionClass classifyMotion(Point2 start, double heading0_rad, double speed0_mps, Point2 end, double heading1_rad) noexcept {
+    if (speed0_mps < STANDING_SPEED_MPS) {
+        return MotionClass::Standing;
+    }
+    const double turn = std::remainder(heading1_rad - heading0_rad, 2.0 * std::numbers::pi);
+    if (std::fabs(turn) > TURNING_RAD) {
+        return MotionClass::Turning;
+    }
+    const double cx = end.x_m - start.x_m;
+    const double cy = end.y_m - start.y_m;
+    const double sideways = std::cos(heading0_rad) * cy - std::sin(heading0_rad) * cx;
+    const double arcSideways = std::hypot(cx, cy) * std::sin(0.5 * turn);
+    return std::fabs(sideways - arcSideways) > LANE_CHANGE_M ? MotionClass::LaneChange : MotionClass::Straight;
 }
 
 PredictionAccumulator::PredictionAccumulator(double step_s, std::span<const double> horizons_s)
@@ -77,6 +183,8 @@ void PredictionAccumulator::add(std::span<const Point2> truthFuture, std::span<c
         s.weightedAde += w.ade_m;
         s.weightedFde += w.fde_m;
         s.misses += m.minFde_m > MISS_THRESHOLD_M ? 1U : 0U;
+        (void)candidatesTaken(truthFuture, candidates, s.steps, m_taken);
+        s.brier += brierScore(probabilities, m_taken);
     }
 }
 
@@ -97,6 +205,7 @@ std::vector<HorizonErrors> PredictionAccumulator::results() const {
         out[h].weightedAde_m = s.weightedAde / n;
         out[h].weightedFde_m = s.weightedFde / n;
         out[h].missRate = static_cast<double>(s.misses) / n;
+        out[h].brier = s.brier / n;
     }
     return out;
 }

@@ -149,6 +149,9 @@ ReplayLog replay(const Scenario& scenario, PerceptionEmulator& perception, Bench
             io.drain(recording);
             platform::sleepUntil_ns(std::min(deadline, platform::monotonicNow_ns() + options.pollPeriod_ns));
         }
+        if (options.progress) {
+            options.progress(step - options.firstStep, end - options.firstStep, recording);
+        }
         ObjectList& list = log.lists[step - options.firstStep];
         if (perception.emit(step, list) != EmitStatus::Emitted) {
             ++log.egoAbsent;

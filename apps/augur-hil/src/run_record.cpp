@@ -55,6 +55,7 @@ const char* toString(PathKind kind) noexcept {
         case PathKind::Truth: return "truth";
         case PathKind::Ours: return "ours";
         case PathKind::ConstantVelocity: return "cv";
+        case PathKind::LaneFollowing: return "lf";
     }
     return "invalid";
 }
@@ -100,21 +101,35 @@ Result<void, RunWriteError> writeCycles(const std::string& runDir, std::span<con
     return finish(opened.value());
 }
 
+namespace {
+
+constexpr const char* HORIZON_COLUMNS =
+    "horizon_s,samples,ade_m,fde_m,min_ade_m,min_fde_m,weighted_ade_m,weighted_fde_m,miss_rate,brier\n";
+
+/// One horizon_errors row per horizon of each method, after `prefix` (a group column and its comma, or "").
+void writeMethodRows(std::FILE* f, const std::string& prefix, std::span<const HorizonErrors> ours,
+                     std::span<const HorizonErrors> lf, std::span<const HorizonErrors> cv) {
+    const std::pair<const char*, std::span<const HorizonErrors>> methods[] = {{"ours", ours}, {"lf", lf}, {"cv", cv}};
+    for (const auto& [method, rows] : methods) {
+        for (const HorizonErrors& h : rows) {
+            std::fprintf(f, "%s%s,%g,%zu,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", prefix.c_str(), method, h.horizon_s,
+                         h.samples, h.ade_m, h.fde_m, h.minAde_m, h.minFde_m, h.weightedAde_m, h.weightedFde_m,
+                         h.missRate, h.brier);
+        }
+    }
+}
+
+}  // namespace
+
 Result<void, RunWriteError> writeHorizonErrors(const std::string& runDir, std::span<const HorizonErrors> ours,
-                                               std::span<const HorizonErrors> cv) {
+                                               std::span<const HorizonErrors> cv, std::span<const HorizonErrors> lf) {
     auto opened = create(runDir, "horizon_errors.csv");
     if (!opened) {
         return fail(opened.error());
     }
     std::FILE* f = opened->file.get();
-    std::fprintf(f, "method,horizon_s,samples,ade_m,fde_m,min_ade_m,min_fde_m,weighted_ade_m,weighted_fde_m,miss_rate\n");
-    const std::pair<const char*, std::span<const HorizonErrors>> methods[] = {{"ours", ours}, {"cv", cv}};
-    for (const auto& [method, rows] : methods) {
-        for (const HorizonErrors& h : rows) {
-            std::fprintf(f, "%s,%g,%zu,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", method, h.horizon_s, h.samples, h.ade_m,
-                         h.fde_m, h.minAde_m, h.minFde_m, h.weightedAde_m, h.weightedFde_m, h.missRate);
-        }
-    }
+    std::fprintf(f, "method,%s", HORIZON_COLUMNS);
+    writeMethodRows(f, "", ours, lf, cv);
     return finish(opened.value());
 }
 
@@ -124,16 +139,22 @@ Result<void, RunWriteError> writeHorizonErrorsByMode(const std::string& runDir, 
         return fail(opened.error());
     }
     std::FILE* f = opened->file.get();
-    std::fprintf(f, "mode,method,horizon_s,samples,ade_m,fde_m,min_ade_m,min_fde_m,weighted_ade_m,weighted_fde_m,miss_rate\n");
+    std::fprintf(f, "mode,method,%s", HORIZON_COLUMNS);
     for (const ModeHorizonErrors& m : modes) {
-        const std::pair<const char*, std::span<const HorizonErrors>> methods[] = {{"ours", m.ours}, {"cv", m.cv}};
-        for (const auto& [method, rows] : methods) {
-            for (const HorizonErrors& h : rows) {
-                std::fprintf(f, "%s,%s,%g,%zu,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", toString(m.mode), method, h.horizon_s,
-                             h.samples, h.ade_m, h.fde_m, h.minAde_m, h.minFde_m, h.weightedAde_m, h.weightedFde_m,
-                             h.missRate);
-            }
-        }
+        writeMethodRows(f, std::string(toString(m.mode)) + ",", m.ours, m.lf, m.cv);
+    }
+    return finish(opened.value());
+}
+
+Result<void, RunWriteError> writeHorizonErrorsByClass(const std::string& runDir, std::span<const ClassHorizonErrors> classes) {
+    auto opened = create(runDir, "horizon_errors_by_class.csv");
+    if (!opened) {
+        return fail(opened.error());
+    }
+    std::FILE* f = opened->file.get();
+    std::fprintf(f, "motion,method,%s", HORIZON_COLUMNS);
+    for (const ClassHorizonErrors& c : classes) {
+        writeMethodRows(f, std::string(toString(c.motion)) + ",", c.ours, c.lf, c.cv);
     }
     return finish(opened.value());
 }
@@ -146,25 +167,27 @@ Result<void, RunWriteError> writePredictionSamples(const std::string& runDir, st
     std::FILE* f = opened->file.get();
     std::fprintf(f, "t0_s,mode,true_id,track_id,true_speed_mps,perceived_speed_mps,heading_change_rad,corridors,"
                     "intention_corridors,stop_probability,track_speed_mps,most_likely_probability,most_likely_corridor,best_corridor");
-    const char* columns[] = {"fde_ours", "fde_min", "fde_weighted", "fde_cv", "ade_ours", "ade_cv"};
+    const char* columns[] = {"fde_ours", "fde_min", "fde_weighted", "fde_cv", "ade_ours", "ade_cv", "fde_lf", "fde_lf_min"};
     for (const char* column : columns) {
         for (const double h : REPORT_HORIZONS_S) {
             std::fprintf(f, ",%s_%gs_m", column, h);
         }
     }
-    std::fprintf(f, ",along_ours_m,across_ours_m,along_cv_m,across_cv_m\n");
+    std::fprintf(f, ",along_ours_m,across_ours_m,along_cv_m,across_cv_m,motion,brier_ours,brier_lf,lf_modes\n");
     for (const PredictionSample& s : samples) {
         std::fprintf(f, "%.2f,%s,%u,%u,%.3f,%.3f,%.4f,%u,%u,%.4f,%.3f,%.4f,%u,%u", s.t0_s, toString(s.mode), s.trueId,
                      s.trackId, s.trueSpeed_mps, s.perceivedSpeed_mps, s.headingChange_rad, s.corridors,
                      s.intentionCorridors, s.stopProbability, s.trackSpeed_mps, s.mostLikelyProbability,
                      s.mostLikelyCorridor, s.bestCorridor);
-        const double* values[] = {s.fdeOurs_m, s.fdeMin_m, s.fdeWeighted_m, s.fdeCv_m, s.adeOurs_m, s.adeCv_m};
+        const double* values[] = {s.fdeOurs_m, s.fdeMin_m, s.fdeWeighted_m, s.fdeCv_m,
+                                  s.adeOurs_m, s.adeCv_m,    s.fdeLf_m,       s.fdeLfMin_m};
         for (const double* v : values) {
             for (std::size_t h = 0; h < PredictionSample::HORIZONS; ++h) {
                 std::fprintf(f, ",%.3f", v[h]);
             }
         }
-        std::fprintf(f, ",%.3f,%.3f,%.3f,%.3f\n", s.alongOurs_m, s.acrossOurs_m, s.alongCv_m, s.acrossCv_m);
+        std::fprintf(f, ",%.3f,%.3f,%.3f,%.3f,%s,%.4f,%.4f,%u\n", s.alongOurs_m, s.acrossOurs_m, s.alongCv_m, s.acrossCv_m,
+                     toString(s.motion), s.brierOurs, s.brierLf, s.lfModes);
     }
     return finish(opened.value());
 }

@@ -3,6 +3,9 @@
 //   augur-hil run  [options]   replay into an augur-runtime that is already running (RouDi up), record, score
 //   augur-hil demo [options]   everything end to end: start RouDi and augur-runtime, replay, stop them, score,
 //                              write the report and print its summary
+//   augur-hil suite [options]  scenarios generated from seeds with SUMO, one demo each (in parallel, each in
+//                              its own IPC and mount namespace), one table, figure and JUnit file
+//                              (apps/augur-hil/tools/hil_suite.py, docs/hil-bench.md)
 //
 // The scenario's object lists (perception emulation, perception_emulator.hpp) go to the runtime through
 // iceoryx on absolute monotonic deadlines (replay.hpp); every output message is recorded and scored
@@ -13,11 +16,15 @@
 // writer failed during the run.
 #include <unistd.h>
 
+#include <memory>
+
 #include <atomic>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -31,6 +38,7 @@
 #include "augur/config/loader.hpp"
 #include "augur/hil/bench_scoring.hpp"
 #include "augur/hil/child_process.hpp"
+#include "augur/hil/lane_following.hpp"
 #include "augur/hil/perception_emulator.hpp"
 #include "augur/hil/replay.hpp"
 #include "augur/hil/run_record.hpp"
@@ -39,6 +47,7 @@
 #include "augur/platform/gpu_info.hpp"
 #include "augur/platform/roudi.hpp"
 #include "augur/platform/transport.hpp"
+#include "augur/runtime/scene/map_readers.hpp"
 
 namespace {
 
@@ -60,9 +69,11 @@ constexpr std::int64_t RUNTIME_STOP_WAIT_MS = 10'000;
 constexpr std::int64_t ROUDI_STOP_WAIT_MS = 5'000;
 
 constexpr const char* USAGE = R"(usage: augur-hil run|demo [options]
+       augur-hil suite [suite options]   (augur-hil suite --help)
 
   run    replay into an augur-runtime that is already running, record its outputs, score, report
   demo   start RouDi and augur-runtime, then do what `run` does, then stop both
+  suite  generate scenarios from seeds (SUMO), run demo on each, one table, figure and JUnit file
 
 options (defaults in brackets):
   --config FILE             the runtime's deployment: channels, deadline [config/default.yaml]
@@ -70,6 +81,7 @@ options (defaults in brackets):
   --out DIR                 run directory for the run files and report/ [hil-run]
   --start-s S               replay from scenario time S [0]
   --duration-s D            replay D seconds of the scenario [all]
+  --warm-up-s W             score nothing made in the replay's first W seconds (tracks settle) [0]
   --speed F                 replay speed relative to real time, > 0 [1]
   --ego-id N                the ego vehicle's scenario id [the road user present longest]
   --range-m R               sensor range [80]
@@ -85,6 +97,8 @@ options (defaults in brackets):
   --no-acceptance           check no threshold
   --wait-runtime-s S        how long to wait for the runtime's first cycle [30]
   --no-report               write the run files only (no python3 report)
+  --no-lane-following       do not score the lane-following baseline (it reads the scenario's map)
+  --quiet                   no progress line during the replay
   --python PATH             interpreter for the report writer (needs matplotlib) [Debian's python3]
 demo only:
   --runtime PATH            the augur-runtime program [next to this program's build folder]
@@ -116,6 +130,9 @@ struct Options {
     std::string out{"hil-run"};
     double start_s{0.0};
     std::optional<double> duration_s;
+    double warmUp_s{0.0};
+    bool laneFollowing{true};
+    bool quiet{false};
     double speed{1.0};
     std::optional<std::uint32_t> egoId;
     PerceptionConfig perception{};
@@ -192,6 +209,9 @@ std::optional<Options> parse(int argc, char** argv) {
         else if (arg == "--out") ok = text(o.out);
         else if (arg == "--start-s") ok = number(o.start_s, 0.0);
         else if (arg == "--duration-s") { double v = 0; ok = number(v, 0.0) && v > 0.0; o.duration_s = v; }
+        else if (arg == "--warm-up-s") ok = number(o.warmUp_s, 0.0);
+        else if (arg == "--no-lane-following") o.laneFollowing = false;
+        else if (arg == "--quiet") o.quiet = true;
         else if (arg == "--speed") { ok = number(o.speed, 0.0) && o.speed > 0.0; }
         else if (arg == "--ego-id") { ok = hasValue && parseUnsigned(value, u) && u > 0 && u <= UINT32_MAX; o.egoId = static_cast<std::uint32_t>(u); ++i; }
         else if (arg == "--range-m") { ok = nonNegativeFloat(o.perception.range_m) && o.perception.range_m > 0.0F; }
@@ -288,16 +308,71 @@ bool waitForNoRouDi(double wait_s) {
     return true;
 }
 
-/// Our ADE/FDE at 4 s against the baseline, split by the runtime mode the predictions were made in.
+/// Starts iox-roudi as a child and waits until it is the RouDi listening on this machine (or in this
+/// IPC and mount namespace). iceoryx 2.0 allows one RouDi: another one started between our check and
+/// our start (a test suite's, another bench's) makes ours abort (status 134), so a RouDi that exits
+/// before it is up, or within ROUDI_SETTLE_MS of coming up, is waited out and started again until
+/// `wait_s` has passed. This process connects only once its own RouDi has settled.
+bool startRouDi(const std::string& toml, double wait_s) {
+    constexpr std::int64_t ROUDI_SETTLE_MS = 300;
+    const std::int64_t end = platform::monotonicNow_ns() + static_cast<std::int64_t>(wait_s * 1e9);
+    for (int attempt = 1;; ++attempt) {
+        const double left_s = static_cast<double>(end - platform::monotonicNow_ns()) / 1e9;
+        if (!waitForNoRouDi(std::max(0.0, left_s))) {
+            std::fprintf(stderr, "augur-hil: another RouDi still runs on this machine after %.0f s\n", wait_s);
+            return false;
+        }
+        auto started = ChildProcess::spawn({"iox-roudi", "-c", toml});
+        if (!started) {
+            std::fprintf(stderr, "augur-hil: %s\n", started.error().c_str());
+            return false;
+        }
+        g_roudi = std::move(started).value();
+        if (attempt == 1) std::atexit(stopRouDiAtExit);
+        std::fprintf(stderr, "augur-hil: started iox-roudi -c %s (pid %d)\n", toml.c_str(), g_roudi.pid());
+        bool up = false;
+        const std::int64_t upBy = platform::monotonicNow_ns() + CONNECT_TIMEOUT_MS * NS_PER_MS;
+        while (g_roudi.running() && !g_stop.load() && platform::monotonicNow_ns() < upBy) {
+            if (platform::rouDiListening()) {
+                platform::sleepUntil_ns(platform::monotonicNow_ns() + ROUDI_SETTLE_MS * NS_PER_MS);
+                up = g_roudi.running();
+                break;
+            }
+            platform::sleepUntil_ns(platform::monotonicNow_ns() + 20 * NS_PER_MS);
+        }
+        if (up) return true;
+        if (g_stop.load()) return false;
+        if (g_roudi.running()) {
+            std::fprintf(stderr, "augur-hil: iox-roudi did not come up within %lld ms\n",
+                         static_cast<long long>(CONNECT_TIMEOUT_MS));
+            return false;
+        }
+        std::fprintf(stderr, "augur-hil: iox-roudi exited (status %d): another RouDi took this machine; retrying\n",
+                     g_roudi.exitStatus().value_or(-1));
+        g_roudi = ChildProcess{};
+        if (platform::monotonicNow_ns() >= end) return false;
+        platform::sleepUntil_ns(platform::monotonicNow_ns() + 250 * NS_PER_MS * attempt);
+    }
+}
+
+/// At 4 s, ours against the lane-following (LF) and constant-velocity (CV) baselines on the same samples,
+/// split by the runtime mode the predictions were made in: weighted FDE (the probability-weighted path),
+/// minFDE over the published modes, miss rate.
 void printByMode(const BenchScore& score) {
     constexpr std::size_t AT_4S = 3;
-    std::printf("\nADE/FDE at 4 s by runtime mode (ours | constant-velocity baseline on the same samples):\n\n"
-                "| mode | samples | ADE ours (m) | ADE CV (m) | FDE ours (m) | FDE CV (m) |\n"
-                "| --- | ---: | ---: | ---: | ---: | ---: |\n");
+    const auto value = [](const std::vector<HorizonErrors>& rows, double HorizonErrors::*field) {
+        return rows.size() > AT_4S ? rows[AT_4S].*field : std::nan("");
+    };
+    std::printf("\nAt 4 s by runtime mode (ours | lane following | constant velocity, on the same samples):\n\n"
+                "| mode | samples | weighted FDE (m) | minFDE (m) | miss rate |\n| --- | ---: | --- | --- | --- |\n");
     for (const ModeHorizonErrors& m : score.byMode) {
         if (m.ours.size() > AT_4S && m.ours[AT_4S].samples > 0) {
-            std::printf("| %s | %zu | %.3f | %.3f | %.3f | %.3f |\n", augur::toString(m.mode), m.ours[AT_4S].samples,
-                        m.ours[AT_4S].ade_m, m.cv[AT_4S].ade_m, m.ours[AT_4S].fde_m, m.cv[AT_4S].fde_m);
+            std::printf("| %s | %zu | %.2f / %.2f / %.2f | %.2f / %.2f / %.2f | %.2f / %.2f / %.2f |\n",
+                        augur::toString(m.mode), m.ours[AT_4S].samples, value(m.ours, &HorizonErrors::weightedFde_m),
+                        value(m.lf, &HorizonErrors::weightedFde_m), value(m.cv, &HorizonErrors::weightedFde_m),
+                        value(m.ours, &HorizonErrors::minFde_m), value(m.lf, &HorizonErrors::minFde_m),
+                        value(m.cv, &HorizonErrors::minFde_m), value(m.ours, &HorizonErrors::missRate),
+                        value(m.lf, &HorizonErrors::missRate), value(m.cv, &HorizonErrors::missRate));
         }
     }
     std::printf("\n");
@@ -359,8 +434,32 @@ int bench(const Options& o, const config::Deployment& deployment, ChildProcess* 
     }
     std::fprintf(stderr, "augur-hil: replaying %s steps %zu..%zu (%.1f s) at speed %.2f, ego %u\n", scenario.name().c_str(),
                  first, end - 1, static_cast<double>(end - first) * scenario.step_s(), o.speed, perception.egoId);
+    // The lane-following baseline reads the scenario's map now, so that a bad map fails before the replay.
+    std::optional<LaneFollowingPredictor> laneFollowing;
+    if (o.laneFollowing) {
+        auto map = runtime::scene::readMap(scenario.mapPath(), runtime::scene::Lanelet2Options{});
+        if (!map) {
+            std::fprintf(stderr, "augur-hil: lane-following baseline: cannot read %s (--no-lane-following skips it)\n",
+                         scenario.mapPath().c_str());
+            return EXIT_SETUP;
+        }
+        laneFollowing.emplace(std::make_shared<const runtime::scene::RoadMap>(std::move(map).value()));
+    }
+    // Progress: one line per 10 s of scenario on a log, rewritten in place on a terminal.
+    const bool terminal = ::isatty(STDERR_FILENO) == 1;
+    const auto everySteps = static_cast<std::size_t>(std::llround((terminal ? 1.0 : 10.0) / scenario.step_s()));
+    if (!o.quiet) {
+        replayOptions.progress = [&](std::size_t done, std::size_t total, const Recording& r) {
+            if (done % std::max<std::size_t>(everySteps, 1) != 0 || done == 0) return;
+            std::fprintf(stderr, "%saugur-hil: replay %.0f / %.0f s, %zu cycles, %zu predictions recorded%s",
+                         terminal ? "\r" : "", static_cast<double>(done) * scenario.step_s(),
+                         static_cast<double>(total) * scenario.step_s(), r.health.size(), r.predictions.size(),
+                         terminal ? "" : "\n");
+        };
+    }
     Recording recording;
     const ReplayLog log = replay(scenario, emulator.value(), io.value(), recording, replayOptions, g_stop);
+    if (!o.quiet && terminal) std::fprintf(stderr, "\n");
     if (runtime != nullptr) {
         // Stop the runtime now, so that its own summary covers the recorded cycles only.
         if (!runtime->running()) {
@@ -382,6 +481,8 @@ int bench(const Options& o, const config::Deployment& deployment, ChildProcess* 
     scoring.deadline_us = static_cast<double>(deployment.runtime.deadline_ms) * 1e3;
     scoring.sensorRange_m = perception.range_m;
     scoring.occupancyThreshold = o.occupancyThreshold;
+    scoring.warmUp_s = o.warmUp_s;
+    scoring.laneFollowing = laneFollowing ? &*laneFollowing : nullptr;
     const BenchScore score = scoreRun(scenario, emulator.value(), log, recording, scoring);
     const Verdict verdict = judge(score, o.acceptance);
 
@@ -403,6 +504,8 @@ int bench(const Options& o, const config::Deployment& deployment, ChildProcess* 
     info.extra = {{"ego_id", std::to_string(p.egoId)},
                   {"replay_start_s", std::to_string(o.start_s)},
                   {"replay_duration_s", std::to_string(static_cast<double>(end - first) * scenario.step_s())},
+                  {"warm_up_s", std::to_string(o.warmUp_s)},
+                  {"lane_following", laneFollowing ? std::string("scored") : std::string("not scored")},
                   {"perception_seed", std::to_string(p.seed)},
                   {"perception_range_m", std::to_string(p.range_m)},
                   {"perception_std_position_m", std::to_string(p.stdPosition_m)},
@@ -412,12 +515,16 @@ int bench(const Options& o, const config::Deployment& deployment, ChildProcess* 
                   {"perception_false_id", std::to_string(p.falseIdProbability)},
                   {"config", fs::absolute(o.config).lexically_normal().string()},
                   {"verdict", verdict.held ? std::string("held") : std::string("not held")}};
+    if (score.snapshot) {
+        info.extra.emplace_back("snapshot_mode", augur::toString(score.snapshot->mode));
+    }
     const std::vector<MetricRecord> metrics = benchMetrics(score, log, recording);
     std::vector<Result<void, RunWriteError>> writes;
     writes.push_back(writeRunInfo(o.out, info));
     writes.push_back(writeCycles(o.out, score.cycles));
-    writes.push_back(writeHorizonErrors(o.out, score.ours, score.cv));
+    writes.push_back(writeHorizonErrors(o.out, score.ours, score.cv, score.lf));
     writes.push_back(writeHorizonErrorsByMode(o.out, score.byMode));
+    writes.push_back(writeHorizonErrorsByClass(o.out, score.byClass));
     writes.push_back(writeMetrics(o.out, metrics));
     writes.push_back(writePredictionSamples(o.out, score.samples));
     if (score.snapshot) {
@@ -481,12 +588,12 @@ int demoMode(Options o, const config::Deployment& deployment) {
     if (o.runtimeLog.empty()) {
         o.runtimeLog = (fs::path(o.out) / "runtime.log").string();
     }
-    if (!waitForNoRouDi(o.roudiWait_s)) {
-        std::fprintf(stderr, "augur-hil: another RouDi still runs on this machine after %.0f s\n", o.roudiWait_s);
-        return EXIT_SETUP;
-    }
     std::unique_ptr<platform::EmbeddedRouDi> embedded;
     if (o.roudi == "embedded") {
+        if (!waitForNoRouDi(o.roudiWait_s)) {
+            std::fprintf(stderr, "augur-hil: another RouDi still runs on this machine after %.0f s\n", o.roudiWait_s);
+            return EXIT_SETUP;
+        }
         auto started = platform::EmbeddedRouDi::start(APP_NAME, platform::augurMempools(),
                                                       static_cast<std::int64_t>(o.roudiWait_s * 1e3));
         if (!started) {
@@ -497,22 +604,12 @@ int demoMode(Options o, const config::Deployment& deployment) {
         std::fprintf(stderr, "augur-hil: RouDi runs inside augur-hil\n");
     } else {
         const std::string toml = std::string(AUGUR_HIL_SOURCE_DIR) + "/config/roudi.toml";
-        auto started = ChildProcess::spawn({"iox-roudi", "-c", toml});
-        if (!started) {
-            std::fprintf(stderr, "augur-hil: %s\n", started.error().c_str());
+        if (!startRouDi(toml, o.roudiWait_s)) {
             return EXIT_SETUP;
         }
-        g_roudi = std::move(started).value();
-        std::atexit(stopRouDiAtExit);
-        std::fprintf(stderr, "augur-hil: started iox-roudi -c %s (pid %d)\n", toml.c_str(), g_roudi.pid());
         auto connected = platform::connectToRouDi(APP_NAME, CONNECT_TIMEOUT_MS);
         if (!connected) {
             std::fprintf(stderr, "augur-hil: %s\n", platform::toString(connected.error()));
-            return EXIT_SETUP;
-        }
-        if (!g_roudi.running()) {  // another RouDi took the machine between the check and the start
-            std::fprintf(stderr, "augur-hil: iox-roudi exited (status %d): another RouDi runs on this machine\n",
-                         g_roudi.exitStatus().value_or(-1));
             return EXIT_SETUP;
         }
     }
@@ -535,7 +632,26 @@ int demoMode(Options o, const config::Deployment& deployment) {
 
 }  // namespace
 
+/// `augur-hil suite ...`: the suite runner (Python: SUMO, scheduling, tables) with this program and the
+/// augur-runtime next to it.
+int suiteMode(int argc, char** argv) {
+    const std::string script = std::string(AUGUR_HIL_SOURCE_DIR) + "/apps/augur-hil/tools/hil_suite.py";
+    const fs::path self = selfDirectory() / "augur-hil";
+    const fs::path runtime = selfDirectory().parent_path() / "augur-runtime" / "augur-runtime";
+    std::vector<std::string> args{AUGUR_HIL_PYTHON3, script, "--hil", self.string(), "--runtime", runtime.string()};
+    for (int i = 2; i < argc; ++i) args.emplace_back(argv[i]);
+    std::vector<char*> raw;
+    for (auto& a : args) raw.push_back(a.data());
+    raw.push_back(nullptr);
+    ::execv(raw[0], raw.data());
+    std::fprintf(stderr, "augur-hil: cannot run %s: %s\n", raw[0], std::strerror(errno));
+    return EXIT_SETUP;
+}
+
 int main(int argc, char** argv) {
+    if (argc >= 2 && std::string_view(argv[1]) == "suite") {
+        return suiteMode(argc, argv);
+    }
     if (argc >= 2 && (std::string_view(argv[1]) == "--help" || std::string_view(argv[1]) == "-h")) {
         std::fputs(USAGE, stdout);
         return 0;

@@ -11,6 +11,7 @@
 #include "augur/core/panic.hpp"
 #include "augur/hil/bench_scoring.hpp"
 #include "augur/hil/recording.hpp"
+#include "augur/runtime/scene/road_map_builder.hpp"
 
 namespace augur::hil {
 namespace {
@@ -276,6 +277,67 @@ TEST(BenchScoring, ErrorsAreAlsoSplitByTheModeThePredictionWasMadeIn) {
     EXPECT_NEAR(sut.byMode[1].ours.back().ade_m, CV_MODE_OFFSET_M, TOLERANCE);
     EXPECT_EQ(sut.byMode[1].cv.back().samples, 1U);
     EXPECT_NEAR(sut.ours.back().ade_m, 0.5 * (NOMINAL_OFFSET_M + CV_MODE_OFFSET_M), TOLERANCE);
+}
+
+TEST(BenchScoring, PredictionsAndTracksOfTheWarmUpAreNotScored) {
+    constexpr double WARM_UP_S = 1.5;  // steps 10 and 12 lie in it, 20 after it
+    Fixture f;
+    f.options.warmUp_s = WARM_UP_S;
+    addCycle(f.recording, 1, 10, {0.0});
+    addCycle(f.recording, 2, 12, {0.0});
+    addCycle(f.recording, 3, 20, {1.0});
+
+    const BenchScore sut = scoreRun(f.scenario, f.perception, f.log, f.recording, f.options);
+
+    EXPECT_EQ(sut.predictionsInWarmUp, 2U);
+    EXPECT_EQ(sut.predictionsScored, 1U);
+    EXPECT_EQ(sut.tracking.cycles, 1U);
+    EXPECT_NEAR(sut.ours.back().ade_m, 1.0, TOLERANCE);
+}
+
+TEST(BenchScoring, LaneFollowingIsScoredOnTheSameSamplesAndSplitByMotionClass) {
+    // The car's lane: eastbound along y = CAR_Y_M, limit above the car's speed.
+    runtime::scene::RoadMapBuilder builder("car lane");
+    builder.addLane({"lane", {{-100.0, CAR_Y_M}, {300.0, CAR_Y_M}}, 3.5, 20.0, 0});
+    auto map = builder.build();
+    ASSERT_TRUE(map.hasValue());
+    const LaneFollowingPredictor laneFollowing(std::make_shared<const runtime::scene::RoadMap>(std::move(map).value()));
+    Fixture f;
+    f.options.laneFollowing = &laneFollowing;
+    constexpr double OFFSET_M = 1.0;
+    addCycle(f.recording, 1, 10, {OFFSET_M});
+    addCycle(f.recording, 2, 12, {OFFSET_M});
+
+    const BenchScore sut = scoreRun(f.scenario, f.perception, f.log, f.recording, f.options);
+
+    ASSERT_EQ(sut.lf.size(), sut.ours.size());
+    EXPECT_EQ(sut.lf.back().samples, sut.ours.back().samples);
+    EXPECT_EQ(sut.lf.back().samples, sut.cv.back().samples);
+    EXPECT_NEAR(sut.lf.back().weightedFde_m, 0.0, TOLERANCE);  // exact input on a straight lane at constant speed
+    EXPECT_NEAR(sut.lf.back().brier, 0.0, TOLERANCE);
+    EXPECT_NEAR(sut.ours.back().weightedFde_m, OFFSET_M, TOLERANCE);
+    EXPECT_NEAR(sut.ours.back().brier, 0.0, TOLERANCE);  // one metre off: still the corridor taken
+    ASSERT_EQ(sut.byClass.size(), 1U);
+    EXPECT_EQ(sut.byClass[0].motion, MotionClass::Straight);
+    EXPECT_EQ(sut.byClass[0].lf.back().samples, 2U);
+    ASSERT_EQ(sut.byMode.size(), 1U);
+    EXPECT_EQ(sut.byMode[0].lf.back().samples, 2U);
+    ASSERT_EQ(sut.samples.size(), 2U);
+    EXPECT_NEAR(sut.samples[0].fdeLf_m[3], 0.0, TOLERANCE);
+    EXPECT_EQ(sut.samples[0].lfModes, 1U);
+    EXPECT_EQ(sut.samples[0].motion, MotionClass::Straight);
+}
+
+TEST(BenchScoring, WithoutALaneFollowingPredictorItsScoresAreEmpty) {
+    Fixture f;
+    addCycle(f.recording, 1, 10, {0.0});
+
+    const BenchScore sut = scoreRun(f.scenario, f.perception, f.log, f.recording, f.options);
+
+    EXPECT_TRUE(sut.lf.empty());
+    ASSERT_FALSE(sut.byMode.empty());
+    EXPECT_TRUE(sut.byMode[0].lf.empty());
+    EXPECT_TRUE(std::isnan(sut.samples[0].fdeLf_m[0]));
 }
 
 TEST(BenchScoring, HorizonsBeyondTheEndOfTheScenarioAreNotScored) {

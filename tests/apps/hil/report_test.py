@@ -17,6 +17,8 @@ import sys
 import tempfile
 import unittest
 
+import numpy as np
+
 SOURCE_DIR = os.environ.get("AUGUR_SOURCE_DIR", os.path.abspath(os.path.join(os.path.dirname(__file__), "../../..")))
 WRITER = os.path.join(SOURCE_DIR, "apps", "augur-hil", "report", "hil_report.py")
 SCENARIO = os.path.join(SOURCE_DIR, "data", "scenarios", "intersection-4way")
@@ -70,11 +72,21 @@ def make_run(run_dir, ade_threshold_m, miss_threshold):
     for i, h in enumerate((1.0, 2.0, 3.0, 4.0)):
         errors.append(["ours", h, 5000, OURS_ADE[i], 2.6 * OURS_ADE[i], 0.8 * OURS_ADE[i], 0.7 * 2.6 * OURS_ADE[i],
                        0.9 * OURS_ADE[i], 0.9 * 2.6 * OURS_ADE[i], 0.05 * h])
+        errors.append(["lf", h, 5000, 1.25, 2.5 * h, 1.0, 2.0 * h, 1.5, 3.0 * h, 0.07 * h, 0.5])
         errors.append(["cv", h, 5000, CV_ADE[i], 2.8 * CV_ADE[i], CV_ADE[i], 2.8 * CV_ADE[i], CV_ADE[i], 2.8 * CV_ADE[i],
-                       0.09 * h])
+                       0.09 * h, 1.5])
+    errors[-3].append(0.25)  # the Brier score of ours at 4 s (earlier rows leave it out: an older run)
     write_csv(os.path.join(run_dir, "horizon_errors.csv"),
               ["method", "horizon_s", "samples", "ade_m", "fde_m", "min_ade_m", "min_fde_m", "weighted_ade_m", "weighted_fde_m",
-               "miss_rate"], errors)
+               "miss_rate", "brier"], errors)
+    by_mode = []
+    for mode, scale, samples in (("nominal", 1.0, 4500), ("constant_velocity", 3.0, 500)):
+        for method, base in (("ours", 1.0), ("lf", 1.5), ("cv", 2.0)):
+            v = scale * base
+            by_mode.append([mode, method, 4.0, samples, v, 2 * v, v, 2 * v, v, 2 * v, 0.1 * v, 0.2 * v])
+    write_csv(os.path.join(run_dir, "horizon_errors_by_mode.csv"),
+              ["mode", "method", "horizon_s", "samples", "ade_m", "fde_m", "min_ade_m", "min_fde_m", "weighted_ade_m",
+               "weighted_fde_m", "miss_rate", "brier"], by_mode)
     write_csv(os.path.join(run_dir, "metrics.csv"), ["name", "value", "unit"], [
         ["position_rmse", "0.412", "m"], ["velocity_rmse", "0.533", "m/s"], ["mean_ospa", "1.9", "m"],
         ["mean_gospa", "3.1", "m"], ["occupancy_hit_rate", "0.81", ""], ["rejected_stale", "3", "lists"],
@@ -135,13 +147,17 @@ class ReportWriter(unittest.TestCase):
 
     def test_writes_summary_with_timing_errors_and_a_failing_verdict(self):
         make_run(self.run_dir, ade_threshold_m=2.0, miss_threshold=0)
+        os.remove(os.path.join(self.run_dir, "horizon_errors_by_mode.csv"))  # every prediction from the model
         result = run_writer(self.run_dir)
         self.assertEqual(result.returncode, 0, result.stderr)
         with open(os.path.join(self.run_dir, "report", "summary.md"), encoding="utf-8") as f:
             summary = f.read()
         self.assertIn("| 300 |", summary)                   # cycles
         self.assertIn("| 250.000 | 200 | 2 | 2 |", summary)  # max, deadline, misses, mode changes (0→1→0)
-        self.assertIn("| 4 | 1.150 | 1.710 | 2.990 | 4.788 | 1.035 | 2.691 |", summary)  # ADE, FDE, weighted, at 4 s
+        # at 4 s: samples, weighted ADE, weighted FDE, most likely FDE of ours / lane following / constant velocity
+        self.assertIn("| 4 | 5000 | 1.03 / 1.50 / 1.71 | 2.69 / 12.00 / 4.79 | 2.99 / 10.00 / 4.79 |", summary)
+        self.assertIn("| 0.25 / 0.50 / 1.50 |", summary)  # Brier at 4 s
+
         self.assertIn("stale 3, duplicate_id 1", summary)
         self.assertIn("| position_rmse | 0.412 | m |", summary)
         self.assertIn("**FAIL**", summary)
@@ -168,6 +184,39 @@ class ReportWriter(unittest.TestCase):
             self.assertGreaterEqual((w, h), (min_w, min_h), name)
             pixels = mpimg.imread(path)
             self.assertGreater(float(pixels[..., :3].std()), 0.05, f"{name} looks blank")
+
+    def test_predictions_of_the_runtimes_constant_velocity_fallback_are_not_labelled_as_ours(self):
+        make_run(self.run_dir, ade_threshold_m=2.0, miss_threshold=0)
+        result = run_writer(self.run_dir)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(os.path.join(self.run_dir, "report", "summary.md"), encoding="utf-8") as f:
+            summary = f.read()
+        self.assertIn("nominal 90 %, constant_velocity 10 %", summary)  # which runtime mode made the predictions
+        # The main table: the nominal samples only, for all three methods.
+        self.assertIn("| 4 | 4500 | 1.00 / 1.50 / 2.00 | 2.00 / 3.00 / 4.00 |", summary)
+        self.assertIn("| constant_velocity | 500 | 6.00 / 9.00 / 12.00 |", summary)  # apart, by mode
+        self.assertIn("- pass: ADE at 4 s: 1.150 m", summary)  # the verdict is the bench's, on all predictions
+
+    def test_occupancy_colour_scale_shows_cells_of_one_to_twenty_percent(self):
+        import matplotlib.image as mpimg
+        make_run(self.run_dir, ade_threshold_m=2.0, miss_threshold=0)
+        path = os.path.join(self.run_dir, "snapshot_grid.csv")
+        with open(path, encoding="utf-8") as f:
+            header = [line for line in f if line.startswith("#")]
+        with open(path, "w", encoding="utf-8") as f:  # a grid whose cells all hold 1 % or 20 %
+            f.writelines(header)
+            for row in range(GRID_SIDE):
+                f.write(",".join("0.2000" if col >= GRID_SIDE // 2 else "0.0100" for col in range(GRID_SIDE)) + "\n")
+        os.remove(os.path.join(self.run_dir, "snapshot_paths.csv"))
+        self.assertEqual(run_writer(self.run_dir).returncode, 0)
+        pixels = mpimg.imread(os.path.join(self.run_dir, "report", "occupancy_snapshot.png"))[..., :3]
+        h, w = pixels.shape[:2]
+        left = pixels[h // 2, int(w * 0.3)]
+        right = pixels[h // 2, int(w * 0.6)]
+        background = np.array([0x30, 0x30, 0x30]) / 255.0
+        self.assertGreater(float(np.abs(left - background).sum()), 0.15, left)  # 1 % cells are drawn
+        # 20 % lies well up the scale (viridis green), not near its dark end as on a linear scale to 100 %.
+        self.assertGreater(float(right[1]), 0.45, right)
 
     def test_refuses_a_run_of_another_format(self):
         make_run(self.run_dir, ade_threshold_m=2.0, miss_threshold=0)

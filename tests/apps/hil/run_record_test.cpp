@@ -104,19 +104,28 @@ TEST_F(RunRecord, WritesCyclesErrorsAndMetricsRows) {
     h.weightedAde_m = 1.25;
     h.weightedFde_m = 3.0;
     h.missRate = 0.5;
+    h.brier = 0.25;
     const std::vector<HorizonErrors> ours = {h};
     ASSERT_TRUE(writeHorizonErrors(dir(), ours, {}));
     const auto errorLines = readLines(m_dir / "horizon_errors.csv");
     ASSERT_EQ(errorLines.size(), 2U);
-    EXPECT_EQ(errorLines[1], "ours,4,12,1.5000,3.2500,1.0000,2.0000,1.2500,3.0000,0.5000");
+    EXPECT_EQ(errorLines[1], "ours,4,12,1.5000,3.2500,1.0000,2.0000,1.2500,3.0000,0.5000,0.2500");
 
-    const std::vector<ModeHorizonErrors> byMode = {{RuntimeMode::ReducedParticles, ours, ours}};
+    const std::vector<ModeHorizonErrors> byMode = {{RuntimeMode::ReducedParticles, ours, ours, ours}};
     ASSERT_TRUE(writeHorizonErrorsByMode(dir(), byMode));
+    const std::string row = ",4,12,1.5000,3.2500,1.0000,2.0000,1.2500,3.0000,0.5000,0.2500";
+    const std::string mode = toString(RuntimeMode::ReducedParticles);
     EXPECT_EQ(readLines(m_dir / "horizon_errors_by_mode.csv"),
               (std::vector<std::string>{
-                  "mode,method,horizon_s,samples,ade_m,fde_m,min_ade_m,min_fde_m,weighted_ade_m,weighted_fde_m,miss_rate",
-                  std::string(toString(RuntimeMode::ReducedParticles)) + ",ours,4,12,1.5000,3.2500,1.0000,2.0000,1.2500,3.0000,0.5000",
-                  std::string(toString(RuntimeMode::ReducedParticles)) + ",cv,4,12,1.5000,3.2500,1.0000,2.0000,1.2500,3.0000,0.5000"}));
+                  "mode,method,horizon_s,samples,ade_m,fde_m,min_ade_m,min_fde_m,weighted_ade_m,weighted_fde_m,miss_rate,brier",
+                  mode + ",ours" + row, mode + ",lf" + row, mode + ",cv" + row}));
+
+    const std::vector<ClassHorizonErrors> byClass = {{MotionClass::Turning, ours, ours, {}}};
+    ASSERT_TRUE(writeHorizonErrorsByClass(dir(), byClass));
+    EXPECT_EQ(readLines(m_dir / "horizon_errors_by_class.csv"),
+              (std::vector<std::string>{
+                  "motion,method,horizon_s,samples,ade_m,fde_m,min_ade_m,min_fde_m,weighted_ade_m,weighted_fde_m,miss_rate,brier",
+                  "turning,ours" + row, "turning,cv" + row}));
 
     std::uint64_t rejections[REJECT_REASON_COUNT] = {};
     rejections[static_cast<std::size_t>(RejectReason::Stale)] = 3;
@@ -146,7 +155,8 @@ TEST_F(RunRecord, WritesOnePredictionSampleRowPerSampleWithAColumnPerHorizon) {
     const auto lines = readLines(m_dir / "prediction_samples.csv");
     ASSERT_EQ(lines.size(), 3U);
     const auto columns = [](const std::string& line) { return std::count(line.begin(), line.end(), ',') + 1; };
-    constexpr std::ptrdiff_t COLUMNS = 14 + 6 * 4 + 4;  // per-sample fields, six errors at four horizons, four splits
+    // per-sample fields, eight errors at four horizons, four splits, motion class, two Brier scores, LF modes
+    constexpr std::ptrdiff_t COLUMNS = 14 + 8 * 4 + 4 + 4;
     EXPECT_EQ(columns(lines[0]), COLUMNS);
     EXPECT_EQ(columns(lines[1]), COLUMNS);
     EXPECT_EQ(lines[0].rfind("t0_s,mode,true_id,track_id,", 0), 0U);
@@ -241,7 +251,12 @@ TEST_F(RunRecord, TheReportWriterReadsWhatTheBenchWrites) {
                                 " " + dir() + " > " + (m_dir / "report.log").string() + " 2>&1";
     ASSERT_EQ(std::system(command.c_str()), 0) << readFile(m_dir / "report.log");
     const std::string summary = readFile(m_dir / "report" / "summary.md");
-    EXPECT_NE(summary.find("| 4 | 1.000 | 3.000 | 1.000 | 3.000 | 2.000 | 2.000 | 1.000 | 1.000 |"), std::string::npos) << summary;
+    // Ours / lane following (not written) / CV: weighted ADE and FDE, most likely FDE, minFDE, miss rate, Brier
+    // (ours: the 1 m corridor is the one taken, at probability 0.5; CV: 3 m off, none taken).
+    EXPECT_NE(summary.find("| 4 | 1 | 2.00 / — / 3.00 | 2.00 / — / 3.00 | 1.00 / — / 3.00 | 1.00 / — / 3.00 | "
+                           "0.00 / — / 1.00 | 0.50 / — / 2.00 |"),
+              std::string::npos)
+        << summary;
     EXPECT_NE(summary.find("| position_rmse | 0.5 | m |"), std::string::npos) << summary;
     EXPECT_NE(summary.find("- FAIL: deadline misses: 1 (allowed: at most 0)"), std::string::npos) << summary;
     EXPECT_NE(summary.find("- pass: ADE at 4 s: 1.000 m (allowed: at most 2.5 m)"), std::string::npos) << summary;

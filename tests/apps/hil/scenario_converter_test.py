@@ -54,6 +54,76 @@ class ConversionFormulas(unittest.TestCase):
         self.assertAlmostEqual(fcd_to_scenario.wrap_angle(0.5), 0.5)
 
 
+HAND_FCD = """<fcd-export>
+  <timestep time="0.00">
+    <vehicle id="car0" x="10.0" y="0.0" angle="90.0" type="DEFAULT_VEHTYPE" speed="10.0"/>
+    <vehicle id="bike0" x="0.0" y="5.0" angle="90.0" type="DEFAULT_BIKETYPE" speed="4.0"/>
+    <vehicle id="b0" x="0.0" y="20.0" angle="90.0" type="cityBus_L3" speed="8.0"/>
+    <vehicle id="s0" x="0.0" y="30.0" angle="90.0" type="shaped" speed="8.0"/>
+    <vehicle id="x0" x="0.0" y="40.0" angle="90.0" type="mystery" speed="8.0"/>
+    <person id="p0" x="3.0" y="-5.0" angle="0.0" type="DEFAULT_PEDTYPE" speed="1.2"/>
+  </timestep>
+  <timestep time="0.10">
+    <vehicle id="car0" x="11.0" y="0.0" angle="90.0" type="DEFAULT_VEHTYPE" speed="10.0"/>
+  </timestep>
+</fcd-export>
+"""
+HAND_ROUTES = """<routes>
+  <vType id="shaped" guiShape="truck/semitrailer" length="16.0"/>
+</routes>
+"""
+
+
+class UnknownVehicleTypes(unittest.TestCase):
+    """A user's own SUMO output: SUMO's built-in types and types no file defines are mapped by class."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="augur_fcd_types_")
+        self.fcd = os.path.join(self.tmp, "fcd.xml")
+        with open(self.fcd, "w", encoding="utf-8") as f:
+            f.write(HAND_FCD)
+        self.routes = os.path.join(self.tmp, "routes.rou.xml")
+        with open(self.routes, "w", encoding="utf-8") as f:
+            f.write(HAND_ROUTES)
+        self.net = os.path.join(self.tmp, "net.net.xml")
+        with open(self.net, "w", encoding="utf-8") as f:
+            f.write("<net/>\n")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def convert(self, vtypes):
+        out = os.path.join(self.tmp, "scenario")
+        fcd_to_scenario.convert(self.fcd, self.net, vtypes, out, "hand", "1", 0.0, None)
+        _, rows = read_scenario(os.path.join(out, "scenario.csv"))
+        with open(os.path.join(out, "vehicles.csv"), encoding="utf-8") as f:
+            vehicles = {r["sumo_id"]: r for r in csv.DictReader(f)}
+        return {vehicles[sid]["id"]: sid for sid in vehicles}, rows, vehicles
+
+    def test_builtin_and_undefined_types_are_mapped_by_class_with_sumo_sizes(self):
+        sumo_of, rows, vehicles = self.convert([self.routes])
+        first = {sumo_of[r["id"]]: r for r in rows if r["step"] == "0"}
+        expected = {"car0": ("car", 5.0, 1.8), "bike0": ("bicycle", 1.6, 0.65), "b0": ("bus", 12.0, 2.5),
+                    "s0": ("truck", 16.0, 2.4), "x0": ("car", 5.0, 1.8), "p0": ("pedestrian", 0.215, 0.478)}
+        for sid, (cls, length, width) in expected.items():
+            self.assertEqual(first[sid]["class"], cls, sid)
+            self.assertAlmostEqual(float(first[sid]["length_m"]), length, delta=0.006, msg=sid)  # centimetres kept
+            self.assertAlmostEqual(float(first[sid]["width_m"]), width, delta=0.006, msg=sid)
+        self.assertEqual(vehicles["p0"]["vtype"], "DEFAULT_PEDTYPE")
+        self.assertEqual(len(rows), 7)
+
+    def test_class_words_are_whole_words_of_the_id(self):
+        self.assertEqual(fcd_to_scenario.guess_vclass("cityBus_L3"), ("bus", True))
+        self.assertEqual(fcd_to_scenario.guess_vclass("ped_slow"), ("pedestrian", True))
+        self.assertEqual(fcd_to_scenario.guess_vclass("shaped"), ("passenger", True))  # "ped" inside a word
+        self.assertEqual(fcd_to_scenario.guess_vclass("DEFAULT_BIKETYPE"), ("bicycle", False))
+
+    def test_no_vtype_file_at_all_still_converts(self):
+        _, rows, vehicles = self.convert([])
+        self.assertEqual(len(vehicles), 6)
+        self.assertEqual(len(rows), 7)
+
+
 class TinySumoRun(unittest.TestCase):
     @classmethod
     def setUpClass(cls):

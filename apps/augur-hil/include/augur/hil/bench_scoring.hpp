@@ -9,7 +9,11 @@
 //              its true positions at t0 + k·step_s (t0 = sourceStamp_ns, linear interpolation between
 //              scenario steps), and so is the constant-velocity baseline on the same sample: predicted from
 //              the newest perceived (noisy) state of that object the bench sent at or before t0 (within
-//              cvLookbackSteps), carried forward to t0 at its speed. Only samples both can be scored on count;
+//              cvLookbackSteps), carried forward to t0 at its speed, and so is the lane-following baseline
+//              (lane_following.hpp) from the same state, when the options name one. Only samples all can
+//              be scored on count; each is also counted under the runtime mode of its prediction and under
+//              the road user's motion class (classifyMotion). Predictions made before the warm-up's end
+//              (warmUp_s after the first replayed step) are not scored, nor are their cycles' tracks;
 //   occupancy  for each scored vehicle and grid frame f (covering prediction steps [f·s, (f+1)·s), s =
 //              horizonSteps / frameCount), the true position at each of those steps against the frame
 //              (occupancyOutcome with the threshold);
@@ -29,6 +33,7 @@
 #include <vector>
 
 #include "augur/core/messages.hpp"
+#include "augur/hil/lane_following.hpp"
 #include "augur/hil/latency_summary.hpp"
 #include "augur/hil/occupancy_metrics.hpp"
 #include "augur/hil/perception_emulator.hpp"
@@ -47,6 +52,8 @@ struct ScoringOptions {
     double sensorRange_m{80.0};         ///< road users within this of the ego should be tracked
     double occupancyThreshold{0.01};    ///< a true position is a hit in a cell with at least this probability
     std::size_t cvLookbackSteps{10};    ///< how far back the baseline looks for a perceived state
+    double warmUp_s{0.0};               ///< predictions and tracks of the replay's first warmUp_s seconds are not scored
+    const LaneFollowingPredictor* laneFollowing{nullptr};  ///< the lane-following baseline; nullptr: not scored
 };
 
 /// One occupancy frame and the paths drawn over it (run_record.hpp's writeSnapshot).
@@ -55,6 +62,7 @@ struct BenchSnapshot {
     std::uint32_t frame{0};
     double t_s{0.0};        ///< prediction time, scenario seconds
     double horizon_s{0.0};  ///< end of the frame's window
+    RuntimeMode mode{RuntimeMode::Nominal};  ///< the mode the prediction was made in
     std::vector<SnapshotPath> paths;
 };
 
@@ -62,7 +70,9 @@ struct BenchScore {
     TrackingSummary tracking;
     std::vector<HorizonErrors> ours;  ///< per REPORT_HORIZONS_S
     std::vector<HorizonErrors> cv;    ///< the baseline on the same samples
+    std::vector<HorizonErrors> lf;    ///< the lane-following baseline on the same samples (empty: not scored)
     std::vector<ModeHorizonErrors> byMode;  ///< the same split by the mode of the prediction (modes with samples)
+    std::vector<ClassHorizonErrors> byClass;  ///< the same split by motion class (classes with samples)
     std::vector<PredictionSample> samples;  ///< every scored (prediction, vehicle), for breakdowns
     OccupancyHitCounter occupancy;
     double occupancyThreshold{0.0};
@@ -79,6 +89,7 @@ struct BenchScore {
     bool backendIsCuda{false};
     std::size_t predictionsScored{0};   ///< predictions that contributed samples
     std::size_t predictionsSkipped{0};  ///< held, "no prediction", stale, or without new input
+    std::size_t predictionsInWarmUp{0};  ///< made during the warm-up, not scored
     std::size_t samplesWithoutBaseline{0};  ///< predicted vehicles left out: no perceived state for the baseline
     std::optional<BenchSnapshot> snapshot;
 };

@@ -1,5 +1,5 @@
 // A child process the bench starts and stops (iox-roudi, augur-runtime, the report writer), for the
-// end-to-end run of `augur-hil demo`. POSIX (posix_spawn, kill, waitpid). Init/shutdown code only.
+// end-to-end run of `augur-hil demo`. POSIX (fork + exec with PR_SET_PDEATHSIG, kill, waitpid). Init/shutdown code only.
 #pragma once
 
 #include <cstdint>

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 
 #include "augur/core/messages.hpp"
@@ -75,6 +76,9 @@ struct ReplayOptions {
     std::int64_t tail_ns{1'000'000'000};         ///< keep recording this long after the last list
     std::int64_t pollPeriod_ns{2'000'000};       ///< drain the outputs at least this often
     std::int64_t lead_ns{20'000'000};            ///< first list this long after the call
+    /// Called before each step is sent with (steps done, steps in all) and the recording so far, on the
+    /// replay's thread; keep it short (the bench prints a progress line from it). Empty: not called.
+    std::function<void(std::size_t, std::size_t, const Recording&)> progress;
 };
 
 /// Replays `scenario` through `perception` (created with any startStamp_ns: the replay sets the stamps

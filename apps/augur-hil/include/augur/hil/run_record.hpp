@@ -68,6 +68,15 @@ struct ModeHorizonErrors {
     RuntimeMode mode{RuntimeMode::Nominal};
     std::vector<HorizonErrors> ours;
     std::vector<HorizonErrors> cv;
+    std::vector<HorizonErrors> lf;  ///< the lane-following baseline (empty when it was not scored)
+};
+
+/// The same split by what the road user did over the horizon (classifyMotion).
+struct ClassHorizonErrors {
+    MotionClass motion{MotionClass::Straight};
+    std::vector<HorizonErrors> ours;
+    std::vector<HorizonErrors> cv;
+    std::vector<HorizonErrors> lf;
 };
 
 /// One scored (prediction, vehicle) sample: what the horizon means average, kept per sample so that the
@@ -95,6 +104,12 @@ struct PredictionSample {
     double fdeCv_m[HORIZONS]{};       ///< constant-velocity baseline
     double adeOurs_m[HORIZONS]{};
     double adeCv_m[HORIZONS]{};
+    double fdeLf_m[HORIZONS]{};         ///< lane-following baseline, probability-weighted path (NaN: not scored)
+    double fdeLfMin_m[HORIZONS]{};      ///< lane-following baseline, best mode
+    MotionClass motion{MotionClass::Straight};  ///< over the longest scored horizon
+    double brierOurs{0.0};              ///< Brier score of the corridor taken, longest scored horizon
+    double brierLf{0.0};
+    std::uint32_t lfModes{0};
     /// Error of the most likely corridor at the longest scored horizon split along the true direction of
     /// travel there (positive: ahead of the truth) and across it (positive: to its left).
     double alongOurs_m{0.0};
@@ -103,7 +118,7 @@ struct PredictionSample {
     double acrossCv_m{0.0};
 };
 
-enum class PathKind : std::uint8_t { Ego, Truth, Ours, ConstantVelocity };
+enum class PathKind : std::uint8_t { Ego, Truth, Ours, ConstantVelocity, LaneFollowing };
 
 /// One polyline of the snapshot. Ego: its position at the snapshot (one point, step 0). Others: the
 /// positions at the snapshot time + k·step, k = 1, 2, ... (points[k − 1]).
@@ -124,10 +139,13 @@ const char* toString(PathKind kind) noexcept;
 Result<void, RunWriteError> writeRunInfo(const std::string& runDir, const RunInfo& info);
 Result<void, RunWriteError> writeCycles(const std::string& runDir, std::span<const CycleRecord> cycles);
 /// `ours` and `cv` as returned by PredictionAccumulator::results (either may be empty).
+/// `lf`: the lane-following baseline's rows (method `lf`), when it was scored.
 Result<void, RunWriteError> writeHorizonErrors(const std::string& runDir, std::span<const HorizonErrors> ours,
-                                               std::span<const HorizonErrors> cv);
+                                               std::span<const HorizonErrors> cv, std::span<const HorizonErrors> lf = {});
 /// horizon_errors.csv's columns after a `mode` column (toString(RuntimeMode)), one block per entry.
 Result<void, RunWriteError> writeHorizonErrorsByMode(const std::string& runDir, std::span<const ModeHorizonErrors> modes);
+/// horizon_errors.csv's columns after a `motion` column (toString(MotionClass)).
+Result<void, RunWriteError> writeHorizonErrorsByClass(const std::string& runDir, std::span<const ClassHorizonErrors> classes);
 Result<void, RunWriteError> writeMetrics(const std::string& runDir, std::span<const MetricRecord> metrics);
 /// Frame `frame` of `grid` (< grid.frameCount) predicted at `t_s` for `horizon_s` ahead, and the paths.
 Result<void, RunWriteError> writeSnapshot(const std::string& runDir, const OccupancyGrid& grid, std::uint32_t frame,
