@@ -3,7 +3,7 @@
 
     augur-hil suite [--out DIR] [--jobs N] [--duration-s S] [--warm-up-s W] [--seed N]
                     [--scenarios NAME,...] [--smoke] [--list] [--config FILE] [--no-namespaces]
-                    [--fail-on-targets] [-- BENCH OPTIONS...]
+                    [--fail-on-targets] [--generate-only] [--reuse-scenarios] [-- BENCH OPTIONS...]
 
 For each scenario of the suite (SCENARIOS below; `--list` prints them) this
   1. generates the traffic from the seed at run time (scripts/scenarios/build-scenario: netconvert or
@@ -241,17 +241,33 @@ def run_scenario(entry, index, a, prefix):
     os.makedirs(run_dir, exist_ok=True)
     result = {"name": name, "kind": kind, "seed": seed, "run_dir": run_dir, "status": "ok", "detail": "", "time_s": 0.0}
     started = time.monotonic()
-    if kind == "lanelet2":
-        lanelet_map = os.environ.get("AUGUR_LANELET2_MAP", os.path.join(SOURCE_DIR, "data", "maps", "lanelet2_mapping_example.osm"))
-        if not os.path.exists(lanelet_map):
-            result.update(status="skipped", detail=f"no Lanelet2 example map at {lanelet_map} (set AUGUR_LANELET2_MAP)")
-            return result
     build = [BUILD_SCENARIO, kind, scenario_dir, "--seed", str(seed), "--warmup-s", f"{SUMO_WARMUP_S:g}",
              "--duration-s", f"{a.duration_s + TRUTH_TAIL_S:g}"] + options
-    log(f"{name}: generating (seed {seed})")
-    status = run_child(build, os.path.join(run_dir, "generate.log"))
-    if status != 0:
-        result.update(status="error", detail=f"scenario generation failed (status {status}, {run_dir}/generate.log)")
+    # What the scenario was generated from: a folder generated from the same is reused with --reuse-scenarios
+    # (a host without SUMO benches scenarios generated elsewhere; a new build is benched on identical traffic).
+    recipe = " ".join([kind, f"seed={seed}", f"warmup_s={SUMO_WARMUP_S:g}",
+                       f"duration_s={a.duration_s + TRUTH_TAIL_S:g}"] + options)
+    recipe_path = os.path.join(scenario_dir, "recipe.txt")
+    reusable = (a.reuse_scenarios and os.path.exists(os.path.join(scenario_dir, "scenario.csv"))
+                and os.path.exists(recipe_path) and open(recipe_path).read().strip() == recipe)
+    if reusable:
+        log(f"{name}: reusing the scenario generated from the same recipe")
+    else:
+        if kind == "lanelet2":
+            lanelet_map = os.environ.get("AUGUR_LANELET2_MAP",
+                                         os.path.join(SOURCE_DIR, "data", "maps", "lanelet2_mapping_example.osm"))
+            if not os.path.exists(lanelet_map):
+                result.update(status="skipped", detail=f"no Lanelet2 example map at {lanelet_map} (set AUGUR_LANELET2_MAP)")
+                return result
+        log(f"{name}: generating (seed {seed})")
+        status = run_child(build, os.path.join(run_dir, "generate.log"))
+        if status != 0:
+            result.update(status="error", detail=f"scenario generation failed (status {status}, {run_dir}/generate.log)")
+            return result
+        with open(recipe_path, "w") as f:
+            f.write(recipe + "\n")
+    if a.generate_only:
+        result.update(status="skipped", detail="generated only")
         return result
     config = os.path.join(run_dir, "config.yaml")
     write_config(a.config, os.path.join(os.path.abspath(scenario_dir), "map.net.xml"), config)
@@ -447,6 +463,10 @@ def main():
     p.add_argument("--config", default=DEFAULT_CONFIG, help="the deployment template (its map.path is replaced)")
     p.add_argument("--no-namespaces", action="store_true", help="run benches in the machine's namespaces (--jobs 1 only)")
     p.add_argument("--fail-on-targets", action="store_true", help="exit 1 when a target does not hold")
+    p.add_argument("--generate-only", action="store_true", help="generate the scenarios into OUT/scenarios, bench none")
+    p.add_argument("--reuse-scenarios", action="store_true",
+                   help="bench OUT/scenarios/NAME where it was generated from the same recipe (seed, duration, "
+                        "options; its recipe.txt) instead of generating it again: no SUMO needed then")
     p.add_argument("--collect-only", action="store_true", help="write the table, figure and JUnit file from the runs "
                                                                 "already in --out (no SUMO, no bench)")
     p.add_argument("bench_args", nargs="*", help="after --: further options for augur-hil demo")
