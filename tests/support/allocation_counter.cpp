@@ -1,4 +1,10 @@
-// Replaces the C and C++ allocation functions with counting wrappers around glibc's own.
+// Counts allocations. Two implementations, one per build kind:
+//  * normal builds replace the C and C++ allocation functions with counting wrappers around glibc's own;
+//  * AddressSanitizer builds keep the sanitizer's allocator (replacing malloc would take every block
+//    out of its checks, and free() of a block the sanitizer's interceptors allocated would crash) and
+//    count through its allocation hook instead, which it calls for malloc, calloc, realloc,
+//    aligned_alloc, posix_memalign and every operator new. So the no-allocation tests also run in the
+//    sanitizer job (scripts/sanitize).
 #include "augur/testing/allocation_counter.hpp"
 
 #include <atomic>
@@ -6,13 +12,13 @@
 #include <cstdlib>
 #include <new>
 
-extern "C" {
-void* __libc_malloc(std::size_t size);
-void* __libc_calloc(std::size_t count, std::size_t size);
-void* __libc_realloc(void* ptr, std::size_t size);
-void* __libc_memalign(std::size_t alignment, std::size_t size);
-void __libc_free(void* ptr);
-}
+#if defined(__SANITIZE_ADDRESS__)
+#define AUGUR_COUNT_THROUGH_SANITIZER_HOOK 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define AUGUR_COUNT_THROUGH_SANITIZER_HOOK 1
+#endif
+#endif
 
 namespace {
 std::atomic<std::uint64_t> g_allocations{0};
@@ -27,6 +33,30 @@ namespace augur::testing {
 std::uint64_t allocationCount() noexcept { return g_allocations.load(std::memory_order_relaxed); }
 std::uint64_t threadAllocationCount() noexcept { return t_allocations; }
 }  // namespace augur::testing
+
+#if defined(AUGUR_COUNT_THROUGH_SANITIZER_HOOK)
+
+// Declared in compiler-rt's <sanitizer/allocator_interface.h>, which GCC does not install; libasan
+// exports it.
+extern "C" int __sanitizer_install_malloc_and_free_hooks(void (*mallocHook)(const volatile void*, std::size_t),
+                                                         void (*freeHook)(const volatile void*));
+
+namespace {
+void countingMallocHook(const volatile void* /*ptr*/, std::size_t /*size*/) { count(); }
+void ignoringFreeHook(const volatile void* /*ptr*/) {}
+// Installed during static initialisation, before any test reads the counter.
+[[maybe_unused]] const int g_hookInstalled = __sanitizer_install_malloc_and_free_hooks(&countingMallocHook, &ignoringFreeHook);
+}  // namespace
+
+#else
+
+extern "C" {
+void* __libc_malloc(std::size_t size);
+void* __libc_calloc(std::size_t count, std::size_t size);
+void* __libc_realloc(void* ptr, std::size_t size);
+void* __libc_memalign(std::size_t alignment, std::size_t size);
+void __libc_free(void* ptr);
+}
 
 extern "C" {
 void* malloc(std::size_t size) {
@@ -83,3 +113,5 @@ void operator delete(void* p, std::align_val_t) noexcept { free(p); }
 void operator delete[](void* p, std::align_val_t) noexcept { free(p); }
 void operator delete(void* p, std::size_t, std::align_val_t) noexcept { free(p); }
 void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { free(p); }
+
+#endif  // AUGUR_COUNT_THROUGH_SANITIZER_HOOK
