@@ -14,6 +14,9 @@ namespace augur::runtime::scene {
 namespace {
 
 constexpr double SUMO_DEFAULT_LANE_WIDTH_M = 3.2;  // SUMO's default lane width
+// Lane indices (per edge) and request indices (per junction) at or above this are rejected: they size
+// tables and are converted to int, and no network has that many lanes on an edge or links at a junction.
+constexpr double MAX_INDEX = 65536.0;
 
 bool parseNumber(const std::string& text, double& out) {
     char* end = nullptr;
@@ -161,8 +164,8 @@ private:
             spec.id = *laneId;
             spec.sourceLine = m_doc.element(c).line;
             double laneIndex = 0.0;
-            if (!parseNumber(*index, laneIndex) || !parseNumber(*speed, spec.speedLimit_mps) ||
-                !(spec.speedLimit_mps > 0.0)) {
+            if (!parseNumber(*index, laneIndex) || !(laneIndex >= 0.0 && laneIndex < MAX_INDEX) ||
+                !parseNumber(*speed, spec.speedLimit_mps) || !(spec.speedLimit_mps > 0.0)) {
                 return fail(error(MapErrorCode::BadValue, c, where, "index or speed is not a valid number"));
             }
             spec.width_m = SUMO_DEFAULT_LANE_WIDTH_M;
@@ -227,7 +230,8 @@ private:
             const std::string* index = m_doc.attribute(c, "index");
             const std::string* response = m_doc.attribute(c, "response");
             double value = 0.0;
-            if (index == nullptr || response == nullptr || !parseNumber(*index, value) || value < 0.0) {
+            if (index == nullptr || response == nullptr || !parseNumber(*index, value) ||
+                !(value >= 0.0 && value < MAX_INDEX)) {
                 return fail(error(MapErrorCode::BadValue, c, "junction " + *id, "request needs index and response"));
             }
             const auto k = static_cast<std::size_t>(value);
