@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "augur/testing/fuzz_loop.hpp"
 #include "augur/testing/mutator.hpp"
 
 namespace augur::testing {
@@ -81,6 +82,28 @@ TEST(Mutator, MutatedCopyKeepsTheSizeAndChangesBytes) {
         const WireMessage mutated = sut.mutatedCopy(original, &original);
         differing += std::memcmp(&mutated, &original, sizeof original) != 0 ? 1 : 0;
     }
+    EXPECT_GT(differing, ROUNDS / 2);
+}
+
+TEST(FuzzLoop, FixedSizeModeFeedsWholeMessages) {
+    const WireMessage first{1, {0.5F, 0.25F, 0.0F, 0.0F}, 2};
+    const WireMessage second{9, {1.0F, 2.0F, 3.0F, 4.0F}, 4};
+    FuzzBudget budget;
+    budget.iterations = ROUNDS;
+    budget.fixedSize = true;
+    int differing = 0;
+    const FuzzReport report =
+        fuzzText("wire", FuzzCorpus::fromObjects(std::vector<WireMessage>{first, second}), budget, {},
+                 [&](const std::string& input) {
+                     ASSERT_EQ(input.size(), sizeof(WireMessage));
+                     WireMessage message;
+                     std::memcpy(&message, input.data(), sizeof message);
+                     differing += std::memcmp(&message, &first, sizeof message) != 0 &&
+                                          std::memcmp(&message, &second, sizeof message) != 0
+                                      ? 1
+                                      : 0;
+                 });
+    EXPECT_EQ(report.iterations, static_cast<std::uint64_t>(ROUNDS));
     EXPECT_GT(differing, ROUNDS / 2);
 }
 

@@ -7,6 +7,9 @@
 //       EXPECT_GT(report.iterations, 0U);
 //   }
 //
+// Wire messages: a corpus of message bytes (FuzzCorpus::fromObjects) and `budget.fixedSize = true` keep
+// every input exactly sizeof(T) bytes; the check copies it into a T (std::memcpy) and validates it.
+//
 // Input i is the corpus entry i (unmutated) for i < corpus size, else a mutation of a corpus entry
 // drawn by a Mutator seeded with (seed, i): the sequence is the same on every run, and one input can be
 // reproduced from its iteration alone. The loop stops after `iterations` inputs, at the first input
@@ -42,6 +45,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "augur/testing/mutator.hpp"
@@ -77,6 +81,17 @@ struct FuzzCorpus {
         }
         return corpus;
     }
+
+    /// The bytes of trivially copyable objects (e.g. wire messages), one entry each.
+    template <typename T>
+    static FuzzCorpus fromObjects(const std::vector<T>& objects) {
+        static_assert(std::is_trivially_copyable_v<T>, "fromObjects needs a trivially copyable type");
+        FuzzCorpus corpus;
+        for (const T& object : objects) {
+            corpus.entries.emplace_back(reinterpret_cast<const char*>(&object), sizeof(T));
+        }
+        return corpus;
+    }
 };
 
 struct FuzzBudget {
@@ -85,6 +100,7 @@ struct FuzzBudget {
     std::chrono::milliseconds inputLimit{10'000};  ///< one input taking longer aborts the test (a hang)
     std::uint64_t seed{0x5EEDF00DULL};
     Mutator::Options mutator{};
+    bool fixedSize{false};  ///< size-preserving binary mutations only (Mutator::mutateFixedSize)
 };
 
 struct FuzzReport {
@@ -215,7 +231,13 @@ FuzzReport fuzzText(const std::string& name, const FuzzCorpus& corpus, FuzzBudge
             mutator.setDictionary(dictionary);
             const std::string& base = corpus.entries[pick.below(corpus.entries.size())];
             const std::string& other = corpus.entries[pick.below(corpus.entries.size())];
-            input = mutator.mutateText(base, other);
+            if (budget.fixedSize) {
+                input = base;
+                mutator.mutateFixedSize({reinterpret_cast<std::uint8_t*>(input.data()), input.size()},
+                                        {reinterpret_cast<const std::uint8_t*>(other.data()), other.size()});
+            } else {
+                input = mutator.mutateText(base, other);
+            }
         }
         const std::string path = "fuzz-" + name + "-" + std::to_string(i) + ".input";
         std::snprintf(detail::g_fuzzCrash.path, sizeof detail::g_fuzzCrash.path, "%s", path.c_str());
