@@ -3,7 +3,8 @@
 #               RouDi, augur-runtime on $(CONFIG), replay of the committed scenario, report)
 #   make suite  the HIL scenario suite (scenarios generated from seeds with SUMO, one bench each, one table;
 #               SUITE_ARGS="--jobs 4 --duration-s 120", docs/hil-bench.md)
-#   make test   the whole test suite (installs dependencies, configures, builds, runs every test),
+#   make test   the whole test suite (installs dependencies, configures, builds, runs every test), then
+#               the AddressSanitizer + UBSan job on the `sanitize`-labelled subset (scripts/sanitize),
 #               then the aarch64 cross build with its tests under qemu-aarch64 (scripts/cross-build)
 # Both use the CMake preset `default` (Release; CUDA backend when nvcc is found, else CPU only).
 # Warnings are errors when CI is set (CI=true), as in continuous integration.
@@ -31,6 +32,7 @@ build: configure
 
 test: build
 	ctest --preset $(PRESET) -j $(JOBS)
+	scripts/sanitize --jobs $(JOBS)
 	scripts/cross-build --test --jobs $(JOBS)
 
 # augur-hil exits 1 when an acceptance threshold did not hold (printed with the summary); the demo

@@ -2,6 +2,8 @@
 # One GoogleTest executable; every test in it becomes a CTest test. GPU suites carry the `gpu` label
 # and report themselves as skipped (GTEST_SKIP) on machines without a CUDA device. RESOURCE_LOCK keeps
 # tests that share a machine-wide resource (e.g. an iceoryx RouDi) from running concurrently.
+# A suite labelled `sanitize` belongs to the sanitizer job (scripts/sanitize): it is added to the target
+# augur_sanitize_tests, which builds exactly that subset.
 include(GoogleTest)
 function(augur_add_test name)
   cmake_parse_arguments(ARG "GPU" "RESOURCE_LOCK" "SOURCES;LIBS;LABELS" ${ARGN})
@@ -12,6 +14,9 @@ function(augur_add_test name)
     list(APPEND labels gpu)
   else()
     list(APPEND labels cpu)
+  endif()
+  if("sanitize" IN_LIST labels AND TARGET augur_sanitize_tests)
+    add_dependencies(augur_sanitize_tests ${name})
   endif()
   set(lock)
   if(ARG_RESOURCE_LOCK)

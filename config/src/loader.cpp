@@ -1,6 +1,7 @@
 // The loader: YAML → Deployment, driven by the schema table. All yaml-cpp use is in this file.
 #include "augur/config/loader.hpp"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -382,18 +383,77 @@ private:
     std::map<std::string, Location> m_locations;  ///< every key and section the file sets
 };
 
+/// Notes where each document of a YAML stream starts and where its root node is, without building nodes.
+class DocumentStarts final : public YAML::EventHandler {
+public:
+    void OnDocumentStart(const YAML::Mark& mark) override { starts.push_back(mark); }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark& mark, YAML::anchor_t /*anchor*/) override { node(mark); }
+    void OnAlias(const YAML::Mark& mark, YAML::anchor_t /*anchor*/) override { node(mark); }
+    void OnScalar(const YAML::Mark& mark, const std::string& /*tag*/, YAML::anchor_t /*anchor*/,
+                  const std::string& /*value*/) override {
+        node(mark);
+    }
+    void OnSequenceStart(const YAML::Mark& mark, const std::string& /*tag*/, YAML::anchor_t /*anchor*/,
+                         YAML::EmitterStyle::value /*style*/) override {
+        node(mark);
+    }
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark& mark, const std::string& /*tag*/, YAML::anchor_t /*anchor*/,
+                    YAML::EmitterStyle::value /*style*/) override {
+        node(mark);
+    }
+    void OnMapEnd() override {}
+
+    std::vector<YAML::Mark> starts;  ///< per document: its first token
+    std::vector<YAML::Mark> roots;   ///< per document: its root node
+
+private:
+    void node(const YAML::Mark& mark) {
+        if (roots.size() < starts.size()) {
+            roots.push_back(mark);
+        }
+    }
+};
+
+/// Parses the one document of `text` into `root` (left null for an empty stream), or says why not.
+/// Not YAML::LoadAll: yaml-cpp 0.7's loops forever, adding a null document per turn, on a token no
+/// document can start with, such as a ',' at the start of a line (fixed upstream in yaml-cpp PR 1319).
+/// So a first pass stops at the second document start: one where the first started is that case
+/// (no progress), one further on is a real second document. Throws YAML::Exception on invalid YAML.
+std::optional<ConfigError> parseSingleDocument(std::string_view text, const std::string& sourceName,
+                                               YAML::Node& root) {
+    const std::string owned(text);
+    std::istringstream stream(owned);
+    YAML::Parser parser(stream);
+    DocumentStarts documents;
+    while (documents.starts.size() < 2 && parser.HandleNextDocument(documents)) {
+    }
+    if (documents.starts.size() == 2) {
+        const YAML::Mark& second = documents.starts[1];
+        if (second.pos == documents.starts[0].pos) {
+            const Location at = locationOf(second);
+            const auto offset = static_cast<std::size_t>(second.pos);
+            const std::string found = offset < owned.size() ? "'" + owned.substr(offset, 1) + "'" : "the end";
+            return ConfigError{ConfigErrorKind::SyntaxError, sourceName, at.line, at.column, {},
+                               "invalid YAML: no value can start with " + found, {}};
+        }
+        const Location at = locationOf(documents.roots.size() == 2 ? documents.roots[1] : second);
+        return ConfigError{ConfigErrorKind::SyntaxError, sourceName, at.line, at.column, {},
+                           "more than one YAML document; a deployment is one document", {}};
+    }
+    if (!documents.starts.empty()) {
+        root = YAML::Load(owned);
+    }
+    return std::nullopt;
+}
+
 Result<Deployment, ConfigError> load(std::string_view text, const std::string& sourceName) {
     try {
         YAML::Node root;
         try {
-            const std::vector<YAML::Node> documents = YAML::LoadAll(std::string(text));
-            if (documents.size() > 1) {
-                const Location at = locationOf(documents[1].Mark());
-                return fail(ConfigError{ConfigErrorKind::SyntaxError, sourceName, at.line, at.column, {},
-                                        "more than one YAML document; a deployment is one document", {}});
-            }
-            if (!documents.empty()) {
-                root = documents.front();
+            if (std::optional<ConfigError> problem = parseSingleDocument(text, sourceName, root)) {
+                return fail(std::move(*problem));
             }
         } catch (const YAML::Exception& e) {
             const Location at = locationOf(e.mark);

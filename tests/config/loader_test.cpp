@@ -90,6 +90,18 @@ TEST(DeploymentLoader, MapFileLimitAndPinReachTheirFields) {
     EXPECT_EQ(sut.value().map.sha256, pin);
 }
 
+// yaml-cpp 0.7's LoadAll never returns on these (found by the fuzz test); the loader must not hang.
+TEST(DeploymentLoader, TokenNoValueStartsWithIsASyntaxErrorAtItsLine) {
+    constexpr std::int32_t COMMA_LINE = 2;
+    const std::string texts[] = {"# comment\n, at most 1.\n" + std::string(MINIMAL), "\n,\n"};
+    for (const std::string& text : texts) {
+        const auto sut = loadText(text);
+        ASSERT_TRUE(sut.hasError()) << text;
+        EXPECT_EQ(sut.error().kind, ConfigErrorKind::SyntaxError) << text;
+        EXPECT_EQ(sut.error().line, COMMA_LINE) << format(sut.error());
+    }
+}
+
 TEST(DeploymentLoader, CpuAffinityTakesZeroOneOrManyCores) {
     const auto none = loadMinimalWith("runtime:\n  cpu_affinity: []\n");
     const auto one = loadMinimalWith("runtime:\n  cpu_affinity: [3]\n");

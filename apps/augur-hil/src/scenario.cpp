@@ -158,8 +158,8 @@ Result<Scenario, ScenarioError> Scenario::load(const std::string& directory) {
             }
             versionSeen = true;
         } else if (key == "step_s") {
-            if (!parseNumber(value, step_s) || !(step_s > 0.0)) {
-                return fail(makeError(ScenarioErrorCode::BadHeader, scenarioFile, lineNo, "step_s must be > 0"));
+            if (!parseNumber(value, step_s) || !(step_s > 0.0) || !std::isfinite(step_s)) {
+                return fail(makeError(ScenarioErrorCode::BadHeader, scenarioFile, lineNo, "step_s must be finite and > 0"));
             }
         } else if (key == "map") {
             mapFile = std::string(value);
@@ -189,14 +189,15 @@ Result<Scenario, ScenarioError> Scenario::load(const std::string& directory) {
         }
         std::size_t step = 0;
         GroundTruthState s;
-        const bool ok = parseNumber(fields[0], step) && parseNumber(fields[1], s.id) && s.id != 0 &&
-                        parseObjectClass(fields[2], s.objectClass) && parseFloat(fields[3], s.x_m) &&
+        const bool ok = parseNumber(fields[0], step) && step < MAX_SCENARIO_STEPS && parseNumber(fields[1], s.id) &&
+                        s.id != 0 && parseObjectClass(fields[2], s.objectClass) && parseFloat(fields[3], s.x_m) &&
                         parseFloat(fields[4], s.y_m) && parseFloat(fields[5], s.heading_rad) &&
                         parseFloat(fields[6], s.speed_mps) && s.speed_mps >= 0.0F && parseFloat(fields[7], s.length_m) &&
                         s.length_m > 0.0F && parseFloat(fields[8], s.width_m) && s.width_m > 0.0F;
         if (!ok) {
             return fail(makeError(ScenarioErrorCode::BadRow, scenarioFile, lineNo,
-                                  "a field is not a number in its domain (id > 0, speed >= 0, size > 0, known class)"));
+                                  "a field is not a number in its domain (step < " + std::to_string(MAX_SCENARIO_STEPS) +
+                                      ", id > 0, speed >= 0, size > 0, known class)"));
         }
         if (!states.empty() && step < previousStep) {
             return fail(makeError(ScenarioErrorCode::StepsOutOfOrder, scenarioFile, lineNo,

@@ -24,6 +24,9 @@ constexpr double HIGHWAY_SPEED_KMH = 130.0;   // advisory speed on motorways
 constexpr double PLAY_STREET_SPEED_KMH = 7.0;
 constexpr double ZONE30_SPEED_KMH = 30.0;     // sign 274.1
 constexpr double CENTRELINE_SPACING_M = 5.0;  // at least one centreline point per this distance
+// Longest lanelet bound accepted: the centreline gets a point per CENTRELINE_SPACING_M, so a bound
+// thousands of kilometres long (a wrong coordinate) would take gigabytes; real lanelets are far shorter.
+constexpr double MAX_BOUND_LENGTH_M = 100'000.0;
 constexpr int PRIORITY_SEARCH_HOPS = 3;       // predecessors searched for a governing right-of-way rule
 constexpr double STOP_LINE_MAX_OFFSET_M = 10.0;
 
@@ -93,7 +96,7 @@ bool parseDouble(const std::string& text, double& out) {
 bool parseSpeed(const std::string& text, double& out_mps) {
     char* end = nullptr;
     const double value = std::strtod(text.c_str(), &end);
-    if (end == text.c_str() || !(value > 0.0)) {
+    if (end == text.c_str() || !(value > 0.0) || !std::isfinite(value)) {
         return false;
     }
     std::string unit(end);
@@ -604,6 +607,9 @@ private:
         const double lenR = polylineLength(rp);
         if (!(lenL > 0.0) || !(lenR > 0.0)) {
             return fail(relError(MapErrorCode::BadGeometry, rel, "lanelet bound of zero length"));
+        }
+        if (!(lenL <= MAX_BOUND_LENGTH_M) || !(lenR <= MAX_BOUND_LENGTH_M)) {
+            return fail(relError(MapErrorCode::BadGeometry, rel, "lanelet bound longer than 100 km"));
         }
         const std::size_t count = std::max({lp.size(), rp.size(),
                                             static_cast<std::size_t>(std::ceil(std::max(lenL, lenR) / CENTRELINE_SPACING_M)) + 1});

@@ -93,6 +93,8 @@ TEST_F(ScenarioFixture, RejectsAHeaderWithoutMapOrWithWrongColumns) {
     EXPECT_EQ(load().error().code, ScenarioErrorCode::BadHeader);
     write(std::string("# augur-scenario 1\n# step_s 0\n# map m\n") + COLUMNS);
     EXPECT_EQ(load().error().code, ScenarioErrorCode::BadHeader);
+    write(std::string("# augur-scenario 1\n# step_s inf\n# map m\n") + COLUMNS);  // found by the fuzz test
+    EXPECT_EQ(load().error().code, ScenarioErrorCode::BadHeader);
 }
 
 TEST_F(ScenarioFixture, RejectsRowsOutOfTheirDomain) {
@@ -104,6 +106,8 @@ TEST_F(ScenarioFixture, RejectsRowsOutOfTheirDomain) {
         "0,1,car,1,2,0,1,4.5\n",          // missing field
         "0,0,car,1,2,0,1,4.5,1.8\n",      // id 0 is reserved
         "0,1,car,1x,2,0,1,4.5,1.8\n",     // trailing garbage
+        "10000000,1,car,1,2,0,1,4.5,1.8\n",  // step beyond MAX_SCENARIO_STEPS (one offset per step)
+        "18446744073709551615,1,car,1,2,0,1,4.5,1.8\n",  // step + 1 would wrap to 0
     };
     for (const char* row : badRows) {
         write(std::string(HEADER) + COLUMNS + row);

@@ -301,6 +301,17 @@ TEST(Lanelet2Reader, MalformedContentNamesFileLineAndElement) {
          "<relation id='9'><member type='way' ref='11' role='left'/><member type='way' ref='10' role='right'/>"
          "<tag k='type' v='lanelet'/><tag k='speed_limit' v='fast'/></relation>\n",
          MapErrorCode::BadValue, "relation 9", 8},
+        {"infinite_speed",  // found by the fuzz test
+         "<relation id='9'><member type='way' ref='11' role='left'/><member type='way' ref='10' role='right'/>"
+         "<tag k='type' v='lanelet'/><tag k='speed_limit' v='infinity'/></relation>\n",
+         MapErrorCode::BadValue, "relation 9", 8},
+        {"bound_over_100_km",  // found by the fuzz test: a point per 5 m of a 4000 km bound took gigabytes
+         "<node id='21' lat='49.0' lon='8.4'/>\n<node id='22' lat='50.0' lon='8.4'/>\n"
+         "<node id='23' lat='49.0' lon='8.4001'/>\n<node id='24' lat='50.0' lon='8.4001'/>\n"
+         "<way id='30'><nd ref='21'/><nd ref='22'/></way>\n<way id='31'><nd ref='23'/><nd ref='24'/></way>\n"
+         "<relation id='9'><member type='way' ref='30' role='left'/><member type='way' ref='31' role='right'/>"
+         "<tag k='type' v='lanelet'/></relation>\n",
+         MapErrorCode::BadGeometry, "relation 9", 14},
         {"no_latlon", "<node id='5'/>\n", MapErrorCode::MissingAttribute, "node 5", 2},
         {"bad_lat", "<node id='5' lat='north' lon='8'/>\n", MapErrorCode::BadValue, "node 5", 2},
         {"duplicate", "<node id='5' lat='49' lon='8'/>\n<node id='5' lat='49' lon='8'/>\n", MapErrorCode::DuplicateId,

@@ -186,6 +186,14 @@ TEST(SumoReader, MalformedContentNamesFileLineAndElement) {
          MapErrorCode::BadValue, "lane E0_0", 3},
         {"bad_speed", "<edge id=\"E0\">\n<lane id=\"E0_0\" index=\"0\" speed=\"fast\" shape=\"0,0 10,0\"/>\n</edge>\n",
          MapErrorCode::BadValue, "lane E0_0", 3},
+        {"huge_lane_index",  // would overflow the int index of the neighbour search
+         "<edge id=\"E0\">\n<lane id=\"E0_0\" index=\"1e300\" speed=\"13.9\" shape=\"0,0 10,0\"/>\n</edge>\n",
+         MapErrorCode::BadValue, "lane E0_0", 3},
+        {"huge_request_index",  // found by the fuzz test: sized a table of 2^63 responses
+         "<edge id=\"E0\">\n<lane id=\"E0_0\" index=\"0\" speed=\"13.9\" shape=\"0,0 10,0\"/>\n</edge>\n"
+         "<junction id=\"J0\" type=\"priority\" intLanes=\"E0_0\">\n"
+         "<request index=\"9223372036854775807\" response=\"0\" foes=\"0\"/>\n</junction>\n",
+         MapErrorCode::BadValue, "junction J0", 6},
         {"dangling_connection",
          "<edge id=\"E0\">\n<lane id=\"E0_0\" index=\"0\" speed=\"13.9\" shape=\"0,0 10,0\"/>\n</edge>\n"
          "<connection from=\"E0\" to=\"E9\" fromLane=\"0\" toLane=\"0\"/>\n",

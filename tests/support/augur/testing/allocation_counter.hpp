@@ -2,7 +2,9 @@
 // operator new) made by any thread of the process, for tests that prove a code path allocates nothing.
 //
 // Link the `augur::allocation_counter` library into the test executable: it replaces the global
-// allocation functions. Counting is always on; tests read the counter before and after the code under test.
+// allocation functions (under AddressSanitizer it counts through the sanitizer's allocation hook
+// instead, so these tests run in the sanitizer job too). Counting is always on; tests read the counter
+// before and after the code under test.
 #pragma once
 
 #include <cstdint>

@@ -20,6 +20,10 @@ namespace augur::hil {
 /// Version of the scenario format this build reads (the `# augur-scenario N` line).
 inline constexpr int SCENARIO_FORMAT_VERSION = 1;
 
+/// Steps a scenario may span (rows with a larger step are bad rows): the reader keeps one offset per
+/// step, so a stray huge step would otherwise allocate gigabytes. 10^7 steps are 11.6 days at 0.1 s.
+inline constexpr std::size_t MAX_SCENARIO_STEPS = 10'000'000;
+
 /// The true state of one road user at one step, in the map's metric frame (x east, y north, metres).
 /// Position is the centre of the footprint; heading counter-clockwise from +x.
 struct GroundTruthState {
