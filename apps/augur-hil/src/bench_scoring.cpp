@@ -57,6 +57,37 @@ const PerceivedObject* perceivedAtOrBefore(const ReplayLog& log, std::size_t ste
     return nullptr;
 }
 
+/// The perception id last associated with augur track `trackId` in cycle `cycle`'s track list (Track::id is
+/// augur's own id; the emulator knows perception ids only); 0 when the track is not in that list.
+std::uint32_t perceivedIdOfTrack(const std::unordered_map<std::uint64_t, const RecordedTrackList*>& tracksOfCycle,
+                                 std::uint64_t cycle, std::uint32_t trackId) {
+    const auto it = tracksOfCycle.find(cycle);
+    if (it == tracksOfCycle.end()) {
+        return 0;
+    }
+    for (const Track& t : it->second->tracks) {
+        if (t.id == trackId) {
+            return t.perceptionId;
+        }
+    }
+    return 0;
+}
+
+/// The road user behind augur track `trackId` of cycle `cycle`: the object that carried the track's last
+/// perception id in the newest list (at or before `step`, within `lookback`) that had it, else the id's
+/// owner (PerceptionEmulator::trueIdOf); writes that perception id.
+std::uint32_t trueIdOfTrack(const PerceptionEmulator& emulator, const ReplayLog& log,
+                            const std::unordered_map<std::uint64_t, const RecordedTrackList*>& tracksOfCycle,
+                            std::uint64_t cycle, std::uint32_t trackId, std::size_t step, std::size_t lookback,
+                            std::uint32_t& perceivedId) {
+    perceivedId = perceivedIdOfTrack(tracksOfCycle, cycle, trackId);
+    std::size_t seenStep = 0;
+    if (perceivedAtOrBefore(log, step, perceivedId, lookback, seenStep) == nullptr) {
+        return emulator.trueIdOf(perceivedId);
+    }
+    return emulator.trueIdAt(seenStep, perceivedId);
+}
+
 KinematicState kinematic(const GroundTruthState& s) {
     return {s.x_m, s.y_m, s.speed_mps * std::cos(static_cast<double>(s.heading_rad)),
             s.speed_mps * std::sin(static_cast<double>(s.heading_rad))};
@@ -316,7 +347,9 @@ void scorePredictions(const Scenario& scenario, const PerceptionEmulator& emulat
         std::size_t scoredVehicles = 0;
         std::size_t vehiclesInGrid = 0;
         for (const VehiclePrediction& v : p.vehicles) {
-            const std::uint32_t trueId = emulator.trueIdOf(v.trackId);
+            std::uint32_t perceivedId = 0;
+            const std::uint32_t trueId =
+                trueIdOfTrack(emulator, log, tracksOfCycle, p.cycle, v.trackId, step0, options.cvLookbackSteps, perceivedId);
             if (trueId == 0 || trueId == log.egoId || v.corridorCount == 0) {
                 continue;
             }
@@ -333,7 +366,7 @@ void scorePredictions(const Scenario& scenario, const PerceptionEmulator& emulat
             }
             std::size_t measuredStep = 0;
             const PerceivedObject* measured =
-                perceivedAtOrBefore(log, step0, v.trackId, options.cvLookbackSteps, measuredStep);
+                perceivedAtOrBefore(log, step0, perceivedId, options.cvLookbackSteps, measuredStep);
             if (measured == nullptr) {
                 ++score.samplesWithoutBaseline;
                 continue;
@@ -446,7 +479,9 @@ void scorePredictions(const Scenario& scenario, const PerceptionEmulator& emulat
         snapshot.paths.push_back({PathKind::Ego, log.egoId, 0, 1.0, {{sent->ego.x_m, sent->ego.y_m}}});
     }
     for (const VehiclePrediction& v : p.vehicles) {
-        const std::uint32_t trueId = emulator.trueIdOf(v.trackId);
+        std::uint32_t perceivedId = 0;
+        const std::uint32_t trueId =
+            trueIdOfTrack(emulator, log, tracksOfCycle, p.cycle, v.trackId, step0, options.cvLookbackSteps, perceivedId);
         if (trueId == 0 || trueId == log.egoId) {
             continue;
         }
@@ -469,7 +504,7 @@ void scorePredictions(const Scenario& scenario, const PerceptionEmulator& emulat
             snapshot.paths.push_back(std::move(path));
         }
         std::size_t measuredStep = 0;
-        if (const PerceivedObject* m = perceivedAtOrBefore(log, step0, v.trackId, options.cvLookbackSteps, measuredStep)) {
+        if (const PerceivedObject* m = perceivedAtOrBefore(log, step0, perceivedId, options.cvLookbackSteps, measuredStep)) {
             const double lag_s = snapshot.t_s - static_cast<double>(measuredStep) * log.step_s;
             const Point2 atT0{m->x_m + lag_s * m->speed_mps * std::cos(static_cast<double>(m->heading_rad)),
                               m->y_m + lag_s * m->speed_mps * std::sin(static_cast<double>(m->heading_rad))};

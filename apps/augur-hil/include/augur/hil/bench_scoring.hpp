@@ -4,8 +4,9 @@
 //   tracking   every cycle that took new input: the published tracks against the road users within the
 //              ego's sensor range at the tracks' time (MotionPrediction::sourceStamp_ns of the cycle), by
 //              TrackingAccumulator (GOSPA association, RMSE, OSPA/GOSPA);
-//   prediction every computed, on-time prediction with new input: each predicted vehicle whose perceived id
-//              maps to a road user (PerceptionEmulator::trueIdOf) is scored by PredictionAccumulator against
+//   prediction every computed, on-time prediction with new input: each predicted vehicle whose track's last
+//              perception id (Track::perceptionId of the cycle's track list) maps to a road user in the
+//              list that carried it (PerceptionEmulator::trueIdAt) is scored by PredictionAccumulator against
 //              its true positions at t0 + k·step_s (t0 = sourceStamp_ns, linear interpolation between
 //              scenario steps), and so is the constant-velocity baseline on the same sample: predicted from
 //              the newest perceived (noisy) state of that object the bench sent at or before t0 (within
