@@ -200,6 +200,52 @@ void scoreTracking(const Scenario& scenario, const ReplayLog& log, const Recordi
     score.tracking = accumulator.summary();
 }
 
+/// Track identity (IdentityAccumulator) on the cycles scoreTracking scores: the published tracks by id
+/// against every road user but the ego at the tracks' time, those within sensor range counted as truth.
+void scoreIdentity(const Scenario& scenario, const ReplayLog& log, const Recording& recording,
+                   const ScoringOptions& options, BenchScore& score) {
+    std::unordered_map<std::uint64_t, const RecordedPrediction*> predictionOfCycle;
+    for (const auto& p : recording.predictions) {
+        predictionOfCycle.emplace(p.cycle, &p);
+    }
+    IdentityAccumulator accumulator(options.identityGate_m, options.trackingCutoff_m, options.ospaOrder);
+    std::vector<IdentifiedPosition> roadUsers;
+    std::vector<IdentifiedPosition> tracks;
+    std::int64_t lastScored_ns = 0;
+    bool scoredAny = false;
+    for (const auto& list : recording.tracks) {
+        const auto p = predictionOfCycle.find(list.cycle);
+        if (p == predictionOfCycle.end() || p->second->mode >= RuntimeMode::HoldLast) {
+            continue;
+        }
+        const std::int64_t source_ns = p->second->sourceStamp_ns;
+        if (scoredAny && source_ns <= lastScored_ns) {
+            continue;
+        }
+        std::size_t step = 0;
+        const ObjectList* sent = nullptr;
+        if (!stepOfTime(log, scenarioTime_s(log, source_ns), step) || (sent = listOfStep(log, step)) == nullptr ||
+            step >= scenario.stepCount()) {
+            continue;
+        }
+        roadUsers.clear();
+        for (const GroundTruthState& s : scenario.frame(step)) {
+            if (s.id != log.egoId) {
+                const bool inRange = std::hypot(s.x_m - sent->ego.x_m, s.y_m - sent->ego.y_m) <= options.sensorRange_m;
+                roadUsers.push_back({s.id, s.x_m, s.y_m, inRange});
+            }
+        }
+        tracks.clear();
+        for (const Track& t : list.tracks) {
+            tracks.push_back({t.id, t.x_m, t.y_m, true});
+        }
+        accumulator.addCycle(scenarioTime_s(log, source_ns), roadUsers, tracks);
+        lastScored_ns = source_ns;
+        scoredAny = true;
+    }
+    score.identity = accumulator.summary();
+}
+
 /// The per-sample record of one scored vehicle (see PredictionSample).
 PredictionSample describeSample(const Scenario& scenario, std::size_t step0, double t0_s, const RecordedPrediction& p,
                                 const VehiclePrediction& v, std::uint32_t trueId, const PerceivedObject& measured,
@@ -548,6 +594,7 @@ BenchScore scoreRun(const Scenario& scenario, const PerceptionEmulator& emulator
     BenchScore score;
     scoreTiming(recording, options, score);
     scoreTracking(scenario, log, recording, options, score);
+    scoreIdentity(scenario, log, recording, options, score);
     scorePredictions(scenario, emulator, log, recording, options, score);
     return score;
 }
@@ -579,6 +626,7 @@ Verdict judge(const BenchScore& score, const Acceptance& acceptance) {
 std::vector<MetricRecord> benchMetrics(const BenchScore& score, const ReplayLog& log, const Recording& recording) {
     std::vector<MetricRecord> rows = trackingMetrics(score.tracking);
     const auto append = [&rows](std::vector<MetricRecord> more) { rows.insert(rows.end(), more.begin(), more.end()); };
+    append(identityMetrics(score.identity));
     append(latencyMetrics(score.latency));
     append(occupancyMetrics(score.occupancy, score.occupancyThreshold));
     append(rejectionMetrics(std::span<const std::uint64_t, REJECT_REASON_COUNT>(score.rejections)));

@@ -3,7 +3,9 @@
 //
 //   tracking   every cycle that took new input: the published tracks against the road users within the
 //              ego's sensor range at the tracks' time (MotionPrediction::sourceStamp_ns of the cycle), by
-//              TrackingAccumulator (GOSPA association, RMSE, OSPA/GOSPA);
+//              TrackingAccumulator (GOSPA association, RMSE, OSPA/GOSPA); the same cycles by track id
+//              against road user id, by IdentityAccumulator (identity switches, fragmentation, MOTA/MOTP,
+//              false tracks, GOSPA's parts);
 //   prediction every computed, on-time prediction with new input: each predicted vehicle whose track's last
 //              perception id (Track::perceptionId of the cycle's track list) maps to a road user in the
 //              list that carried it (PerceptionEmulator::trueIdAt) is scored by PredictionAccumulator against
@@ -30,6 +32,7 @@
 #include <vector>
 
 #include "augur/core/messages.hpp"
+#include "augur/hil/identity_metrics.hpp"
 #include "augur/hil/latency_summary.hpp"
 #include "augur/hil/occupancy_metrics.hpp"
 #include "augur/hil/perception_emulator.hpp"
@@ -48,6 +51,7 @@ struct ScoringOptions {
     double sensorRange_m{80.0};         ///< road users within this of the ego should be tracked
     double occupancyThreshold{0.01};    ///< a true position is a hit in a cell with at least this probability
     std::size_t cvLookbackSteps{10};    ///< how far back the baseline looks for a perceived state
+    double identityGate_m{2.5};         ///< a track and a road user closer than this may match (CLEAR MOT)
 };
 
 /// One occupancy frame and the paths drawn over it (run_record.hpp's writeSnapshot).
@@ -61,6 +65,7 @@ struct BenchSnapshot {
 
 struct BenchScore {
     TrackingSummary tracking;
+    IdentitySummary identity;
     std::vector<HorizonErrors> ours;  ///< per REPORT_HORIZONS_S
     std::vector<HorizonErrors> cv;    ///< the baseline on the same samples
     std::vector<ModeHorizonErrors> byMode;  ///< the same split by the mode of the prediction (modes with samples)
