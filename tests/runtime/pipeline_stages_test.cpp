@@ -281,7 +281,23 @@ TEST_F(TrackStageTest, TwoObjectsForOneRoadUserInTheFirstListLeaveOneTrack) {
         runList(*sut, *state, k, {{1, x, 0.0F}, {2, x + 0.05F, 0.0F}});
     }
     EXPECT_EQ(state->tracks.trackCount, 1U);
+    EXPECT_EQ(sut->liveTracks(), 1U);
+    EXPECT_EQ(state->tracks.tracks[0].id, 1U) << "the first object's track stays";
+}
+
+TEST_F(TrackStageTest, TwoTracksThatConvergeOntoOneRoadUserAreMergedIntoTheOlder) {
+    // Two objects 3.5 m apart close in on one line and then report the same road user twice: their
+    // tracks converge, and the younger is deleted.
+    constexpr int CLOSING_LISTS = 5;
+    constexpr int CYCLES = 20;
+    constexpr float LANE_M = 3.5F;
+    for (int k = 0; k < CYCLES; ++k) {
+        const float x = SPEED_MPS * STEP_S * static_cast<float>(k);
+        const float y = std::max(0.0F, LANE_M * (1.0F - static_cast<float>(k) / CLOSING_LISTS));
+        runList(*sut, *state, k, {{1, x, 0.0F}, {2, x, y}});
+    }
     EXPECT_EQ(sut->tracksMerged(), 1U);
+    ASSERT_EQ(state->tracks.trackCount, 1U);
     EXPECT_EQ(state->tracks.tracks[0].id, 1U) << "the older (first born) track stays";
 }
 

@@ -25,14 +25,22 @@ Result<std::unique_ptr<TrackStage>, kf::AssociationError> TrackStage::create(con
     if (!associator) {
         return fail(associator.error());
     }
-    return Result<std::unique_ptr<TrackStage>, kf::AssociationError>(std::unique_ptr<TrackStage>(
-        new TrackStage(settings, std::move(associator).value(), state, frame, history)));
+    constexpr float MAX_GATE_SQ = 1000.0F;
+    auto rescue = kf::Associator::create({MAX_OBJECTS, settings.capacity,
+                                          std::min(RESCUE_GATE_FACTOR * settings.gateMahalanobisSq, MAX_GATE_SQ),
+                                          settings.gateDistance_m, settings.idBonus});
+    if (!rescue) {
+        return fail(rescue.error());
+    }
+    return Result<std::unique_ptr<TrackStage>, kf::AssociationError>(std::unique_ptr<TrackStage>(new TrackStage(
+        settings, std::move(associator).value(), std::move(rescue).value(), state, frame, history)));
 }
 
-TrackStage::TrackStage(const TrackStageSettings& settings, kf::Associator associator, PipelineState& state,
-                       SceneFrame& frame, TrackHistory& history)
+TrackStage::TrackStage(const TrackStageSettings& settings, kf::Associator associator, kf::Associator rescue,
+                       PipelineState& state, SceneFrame& frame, TrackHistory& history)
     : m_settings(settings),
       m_associator(std::move(associator)),
+      m_rescue(std::move(rescue)),
       m_state(state),
       m_frame(frame),
       m_history(history),
@@ -55,6 +63,15 @@ TrackStage::TrackStage(const TrackStageSettings& settings, kf::Associator associ
     m_objId.assign(MAX_OBJECTS, 0);
     m_objectToTrack.assign(MAX_OBJECTS, kf::Associator::NO_TRACK);
     m_gated.assign(MAX_OBJECTS, 0);
+    m_restIndex.assign(MAX_OBJECTS, 0);
+    m_restX.assign(MAX_OBJECTS, 0.0F);
+    m_restY.assign(MAX_OBJECTS, 0.0F);
+    m_restVarX.assign(MAX_OBJECTS, 1.0F);
+    m_restVarY.assign(MAX_OBJECTS, 1.0F);
+    m_restId.assign(MAX_OBJECTS, 0);
+    m_restToTrack.assign(MAX_OBJECTS, kf::Associator::NO_TRACK);
+    m_restGated.assign(MAX_OBJECTS, 0);
+    m_restLive.assign(n, 0);
     m_live.assign(n, 0);
     m_confirmed.assign(n, 0);
     m_trackId.assign(n, 0);
@@ -154,13 +171,14 @@ void TrackStage::track(const ObjectList& list) noexcept {
     const kf::Detections detections{m_objX.data(), m_objY.data(), m_objVarX.data(), m_objVarY.data(), m_objId.data(),
                                     objects};
     (void)m_associator.associate(predicted, detections, m_objectToTrack, m_gated);
+    rescueLeftovers(objects);
 
     // 3. Measurements of associated tracks; births from objects outside every gate.
     for (std::uint32_t j = 0; j < objects; ++j) {
         const PerceivedObject& o = list.objects[j];
         std::uint32_t t = m_objectToTrack[j];
         if (t == kf::Associator::NO_TRACK) {
-            if (m_gated[j] != 0) {
+            if (nearAnyTrack(j)) {
                 ++m_duplicatesSuppressed;
                 continue;
             }
@@ -186,6 +204,76 @@ void TrackStage::track(const ObjectList& list) noexcept {
     kf::cpu::step<float>(params, bank, input);
     manageTracks();
     mergeDuplicates();
+}
+
+void TrackStage::rescueLeftovers(std::uint32_t objects) noexcept {
+    const std::size_t n = m_settings.capacity;
+    std::uint32_t rest = 0;
+    for (std::uint32_t j = 0; j < objects; ++j) {
+        if (m_objectToTrack[j] != kf::Associator::NO_TRACK) {
+            continue;
+        }
+        m_restIndex[rest] = j;
+        m_restX[rest] = m_objX[j];
+        m_restY[rest] = m_objY[j];
+        m_restVarX[rest] = m_objVarX[j];
+        m_restVarY[rest] = m_objVarY[j];
+        m_restId[rest] = m_objId[j];
+        ++rest;
+    }
+    if (rest == 0) {
+        return;
+    }
+    std::uint32_t unmeasured = 0;
+    for (std::uint32_t t = 0; t < n; ++t) {
+        m_restLive[t] = m_live[t];
+    }
+    for (std::uint32_t j = 0; j < objects; ++j) {
+        if (m_objectToTrack[j] != kf::Associator::NO_TRACK) {
+            m_restLive[m_objectToTrack[j]] = 0;
+        }
+    }
+    for (std::uint32_t t = 0; t < n; ++t) {
+        unmeasured += m_restLive[t];
+    }
+    if (unmeasured == 0) {
+        return;
+    }
+    const auto cov = [&](int a, int b) { return &m_cov[static_cast<std::size_t>(kf::packedIndex(m_dim, a, b)) * n]; };
+    const kf::PredictedTracks predicted{&m_mean[0], &m_mean[n], cov(0, 0), cov(0, 1), cov(1, 1),
+                                        m_restLive.data(), m_perceptionId.data(), n};
+    const kf::Detections detections{m_restX.data(), m_restY.data(), m_restVarX.data(), m_restVarY.data(),
+                                    m_restId.data(), rest};
+    (void)m_rescue.associate(predicted, detections, m_restToTrack, m_restGated);
+    for (std::uint32_t r = 0; r < rest; ++r) {
+        if (m_restToTrack[r] != kf::Associator::NO_TRACK) {
+            m_objectToTrack[m_restIndex[r]] = m_restToTrack[r];
+        }
+    }
+}
+
+bool TrackStage::nearAnyTrack(std::uint32_t j) const noexcept {
+    const std::size_t n = m_settings.capacity;
+    const kf::AssociationConfig& wide = m_rescue.config();
+    const auto at = [&](int a, int b, std::uint32_t t) {
+        return m_cov[static_cast<std::size_t>(kf::packedIndex(m_dim, a, b)) * n + t];
+    };
+    for (std::uint32_t t = 0; t < n; ++t) {
+        if (m_live[t] == 0) {
+            continue;
+        }
+        const float dx = m_objX[j] - m_mean[t];
+        const float dy = m_objY[j] - m_mean[n + t];
+        if (!(dx * dx + dy * dy <= wide.distanceGate_m * wide.distanceGate_m)) {
+            continue;
+        }
+        const float d2 = kf::Associator::mahalanobisSq(dx, dy, at(0, 0, t) + m_objVarX[j], at(0, 1, t),
+                                                       at(1, 1, t) + m_objVarY[j]);
+        if (d2 <= wide.mahalanobisGateSq) {
+            return true;
+        }
+    }
+    return false;
 }
 
 void TrackStage::manageTracks() noexcept {

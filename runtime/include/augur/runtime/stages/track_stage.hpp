@@ -10,10 +10,13 @@
 //   2. objects are associated with the predicted tracks (kernels/kf Associator: Euclidean pre-gate,
 //      Mahalanobis gate on the position innovation with S = H P Hᵀ + R, global nearest neighbour; the
 //      perception id only lowers a pair's cost when it equals the id last associated with the track);
+//      Objects and live tracks left over are associated once more with the gate widened RESCUE_GATE_FACTOR
+//      times (a pair outside the 99 % gate with no competitor is still the likelier explanation than a new
+//      road user next to a track that missed its object);
 //   3. each associated track is updated in Joseph form with the measured position and the velocity of the
-//      measured speed and heading (kf::polarVelocityCovariance); an unassigned object inside some track's
-//      gates is a second report of a tracked road user and starts nothing (counted, duplicatesSuppressed);
-//      any other unassigned object starts a tentative track with a new augur id;
+//      measured speed and heading (kf::polarVelocityCovariance); an unassigned object inside the widened
+//      gate of any live track is a second report of a tracked road user and starts nothing (counted,
+//      duplicatesSuppressed); any other unassigned object starts a tentative track with a new augur id;
 //   4. track management: a tentative track is confirmed once associated in confirmAfterHits of its last
 //      confirmWindow lists, and deleted when its first confirmWindow lists pass without that; a track
 //      missed more than maxMissedCycles lists in a row is deleted; of two live tracks that have become one
@@ -50,6 +53,10 @@ struct TrackStageSettings {
     float idBonus{1.0F};                ///< cost reduction for an unchanged perception id
 };
 
+/// The second association pass and the duplicate test use the gate times this (9.21 → 27.6: a pair
+/// beyond it is 5σ off).
+inline constexpr float RESCUE_GATE_FACTOR = 3.0F;
+
 /// Two live tracks closer than this squared Mahalanobis distance (position difference under the sum of
 /// their position covariances) and MERGE_SPEED_MPS in velocity follow one road user: the younger goes.
 inline constexpr float MERGE_GATE_SQ = 4.0F;
@@ -73,8 +80,13 @@ public:
     [[nodiscard]] std::uint32_t liveTracks() const noexcept { return m_liveCount; }
 
 private:
-    TrackStage(const TrackStageSettings& settings, kernels::kf::Associator associator, PipelineState& state,
-               SceneFrame& frame, TrackHistory& history);
+    TrackStage(const TrackStageSettings& settings, kernels::kf::Associator associator, kernels::kf::Associator rescue,
+               PipelineState& state, SceneFrame& frame, TrackHistory& history);
+    /// Second pass: objects the first left unassigned against the live tracks it left unmeasured, with the
+    /// widened gate; writes the pairs it finds into m_objectToTrack.
+    void rescueLeftovers(std::uint32_t objects) noexcept;
+    /// True when object j lies inside the widened gate of any live track.
+    [[nodiscard]] bool nearAnyTrack(std::uint32_t j) const noexcept;
     void track(const ObjectList& list) noexcept;
     /// Takes a free slot for a new track (NO_SLOT when none is free).
     [[nodiscard]] std::uint32_t allocateSlot() noexcept;
@@ -93,6 +105,7 @@ private:
 
     TrackStageSettings m_settings;
     kernels::kf::Associator m_associator;
+    kernels::kf::Associator m_rescue;  ///< the widened second pass
     PipelineState& m_state;
     SceneFrame& m_frame;
     TrackHistory& m_history;
@@ -114,6 +127,16 @@ private:
     std::vector<std::uint32_t> m_objId;
     std::vector<std::uint32_t> m_objectToTrack;
     std::vector<std::uint8_t> m_gated;
+    // The second pass: leftover objects (compacted) and the tracks still unmeasured.
+    std::vector<std::uint32_t> m_restIndex;  ///< rest object → list object
+    std::vector<float> m_restX;
+    std::vector<float> m_restY;
+    std::vector<float> m_restVarX;
+    std::vector<float> m_restVarY;
+    std::vector<std::uint32_t> m_restId;
+    std::vector<std::uint32_t> m_restToTrack;
+    std::vector<std::uint8_t> m_restGated;
+    std::vector<std::uint8_t> m_restLive;  ///< per slot: live and not yet measured
     // Per slot bookkeeping.
     std::vector<std::uint8_t> m_live;
     std::vector<std::uint8_t> m_confirmed;
