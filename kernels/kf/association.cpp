@@ -188,6 +188,7 @@ AssociationStats Associator::associate(const PredictedTracks& tracks, const Dete
             m_edgeCost[edges] = sameId ? d2 - m_config.idBonus : d2;
             ++edges;
         }
+        stats.contestedObjects += edges - m_edgeBegin[j] > 1 ? 1U : 0U;
     }
     m_edgeBegin[objectCount] = edges;
     stats.candidatePairs = edges;

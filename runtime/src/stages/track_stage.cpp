@@ -56,6 +56,7 @@ TrackStage::TrackStage(const TrackStageSettings& settings, kf::Associator associ
     m_velCov.assign(3 * n, 1.0F);
     m_measured.assign(n, 0);
     m_noMeasurement.assign(n, 0);
+    m_update.assign(n, 0);
     m_objX.assign(MAX_OBJECTS, 0.0F);
     m_objY.assign(MAX_OBJECTS, 0.0F);
     m_objVarX.assign(MAX_OBJECTS, 1.0F);
@@ -120,6 +121,7 @@ void TrackStage::removeTrack(std::uint32_t slot) noexcept {
 void TrackStage::setMeasurement(std::uint32_t t, const PerceivedObject& o, std::int64_t stamp_ns) noexcept {
     const std::size_t n = m_settings.capacity;
     m_measured[t] = 1;
+    m_update[t] = 1;
     m_z[t] = o.x_m;
     m_z[n + t] = o.y_m;
     m_var[t] = o.stdX_m * o.stdX_m;
@@ -145,6 +147,7 @@ void TrackStage::track(const ObjectList& list) noexcept {
     // 1. Predict every live track to this list's time; free slots stand still.
     for (std::uint32_t t = 0; t < n; ++t) {
         m_measured[t] = 0;
+        m_update[t] = 0;
         if (m_live[t] != 0) {
             m_dt[t] = static_cast<float>(std::max<std::int64_t>(stamp_ns - m_lastStamp_ns[t], 0)) / NS_PER_S;
             m_lastStamp_ns[t] = stamp_ns;
@@ -170,7 +173,9 @@ void TrackStage::track(const ObjectList& list) noexcept {
                                         m_live.data(), m_perceptionId.data(), n};
     const kf::Detections detections{m_objX.data(), m_objY.data(), m_objVarX.data(), m_objVarY.data(), m_objId.data(),
                                     objects};
-    (void)m_associator.associate(predicted, detections, m_objectToTrack, m_gated);
+    const kf::AssociationStats stats = m_associator.associate(predicted, detections, m_objectToTrack, m_gated);
+    m_objectsOffered += objects;
+    m_objectsContested += stats.contestedObjects;
     rescueLeftovers(objects);
 
     // 3. Measurements of associated tracks; births from objects outside every gate.
@@ -178,7 +183,7 @@ void TrackStage::track(const ObjectList& list) noexcept {
         const PerceivedObject& o = list.objects[j];
         std::uint32_t t = m_objectToTrack[j];
         if (t == kf::Associator::NO_TRACK) {
-            if (nearAnyTrack(j)) {
+            if (m_gated[j] != 0 || nearAnyTrack(j)) {
                 ++m_duplicatesSuppressed;
                 continue;
             }
@@ -193,14 +198,17 @@ void TrackStage::track(const ObjectList& list) noexcept {
             m_mean[2 * n + t] = o.speed_mps * std::cos(o.heading_rad);
             m_mean[3 * n + t] = o.speed_mps * std::sin(o.heading_rad);
             m_lastStamp_ns[t] = stamp_ns;
+            setMeasurement(t, o, stamp_ns);
+            m_update[t] = 0;  // initialised from this object: updating with it again would count it twice
+            continue;
         }
         setMeasurement(t, o, stamp_ns);
     }
 
     // 4. Update (time step 0: the prediction is done).
     std::fill(m_dt.begin(), m_dt.end(), 0.0F);
-    const kf::CycleInput<float> input{m_dt.data(),   m_z.data(),      m_var.data(),     m_measured.data(),
-                                      nullptr,       m_zVel.data(),   m_velCov.data(),  m_measured.data()};
+    const kf::CycleInput<float> input{m_dt.data(),   m_z.data(),      m_var.data(),     m_update.data(),
+                                      nullptr,       m_zVel.data(),   m_velCov.data(),  m_update.data()};
     kf::cpu::step<float>(params, bank, input);
     manageTracks();
     mergeDuplicates();
@@ -226,7 +234,7 @@ void TrackStage::rescueLeftovers(std::uint32_t objects) noexcept {
     }
     std::uint32_t unmeasured = 0;
     for (std::uint32_t t = 0; t < n; ++t) {
-        m_restLive[t] = m_live[t];
+        m_restLive[t] = m_confirmed[t];  // a tentative track earns confirmation inside the plain gate
     }
     for (std::uint32_t j = 0; j < objects; ++j) {
         if (m_objectToTrack[j] != kf::Associator::NO_TRACK) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <vector>
@@ -27,6 +28,7 @@ constexpr float RANGE_M = 80.0F;
 struct FaultRun {
     TrackingSummary tracking;
     IdentitySummary identity;
+    double contestedShare{0.0};  ///< objects inside the gates of more than one track
 };
 
 /// The road user present in the most steps (lowest id on ties), as `augur-hil` picks the ego.
@@ -97,14 +99,17 @@ FaultRun runWithFaults(const Scenario& scenario, PerceptionConfig faults) {
         tracking.addCycle(truths, tracks);
         identity.addCycle(static_cast<double>(step) * scenario.step_s(), roadUsers, trackIds);
     }
-    return {tracking.summary(), identity.summary()};
+    const auto& stage = *sut.value();
+    return {tracking.summary(), identity.summary(),
+            static_cast<double>(stage.objectsContested()) / static_cast<double>(std::max<std::uint64_t>(stage.objectsAssociated(), 1))};
 }
 
 void print(const char* name, const FaultRun& r) {
     std::printf("%-14s OSPA %.3f m  GOSPA %.3f m  RMSE %.3f m  MOTA %.4f  IDSW %zu  FRAG %zu  false tracks %zu "
-                "(longest %.1f s)\n",
+                "(longest %.1f s)  contested objects %.4f\n",
                 name, r.tracking.meanOspa_m, r.tracking.meanGospa_m, r.tracking.positionRmse_m, r.identity.mota,
-                r.identity.idSwitches, r.identity.fragmentations, r.identity.falseTrackIds, r.identity.longestFalseTrack_s);
+                r.identity.idSwitches, r.identity.fragmentations, r.identity.falseTrackIds, r.identity.longestFalseTrack_s,
+                r.contestedShare);
 }
 
 class TrackingUnderFaults : public ::testing::Test {
@@ -165,3 +170,11 @@ TEST_F(TrackingUnderFaults, ClutterOfTwoObjectsPerListConfirmsNoFalseTrackLonger
 
 }  // namespace
 }  // namespace augur::hil
+namespace augur::hil { namespace {
+TEST_F(TrackingUnderFaults, TmpNoise) {
+    for (float sd : {0.3F, 0.6F, 1.0F}) {
+        PerceptionConfig f; f.stdPosition_m = sd; print(("std " + std::to_string(sd)).c_str(), runWithFaults(*s_scenario, f));
+        f.clutterRate = 10.0F; print(("std+cl10 " + std::to_string(sd)).c_str(), runWithFaults(*s_scenario, f));
+    }
+}
+}}

@@ -72,6 +72,7 @@ struct Detections {
 
 struct AssociationStats {
     std::uint32_t candidatePairs{0};  ///< pairs inside both gates
+    std::uint32_t contestedObjects{0};  ///< objects with more than one candidate track (ambiguous)
     std::uint32_t assigned{0};
     std::uint32_t components{0};       ///< connected components with at least one candidate pair
     std::uint32_t largestComponent{0};  ///< objects + tracks of the largest one

@@ -10,13 +10,15 @@
 //   2. objects are associated with the predicted tracks (kernels/kf Associator: Euclidean pre-gate,
 //      Mahalanobis gate on the position innovation with S = H P Hᵀ + R, global nearest neighbour; the
 //      perception id only lowers a pair's cost when it equals the id last associated with the track);
-//      Objects and live tracks left over are associated once more with the gate widened RESCUE_GATE_FACTOR
-//      times (a pair outside the 99 % gate with no competitor is still the likelier explanation than a new
-//      road user next to a track that missed its object);
+//      Objects and confirmed tracks left over are associated once more with the gate widened
+//      RESCUE_GATE_FACTOR times (a pair outside the 99 % gate with no competitor is still the likelier
+//      explanation than a new road user beside a track that missed its object; tentative tracks are left
+//      out: they earn confirmation inside the plain gate, so clutter does not confirm itself);
 //   3. each associated track is updated in Joseph form with the measured position and the velocity of the
-//      measured speed and heading (kf::polarVelocityCovariance); an unassigned object inside the widened
-//      gate of any live track is a second report of a tracked road user and starts nothing (counted,
-//      duplicatesSuppressed); any other unassigned object starts a tentative track with a new augur id;
+//      measured speed and heading (kf::polarVelocityCovariance); an unassigned object inside the gate of
+//      any live track, or inside the widened gate of a confirmed one, is a second report of a tracked road
+//      user and starts nothing (counted, duplicatesSuppressed); any other unassigned object starts a
+//      tentative track with a new augur id;
 //   4. track management: a tentative track is confirmed once associated in confirmAfterHits of its last
 //      confirmWindow lists, and deleted when its first confirmWindow lists pass without that; a track
 //      missed more than maxMissedCycles lists in a row is deleted; of two live tracks that have become one
@@ -76,6 +78,10 @@ public:
     [[nodiscard]] std::uint64_t duplicatesSuppressed() const noexcept { return m_duplicatesSuppressed; }
     /// Tracks deleted because they had merged with an older one (since init).
     [[nodiscard]] std::uint64_t tracksMerged() const noexcept { return m_tracksMerged; }
+    /// Objects offered to the association, and those of them inside the gates of more than one track
+    /// (ambiguous: where a soft, JPDA-style update would differ from the hard assignment), since init.
+    [[nodiscard]] std::uint64_t objectsAssociated() const noexcept { return m_objectsOffered; }
+    [[nodiscard]] std::uint64_t objectsContested() const noexcept { return m_objectsContested; }
     /// Live tracks, tentative and confirmed.
     [[nodiscard]] std::uint32_t liveTracks() const noexcept { return m_liveCount; }
 
@@ -85,7 +91,7 @@ private:
     /// Second pass: objects the first left unassigned against the live tracks it left unmeasured, with the
     /// widened gate; writes the pairs it finds into m_objectToTrack.
     void rescueLeftovers(std::uint32_t objects) noexcept;
-    /// True when object j lies inside the widened gate of any live track.
+    /// True when object j lies inside the widened gate of a confirmed track.
     [[nodiscard]] bool nearAnyTrack(std::uint32_t j) const noexcept;
     void track(const ObjectList& list) noexcept;
     /// Takes a free slot for a new track (NO_SLOT when none is free).
@@ -119,6 +125,7 @@ private:
     std::vector<float> m_velCov;  ///< its covariance xx, xy, yy, [3 × capacity]
     std::vector<std::uint8_t> m_measured;
     std::vector<std::uint8_t> m_noMeasurement;  ///< all 0: the predict-only pass
+    std::vector<std::uint8_t> m_update;         ///< measured and not born from this list: the update pass
     // One list's objects for the associator, [MAX_OBJECTS].
     std::vector<float> m_objX;
     std::vector<float> m_objY;
@@ -151,6 +158,8 @@ private:
     std::uint64_t m_overflows{0};
     std::uint64_t m_duplicatesSuppressed{0};
     std::uint64_t m_tracksMerged{0};
+    std::uint64_t m_objectsOffered{0};
+    std::uint64_t m_objectsContested{0};
     std::vector<std::int64_t> m_lastStamp_ns;
     std::vector<std::uint32_t> m_hits;
     std::vector<std::uint32_t> m_age;
