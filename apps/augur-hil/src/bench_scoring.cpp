@@ -39,53 +39,51 @@ bool stepOfTime(const ReplayLog& log, double t_s, std::size_t& step) {
     return true;
 }
 
-/// The newest perceived object with `perceivedId` sent at or before `step` (within `lookback` steps).
-const PerceivedObject* perceivedAtOrBefore(const ReplayLog& log, std::size_t step, std::uint32_t perceivedId,
-                                           std::size_t lookback, std::size_t& foundStep) {
+/// The road user augur track `trackId` of cycle `cycle` follows: the nearest road user but the ego at
+/// `step` within `gate_m` of the track's published position (the tracks are at that step's time); 0 when
+/// the track is not in the cycle's list or no road user is that near. Independent of perception ids.
+std::uint32_t roadUserOfTrack(const Scenario& scenario, const ReplayLog& log,
+                              const std::unordered_map<std::uint64_t, const RecordedTrackList*>& tracksOfCycle,
+                              std::uint64_t cycle, std::uint32_t trackId, std::size_t step, double gate_m) {
+    const auto it = tracksOfCycle.find(cycle);
+    if (it == tracksOfCycle.end() || step >= scenario.stepCount()) {
+        return 0;
+    }
+    for (const Track& t : it->second->tracks) {
+        if (t.id != trackId) {
+            continue;
+        }
+        std::uint32_t nearest = 0;
+        double best = gate_m;
+        for (const GroundTruthState& s : scenario.frame(step)) {
+            const double d = std::hypot(static_cast<double>(s.x_m) - t.x_m, static_cast<double>(s.y_m) - t.y_m);
+            if (s.id != log.egoId && d < best) {
+                best = d;
+                nearest = s.id;
+            }
+        }
+        return nearest;
+    }
+    return 0;
+}
+
+/// The newest object the bench sent for road user `trueId` at or before `step` (within `lookback`), by
+/// the emulator's record of who carried each id in each list.
+const PerceivedObject* perceivedOfRoadUser(const PerceptionEmulator& emulator, const ReplayLog& log, std::size_t step,
+                                           std::uint32_t trueId, std::size_t lookback, std::size_t& foundStep) {
     for (std::size_t back = 0; back <= lookback && back <= step; ++back) {
         const ObjectList* list = listOfStep(log, step - back);
         if (list == nullptr) {
             continue;
         }
         for (std::uint32_t i = 0; i < list->objectCount && i < MAX_OBJECTS; ++i) {
-            if (list->objects[i].id == perceivedId) {
+            if (emulator.trueIdAt(step - back, list->objects[i].id) == trueId) {
                 foundStep = step - back;
                 return &list->objects[i];
             }
         }
     }
     return nullptr;
-}
-
-/// The perception id last associated with augur track `trackId` in cycle `cycle`'s track list (Track::id is
-/// augur's own id; the emulator knows perception ids only); 0 when the track is not in that list.
-std::uint32_t perceivedIdOfTrack(const std::unordered_map<std::uint64_t, const RecordedTrackList*>& tracksOfCycle,
-                                 std::uint64_t cycle, std::uint32_t trackId) {
-    const auto it = tracksOfCycle.find(cycle);
-    if (it == tracksOfCycle.end()) {
-        return 0;
-    }
-    for (const Track& t : it->second->tracks) {
-        if (t.id == trackId) {
-            return t.perceptionId;
-        }
-    }
-    return 0;
-}
-
-/// The road user behind augur track `trackId` of cycle `cycle`: the object that carried the track's last
-/// perception id in the newest list (at or before `step`, within `lookback`) that had it, else the id's
-/// owner (PerceptionEmulator::trueIdOf); writes that perception id.
-std::uint32_t trueIdOfTrack(const PerceptionEmulator& emulator, const ReplayLog& log,
-                            const std::unordered_map<std::uint64_t, const RecordedTrackList*>& tracksOfCycle,
-                            std::uint64_t cycle, std::uint32_t trackId, std::size_t step, std::size_t lookback,
-                            std::uint32_t& perceivedId) {
-    perceivedId = perceivedIdOfTrack(tracksOfCycle, cycle, trackId);
-    std::size_t seenStep = 0;
-    if (perceivedAtOrBefore(log, step, perceivedId, lookback, seenStep) == nullptr) {
-        return emulator.trueIdOf(perceivedId);
-    }
-    return emulator.trueIdAt(seenStep, perceivedId);
 }
 
 KinematicState kinematic(const GroundTruthState& s) {
@@ -393,9 +391,8 @@ void scorePredictions(const Scenario& scenario, const PerceptionEmulator& emulat
         std::size_t scoredVehicles = 0;
         std::size_t vehiclesInGrid = 0;
         for (const VehiclePrediction& v : p.vehicles) {
-            std::uint32_t perceivedId = 0;
             const std::uint32_t trueId =
-                trueIdOfTrack(emulator, log, tracksOfCycle, p.cycle, v.trackId, step0, options.cvLookbackSteps, perceivedId);
+                roadUserOfTrack(scenario, log, tracksOfCycle, p.cycle, v.trackId, step0, options.identityGate_m);
             if (trueId == 0 || trueId == log.egoId || v.corridorCount == 0) {
                 continue;
             }
@@ -412,7 +409,7 @@ void scorePredictions(const Scenario& scenario, const PerceptionEmulator& emulat
             }
             std::size_t measuredStep = 0;
             const PerceivedObject* measured =
-                perceivedAtOrBefore(log, step0, perceivedId, options.cvLookbackSteps, measuredStep);
+                perceivedOfRoadUser(emulator, log, step0, trueId, options.cvLookbackSteps, measuredStep);
             if (measured == nullptr) {
                 ++score.samplesWithoutBaseline;
                 continue;
@@ -525,9 +522,8 @@ void scorePredictions(const Scenario& scenario, const PerceptionEmulator& emulat
         snapshot.paths.push_back({PathKind::Ego, log.egoId, 0, 1.0, {{sent->ego.x_m, sent->ego.y_m}}});
     }
     for (const VehiclePrediction& v : p.vehicles) {
-        std::uint32_t perceivedId = 0;
         const std::uint32_t trueId =
-            trueIdOfTrack(emulator, log, tracksOfCycle, p.cycle, v.trackId, step0, options.cvLookbackSteps, perceivedId);
+            roadUserOfTrack(scenario, log, tracksOfCycle, p.cycle, v.trackId, step0, options.identityGate_m);
         if (trueId == 0 || trueId == log.egoId) {
             continue;
         }
@@ -550,7 +546,7 @@ void scorePredictions(const Scenario& scenario, const PerceptionEmulator& emulat
             snapshot.paths.push_back(std::move(path));
         }
         std::size_t measuredStep = 0;
-        if (const PerceivedObject* m = perceivedAtOrBefore(log, step0, perceivedId, options.cvLookbackSteps, measuredStep)) {
+        if (const PerceivedObject* m = perceivedOfRoadUser(emulator, log, step0, trueId, options.cvLookbackSteps, measuredStep)) {
             const double lag_s = snapshot.t_s - static_cast<double>(measuredStep) * log.step_s;
             const Point2 atT0{m->x_m + lag_s * m->speed_mps * std::cos(static_cast<double>(m->heading_rad)),
                               m->y_m + lag_s * m->speed_mps * std::sin(static_cast<double>(m->heading_rad))};

@@ -6,13 +6,13 @@
 //              TrackingAccumulator (GOSPA association, RMSE, OSPA/GOSPA); the same cycles by track id
 //              against road user id, by IdentityAccumulator (identity switches, fragmentation, MOTA/MOTP,
 //              false tracks, GOSPA's parts);
-//   prediction every computed, on-time prediction with new input: each predicted vehicle whose track's last
-//              perception id (Track::perceptionId of the cycle's track list) maps to a road user in the
-//              list that carried it (PerceptionEmulator::trueIdAt) is scored by PredictionAccumulator against
-//              its true positions at t0 + k·step_s (t0 = sourceStamp_ns, linear interpolation between
-//              scenario steps), and so is the constant-velocity baseline on the same sample: predicted from
-//              the newest perceived (noisy) state of that object the bench sent at or before t0 (within
-//              cvLookbackSteps), carried forward to t0 at its speed. Only samples both can be scored on count;
+//   prediction every computed, on-time prediction with new input: each predicted vehicle whose track (in the
+//              cycle's track list) lies within identityGate_m of a road user at t0 is scored, as that road
+//              user, by PredictionAccumulator against its true positions at t0 + k·step_s (t0 =
+//              sourceStamp_ns, linear interpolation between scenario steps), and so is the constant-velocity
+//              baseline on the same sample: predicted from the newest perceived (noisy) state of that road
+//              user the bench sent at or before t0 (within cvLookbackSteps; PerceptionEmulator::trueIdAt),
+//              carried forward to t0 at its speed. Only samples both can be scored on count;
 //   occupancy  for each scored vehicle and grid frame f (covering prediction steps [f·s, (f+1)·s), s =
 //              horizonSteps / frameCount), the true position at each of those steps against the frame
 //              (occupancyOutcome with the threshold);
@@ -51,7 +51,8 @@ struct ScoringOptions {
     double sensorRange_m{80.0};         ///< road users within this of the ego should be tracked
     double occupancyThreshold{0.01};    ///< a true position is a hit in a cell with at least this probability
     std::size_t cvLookbackSteps{10};    ///< how far back the baseline looks for a perceived state
-    double identityGate_m{2.5};         ///< a track and a road user closer than this may match (CLEAR MOT)
+    double identityGate_m{2.5};         ///< a track and a road user closer than this may match (CLEAR MOT,
+                                        ///< and a predicted vehicle's road user)
 };
 
 /// One occupancy frame and the paths drawn over it (run_record.hpp's writeSnapshot).
