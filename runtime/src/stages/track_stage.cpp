@@ -183,7 +183,7 @@ void TrackStage::track(const ObjectList& list) noexcept {
         const PerceivedObject& o = list.objects[j];
         std::uint32_t t = m_objectToTrack[j];
         if (t == kf::Associator::NO_TRACK) {
-            if (m_gated[j] != 0 || nearAnyTrack(j)) {
+            if (nearAnyTrack(j)) {
                 ++m_duplicatesSuppressed;
                 continue;
             }

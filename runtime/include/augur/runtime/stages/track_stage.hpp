@@ -15,10 +15,10 @@
 //      explanation than a new road user beside a track that missed its object; tentative tracks are left
 //      out: they earn confirmation inside the plain gate, so clutter does not confirm itself);
 //   3. each associated track is updated in Joseph form with the measured position and the velocity of the
-//      measured speed and heading (kf::polarVelocityCovariance); an unassigned object inside the gate of
-//      any live track, or inside the widened gate of a confirmed one, is a second report of a tracked road
+//      measured speed and heading (kf::polarVelocityCovariance); an unassigned object inside the widened
+//      gate of any live track (one born from this list included) is a second report of a tracked road
 //      user and starts nothing (counted, duplicatesSuppressed); any other unassigned object starts a
-//      tentative track with a new augur id;
+//      tentative track with a new augur id, initialised from the object (not updated with it again);
 //   4. track management: a tentative track is confirmed once associated in confirmAfterHits of its last
 //      confirmWindow lists, and deleted when its first confirmWindow lists pass without that; a track
 //      missed more than maxMissedCycles lists in a row is deleted; of two live tracks that have become one
@@ -91,7 +91,7 @@ private:
     /// Second pass: objects the first left unassigned against the live tracks it left unmeasured, with the
     /// widened gate; writes the pairs it finds into m_objectToTrack.
     void rescueLeftovers(std::uint32_t objects) noexcept;
-    /// True when object j lies inside the widened gate of a confirmed track.
+    /// True when object j lies inside the widened gate of any live track.
     [[nodiscard]] bool nearAnyTrack(std::uint32_t j) const noexcept;
     void track(const ObjectList& list) noexcept;
     /// Takes a free slot for a new track (NO_SLOT when none is free).
