@@ -10,9 +10,6 @@ namespace augur::kernels::kf {
 namespace {
 
 constexpr std::uint32_t UNSET = 0xFFFF'FFFFU;
-/// Cost of a pair outside the gates inside a component's dense matrix: larger than any assignment that
-/// leaves every object unassigned (≤ MAX_ASSOCIATION_SIDE · 1000), so the optimum never takes one.
-constexpr double FORBIDDEN_COST = 1e9;
 constexpr double INFINITE_COST = std::numeric_limits<double>::infinity();
 
 }  // namespace
@@ -42,7 +39,7 @@ Result<Associator, AssociationError> Associator::create(const AssociationConfig&
     if (config.maxObjects > MAX_ASSOCIATION_SIDE || config.maxTracks > MAX_ASSOCIATION_SIDE) {
         return fail(AssociationError::CapacityTooLarge);
     }
-    constexpr float MAX_GATE_SQ = 1000.0F;  // the schema's bound; FORBIDDEN_COST relies on it
+    constexpr float MAX_GATE_SQ = 1000.0F;  // the schema's bound
     if (!(config.mahalanobisGateSq > 0.0F) || !(config.mahalanobisGateSq <= MAX_GATE_SQ) ||
         !(config.distanceGate_m > 0.0F) || !std::isfinite(config.distanceGate_m) || !(config.idBonus >= 0.0F) ||
         !(config.idBonus < config.mahalanobisGateSq)) {
@@ -64,7 +61,11 @@ Result<Associator, AssociationError> Associator::create(const AssociationConfig&
     sut.m_rowBegin.assign(objects + 1, 0);
     sut.m_colBegin.assign(objects + 1, 0);  // a component holds at least one object
     sut.m_localCol.assign(tracks, UNSET);
-    sut.m_cost.assign(objects * cols, 0.0);
+    sut.m_entryBegin.assign(objects + 1, 0);
+    sut.m_entryCol.assign(objects * (tracks + 1), 0);
+    sut.m_entryCost.assign(objects * (tracks + 1), 0.0);
+    sut.m_touched.assign(cols + 1, 0);
+    sut.m_usedList.assign(cols + 1, 0);
     sut.m_u.assign(objects + 1, 0.0);
     sut.m_v.assign(cols + 1, 0.0);
     sut.m_minv.assign(cols + 1, 0.0);
@@ -91,13 +92,18 @@ void Associator::unite(std::uint32_t a, std::uint32_t b) noexcept {
     }
 }
 
-void Associator::solveDense(std::size_t rows, std::size_t cols) noexcept {
+void Associator::solveSparse(std::size_t rows, std::size_t cols) noexcept {
     // Shortest augmenting paths with potentials (Jonker & Volgenant 1987), 1-based rows and columns;
-    // column 0 is the virtual start. Requires rows ≤ cols (the unassigned columns guarantee it).
+    // column 0 is the virtual start. Row i's finite entries are m_entryCol/m_entryCost[m_entryBegin[i−1] …
+    // m_entryBegin[i]) (m_entryBegin[0] = 0); every other entry is +∞ and is never scanned: a column no visited row reaches keeps
+    // minv = +∞ and cannot be chosen, so each step costs the columns reached so far (m_touched), not all.
+    // Requires a perfect assignment of the rows to exist (each row's own "unassigned" column).
     for (std::size_t j = 0; j <= cols; ++j) {
         m_v[j] = 0.0;
         m_p[j] = 0;
         m_way[j] = 0;
+        m_minv[j] = INFINITE_COST;
+        m_used[j] = 0;
     }
     for (std::size_t i = 0; i <= rows; ++i) {
         m_u[i] = 0.0;
@@ -105,35 +111,43 @@ void Associator::solveDense(std::size_t rows, std::size_t cols) noexcept {
     for (std::size_t i = 1; i <= rows; ++i) {
         m_p[0] = static_cast<std::uint32_t>(i);
         std::size_t j0 = 0;
-        for (std::size_t j = 0; j <= cols; ++j) {
-            m_minv[j] = INFINITE_COST;
-            m_used[j] = 0;
-        }
+        std::size_t touched = 0;
+        std::size_t usedCount = 0;
         do {
             m_used[j0] = 1;
+            m_usedList[usedCount++] = static_cast<std::uint32_t>(j0);
             const std::size_t i0 = m_p[j0];
-            const double* costRow = &m_cost[(i0 - 1) * cols];
-            double delta = INFINITE_COST;
-            std::size_t j1 = 0;
-            for (std::size_t j = 1; j <= cols; ++j) {
+            for (std::uint32_t e = m_entryBegin[i0 - 1]; e < m_entryBegin[i0]; ++e) {
+                const std::size_t j = m_entryCol[e] + 1U;
                 if (m_used[j] != 0) {
                     continue;
                 }
-                const double reduced = costRow[j - 1] - m_u[i0] - m_v[j];
+                const double reduced = m_entryCost[e] - m_u[i0] - m_v[j];
                 if (reduced < m_minv[j]) {
+                    if (m_minv[j] == INFINITE_COST) {
+                        m_touched[touched++] = static_cast<std::uint32_t>(j);
+                    }
                     m_minv[j] = reduced;
                     m_way[j] = static_cast<std::uint32_t>(j0);
                 }
-                if (m_minv[j] < delta) {
+            }
+            double delta = INFINITE_COST;
+            std::size_t j1 = 0;
+            for (std::size_t k = 0; k < touched; ++k) {
+                const std::size_t j = m_touched[k];
+                if (m_used[j] == 0 && m_minv[j] < delta) {
                     delta = m_minv[j];
                     j1 = j;
                 }
             }
-            for (std::size_t j = 0; j <= cols; ++j) {
-                if (m_used[j] != 0) {
-                    m_u[m_p[j]] += delta;
-                    m_v[j] -= delta;
-                } else {
+            for (std::size_t k = 0; k < usedCount; ++k) {
+                const std::size_t j = m_usedList[k];
+                m_u[m_p[j]] += delta;
+                m_v[j] -= delta;
+            }
+            for (std::size_t k = 0; k < touched; ++k) {
+                const std::size_t j = m_touched[k];
+                if (m_used[j] == 0) {
                     m_minv[j] -= delta;
                 }
             }
@@ -144,6 +158,12 @@ void Associator::solveDense(std::size_t rows, std::size_t cols) noexcept {
             m_p[j0] = m_p[j1];
             j0 = j1;
         } while (j0 != 0);
+        // Back to "unreached" for the next row.
+        for (std::size_t k = 0; k < touched; ++k) {
+            m_minv[m_touched[k]] = INFINITE_COST;
+            m_used[m_touched[k]] = 0;
+        }
+        m_used[0] = 0;
     }
     for (std::size_t j = 1; j <= cols; ++j) {
         if (m_p[j] != 0) {
@@ -280,18 +300,21 @@ AssociationStats Associator::associate(const PredictedTracks& tracks, const Dete
             m_localCol[m_componentCols[c0 + c]] = static_cast<std::uint32_t>(c);
         }
         const std::size_t width = cols + rows;
+        std::uint32_t entries = 0;
+        m_entryBegin[0] = 0;
         for (std::size_t r = 0; r < rows; ++r) {
-            double* row = &m_cost[r * width];
-            for (std::size_t c = 0; c < width; ++c) {
-                row[c] = FORBIDDEN_COST;
-            }
-            row[cols + r] = static_cast<double>(gateSq);  // this object left unassigned
             const std::uint32_t j = m_componentRows[r0 + r];
             for (std::uint32_t e = m_edgeBegin[j]; e < m_edgeBegin[j + 1]; ++e) {
-                row[m_localCol[m_edgeTrack[e]]] = static_cast<double>(m_edgeCost[e]);
+                m_entryCol[entries] = m_localCol[m_edgeTrack[e]];
+                m_entryCost[entries] = static_cast<double>(m_edgeCost[e]);
+                ++entries;
             }
+            m_entryCol[entries] = static_cast<std::uint32_t>(cols + r);  // this object left unassigned
+            m_entryCost[entries] = static_cast<double>(gateSq);
+            ++entries;
+            m_entryBegin[r + 1] = entries;
         }
-        solveDense(rows, width);
+        solveSparse(rows, width);
         for (std::size_t r = 0; r < rows; ++r) {
             const std::uint32_t c = m_rowToCol[r];
             if (c < cols) {

@@ -17,8 +17,10 @@
 // independently. A component of one object and one track is assigned directly; a larger one by the
 // shortest-augmenting-path algorithm with row and column potentials (Jonker & Volgenant, "A shortest
 // augmenting path algorithm for dense and sparse linear assignment problems", Computing 38, 1987) on an
-// r × (c + r) matrix: its r objects against its c tracks and r "unassigned" columns, one per object.
-// Dense worst case O(r²(c + r)); a traffic scene splits into components of a few objects.
+// r × (c + r) matrix held sparsely: its r objects against its c tracks (the candidate pairs) and r
+// "unassigned" columns, one per object (only its own is finite). Each augmentation scans only the columns
+// its search has reached. Worst case (every pair a candidate) O(r²(c + r)); a traffic scene splits into
+// components of a few objects.
 //
 // Run phase: associate() is noexcept and allocation-free (all scratch is sized at create for
 // maxObjects × maxTracks), not thread-safe (one Associator per caller).
@@ -103,8 +105,8 @@ private:
     Associator() = default;
     [[nodiscard]] std::uint32_t findRoot(std::uint32_t node) noexcept;
     void unite(std::uint32_t a, std::uint32_t b) noexcept;
-    /// Solves the component's r × (c + r) problem in m_cost; writes m_rowToCol[0 … r−1].
-    void solveDense(std::size_t rows, std::size_t cols) noexcept;
+    /// Solves the component's r × (c + r) problem held in m_entry*; writes m_rowToCol[0 … r−1].
+    void solveSparse(std::size_t rows, std::size_t cols) noexcept;
 
     AssociationConfig m_config{};
     // Candidate pairs, object-major: object j's pairs are m_edgeTrack/m_edgeCost[m_edgeBegin[j] … m_edgeBegin[j+1]).
@@ -119,8 +121,13 @@ private:
     std::vector<std::uint32_t> m_rowBegin;        // per component (+1)
     std::vector<std::uint32_t> m_colBegin;        // per component (+1)
     std::vector<std::uint32_t> m_localCol;        // per track: its column in the component's matrix
-    // Dense solve of one component (rows ≤ maxObjects, cols ≤ maxTracks + maxObjects).
-    std::vector<double> m_cost;      // row-major rows × cols
+    // Solve of one component (rows ≤ maxObjects, cols ≤ maxTracks + maxObjects): row r's (0-based) finite
+    // entries are m_entryCol/m_entryCost[m_entryBegin[r] … m_entryBegin[r + 1]).
+    std::vector<std::uint32_t> m_entryBegin;  // maxObjects + 1
+    std::vector<std::uint32_t> m_entryCol;    // maxObjects · (maxTracks + 1)
+    std::vector<double> m_entryCost;
+    std::vector<std::uint32_t> m_touched;     // columns reached by the current search, cols + 1
+    std::vector<std::uint32_t> m_usedList;    // columns on the current search's tree, cols + 1
     std::vector<double> m_u;         // row potentials, rows + 1
     std::vector<double> m_v;         // column potentials, cols + 1
     std::vector<double> m_minv;      // cols + 1
