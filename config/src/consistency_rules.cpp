@@ -174,6 +174,28 @@ Check flockMembersWithinTracks(const Deployment& d, const ExplicitKeys& keys) {
                              " is over capacities.max_tracks = " + std::to_string(d.capacities.maxTracks)};
 }
 
+Check confirmationWithinWindow(const Deployment& d, const ExplicitKeys& keys) {
+    const TrackingConfig& t = d.tracking;
+    if (t.confirmWindow == 0 || t.confirmAfterHits <= t.confirmWindow) {
+        return std::nullopt;
+    }
+    return RuleViolation{reportAt(keys, {"tracking.confirm_after_hits", "tracking.confirm_window"}),
+                         "tracking.confirm_after_hits = " + std::to_string(t.confirmAfterHits) +
+                             " is over tracking.confirm_window = " + std::to_string(t.confirmWindow) +
+                             "; no track could ever be confirmed"};
+}
+
+Check idBonusWithinGate(const Deployment& d, const ExplicitKeys& keys) {
+    const TrackingGates& g = d.tracking.gates;
+    if (g.idBonus < g.mahalanobisSq) {
+        return std::nullopt;
+    }
+    return RuleViolation{reportAt(keys, {"tracking.gates.id_bonus", "tracking.gates.mahalanobis_sq"}),
+                         "tracking.gates.id_bonus = " + formatNumber(g.idBonus) +
+                             " is not below tracking.gates.mahalanobis_sq = " + formatNumber(g.mahalanobisSq) +
+                             "; the id would outweigh the gate"};
+}
+
 Check lanelet2Origin(const Deployment& d, const ExplicitKeys& keys) {
     if (d.map.format != MapFormat::Lanelet2) {
         return std::nullopt;
@@ -244,6 +266,10 @@ const ConsistencyRule RULES[] = {
      "With flocks enabled, `flocks.window_cycles` ≤ `capacities.track_history_cycles`.", &flockWindowWithinHistory},
     {ConfigErrorKind::Inconsistent, "With flocks enabled, `flocks.min_members` ≤ `capacities.max_tracks`.",
      &flockMembersWithinTracks},
+    {ConfigErrorKind::Inconsistent,
+     "With `tracking.confirm_window` set, `tracking.confirm_after_hits` ≤ `tracking.confirm_window`.",
+     &confirmationWithinWindow},
+    {ConfigErrorKind::Inconsistent, "`tracking.gates.id_bonus` < `tracking.gates.mahalanobis_sq`.", &idBonusWithinGate},
     {ConfigErrorKind::MissingKey,
      "With `map.format: lanelet2`, `map.origin_lat_deg` and `map.origin_lon_deg` are set explicitly.",
      &lanelet2Origin},

@@ -356,12 +356,19 @@ std::vector<KeySpec> buildSchema() {
                "Spectral density of the white process noise: acceleration for constant_velocity, "
                "jerk for constant_acceleration.",
                AUGUR_FIELD(tracking.accelNoiseDensity)),
-        integer("tracking.max_missed_cycles", 0, 1000, "cycles",
-                "A track is dropped after this many consecutive cycles without an associated object.",
+        integer("tracking.max_missed_cycles", 0, 1000, "lists",
+                "A track coasts on its prediction through this many consecutive object lists without an "
+                "associated object and is dropped on the next.",
                 AUGUR_FIELD(tracking.maxMissedCycles)),
-        integer("tracking.confirm_after_hits", 1, 1000, "cycles",
-                "A new track is published once this many objects have been associated with it.",
+        integer("tracking.confirm_after_hits", 1, 1000, "lists",
+                "M of the M-of-N confirmation: a tentative track is confirmed (and published) once objects "
+                "were associated with it in M of its last N object lists (N = tracking.confirm_window).",
                 AUGUR_FIELD(tracking.confirmAfterHits)),
+        integer("tracking.confirm_window", 0, 64, "lists",
+                "N of the M-of-N confirmation; a tentative track that is not confirmed within its first N "
+                "lists is deleted. 0: no window (confirmed after M associated lists, however long it "
+                "takes). At least tracking.confirm_after_hits when not 0.",
+                AUGUR_FIELD(tracking.confirmWindow)),
         number("tracking.gates.mahalanobis_sq", leftOpen(0.0, 1000.0), "",
                "Association gate on the squared Mahalanobis distance of the position innovation "
                "(9.21: 99 % of a 2-dof χ²).",
@@ -369,6 +376,11 @@ std::vector<KeySpec> buildSchema() {
         number("tracking.gates.distance_m", leftOpen(0.0, 1000.0), "m",
                "Euclidean pre-gate between a track's predicted position and an object.",
                AUGUR_FIELD(tracking.gates.distance_m)),
+        number("tracking.gates.id_bonus", closed(0.0, 9.0), "",
+               "Cost reduction (in squared Mahalanobis units) of an object-track pair whose perception id is "
+               "the id last associated with the track: the id is a hint that breaks near-ties, never a key. "
+               "Below tracking.gates.mahalanobis_sq.",
+               AUGUR_FIELD(tracking.gates.idBonus)),
 
         // intention
         integer("intention.particles_reduced", 1, MAX_PARTICLES, "per vehicle",

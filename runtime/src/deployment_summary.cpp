@@ -88,8 +88,10 @@ std::string describeDeployment(const config::Deployment& d) {
     const config::TrackingConfig& tr = d.tracking;
     line(out, "tracking", std::string(toString(tr.model)) + ", noise density " + number(tr.accelNoiseDensity) +
                               ", gates d2 <= " + number(tr.gates.mahalanobisSq) + " and " +
-                              number(tr.gates.distance_m) + " m, confirmed after " +
-                              std::to_string(tr.confirmAfterHits) + " hits, dropped after " +
+                              number(tr.gates.distance_m) + " m, id bonus " + number(tr.gates.idBonus) +
+                              ", confirmed after " + std::to_string(tr.confirmAfterHits) + " hits" +
+                              (tr.confirmWindow == 0 ? std::string() : " in " + std::to_string(tr.confirmWindow) + " lists") +
+                              ", dropped after " +
                               std::to_string(tr.maxMissedCycles) + " misses");
 
     const config::IntentionConfig& in = d.intention;

@@ -308,9 +308,13 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
     trackSettings.noiseDensity = static_cast<float>(d.tracking.accelNoiseDensity);
     trackSettings.maxMissedCycles = d.tracking.maxMissedCycles;
     trackSettings.confirmAfterHits = d.tracking.confirmAfterHits;
+    trackSettings.confirmWindow = d.tracking.confirmWindow;
+    trackSettings.gateMahalanobisSq = static_cast<float>(d.tracking.gates.mahalanobisSq);
+    trackSettings.gateDistance_m = static_cast<float>(d.tracking.gates.distance_m);
+    trackSettings.idBonus = static_cast<float>(d.tracking.gates.idBonus);
     auto track = TrackStage::create(trackSettings, *parts->state, *parts->frame, *parts->history);
     if (!track) {
-        return fail(RuntimeError{RuntimeErrorKind::Kernel, std::string("track table: ") + kernels::kf::toString(track.error())});
+        return fail(RuntimeError{RuntimeErrorKind::Kernel, std::string("tracking: ") + kernels::kf::toString(track.error())});
     }
     parts->track = std::move(track).value();
     parts->relations = std::make_unique<RelationsStage>(*parts->scene, *parts->state, *parts->frame, vehicles, corridors);

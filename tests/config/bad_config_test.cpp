@@ -122,6 +122,10 @@ INSTANTIATE_TEST_SUITE_P(Inconsistent, BadConfig, ::testing::Values(
             "capacities.track_history_cycles", L6},
     BadCase{"FlockLargerThanTrackCapacity", "capacities:\n  max_tracks: 2\n  max_predicted_vehicles: 2\n",
             K::Inconsistent, "capacities.max_tracks", L6},
+    BadCase{"ConfirmationHitsOverTheWindow", "tracking:\n  confirm_after_hits: 4\n  confirm_window: 3\n",
+            K::Inconsistent, "tracking.confirm_after_hits", L6},
+    BadCase{"IdBonusOutweighsTheGate", "tracking:\n  gates:\n    mahalanobis_sq: 2.0\n    id_bonus: 3.0\n",
+            K::Inconsistent, "tracking.gates.id_bonus", L8},
     BadCase{"TwoChannelsWithOneName", "transport:\n  health:\n    event: tracks\n", K::Inconsistent, "transport.health", L6}),
     caseName);
 

@@ -20,7 +20,6 @@ namespace augur::runtime {
 namespace {
 
 constexpr std::uint32_t VEHICLES = 6;
-constexpr double SCENE_STEP_S = 0.2;
 constexpr int WARM_UP_CYCLES = 3;
 constexpr std::int64_t HOUR_NS = 3'600'000'000'000;
 
@@ -57,10 +56,9 @@ protected:
         const std::int64_t now = platform::monotonicNow_ns();
         ++sequence;
         feeder->send([&](ObjectList& list) {
-            scene->write(list, sequence, now);
+            scene->writeAt(list, sequence, now);
             edit(list);
         });
-        scene->advance(SCENE_STEP_S);
     }
     void sendValid() {
         send([](ObjectList&) {});

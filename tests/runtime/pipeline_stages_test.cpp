@@ -60,9 +60,10 @@ protected:
         CycleContext context;
         (void)sut->run(context);
     }
+    /// The published track last associated with perception id `id`.
     const Track* find(std::uint32_t id) const {
         for (std::uint32_t i = 0; i < state->tracks.trackCount; ++i) {
-            if (state->tracks.tracks[i].id == id) {
+            if (state->tracks.tracks[i].perceptionId == id) {
                 return &state->tracks.tracks[i];
             }
         }
@@ -183,6 +184,121 @@ TEST_F(TrackStageTest, ACycleWithoutInputKeepsTheTracksAndRecordsTheHistory) {
     EXPECT_EQ(sut->run(context), StageStatus::Skipped);
     EXPECT_EQ(state->tracks.tracks[0].x_m, before.x_m);
     EXPECT_EQ(history->size(), 3U);
+}
+
+/// One list at time k·STEP: objects (perception id, x, y) moving along x at SPEED_MPS.
+struct Sighting {
+    std::uint32_t id;
+    float x_m;
+    float y_m;
+};
+
+void runList(TrackStage& sut, PipelineState& state, int k, std::initializer_list<Sighting> objects) {
+    ObjectList& list = state.inputs[0];
+    list = ObjectList{};
+    list.header.sequence = static_cast<std::uint64_t>(k + 1);
+    list.header.stamp_ns = k * STEP_NS;
+    for (const Sighting& o : objects) {
+        addObject(list, o.id, o.x_m, o.y_m);
+    }
+    state.inputCount = 1;
+    CycleContext context;
+    (void)sut.run(context);
+}
+
+TEST_F(TrackStageTest, AnIdThatChangesInEveryListKeepsOneTrackWithOneAugurId) {
+    constexpr int CYCLES = 20;
+    constexpr std::uint32_t FRESH_ID_BASE = 1000;
+    std::uint32_t augurId = 0;
+    for (int k = 0; k < CYCLES; ++k) {
+        const float x = SPEED_MPS * STEP_S * static_cast<float>(k);
+        runList(*sut, *state, k, {{FRESH_ID_BASE + static_cast<std::uint32_t>(k), x, 0.0F}});
+        if (k == 1) {
+            ASSERT_EQ(state->tracks.trackCount, 1U);
+            augurId = state->tracks.tracks[0].id;
+        }
+    }
+    ASSERT_EQ(state->tracks.trackCount, 1U);
+    EXPECT_EQ(state->tracks.tracks[0].id, augurId);
+    EXPECT_EQ(state->tracks.tracks[0].perceptionId, FRESH_ID_BASE + CYCLES - 1);
+}
+
+TEST_F(TrackStageTest, TwoObjectsThatSwapIdsKeepTheirTracks) {
+    constexpr int CYCLES = 10;
+    constexpr float LANE_M = 3.5F;
+    for (int k = 0; k < CYCLES; ++k) {
+        const float x = SPEED_MPS * STEP_S * static_cast<float>(k);
+        const bool swapped = k >= CYCLES / 2;
+        runList(*sut, *state, k, {{swapped ? 2U : 1U, x, 0.0F}, {swapped ? 1U : 2U, x, LANE_M}});
+    }
+    ASSERT_EQ(state->tracks.trackCount, 2U);
+    for (std::uint32_t i = 0; i < 2; ++i) {
+        const Track& t = state->tracks.tracks[i];
+        // The track born on y = 0 (augur id 1) stays there, now carrying perception id 2.
+        EXPECT_NEAR(t.y_m, t.id == 1U ? 0.0F : LANE_M, 0.2F);
+        EXPECT_EQ(t.perceptionId, t.id == 1U ? 2U : 1U);
+    }
+}
+
+TEST_F(TrackStageTest, ClutterSeenOnceIsNeverPublishedAndLeavesNoTrack) {
+    constexpr int CYCLES = 12;
+    constexpr float SPACING_M = 20.0F;
+    for (int k = 0; k < CYCLES; ++k) {
+        runList(*sut, *state, k, {{static_cast<std::uint32_t>(k + 1), SPACING_M * static_cast<float>(k), 50.0F}});
+        EXPECT_EQ(state->tracks.trackCount, 0U) << "list " << k;
+    }
+    EXPECT_LE(sut->liveTracks(), 3U) << "tentative tracks are deleted once their window has passed";
+    EXPECT_EQ(sut->overflows(), 0U);
+}
+
+TEST_F(TrackStageTest, ATentativeTrackSeenTwiceInItsWindowIsConfirmed) {
+    runList(*sut, *state, 0, {{1, 0.0F, 0.0F}});
+    runList(*sut, *state, 1, {});
+    EXPECT_EQ(state->tracks.trackCount, 0U);
+    runList(*sut, *state, 2, {{1, 2.0F * SPEED_MPS * STEP_S, 0.0F}});
+    EXPECT_EQ(state->tracks.trackCount, 1U) << "2 hits in its first 3 lists";
+}
+
+TEST_F(TrackStageTest, ASecondReportOfATrackedObjectStartsNoTrack) {
+    constexpr int CYCLES = 6;
+    for (int k = 0; k < CYCLES; ++k) {
+        const float x = SPEED_MPS * STEP_S * static_cast<float>(k);
+        if (k < 2) {
+            runList(*sut, *state, k, {{1, x, 0.0F}});
+        } else {
+            runList(*sut, *state, k, {{1, x, 0.0F}, {7, x + 0.3F, 0.1F}});  // a split detection
+        }
+    }
+    EXPECT_EQ(state->tracks.trackCount, 1U);
+    EXPECT_EQ(sut->liveTracks(), 1U);
+    EXPECT_EQ(sut->duplicatesSuppressed(), static_cast<std::uint64_t>(CYCLES - 2));
+}
+
+TEST_F(TrackStageTest, TwoObjectsForOneRoadUserInTheFirstListLeaveOneTrack) {
+    constexpr int CYCLES = 4;
+    for (int k = 0; k < CYCLES; ++k) {
+        const float x = SPEED_MPS * STEP_S * static_cast<float>(k);
+        runList(*sut, *state, k, {{1, x, 0.0F}, {2, x + 0.05F, 0.0F}});
+    }
+    EXPECT_EQ(state->tracks.trackCount, 1U);
+    EXPECT_EQ(sut->liveTracks(), 1U);
+    EXPECT_EQ(state->tracks.tracks[0].id, 1U) << "the first object's track stays";
+}
+
+TEST_F(TrackStageTest, TwoTracksThatConvergeOntoOneRoadUserAreMergedIntoTheOlder) {
+    // Two objects 3.5 m apart close in on one line and then report the same road user twice: their
+    // tracks converge, and the younger is deleted.
+    constexpr int CLOSING_LISTS = 5;
+    constexpr int CYCLES = 20;
+    constexpr float LANE_M = 3.5F;
+    for (int k = 0; k < CYCLES; ++k) {
+        const float x = SPEED_MPS * STEP_S * static_cast<float>(k);
+        const float y = std::max(0.0F, LANE_M * (1.0F - static_cast<float>(k) / CLOSING_LISTS));
+        runList(*sut, *state, k, {{1, x, 0.0F}, {2, x, y}});
+    }
+    EXPECT_EQ(sut->tracksMerged(), 1U);
+    ASSERT_EQ(state->tracks.trackCount, 1U);
+    EXPECT_EQ(state->tracks.tracks[0].id, 1U) << "the older (first born) track stays";
 }
 
 TEST(PlatoonStage, VehiclesThatStayTogetherFormOnePlatoonAndALoneVehicleDoesNot) {

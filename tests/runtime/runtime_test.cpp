@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -104,10 +105,9 @@ TEST(Runtime, PublishesTracksIntentionsPredictionPlatoonsAndHealthForASyntheticS
     testing::SyntheticScene scene(shippedMap(), VEHICLES, PEDESTRIANS);
 
     for (int k = 0; k < CYCLES; ++k) {
-        feeder.send([&](ObjectList& list) { scene.write(list, static_cast<std::uint64_t>(k + 1), platform::monotonicNow_ns()); });
+        feeder.send([&](ObjectList& list) { scene.writeAt(list, static_cast<std::uint64_t>(k + 1), platform::monotonicNow_ns()); });
         const CycleReport report = sut->runCycle();
         EXPECT_TRUE(report.hadInput);
-        scene.advance(SCENE_STEP_S);
     }
     tracks.drain();
     intentions.drain();
@@ -189,8 +189,7 @@ TEST(Runtime, VehiclesLeavingAndEnteringAreDroppedAndPickedUpByTheIntentionFilte
     std::uint64_t sequence = 0;
     auto phase = [&](std::size_t first) {
         for (int k = 0; k < CYCLES_PER_PHASE; ++k) {
-            feeder.send([&](ObjectList& list) { scene.write(list, ++sequence, platform::monotonicNow_ns(), first, first + SEEN); });
-            scene.advance(SCENE_STEP_S);
+            feeder.send([&](ObjectList& list) { scene.writeAt(list, ++sequence, platform::monotonicNow_ns(), first, first + SEEN); });
             (void)sut->runCycle();
         }
     };
@@ -202,7 +201,12 @@ TEST(Runtime, VehiclesLeavingAndEnteringAreDroppedAndPickedUpByTheIntentionFilte
     ASSERT_EQ(intentions.vehicleCount, SEEN);
     for (std::uint32_t v = 0; v < intentions.vehicleCount; ++v) {
         const IntentionEstimate& e = intentions.vehicles[v];
-        EXPECT_GE(e.trackId, 100U + SHIFT) << "vehicles that left are no longer estimated";
+        // Track ids are the runtime's own; the track's last perception id names the vehicle.
+        const TrackList& tracks = sut->state().tracks;
+        const Track* track = std::find_if(tracks.tracks, tracks.tracks + tracks.trackCount,
+                                          [&](const Track& t) { return t.id == e.trackId; });
+        ASSERT_NE(track, tracks.tracks + tracks.trackCount) << "every estimate belongs to a published track";
+        EXPECT_GE(track->perceptionId, 100U + SHIFT) << "vehicles that left are no longer estimated";
         float sum = 0.0F;
         for (std::uint32_t c = 0; c < e.corridorCount; ++c) {
             sum += e.corridorProbability[c];
@@ -277,8 +281,7 @@ TEST(RuntimeWatchdog, AnInjectedStageDelayIsDetectedWithinOneCycleAndTheLadderSt
     testing::SyntheticScene scene(shippedMap(), VEHICLES);
     std::uint64_t sequence = 0;
     auto cycle = [&] {
-        feeder.send([&](ObjectList& list) { scene.write(list, ++sequence, platform::monotonicNow_ns()); });
-        scene.advance(SCENE_STEP_S);
+        feeder.send([&](ObjectList& list) { scene.writeAt(list, ++sequence, platform::monotonicNow_ns()); });
         const CycleReport report = sut->runCycle();
         prediction.drain();
         return report;

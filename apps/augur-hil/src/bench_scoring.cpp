@@ -39,16 +39,45 @@ bool stepOfTime(const ReplayLog& log, double t_s, std::size_t& step) {
     return true;
 }
 
-/// The newest perceived object with `perceivedId` sent at or before `step` (within `lookback` steps).
-const PerceivedObject* perceivedAtOrBefore(const ReplayLog& log, std::size_t step, std::uint32_t perceivedId,
-                                           std::size_t lookback, std::size_t& foundStep) {
+/// The road user augur track `trackId` of cycle `cycle` follows: the nearest road user but the ego at
+/// `step` within `gate_m` of the track's published position (the tracks are at that step's time); 0 when
+/// the track is not in the cycle's list or no road user is that near. Independent of perception ids.
+std::uint32_t roadUserOfTrack(const Scenario& scenario, const ReplayLog& log,
+                              const std::unordered_map<std::uint64_t, const RecordedTrackList*>& tracksOfCycle,
+                              std::uint64_t cycle, std::uint32_t trackId, std::size_t step, double gate_m) {
+    const auto it = tracksOfCycle.find(cycle);
+    if (it == tracksOfCycle.end() || step >= scenario.stepCount()) {
+        return 0;
+    }
+    for (const Track& t : it->second->tracks) {
+        if (t.id != trackId) {
+            continue;
+        }
+        std::uint32_t nearest = 0;
+        double best = gate_m;
+        for (const GroundTruthState& s : scenario.frame(step)) {
+            const double d = std::hypot(static_cast<double>(s.x_m) - t.x_m, static_cast<double>(s.y_m) - t.y_m);
+            if (s.id != log.egoId && d < best) {
+                best = d;
+                nearest = s.id;
+            }
+        }
+        return nearest;
+    }
+    return 0;
+}
+
+/// The newest object the bench sent for road user `trueId` at or before `step` (within `lookback`), by
+/// the emulator's record of who carried each id in each list.
+const PerceivedObject* perceivedOfRoadUser(const PerceptionEmulator& emulator, const ReplayLog& log, std::size_t step,
+                                           std::uint32_t trueId, std::size_t lookback, std::size_t& foundStep) {
     for (std::size_t back = 0; back <= lookback && back <= step; ++back) {
         const ObjectList* list = listOfStep(log, step - back);
         if (list == nullptr) {
             continue;
         }
         for (std::uint32_t i = 0; i < list->objectCount && i < MAX_OBJECTS; ++i) {
-            if (list->objects[i].id == perceivedId) {
+            if (emulator.trueIdAt(step - back, list->objects[i].id) == trueId) {
                 foundStep = step - back;
                 return &list->objects[i];
             }
@@ -174,6 +203,52 @@ void scoreTracking(const Scenario& scenario, const ReplayLog& log, const Recordi
         scoredAny = true;
     }
     score.tracking = accumulator.summary();
+}
+
+/// Track identity (IdentityAccumulator) on the cycles scoreTracking scores: the published tracks by id
+/// against every road user but the ego at the tracks' time, those within sensor range counted as truth.
+void scoreIdentity(const Scenario& scenario, const ReplayLog& log, const Recording& recording,
+                   const ScoringOptions& options, BenchScore& score) {
+    std::unordered_map<std::uint64_t, const RecordedPrediction*> predictionOfCycle;
+    for (const auto& p : recording.predictions) {
+        predictionOfCycle.emplace(p.cycle, &p);
+    }
+    IdentityAccumulator accumulator(options.identityGate_m, options.trackingCutoff_m, options.ospaOrder);
+    std::vector<IdentifiedPosition> roadUsers;
+    std::vector<IdentifiedPosition> tracks;
+    std::int64_t lastScored_ns = 0;
+    bool scoredAny = false;
+    for (const auto& list : recording.tracks) {
+        const auto p = predictionOfCycle.find(list.cycle);
+        if (p == predictionOfCycle.end() || p->second->mode >= RuntimeMode::HoldLast) {
+            continue;
+        }
+        const std::int64_t source_ns = p->second->sourceStamp_ns;
+        if (scoredAny && source_ns <= lastScored_ns) {
+            continue;
+        }
+        std::size_t step = 0;
+        const ObjectList* sent = nullptr;
+        if (!stepOfTime(log, scenarioTime_s(log, source_ns), step) || (sent = listOfStep(log, step)) == nullptr ||
+            step >= scenario.stepCount()) {
+            continue;
+        }
+        roadUsers.clear();
+        for (const GroundTruthState& s : scenario.frame(step)) {
+            if (s.id != log.egoId) {
+                const bool inRange = std::hypot(s.x_m - sent->ego.x_m, s.y_m - sent->ego.y_m) <= options.sensorRange_m;
+                roadUsers.push_back({s.id, s.x_m, s.y_m, inRange});
+            }
+        }
+        tracks.clear();
+        for (const Track& t : list.tracks) {
+            tracks.push_back({t.id, t.x_m, t.y_m, true});
+        }
+        accumulator.addCycle(scenarioTime_s(log, source_ns), roadUsers, tracks);
+        lastScored_ns = source_ns;
+        scoredAny = true;
+    }
+    score.identity = accumulator.summary();
 }
 
 /// The per-sample record of one scored vehicle (see PredictionSample).
@@ -344,7 +419,8 @@ void scorePredictions(const Scenario& scenario, const PerceptionEmulator& emulat
         std::size_t scoredVehicles = 0;
         std::size_t vehiclesInGrid = 0;
         for (const VehiclePrediction& v : p.vehicles) {
-            const std::uint32_t trueId = emulator.trueIdOf(v.trackId);
+            const std::uint32_t trueId =
+                roadUserOfTrack(scenario, log, tracksOfCycle, p.cycle, v.trackId, step0, options.identityGate_m);
             if (trueId == 0 || trueId == log.egoId || v.corridorCount == 0) {
                 continue;
             }
@@ -361,7 +437,7 @@ void scorePredictions(const Scenario& scenario, const PerceptionEmulator& emulat
             }
             std::size_t measuredStep = 0;
             const PerceivedObject* measured =
-                perceivedAtOrBefore(log, step0, v.trackId, options.cvLookbackSteps, measuredStep);
+                perceivedOfRoadUser(emulator, log, step0, trueId, options.cvLookbackSteps, measuredStep);
             if (measured == nullptr) {
                 ++score.samplesWithoutBaseline;
                 continue;
@@ -540,7 +616,8 @@ void scorePredictions(const Scenario& scenario, const PerceptionEmulator& emulat
         snapshot.paths.push_back({PathKind::Ego, log.egoId, 0, 1.0, {{sent->ego.x_m, sent->ego.y_m}}});
     }
     for (const VehiclePrediction& v : p.vehicles) {
-        const std::uint32_t trueId = emulator.trueIdOf(v.trackId);
+        const std::uint32_t trueId =
+            roadUserOfTrack(scenario, log, tracksOfCycle, p.cycle, v.trackId, step0, options.identityGate_m);
         if (trueId == 0 || trueId == log.egoId) {
             continue;
         }
@@ -563,7 +640,7 @@ void scorePredictions(const Scenario& scenario, const PerceptionEmulator& emulat
             snapshot.paths.push_back(std::move(path));
         }
         std::size_t measuredStep = 0;
-        if (const PerceivedObject* m = perceivedAtOrBefore(log, step0, v.trackId, options.cvLookbackSteps, measuredStep)) {
+        if (const PerceivedObject* m = perceivedOfRoadUser(emulator, log, step0, trueId, options.cvLookbackSteps, measuredStep)) {
             const double lag_s = snapshot.t_s - static_cast<double>(measuredStep) * log.step_s;
             const Point2 atT0{m->x_m + lag_s * m->speed_mps * std::cos(static_cast<double>(m->heading_rad)),
                               m->y_m + lag_s * m->speed_mps * std::sin(static_cast<double>(m->heading_rad))};
@@ -615,6 +692,7 @@ BenchScore scoreRun(const Scenario& scenario, const PerceptionEmulator& emulator
     BenchScore score;
     scoreTiming(recording, options, score);
     scoreTracking(scenario, log, recording, options, score);
+    scoreIdentity(scenario, log, recording, options, score);
     scorePredictions(scenario, emulator, log, recording, options, score);
     return score;
 }
@@ -646,6 +724,7 @@ Verdict judge(const BenchScore& score, const Acceptance& acceptance) {
 std::vector<MetricRecord> benchMetrics(const BenchScore& score, const ReplayLog& log, const Recording& recording) {
     std::vector<MetricRecord> rows = trackingMetrics(score.tracking);
     const auto append = [&rows](std::vector<MetricRecord> more) { rows.insert(rows.end(), more.begin(), more.end()); };
+    append(identityMetrics(score.identity));
     append(latencyMetrics(score.latency));
     append(occupancyMetrics(score.occupancy, score.occupancyThreshold));
     append(rejectionMetrics(std::span<const std::uint64_t, REJECT_REASON_COUNT>(score.rejections)));

@@ -89,7 +89,11 @@ options (defaults in brackets):
   --std-heading-rad S       heading noise [0.05]
   --std-speed-mps S         speed noise [0.3]
   --dropout P               dropout probability per object and list [0.05]
-  --false-id P              id-switch probability per object and list [0.01]
+  --false-id P              id-switch probability per object and list (1: every id, every list) [0.01]
+  --new-id-on-reappearance  an object back after a gap (dropout, range) gets a fresh id
+  --id-shuffle P            probability per list that its ids are permuted among its objects [0]
+  --no-ids                  a fresh, meaningless id for every object of every list
+  --clutter-rate R          mean false objects per list (Poisson, uniform in range) [0]
   --perception-seed N       perception noise seed [1]
   --occupancy-threshold P   occupancy hit threshold [0.01]
   --max-deadline-misses N   acceptance: at most N deadline misses [0]
@@ -220,6 +224,10 @@ std::optional<Options> parse(int argc, char** argv) {
         else if (arg == "--std-speed-mps") ok = nonNegativeFloat(o.perception.stdSpeed_mps);
         else if (arg == "--dropout") ok = probability(o.perception.dropoutProbability);
         else if (arg == "--false-id") ok = probability(o.perception.falseIdProbability);
+        else if (arg == "--new-id-on-reappearance") o.perception.newIdOnReappearance = true;
+        else if (arg == "--id-shuffle") ok = probability(o.perception.idShuffleProbability);
+        else if (arg == "--no-ids") o.perception.noIds = true;
+        else if (arg == "--clutter-rate") ok = nonNegativeFloat(o.perception.clutterRate) && o.perception.clutterRate <= 128.0F;
         else if (arg == "--perception-seed") { ok = hasValue && parseUnsigned(value, u); o.perception.seed = u; ++i; }
         else if (arg == "--occupancy-threshold") { ok = number(o.occupancyThreshold, 0.0) && o.occupancyThreshold <= 1.0; }
         else if (arg == "--max-deadline-misses") { ok = hasValue && parseUnsigned(value, u); o.acceptance.maxDeadlineMisses = u; ++i; }
@@ -513,6 +521,10 @@ int bench(const Options& o, const config::Deployment& deployment, ChildProcess* 
                   {"perception_std_speed_mps", std::to_string(p.stdSpeed_mps)},
                   {"perception_dropout", std::to_string(p.dropoutProbability)},
                   {"perception_false_id", std::to_string(p.falseIdProbability)},
+                  {"perception_new_id_on_reappearance", p.newIdOnReappearance ? "1" : "0"},
+                  {"perception_id_shuffle", std::to_string(p.idShuffleProbability)},
+                  {"perception_no_ids", p.noIds ? "1" : "0"},
+                  {"perception_clutter_rate", std::to_string(p.clutterRate)},
                   {"config", fs::absolute(o.config).lexically_normal().string()},
                   {"verdict", verdict.held ? std::string("held") : std::string("not held")}};
     if (score.snapshot) {

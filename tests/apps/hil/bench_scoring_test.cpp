@@ -18,6 +18,7 @@ namespace {
 
 constexpr std::uint32_t EGO_ID = 1;
 constexpr std::uint32_t CAR_ID = 2;
+constexpr std::uint32_t CAR_TRACK_ID = 41;  ///< augur's id of the car's track (not its perception id)
 constexpr std::uint32_t FAR_ID = 3;
 constexpr double STEP_S = 0.1;
 constexpr std::size_t STEPS = 80;            // 8 s
@@ -88,7 +89,8 @@ void addCycle(Recording& recording, std::uint64_t cycle, std::size_t step, std::
     tracks.cycle = cycle;
     tracks.stamp_ns = start_ns;
     Track track{};
-    track.id = CAR_ID;
+    track.id = CAR_TRACK_ID;
+    track.perceptionId = CAR_ID;
     track.x_m = static_cast<float>(carAt(t0).x_m);
     track.y_m = CAR_Y_M;
     track.vx_mps = CAR_SPEED_MPS;
@@ -104,7 +106,7 @@ void addCycle(Recording& recording, std::uint64_t cycle, std::size_t step, std::
     p.step_s = static_cast<float>(STEP_S);
     p.horizonSteps = HORIZON_STEPS;
     VehiclePrediction v{};
-    v.trackId = CAR_ID;
+    v.trackId = CAR_TRACK_ID;
     v.corridorCount = static_cast<std::uint32_t>(corridorOffsets_m.size());
     for (std::size_t c = 0; c < corridorOffsets_m.size(); ++c) {
         v.corridors[c].probability = c == 0 ? 0.75F : 0.25F / static_cast<float>(corridorOffsets_m.size() - 1);
@@ -197,7 +199,7 @@ TEST(BenchScoring, EachScoredVehicleLeavesASampleWhoseErrorsMakeUpTheMeans) {
     const PredictionSample& first = sut.samples.front();
     EXPECT_NEAR(first.t0_s, static_cast<double>(STEP_AT_T0) * STEP_S, TOLERANCE);
     EXPECT_EQ(first.trueId, CAR_ID);
-    EXPECT_EQ(first.trackId, CAR_ID);
+    EXPECT_EQ(first.trackId, CAR_TRACK_ID) << "scored through the track's last perception id";
     EXPECT_NEAR(first.trueSpeed_mps, CAR_SPEED_MPS, TOLERANCE);
     EXPECT_NEAR(first.trackSpeed_mps, CAR_SPEED_MPS, TOLERANCE);
     EXPECT_NEAR(first.headingChange_rad, 0.0, TOLERANCE);

@@ -132,6 +132,12 @@ TEST(PerceptionEmulator, RejectsInvalidConfiguration) {
     c = exactConfig();
     c.maxObjects = static_cast<std::uint32_t>(MAX_OBJECTS) + 1;
     EXPECT_EQ(PerceptionEmulator::create(scenario, c).error(), PerceptionConfigError::InvalidCapacity);
+    c = exactConfig();
+    c.clutterRate = -1.0F;
+    EXPECT_EQ(PerceptionEmulator::create(scenario, c).error(), PerceptionConfigError::InvalidClutter);
+    c = exactConfig();
+    c.idShuffleProbability = 2.0F;
+    EXPECT_EQ(PerceptionEmulator::create(scenario, c).error(), PerceptionConfigError::InvalidProbability);
 }
 
 PerceptionConfig noisyConfig(std::uint64_t seed) {
@@ -166,12 +172,19 @@ TEST(PerceptionEmulator, GivesIdenticalListsForTheSameSeedAndDifferentOnesForAno
     EXPECT_NE(std::memcmp(first.data(), other.data(), first.size() * sizeof(ObjectList)), 0);
 }
 
-TEST(PerceptionEmulator, ProducesListsTheRuntimeValidationAccepts) {
+class PerceptionEmulatorIds : public ::testing::TestWithParam<bool> {};
+INSTANTIATE_TEST_SUITE_P(WithAndWithoutIds, PerceptionEmulatorIds, ::testing::Values(false, true));
+
+TEST_P(PerceptionEmulatorIds, ProducesListsTheRuntimeValidationAccepts) {
     const auto scenario = Scenario::load(testing::sourcePath("data/scenarios/intersection-4way"));
     ASSERT_TRUE(scenario) << scenario.error().detail;
     PerceptionConfig config = noisyConfig(3);
     config.range_m = 80.0F;
     config.egoId = scenario->vehicles().front().id;
+    config.clutterRate = 2.0F;  // with every id fault: still valid lists, no id repeated within one
+    config.newIdOnReappearance = true;
+    config.idShuffleProbability = 0.5F;
+    config.noIds = GetParam();
     auto sut = PerceptionEmulator::create(scenario.value(), config);
     ASSERT_TRUE(sut);
     auto list = std::make_unique<ObjectList>();
@@ -244,6 +257,106 @@ TEST(PerceptionEmulator, NoiseDropoutsAndIdSwitchesFollowTheConfiguredStatistics
     EXPECT_EQ(sut->stats().objectsEmitted + sut->stats().objectsDropped, OTHERS * STEPS);
     EXPECT_FALSE(falseIds.empty());
     EXPECT_EQ(sut->trueIdOf(FALSE_ID_BASE + 1'000'000U), 0U);  // never handed out
+}
+
+TEST(PerceptionEmulator, ClutterIsPoissonWithTheConfiguredMeanInsideTheRangeAndMapsToNoRoadUser) {
+    constexpr std::size_t STEPS = 2000;
+    constexpr float RATE = 2.0F;
+    constexpr double MEAN_TOLERANCE = 0.1;  // 5 σ of the mean of 2000 Poisson(2) draws is 0.16
+    const Scenario scenario = lineScenario(3, STEPS);
+    PerceptionConfig config = exactConfig();
+    config.clutterRate = RATE;
+    auto sut = PerceptionEmulator::create(scenario, config);
+    ASSERT_TRUE(sut);
+    auto list = std::make_unique<ObjectList>();
+    std::size_t clutter = 0;
+    for (std::size_t step = 0; step < STEPS; ++step) {
+        ASSERT_EQ(sut->emit(step, *list), EmitStatus::Emitted);
+        std::set<std::uint32_t> ids;
+        for (std::uint32_t i = 0; i < list->objectCount; ++i) {
+            const PerceivedObject& o = list->objects[i];
+            EXPECT_TRUE(ids.insert(o.id).second) << "ids unique within a list";
+            if (sut->trueIdAt(step, o.id) == 0) {
+                ++clutter;
+                EXPECT_LE(std::hypot(o.x_m, o.y_m), config.range_m + 1e-3F);
+                EXPECT_GE(o.id, FRESH_ID_BASE);
+            }
+        }
+    }
+    EXPECT_EQ(clutter, sut->stats().clutterEmitted);
+    EXPECT_NEAR(static_cast<double>(clutter) / STEPS, RATE, MEAN_TOLERANCE);
+}
+
+TEST(PerceptionEmulator, WithoutIdsEveryListCarriesFreshIdsThatStillMapToTheirRoadUsers) {
+    constexpr std::size_t STEPS = 20;
+    const Scenario scenario = lineScenario(4, STEPS);
+    PerceptionConfig config = exactConfig();
+    config.noIds = true;
+    auto sut = PerceptionEmulator::create(scenario, config);
+    ASSERT_TRUE(sut);
+    auto list = std::make_unique<ObjectList>();
+    std::set<std::uint32_t> seen;
+    for (std::size_t step = 0; step < STEPS; ++step) {
+        ASSERT_EQ(sut->emit(step, *list), EmitStatus::Emitted);
+        ASSERT_EQ(list->objectCount, 4U);
+        for (std::uint32_t i = 0; i < list->objectCount; ++i) {
+            EXPECT_TRUE(seen.insert(list->objects[i].id).second) << "an id seen before, step " << step;
+            EXPECT_EQ(sut->trueIdAt(step, list->objects[i].id), i + 2);  // nearest first: ids 2, 3, 4, 5
+        }
+    }
+}
+
+TEST(PerceptionEmulator, ShuffledIdsArePermutedWithinTheListAndTrueIdAtFollowsThem) {
+    const Scenario scenario = lineScenario(4, 1);
+    PerceptionConfig config = exactConfig();
+    config.idShuffleProbability = 1.0F;
+    config.seed = 5;
+    auto sut = PerceptionEmulator::create(scenario, config);
+    ASSERT_TRUE(sut);
+    auto list = std::make_unique<ObjectList>();
+    ASSERT_EQ(sut->emit(0, *list), EmitStatus::Emitted);
+    std::set<std::uint32_t> ids;
+    std::uint32_t moved = 0;
+    for (std::uint32_t i = 0; i < list->objectCount; ++i) {
+        ids.insert(list->objects[i].id);
+        moved += list->objects[i].id != i + 2 ? 1U : 0U;
+        EXPECT_EQ(sut->trueIdAt(0, list->objects[i].id), i + 2);
+    }
+    EXPECT_EQ(ids, (std::set<std::uint32_t>{2, 3, 4, 5}));
+    EXPECT_GT(moved, 0U);
+    EXPECT_EQ(sut->stats().listsShuffled, 1U);
+}
+
+TEST(PerceptionEmulator, AnObjectBackAfterADropoutComesBackUnderAFreshId) {
+    constexpr std::size_t STEPS = 200;
+    const Scenario scenario = lineScenario(1, STEPS);
+    PerceptionConfig config = exactConfig();
+    config.dropoutProbability = 0.3F;
+    config.newIdOnReappearance = true;
+    auto sut = PerceptionEmulator::create(scenario, config);
+    ASSERT_TRUE(sut);
+    auto list = std::make_unique<ObjectList>();
+    std::uint32_t previousId = 0;
+    bool previousPresent = false;
+    std::size_t reappearances = 0;
+    for (std::size_t step = 0; step < STEPS; ++step) {
+        ASSERT_EQ(sut->emit(step, *list), EmitStatus::Emitted);
+        if (list->objectCount == 0) {
+            previousPresent = false;
+            continue;
+        }
+        const std::uint32_t id = list->objects[0].id;
+        if (previousId != 0) {
+            EXPECT_EQ(id != previousId, !previousPresent) << "step " << step;
+            reappearances += previousPresent ? 0U : 1U;
+        }
+        EXPECT_EQ(sut->trueIdAt(step, id), 2U);
+        EXPECT_EQ(sut->trueIdOf(id), 2U);
+        previousId = id;
+        previousPresent = true;
+    }
+    EXPECT_GT(reappearances, 10U);
+    EXPECT_EQ(sut->stats().idSwitches, reappearances);
 }
 
 }  // namespace

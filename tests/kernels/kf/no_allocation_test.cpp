@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "augur/kernels/kf/association.hpp"
 #include "augur/kernels/kf/kalman_bank.hpp"
 #include "augur/kernels/kf/parallel_filter.hpp"
 #include "augur/kernels/kf/smoother.hpp"
@@ -71,6 +72,36 @@ TEST(KfRunPhase, BankStepFiltersSmoothersAndTrackTableDoNotAllocate) {
 
     // Assert.
     EXPECT_EQ(allocations, 0U);
+}
+
+TEST(KfRunPhase, AssociationOfAFullSceneDoesNotAllocate) {
+    // Arrange (allocates): 128 tracks on a grid, 128 objects on top of them, all in one dense block
+    // around the first track as well, so both the direct and the dense paths run.
+    constexpr std::size_t SIDE = 128;
+    auto sut = Associator::create({SIDE, SIDE, 9.21F, 5.0F, 1.0F});
+    ASSERT_TRUE(sut.hasValue());
+    std::vector<float> x(SIDE), y(SIDE), var(SIDE, 0.25F), zero(SIDE, 0.0F), ox(SIDE), oy(SIDE);
+    std::vector<std::uint8_t> live(SIDE, 1);
+    std::vector<std::uint32_t> ids(SIDE), objectToTrack(SIDE);
+    std::vector<std::uint8_t> gated(SIDE);
+    for (std::size_t i = 0; i < SIDE; ++i) {
+        x[i] = i < SIDE / 2 ? 10.0F * static_cast<float>(i) : 0.05F * static_cast<float>(i % 8);
+        y[i] = i < SIDE / 2 ? 0.0F : 100.0F;
+        ox[i] = x[i] + 0.1F;
+        oy[i] = y[i];
+        ids[i] = static_cast<std::uint32_t>(i + 1);
+    }
+    const PredictedTracks tracks{x.data(), y.data(), var.data(), zero.data(), var.data(), live.data(), ids.data(), SIDE};
+    const Detections objects{ox.data(), oy.data(), var.data(), var.data(), ids.data(), SIDE};
+
+    // Act.
+    AssociationStats stats;
+    const std::uint64_t allocations =
+        testing::allocationsDuring([&] { stats = sut->associate(tracks, objects, objectToTrack, gated); });
+
+    // Assert.
+    EXPECT_EQ(allocations, 0U);
+    EXPECT_EQ(stats.assigned, SIDE);
 }
 
 }  // namespace

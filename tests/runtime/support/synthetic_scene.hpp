@@ -44,6 +44,19 @@ public:
         }
     }
 
+    /// The object list at `stamp_ns`, the scene first moved on by the time since the previous writeAt's
+    /// stamp (not at the first call): positions then agree with the stamps, as a perception stack's do, so
+    /// a tracker that associates by position follows the vehicles. Only vehicles [firstVehicle,
+    /// lastVehicle) are seen.
+    void writeAt(ObjectList& list, std::uint64_t sequence, std::int64_t stamp_ns, std::size_t firstVehicle = 0,
+                 std::size_t lastVehicle = SIZE_MAX) {
+        if (m_hasStamp && stamp_ns > m_lastStamp_ns) {
+            advance(static_cast<double>(stamp_ns - m_lastStamp_ns) * 1e-9);
+        }
+        m_hasStamp = true;
+        m_lastStamp_ns = stamp_ns;
+        write(list, sequence, stamp_ns, firstVehicle, lastVehicle);
+    }
     /// The object list of the current scene state; only vehicles [firstVehicle, lastVehicle) are seen.
     void write(ObjectList& list, std::uint64_t sequence, std::int64_t stamp_ns, std::size_t firstVehicle = 0,
                std::size_t lastVehicle = SIZE_MAX) const {
@@ -100,6 +113,8 @@ private:
         double y_m;
     };
     const runtime::scene::RoadMap& m_map;
+    bool m_hasStamp{false};
+    std::int64_t m_lastStamp_ns{0};
     std::vector<Vehicle> m_vehicles;
     std::vector<Standing> m_pedestrians;
 };

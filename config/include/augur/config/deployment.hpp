@@ -133,6 +133,7 @@ struct MapConfig {
 struct TrackingGates {
     double mahalanobisSq{9.21};  ///< squared Mahalanobis distance gate (χ², 2 dof, 99 %)
     double distance_m{5.0};      ///< Euclidean pre-gate
+    double idBonus{1.0};         ///< cost reduction of a pair whose perception id is the track's last one
     bool operator==(const TrackingGates&) const = default;
 };
 
@@ -141,7 +142,8 @@ struct TrackingConfig {
     MotionModel model{MotionModel::ConstantAcceleration};
     double accelNoiseDensity{2.0};  ///< white-noise spectral density: m²/s³ (CV) or m²/s⁵ (CA)
     std::uint32_t maxMissedCycles{5};   ///< a track is dropped after this many cycles without a measurement
-    std::uint32_t confirmAfterHits{2};  ///< a track is published after this many associated measurements
+    std::uint32_t confirmAfterHits{2};  ///< M: a track is confirmed after M associated lists …
+    std::uint32_t confirmWindow{3};     ///< … among its last N lists (0: M lists ever)
     TrackingGates gates{};
     bool operator==(const TrackingConfig&) const = default;
 };

@@ -110,7 +110,7 @@ struct ObjectList {
 
 /// One tracked road user (Kalman bank output), state in the map frame.
 struct Track {
-    std::uint32_t id{0};  ///< the perception object id
+    std::uint32_t id{0};  ///< augur's track id: fixed for the track's life, not the perception id
     ObjectClass objectClass{ObjectClass::Unknown};
     std::uint8_t reserved{0};
     std::uint16_t missedCycles{0};
@@ -126,7 +126,7 @@ struct Track {
     float covYY_m2{0.0F};
     float covVxVx_m2ps2{0.0F};
     float covVyVy_m2ps2{0.0F};
-    float reserved2{0.0F};
+    std::uint32_t perceptionId{0};  ///< the perception object id last associated (perception may re-assign it)
 };
 
 struct TrackList {

@@ -3,13 +3,16 @@
 //
 //   tracking   every cycle that took new input: the published tracks against the road users within the
 //              ego's sensor range at the tracks' time (MotionPrediction::sourceStamp_ns of the cycle), by
-//              TrackingAccumulator (GOSPA association, RMSE, OSPA/GOSPA);
-//   prediction every computed, on-time prediction with new input: each predicted vehicle whose perceived id
-//              maps to a road user (PerceptionEmulator::trueIdOf) is scored by PredictionAccumulator against
-//              its true positions at t0 + k·step_s (t0 = sourceStamp_ns, linear interpolation between
-//              scenario steps), and so is the constant-velocity baseline on the same sample: predicted from
-//              the newest perceived (noisy) state of that object the bench sent at or before t0 (within
-//              cvLookbackSteps), carried forward to t0 at its speed, and so is the lane-following baseline
+//              TrackingAccumulator (GOSPA association, RMSE, OSPA/GOSPA); the same cycles by track id
+//              against road user id, by IdentityAccumulator (identity switches, fragmentation, MOTA/MOTP,
+//              false tracks, GOSPA's parts);
+//   prediction every computed, on-time prediction with new input: each predicted vehicle whose track (in the
+//              cycle's track list) lies within identityGate_m of a road user at t0 is scored, as that road
+//              user, by PredictionAccumulator against its true positions at t0 + k·step_s (t0 =
+//              sourceStamp_ns, linear interpolation between scenario steps), and so is the constant-velocity
+//              baseline on the same sample: predicted from the newest perceived (noisy) state of that road
+//              user the bench sent at or before t0 (within cvLookbackSteps; PerceptionEmulator::trueIdAt),
+//              carried forward to t0 at its speed, and so is the lane-following baseline
 //              (lane_following.hpp) from the same state, when the options name one. Only samples all can
 //              be scored on count; each is also counted under the runtime mode of its prediction and under
 //              the road user's motion class (classifyMotion). Predictions made before the warm-up's end
@@ -34,6 +37,7 @@
 
 #include "augur/core/messages.hpp"
 #include "augur/hil/lane_following.hpp"
+#include "augur/hil/identity_metrics.hpp"
 #include "augur/hil/latency_summary.hpp"
 #include "augur/hil/occupancy_metrics.hpp"
 #include "augur/hil/perception_emulator.hpp"
@@ -54,6 +58,8 @@ struct ScoringOptions {
     std::size_t cvLookbackSteps{10};    ///< how far back the baseline looks for a perceived state
     double warmUp_s{0.0};               ///< predictions and tracks of the replay's first warmUp_s seconds are not scored
     const LaneFollowingPredictor* laneFollowing{nullptr};  ///< the lane-following baseline; nullptr: not scored
+    double identityGate_m{2.5};         ///< a track and a road user closer than this may match (CLEAR MOT,
+                                        ///< and a predicted vehicle's road user)
 };
 
 /// One occupancy frame and the paths drawn over it (run_record.hpp's writeSnapshot).
@@ -68,6 +74,7 @@ struct BenchSnapshot {
 
 struct BenchScore {
     TrackingSummary tracking;
+    IdentitySummary identity;
     std::vector<HorizonErrors> ours;  ///< per REPORT_HORIZONS_S
     std::vector<HorizonErrors> cv;    ///< the baseline on the same samples
     std::vector<HorizonErrors> lf;    ///< the lane-following baseline on the same samples (empty: not scored)
