@@ -44,6 +44,7 @@
 #include "augur/hil/run_record.hpp"
 #include "augur/hil/scenario.hpp"
 #include "augur/platform/clock.hpp"
+#include "augur/platform/host_info.hpp"
 #include "augur/platform/gpu_info.hpp"
 #include "augur/platform/roudi.hpp"
 #include "augur/platform/transport.hpp"
@@ -277,17 +278,7 @@ std::string utcNow() {
 }
 
 std::string cpuModel() {
-    std::ifstream in("/proc/cpuinfo");
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.rfind("model name", 0) == 0) {
-            const auto colon = line.find(':');
-            if (colon != std::string::npos) {
-                return line.substr(colon + 2) + ", " + std::to_string(std::thread::hardware_concurrency()) + " cores";
-            }
-        }
-    }
-    return std::to_string(std::thread::hardware_concurrency()) + " cores";
+    return platform::cpuModel() + ", " + std::to_string(std::thread::hardware_concurrency()) + " cores";
 }
 
 std::string gpuName() {

@@ -26,6 +26,7 @@
 
 #include "augur/bench/bench.hpp"
 #include "augur/kernels/kf/association.hpp"
+#include "augur/platform/host_info.hpp"
 #include "augur/platform/clock.hpp"
 #include "augur/platform/realtime.hpp"
 
@@ -158,17 +159,6 @@ Timing timeScene(const Scene& s, int calls) {
     return result;
 }
 
-std::string cpuModel() {
-    std::ifstream in("/proc/cpuinfo");
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.rfind("model name", 0) == 0) {
-            const auto colon = line.find(':');
-            return colon == std::string::npos ? line : line.substr(colon + 2);
-        }
-    }
-    return "unknown CPU";
-}
 
 std::string utcNow() {
     const std::time_t now = std::time(nullptr);
@@ -210,7 +200,7 @@ int main(int argc, char** argv) {
     const platform::RealtimeOutcome pinned = platform::pinCurrentThread(cores);
     const int calls = quick ? 2000 : 20000;
     std::mt19937_64 rng(42);
-    const std::string device = cpuModel() + ", one core" + (pinned.errnoValue == 0 ? " (pinned)" : " (not pinned)");
+    const std::string device = platform::cpuModel() + ", one core" + (pinned.errnoValue == 0 ? " (pinned)" : " (not pinned)");
     const std::string date = utcNow();
     std::printf("Association of %zu objects with %zu tracks, %d calls per scene, %s\n\n", SIDE, SIDE, calls,
                 device.c_str());
