@@ -16,7 +16,7 @@ namespace {
 using augur::testing::FuzzBudget;
 using augur::testing::FuzzCorpus;
 
-const std::vector<std::string> CSV_TOKENS = {",", "\n", "\r\n", "#", " ", "\t", "-", "+", ".", "e", "target_id", "\"", std::string(1, '\0')};
+const std::vector<std::string> CSV_TOKENS = augur::testing::csvTokens({"target_id"});
 
 TEST(SmoothToolFuzz, MutatedMeasurementsAreFiniteOrAnError) {
     const FuzzCorpus corpus = FuzzCorpus::fromFiles({"tests/apps/augur-smooth/data/measurements.csv"});

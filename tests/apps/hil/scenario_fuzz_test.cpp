@@ -21,8 +21,8 @@ using augur::testing::FuzzBudget;
 using augur::testing::FuzzCorpus;
 namespace fs = std::filesystem;
 
-const std::vector<std::string> CSV_TOKENS = {",", "\n", "\r\n", "# ", "# step_s ", "# augur-scenario ", " ", "-", ".",
-                                             "car", "pedestrian", std::string(1, '\0')};
+const std::vector<std::string> CSV_TOKENS =
+    augur::testing::csvTokens({"# ", "# step_s ", "# augur-scenario ", "car", "pedestrian"});
 constexpr std::size_t SCENARIO_LINES = 48;  ///< the header and the first steps of the committed scenario
 constexpr std::size_t SHORT_SCENARIO_LINES = 10;  ///< the header and three rows: mutations reach the last row often
 

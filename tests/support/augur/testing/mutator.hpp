@@ -30,6 +30,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <iterator>
 #include <span>
 #include <string>
@@ -91,6 +92,14 @@ inline constexpr std::string_view INTERESTING_TEXT[] = {
 inline constexpr Mutation FIXED_SIZE_MUTATIONS[] = {Mutation::FlipBit, Mutation::RandomByte,
                                                     Mutation::InterestingBinary, Mutation::OverwriteChunk,
                                                     Mutation::Splice};
+
+/// The dictionary of comma-separated text (separators, line ends, comments, signs, a NUL), plus the
+/// format's own tokens (`extra`: its column names, header keys, values).
+inline std::vector<std::string> csvTokens(std::initializer_list<std::string> extra = {}) {
+    std::vector<std::string> tokens{",", "\n", "\r\n", "#", " ", "\t", "-", "+", ".", "e", "\"", std::string(1, '\0')};
+    tokens.insert(tokens.end(), extra.begin(), extra.end());
+    return tokens;
+}
 
 class Mutator {
 public:
