@@ -3,6 +3,7 @@
 // corridors change, and where the motion stage puts a vehicle that cruises along a straight road.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <vector>
@@ -138,30 +139,37 @@ TEST(RelationsStage, ALaneChangeLeavesTheVehiclesPositionAndJoinsTheTargetLaneGr
     EXPECT_NEAR(v.corridors[change].road.heading_rad, std::atan(LANE_WIDTH_M / JOIN_M), 1e-3F);
 }
 
-TEST(RelationsStage, TheEndOfADroppedLaneIsACertainStopAndTheEndOfTheMapIsNot) {
+TEST(RelationsStage, ADroppedLaneMergesGraduallyBeforeItsEndAndNeitherItNorTheMapsEndIsAStop) {
     const scene::RoadMap map = laneDropMap();
     Pipeline sut(map);
-    constexpr float X_M = 40.0F;  // the ramp's end within the corridors' 74 m
-    sut.setCar(X_M, -LANE_WIDTH_M, 10.0F);
+    constexpr float X_M = 40.0F;  // the ramp ends 60 m ahead, within the corridors' 74 m
+    constexpr float SPEED_MPS = 10.0F;
+    constexpr float MERGE_AT_M = 100.0F - X_M;
+    constexpr float MERGE_OVER_M = 4.0F * SPEED_MPS;  // the travel of a lane change: v · 4 s
+    sut.setCar(X_M, -LANE_WIDTH_M, SPEED_MPS);
 
     ASSERT_EQ(sut.relate(), StageStatus::Ok);
 
     const FrameVehicle& v = sut.frame->vehicles[0];
-    bool sawStay = false;
+    ASSERT_EQ(v.corridorCount, 2U);  // merge at the end, or change lanes now
     for (std::uint32_t k = 0; k < v.corridorCount; ++k) {
         const FrameCorridor& c = v.corridors[k];
-        if (std::fabs(sut.frame->polyY_m[polylineOffset(0, k) + FRAME_POLYLINE_POINTS - 1] + LANE_WIDTH_M) < 0.1F) {
-            sawStay = true;  // the ramp: it ends 60 m ahead while the main lane goes on
-            EXPECT_NEAR(c.length_m, 100.0F - X_M, 1e-3F);
-            EXPECT_NEAR(c.limits.stopDistance_m, 100.0F - X_M, 1e-3F);
-            EXPECT_EQ(c.limits.stopProbability, 1.0F);
-            EXPECT_EQ(c.road.mustGiveWay, 1);
-        } else {
-            EXPECT_EQ(c.limits.stopProbability, 0.0F);
-            EXPECT_EQ(c.limits.stopDistance_m, kernels::markov::NO_LIMIT);
+        EXPECT_NEAR(c.length_m, 74.0F, 1e-3F);  // on past the ramp's end, along the main lane
+        EXPECT_EQ(c.limits.stopDistance_m, kernels::markov::NO_LIMIT);
+        EXPECT_EQ(c.road.mustGiveWay, 0);
+        const std::size_t first = polylineOffset(0, k);
+        EXPECT_NEAR(sut.frame->polyY_m[first + FRAME_POLYLINE_POINTS - 1], 0.0F, 1e-3F);
+        if (c.laneChange) {
+            continue;
+        }
+        // Stays on the ramp until the merge's travel before the end, then moves over linearly.
+        for (std::size_t i = 0; i < FRAME_POLYLINE_POINTS; ++i) {
+            const float s = sut.frame->polyS_m[first + i];
+            const float moved = std::clamp((s - (MERGE_AT_M - MERGE_OVER_M)) / MERGE_OVER_M, 0.0F, 1.0F);
+            EXPECT_NEAR(sut.frame->polyY_m[first + i], -LANE_WIDTH_M * (1.0F - moved), 1e-3F) << "s = " << s;
+            EXPECT_NEAR(sut.frame->polyX_m[first + i], X_M + s, 1e-3F) << "s = " << s;
         }
     }
-    EXPECT_TRUE(sawStay);
 
     // On the main lane near the map's end (main2 has no successor, nor has any neighbour): no stop.
     sut.setCar(380.0F, 0.0F, 10.0F);
@@ -275,6 +283,7 @@ TEST(MotionStage, ACarCruisingAlongAStraightRoadIsPredictedAtItsSpeedFromItsOwnP
     EXPECT_NEAR(points[39].x_m, X0_M + SPEED_MPS * 4.0F, FOUR_SECONDS_TOLERANCE_M);
     EXPECT_NEAR(points[39].y_m, 0.0F, 1e-3F);
 }
+
 
 }  // namespace
 }  // namespace augur::runtime

@@ -15,8 +15,8 @@ constexpr double BEFORE_START_M = 0.25;
 
 class Search {
 public:
-    Search(const RoadMap& map, std::span<Corridor> out, std::uint32_t vehicle, double length_m)
-        : m_map(map), m_out(out), m_vehicle(vehicle), m_length_m(length_m) {}
+    Search(const LaneLocator& locator, std::span<Corridor> out, std::uint32_t vehicle, double length_m)
+        : m_locator(locator), m_map(locator.map()), m_out(out), m_vehicle(vehicle), m_length_m(length_m) {}
 
     /// Extends `path` (last segment open: lane and sBegin set) to its end and beyond.
     void extend(Corridor& path) noexcept {
@@ -34,14 +34,22 @@ public:
         const float nextS = static_cast<float>(seg.corridorS_m + laneLeft);
         path.length_m = nextS;
         const auto successors = m_map.successors(seg.lane);
-        if (successors.empty()) {
-            emit(path);  // dead end
+        CorridorSegment merge;
+        const bool merges = successors.empty() && mergeTarget(path, lane, nextS, merge);
+        if (successors.empty() && !merges) {
+            emit(path);  // dead end: the edge of the map
             return;
         }
         if (path.segments.full()) {
             path.truncated = true;
             emit(path);
             path.truncated = false;
+            return;
+        }
+        if (merges) {
+            (void)path.segments.pushBack(merge);
+            extend(path);
+            path.segments.popBack();
             return;
         }
         for (const std::uint32_t next : successors) {
@@ -57,17 +65,45 @@ public:
 
     [[nodiscard]] std::uint32_t count() const noexcept { return m_count; }
     [[nodiscard]] std::uint32_t overflow() const noexcept { return m_overflow; }
-    /// True when `lane` is already part of a stored corridor.
+    /// True when `lane` is already part of a stored corridor before its first merge (a lane reached by
+    /// merging late may still be the target of a lane change now: another path).
     [[nodiscard]] bool covered(std::uint32_t lane) const noexcept {
         for (std::uint32_t c = 0; c < m_count; ++c) {
-            if (visited(m_out[c], lane)) {
-                return true;
+            for (const CorridorSegment& s : m_out[c].segments) {
+                if (s.merge) {
+                    break;
+                }
+                if (s.lane == lane) {
+                    return true;
+                }
             }
         }
         return false;
     }
 
 private:
+    /// The lane a path merges into where `lane` ends: a neighbour that goes on past the end (further along
+    /// its own length, or through a successor) and is not yet on the path; the left one when both do.
+    /// `merge` starts on it abreast of the end, at corridor s `corridorS`.
+    bool mergeTarget(const Corridor& path, const Lane& lane, float corridorS, CorridorSegment& merge) const noexcept {
+        Point2 end;
+        double heading = 0.0;
+        m_map.pointAt(path.segments[path.segments.size() - 1].lane, lane.length_m, end, heading);
+        for (const Neighbour& n : {lane.left, lane.right}) {
+            if (n.lane == NO_INDEX || visited(path, n.lane)) {
+                continue;
+            }
+            double s = 0.0;
+            double lateral = 0.0;
+            m_locator.projectOnLane(n.lane, end.x_m, end.y_m, s, lateral);
+            if (s < m_map.lane(n.lane).length_m - S_TOLERANCE_M || !m_map.successors(n.lane).empty()) {
+                merge = CorridorSegment{n.lane, static_cast<float>(s), static_cast<float>(s), corridorS, true};
+                return true;
+            }
+        }
+        return false;
+    }
+
     static bool visited(const Corridor& path, std::uint32_t lane) noexcept {
         return std::any_of(path.segments.begin(), path.segments.end(),
                            [lane](const CorridorSegment& s) { return s.lane == lane; });
@@ -83,6 +119,7 @@ private:
         }
     }
 
+    const LaneLocator& m_locator;
     const RoadMap& m_map;
     std::span<Corridor> m_out;
     std::uint32_t m_vehicle;
@@ -90,6 +127,13 @@ private:
     std::uint32_t m_count{0};
     std::uint32_t m_overflow{0};
 };
+
+/// True when `lane` ends beside `into` (a dropped lane whose traffic merges into `into`): changing from
+/// `into` to `lane` leads nowhere staying on `into` does not.
+bool dropsInto(const RoadMap& map, std::uint32_t lane, std::uint32_t into) noexcept {
+    const Lane& l = map.lane(lane);
+    return map.successors(lane).empty() && (l.left.lane == into || l.right.lane == into);
+}
 
 }  // namespace
 
@@ -107,7 +151,7 @@ CorridorSearchResult searchCorridors(const LaneLocator& locator, const SceneVehi
     const double length_m =
         std::max(params.minLength_m, speed * params.horizon_s + 0.5 * params.accel_mps2 * params.horizon_s * params.horizon_s +
                                          params.margin_m);
-    Search search(map, out, vehicleIndex, length_m);
+    Search search(locator, out, vehicleIndex, length_m);
     Corridor path;
     // A match whose projection is clamped to the lane's start, more than BEFORE_START_M short of it, lies
     // before the lane (the gates reach past its end points): the vehicle has not entered it yet.
@@ -143,7 +187,7 @@ CorridorSearchResult searchCorridors(const LaneLocator& locator, const SceneVehi
         }
         const Lane& lane = map.lane(match.lane);
         for (const Neighbour& n : {lane.left, lane.right}) {
-            if (n.lane == NO_INDEX || !n.changeAllowed || search.covered(n.lane)) {
+            if (n.lane == NO_INDEX || !n.changeAllowed || search.covered(n.lane) || dropsInto(map, n.lane, match.lane)) {
                 continue;
             }
             path = Corridor{};

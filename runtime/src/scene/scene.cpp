@@ -130,7 +130,7 @@ void Scene::computeIntersections(std::uint32_t global) noexcept {
         }
         IntersectionRelation relation;
         relation.junction = lane.junction;
-        relation.entry_m = seg.corridorS_m - (k == 0 ? seg.sBegin_m : 0.0F);
+        relation.entry_m = seg.corridorS_m - seg.sBegin_m;  // where the corridor would have entered the lane
         relation.exit_m = segEnd;
         relation.stopLine_m = pendingStop;
         relation.firstConflict_m = firstConflict;

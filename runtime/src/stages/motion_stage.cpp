@@ -225,8 +225,7 @@ int MotionStage::gatherCorridors() noexcept {
             in.initialSpeedStd_mps = standing ? 0.0F : m.trackSpeedStd_mps;
             std::copy(inputs, inputs + m_settings.chain.inputCells, in.initialInput);
             in.constraints = fc.limits;
-            in.constraints.stopProbability =
-                std::max(fc.limits.stopProbability, fc.road.mustGiveWay != 0 ? fv.stopProbability : 0.0F);
+            in.constraints.stopProbability = fc.road.mustGiveWay != 0 ? fv.stopProbability : 0.0F;
             in.constraints.stopDistance_m += halfCell_m;  // NO_LIMIT stays NO_LIMIT
             in.constraints.leadGap_m += halfCell_m;
             for (float& from : in.constraints.limitFrom_m) {

@@ -14,26 +14,6 @@ constexpr float SPEED_LIMIT_RESOLUTION_MPS = 0.1F;  ///< lanes whose limits diff
 constexpr double LANE_CHANGE_DURATION_S = 4.0;  ///< a lane change joins the target lane over v·4 s …
 constexpr double LANE_CHANGE_MIN_M = 20.0;      ///< … and at least 20 m
 
-/// True when the corridor's last lane ends while a neighbouring lane of it goes on (a lane drop, such as the
-/// end of an acceleration lane): a vehicle that stays on it has to stop there. A lane without successors
-/// whose neighbours end too is the edge of the map, not the end of the road.
-bool endsInLaneDrop(const scene::RoadMap& map, const scene::Corridor& corridor) noexcept {
-    if (corridor.segments.empty() || corridor.truncated) {
-        return false;
-    }
-    const scene::CorridorSegment& last = corridor.segments[corridor.segments.size() - 1];
-    const scene::Lane& lane = map.lane(last.lane);
-    if (!map.successors(last.lane).empty() || last.sEnd_m < lane.length_m - 1e-3F) {
-        return false;
-    }
-    for (const scene::Neighbour& n : {lane.left, lane.right}) {
-        if (n.lane != scene::NO_INDEX && !map.successors(n.lane).empty()) {
-            return true;
-        }
-    }
-    return false;
-}
-
 void describeSpeedLimits(const scene::RoadMap& map, const scene::Corridor& corridor,
                          kernels::markov::CorridorConstraints& limits) noexcept {
     // The limit changes where a lane of another limit begins (a turn through a junction, a slower zone),
@@ -83,26 +63,52 @@ void RelationsStage::describeCorridor(std::uint32_t v, std::uint32_t k) noexcept
         out.route[i] = corridor.segments[i].lane;
     }
 
-    // A lane change does not jump: the path leaves the vehicle's position and joins the target lane's
-    // centreline linearly over LANE_CHANGE_DURATION_S of travel (the offset at s = 0 fades out).
+    // Neither a lane change nor a merge jumps. A lane change leaves the vehicle's position and joins the
+    // target lane's centreline linearly over LANE_CHANGE_DURATION_S of travel (the offset at s = 0 fades
+    // out). A merge at the end of a dropped lane moves over linearly during the same travel before the end
+    // (or from the vehicle on, when it is nearer): the offset to the merged-into lane fades in.
     const scene::SceneVehicle& vehicle = m_vehicles[v];
-    double offsetX_m = 0.0;
-    double offsetY_m = 0.0;
-    double join_m = 0.0;
+    const double join_m = std::max(LANE_CHANGE_MIN_M, static_cast<double>(vehicle.speed_mps) * LANE_CHANGE_DURATION_S);
+    scene::Point2 changeOffset;
     if (corridor.laneChange) {
         scene::Point2 start;
         double heading = 0.0;
         scene::corridorPointAt(map, corridor, 0.0, start, heading);
-        offsetX_m = vehicle.x_m - start.x_m;
-        offsetY_m = vehicle.y_m - start.y_m;
-        join_m = std::max(LANE_CHANGE_MIN_M, static_cast<double>(vehicle.speed_mps) * LANE_CHANGE_DURATION_S);
+        changeOffset = scene::Point2{vehicle.x_m - start.x_m, vehicle.y_m - start.y_m};
+    }
+    struct Merge {
+        double at_m{0.0};  ///< corridor s of the merge
+        double over_m{0.0};
+        scene::Point2 offset;  ///< from the dropped lane's end to the merged-into lane abreast of it
+    };
+    FixedVector<Merge, scene::MAX_SEGMENTS_PER_CORRIDOR> merges;
+    for (std::size_t i = 1; i < corridor.segments.size(); ++i) {
+        const scene::CorridorSegment& seg = corridor.segments[i];
+        if (!seg.merge) {
+            continue;
+        }
+        const scene::CorridorSegment& dropped = corridor.segments[i - 1];
+        scene::Point2 from;
+        scene::Point2 to;
+        double heading = 0.0;
+        map.pointAt(dropped.lane, dropped.sEnd_m, from, heading);
+        map.pointAt(seg.lane, seg.sBegin_m, to, heading);
+        (void)merges.pushBack(Merge{seg.corridorS_m, std::min(join_m, static_cast<double>(seg.corridorS_m)),
+                                    scene::Point2{to.x_m - from.x_m, to.y_m - from.y_m}});
     }
     const auto pathPoint = [&](double s, scene::Point2& p, double& laneHeading) {
         scene::corridorPointAt(map, corridor, s, p, laneHeading);
-        if (s < join_m) {
+        if (corridor.laneChange && s < join_m) {
             const double w = 1.0 - s / join_m;
-            p.x_m += w * offsetX_m;
-            p.y_m += w * offsetY_m;
+            p.x_m += w * changeOffset.x_m;
+            p.y_m += w * changeOffset.y_m;
+        }
+        for (const Merge& m : merges) {
+            if (s < m.at_m && s > m.at_m - m.over_m) {
+                const double w = 1.0 - (m.at_m - s) / m.over_m;
+                p.x_m += w * m.offset.x_m;
+                p.y_m += w * m.offset.y_m;
+            }
         }
     };
 
@@ -164,22 +170,13 @@ void RelationsStage::describeCorridor(std::uint32_t v, std::uint32_t k) noexcept
             leadSpeed = ahead.speed_mps;
         }
     }
-    // The end of a dropped lane is a stop nobody can drive through: certain, unless a nearer stop comes first.
-    bool certainStop = false;
-    if (endsInLaneDrop(map, corridor) && corridor.length_m < stop) {
-        stop = corridor.length_m;
-        out.road.giveWayTo = -1;
-        certainStop = true;
-    }
     if (out.road.mustGiveWay == 0 && stop < NO_STOP_M) {
-        out.road.mustGiveWay = 1;  // a stop line with nobody in particular to yield to (a sign), or a lane drop
+        out.road.mustGiveWay = 1;  // a stop line with nobody in particular to yield to (a sign)
     }
     out.road.distanceToStop_m = stop;
     out.limits.speedLimit_mps = out.road.speedLimit_mps;
     describeSpeedLimits(map, corridor, out.limits);
     out.limits.stopDistance_m = stop < NO_STOP_M ? stop : kernels::markov::NO_LIMIT;
-    // The road's own certainty; the motion stage takes the larger of it and the intention filter's P(stop).
-    out.limits.stopProbability = certainStop ? 1.0F : 0.0F;
     out.limits.leadGap_m = leadGap;
     out.limits.leadSpeed_mps = leadSpeed;
 }

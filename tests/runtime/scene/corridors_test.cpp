@@ -114,19 +114,61 @@ TEST(Corridors, TJunctionStemGivesExactlyTheLeftAndRightTurn) {
 TEST(Corridors, LaneChangeOnlyWhereTheMapPermitsIt) {
     const RoadMap map = tJunction();
     const LaneLocator locator(map);
-    const SceneVehicle v = vehicleOnLane(map, map.findLane("2001"), 10.0, 10.0F);
+    // 2013 ends beside 2001 before the junction (a lane drop behind a dashed line).
+    const SceneVehicle v = vehicleOnLane(map, map.findLane("2013"), 10.0, 10.0F);
     const auto with = search(locator, v, CorridorSearchParams{});
-    const std::set<std::vector<std::string>> expected = {{"2001", "2002", "2003"}, {"2001", "2011", "2008"}, {"2013"}};
-    EXPECT_EQ(routes(map, with.corridors), expected);
     const auto change = std::find_if(with.corridors.begin(), with.corridors.end(), [](const Corridor& c) { return c.laneChange; });
     ASSERT_NE(change, with.corridors.end());
+    EXPECT_EQ(map.laneId(change->segments[0].lane), "2001");
     EXPECT_NEAR(change->segments[0].sBegin_m, 10.0, 1e-3);  // abreast of the vehicle on the neighbour
     CorridorSearchParams noChange;
     noChange.laneChanges = false;
-    EXPECT_EQ(search(locator, v, noChange).result.count, 2U);
+    const auto without = search(locator, v, noChange);
+    EXPECT_TRUE(std::none_of(without.corridors.begin(), without.corridors.end(), [](const Corridor& c) { return c.laneChange; }));
+    EXPECT_EQ(without.result.count, with.result.count - 2U);  // the change to 2001, then either branch
     // Westbound 2006 has no permitted neighbour: no lane-change corridor.
     const auto west = search(locator, vehicleOnLane(map, map.findLane("2006"), 5.0, 3.0F), CorridorSearchParams{});
     EXPECT_EQ(west.result.count, 1U);
+}
+
+TEST(Corridors, ADroppedLaneMergesIntoTheNeighbourThatGoesOn) {
+    const RoadMap map = tJunction();
+    const LaneLocator locator(map);
+    const std::uint32_t dropped = map.findLane("2013");
+    const Lane& lane = map.lane(dropped);
+    CorridorSearchParams params;
+    params.horizon_s = 4.0;
+    params.laneChanges = false;
+    const auto f = search(locator, vehicleOnLane(map, dropped, lane.length_m - 10.0, 10.0F), params);
+    // Not a dead end at the drop: both routes of the lane it merges into, entered abreast of the end.
+    const std::set<std::vector<std::string>> expected = {{"2013", "2001", "2002", "2003"}, {"2013", "2001", "2011", "2008"}};
+    EXPECT_EQ(routes(map, f.corridors), expected);
+    for (const Corridor& c : f.corridors) {
+        ASSERT_GE(c.segments.size(), 2U);
+        EXPECT_FALSE(c.segments[0].merge);
+        EXPECT_TRUE(c.segments[1].merge);
+        EXPECT_NEAR(c.segments[0].sEnd_m, lane.length_m, 1e-3);
+        EXPECT_NEAR(c.segments[1].corridorS_m, 10.0F, 1e-3F);
+        Point2 end;
+        Point2 abreast;
+        double heading = 0.0;
+        map.pointAt(dropped, lane.length_m, end, heading);
+        map.pointAt(c.segments[1].lane, c.segments[1].sBegin_m, abreast, heading);
+        EXPECT_NEAR(std::hypot(abreast.x_m - end.x_m, abreast.y_m - end.y_m), 3.5, 0.1);  // one lane over
+        EXPECT_NEAR(c.length_m, 4.0 * 10.0 + 10.0, 1e-3);  // the full length: v·T + margin
+        for (std::size_t i = 2; i < c.segments.size(); ++i) {
+            EXPECT_FALSE(c.segments[i].merge);
+        }
+    }
+}
+
+TEST(Corridors, NoLaneChangeIntoALaneThatDropsBackIntoTheVehiclesOwn) {
+    const RoadMap map = tJunction();
+    const LaneLocator locator(map);
+    // From 2001 the only neighbour is 2013, which ends beside 2001: changing there leads nowhere new.
+    const auto f = search(locator, vehicleOnLane(map, map.findLane("2001"), 10.0, 10.0F), CorridorSearchParams{});
+    const std::set<std::vector<std::string>> expected = {{"2001", "2002", "2003"}, {"2001", "2011", "2008"}};
+    EXPECT_EQ(routes(map, f.corridors), expected);
 }
 
 TEST(Corridors, AtALaneTransitionTheFollowingLanesSeedTheSearch) {

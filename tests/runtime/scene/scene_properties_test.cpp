@@ -60,13 +60,21 @@ void checkInvariants(const RoadMap& map, const std::vector<SceneVehicle>& vehicl
             EXPECT_EQ(c.vehicle, v);
             EXPECT_LE(c.length_m, maxLength + S_TOLERANCE_M);
             EXPECT_EQ(c.segments[0].corridorS_m, 0.0F);
-            // Contiguous: each segment starts where the previous ended, on one of its successors.
+            // Contiguous: each segment starts where the previous ended, on one of its successors, or (a
+            // merge) on a neighbour of a lane that ends there without successors.
             for (std::size_t i = 1; i < c.segments.size(); ++i) {
                 const auto& prev = c.segments[i - 1];
                 const auto& seg = c.segments[i];
-                const auto next = map.successors(prev.lane);
-                EXPECT_NE(std::find(next.begin(), next.end(), seg.lane), next.end());
                 EXPECT_NEAR(seg.corridorS_m, prev.corridorS_m + (prev.sEnd_m - prev.sBegin_m), S_TOLERANCE_M);
+                const auto next = map.successors(prev.lane);
+                if (seg.merge) {
+                    const Lane& ended = map.lane(prev.lane);
+                    EXPECT_TRUE(next.empty());
+                    EXPECT_NEAR(prev.sEnd_m, ended.length_m, S_TOLERANCE_M);
+                    EXPECT_TRUE(ended.left.lane == seg.lane || ended.right.lane == seg.lane);
+                    continue;
+                }
+                EXPECT_NE(std::find(next.begin(), next.end(), seg.lane), next.end());
                 EXPECT_EQ(seg.sBegin_m, 0.0F);
             }
             const auto& last = c.segments[c.segments.size() - 1];

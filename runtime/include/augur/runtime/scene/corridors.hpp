@@ -45,6 +45,11 @@ struct CorridorSegment {
     float sBegin_m{0.0F};
     float sEnd_m{0.0F};
     float corridorS_m{0.0F};
+    /// Entered by merging: the previous segment's lane ends beside this one (a lane drop, such as the end
+    /// of an acceleration lane), and this segment starts abreast of that end. The centreline jumps sideways
+    /// here by about a lane width; describing a corridor, the relations stage spreads the jump over the
+    /// metres before (relations_stage.cpp).
+    bool merge{false};
 };
 
 struct Corridor {
@@ -73,6 +78,9 @@ struct CorridorSearchResult {
 /// Searches the corridors of `vehicle` into `out` (capacity = out.size()). O(paths × depth).
 /// A vehicle just before the start of a lane that continues the lane it is on (within the gates of both:
 /// the last metres before a junction) starts its corridors on the lane it is on, not on the next lanes.
+/// A lane that ends while a neighbour of it goes on (a lane drop) is not a dead end: its traffic merges,
+/// so the corridor goes on along that neighbour from abreast of the end (CorridorSegment::merge). Only a
+/// lane that ends with no neighbour going on (the edge of the map) ends a corridor short of its length.
 CorridorSearchResult searchCorridors(const LaneLocator& locator, const SceneVehicle& vehicle, std::uint32_t vehicleIndex,
                                      const CorridorSearchParams& params, std::span<Corridor> out) noexcept;
 
