@@ -281,7 +281,7 @@ def run_scenario(entry, index, a, prefix):
         return result
     errors, everything, modes, info = collect(run_dir)
     result.update(errors=errors, everything=everything, modes=modes, info=info)
-    if not all(m in everything and everything[m].get("samples", 0) > 0 for m, _ in METHODS):
+    if not all((everything.get(m) or {}).get("samples", 0) > 0 for m, _ in METHODS):
         result.update(status="error", detail="nothing scored at 4 s for one of the methods")
     elif not all(m in errors for m, _ in METHODS):
         result.update(status="error", detail="the runtime predicted in its constant-velocity fallback throughout: "
