@@ -510,19 +510,18 @@ void floorTable(StreamHandle stream, const platform::DeviceMemory& busy) {
     // 28 of them read by the step: SceneModel::READ_FIELDS): advance: its copy indices drawn from
     // the CDF (8) and written to ρ (4), ρ 4 read back + state read (AoS: the 48-byte slot; SoA: the
     // bytes read) + log-w 4, state write (AoS 48, SoA the 40 used) + log-w 4; combine: the CDF scan,
-    // log-w 4 + CDF 8, and the block partials (< 0.2 B per particle). The same bytes as when a
-    // separate kernel drew the copy indices (until 2026-11-27). Before the step skipped the fields it
-    // only writes (2026-11-22), the SoA step read all 40 used bytes: 116 B per particle.
+    // log-w 4 + CDF 8, and the block partials (< 0.2 B per particle). Drawing the copy indices in the
+    // advance moves the same bytes as a separate copy-index kernel would.
     constexpr double SLOT = 4.0 * SceneModel::SLOT_FLOATS;
     constexpr double USED = 4.0 * SceneModel::USED_FLOATS;
     constexpr double READ = 4.0 * std::popcount(SceneModel::READ_FIELDS);
     constexpr double AOS_BYTES = 4 + SLOT + 4 + SLOT + 4 + 4 + 8 + 8 + 4;
     constexpr double SOA_BYTES = 4 + READ + 4 + USED + 4 + 4 + 8 + 8 + 4;
-    // The previous pipeline's accounting (separate gather; docs/benchmarks.md, 2026-11-21).
+    // The bytes of a step with a separate gather kernel and copy-index kernel (the column "step /
+    // previous 292 B floor" compares the fused step with that design's floor).
     constexpr double PREVIOUS_BYTES = 292;
     // What any resampling step must move: the state it reads and the used state it writes, once each,
-    // the log-weights read and written, the copy indices written and read (84 B; counted as 96 B,
-    // the whole used state read, before 2026-11-22).
+    // the log-weights read and written, the copy indices written and read (84 B).
     constexpr double ESSENTIAL_BYTES = READ + USED + 4 + 4 + 4 + 4;
     static_assert(ESSENTIAL_BYTES == 84.0, "the table's header names 84 B");
     bench::Table table("K = 10^6 single-vehicle step against the bytes-over-bandwidth floor",

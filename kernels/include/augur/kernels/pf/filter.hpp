@@ -56,9 +56,8 @@ struct FilterConfig {
     std::uint64_t seed{1};
     float resampleThreshold{0.5F};  ///< resample when N_eff < threshold · K (seed 000: 0.5)
     Resampler resampler{Resampler::Systematic};
-    /// Structure of arrays by default: measured faster at the seed's scale (H100, K = 20,000, 20 vehicles,
-    /// 2026-11-21: advance 37.5 vs 43.4 µs, whole step 60.2 vs 70.9 µs graph replay); docs/design/
-    /// particle-filter.md says why.
+    /// Structure of arrays by default: faster at the seed's scale and at K = 10⁶ (H100 and H200,
+    /// augur-bench-pf's stage and floor tables); docs/design/particle-filter.md says why.
     StateLayout layout{StateLayout::StructOfArrays};
     DifferentialEvolutionConfig de{};
     /// Threads of the CPU reference (cpu::ParticleFilter; the CUDA path ignores it): 1 runs on the calling

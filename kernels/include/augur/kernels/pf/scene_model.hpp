@@ -226,7 +226,7 @@ struct SceneModel {
     /// Two Philox-4x32-10 blocks, every word used: the decisions (four 24-bit uniforms from the top
     /// bits, the corridor hop's two 16-bit uniforms from the low bytes), then four normals. The two
     /// are computed side by side (BasicRandomStream::blocks): the K = 10⁶ one-vehicle step measured
-    /// 0.23–0.55 µs faster, the seed-scale step 0.15–0.19 µs (H200, docs/benchmarks.md runs FU).
+    /// 0.23–0.55 µs faster, the seed-scale step 0.15–0.19 µs (H200, augur-bench-pf).
     /// Headings are kept wrapped to [−π, π), where fastSinCos is accurate.
     template <typename Stream>  // BasicRandomStream<…>
     AUGUR_HD_INLINE static void advanceSlot(float (&s)[SLOT_FLOATS], float otherIntentStop, std::uint32_t vehicles,
