@@ -1504,7 +1504,7 @@ GpuStatus ParticleFilter<Model>::copyAppliedCopyIndices(std::span<std::uint32_t>
 #undef AUGUR_PF_SHAPE
 
 template class ParticleFilter<UngmModel>;
-template class ParticleFilter<Seed004Model>;
+template class ParticleFilter<GammaNoiseSwitchingModel>;
 template class ParticleFilter<LinearGaussianModel>;
 template class ParticleFilter<SceneModel>;
 

@@ -310,7 +310,7 @@ std::vector<float> randomFloats(std::size_t n, float lo, float hi, std::uint32_t
 
 void baselineTables(StreamHandle stream) {
     constexpr std::uint32_t K = 20'000;
-    bench::Table copy("Resampling copy vs Thrust permutation-iterator copy (seed 000 §5.5: 24.2x), K = 20,000",
+    bench::Table copy("Resampling copy vs Thrust permutation-iterator copy (Hortelano et al. 2023 §5.5: 24.2x), K = 20,000",
                       {"vehicles", "bytes/particle", "Thrust copy, AoS (µs)", "standalone gather, AoS (µs)",
                        "speed-up", "advance, resampled (µs)", "advance, not resampled (µs)",
                        "fused copy indices + gather: the difference (µs)", "Thrust / fused"});
@@ -374,7 +374,7 @@ void baselineTables(StreamHandle stream) {
                               std::to_string(1 + vehicles * SceneModel::OUTPUTS_PER_VEHICLE), bench::fmt(atomic),
                               bench::fmt(deterministic), bench::fmt(atomic / deterministic, 1) + "x"});
     }
-    bench::Table reduce("Output reduction vs atomicAdd baseline (seed 000 §5.5: 4.56x), K = 20,000, AoS",
+    bench::Table reduce("Output reduction vs atomicAdd baseline (Hortelano et al. 2023 §5.5: 4.56x), K = 20,000, AoS",
                         {"vehicles", "channels", "atomicAdd (µs)", "ours: partials + combine, with N_eff (µs)",
                          "speed-up"});
     for (const auto& row : reduceRows) {
