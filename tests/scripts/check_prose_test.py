@@ -48,6 +48,15 @@ class CheckProse(unittest.TestCase):
         for number in range(1, len(lines) + 1):
             self.assertIn(f"note.md:{number}: run identifier", sut.stdout)
 
+    def test_a_label_on_the_next_line_is_flagged(self):
+        path = self.write("cdf.cuh", "/// measured 0.3 µs faster (H100, docs/benchmarks.md runs\n"
+                                     "/// DZ and EA) at seed scale\n")
+
+        sut = run(path)
+
+        self.assertEqual(sut.returncode, 1)
+        self.assertIn("cdf.cuh:1: run identifier", sut.stdout)
+
     def test_not_kept_is_flagged(self):
         path = self.write("note.md", "A variant was measured, Not kept.\n")
 

@@ -3,7 +3,8 @@
 // reduction variants, and the K = 10⁶ step against its bytes-over-bandwidth floor.
 //
 //   augur-bench-pf [--quick] [--profile] [--only SECTION]
-// Prints Markdown tables (docs/benchmarks.md records them with device and date). --profile runs a few
+// Prints Markdown tables (docs/results/particle-filter.json keeps the current figures with device, date,
+// commit and command; scripts/bench-tables puts them into docs/benchmarks.md). --profile runs a few
 // plain (not captured) steps of the seed-scale and K = 10⁶ filters and nothing else, for a profiler
 // (ncu) to time each kernel. --only runs one section: baselines, stages, nodes (the step's graph node
 // by node, and two filters with their outputs' copies), floor, scan (the scan variants and the
