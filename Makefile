@@ -1,5 +1,6 @@
 # augur — the two commands:
-#   make demo   the main job (installs dependencies, configures, builds, then runs the HIL bench end to end:
+#   make demo   the main job (installs dependencies, configures, builds augur-runtime and augur-hil only,
+#               then runs the HIL bench end to end:
 #               RouDi, augur-runtime on $(CONFIG), replay of the committed scenario, report)
 #   make suite  the HIL scenario suite (scenarios generated from seeds with SUMO, one bench each, one table;
 #               SUITE_ARGS="--jobs 4 --duration-s 120", docs/hil-bench.md)
@@ -19,7 +20,7 @@ HIL_ARGS ?=
 SUITE_OUT ?= $(BUILD_DIR)/hil-suite
 SUITE_ARGS ?=
 
-.PHONY: demo suite test deps configure build clean gpu-check
+.PHONY: demo suite test deps configure build build-demo clean gpu-check
 
 deps:
 	scripts/install-deps
@@ -30,6 +31,10 @@ configure: deps
 build: configure
 	cmake --build --preset $(PRESET) -j $(JOBS)
 
+# The two programs the demo and the suite run, and what they link; not the tests or the benchmarks.
+build-demo: configure
+	cmake --build --preset $(PRESET) -j $(JOBS) --target augur-runtime augur-hil
+
 test: build
 	ctest --preset $(PRESET) -j $(JOBS)
 	scripts/sanitize --jobs $(JOBS)
@@ -37,12 +42,12 @@ test: build
 
 # augur-hil exits 1 when an acceptance threshold did not hold (printed with the summary); the demo
 # fails only when the bench could not run (status >= 2). Thresholds and options: HIL_ARGS="--help".
-demo: build
+demo: build-demo
 	$(BUILD_DIR)/apps/augur-hil/augur-hil demo --config $(CONFIG) --out $(HIL_OUT) $(HIL_ARGS); \
 	status=$$?; if [ $$status -gt 1 ]; then exit $$status; fi
 
 # Exit status 0 when every bench ran (the targets are in the table and JUnit file), 3 when one did not.
-suite: build
+suite: build-demo
 	$(BUILD_DIR)/apps/augur-hil/augur-hil suite --out $(SUITE_OUT) $(SUITE_ARGS)
 
 gpu-check:

@@ -10,8 +10,10 @@
 // 4 transport lost (the RouDi this process registered with went away while running; iceoryx 2.0
 // cannot register again, so the process ends for its supervisor to restart it), 64 bad command
 // line. docs/design/runtime.md has the table.
+#include <algorithm>
 #include <atomic>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -155,11 +157,15 @@ int run(const std::string& path, const std::string& expectedSha256, std::uint64_
         rejected += r;
     }
     std::fprintf(stderr,
-                 "augur-runtime: stopped after %llu cycles: %llu deadline misses, cycle p50 %.0f us p99 %.0f us max "
-                 "%.0f us, %llu lists accepted, %llu rejected, %llu loan failures, mode %s\n",
+                 "augur-runtime: stopped after %llu cycles: %llu deadline misses; over the last %llu cycles "
+                 "p50 %.0f us p99 %.0f us max %.0f us; %llu lists accepted, %llu rejected, %llu loan failures, "
+                 "mode %s\n",
                  static_cast<unsigned long long>(executor.cycles()),
-                 static_cast<unsigned long long>(executor.deadlineMisses()), static_cast<double>(latency.p50_us),
-                 static_cast<double>(latency.p99_us), static_cast<double>(latency.max_us),
+                 static_cast<unsigned long long>(executor.deadlineMisses()),
+                 static_cast<unsigned long long>(
+                     std::min<std::uint64_t>(executor.cycles(), deployment.runtime.healthWindowCycles)),
+                 static_cast<double>(latency.p50_us), static_cast<double>(latency.p99_us),
+                 static_cast<double>(latency.max_us),
                  static_cast<unsigned long long>(counters.accepted), static_cast<unsigned long long>(rejected),
                  static_cast<unsigned long long>(counters.loanFailures), augur::toString(executor.ladder().mode()));
     if (!deployment.output.tracePath.empty()) {

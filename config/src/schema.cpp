@@ -440,9 +440,13 @@ std::vector<KeySpec> buildSchema() {
                AUGUR_FIELD(motion.positionRange_m)),
         number("motion.max_speed_mps", leftOpen(0.0, 150.0), "m/s", "Upper end of the speed cells.",
                AUGUR_FIELD(motion.maxSpeed_mps)),
-        number("motion.max_accel_mps2", leftOpen(0.0, 30.0), "m/s²", "Largest acceleration input.",
+        number("motion.max_accel_mps2", leftOpen(0.0, 30.0), "m/s²",
+               "Largest acceleration of the intention model; the motion chain's inputs span "
+               "±max(max_accel_mps2, max_decel_mps2).",
                AUGUR_FIELD(motion.maxAccel_mps2)),
-        number("motion.max_decel_mps2", leftOpen(0.0, 30.0), "m/s²", "Largest deceleration input (positive).",
+        number("motion.max_decel_mps2", leftOpen(0.0, 30.0), "m/s²",
+               "Largest deceleration (positive) of the intention model; with max_accel_mps2 it sets the "
+               "chain's symmetric input range.",
                AUGUR_FIELD(motion.maxDecel_mps2)),
         integer("motion.samples_per_cell", 1, 100'000, "",
                 "Monte-Carlo samples per cell when the transition matrices are built at init.",

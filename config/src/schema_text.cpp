@@ -250,7 +250,8 @@ std::string renderSchemaMarkdown() {
            "     (a test compares this file with the schema). -->\n\n";
     out += "One YAML file describes a deployment of augur: cycle timing and real-time setup, capacities, the map,\n"
            "one section per algorithm, the iceoryx transport and output options. `augur-runtime --config FILE`\n"
-           "loads and validates a file and prints the deployment it describes. Shipped examples:\n"
+           "runs the deployment a file describes; `augur-runtime --check FILE` loads and validates it, checks\n"
+           "its map file and prints the deployment it describes. Shipped examples:\n"
            "`config/default.yaml` (PC / HIL bench) and `config/jetson-orin.yaml` (Jetson AGX Orin).\n\n";
     out += "Every key below except the required ones may be left out; it then takes its default. Units are in the\n"
            "key names (`_ms`, `_s`, `_m`, `_mps`, `_mps2`, `_deg`) or in the Unit column. Ranges: `[a, b]` includes\n"

@@ -5,7 +5,7 @@
 //
 // Swept on sm_90 (H100 80GB HBM3), augur-bench-flock --sweep: threads per block {128, 256, 512} ×
 // blocks per SM {4, 8, 16} × intersection threads per block {64, 128, 256}, input resident, graphs;
-// see docs/benchmarks.md. Last sweep 2026-11-21 13:25 UTC, with the warp-per-set intersection kernels:
+// see docs/benchmarks.md. With the warp-per-set intersection kernels:
 // 2,000 entities 1.67 ms at 256 × 16 × 128 (the best, tied with 256 × 16 × 64/256) against 1.88 ms at
 // the previous default 256 × 8 × 128; seed-shaped run (ε = 50) 12.89 ms against 13.20 ms (best shape
 // 12.26 ms, 512 × 8 × 64, which gives 1.70 ms at 2,000 entities). 512 threads per SM (128 × 4) is
@@ -13,7 +13,7 @@
 // (the grid is a launch size, not a residency): the later blocks even out the SMs' tails.
 // The per-step kernel (one block per step, the step in shared memory) was swept with
 // augur-bench-flock --step-sweep (threads per block {128, 256, 512, 1024} × blocks per SM {1 … 4},
-// 2026-11-21 15:52 UTC): best 512 × 2 at 2,000 entities (1.27 ms; ≈ 110 KB of shared memory per
+// H100): best 512 × 2 at 2,000 entities (1.27 ms; ≈ 110 KB of shared memory per
 // block) and 256 threads on the seed shape (9.50 ms at 4 blocks per SM, the most swept), which
 // LARGE_STEP_ENTITIES and the footprint rule below choose.
 // sm_87 (Orin) has not been swept; it gets the same values.
@@ -64,7 +64,7 @@ inline constexpr int WORKSPACE_BLOCKS_PER_SM = 2;
 /// finished in place, its disks in a global workspace, when at least IN_PLACE_WAVES waves of the
 /// kernel's resident blocks follow it; a later one goes to the second kernel. H100, 2,000 entities (17
 /// such steps, the batch's first): per-step + second kernel 271 + 97 µs with all of them in the second
-/// kernel, 281 + 3 µs in place (2026-11-21).
+/// kernel, 281 + 3 µs in place (augur-bench-flock).
 inline constexpr int IN_PLACE_WAVES = 2;
 
 /// Threads of the one block that prefix-sums the steps' family sizes.

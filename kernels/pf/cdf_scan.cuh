@@ -18,15 +18,12 @@ namespace lookback = primitives::detail;
 /// Segments of a CDF tile (4 quantised weights per thread and segment, LOOKBACK_BLOCK threads):
 /// 1 (1,024 per tile) while the CDF has at most CDF_ONE_SEGMENT_TILES such tiles — every look-back
 /// then ends in its first window, and the shorter tiles shorten the scan's chain: the seed-scale
-/// step (20 tiles) measured 0.3–0.7 µs faster than with 2 segments (H100, docs/benchmarks.md runs
-/// DZ and EA) — else 2 (2,048 per tile, 489 tiles at K = 10⁶), where 1 segment made the step 2–3 µs
-/// slower (runs CT–CU, DZ). 2 segments against 4 (4,096 per tile), with the packed descriptors and
-/// the scan beside the combine's channel sums: the seed-scale step 26.6–27.1 µs against 27.1–27.6,
-/// K = 10⁶ within noise (runs CT–CU). In the
-/// first H100 run, with flag and value apart, 2,048 per tile had cost K = 10⁶ 17.6 µs in a separate
-/// CDF kernel, most of it look-back, and 4 segments were taken. 8 segments (8,192 per tile, 122
-/// registers) measured slower in the combine: 17.2–17.8 against 14.7–15.2 µs at K = 10⁶, 11.1–12.3
-/// against 7.7–8.2 µs at 20,000 × 20 (H100, ncu).
+/// step (20 tiles) measured 0.3–0.7 µs faster than with 2 segments (H100, augur-bench-pf) — else 2
+/// (2,048 per tile, 489 tiles at K = 10⁶), where 1 segment made the step 2–3 µs slower. 2 segments
+/// against 4 (4,096 per tile), with the packed descriptors and the scan beside the combine's channel
+/// sums: the seed-scale step 26.6–27.1 µs against 27.1–27.6, K = 10⁶ within noise. 8 segments
+/// (8,192 per tile, 122 registers) measured slower in the combine: 17.2–17.8 against 14.7–15.2 µs at
+/// K = 10⁶, 11.1–12.3 against 7.7–8.2 µs at 20,000 × 20 (H100, apps/benchmarks/pf/profile-kernels.sh).
 inline constexpr std::uint32_t CDF_ONE_SEGMENT_TILES = 32;
 constexpr std::uint32_t cdfSegments(std::uint32_t particles) noexcept {
     return particles <= CDF_ONE_SEGMENT_TILES * lookback::lookbackTileItems<1>() ? 1 : 2;
@@ -202,7 +199,7 @@ struct CopyRange {
 /// after copy j — the thread's ITEMS consecutive copies, then the warp's lanes above it by shuffles,
 /// then the warps above it. Replaced a bracketed binary search per copy over the range read into
 /// shared memory, a chain of dependent shared loads: at K = 10⁶ the step measured about 1 µs faster
-/// (H100, docs/benchmarks.md runs BU–BW). `marks`: the window's memory as 32-bit words; the round's copies
+/// (H100, augur-bench-pf --only floor). `marks`: the window's memory as 32-bit words; the round's copies
 /// (at most windowSize / 2), then one word per warp. A CDF that does not rise (the stages run out
 /// of order, without the upload that resets the scan) may leave a copy unmarked: its source is hi.
 template <std::uint32_t ITEMS>
@@ -243,7 +240,7 @@ __device__ __forceinline__ void markedSources(const CopyRange& r, std::uint32_t*
     // The thread's copies base … base + ITEMS − 1: the minimum of each one's marks and those after it.
     // Four items: one 16-byte load where the round's half of the window holds them (the window is
     // 16-byte aligned), not four 4-byte loads at a 16-byte stride, each a 4-way bank conflict (the
-    // K = 10⁶ step measured 0.3 µs faster: H200, docs/benchmarks.md runs FR–FS).
+    // K = 10⁶ step measured 0.3 µs faster: H200, augur-bench-pf --only floor).
     const std::uint32_t base = t * ITEMS;
     std::uint32_t mark[ITEMS];
     bool loaded = false;
@@ -427,7 +424,7 @@ __device__ __forceinline__ void blockCopyIndices(const CopyRange& r, std::uint32
 /// `bounds`: one entry per warp, shared. `t`: the thread's index in the block of `threads` (whole
 /// warps, at least two). Not inlined: the advance kernels' loops keep their register allocation
 /// (inlined, the 48-register kernels spilled about twice as much, and the step measured 3–7 µs
-/// slower: H100, docs/benchmarks.md run AO).
+/// slower: H100, augur-bench-pf).
 template <std::uint32_t ITEMS>
 __device__ __noinline__ void drawCopyIndices(const std::uint64_t* cdf, std::uint64_t total, std::uint32_t particles,
                                              float uniform, std::uint32_t first, std::uint32_t end,

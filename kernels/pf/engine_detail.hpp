@@ -57,7 +57,7 @@ AUGUR_HD_INLINE void updateParticle(const ParticleRef& p, std::uint32_t vehicles
     }
 }
 
-/// One differential-evolution generation for particle i (seed 004 section 1.2 d, steps b–c):
+/// One differential-evolution generation for particle i (Cao et al. 2018 section 1.2 d, steps b–c):
 /// reads the population `src`, writes the survivor into `dst`, updates fitness[i].
 template <typename Model>
 AUGUR_HD void evolveParticle(const ParticleRef& target, const ParticleRef& out, std::uint32_t vehicles,

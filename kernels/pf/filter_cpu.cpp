@@ -327,7 +327,7 @@ void ParticleFilter<Model>::copyParticles(std::span<float> aos) const noexcept {
 }
 
 template class ParticleFilter<UngmModel>;
-template class ParticleFilter<Seed004Model>;
+template class ParticleFilter<GammaNoiseSwitchingModel>;
 template class ParticleFilter<LinearGaussianModel>;
 template class ParticleFilter<SceneModel>;
 

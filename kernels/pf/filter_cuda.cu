@@ -75,7 +75,7 @@ struct Shape {
 
 /// The vehicle kernel's shares claimed at run time, so that no SM runs two of the larger ones (with
 /// fixed shares, the H100 put two three-group blocks on each of seven SMs, which then ended the
-/// advance 2.5–3.5 µs after the rest: docs/benchmarks.md run DC). Share i (shareOf: the larger ones
+/// advance 2.5–3.5 µs after the rest: timed from inside the kernels). Share i (shareOf: the larger ones
 /// first) is also partial i, so the sums do not depend on which block took which share.
 ///   perSm[smid]  counts the blocks that started on that SM, modulo 2 (atomicInc wraps): the first
 ///                of an SM's two blocks claims from the front (the larger shares), the second from
@@ -103,7 +103,7 @@ struct Partials {
 /// State buffer `buffer` (0 or 1). A select, not s.states[buffer]: indexing the parameter's array
 /// with a run-time value made the compiler copy the whole Shape to local memory at every kernel's
 /// start and load the buffer's address from there in every iteration of the step's loops — the
-/// longest waits of the one-vehicle advance at K = 10⁶ (docs/benchmarks.md run BQ).
+/// longest waits of the one-vehicle advance at K = 10⁶ (ncu stall samples).
 __device__ __forceinline__ float* stateBuffer(const Shape& s, std::uint32_t buffer) {
     return buffer == 0U ? s.states[0] : s.states[1];
 }
@@ -171,8 +171,8 @@ __device__ __forceinline__ float warpMax(float v) {
 /// to integers of the same order (NaN as −∞, maxLog's convention; −0 below +0), reduced by one
 /// redux.sync instead of five dependent shuffle-and-compare rounds. For the vehicle kernel's group
 /// max, on the stretch warp 0 runs alone between the group's two barriers: the seed-scale step
-/// measured 26.9–27.5 µs against 27.4–27.6 (H100, docs/benchmarks.md runs CR–CS). In the combine's
-/// max over the partial maxima it measured nothing (run CS) and is not used there.
+/// measured 26.9–27.5 µs against 27.4–27.6 (H100, augur-bench-pf). In the combine's max over the
+/// partial maxima it gained nothing measurable and is not used there.
 __device__ __forceinline__ float warpMaxReduced(float v) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     v = v == v ? v : -INFINITY;
@@ -246,12 +246,12 @@ constexpr float REBASE_MARGIN = 30.0F;
 /// grid's first blocks to distinct SMs before it gives any SM a second one, so the larger shares
 /// mostly land one per SM. Not always: at seed scale (625 groups over 264 blocks, two per SM) the
 /// H100 put blocks 0–6 and 89–95, all three-group shares, on the same seven SMs, which finished
-/// 2.5–3.5 µs after the others (docs/benchmarks.md run DC). Spread over the block indices instead
-/// (b · units / blocks), some SMs ran 3 + 3 while others ran 2 + 2 (H200, ncu, run AV); the
-/// remainder claimed at run time by the blocks that finish first balanced the SMs but measured
-/// slower (runs DE–DT). So the vehicle kernel's blocks claim their shares when they start
-/// (claimShare: one larger share per SM at most; the advance then ended at 16.9 µs instead of
-/// 18.4, and the step measured about 0.3 µs faster: H100, docs/benchmarks.md run EB).
+/// 2.5–3.5 µs after the others (timed from inside the kernels). Spread over the block indices instead
+/// (b · units / blocks), some SMs ran 3 + 3 while others ran 2 + 2 (H200, ncu); the remainder
+/// claimed at run time by the blocks that finish first balanced the SMs but measured slower. So the
+/// vehicle kernel's blocks claim their shares when they start (claimShare: one larger share per SM
+/// at most; the advance ends at 16.9 µs instead of 18.4, and the step measured about 0.3 µs faster:
+/// H100, augur-bench-pf --only nodes).
 struct Share {
     std::uint32_t first;
     std::uint32_t end;
@@ -325,7 +325,7 @@ constexpr bool readsField(int f) noexcept {
 /// streams through the L2 at about 68 of the 104 bytes per particle the K = 10⁶ step moves; marked
 /// so, it leaves the L2 to what the step reads again soon after writing it — the log-weights the
 /// combine reads, the CDF the next draw reads, the copy indices the loop reads. H200: the K = 10⁶
-/// step 0.9–1.3 µs faster (docs/benchmarks.md run FM, means of rounds). The vehicle kernel does not
+/// step 0.9–1.3 µs faster (augur-bench-pf --only floor, means of rounds). The vehicle kernel does not
 /// stream: its loads marked so made the seed-scale step about 1 µs slower.
 template <typename Model, bool STREAM = false>
 __device__ __forceinline__ void loadUsed(const ParticleRef& p, std::uint32_t n, float (&s)[Model::SLOT_FLOATS]) {
@@ -362,7 +362,7 @@ __device__ __forceinline__ void storeUsed(const ParticleRef& p, std::uint32_t n,
 /// up to UPLOAD_BLOCK · 16 bytes (both buffers are 16-byte aligned: cudaHostAlloc and cudaMalloc
 /// return page- and 256-byte-aligned memory); the words past the last whole 16 bytes one by one.
 /// A kernel, not a copy-engine node: in a graph, the kernels after a copy-engine upload of the seed
-/// scale's 2.9 KB started 6–9 µs later (H100, docs/benchmarks.md run X). Also zeroes the look-back
+/// scale's 2.9 KB started 6–9 µs later (H100, augur-bench-pf --only nodes). Also zeroes the look-back
 /// state of the step's CDF scan (cdfTiles descriptors; the last scan finished before this kernel
 /// started): there, not in the advance kernels, where the loop over the descriptors cost the
 /// 48-register vehicle kernel 72 more bytes of spills (ptxas, sm_90).
@@ -425,8 +425,8 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
     // register budget: with several vehicles each sum a column (a lane's own word: no bank
     // conflicts), with one vehicle each lane a row padded to 16 bytes, which the loop reads and
     // writes in 16-byte pieces (48-byte rows: a quarter warp's pieces fall in distinct banks; the
-    // K = 10⁶ step measured 0.36–0.37 µs faster than with columns: H200, docs/benchmarks.md runs
-    // GH–GI). Before them, the same memory holds the window of the copy-index drawing (16-byte
+    // K = 10⁶ step measured 0.36–0.37 µs faster than with columns: H200, augur-bench-pf --only
+    // floor). Before them, the same memory holds the window of the copy-index drawing (16-byte
     // aligned: markedSources reads it in 16 bytes).
     constexpr std::uint32_t ROW = (OUTPUTS + 3) / 4 * 4;
     __shared__ union alignas(16) {
@@ -470,7 +470,7 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
     [[maybe_unused]] __shared__ Measurement measured[VEHICLES];  // vehicle-parallel models: measurementOf(z_n)
     // Which vehicles' measurements weigh the particles: loop-invariant, read once. Read in the loop,
     // it was loaded again after every store to the state, which might alias it for all the compiler
-    // knows: the K = 10⁶ step measured 0.38–0.58 µs slower (H200, docs/benchmarks.md run FZ).
+    // knows: the K = 10⁶ step measured 0.38–0.58 µs slower (H200, augur-bench-pf --only floor).
     [[maybe_unused]] bool weighs[VEHICLES] = {};
     if constexpr (ADVANCE && detail::vehicleParallel<Model>()) {  // the reduce stage weighs nothing
         if (threadIdx.x < VEHICLES) {
@@ -484,10 +484,10 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
     }
     // One vehicle: each thread loads its next particle's slot (through ρ) one iteration ahead, so
     // that the gather overlaps the step of the particle before it (the K = 10⁶ step measured 2.2–3.3 µs
-    // faster: H200, docs/benchmarks.md run AW). The other per-particle instantiations keep their
+    // faster: H200, augur-bench-pf --only floor). The other per-particle instantiations keep their
     // registers for their vehicles' slots. The copy index of that slot is loaded one iteration
-    // earlier still, so that the slot's loads need not wait for it (before, that wait held 7 % of
-    // the kernel's stall samples at K = 10⁶; the step measured about 0.9 µs faster, run BQ).
+    // earlier still, so that the slot's loads need not wait for it (otherwise that wait holds 7 % of
+    // the kernel's stall samples at K = 10⁶, and the step measured about 0.9 µs slower).
     constexpr bool AHEAD = ADVANCE && VEHICLES == 1 && detail::vehicleParallel<Model>();
     [[maybe_unused]] float ahead[SLOT];
     [[maybe_unused]] std::uint32_t aheadSource = 0;  // where the particle after the loaded one reads from
@@ -538,7 +538,7 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
                         // Vehicle n's own previous intention is the slot's, before the step. (With one
                         // vehicle, other is n or −1 and the slot's value would do without yieldsTo; but
                         // this call is what issues the corridor's loads before advanceSlot's Philox
-                        // blocks: without it the K = 10⁶ step measured 1.9 µs slower, run FY.)
+                        // blocks: without it the K = 10⁶ step measured 1.9 µs slower, H200.)
                         const float otherIntent =
                             other < 0 ? 0.0F
                                       : (static_cast<std::uint32_t>(other) == n
@@ -689,9 +689,9 @@ __global__ void __launch_bounds__(tuning::PARTICLE_BLOCK, VEHICLES == 1 ? tuning
 /// through shared memory; after a second barrier every warp adds e·output of its own vehicle to its
 /// sums (reduce-scatter: lane 2c holds output c), and warp 0's lanes add e and e² to their own Σe
 /// and Σe², summed over the warp once, after the loop. (Two double warp sums per group, on warp 0's
-/// path to the next group, cost the seed-scale step about 1.3 µs: H200, docs/benchmarks.md run EP.)
+/// path to the next group, cost the seed-scale step about 1.3 µs: H200, augur-bench-pf.)
 /// (Every warp computing the log-weights itself, one barrier per group, took 16 % more instructions
-/// and no less time: H100, docs/benchmarks.md run AE.) ADVANCE false: read only (the reduce
+/// and no less time: H100, ncu.) ADVANCE false: read only (the reduce
 /// stage), every warp from the stored log-weights. First, when a resampling is pending, the copy
 /// indices of the block's particles, as the per-particle kernel's (afterUpload likewise).
 /// MAX_REGISTERS: 64 admits the largest block (32 vehicles, 1024 threads); create() takes the
@@ -709,7 +709,7 @@ __global__ void __maxnreg__(MAX_REGISTERS)
     // MAX_VEHICLES + 4 floats: the 8 lanes of a vector load's quarter warp start 4 banks apart
     // (conflict-free). The columns past `vehicles` stay zero and add nothing. Before the terms, the
     // same memory holds the window of the copy-index drawing (a separate 16 KB window measured about
-    // 1 µs slower at seed scale, in the step and on steps without a resampling: H100, 2026-11-27).
+    // 1 µs slower at seed scale, in the step and on steps without a resampling: H100, augur-bench-pf).
     constexpr std::uint32_t TERM_ROW = Model::MAX_VEHICLES + 4;
     static_assert(Model::MAX_VEHICLES % 4 == 0, "a row of terms is whole 16-byte vectors");
     constexpr std::uint32_t WINDOW = WARP * TERM_ROW / 2;
@@ -749,7 +749,7 @@ __global__ void __maxnreg__(MAX_REGISTERS)
     primitives::waitForPrerequisiteGrid();  // before the inputs, the weights and the state
     // Warp n's vehicle input in shared memory: read from global memory at every group, it was
     // reloaded each time (a store to the state could alias it, for all the compiler knows). The
-    // seed-scale step measured 0.6 µs faster, the kernel spills 2 bytes instead of 18–22 (run BS).
+    // seed-scale step measured 0.6 µs faster, the kernel spills 2 bytes instead of 18–22 (H100).
     // The one-vehicle advance keeps reading global memory: there the same copy spilled 16–48 bytes
     // and the K = 10⁶ step measured 0.5 µs slower (SoA), 3.5 µs (AoS).
     __shared__ typename Model::VehicleInput blockInputs[Model::MAX_VEHICLES];
@@ -899,10 +899,9 @@ struct CombineArgs {
 /// N_eff, the resample decision, u, the buffer commit, the step, and a systematic resampling as
 /// pending, which the next advance draws the copy indices of from the CDF (stream order). Without a
 /// commit (the reduce stage) only N_eff, Σw and the max: a pending resampling keeps its u for the
-/// next advance. (Before, each block stored its sum and the last one to finish, by a completion
-/// counter, normalised the outputs: a fence, an atomic and a reload on the step's path. Loading the
-/// rows first and dropping the counter made the seed-scale step about 1 µs faster: H100,
-/// docs/benchmarks.md runs DV–DY.)
+/// next advance. (A completion counter, the last block to finish normalising the outputs, would put a
+/// fence, an atomic and a reload on the step's path: the seed-scale step measured about 1 µs slower
+/// with it, H100, augur-bench-pf.)
 /// SEGMENTS: those of a CDF tile (internal::cdfSegments).
 template <std::uint32_t SEGMENTS>
 __global__ void __launch_bounds__(tuning::COMBINE_BLOCK) combineKernel(CombineArgs a) {
@@ -1505,7 +1504,7 @@ GpuStatus ParticleFilter<Model>::copyAppliedCopyIndices(std::span<std::uint32_t>
 #undef AUGUR_PF_SHAPE
 
 template class ParticleFilter<UngmModel>;
-template class ParticleFilter<Seed004Model>;
+template class ParticleFilter<GammaNoiseSwitchingModel>;
 template class ParticleFilter<LinearGaussianModel>;
 template class ParticleFilter<SceneModel>;
 

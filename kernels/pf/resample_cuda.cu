@@ -1,7 +1,7 @@
 // CUDA systematic resampling: quantised weights → integer CDF by a single-pass decoupled look-back
-// scan (exact, deterministic) → the copy indices of seed 004 eqs. 10–12 (each source's s_hi once, then
+// scan (exact, deterministic) → the copy indices of Cao et al. 2018 eqs. 10–12 (each source's s_hi once, then
 // a block's suffix minima; a bracketed integer search where zero weights widen the range) → coalesced
-// gather of whole particles (seed 000 section 4.2.3). The particle filter's step launches none of
+// gather of whole particles (Hortelano et al. 2023 section 4.2.3). The particle filter's step launches none of
 // these: its combine scans the CDF and its next advance draws the copy indices of its own particles
 // the same way (cdf_scan.cuh) and gathers them into its predict.
 #include <thrust/copy.h>

@@ -17,7 +17,7 @@ namespace augur::kernels::pf::tuning {
 /// Threads per block of the per-particle kernels (the advance and reduce kernels of the per-particle
 /// path, copy index, DE generation); 256 is the usual choice for register-heavy per-thread work on
 /// sm_87/sm_90. 128 (eight one-vehicle advance blocks per SM, the same 64-register cap) measured
-/// 2.8 µs slower at K = 10⁶ and about 0.1 µs at seed scale (H200, docs/benchmarks.md run GO).
+/// 2.8 µs slower at K = 10⁶ and about 0.1 µs at seed scale (H200, augur-bench-pf).
 inline constexpr std::uint32_t PARTICLE_BLOCK = 256;
 
 /// Threads of the one block that copies the step's inputs from the mapped staging: 512 16-byte loads
@@ -29,54 +29,44 @@ inline constexpr std::uint32_t REDUCE_BLOCK = PARTICLE_BLOCK;
 
 /// Resident blocks per SM the one-vehicle per-particle kernel is compiled for (__launch_bounds__):
 /// 4 × 256 threads cap it at 64 registers, which hold the next particle's slot that the kernel loads
-/// one iteration ahead, with at most a few bytes of spills (ptxas, sm_90). At 5 blocks (48 registers)
-/// it spilled 36–52 bytes without that slot: the K = 10⁶ step measured 62.4–62.8 µs SoA graph replay
-/// against 57.0–57.9 at 4 blocks, before the load ahead, and 54.6–54.9 with it (H200,
-/// docs/benchmarks.md runs AV and AW). 3 blocks (85 registers) measured slower on the H100: 62.5–63.0
-/// against 60.6–61.1 µs (run BE); 6 blocks (40 registers) too (2026-11-21). Again on the H100 with
-/// the state buffers picked by a select (run BQ), where 5 and 6 blocks would also take K = 10⁶ in 6 and
-/// 5 rounds of particles instead of 7.4: 63.0–63.4 (5 blocks, 68 bytes of spills) and 73.1–73.3 µs (6
-/// blocks, 112 bytes) against 57.3–57.4 at 4. Once more on an H200 after the hardware approximations
-/// had freed registers (run GL: 5 blocks at 48 registers with 16 bytes of spills): 46.3–47.5 against
-/// 43.8–44.4 µs at 4.
+/// one iteration ahead, with no spills (ptxas, sm_90). K = 10⁶ step, SoA graph replay (H200,
+/// augur-bench-pf --only floor): 43.8–44.4 µs at 4 blocks against 46.3–47.5 at 5 (48 registers, 16
+/// bytes of spills). On the H100, 3 blocks (85 registers) measured 62.5–63.0 against 60.6–61.1 µs, and
+/// 5 and 6 blocks, although they take K = 10⁶ in fewer rounds of particles, 63.0–63.4 (68 bytes of
+/// spills) and 73.1–73.3 µs (112 bytes) against 57.3–57.4 at 4: the spills cost more than the
+/// occupancy gains.
 inline constexpr int ONE_VEHICLE_MIN_BLOCKS = 4;
 
 /// Fewest vehicles for which the step runs a vehicle-parallel model one thread per (particle, vehicle)
 /// (block: 32 particles × vehicles warps); fewer run one thread per particle, looping over vehicles.
-/// Measured only at 20 vehicles (H100, K = 20,000, SoA, 2026-11-21, before this step's rework: 123 µs
-/// graph replay vs 238 µs with the per-particle kernel). The threshold itself is not swept.
+/// Measured only at 20 vehicles (H100, K = 20,000, SoA, augur-bench-pf: the vehicle-parallel step about
+/// half the per-particle one's graph replay). The threshold itself is not swept.
 inline constexpr std::uint32_t VEHICLE_PARALLEL_MIN = 4;
 
 /// Register cap of the vehicle-parallel kernel's second instantiation. Uncapped it uses 64 registers
 /// (ptxas, sm_90), so a 640-thread block (20 vehicles) fills an SM's 64 K registers alone; at 48
-/// (4–10 bytes of spill stores since run CJ, 64 before run BQ) two such blocks are resident, and
+/// (4–10 bytes of spill stores) two such blocks are resident, and
 /// one block's loads at the start of a particle group overlap the other's arithmetic. create() takes
 /// the capped one only when the occupancy calculator says it keeps more blocks resident. Measured
 /// with it (H100, K = 20,000 × 20, SoA, ncu): 47–55 % achieved occupancy, 0.55–0.57 issued warps per
 /// scheduler per cycle, 32–38 µs.
 /// The uncapped one was not measured at this size. 32 registers (three blocks per SM, 150 bytes of
-/// spills) measured slower (H100, 2026-11-22, run AJ, beside 48): the kernel 39.6–42.7 against
-/// 23.7–25.8 µs, the seed-scale step 56.3–57.1 against 39.7–40.1 µs. The seed's 20,000 particles
-/// make 2.37 groups per block at 48; two would need 48 resident warps per SM (40 registers: 98
-/// bytes of spills, and blocks of 16 particles to fit five per SM), which is not built
-/// (docs/benchmarks.md run BP).
+/// spills) measured slower (H100, beside 48): the kernel 39.6–42.7 against 23.7–25.8 µs. The seed's
+/// 20,000 particles make 2.37 groups per block at 48; two would need 48 resident warps per SM (40
+/// registers: 98 bytes of spills, and blocks of 16 particles to fit five per SM), which is not built.
 inline constexpr int VEHICLE_KERNEL_CAPPED_REGISTERS = 48;
 
 /// How the vehicle-parallel kernel's random streams form Philox's products (philox.hpp): the
 /// widening multiply alone, 20 instructions fewer per Philox block, two blocks per (particle,
-/// vehicle). Seed-scale step (H100, docs/benchmarks.md runs BW and BX): 27.3 / 27.4 / 27.7 µs against
-/// 28.6 / 28.6 / 28.6 with the C++ product (27.8 / 27.4 against 28.6 / 28.5 in run BW).
+/// vehicle). Seed-scale step (H100, augur-bench-pf, three rounds): 27.3 / 27.4 / 27.7 µs against
+/// 28.6 / 28.6 / 28.6 with the C++ product.
 inline constexpr PhiloxMultiply VEHICLE_KERNEL_MULTIPLY = PhiloxMultiply::Wide;
 /// The per-particle kernel (one to three vehicles) takes the widening multiply too, except the
-/// one-vehicle kernel in the array-of-structs layout. That one spilled 40 bytes with it at its 64
-/// registers, and its K = 10⁶ step measured 55.4–56.6 µs against 52.0–52.8 with the C++ product
-/// (H200, docs/benchmarks.md run FN); since its Philox blocks are computed side by side it no
-/// longer spills with it, but measured no faster (52.11 against 51.82 µs, runs FU), so it keeps the
-/// product. The one-vehicle structure-of-arrays kernel runs 40 instructions fewer per particle with
-/// it, and its K = 10⁶ step measured 46.54 against 46.99 µs (means of six rounds, run FN) and 47.02
-/// against 47.15 (run FO): a small gain. It spilled 4 bytes then, none since runs FU (60 registers
-/// since runs GD–GI); before the state was marked evict-first it spilled 28–72 bytes and measured
-/// 4–6 µs slower (runs EZ and earlier). The two- and three-vehicle kernels are not register-capped
+/// one-vehicle kernel in the array-of-structs layout: with it that kernel measured no faster (K = 10⁶
+/// step 52.11 against 51.82 µs with the C++ product, H200, augur-bench-pf --only floor), so it keeps
+/// the product. The one-vehicle structure-of-arrays kernel runs 40 instructions fewer per particle
+/// with it, and its K = 10⁶ step measured 46.54 against 46.99 µs (means of six rounds, H200): a small
+/// gain, without spills (60 registers). The two- and three-vehicle kernels are not register-capped
 /// and spill nothing either way (ptxas, sm_90).
 template <StateLayout LAYOUT, std::uint32_t VEHICLES>
 inline constexpr PhiloxMultiply PARTICLE_KERNEL_MULTIPLY =
@@ -99,7 +89,7 @@ inline constexpr std::uint32_t COMBINE_BLOCK = 256;
 /// wider than the window, samples the range into it and searches (cdf_scan.cuh). 1,024 copies per
 /// block: ≈ 977 blocks at K = 10⁶, all resident at once on an H100 (8 per SM), so the bounds' latency is
 /// paid once. H100, ncu, with a search per copy over the range read into shared memory and the exact
-/// 32-way search of the bounds that warpSourceBounds replaced (docs/benchmarks.md run BK): 14.5–15.0 µs at
+/// 32-way search of the bounds that warpSourceBounds replaced: 14.5–15.0 µs at
 /// K = 10⁶, 7.2–7.7 µs at K = 20,000 × 20 vehicles (most weights zero: a sampled window). The previous
 /// kernel (one thread per copy, 1024-thread blocks, every thread's search through global memory):
 /// 20.8–21.5 µs at K = 10⁶, 6.2–6.8 µs at K = 20,000. The step no longer launches it (its advance

@@ -18,7 +18,7 @@ using platform::StreamHandle;
 constexpr std::uint32_t BLOCK = tuning::REDUCE_BLOCK;
 constexpr std::uint32_t WARP = 32;
 
-/// Seed 000 section 4.2.4: grid-stride accumulation, then a shared-memory tree with sequential
+/// Hortelano et al. 2023 section 4.2.4: grid-stride accumulation, then a shared-memory tree with sequential
 /// addressing (s[tid] += s[tid + stride], stride halving). WARP_UNROLLED stops the tree at 64 and
 /// finishes the last warp with shuffles.
 template <bool WARP_UNROLLED>

@@ -22,7 +22,7 @@ constexpr int BLOCK = static_cast<int>(tuning::SCAN_BLOCK);
 constexpr int WARP = 32;
 
 /// Bank-conflict-free padding for 32 four-byte banks: one pad word every 32 and every 1024 words.
-/// (Seed 004's macro, with the parentheses it lacks and LOG_NUM_BANKS = 5.)
+/// (Cao et al. 2018's macro, with the parentheses it lacks and LOG_NUM_BANKS = 5.)
 __device__ __forceinline__ int padded(int n) { return n + (n >> 5) + (n >> 10); }
 constexpr int paddedSize(int n) { return n + (n >> 5) + (n >> 10) + 1; }
 
@@ -84,7 +84,7 @@ __device__ float blellochExclusive(float* s) {
     return total;
 }
 
-/// Seed 004's tile: 2 elements per thread (thid and thid + n/2), padded Blelloch over 2·BLOCK.
+/// Cao et al. 2018's tile: 2 elements per thread (thid and thid + n/2), padded Blelloch over 2·BLOCK.
 template <bool UNROLL>
 __global__ void __launch_bounds__(BLOCK) tileBlelloch(const float* in, float* out, std::uint32_t n, float* totals) {
     constexpr int TILE = 2 * BLOCK;

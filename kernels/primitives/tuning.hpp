@@ -9,7 +9,7 @@ namespace augur::kernels::primitives::tuning {
 
 /// Threads per block of the multi-level scan variants (the tile is 2, U or 8 elements per thread; the
 /// single-pass variant's shape is SINGLE_PASS_SHAPE below). Not swept: 256 is the block the seeds'
-/// Blelloch formulation uses with 512-element tiles. Measured on the H100 at n = 2²⁶ (2026-11-21):
+/// Blelloch formulation uses with 512-element tiles. Measured on the H100 at n = 2²⁶ (augur-bench-pf --only scan):
 /// best multi-level (unrolled ×4) 513–526 µs — tiles, totals and offsets read and write the data
 /// twice — against CUB's 230 µs.
 inline constexpr std::uint32_t SCAN_BLOCK = 256;
@@ -17,7 +17,7 @@ inline constexpr std::uint32_t SCAN_BLOCK = 256;
 /// Single-pass look-back scan: the tile shape SinglePassLookback uses, an index into scan_cuda.cu's
 /// SHAPES (public as cuda::singlePassShapes()): 256 threads x 8 segments = 8,192 floats per tile,
 /// flag and value packed in one 64-bit descriptor, CUB's sm_90 look-back waits. Measured on the H100
-/// (augur-bench-pf --only scan, scan runs C and D of docs/benchmarks.md, 2026-11-21): 207–211 µs at
+/// (augur-bench-pf --only scan, three calls): 207–211 µs at
 /// n = 2²⁶ against CUB's 231–236; the same tile without waits 220–224, 256 x 4 packed 243–247 (with
 /// waits 224–228), CUB's own tile (128 x 24 items, waits) 215–219, 512 x 4 248–253, the previous flag +
 /// separate values 307–310. At 2²⁰ (128 tiles, too few for the waits) 9.5–12.8 µs and at 20,000

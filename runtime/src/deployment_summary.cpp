@@ -1,5 +1,6 @@
 #include "augur/runtime/deployment_summary.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstddef>
@@ -108,12 +109,16 @@ std::string describeDeployment(const config::Deployment& d) {
                            number(in.noise.accel_mps2) + " m/s2");
 
     const config::MotionConfig& mo = d.motion;
+    // The chain's inputs are symmetric, a_max·u with u in [−1, 1], a_max the larger of the two limits
+    // (as Runtime::create builds the chain); the limits themselves bound the intention model.
+    const double inputRange_mps2 = std::max(mo.maxAccel_mps2, mo.maxDecel_mps2);
     line(out, "motion", number(mo.horizon_s) + " s horizon in " + std::to_string(config::horizonSteps(mo)) +
                             " steps of " + number(mo.step_s) + " s; " + std::to_string(mo.positionCells) +
                             " position cells over " + number(mo.positionRange_m) + " m, " +
                             std::to_string(mo.speedCells) + " speed cells up to " + number(mo.maxSpeed_mps) +
                             " m/s, " + std::to_string(mo.inputCells) + " input cells in [-" +
-                            number(mo.maxDecel_mps2) + ", " + number(mo.maxAccel_mps2) + "] m/s2, " +
+                            number(inputRange_mps2) + ", " + number(inputRange_mps2) + "] m/s2 (braking to " +
+                            number(mo.maxDecel_mps2) + ", accelerating to " + number(mo.maxAccel_mps2) + "), " +
                             std::to_string(mo.samplesPerCell) + " samples per cell");
 
     const config::GridConfig& gr = d.grid;
@@ -134,7 +139,8 @@ std::string describeDeployment(const config::Deployment& d) {
                                std::to_string(tp.roudiConnectTimeout_ms) + " ms");
     line(out, "subscribes", "objects " + channel(tp.objects));
     line(out, "publishes", "tracks " + channel(tp.tracks) + ", intentions " + channel(tp.intentions) +
-                               ", prediction " + channel(tp.prediction) + ", health " + channel(tp.health));
+                               ", prediction " + channel(tp.prediction) + ", health " + channel(tp.health) +
+                               ", platoons " + channel(tp.platoons));
     line(out, "output", "log level " + std::string(toString(d.output.logLevel)) + ", " +
                             (d.output.tracePath.empty() ? std::string("no trace") : "trace to " + d.output.tracePath));
     return out;

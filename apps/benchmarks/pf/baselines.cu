@@ -1,4 +1,4 @@
-// Benchmark-only kernels: seed 000's atomicAdd reduction baseline, a bandwidth probe and an empty kernel.
+// Benchmark-only kernels: Hortelano et al. 2023's atomicAdd reduction baseline, a bandwidth probe and an empty kernel.
 #include <cuda_runtime.h>
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// Baselines of seed 000 section 5.5 that live only in the benchmark: the atomicAdd output reduction;
+// Baselines of Hortelano et al. 2023 section 5.5 that live only in the benchmark: the atomicAdd output reduction;
 // and a probe: a kernel with no work (the cost of a graph node).
 #pragma once
 

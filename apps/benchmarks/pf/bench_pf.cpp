@@ -3,7 +3,8 @@
 // reduction variants, and the K = 10⁶ step against its bytes-over-bandwidth floor.
 //
 //   augur-bench-pf [--quick] [--profile] [--only SECTION]
-// Prints Markdown tables (docs/benchmarks.md records them with device and date). --profile runs a few
+// Prints Markdown tables (docs/results/particle-filter.json keeps the current figures with device, date,
+// commit and command; scripts/bench-tables puts them into docs/benchmarks.md). --profile runs a few
 // plain (not captured) steps of the seed-scale and K = 10⁶ filters and nothing else, for a profiler
 // (ncu) to time each kernel. --only runs one section: baselines, stages, nodes (the step's graph node
 // by node, and two filters with their outputs' copies), floor, scan (the scan variants and the
@@ -310,7 +311,7 @@ std::vector<float> randomFloats(std::size_t n, float lo, float hi, std::uint32_t
 
 void baselineTables(StreamHandle stream) {
     constexpr std::uint32_t K = 20'000;
-    bench::Table copy("Resampling copy vs Thrust permutation-iterator copy (seed 000 §5.5: 24.2x), K = 20,000",
+    bench::Table copy("Resampling copy vs Thrust permutation-iterator copy (Hortelano et al. 2023 §5.5: 24.2x), K = 20,000",
                       {"vehicles", "bytes/particle", "Thrust copy, AoS (µs)", "standalone gather, AoS (µs)",
                        "speed-up", "advance, resampled (µs)", "advance, not resampled (µs)",
                        "fused copy indices + gather: the difference (µs)", "Thrust / fused"});
@@ -374,7 +375,7 @@ void baselineTables(StreamHandle stream) {
                               std::to_string(1 + vehicles * SceneModel::OUTPUTS_PER_VEHICLE), bench::fmt(atomic),
                               bench::fmt(deterministic), bench::fmt(atomic / deterministic, 1) + "x"});
     }
-    bench::Table reduce("Output reduction vs atomicAdd baseline (seed 000 §5.5: 4.56x), K = 20,000, AoS",
+    bench::Table reduce("Output reduction vs atomicAdd baseline (Hortelano et al. 2023 §5.5: 4.56x), K = 20,000, AoS",
                         {"vehicles", "channels", "atomicAdd (µs)", "ours: partials + combine, with N_eff (µs)",
                          "speed-up"});
     for (const auto& row : reduceRows) {
@@ -510,19 +511,18 @@ void floorTable(StreamHandle stream, const platform::DeviceMemory& busy) {
     // 28 of them read by the step: SceneModel::READ_FIELDS): advance: its copy indices drawn from
     // the CDF (8) and written to ρ (4), ρ 4 read back + state read (AoS: the 48-byte slot; SoA: the
     // bytes read) + log-w 4, state write (AoS 48, SoA the 40 used) + log-w 4; combine: the CDF scan,
-    // log-w 4 + CDF 8, and the block partials (< 0.2 B per particle). The same bytes as when a
-    // separate kernel drew the copy indices (until 2026-11-27). Before the step skipped the fields it
-    // only writes (2026-11-22), the SoA step read all 40 used bytes: 116 B per particle.
+    // log-w 4 + CDF 8, and the block partials (< 0.2 B per particle). Drawing the copy indices in the
+    // advance moves the same bytes as a separate copy-index kernel would.
     constexpr double SLOT = 4.0 * SceneModel::SLOT_FLOATS;
     constexpr double USED = 4.0 * SceneModel::USED_FLOATS;
     constexpr double READ = 4.0 * std::popcount(SceneModel::READ_FIELDS);
     constexpr double AOS_BYTES = 4 + SLOT + 4 + SLOT + 4 + 4 + 8 + 8 + 4;
     constexpr double SOA_BYTES = 4 + READ + 4 + USED + 4 + 4 + 8 + 8 + 4;
-    // The previous pipeline's accounting (separate gather; docs/benchmarks.md, 2026-11-21).
+    // The bytes of a step with a separate gather kernel and copy-index kernel (the column "step /
+    // previous 292 B floor" compares the fused step with that design's floor).
     constexpr double PREVIOUS_BYTES = 292;
     // What any resampling step must move: the state it reads and the used state it writes, once each,
-    // the log-weights read and written, the copy indices written and read (84 B; counted as 96 B,
-    // the whole used state read, before 2026-11-22).
+    // the log-weights read and written, the copy indices written and read (84 B).
     constexpr double ESSENTIAL_BYTES = READ + USED + 4 + 4 + 4 + 4;
     static_assert(ESSENTIAL_BYTES == 84.0, "the table's header names 84 B");
     bench::Table table("K = 10^6 single-vehicle step against the bytes-over-bandwidth floor",

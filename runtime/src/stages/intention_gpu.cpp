@@ -38,7 +38,7 @@ namespace {
 constexpr std::size_t setIndex(bool nominal) noexcept { return nominal ? 0U : 1U; }
 
 /// One cycle of a set, enqueued on `stream`: every filter's step. The filters write their outputs into
-/// mapped page-locked memory, so the graph holds kernels only (H100, docs/benchmarks.md run Z: two
+/// mapped page-locked memory, so the graph holds kernels only (H100, augur-bench-pf --only nodes: two
 /// 32-vehicle filters 100 µs, against 106–109 µs with two copy nodes after the steps and 119–124 µs
 /// with each filter's copy before the next filter's kernels).
 platform::GpuStatus enqueueCycle(IntentionGpu::Impl::FilterSet& set, platform::StreamHandle stream) noexcept {

@@ -330,9 +330,8 @@ class SceneFilterGpu : public ::testing::TestWithParam<StateLayout> {};
 /// The CPU reference and the GPU from the same initial particles, step by step through the first
 /// resampling and the redraw step. Not beyond: the GPU's log-weights differ from the host's in the
 /// last bits (hardware sine, cosine and log on the device), so a near-tied copy index may differ at
-/// a resampling, and every later resampling compounds it — the H100 run of 2026-11-21 13:42 UTC
-/// matched here at steps 1 and 2 and differed at step 3 in 2.6 % of the state floats, N_eff 2.40 vs
-/// 2.27 of 2,000. SceneFilterShapesGpu checks every later step exactly against the GPU's own state.
+/// a resampling, and every later resampling compounds it — on an H100 the two matched at steps 1 and 2
+/// and differed at step 3 in 2.6 % of the state floats, N_eff 2.40 vs 2.27 of 2,000. SceneFilterShapesGpu checks every later step exactly against the GPU's own state.
 TEST_P(SceneFilterGpu, StepsEqualCpuAtSeedScaleShape) {
     AUGUR_REQUIRE_GPU();
     constexpr std::uint32_t VEHICLES = 20;

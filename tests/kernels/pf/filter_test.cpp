@@ -122,9 +122,9 @@ TEST(ParticleFilter, ScalarModelsRejectNonFiniteMeasurements) {
     EXPECT_EQ(ungm.setInputs(ungmBad).error(), FilterError::InvalidInput);
     const UngmModel::VehicleInput ungmLate[] = {{1.0F, INFINITY}};
     EXPECT_EQ(ungm.setInputs(ungmLate).error(), FilterError::InvalidInput);
-    auto seed004 = makeFilter<Seed004Model>(configFor(16));
-    const Seed004Model::VehicleInput seed004Bad[] = {{-INFINITY, 3.0F}};
-    EXPECT_EQ(seed004.setInputs(seed004Bad).error(), FilterError::InvalidInput);
+    auto gammaModel = makeFilter<GammaNoiseSwitchingModel>(configFor(16));
+    const GammaNoiseSwitchingModel::VehicleInput gammaBad[] = {{-INFINITY, 3.0F}};
+    EXPECT_EQ(gammaModel.setInputs(gammaBad).error(), FilterError::InvalidInput);
     auto linear = makeFilter<LinearGaussianModel>(configFor(16));
     const LinearGaussianModel::VehicleInput linearBad[] = {{NAN}};
     EXPECT_EQ(linear.setInputs(linearBad).error(), FilterError::InvalidInput);

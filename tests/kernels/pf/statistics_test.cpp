@@ -139,13 +139,13 @@ TEST(Ungm, DifferentialEvolutionResamplingReportedAgainstBootstrap) {
     }
 }
 
-// ---- seed 004's model -------------------------------------------------------------------------
+// ---- Cao et al. 2018's model -------------------------------------------------------------------------
 
-TEST(Seed004Model, BootstrapAndDifferentialEvolutionTrackTheState) {
+TEST(GammaNoiseSwitchingModel, BootstrapAndDifferentialEvolutionTrackTheState) {
     constexpr int RUNS = 20;
-    constexpr int STEPS = 50;  // T = 50 (seed 004)
+    constexpr int STEPS = 50;  // T = 50 (Cao et al. 2018)
     constexpr std::uint32_t K = 500;
-    Seed004Model::Params p;
+    GammaNoiseSwitchingModel::Params p;
     p.measurementVariance = 1e-2F;
     for (const Resampler resampler : {Resampler::Systematic, Resampler::DifferentialEvolution}) {
         double squared = 0.0;
@@ -158,8 +158,8 @@ TEST(Seed004Model, BootstrapAndDifferentialEvolutionTrackTheState) {
             config.particles = K;
             config.seed = 31 + static_cast<std::uint64_t>(run);
             config.resampler = resampler;
-            auto sut = makeFilter<Seed004Model>(config, p);
-            Seed004Model::VehicleInput y{};
+            auto sut = makeFilter<GammaNoiseSwitchingModel>(config, p);
+            GammaNoiseSwitchingModel::VehicleInput y{};
             EXPECT_TRUE(sut.initialize({&y, 1}));
             double x = p.initialMean + std::sqrt(p.initialVariance) * normal(gen);
             for (int k = 1; k <= STEPS; ++k) {

@@ -44,7 +44,7 @@ public:
     }
     constexpr void clear() noexcept { m_size = 0; }
 
-    /// Removes element `index` by moving the last element into its place (O(1), order not kept).
+    /// Removes element `index` by moving the last element into its place (O(1), order not preserved).
     constexpr void swapRemove(std::size_t index) noexcept {
         AUGUR_ASSERT(index < m_size, "FixedVector::swapRemove out of range");
         m_data[index] = m_data[m_size - 1];

@@ -73,7 +73,7 @@ struct Recording {
     std::vector<RecordedPlatoonList> platoons;
     std::vector<Health> health;
     std::uint64_t queueOverflows{0};  ///< times a subscriber queue discarded samples before the bench took them
-    std::uint64_t invalidMessages{0}; ///< messages with another schema version or counts over capacity (not kept)
+    std::uint64_t invalidMessages{0}; ///< messages with another schema version or counts over capacity (dropped)
 };
 
 /// Copies of the used part of a message; false (nothing written) for a message with another schema

@@ -7,7 +7,7 @@
 //
 // The correctly rounded device functions these replace (sqrtf, __frcp_rn, expf, and __logf's
 // denormal fix-up) each take a refinement and a branch to a slow path; in the particle filter's
-// advance loop that was about a tenth of its instructions (docs/benchmarks.md runs GD–GE).
+// advance loop that was about a tenth of its instructions (augur-bench-pf, the step tables).
 #pragma once
 
 #include <cmath>

@@ -1,5 +1,5 @@
 // The particle filter engine: one step = predict → update → weight/output reduction (N_eff decides
-// on the device) → resample (systematic, or differential evolution) — seed 000 section 4.2, seeds
+// on the device) → resample (systematic, or differential evolution) — Hortelano et al. 2023 section 4.2, seeds
 // 001/004 for differential evolution and the copy-index resampling.
 //
 // Two implementations behind the same interface: cpu::ParticleFilter<Model> (the reference, on
@@ -9,7 +9,7 @@
 // tolerance (transcendental functions differ in the last bits between host and device).
 //
 // Phases: create() allocates (init); initialize/setInputs/step and the stage calls are run phase:
-// noexcept, no allocation. Instantiated for UngmModel, Seed004Model, LinearGaussianModel, SceneModel.
+// noexcept, no allocation. Instantiated for UngmModel, GammaNoiseSwitchingModel, LinearGaussianModel, SceneModel.
 #pragma once
 
 #include <cstddef>
@@ -33,19 +33,19 @@ class WorkerPool;  // kernels/src/worker_pool.hpp
 namespace augur::kernels::pf {
 
 enum class Resampler : std::uint8_t {
-    Systematic,             ///< low-variance resampling, seed 004's copy-index formulation
-    DifferentialEvolution,  ///< seeds 001/004: mutation, binomial crossover, greedy selection
+    Systematic,             ///< low-variance resampling, Cao et al. 2018's copy-index formulation
+    DifferentialEvolution,  ///< WCMC 2021 and Cao et al. 2018: mutation, binomial crossover, greedy selection
 };
 
-/// Differential-evolution resampling (seed 004 section 1.2 step d): per generation, for every
+/// Differential-evolution resampling (Cao et al. 2018 section 1.2 step d): per generation, for every
 /// particle i: v = x_r1 + F·(x_r2 − x_r3) on the continuous state, binomial crossover with
 /// probability CR (one field always from v), and the trial replaces x_i when its log-likelihood is
 /// higher. Stops after maxGenerations or when the spread (standard deviation of the population's
 /// log-likelihood) falls below minSpread. Weights are uniform afterwards, as after resampling.
 struct DifferentialEvolutionConfig {
-    float crossover{0.6F};  ///< CR (seed 004)
+    float crossover{0.6F};  ///< CR (Cao et al. 2018)
     float scale{0.5F};      ///< F
-    std::uint32_t maxGenerations{10};  ///< G_max (seed 004); at most MAX_GENERATIONS
+    std::uint32_t maxGenerations{10};  ///< G_max (Cao et al. 2018); at most MAX_GENERATIONS
     float minSpread{1e-3F};  ///< σ_min on the log-likelihood
     static constexpr std::uint32_t MAX_GENERATIONS = 32;
 };
@@ -54,11 +54,10 @@ struct FilterConfig {
     std::uint32_t particles{1000};  ///< K, 1 … MAX_PARTICLES
     std::uint32_t vehicles{1};      ///< slots per particle (scene model: 1 … SceneModel::MAX_VEHICLES)
     std::uint64_t seed{1};
-    float resampleThreshold{0.5F};  ///< resample when N_eff < threshold · K (seed 000: 0.5)
+    float resampleThreshold{0.5F};  ///< resample when N_eff < threshold · K (Hortelano et al. 2023: 0.5)
     Resampler resampler{Resampler::Systematic};
-    /// Structure of arrays by default: measured faster at the seed's scale (H100, K = 20,000, 20 vehicles,
-    /// 2026-11-21: advance 37.5 vs 43.4 µs, whole step 60.2 vs 70.9 µs graph replay); docs/design/
-    /// particle-filter.md says why.
+    /// Structure of arrays by default: faster at the seed's scale and at K = 10⁶ (H100 and H200,
+    /// augur-bench-pf's stage and floor tables); docs/design/particle-filter.md says why.
     StateLayout layout{StateLayout::StructOfArrays};
     DifferentialEvolutionConfig de{};
     /// Threads of the CPU reference (cpu::ParticleFilter; the CUDA path ignores it): 1 runs on the calling

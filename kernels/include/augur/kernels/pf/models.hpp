@@ -12,7 +12,7 @@
 //   validInput(input, vehicles) → bool (host only)         — whether one vehicle's input is one the model
 //                                                            can step with (setInputs rejects the rest)
 //
-// Scalar models (UNGM, seed 004's model, linear-Gaussian) have one vehicle of one float: ScalarModel.
+// Scalar models (UNGM, Cao et al. 2018's model, linear-Gaussian) have one vehicle of one float: ScalarModel.
 #pragma once
 
 #include <cmath>
@@ -76,12 +76,13 @@ struct UngmModel : ScalarModel {
 };
 
 // ---------------------------------------------------------------------------------------------------
-/// The test model of seed 004 (section 4, eq. 14):
+/// The test model of Cao et al. 2018 (section 4, eq. 14):
 ///   x_k = 1 + sin(0.04·π·k) + 0.5·x_{k−1} + u,  u ~ Γ(shape 3, scale 2)
 ///   y_k = 0.2·x_k² + v for k ≤ 30, else 0.5·x_k − 2 + v,  v ~ N(0, R).
-/// The seed does not state R or x_0; Params default to R = 1e-5 and x_0 ~ N(1, 1) and can be changed.
+/// Named for what it models: Gamma-distributed process noise and a measurement that switches from
+/// quadratic to linear. The paper does not state R or x_0; Params default to R = 1e-5 and x_0 ~ N(1, 1) and can be changed.
 /// Γ(3, 2) with integer shape is drawn exactly as −2·ln(u1·u2·u3).
-struct Seed004Model : ScalarModel {
+struct GammaNoiseSwitchingModel : ScalarModel {
     struct Params {
         float measurementVariance{1e-5F};
         float initialMean{1.0F};

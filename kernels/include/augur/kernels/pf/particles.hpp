@@ -1,7 +1,7 @@
 // Particle storage: K particles, each `vehicles` slots of Model::SLOT_FLOATS floats, in one of two
 // layouts, and the view a model uses to read and write one particle's slots.
 //
-//   ArrayOfStructs  (seed 000, section 4.2.1, Fig. 5): particle k's slots are contiguous,
+//   ArrayOfStructs  (Hortelano et al. 2023, section 4.2.1, Fig. 5): particle k's slots are contiguous,
 //                   element (k, f) at k·stride + f, stride = vehicles · SLOT_FLOATS.
 //   StructOfArrays: element (k, f) at f·K + k; consecutive particles' same field are adjacent.
 // docs/design/particle-filter.md says which one the filter uses by default and why (measured).

@@ -36,7 +36,7 @@ inline constexpr std::uint32_t PHILOX_W1 = 0xBB67AE85U;  // sqrt(3) - 1
 ///            and a 32-bit multiply instead, as cuRAND's Philox, the step's kernels ran 3–4 % fewer
 ///            warp instructions, yet the K = 10⁶ one-vehicle step measured 0.1–0.9 µs slower in the
 ///            structure-of-arrays layout and 2.2–3.4 µs slower in the array-of-structs one (H200,
-///            docs/benchmarks.md runs AX and BA).
+///            augur-bench-pf --only floor).
 ///   Wide     PTX mul.wide.u32: the widening multiply alone.
 enum class PhiloxMultiply { Product, Wide };
 

@@ -1,7 +1,7 @@
-// Systematic (low-variance) resampling in seed 004's copy-index formulation (section 3, eqs. 9–13):
+// Systematic (low-variance) resampling in Cao et al. 2018's copy-index formulation (section 3, eqs. 9–13):
 // one u ∈ (0, 1], points (j + u)/K, and every source particle i writes its own copies
 //     ρ[j] = i  for  s_lo(i) ≤ j ≤ s_hi(i),  s_lo(i) = ⌊K·W_{i−1} + 1 − u⌋,  s_hi(i) = ⌊K·W_i − u⌋,
-// followed by a coalesced gather of whole particles (seed 000 section 4.2.3, grid-stride copy).
+// followed by a coalesced gather of whole particles (Hortelano et al. 2023 section 4.2.3, grid-stride copy).
 //
 // The CDF W is exact: each normalised weight exp(log w − max) is quantised to a 32-bit fixed-point
 // integer by a polynomial evaluated with explicit fused multiply-adds (bit-identical on host and
@@ -255,7 +255,7 @@ namespace cuda {
                                                   std::uint32_t particles, std::uint32_t stride, StateLayout layout,
                                                   const std::uint32_t* enabled, platform::StreamHandle stream) noexcept;
 
-/// Baseline of seed 000 section 5.5: thrust::copy through a permutation iterator over particle
+/// Baseline of Hortelano et al. 2023 section 5.5: thrust::copy through a permutation iterator over particle
 /// structs (AoS, stride 12 or 240 floats only — the single-vehicle and 20-vehicle scenes).
 /// Returns an invalid-value error for other strides. Benchmark variant.
 [[nodiscard]] platform::GpuStatus gatherParticlesThrust(const float* src, float* dst, const std::uint32_t* copyIndex,

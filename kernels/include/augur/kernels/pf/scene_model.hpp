@@ -1,4 +1,4 @@
-// The scene model of seed 000 (sections 3.3 and 4.2): a particle is a whole scene. For each of up to
+// The scene model of Hortelano et al. 2023 (sections 3.3 and 4.2): a particle is a whole scene. For each of up to
 // MAX_VEHICLES vehicles it holds the estimated pose and speed, the corridor the vehicle follows, the
 // longitudinal expectation/intention (go, stop) and the lateral expectation/intention (stay, change).
 //
@@ -6,7 +6,7 @@
 // each candidate corridor, a summary of the road ahead (SceneCorridor). The runtime fills these from
 // the map; here they are plain data.
 //
-// Predict (DBN of seed 000 eq. 1, per vehicle n):
+// Predict (DBN of Hortelano et al. 2023 eq. 1, per vehicle n):
 //   E_t ~ P(E | road, other vehicles at t−1)       expectation from the corridor's rules and, for a
 //                                                   give-way, the other vehicle's intention in the
 //                                                   same particle (interaction)
@@ -15,7 +15,7 @@
 //   a = −v²/(2·d_stop) when intending to stop before a stop point at distance d_stop, else
 //       a = gain·(v_limit − v), clamped to [−maxDecel, maxAccel]; unicycle kinematics with the
 //       heading pulled towards the corridor heading (+ curvature·v), plus Gaussian noise.
-// Update (seed 000 section 4.2.2): log w = Σ_n Σ_{s∈{x,y,θ,v}} −½((s − z_s)/σ_s)², a sum of log terms
+// Update (Hortelano et al. 2023 section 4.2.2): log w = Σ_n Σ_{s∈{x,y,θ,v}} −½((s − z_s)/σ_s)², a sum of log terms
 // so 20 vehicles × 4 Gaussians never underflow (the engine normalises with a max-shifted log-sum-exp).
 #pragma once
 
@@ -62,7 +62,7 @@ struct SceneVehicleInput {
 
 struct SceneModel {
     static constexpr std::uint32_t MAX_VEHICLES = 32;
-    /// Seed 000 section 4.2.1: 12 floats (48 bytes, a multiple of 8 and of 16) per vehicle.
+    /// Hortelano et al. 2023 section 4.2.1: 12 floats (48 bytes, a multiple of 8 and of 16) per vehicle.
     static constexpr int SLOT_FLOATS = 12;
     static constexpr int CONTINUOUS_FLOATS = 4;  ///< x, y, θ, v
     enum Field : std::uint32_t {
@@ -99,7 +99,7 @@ struct SceneModel {
     static constexpr int OUTPUTS_PER_VEHICLE = OUT_P_CORRIDOR0 + SceneVehicleInput::MAX_CORRIDORS;
 
     struct Params {
-        float dt_s{0.2F};                   ///< 5 Hz cycle (seed 000)
+        float dt_s{0.2F};                   ///< 5 Hz cycle (Hortelano et al. 2023)
         float persistence{0.9F};            ///< P(I_t = I_{t−1})
         float pStopGiveWayConflict{0.95F};  ///< E_s = stop when yielding to a vehicle that intends to go
         float pStopGiveWayClear{0.3F};      ///< … to a vehicle that intends to stop
@@ -226,7 +226,7 @@ struct SceneModel {
     /// Two Philox-4x32-10 blocks, every word used: the decisions (four 24-bit uniforms from the top
     /// bits, the corridor hop's two 16-bit uniforms from the low bytes), then four normals. The two
     /// are computed side by side (BasicRandomStream::blocks): the K = 10⁶ one-vehicle step measured
-    /// 0.23–0.55 µs faster, the seed-scale step 0.15–0.19 µs (H200, docs/benchmarks.md runs FU).
+    /// 0.23–0.55 µs faster, the seed-scale step 0.15–0.19 µs (H200, augur-bench-pf).
     /// Headings are kept wrapped to [−π, π), where fastSinCos is accurate.
     template <typename Stream>  // BasicRandomStream<…>
     AUGUR_HD_INLINE static void advanceSlot(float (&s)[SLOT_FLOATS], float otherIntentStop, std::uint32_t vehicles,
@@ -356,7 +356,7 @@ struct SceneModel {
                            reciprocal(z.sigmaV_mps)};
     }
 
-    /// Vehicle n's log term −½ Σ_{s∈{x,y,θ,v}} ((s − z_s)/σ_s)² (seed 000 eq. for w_k, in logs) for its
+    /// Vehicle n's log term −½ Σ_{s∈{x,y,θ,v}} ((s − z_s)/σ_s)² (Hortelano et al. 2023 eq. for w_k, in logs) for its
     /// slot s and m = measurementOf(z); the caller adds it only when weighs(z).
     AUGUR_HD_INLINE static float slotLogLikelihood(const float (&s)[SLOT_FLOATS], const Measurement& m) noexcept {
         const float ex = (s[X] - m.x_m) * m.inverseSigmaX;

@@ -1,7 +1,7 @@
 // Sum reduction of floats: the variants the papers compare, kept side by side for measurement.
 //
-//   SequentialAddressing  shared-memory tree with sequential addressing (seed 000 section 4.2.4)
-//   WarpUnrolled          the same, with the last warp unrolled into shuffles (seed 001)
+//   SequentialAddressing  shared-memory tree with sequential addressing (Hortelano et al. 2023 section 4.2.4)
+//   WarpUnrolled          the same, with the last warp unrolled into shuffles (WCMC 2021)
 //   Cub                   cub::DeviceReduce::Sum
 //   AtomicAdd             every thread atomicAdd()s into one float: the seed-000 baseline (section
 //                         5.5). Its summation order depends on scheduling: NOT deterministic.

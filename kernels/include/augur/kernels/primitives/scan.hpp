@@ -2,15 +2,15 @@
 // measurement and tested for equality with the CPU reference.
 //
 //   WorkEfficientPadded  Blelloch up-sweep/down-sweep in shared memory with bank-conflict-free padded
-//                        addressing (seed 004 section 2.2; its CONFLICT_FREE_OFFSET macro lacks
+//                        addressing (Cao et al. 2018 section 2.2; its CONFLICT_FREE_OFFSET macro lacks
 //                        parentheses — `n >> NUM_BANKS + n >> …` parses as `n >> (NUM_BANKS + n) >> …` —
 //                        and assumes 16 banks; here offset(n) = (n >> 5) + (n >> 10) for 32 banks)
 //   Unrolled2/4/8        each thread first scans 2/4/8 consecutive elements in registers ("loop
-//                        unrolling", seed 001 section 3), then the padded Blelloch over thread totals
+//                        unrolling", WCMC 2021 section 3), then the padded Blelloch over thread totals
 //   WarpUnrolled         8 elements per thread, warp-synchronous shuffle scan without block barriers
-//                        inside a warp ("warp unrolling", seed 001)
+//                        inside a warp ("warp unrolling", WCMC 2021)
 //   CompleteUnrolled     Blelloch with the tile size a compile-time constant and every level unrolled
-//                        ("complete unrolling", seed 001)
+//                        ("complete unrolling", WCMC 2021)
 //   SinglePassLookback   one pass: each tile scans 16 or more elements per thread in registers and warp
 //                        shuffles, then takes its prefix by decoupled look-back over the preceding tiles
 //                        (Merrill and Garland, NVR-2016-002) — reads and writes the data once; 8,192
