@@ -8,6 +8,7 @@
 #include "augur/platform/clock.hpp"
 #include "augur/platform/gpu_info.hpp"
 #include "augur/platform/realtime.hpp"
+#include "augur/platform/service_notify.hpp"
 #include "augur/platform/transport.hpp"
 #include "augur/runtime/health.hpp"
 #include "augur/runtime/scene/map_readers.hpp"
@@ -118,6 +119,9 @@ struct Runtime::Parts {
     std::int64_t nextRouDiProbe_ns{0};
     bool transportLost{false};            ///< final: iceoryx 2.0 cannot register this process again
     std::atomic<bool> transportLossInjected{false};  ///< test hook
+    // systemd (platform/service_notify.hpp): READY=1 after the first cycle, WATCHDOG=1 after every cycle.
+    bool notifyService{false};
+    bool notifiedReady{false};
 };
 
 namespace {
@@ -208,7 +212,9 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
     }
     parts->scene = std::make_unique<scene::Scene>(std::move(sceneResult).value());
 
-    // Transport.
+    // Transport. iceoryx's own log follows output.log_level (set before iceoryx logs anything).
+    static_assert(static_cast<int>(config::LogLevel::Debug) == static_cast<int>(platform::TransportLogLevel::Debug));
+    platform::setTransportLogLevel(static_cast<platform::TransportLogLevel>(d.output.logLevel));
     if (options.connectToRouDi) {
         const std::string& name = d.transport.applicationName;
         const std::string within = " within " + std::to_string(d.transport.roudiConnectTimeout_ms) + " ms";
@@ -461,6 +467,17 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
         log(config::LogLevel::Warn, "watchdog " + platform::describe(watchdog) +
                                         "; it keeps the cycle thread's priority (on_rt_setup_failure: warn)");
     }
+    parts->notifyService = platform::serviceNotifyEnabled();
+    if (parts->notifyService) {
+        const std::int64_t watchdog_ns = platform::serviceWatchdogInterval_ns();
+        log(config::LogLevel::Info, "systemd notification: READY=1 after the first cycle, WATCHDOG=1 after every cycle" +
+                                        (watchdog_ns > 0 ? " (WatchdogSec " + std::to_string(watchdog_ns / 1'000'000) + " ms)"
+                                                         : std::string(" (no WatchdogSec)")));
+        if (watchdog_ns > 0 && watchdog_ns < 2 * settings.period_ns) {
+            log(config::LogLevel::Warn, "WatchdogSec is shorter than two cycle periods: systemd may restart a runtime "
+                                        "that is only late");
+        }
+    }
     return R(std::unique_ptr<Runtime>(new Runtime(std::move(parts))));
 }
 
@@ -506,6 +523,14 @@ void Runtime::afterCycle(const CycleReport& report) noexcept {
     } else {
         ++p.state->counters.loanFailures;
     }
+    if (p.notifyService) {
+        // From the cycle thread: a cycle thread that hangs stops the pings, and systemd's WatchdogSec=
+        // restarts the service.
+        if (!p.notifiedReady) {
+            p.notifiedReady = platform::serviceNotify("READY=1");
+        }
+        (void)platform::serviceNotify("WATCHDOG=1");
+    }
     if (report.transition) {
         // stderr is unbuffered: no allocation on this path.
         std::fprintf(stderr, "augur-runtime: mode %s -> %s after cycle %llu\n", augur::toString(report.transition->from),
@@ -541,6 +566,9 @@ RunOutcome Runtime::run(const std::atomic<bool>& stopRequested, std::uint64_t ma
         p.executor->runLoop(
             stopRequested, maxCycles, [&p]() noexcept { return p.objects->hasData(); },
             [this](const CycleReport& report) noexcept { afterCycle(report); });
+    }
+    if (p.notifyService) {
+        (void)platform::serviceNotify("STOPPING=1");
     }
     return p.transportLost ? RunOutcome::TransportLost : RunOutcome::Stopped;
 }

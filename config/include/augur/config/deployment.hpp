@@ -230,6 +230,7 @@ struct TransportConfig {
     Channel prediction{"augur", "main", "prediction"};  ///< published
     Channel health{"augur", "main", "health"};          ///< published
     Channel platoons{"augur", "main", "platoons"};      ///< published (every flocks.every_n_cycles)
+    Channel monitorAlarm{"augur", "main", "monitor_alarm"};  ///< published by augur-monitor
     bool operator==(const TransportConfig&) const = default;
 };
 
