@@ -532,6 +532,11 @@ std::vector<KeySpec> buildSchema() {
              AUGUR_FIELD(output.tracePath)),
         enumeration("output.log_level", LOG_LEVEL_NAMES, "Least severe log message that is written.",
                     AUGUR_FIELD(output.logLevel)),
+        enumeration("output.log_sink", LOG_SINK_NAMES,
+                    "Where the runtime's log lines go: stderr, or the systemd journal with their priority "
+                    "(sd_journal_print; needs a build with libsystemd, else stderr). Run-phase lines are "
+                    "formatted on the stack either way.",
+                    AUGUR_FIELD(output.logSink)),
     };
     return keys;
 }

@@ -4,6 +4,7 @@
 
 #if AUGUR_HAVE_LIBSYSTEMD
 #include <systemd/sd-daemon.h>
+#include <systemd/sd-journal.h>
 #endif
 
 namespace augur::platform {
@@ -31,6 +32,16 @@ bool serviceNotify(const char* state) noexcept {
     return sd_notify(0, state) > 0;
 #else
     (void)state;
+    return false;
+#endif
+}
+
+bool journalWrite(JournalPriority priority, const char* line) noexcept {
+#if AUGUR_HAVE_LIBSYSTEMD
+    return sd_journal_print(static_cast<int>(priority), "%s", line) == 0;
+#else
+    (void)priority;
+    (void)line;
     return false;
 #endif
 }

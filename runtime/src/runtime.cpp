@@ -1,6 +1,7 @@
 #include "augur/runtime/runtime.hpp"
 
 #include <algorithm>
+#include <cstdarg>
 #include <cmath>
 #include <cstdio>
 #include <thread>
@@ -59,6 +60,29 @@ platform::ServiceName serviceOf(const config::Channel& channel) {
 
 void stderrLog(config::LogLevel level, const std::string& line) {
     std::fprintf(stderr, "augur-runtime: %s: %s\n", std::string(config::toString(level)).c_str(), line.c_str());
+}
+
+platform::JournalPriority journalPriority(config::LogLevel level) noexcept {
+    switch (level) {
+        case config::LogLevel::Error: return platform::JournalPriority::Error;
+        case config::LogLevel::Warn: return platform::JournalPriority::Warning;
+        case config::LogLevel::Info: return platform::JournalPriority::Info;
+        case config::LogLevel::Debug: return platform::JournalPriority::Debug;
+    }
+    return platform::JournalPriority::Info;
+}
+
+/// A run-phase log line (output.log_sink): formatted on the stack, then written to unbuffered stderr or
+/// to the journal. noexcept, allocation-free.
+__attribute__((format(printf, 3, 4))) void runLog(bool journal, config::LogLevel level, const char* format, ...) noexcept {
+    char line[512];
+    va_list args;
+    va_start(args, format);
+    std::vsnprintf(line, sizeof(line), format, args);
+    va_end(args);
+    if (!journal || !platform::journalWrite(journalPriority(level), line)) {
+        std::fprintf(stderr, "augur-runtime: %s\n", line);
+    }
 }
 
 }  // namespace
@@ -122,6 +146,7 @@ struct Runtime::Parts {
     // systemd (platform/service_notify.hpp): READY=1 after the first cycle, WATCHDOG=1 after every cycle.
     bool notifyService{false};
     bool notifiedReady{false};
+    bool journal{false};  ///< output.log_sink: journald (and libsystemd compiled in)
 };
 
 namespace {
@@ -170,9 +195,12 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
         parts->log = options.log;
     } else {
         const config::LogLevel threshold = d.output.logLevel;
-        parts->log = [threshold](config::LogLevel level, const std::string& line) {
+        const bool journal = d.output.logSink == config::LogSink::Journald && platform::serviceNotifyCompiledIn();
+        parts->log = [threshold, journal](config::LogLevel level, const std::string& line) {
             if (level <= threshold) {  // Error < Warn < Info < Debug
-                stderrLog(level, line);
+                if (!journal || !platform::journalWrite(journalPriority(level), line.c_str())) {
+                    stderrLog(level, line);
+                }
             }
         };
     }
@@ -467,6 +495,10 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
         log(config::LogLevel::Warn, "watchdog " + platform::describe(watchdog) +
                                         "; it keeps the cycle thread's priority (on_rt_setup_failure: warn)");
     }
+    parts->journal = d.output.logSink == config::LogSink::Journald && platform::serviceNotifyCompiledIn();
+    if (d.output.logSink == config::LogSink::Journald && !parts->journal) {
+        log(config::LogLevel::Warn, "output.log_sink journald: this build has no libsystemd; logging to stderr");
+    }
     parts->notifyService = platform::serviceNotifyEnabled();
     if (parts->notifyService) {
         const std::int64_t watchdog_ns = platform::serviceWatchdogInterval_ns();
@@ -499,11 +531,12 @@ void Runtime::afterCycle(const CycleReport& report) noexcept {
     }
     if (!p.transportLost && rouDiLost()) {
         p.transportLost = true;
-        // stderr is unbuffered: no allocation on this path. Once: the loss is final.
-        std::fprintf(stderr,
-                     "augur-runtime: error: transport lost after cycle %llu: RouDi (the iceoryx daemon) this process "
-                     "registered with is gone, and iceoryx 2.0 cannot register again; stopping\n",
-                     static_cast<unsigned long long>(report.cycle));
+        // Formatted on the stack, to unbuffered stderr or the journal: no allocation on this path. Once:
+        // the loss is final.
+        runLog(p.journal, config::LogLevel::Error,
+               "error: transport lost after cycle %llu: RouDi (the iceoryx daemon) this process registered with is "
+               "gone, and iceoryx 2.0 cannot register again; stopping",
+               static_cast<unsigned long long>(report.cycle));
         p.executor->requestStop();
     }
     if (p.transportLost) {
@@ -532,9 +565,9 @@ void Runtime::afterCycle(const CycleReport& report) noexcept {
         (void)platform::serviceNotify("WATCHDOG=1");
     }
     if (report.transition) {
-        // stderr is unbuffered: no allocation on this path.
-        std::fprintf(stderr, "augur-runtime: mode %s -> %s after cycle %llu\n", augur::toString(report.transition->from),
-                     augur::toString(report.transition->to), static_cast<unsigned long long>(report.cycle));
+        // Formatted on the stack, to unbuffered stderr or the journal: no allocation on this path.
+        runLog(p.journal, config::LogLevel::Warn, "mode %s -> %s after cycle %llu", augur::toString(report.transition->from),
+               augur::toString(report.transition->to), static_cast<unsigned long long>(report.cycle));
     }
 }
 

@@ -86,6 +86,14 @@ TEST_F(FakeSystemd, AWatchdogPingAllocatesNothing) {
     EXPECT_EQ(received(), "WATCHDOG=1");
 }
 
+TEST(Journal, AJournalLineAllocatesNothing) {
+    // Whether or not a journal runs here: the line is formatted on the stack either way.
+    const std::uint64_t allocations =
+        testing::allocationsDuring([] { (void)journalWrite(JournalPriority::Info, "augur-runtime: a test line"); });
+
+    EXPECT_EQ(allocations, 0U);
+}
+
 TEST(ServiceNotify, WithoutANotificationSocketNothingIsSent) {
     ::unsetenv("NOTIFY_SOCKET");
 

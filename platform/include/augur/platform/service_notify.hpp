@@ -1,6 +1,7 @@
-// systemd's service notification protocol (sd_notify(3)) for a supervised runtime: READY=1 once it
+// systemd for a supervised runtime: the service notification protocol (sd_notify(3)): READY=1 once it
 // produces, WATCHDOG=1 from the cycle thread after every cycle (a hung cycle thread stops sending, and
-// systemd's WatchdogSec= restarts the service), STOPPING=1 on the way out.
+// systemd's WatchdogSec= restarts the service), STOPPING=1 on the way out; and log lines to the journal
+// with their priority (sd_journal_print(3)).
 //
 // Through libsystemd's sd_notify where the build found it (AUGUR_HAVE_LIBSYSTEMD); without it every call
 // is a no-op and enabled() is false. Without $NOTIFY_SOCKET (not started by systemd with Type=notify)
@@ -29,5 +30,14 @@ namespace augur::platform {
 /// Sends `state` ("READY=1", "WATCHDOG=1", "STOPPING=1", "STATUS=...") to systemd. Returns true when
 /// sent, false when notification is not enabled or the send failed. Run-phase safe (see the banner).
 bool serviceNotify(const char* state) noexcept;
+
+/// syslog priorities of journal lines.
+enum class JournalPriority : std::uint8_t { Error = 3, Warning = 4, Info = 6, Debug = 7 };
+
+/// Writes `line` (one line, without its newline) to the systemd journal with `priority`. Returns false
+/// when the build has no libsystemd or no journal answers. Run-phase safe: noexcept, allocation-free
+/// (sd_journal_print formats on the stack for lines under LINE_MAX, 2048 bytes), bounded: one sendmsg on
+/// a datagram socket opened once.
+bool journalWrite(JournalPriority priority, const char* line) noexcept;
 
 }  // namespace augur::platform
