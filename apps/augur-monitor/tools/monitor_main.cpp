@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "augur/config/loader.hpp"
@@ -86,14 +87,14 @@ std::int64_t parseDuration(const std::string& text) {
 bool processExists(std::int64_t pid) noexcept {
     char path[64];
     std::snprintf(path, sizeof(path), "/proc/%lld/stat", static_cast<long long>(pid));
-    std::FILE* file = std::fopen(path, "re");
-    if (file == nullptr) {
+    const int fd = ::open(path, O_RDONLY | O_CLOEXEC);  // not fopen: that allocates its FILE
+    if (fd < 0) {
         return false;
     }
     char text[256];
-    const std::size_t n = std::fread(text, 1, sizeof(text) - 1, file);
-    std::fclose(file);
-    text[n] = '\0';
+    const ssize_t n = ::read(fd, text, sizeof(text) - 1);
+    ::close(fd);
+    text[n > 0 ? n : 0] = '\0';
     const char* paren = std::strrchr(text, ')');  // the state follows the command name in parentheses
     return paren == nullptr || paren[1] == '\0' || paren[2] != 'Z';
 }
@@ -193,6 +194,8 @@ int run(const Options& options) {
     std::signal(SIGINT, onSignal);
     std::signal(SIGTERM, onSignal);
     const bool view = !options.quiet && isatty(STDOUT_FILENO) != 0;
+    static char stdoutBuffer[8192];  // the view's buffer, given now rather than allocated at the first draw
+    std::setvbuf(stdout, stdoutBuffer, _IOFBF, sizeof(stdoutBuffer));
     std::fprintf(stderr, "augur-monitor: supervising %s/%s/%s (period %u ms, deadline %u ms, alive %u periods)%s\n",
                  d.transport.health.service.c_str(), d.transport.health.instance.c_str(),
                  d.transport.health.event.c_str(), d.runtime.cyclePeriod_ms, d.runtime.deadline_ms,

@@ -14,6 +14,7 @@ AUGUR_FAULT_STAGE_DELAY (docs/monitor.md).
 import argparse
 import csv
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -34,7 +35,8 @@ class Bench:
     def __init__(self, a, case):
         self.a = a
         self.dir = os.path.join(a.out, case)
-        os.makedirs(self.dir, exist_ok=True)
+        shutil.rmtree(self.dir, ignore_errors=True)  # an old log would look like health of this run
+        os.makedirs(self.dir)
         self.procs = []
 
     def start(self, name, argv, env=None):

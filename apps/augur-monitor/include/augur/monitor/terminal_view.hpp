@@ -1,7 +1,7 @@
 // augur-monitor's live view: a table redrawn in place (ANSI home + clear), once a second:
 //
 //   augur-monitor  cycle 1234  mode nominal  last health 12 ms ago  input age 80 ms  OK
-//   stage        budget ms   p50 ms   p99 ms   max ms   over budget     (window: the runtime's health window)
+//   stage       budget ms    p50 ms    p99 ms    max ms  over budget
 //   ingest            5.0     0.02     0.05     0.10             0
 //   ...
 //   cycle           200.0    38.10    52.90    60.00   misses 0
@@ -9,7 +9,7 @@
 //   active: degraded|input_stale
 //
 // p50 / p99 / max are over the whole monitoring run (the supervisor's histograms, about 9 % wide bins).
-// Run phase: render() is noexcept and allocation-free (a fixed buffer).
+// Run phase: renderView() is noexcept and allocation-free (a fixed buffer).
 #pragma once
 
 #include <cstddef>
