@@ -15,3 +15,14 @@ endif()
 if(AUGUR_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()
+# systemd's service notification (sd_notify: READY, WATCHDOG) for the runtime under systemd
+# (libsystemd-dev). Optional: without it platform/service_notify.hpp compiles to no-ops. Linked by name
+# so that the exported package (find_package(augur)) asks the consumer's linker for the same library.
+find_path(AUGUR_LIBSYSTEMD_INCLUDE_DIR systemd/sd-daemon.h)
+find_library(AUGUR_LIBSYSTEMD_LIBRARY systemd)
+if(AUGUR_LIBSYSTEMD_INCLUDE_DIR AND AUGUR_LIBSYSTEMD_LIBRARY)
+  set(AUGUR_HAVE_LIBSYSTEMD ON)
+else()
+  set(AUGUR_HAVE_LIBSYSTEMD OFF)
+  message(STATUS "libsystemd not found (libsystemd-dev): sd_notify is a no-op in this build")
+endif()

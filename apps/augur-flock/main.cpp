@@ -19,6 +19,7 @@
 #include "augur/platform/clock.hpp"
 #include "flock_tool.hpp"
 #include "trajectory_csv.hpp"
+#include "augur/core/version.hpp"
 
 namespace {
 
@@ -129,6 +130,10 @@ int run(const Options& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (augur::versionRequested(argc, argv)) {
+        std::puts(augur::versionString());
+        return 0;
+    }
     const auto options = apps::flock::parseOptions(std::vector<std::string>(argv + 1, argv + argc));
     if (!options) {
         std::fprintf(stderr, "augur-flock: %s\nRun with --help for the options and their ranges.\n", options.error().c_str());

@@ -9,8 +9,13 @@
 #include "augur/runtime/scene/map_readers.hpp"
 #include "map_options.hpp"
 #include "map_render.hpp"
+#include "augur/core/version.hpp"
 
 int main(int argc, char** argv) {
+    if (augur::versionRequested(argc, argv)) {
+        std::puts(augur::versionString());
+        return 0;
+    }
     using namespace augur::runtime::scene;
     constexpr int EXIT_INPUT = 1;
     constexpr int EXIT_USAGE = 2;

@@ -105,6 +105,31 @@ int describeConfig(const std::string& path, const std::string& expectedSha256) {
     return 0;
 }
 
+/// The fault AUGUR_FAULT_STAGE_DELAY=STAGE:MS injects for tests of the supervision (augur-monitor,
+/// docs/monitor.md): every run of STAGE (ingest, track, ..., publish) is delayed by MS milliseconds.
+/// Unset or empty: none. Returns false, with the reason on stderr, for a malformed value.
+bool injectFaultsFromEnvironment(augur::runtime::Runtime& runtime) {
+    const char* value = std::getenv("AUGUR_FAULT_STAGE_DELAY");
+    if (value == nullptr || value[0] == '\0') {
+        return true;
+    }
+    const std::string text(value);
+    const std::size_t colon = text.find(':');
+    char* end = nullptr;
+    const long ms = colon == std::string::npos ? -1 : std::strtol(text.c_str() + colon + 1, &end, 10);
+    for (std::size_t i = 0; i < augur::STAGE_COUNT && ms >= 0 && end != nullptr && *end == '\0'; ++i) {
+        const auto stage = static_cast<augur::Stage>(i);
+        if (text.compare(0, colon, augur::toString(stage)) == 0) {
+            runtime.injectStageDelay(stage, static_cast<std::int64_t>(ms) * 1'000'000);
+            std::fprintf(stderr, "augur-runtime: fault injected: stage %s delayed by %ld ms (AUGUR_FAULT_STAGE_DELAY)\n",
+                         augur::toString(stage), ms);
+            return true;
+        }
+    }
+    std::fprintf(stderr, "augur-runtime: AUGUR_FAULT_STAGE_DELAY=%s: expected STAGE:MS (e.g. motion:250)\n", value);
+    return false;
+}
+
 /// Ends the process at once with `status`, stderr and stdout flushed, running no destructors and no
 /// atexit handlers: for states in which iceoryx's own clean-up would block or abort (see the callers).
 [[noreturn]] void quickExit(int status) {
@@ -120,6 +145,7 @@ int run(const std::string& path, const std::string& expectedSha256, std::uint64_
     }
     const augur::config::Deployment& deployment = loaded.value().deployment;
     std::unique_ptr<augur::platform::EmbeddedRouDi> roudi;
+    augur::platform::setTransportLogLevel(static_cast<augur::platform::TransportLogLevel>(deployment.output.logLevel));
     if (embeddedRouDi) {
         auto started = augur::platform::EmbeddedRouDi::start(deployment.transport.applicationName);
         if (!started) {
@@ -144,6 +170,9 @@ int run(const std::string& path, const std::string& expectedSha256, std::uint64_
         return EXIT_INIT_FAILED;
     }
     augur::runtime::Runtime& runtime = *created.value();
+    if (!injectFaultsFromEnvironment(runtime)) {
+        return EXIT_USAGE;
+    }
     std::signal(SIGINT, onSignal);
     std::signal(SIGTERM, onSignal);
     std::fprintf(stderr, "augur-runtime: running %s (period %u ms)\n", path.c_str(), deployment.runtime.cyclePeriod_ms);

@@ -7,8 +7,13 @@
 #include <vector>
 
 #include "smooth_tool.hpp"
+#include "augur/core/version.hpp"
 
 int main(int argc, char** argv) {
+    if (augur::versionRequested(argc, argv)) {
+        std::puts(augur::versionString());
+        return 0;
+    }
     using namespace augur::apps::smooth;
     const std::vector<std::string> args(argv + 1, argv + argc);
     const auto options = parseOptions(args);

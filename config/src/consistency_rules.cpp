@@ -218,13 +218,14 @@ bool sameTopic(const Channel& a, const Channel& b) noexcept {
 }
 
 Check distinctChannels(const Deployment& d, const ExplicitKeys& /*keys*/) {
-    const std::array<std::pair<std::string_view, const Channel*>, 6> channels{{
+    const std::array<std::pair<std::string_view, const Channel*>, 7> channels{{
         {"transport.objects", &d.transport.objects},
         {"transport.tracks", &d.transport.tracks},
         {"transport.intentions", &d.transport.intentions},
         {"transport.prediction", &d.transport.prediction},
         {"transport.health", &d.transport.health},
         {"transport.platoons", &d.transport.platoons},
+        {"transport.monitor_alarm", &d.transport.monitorAlarm},
     }};
     for (std::size_t i = 0; i < channels.size(); ++i) {
         for (std::size_t j = i + 1; j < channels.size(); ++j) {

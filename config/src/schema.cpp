@@ -523,6 +523,12 @@ std::vector<KeySpec> buildSchema() {
                       AUGUR_FIELD(transport.platoons.instance)),
         transportName("transport.platoons.event", "Platoon output: iceoryx event.",
                       AUGUR_FIELD(transport.platoons.event)),
+        transportName("transport.monitor_alarm.service", "augur-monitor's alarm output: iceoryx service.",
+                      AUGUR_FIELD(transport.monitorAlarm.service)),
+        transportName("transport.monitor_alarm.instance", "augur-monitor's alarm output: iceoryx instance.",
+                      AUGUR_FIELD(transport.monitorAlarm.instance)),
+        transportName("transport.monitor_alarm.event", "augur-monitor's alarm output: iceoryx event.",
+                      AUGUR_FIELD(transport.monitorAlarm.event)),
 
         // output
         text("output.trace_path", 0, PATH_MAX_CHARS, TextRule::Path,
@@ -530,6 +536,11 @@ std::vector<KeySpec> buildSchema() {
              AUGUR_FIELD(output.tracePath)),
         enumeration("output.log_level", LOG_LEVEL_NAMES, "Least severe log message that is written.",
                     AUGUR_FIELD(output.logLevel)),
+        enumeration("output.log_sink", LOG_SINK_NAMES,
+                    "Where the runtime's log lines go: stderr, or the systemd journal with their priority "
+                    "(sd_journal_print; needs a build with libsystemd, else stderr). Run-phase lines are "
+                    "formatted on the stack either way.",
+                    AUGUR_FIELD(output.logSink)),
     };
     return keys;
 }
@@ -564,6 +575,8 @@ constexpr SectionSpec SECTIONS[] = {
     {"transport.prediction", "Published: motion predictions."},
     {"transport.health", "Published: health, every cycle."},
     {"transport.platoons", "Published: platoons (maximal flocks), every flocks.every_n_cycles cycles."},
+    {"transport.monitor_alarm", "Published by augur-monitor (not the runtime): its supervision state "
+                                "(augur::MonitorAlarm), every cycle period and at once on a change."},
     {"output", "Logging and tracing."},
 };
 

@@ -75,4 +75,21 @@ const char* toString(HealthFault value) noexcept {
     return "invalid";
 }
 
+const char* toString(MonitorCondition value) noexcept {
+    switch (value) {
+        case MonitorCondition::HealthMissing: return "health_missing";
+        case MonitorCondition::RuntimeGone: return "runtime_gone";
+        case MonitorCondition::DeadlineMiss: return "deadline_miss";
+        case MonitorCondition::StageOverBudget: return "stage_over_budget";
+        case MonitorCondition::StageOrder: return "stage_order";
+        case MonitorCondition::SequenceGap: return "sequence_gap";
+        case MonitorCondition::InputStale: return "input_stale";
+        case MonitorCondition::Degraded: return "degraded";
+        case MonitorCondition::InputRejected: return "input_rejected";
+        case MonitorCondition::TransportFault: return "transport_fault";
+        case MonitorCondition::RouDiLost: return "roudi_lost";
+    }
+    return "invalid";
+}
+
 }  // namespace augur

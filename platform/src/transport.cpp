@@ -24,6 +24,7 @@
 #include "iceoryx_posh/mepoo/chunk_header.hpp"
 #include "iceoryx_posh/popo/untyped_publisher.hpp"
 #include "iceoryx_posh/popo/untyped_subscriber.hpp"
+#include "iceoryx_hoofs/log/logmanager.hpp"
 #include "iceoryx_posh/runtime/posh_runtime.hpp"
 
 namespace augur::platform {
@@ -195,6 +196,17 @@ bool rouDiListening() noexcept {
 
 std::string applicationNameLockPath(const std::string& appName) {
     return NAME_LOCK_PREFIX + appName + NAME_LOCK_SUFFIX;
+}
+
+void setTransportLogLevel(TransportLogLevel level) noexcept {
+    iox::log::LogLevel iox = iox::log::LogLevel::kWarn;
+    switch (level) {
+        case TransportLogLevel::Error: iox = iox::log::LogLevel::kError; break;
+        case TransportLogLevel::Warn: iox = iox::log::LogLevel::kWarn; break;
+        case TransportLogLevel::Info: iox = iox::log::LogLevel::kInfo; break;
+        case TransportLogLevel::Debug: iox = iox::log::LogLevel::kVerbose; break;
+    }
+    iox::log::LogManager::GetLogManager().SetDefaultLogLevel(iox, iox::log::LogLevelOutput::kHideLogLevel);
 }
 
 bool registrationAbandoned() noexcept { return g_abandoned.load(std::memory_order_acquire); }

@@ -55,6 +55,8 @@ CycleReport Executor::runCycle(std::int64_t start_ns) noexcept {
     report.mode = context.mode;
     report.status.fill(StageStatus::Skipped);
 
+    std::uint32_t trailLength = 0;  // STAGE_COUNT nibbles fit the 32-bit trail
+    static_assert(STAGE_COUNT <= 8);
     m_watchdog.beginCycle(cycle, start_ns);
     for (std::size_t i = 0; i < STAGE_COUNT; ++i) {
         const auto stage = static_cast<Stage>(i);
@@ -69,6 +71,8 @@ CycleReport Executor::runCycle(std::int64_t start_ns) noexcept {
             continue;  // past the deadline: no more computing, go straight to publishing (stale)
         }
         const std::int64_t begin = platform::monotonicNow_ns();
+        report.stagesRun = static_cast<std::uint8_t>(report.stagesRun | (1U << i));
+        report.stageTrail |= static_cast<std::uint32_t>(i + 1) << (4U * trailLength++);
         m_watchdog.beginStage(stage, begin);
         report.status[i] = runner->run(context);
         if (report.status[i] == StageStatus::Failed) {

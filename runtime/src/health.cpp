@@ -26,6 +26,8 @@ void fillHealth(Health& health, const CycleReport& report, const Executor& execu
     health.faults = report.faults;
     health.cyclesWithoutInput = report.cyclesWithoutInput;
     health.newestInputStamp_ns = counters.newestInputStamp_ns;
+    health.stagesRun = report.stagesRun;
+    health.stageTrail = report.stageTrail;
     health.cycleLatency = executor.cycleLatency();
     for (std::size_t i = 0; i < STAGE_COUNT; ++i) {
         health.stageLatency[i] = executor.stageLatency(static_cast<Stage>(i));

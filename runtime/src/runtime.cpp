@@ -1,6 +1,7 @@
 #include "augur/runtime/runtime.hpp"
 
 #include <algorithm>
+#include <cstdarg>
 #include <cmath>
 #include <cstdio>
 #include <thread>
@@ -8,6 +9,7 @@
 #include "augur/platform/clock.hpp"
 #include "augur/platform/gpu_info.hpp"
 #include "augur/platform/realtime.hpp"
+#include "augur/platform/service_notify.hpp"
 #include "augur/platform/transport.hpp"
 #include "augur/runtime/health.hpp"
 #include "augur/runtime/scene/map_readers.hpp"
@@ -58,6 +60,29 @@ platform::ServiceName serviceOf(const config::Channel& channel) {
 
 void stderrLog(config::LogLevel level, const std::string& line) {
     std::fprintf(stderr, "augur-runtime: %s: %s\n", std::string(config::toString(level)).c_str(), line.c_str());
+}
+
+platform::JournalPriority journalPriority(config::LogLevel level) noexcept {
+    switch (level) {
+        case config::LogLevel::Error: return platform::JournalPriority::Error;
+        case config::LogLevel::Warn: return platform::JournalPriority::Warning;
+        case config::LogLevel::Info: return platform::JournalPriority::Info;
+        case config::LogLevel::Debug: return platform::JournalPriority::Debug;
+    }
+    return platform::JournalPriority::Info;
+}
+
+/// A run-phase log line (output.log_sink): formatted on the stack, then written to unbuffered stderr or
+/// to the journal. noexcept, allocation-free.
+__attribute__((format(printf, 3, 4))) void runLog(bool journal, config::LogLevel level, const char* format, ...) noexcept {
+    char line[512];
+    va_list args;
+    va_start(args, format);
+    std::vsnprintf(line, sizeof(line), format, args);
+    va_end(args);
+    if (!journal || !platform::journalWrite(journalPriority(level), line)) {
+        std::fprintf(stderr, "augur-runtime: %s\n", line);
+    }
 }
 
 }  // namespace
@@ -118,6 +143,10 @@ struct Runtime::Parts {
     std::int64_t nextRouDiProbe_ns{0};
     bool transportLost{false};            ///< final: iceoryx 2.0 cannot register this process again
     std::atomic<bool> transportLossInjected{false};  ///< test hook
+    // systemd (platform/service_notify.hpp): READY=1 after the first cycle, WATCHDOG=1 after every cycle.
+    bool notifyService{false};
+    bool notifiedReady{false};
+    bool journal{false};  ///< output.log_sink: journald (and libsystemd compiled in)
 };
 
 namespace {
@@ -166,9 +195,12 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
         parts->log = options.log;
     } else {
         const config::LogLevel threshold = d.output.logLevel;
-        parts->log = [threshold](config::LogLevel level, const std::string& line) {
+        const bool journal = d.output.logSink == config::LogSink::Journald && platform::serviceNotifyCompiledIn();
+        parts->log = [threshold, journal](config::LogLevel level, const std::string& line) {
             if (level <= threshold) {  // Error < Warn < Info < Debug
-                stderrLog(level, line);
+                if (!journal || !platform::journalWrite(journalPriority(level), line.c_str())) {
+                    stderrLog(level, line);
+                }
             }
         };
     }
@@ -208,7 +240,9 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
     }
     parts->scene = std::make_unique<scene::Scene>(std::move(sceneResult).value());
 
-    // Transport.
+    // Transport. iceoryx's own log follows output.log_level (set before iceoryx logs anything).
+    static_assert(static_cast<int>(config::LogLevel::Debug) == static_cast<int>(platform::TransportLogLevel::Debug));
+    platform::setTransportLogLevel(static_cast<platform::TransportLogLevel>(d.output.logLevel));
     if (options.connectToRouDi) {
         const std::string& name = d.transport.applicationName;
         const std::string within = " within " + std::to_string(d.transport.roudiConnectTimeout_ms) + " ms";
@@ -461,6 +495,21 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
         log(config::LogLevel::Warn, "watchdog " + platform::describe(watchdog) +
                                         "; it keeps the cycle thread's priority (on_rt_setup_failure: warn)");
     }
+    parts->journal = d.output.logSink == config::LogSink::Journald && platform::serviceNotifyCompiledIn();
+    if (d.output.logSink == config::LogSink::Journald && !parts->journal) {
+        log(config::LogLevel::Warn, "output.log_sink journald: this build has no libsystemd; logging to stderr");
+    }
+    parts->notifyService = platform::serviceNotifyEnabled();
+    if (parts->notifyService) {
+        const std::int64_t watchdog_ns = platform::serviceWatchdogInterval_ns();
+        log(config::LogLevel::Info, "systemd notification: READY=1 after the first cycle, WATCHDOG=1 after every cycle" +
+                                        (watchdog_ns > 0 ? " (WatchdogSec " + std::to_string(watchdog_ns / 1'000'000) + " ms)"
+                                                         : std::string(" (no WatchdogSec)")));
+        if (watchdog_ns > 0 && watchdog_ns < 2 * settings.period_ns) {
+            log(config::LogLevel::Warn, "WatchdogSec is shorter than two cycle periods: systemd may restart a runtime "
+                                        "that is only late");
+        }
+    }
     return R(std::unique_ptr<Runtime>(new Runtime(std::move(parts))));
 }
 
@@ -482,11 +531,12 @@ void Runtime::afterCycle(const CycleReport& report) noexcept {
     }
     if (!p.transportLost && rouDiLost()) {
         p.transportLost = true;
-        // stderr is unbuffered: no allocation on this path. Once: the loss is final.
-        std::fprintf(stderr,
-                     "augur-runtime: error: transport lost after cycle %llu: RouDi (the iceoryx daemon) this process "
-                     "registered with is gone, and iceoryx 2.0 cannot register again; stopping\n",
-                     static_cast<unsigned long long>(report.cycle));
+        // Formatted on the stack, to unbuffered stderr or the journal: no allocation on this path. Once:
+        // the loss is final.
+        runLog(p.journal, config::LogLevel::Error,
+               "error: transport lost after cycle %llu: RouDi (the iceoryx daemon) this process registered with is "
+               "gone, and iceoryx 2.0 cannot register again; stopping",
+               static_cast<unsigned long long>(report.cycle));
         p.executor->requestStop();
     }
     if (p.transportLost) {
@@ -506,10 +556,18 @@ void Runtime::afterCycle(const CycleReport& report) noexcept {
     } else {
         ++p.state->counters.loanFailures;
     }
+    if (p.notifyService) {
+        // From the cycle thread: a cycle thread that hangs stops the pings, and systemd's WatchdogSec=
+        // restarts the service.
+        if (!p.notifiedReady) {
+            p.notifiedReady = platform::serviceNotify("READY=1");
+        }
+        (void)platform::serviceNotify("WATCHDOG=1");
+    }
     if (report.transition) {
-        // stderr is unbuffered: no allocation on this path.
-        std::fprintf(stderr, "augur-runtime: mode %s -> %s after cycle %llu\n", augur::toString(report.transition->from),
-                     augur::toString(report.transition->to), static_cast<unsigned long long>(report.cycle));
+        // Formatted on the stack, to unbuffered stderr or the journal: no allocation on this path.
+        runLog(p.journal, config::LogLevel::Warn, "mode %s -> %s after cycle %llu", augur::toString(report.transition->from),
+               augur::toString(report.transition->to), static_cast<unsigned long long>(report.cycle));
     }
 }
 
@@ -541,6 +599,9 @@ RunOutcome Runtime::run(const std::atomic<bool>& stopRequested, std::uint64_t ma
         p.executor->runLoop(
             stopRequested, maxCycles, [&p]() noexcept { return p.objects->hasData(); },
             [this](const CycleReport& report) noexcept { afterCycle(report); });
+    }
+    if (p.notifyService) {
+        (void)platform::serviceNotify("STOPPING=1");
     }
     return p.transportLost ? RunOutcome::TransportLost : RunOutcome::Stopped;
 }

@@ -1,12 +1,19 @@
 #include "augur/runtime/version.hpp"
 
+#include <cstdio>
+
+#include "augur/core/version.hpp"
 #include "augur/platform/gpu_info.hpp"
 
 namespace augur::runtime {
 
 const char* versionString() noexcept {
-    return platform::cudaCompiledIn() ? "augur " AUGUR_VERSION_STRING " (CUDA backend compiled in)"
-                                      : "augur " AUGUR_VERSION_STRING " (CPU backend only)";
+    static char text[160];
+    if (text[0] == '\0') {
+        std::snprintf(text, sizeof(text), "augur %s (commit %s, %s)", AUGUR_VERSION_STRING, buildCommit(),
+                      platform::cudaCompiledIn() ? "CUDA backend compiled in" : "CPU backend only");
+    }
+    return text;
 }
 
 }  // namespace augur::runtime

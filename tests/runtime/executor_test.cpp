@@ -88,6 +88,34 @@ TEST_F(ExecutorTest, RunsStagesInPipelineOrder) {
     EXPECT_EQ(log, expected);
 }
 
+TEST_F(ExecutorTest, TheHealthNamesTheStagesThatRanInTheOrderTheyRan) {
+    (void)cycle();  // cycle 0: every stage
+    const CycleReport report = cycle();  // cycle 1: no platoons
+    Health health{};
+
+    fillHealth(health, report, *sut, PipelineCounters{}, false);
+
+    constexpr std::uint8_t ALL_BUT_PLATOONS = 0x7F & ~(1U << static_cast<unsigned>(Stage::Platoons));
+    EXPECT_EQ(health.stagesRun, ALL_BUT_PLATOONS);
+    const Stage expected[] = {Stage::Ingest, Stage::Track, Stage::Relations, Stage::Intention, Stage::Motion,
+                              Stage::Publish, Stage::Count};
+    for (std::uint32_t k = 0; k < 7; ++k) {
+        EXPECT_EQ(stageTrailEntry(health.stageTrail, k), expected[k]) << "entry " << k;
+    }
+}
+
+TEST_F(ExecutorTest, AStageSkippedPastTheDeadlineIsNotInTheTrail) {
+    stage(Stage::Track).delayCycle = 0;
+    stage(Stage::Track).delay_ns = 2 * DEADLINE_NS;
+
+    const CycleReport report = cycle();
+
+    EXPECT_EQ(report.stagesRun, (1U << static_cast<unsigned>(Stage::Ingest)) | (1U << static_cast<unsigned>(Stage::Track)) |
+                                    (1U << static_cast<unsigned>(Stage::Publish)));
+    EXPECT_EQ(stageTrailEntry(report.stageTrail, 2), Stage::Publish);
+    EXPECT_EQ(stageTrailEntry(report.stageTrail, 3), Stage::Count);
+}
+
 TEST_F(ExecutorTest, PlatoonsRunOnEveryNthCycleOnly) {
     (void)cycle();
     (void)cycle();

@@ -14,6 +14,7 @@
 #include "augur/hil/cv_baseline.hpp"
 #include "augur/hil/prediction_metrics.hpp"
 #include "augur/hil/scenario.hpp"
+#include "augur/core/version.hpp"
 
 namespace {
 
@@ -24,6 +25,10 @@ void usage(const char* argv0) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (augur::versionRequested(argc, argv)) {
+        std::puts(augur::versionString());
+        return 0;
+    }
     using namespace augur::hil;
     if (argc < 2 || argc % 2 != 0) {
         usage(argv[0]);

@@ -49,6 +49,7 @@
 #include "augur/platform/roudi.hpp"
 #include "augur/platform/transport.hpp"
 #include "augur/runtime/scene/map_readers.hpp"
+#include "augur/core/version.hpp"
 
 namespace {
 
@@ -652,6 +653,10 @@ int suiteMode(int argc, char** argv) {
 }
 
 int main(int argc, char** argv) {
+    if (augur::versionRequested(argc, argv)) {
+        std::puts(augur::versionString());
+        return 0;
+    }
     if (argc >= 2 && std::string_view(argv[1]) == "suite") {
         return suiteMode(argc, argv);
     }

@@ -38,6 +38,8 @@ enum class MotionModel : std::uint8_t { ConstantVelocity = 0, ConstantAccelerati
 enum class Resampling : std::uint8_t { Systematic = 0, DifferentialEvolution };
 /// Least severe message that is logged.
 enum class LogLevel : std::uint8_t { Error = 0, Warn, Info, Debug };
+/// Where the runtime's log lines go.
+enum class LogSink : std::uint8_t { Stderr = 0, Journald };
 
 /// The spelling of each enumerator in YAML, indexed by the enumerator's value (the schema's allowed values).
 inline constexpr std::array<std::string_view, 2> TRIGGER_NAMES{"periodic", "on_input"};
@@ -47,6 +49,7 @@ inline constexpr std::array<std::string_view, 2> MAP_FORMAT_NAMES{"lanelet2", "s
 inline constexpr std::array<std::string_view, 2> MOTION_MODEL_NAMES{"constant_velocity", "constant_acceleration"};
 inline constexpr std::array<std::string_view, 2> RESAMPLING_NAMES{"systematic", "differential_evolution"};
 inline constexpr std::array<std::string_view, 4> LOG_LEVEL_NAMES{"error", "warn", "info", "debug"};
+inline constexpr std::array<std::string_view, 2> LOG_SINK_NAMES{"stderr", "journald"};
 
 [[nodiscard]] std::string_view toString(Trigger value) noexcept;
 [[nodiscard]] std::string_view toString(Backend value) noexcept;
@@ -55,6 +58,7 @@ inline constexpr std::array<std::string_view, 4> LOG_LEVEL_NAMES{"error", "warn"
 [[nodiscard]] std::string_view toString(MotionModel value) noexcept;
 [[nodiscard]] std::string_view toString(Resampling value) noexcept;
 [[nodiscard]] std::string_view toString(LogLevel value) noexcept;
+[[nodiscard]] std::string_view toString(LogSink value) noexcept;
 
 /// Consecutive-miss handling of the cycle watchdog (degradation ladder: augur::RuntimeMode).
 struct WatchdogConfig {
@@ -230,6 +234,7 @@ struct TransportConfig {
     Channel prediction{"augur", "main", "prediction"};  ///< published
     Channel health{"augur", "main", "health"};          ///< published
     Channel platoons{"augur", "main", "platoons"};      ///< published (every flocks.every_n_cycles)
+    Channel monitorAlarm{"augur", "main", "monitor_alarm"};  ///< published by augur-monitor
     bool operator==(const TransportConfig&) const = default;
 };
 
@@ -237,6 +242,7 @@ struct TransportConfig {
 struct OutputConfig {
     std::string tracePath{};  ///< per-cycle trace file; empty = no trace
     LogLevel logLevel{LogLevel::Info};
+    LogSink logSink{LogSink::Stderr};
     bool operator==(const OutputConfig&) const = default;
 };
 

@@ -274,8 +274,57 @@ struct Health {
     /// with overrunAlarm = 0.
     std::uint8_t overrunAlarm{0};
     Stage overrunStage{Stage::Count};  ///< alarm: the stage running at detection
-    std::uint8_t reserved2[6]{};
+    /// Bit i set: stage i (augur::Stage) ran in this cycle, so stageLatency[i].last_us is this cycle's
+    /// time of that stage. 0 in an alarm.
+    std::uint8_t stagesRun{0};
+    std::uint8_t reserved2[1]{};
+    /// The stages of this cycle in the order they ran, for logical supervision: nibble k (bits 4k..4k+3)
+    /// holds 1 + the Stage of the k-th stage run, 0 after the last (see stageTrailEntry). 0 in an alarm.
+    std::uint32_t stageTrail{0};
     std::int64_t overrunElapsed_ns{0};  ///< alarm: time since the cycle started, at detection
+};
+
+/// The `k`-th stage recorded in Health::stageTrail, or Stage::Count past the last. Precondition: k < 8.
+[[nodiscard]] constexpr Stage stageTrailEntry(std::uint32_t trail, std::uint32_t k) noexcept {
+    const std::uint32_t nibble = (trail >> (4U * k)) & 0xFU;
+    return nibble == 0 || nibble > STAGE_COUNT ? Stage::Count : static_cast<Stage>(nibble - 1);
+}
+
+/// Conditions augur-monitor supervises, one bit each (MonitorAlarm::active and ::raised).
+enum class MonitorCondition : std::uint32_t {
+    HealthMissing = 1U << 0,    ///< alive supervision: no health message for the configured number of periods
+    RuntimeGone = 1U << 1,      ///< the supervised runtime process no longer exists
+    DeadlineMiss = 1U << 2,     ///< the latest cycle missed its deadline (or the watchdog raised an alarm)
+    StageOverBudget = 1U << 3,  ///< a stage of the latest cycle took longer than its budget
+    StageOrder = 1U << 4,       ///< logical supervision: the latest cycle's stages did not run in pipeline order
+    SequenceGap = 1U << 5,      ///< cycles whose health never arrived (cycle numbers skipped)
+    InputStale = 1U << 6,       ///< the newest accepted input is older than runtime.max_input_age_ms, or input is lost
+    Degraded = 1U << 7,         ///< the runtime runs in a mode other than nominal
+    InputRejected = 1U << 8,    ///< rejected object lists or objects since the previous health
+    TransportFault = 1U << 9,   ///< the runtime reports transport_lost, output_blocked or new loan failures
+    RouDiLost = 1U << 10,       ///< the monitor's own RouDi is gone: it can no longer see the runtime
+};
+inline constexpr std::size_t MONITOR_CONDITION_COUNT = 11;
+
+[[nodiscard]] constexpr std::uint32_t bit(MonitorCondition condition) noexcept {
+    return static_cast<std::uint32_t>(condition);
+}
+
+/// augur-monitor → a vehicle's safety manager: the supervision state, published once per cycle period
+/// and at once when a condition is raised or cleared.
+struct MonitorAlarm {
+    MessageHeader header;                ///< stamp_ns: the monitor's monotonic clock at publication
+    std::uint32_t active{0};             ///< MonitorCondition bits that hold now
+    std::uint32_t raised{0};             ///< MonitorCondition bits that became active since the previous message
+    std::uint64_t lastHealthCycle{0};    ///< cycle of the newest health message (0: none yet)
+    std::int64_t lastHealthAge_ns{0};    ///< time since the newest health message arrived (-1: none yet)
+    std::uint64_t deadlineMisses{0};     ///< deadline misses seen since the monitor started
+    std::uint64_t stageOverruns{0};      ///< stage runs over their budget seen since the monitor started
+    std::uint64_t orderViolations{0};    ///< cycles whose stages ran out of order
+    std::uint64_t missingHealth{0};      ///< cycles whose health never arrived
+    RuntimeMode mode{RuntimeMode::Nominal};  ///< mode of the newest health message
+    Stage overBudgetStage{Stage::Count};     ///< the stage over budget in the latest cycle (Count: none)
+    std::uint8_t reserved[6]{};
 };
 
 const char* toString(ObjectClass value) noexcept;
@@ -283,6 +332,7 @@ const char* toString(RejectReason value) noexcept;
 const char* toString(Stage value) noexcept;
 const char* toString(RuntimeMode value) noexcept;
 const char* toString(HealthFault value) noexcept;
+const char* toString(MonitorCondition value) noexcept;
 
 namespace detail {
 template <typename T>
@@ -296,5 +346,6 @@ static_assert(detail::IS_WIRE_MESSAGE<IntentionList>);
 static_assert(detail::IS_WIRE_MESSAGE<MotionPrediction>);
 static_assert(detail::IS_WIRE_MESSAGE<Health>);
 static_assert(detail::IS_WIRE_MESSAGE<PlatoonList>);
+static_assert(detail::IS_WIRE_MESSAGE<MonitorAlarm>);
 
 }  // namespace augur

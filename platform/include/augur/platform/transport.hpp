@@ -40,6 +40,16 @@ struct ServiceName {
     std::string event;
 };
 
+/// Least severe message of iceoryx's own log that is written (to stderr), as the deployment's
+/// output.log_level: Error, Warn, Info, Debug (iceoryx's debug and verbose lines).
+enum class TransportLogLevel : std::uint8_t { Error = 0, Warn, Info, Debug };
+
+/// Sets the level of iceoryx's own log in this process, without the line iceoryx prints about it. Call
+/// before connectToRouDi and EmbeddedRouDi::start: iceoryx 2.0 fixes a logger's level when the logger is
+/// first used. (Its lines keep their ANSI colour codes: iceoryx 2.0.3 writes them unconditionally.)
+/// Init phase.
+void setTransportLogLevel(TransportLogLevel level) noexcept;
+
 /// Registers this process with a running RouDi as `appName`, all of it bounded by `timeout_ms`. Init
 /// phase; once per process (a second call with the same name succeeds without effect).
 ///

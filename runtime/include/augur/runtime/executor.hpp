@@ -77,6 +77,8 @@ struct CycleReport {
     std::uint32_t cyclesWithoutInput;       ///< consecutive cycles without an accepted list, this one included
     std::optional<ModeTransition> transition;  ///< the ladder's step after this cycle
     std::array<StageStatus, STAGE_COUNT> status;
+    std::uint8_t stagesRun;   ///< bit i: stage i ran in this cycle (Health::stagesRun)
+    std::uint32_t stageTrail; ///< the stages in the order they ran (Health::stageTrail)
 };
 
 class Executor {

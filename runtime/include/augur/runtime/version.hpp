@@ -3,7 +3,8 @@
 
 namespace augur::runtime {
 
-/// "augur 0.1.0 (cuda: sm 87;90)" or "augur 0.1.0 (cpu only)".
+/// "augur 0.1.0 (commit 0123456789ab, CUDA backend compiled in)" or "... CPU backend only)". Not
+/// thread-safe on its first call (init phase).
 [[nodiscard]] const char* versionString() noexcept;
 
 }  // namespace augur::runtime
