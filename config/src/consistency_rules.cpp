@@ -248,6 +248,16 @@ Check livelinessWithinDeadline(const Deployment& d, const ExplicitKeys& keys) {
                              " ms; a lost peer would not be reported within one deadline"};
 }
 
+Check bridgeDeadlineAbovePeriod(const Deployment& d, const ExplicitKeys& keys) {
+    if (d.bridge.deadline_ms == 0 || d.bridge.deadline_ms > d.runtime.cyclePeriod_ms) {
+        return std::nullopt;
+    }
+    return RuleViolation{reportAt(keys, {"bridge.deadline_ms", "runtime.cycle_period_ms"}),
+                         "bridge.deadline_ms = " + std::to_string(d.bridge.deadline_ms) +
+                             " ms is not above runtime.cycle_period_ms = " + std::to_string(d.runtime.cyclePeriod_ms) +
+                             " ms; topics published once per cycle would miss it on every late cycle"};
+}
+
 Check autowareTopicDistinct(const Deployment& d, const ExplicitKeys& /*keys*/) {
     if (!d.bridge.autoware.enabled || d.bridge.autoware.topic.rfind(d.bridge.topicPrefix + "/", 0) != 0) {
         return std::nullopt;
@@ -298,6 +308,10 @@ const ConsistencyRule RULES[] = {
      "With `bridge.deadline_ms` set, `bridge.liveliness_lease_ms` < `bridge.deadline_ms` (a lost peer is "
      "reported within one deadline).",
      &livelinessWithinDeadline},
+    {ConfigErrorKind::Inconsistent,
+     "With `bridge.deadline_ms` set, `bridge.deadline_ms` > `runtime.cycle_period_ms` (the runtime publishes once "
+     "per cycle).",
+     &bridgeDeadlineAbovePeriod},
     {ConfigErrorKind::Inconsistent,
      "With `bridge.autoware.enabled`, `bridge.autoware.topic` does not lie under `bridge.topic_prefix`.",
      &autowareTopicDistinct},

@@ -545,8 +545,9 @@ std::vector<KeySpec> buildSchema() {
              "rt/ makes them the ROS 2 topics /augur/... .",
              AUGUR_FIELD(bridge.topicPrefix)),
         integer("bridge.deadline_ms", 0, MAX_PERIOD_MS, "ms",
-                "DDS deadline of every topic: a reader that gets no sample for this long counts a missed deadline; "
-                "0: none.",
+                "DDS deadline of every topic: a reader that gets no sample for this long counts a missed deadline "
+                "(deadline_missed in the bridge status); above runtime.cycle_period_ms by the cycle's jitter, as the "
+                "runtime publishes once per cycle; 0: none.",
                 AUGUR_FIELD(bridge.deadline_ms)),
         integer("bridge.liveliness_lease_ms", 1, MAX_PERIOD_MS, "ms",
                 "Automatic liveliness lease of every writer: a peer that stops asserting it for this long is "

@@ -200,8 +200,10 @@ INSTANTIATE_TEST_SUITE_P(Bridge, BadConfig, ::testing::Values(
             "bridge.qos.prediction", L7},
     BadCase{"UnknownRole", "bridge:\n  role: planner\n", K::OutOfRange, "bridge.role", L6},
     BadCase{"DomainAboveTheRtpsLimit", "bridge:\n  domain_id: 233\n", K::OutOfRange, "bridge.domain_id", L6},
-    BadCase{"LeaseNotBelowTheDeadline", "bridge:\n  deadline_ms: 200\n  liveliness_lease_ms: 200\n",
+    BadCase{"LeaseNotBelowTheDeadline", "bridge:\n  deadline_ms: 250\n  liveliness_lease_ms: 250\n",
             K::Inconsistent, "bridge.liveliness_lease_ms", L7},
+    BadCase{"DeadlineNotAboveTheCyclePeriod", "bridge:\n  deadline_ms: 200\n", K::Inconsistent, "bridge.deadline_ms",
+            L6},
     BadCase{"AutowareTopicUnderThePrefix", "bridge:\n  autoware:\n    enabled: true\n    topic: rt/augur/objects\n",
             K::Inconsistent, "bridge.autoware.topic", L8}),
     caseName);

@@ -87,8 +87,8 @@ struct SampleSet::Buffers {
     std::array<augur_msg_dds__VehiclePrediction_, MAX_PREDICTED_VEHICLES> vehicles{};
     std::array<std::array<augur_msg_dds__CorridorPrediction_, MAX_CORRIDORS_PER_VEHICLE>, MAX_PREDICTED_VEHICLES>
         corridors{};
-    std::vector<augur_msg_dds__CorridorPoint_> points =
-        std::vector<augur_msg_dds__CorridorPoint_>(MAX_PREDICTED_VEHICLES * MAX_CORRIDORS_PER_VEHICLE * MAX_HORIZON_STEPS);
+    /// Four columns (s_mean, s_std, x, y) of MAX_HORIZON_STEPS floats per corridor.
+    std::vector<float> columns = std::vector<float>(4 * MAX_PREDICTED_VEHICLES * MAX_CORRIDORS_PER_VEHICLE * MAX_HORIZON_STEPS);
 };
 
 SampleSet::SampleSet() : m_buffers(std::make_unique<Buffers>()) { rebind(); }
@@ -108,8 +108,12 @@ void SampleSet::rebind() noexcept {
     for (std::size_t v = 0; v < MAX_PREDICTED_VEHICLES; ++v) {
         bind(b.vehicles[v].corridors, b.corridors[v].data(), MAX_CORRIDORS_PER_VEHICLE);
         for (std::size_t c = 0; c < MAX_CORRIDORS_PER_VEHICLE; ++c) {
-            bind(b.corridors[v][c].points, &b.points[(v * MAX_CORRIDORS_PER_VEHICLE + c) * MAX_HORIZON_STEPS],
-                 MAX_HORIZON_STEPS);
+            float* column = &b.columns[4 * (v * MAX_CORRIDORS_PER_VEHICLE + c) * MAX_HORIZON_STEPS];
+            augur_msg_dds__CorridorPrediction_& corridor = b.corridors[v][c];
+            bind(corridor.s_mean_m, column, MAX_HORIZON_STEPS);
+            bind(corridor.s_std_m, column + MAX_HORIZON_STEPS, MAX_HORIZON_STEPS);
+            bind(corridor.x_m, column + 2 * MAX_HORIZON_STEPS, MAX_HORIZON_STEPS);
+            bind(corridor.y_m, column + 3 * MAX_HORIZON_STEPS, MAX_HORIZON_STEPS);
         }
     }
 }
@@ -190,9 +194,15 @@ void toDds(const MotionPrediction& in, augur_msg_dds__MotionPrediction_& out) no
             dst.probability = src.probability;
             for (std::uint32_t k = 0; k < steps; ++k) {
                 const CorridorPoint& p = src.points[k];
-                dst.points._buffer[k] = {p.sMean_m, p.sStd_m, p.x_m, p.y_m};
+                dst.s_mean_m._buffer[k] = p.sMean_m;
+                dst.s_std_m._buffer[k] = p.sStd_m;
+                dst.x_m._buffer[k] = p.x_m;
+                dst.y_m._buffer[k] = p.y_m;
             }
-            dst.points._length = steps;
+            dst.s_mean_m._length = steps;
+            dst.s_std_m._length = steps;
+            dst.x_m._length = steps;
+            dst.y_m._length = steps;
         }
         o.corridors._length = corridors;
     }
@@ -342,17 +352,21 @@ bool fromDds(const augur_msg_dds__MotionPrediction_& in, MotionPrediction& out, 
         o.corridorCount = v.corridors._length;
         for (std::uint32_t c = 0; c < v.corridors._length; ++c) {
             const augur_msg_dds__CorridorPrediction_& src = v.corridors._buffer[c];
-            if (src.points._length != in.horizon_steps || !within(src.points, MAX_HORIZON_STEPS, error)) {
-                error = src.points._length > MAX_HORIZON_STEPS ? ConversionError::OverCapacity
-                                                                : ConversionError::LengthMismatch;
+            const std::uint32_t steps = in.horizon_steps;
+            if (!within(src.s_mean_m, MAX_HORIZON_STEPS, error) || !within(src.s_std_m, MAX_HORIZON_STEPS, error) ||
+                !within(src.x_m, MAX_HORIZON_STEPS, error) || !within(src.y_m, MAX_HORIZON_STEPS, error)) {
+                return false;
+            }
+            if (src.s_mean_m._length != steps || src.s_std_m._length != steps || src.x_m._length != steps ||
+                src.y_m._length != steps) {
+                error = ConversionError::LengthMismatch;
                 return false;
             }
             CorridorPrediction& dst = o.corridors[c];
             dst.corridorId = src.corridor_id;
             dst.probability = src.probability;
-            for (std::uint32_t k = 0; k < src.points._length; ++k) {
-                const augur_msg_dds__CorridorPoint_& p = src.points._buffer[k];
-                dst.points[k] = {p.s_mean_m, p.s_std_m, p.x_m, p.y_m};
+            for (std::uint32_t k = 0; k < steps; ++k) {
+                dst.points[k] = {src.s_mean_m._buffer[k], src.s_std_m._buffer[k], src.x_m._buffer[k], src.y_m._buffer[k]};
             }
         }
     }

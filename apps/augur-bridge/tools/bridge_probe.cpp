@@ -6,6 +6,10 @@
 //       receives each prediction twice: from iceoryx directly and from <prefix>/prediction through the
 //       bridge. Prints one JSON object: latency p50/p99/max of both paths, lost messages, the bridge's
 //       resident memory before and after (VmRSS of PID).
+//       --no-dds: publish and measure the iceoryx path only (the DDS side is a `receive` elsewhere).
+//   augur-bridge-probe receive --config FILE --count N [--timeout-s T] [--out FILE]
+//       the DDS side alone (another network namespace or host sharing the clock): takes N predictions from
+//       <prefix>/prediction and prints the latency from their stamps, and how many were lost.
 //   augur-bridge-probe peer-loss --config FILE --listener PATH [--repeat K] [--out FILE]
 //       starts `PATH publish-objects 20` (a remote perception on DDS), waits until the bridge reports it
 //       alive, kills it with SIGKILL and measures the time until <prefix>/bridge_status reports the peer
@@ -93,8 +97,81 @@ void fillTracks(augur::TrackList& t, std::uint64_t sequence, std::uint32_t vehic
     }
 }
 
+/// A reliable KEEP_ALL reader of <prefix>/prediction, matched with the bridge's writer (waits up to 10 s).
+dds_entity_t predictionReader(const augur::config::Deployment& d, dds_entity_t participant) {
+    const std::string topicName = d.bridge.topicPrefix + "/prediction";
+    const dds_entity_t topic =
+        dds_create_topic(participant, &augur_msg_dds__MotionPrediction__desc, topicName.c_str(), nullptr, nullptr);
+    dds_qos_t* qos = dds_create_qos();
+    dds_qset_reliability(qos, DDS_RELIABILITY_RELIABLE, DDS_MSECS(100));
+    dds_qset_history(qos, DDS_HISTORY_KEEP_ALL, 0);
+    const dds_entity_t reader = topic < 0 ? topic : dds_create_reader(participant, topic, qos, nullptr);
+    dds_delete_qos(qos);
+    for (int i = 0; reader > 0 && i < 1000; ++i) {
+        dds_subscription_matched_status_t matched{};
+        if (dds_get_subscription_matched_status(reader, &matched) == DDS_RETCODE_OK && matched.current_count > 0) {
+            break;
+        }
+        dds_sleepfor(DDS_MSECS(10));
+    }
+    return reader;
+}
+
+/// Takes every queued prediction, appending its latency (now − header.stamp_ns) in microseconds.
+void drainPredictions(dds_entity_t reader, augur::bridge::SampleSet& samples, std::vector<double>& latency_us,
+                      std::uint64_t& lastSequence, long& outOfOrder) {
+    for (;;) {
+        void* buffer[1] = {&samples.prediction};
+        dds_sample_info_t info{};
+        if (dds_take(reader, buffer, &info, 1, 1) <= 0) {
+            return;
+        }
+        samples.rebind();
+        if (info.valid_data) {
+            latency_us.push_back(static_cast<double>(monotonicNow_ns() - samples.prediction.header.stamp_ns) / 1e3);
+            if (samples.prediction.header.sequence_number <= lastSequence) {
+                ++outOfOrder;
+            }
+            lastSequence = samples.prediction.header.sequence_number;
+        }
+    }
+}
+
+int receive(const augur::config::Deployment& d, long count, double timeout_s, const std::string& out) {
+    const dds_entity_t participant = dds_create_participant(static_cast<dds_domainid_t>(d.bridge.domainId), nullptr, nullptr);
+    const dds_entity_t reader = participant < 0 ? participant : predictionReader(d, participant);
+    if (reader < 0) {
+        std::fprintf(stderr, "augur-bridge-probe: DDS setup failed\n");
+        return 1;
+    }
+    std::printf("ready\n");
+    std::fflush(stdout);
+    augur::bridge::SampleSet samples;
+    std::vector<double> dds_us;
+    dds_us.reserve(static_cast<std::size_t>(count));
+    std::uint64_t lastSequence = 0;
+    long outOfOrder = 0;
+    const std::int64_t end_ns = monotonicNow_ns() + static_cast<std::int64_t>(timeout_s * 1e9);
+    while (static_cast<long>(dds_us.size()) < count && monotonicNow_ns() < end_ns) {
+        drainPredictions(reader, samples, dds_us, lastSequence, outOfOrder);
+        dds_sleepfor(DDS_USECS(20));
+    }
+    char json[512];
+    std::snprintf(json, sizeof json,
+                  "{\"messages\": %ld, \"dds_received\": %zu, \"dds_lost\": %ld, \"dds_out_of_order\": %ld, "
+                  "\"dds_p50_us\": %.1f, \"dds_p99_us\": %.1f, \"dds_max_us\": %.1f}",
+                  count, dds_us.size(), count - static_cast<long>(dds_us.size()), outOfOrder, percentile(dds_us, 0.5),
+                  percentile(dds_us, 0.99), percentile(dds_us, 1.0));
+    std::printf("%s\n", json);
+    if (!out.empty()) {
+        std::ofstream(out) << json << "\n";
+    }
+    dds_delete(participant);
+    return 0;
+}
+
 int latency(const augur::config::Deployment& d, long count, double rate_hz, std::uint32_t vehicles, int bridgePid,
-            const std::string& out) {
+            bool withDds, const std::string& out) {
     auto connected = augur::platform::connectToRouDi("augur-bridge-probe", 5000);
     if (!connected) {
         std::fprintf(stderr, "augur-bridge-probe: RouDi: %s\n", augur::platform::toString(connected.error()));
@@ -108,26 +185,15 @@ int latency(const augur::config::Deployment& d, long count, double rate_hz, std:
         std::fprintf(stderr, "augur-bridge-probe: iceoryx publisher or subscriber failed\n");
         return 1;
     }
-    const dds_entity_t participant = dds_create_participant(static_cast<dds_domainid_t>(d.bridge.domainId), nullptr, nullptr);
-    const std::string topicName = d.bridge.topicPrefix + "/prediction";
-    const dds_entity_t topic =
-        dds_create_topic(participant, &augur_msg_dds__MotionPrediction__desc, topicName.c_str(), nullptr, nullptr);
-    dds_qos_t* qos = dds_create_qos();
-    dds_qset_reliability(qos, DDS_RELIABILITY_RELIABLE, DDS_MSECS(100));
-    dds_qset_history(qos, DDS_HISTORY_KEEP_ALL, 0);
-    const dds_entity_t reader = dds_create_reader(participant, topic, qos, nullptr);
-    dds_delete_qos(qos);
-    if (participant < 0 || topic < 0 || reader < 0) {
-        std::fprintf(stderr, "augur-bridge-probe: DDS setup failed\n");
-        return 1;
-    }
-    // Wait until the bridge's writer matched this reader (discovery), at most 10 s.
-    for (int i = 0; i < 1000; ++i) {
-        dds_subscription_matched_status_t matched{};
-        if (dds_get_subscription_matched_status(reader, &matched) == DDS_RETCODE_OK && matched.current_count > 0) {
-            break;
+    dds_entity_t participant = 0;
+    dds_entity_t reader = 0;
+    if (withDds) {
+        participant = dds_create_participant(static_cast<dds_domainid_t>(d.bridge.domainId), nullptr, nullptr);
+        reader = participant < 0 ? participant : predictionReader(d, participant);
+        if (reader < 0) {
+            std::fprintf(stderr, "augur-bridge-probe: DDS setup failed\n");
+            return 1;
         }
-        dds_sleepfor(DDS_MSECS(10));
     }
     augur::bridge::SampleSet samples;
     std::vector<double> iceoryx_us;
@@ -140,8 +206,7 @@ int latency(const augur::config::Deployment& d, long count, double rate_hz, std:
     std::uint64_t lastDdsSequence = 0;
     long outOfOrder = 0;
     long sent = 0;
-    const std::int64_t drainEnd_ns = 0;
-    std::int64_t stop_ns = drainEnd_ns;
+    std::int64_t stop_ns = 0;
     for (;;) {
         const std::int64_t now_ns = monotonicNow_ns();
         if (sent < count && now_ns >= next_ns) {
@@ -168,22 +233,11 @@ int latency(const augur::config::Deployment& d, long count, double rate_hz, std:
             }
             iceoryx_us.push_back(static_cast<double>(monotonicNow_ns() - taken.value()->header.stamp_ns) / 1e3);
         }
-        for (;;) {
-            void* buffer[1] = {&samples.prediction};
-            dds_sample_info_t info{};
-            if (dds_take(reader, buffer, &info, 1, 1) <= 0) {
-                break;
-            }
-            samples.rebind();
-            if (info.valid_data) {
-                dds_us.push_back(static_cast<double>(monotonicNow_ns() - samples.prediction.header.stamp_ns) / 1e3);
-                if (samples.prediction.header.sequence_number <= lastDdsSequence) {
-                    ++outOfOrder;
-                }
-                lastDdsSequence = samples.prediction.header.sequence_number;
-            }
+        if (withDds) {
+            drainPredictions(reader, samples, dds_us, lastDdsSequence, outOfOrder);
         }
-        if (sent == count && (static_cast<long>(dds_us.size()) >= count || now_ns >= stop_ns)) {
+        const long received = static_cast<long>(withDds ? dds_us.size() : iceoryx_us.size());
+        if (sent == count && (received >= count || now_ns >= stop_ns)) {
             break;
         }
         dds_sleepfor(DDS_USECS(20));
@@ -197,14 +251,16 @@ int latency(const augur::config::Deployment& d, long count, double rate_hz, std:
                   "\"dds_p99_us\": %.1f, \"dds_max_us\": %.1f, \"added_p99_us\": %.1f, "
                   "\"bridge_rss_kib_before\": %ld, \"bridge_rss_kib_after\": %ld}",
                   count, rate_hz, vehicles, iceoryx_us.size(), percentile(iceoryx_us, 0.5), percentile(iceoryx_us, 0.99),
-                  percentile(iceoryx_us, 1.0), dds_us.size(), count - static_cast<long>(dds_us.size()), outOfOrder,
+                  percentile(iceoryx_us, 1.0), dds_us.size(), withDds ? count - static_cast<long>(dds_us.size()) : 0L, outOfOrder,
                   percentile(dds_us, 0.5), percentile(dds_us, 0.99), percentile(dds_us, 1.0),
                   percentile(dds_us, 0.99) - percentile(iceoryx_us, 0.99), rssBefore, rssAfter);
     std::printf("%s\n", json);
     if (!out.empty()) {
         std::ofstream(out) << json << "\n";
     }
-    dds_delete(participant);
+    if (withDds) {
+        dds_delete(participant);
+    }
     return 0;
 }
 
@@ -296,6 +352,14 @@ int main(int argc, char** argv) {
     lat->add_option("--vehicles", vehicles)->check(CLI::Range(0U, static_cast<unsigned>(augur::MAX_PREDICTED_VEHICLES)));
     lat->add_option("--bridge-pid", bridgePid);
     lat->add_option("--out", out);
+    bool noDds = false;
+    lat->add_flag("--no-dds", noDds, "measure the iceoryx path only");
+    double timeout_s = 600.0;
+    CLI::App* recv = app.add_subcommand("receive", "take predictions from DDS, print their latency");
+    recv->add_option("--config", configPath)->required();
+    recv->add_option("--count", count)->check(CLI::Range(1L, 10'000'000L));
+    recv->add_option("--timeout-s", timeout_s)->check(CLI::Range(1.0, 86'400.0));
+    recv->add_option("--out", out);
     CLI::App* loss = app.add_subcommand("peer-loss", "kill a DDS publisher, time the bridge's report");
     loss->add_option("--config", configPath)->required();
     loss->add_option("--listener", listener)->required();
@@ -312,7 +376,10 @@ int main(int argc, char** argv) {
         return cli::EXIT_INPUT;
     }
     if (lat->parsed()) {
-        return latency(loaded.value(), count, rate_hz, vehicles, bridgePid, out);
+        return latency(loaded.value(), count, rate_hz, vehicles, bridgePid, !noDds, out);
+    }
+    if (recv->parsed()) {
+        return receive(loaded.value(), count, timeout_s, out);
     }
     return peerLoss(loaded.value(), listener, repeat, out);
 }

@@ -52,7 +52,10 @@ static int takePredictions(long count, double timeout_s, unsigned minVehicles, c
             for (uint32_t v = 0; ok && v < p->vehicles._length; ++v) {
                 const augur_msg_dds__VehiclePrediction_* vehicle = &p->vehicles._buffer[v];
                 for (uint32_t c = 0; c < vehicle->corridors._length; ++c) {
-                    ok = ok && vehicle->corridors._buffer[c].points._length == p->horizon_steps;
+                    const augur_msg_dds__CorridorPrediction_* corridor = &vehicle->corridors._buffer[c];
+                    ok = ok && corridor->s_mean_m._length == p->horizon_steps &&
+                         corridor->s_std_m._length == p->horizon_steps && corridor->x_m._length == p->horizon_steps &&
+                         corridor->y_m._length == p->horizon_steps;
                 }
             }
             if (ok) {

@@ -83,7 +83,7 @@ TEST_F(DdsLoopback, TakeFillsThePreallocatedBuffersWithoutAllocating) {
     SampleSet sent;
     SampleSet sut;
     const auto* vehiclesBefore = sut.prediction.vehicles._buffer;
-    const auto* pointsBefore = sut.prediction.vehicles._buffer[63].corridors._buffer[7].points._buffer;
+    const auto* pointsBefore = sut.prediction.vehicles._buffer[63].corridors._buffer[7].x_m._buffer;
     auto first = fullPrediction(1);
     auto second = fullPrediction(2);
     auto output = std::make_unique<MotionPrediction>();
@@ -110,7 +110,7 @@ TEST_F(DdsLoopback, TakeFillsThePreallocatedBuffersWithoutAllocating) {
     ASSERT_TRUE(taken);
     EXPECT_EQ(allocations, 0U);
     EXPECT_EQ(sut.prediction.vehicles._buffer, vehiclesBefore);
-    EXPECT_EQ(sut.prediction.vehicles._buffer[63].corridors._buffer[7].points._buffer, pointsBefore);
+    EXPECT_EQ(sut.prediction.vehicles._buffer[63].corridors._buffer[7].x_m._buffer, pointsBefore);
     ASSERT_TRUE(fromDds(sut.prediction, *output, error)) << toString(error);
     EXPECT_EQ(output->header.sequence, 2U);
     EXPECT_EQ(output->vehicles[63].corridors[7].points[39].x_m, 63'739.0F);

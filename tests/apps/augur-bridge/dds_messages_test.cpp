@@ -68,7 +68,7 @@ TEST(DdsMessages, PredictionAtFullCapacitySurvivesTheRoundTrip) {
     ASSERT_TRUE(fromDds(sut.prediction, *output, error)) << toString(error);
 
     EXPECT_EQ(sut.prediction.vehicles._length, MAX_PREDICTED_VEHICLES);
-    EXPECT_EQ(sut.prediction.vehicles._buffer[0].corridors._buffer[0].points._length, FULL_HORIZON);
+    EXPECT_EQ(sut.prediction.vehicles._buffer[0].corridors._buffer[0].x_m._length, FULL_HORIZON);
     expectSamePrediction(*input, *output);
     EXPECT_EQ(output->grid.frameCount, 0U);
 }
@@ -126,7 +126,7 @@ TEST(DdsMessages, CorridorShorterThanTheHorizonIsRefused) {
     auto output = std::make_unique<MotionPrediction>();
     ConversionError error{};
     toDds(*input, sut.prediction);
-    sut.prediction.vehicles._buffer[1].corridors._buffer[1].points._length = 3;
+    sut.prediction.vehicles._buffer[1].corridors._buffer[1].y_m._length = 3;
 
     EXPECT_FALSE(fromDds(sut.prediction, *output, error));
     EXPECT_EQ(error, ConversionError::LengthMismatch);

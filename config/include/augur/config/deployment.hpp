@@ -272,7 +272,7 @@ struct BridgeConfig {
     std::string applicationName{"augur-bridge"};  ///< iceoryx runtime name of the bridge
     std::uint32_t domainId{0};
     std::string topicPrefix{"rt/augur"};  ///< topics are <prefix>/objects, <prefix>/prediction, ...
-    std::uint32_t deadline_ms{200};        ///< DDS deadline QoS of every topic; 0 = none
+    std::uint32_t deadline_ms{250};        ///< DDS deadline QoS of every topic (> cycle period); 0 = none
     std::uint32_t livelinessLease_ms{100}; ///< automatic liveliness lease of every writer
     std::uint32_t historyDepth{4};         ///< KEEP_LAST depth of writers and readers
     std::uint32_t pollPeriod_us{200};      ///< the bridge's loop period

@@ -22,7 +22,8 @@ namespace augur::bridge {
 enum class ConversionError : std::uint8_t {
     SchemaVersion,  ///< header.schema_version is not MESSAGE_SCHEMA_VERSION
     OverCapacity,   ///< a sequence is longer than the iceoryx message holds
-    LengthMismatch, ///< sequences that must have equal lengths do not (corridor ids and probabilities)
+    LengthMismatch, ///< sequences that must have equal lengths do not (corridor ids and probabilities, a
+                    ///< corridor's columns and horizon_steps)
 };
 
 [[nodiscard]] const char* toString(ConversionError error) noexcept;
