@@ -20,6 +20,7 @@ import csv
 import datetime
 import json
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -72,7 +73,7 @@ def veth(a, config):
     tag = str(os.getpid())
     target_ns, bench_ns = f"augur-target-{tag}", f"augur-bench-{tag}"
     target_if, bench_if = f"augt{tag}"[:15], f"augb{tag}"[:15]
-    go = os.path.join(a.work, "go")
+    go = os.path.join(a.work, "bench-bridge-go")
     if os.path.exists(go):
         os.remove(go)
     try:
@@ -103,6 +104,7 @@ def veth(a, config):
             raise RuntimeError(f"receiver not ready: {first}")
         open(go, "w").close()
         received = bench.communicate(timeout=a.count / a.rate_hz + 120)[0]
+        os.remove(go)
         published = target.communicate(timeout=120)[0]
         print(published, received)
         return last_json(published), last_json(received)
@@ -127,10 +129,9 @@ def main():
     a = p.parse_args()
     a.rt = f"chrt -f {a.rt_priority} " if a.rt_priority > 0 else ""
     a.bin, a.source = os.path.abspath(a.bin), os.path.abspath(a.source)
-    a.work = os.path.dirname(os.path.abspath(a.out))
+    a.work = a.bin  # the veth run's start signal: a file both namespaces see (each has a private /tmp)
     config = os.path.join(a.source, "config", "default.yaml")
-    command = "apps/augur-bridge/tools/bench_bridge.py " + " ".join(
-        x for x in sys.argv[1:] if not x.startswith("/"))
+    command = "apps/augur-bridge/tools/bench_bridge.py " + " ".join(shlex.quote(x) for x in sys.argv[1:])
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     device = a.device or "unknown host"
     lo, loss = loopback(a, config)
