@@ -33,6 +33,16 @@ static int takePredictions(long count, double timeout_s, unsigned minVehicles, c
         return 1;
     }
     const dds_time_t end = dds_time() + (dds_time_t)(timeout_s * 1e9);
+    /* Discovery first: say when a writer (the bridge) is matched, so that a caller can start publishing. */
+    dds_subscription_matched_status_t matched;
+    memset(&matched, 0, sizeof matched);
+    while (matched.current_count == 0 && dds_time() < end) {
+        if (dds_get_subscription_matched_status(reader, &matched) != DDS_RETCODE_OK || matched.current_count == 0) {
+            dds_sleepfor(DDS_MSECS(10));
+        }
+    }
+    printf("augur-dds-listener: matched %u writer(s) of %s\n", (unsigned)matched.current_count, name);
+    fflush(stdout);
     long received = 0;
     long bad = 0;
     unsigned long long lastSequence = 0;

@@ -50,6 +50,7 @@ iox-roudi >"{out}/roudi.log" 2>&1 & roudi=$!
 i=0; while [ ! -S /tmp/roudi ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
 "{bindir}/augur-bridge" --config "{config}" >"{out}/bridge.log" 2>&1 & bridge=$!
 "{bindir}/augur-dds-listener" predictions 20 60 64 >"{out}/listener.log" 2>&1 & listener=$!
+i=0; while ! grep -q matched "{out}/listener.log" && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done
 "{bindir}/augur-bridge-probe" latency --config "{config}" --count 60 --rate-hz 20 --bridge-pid $bridge \
     --out "{out}/latency.json" >"{out}/probe.log" 2>&1
 echo "probe status $?"
