@@ -5,7 +5,7 @@
 //       the full horizon) on the deployment's iceoryx channels, stamped with the monotonic clock, and
 //       receives each prediction twice: from iceoryx directly and from <prefix>/prediction through the
 //       bridge. Prints one JSON object: latency p50/p99/max of both paths, lost messages, the bridge's
-//       resident memory before and after (VmRSS of PID).
+//       resident memory (VmRSS of PID) before, after a tenth of the messages and at the end.
 //       --no-dds: publish and measure the iceoryx path only (the DDS side is a `receive` elsewhere).
 //   augur-bridge-probe receive --config FILE --count N [--timeout-s T] [--out FILE]
 //       the DDS side alone (another network namespace or host sharing the clock): takes N predictions from
@@ -207,6 +207,7 @@ int latency(const augur::config::Deployment& d, long count, double rate_hz, std:
     long outOfOrder = 0;
     long sent = 0;
     std::int64_t stop_ns = 0;
+    long rssWarm = -1;  // after a tenth of the messages: Cyclone's buffers have grown to their working size
     for (;;) {
         const std::int64_t now_ns = monotonicNow_ns();
         if (sent < count && now_ns >= next_ns) {
@@ -222,6 +223,9 @@ int latency(const augur::config::Deployment& d, long count, double rate_hz, std:
                 loan.value().publish();
             }
             next_ns += period_ns;
+            if (bridgePid > 0 && sent == std::max(1L, count / 10)) {
+                rssWarm = residentKiB(bridgePid);
+            }
             if (sent == count) {
                 stop_ns = now_ns + 2'000'000'000;  // two seconds for the last samples
             }
@@ -249,11 +253,11 @@ int latency(const augur::config::Deployment& d, long count, double rate_hz, std:
                   "\"iceoryx_p50_us\": %.1f, \"iceoryx_p99_us\": %.1f, \"iceoryx_max_us\": %.1f, "
                   "\"dds_received\": %zu, \"dds_lost\": %ld, \"dds_out_of_order\": %ld, \"dds_p50_us\": %.1f, "
                   "\"dds_p99_us\": %.1f, \"dds_max_us\": %.1f, \"added_p99_us\": %.1f, "
-                  "\"bridge_rss_kib_before\": %ld, \"bridge_rss_kib_after\": %ld}",
+                  "\"bridge_rss_kib_before\": %ld, \"bridge_rss_kib_warm\": %ld, \"bridge_rss_kib_after\": %ld}",
                   count, rate_hz, vehicles, iceoryx_us.size(), percentile(iceoryx_us, 0.5), percentile(iceoryx_us, 0.99),
                   percentile(iceoryx_us, 1.0), dds_us.size(), withDds ? count - static_cast<long>(dds_us.size()) : 0L, outOfOrder,
                   percentile(dds_us, 0.5), percentile(dds_us, 0.99), percentile(dds_us, 1.0),
-                  percentile(dds_us, 0.99) - percentile(iceoryx_us, 0.99), rssBefore, rssAfter);
+                  percentile(dds_us, 0.99) - percentile(iceoryx_us, 0.99), rssBefore, rssWarm, rssAfter);
     std::printf("%s\n", json);
     if (!out.empty()) {
         std::ofstream(out) << json << "\n";
