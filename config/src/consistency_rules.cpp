@@ -239,6 +239,34 @@ Check distinctChannels(const Deployment& d, const ExplicitKeys& /*keys*/) {
     return std::nullopt;
 }
 
+Check livelinessWithinDeadline(const Deployment& d, const ExplicitKeys& keys) {
+    if (d.bridge.deadline_ms == 0 || d.bridge.livelinessLease_ms < d.bridge.deadline_ms) {
+        return std::nullopt;
+    }
+    return RuleViolation{reportAt(keys, {"bridge.liveliness_lease_ms", "bridge.deadline_ms"}),
+                         "bridge.liveliness_lease_ms = " + std::to_string(d.bridge.livelinessLease_ms) +
+                             " ms is not below bridge.deadline_ms = " + std::to_string(d.bridge.deadline_ms) +
+                             " ms; a lost peer would not be reported within one deadline"};
+}
+
+Check bridgeDeadlineAbovePeriod(const Deployment& d, const ExplicitKeys& keys) {
+    if (d.bridge.deadline_ms == 0 || d.bridge.deadline_ms > d.runtime.cyclePeriod_ms) {
+        return std::nullopt;
+    }
+    return RuleViolation{reportAt(keys, {"bridge.deadline_ms", "runtime.cycle_period_ms"}),
+                         "bridge.deadline_ms = " + std::to_string(d.bridge.deadline_ms) +
+                             " ms is not above runtime.cycle_period_ms = " + std::to_string(d.runtime.cyclePeriod_ms) +
+                             " ms; topics published once per cycle would miss it on every late cycle"};
+}
+
+Check autowareTopicDistinct(const Deployment& d, const ExplicitKeys& /*keys*/) {
+    if (!d.bridge.autoware.enabled || d.bridge.autoware.topic.rfind(d.bridge.topicPrefix + "/", 0) != 0) {
+        return std::nullopt;
+    }
+    return RuleViolation{"bridge.autoware.topic", "bridge.autoware.topic \"" + d.bridge.autoware.topic +
+                                                      "\" lies under bridge.topic_prefix, where augur's own topics are"};
+}
+
 const ConsistencyRule RULES[] = {
     {ConfigErrorKind::Inconsistent, "`runtime.deadline_ms` ≤ `runtime.cycle_period_ms`.", &deadlineWithinPeriod},
     {ConfigErrorKind::Inconsistent, "The sum of `runtime.stage_budgets_ms.*` ≤ `runtime.deadline_ms`.",
@@ -277,6 +305,17 @@ const ConsistencyRule RULES[] = {
     {ConfigErrorKind::Inconsistent,
      "No two `transport` channels share service, instance and event (compared as iceoryx stores them).",
      &distinctChannels},
+    {ConfigErrorKind::Inconsistent,
+     "With `bridge.deadline_ms` set, `bridge.liveliness_lease_ms` < `bridge.deadline_ms` (a lost peer is "
+     "reported within one deadline).",
+     &livelinessWithinDeadline},
+    {ConfigErrorKind::Inconsistent,
+     "With `bridge.deadline_ms` set, `bridge.deadline_ms` > `runtime.cycle_period_ms` (the runtime publishes once "
+     "per cycle).",
+     &bridgeDeadlineAbovePeriod},
+    {ConfigErrorKind::Inconsistent,
+     "With `bridge.autoware.enabled`, `bridge.autoware.topic` does not lie under `bridge.topic_prefix`.",
+     &autowareTopicDistinct},
 };
 
 }  // namespace

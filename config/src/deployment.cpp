@@ -31,6 +31,8 @@ std::string_view toString(MotionModel value) noexcept { return nameOf(value, MOT
 std::string_view toString(Resampling value) noexcept { return nameOf(value, RESAMPLING_NAMES); }
 std::string_view toString(LogLevel value) noexcept { return nameOf(value, LOG_LEVEL_NAMES); }
 std::string_view toString(LogSink value) noexcept { return nameOf(value, LOG_SINK_NAMES); }
+std::string_view toString(BridgeRole value) noexcept { return nameOf(value, BRIDGE_ROLE_NAMES); }
+std::string_view toString(DdsReliability value) noexcept { return nameOf(value, DDS_RELIABILITY_NAMES); }
 
 std::uint32_t horizonSteps(const MotionConfig& motion) noexcept { return roundedRatio(motion.horizon_s, motion.step_s); }
 

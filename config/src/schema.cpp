@@ -204,6 +204,10 @@ constexpr std::int64_t PATH_MAX_CHARS = 4096;
 constexpr std::int64_t MAX_MAP_BYTES = std::int64_t{1} << 34;
 constexpr std::int64_t MAX_CPU_INDEX = 1023;
 constexpr std::int64_t MAX_PARTICLES = 1 << 20;
+/// Largest DDS domain id a participant can join (the RTPS port mapping of DDSI-RTPS 2.3, 9.6.1.1).
+constexpr std::int64_t MAX_DDS_DOMAIN_ID = 232;
+/// Longest topic name the bridge accepts (ROS 2's limit on a fully qualified topic name is 255).
+constexpr std::int64_t DDS_TOPIC_MAX_CHARS = 200;
 
 std::vector<KeySpec> buildSchema() {
     using S = Stage;
@@ -541,6 +545,54 @@ std::vector<KeySpec> buildSchema() {
                     "(sd_journal_print; needs a build with libsystemd, else stderr). Run-phase lines are "
                     "formatted on the stack either way.",
                     AUGUR_FIELD(output.logSink)),
+
+        // bridge
+        enumeration("bridge.role", BRIDGE_ROLE_NAMES,
+                    "target: next to augur-runtime, object lists from DDS to iceoryx and the runtime's outputs from "
+                    "iceoryx to DDS; bench: the mirror image, next to a perception or a HIL bench on another host.",
+                    AUGUR_FIELD(bridge.role)),
+        transportName("bridge.application_name", "Name augur-bridge registers with RouDi.",
+                      AUGUR_FIELD(bridge.applicationName)),
+        integer("bridge.domain_id", 0, MAX_DDS_DOMAIN_ID, "", "DDS domain (ROS_DOMAIN_ID of ROS 2 peers).",
+                AUGUR_FIELD(bridge.domainId)),
+        text("bridge.topic_prefix", 1, DDS_TOPIC_MAX_CHARS, TextRule::DdsTopic,
+             "Topics are <prefix>/objects, /tracks, /intentions, /prediction, /health and /bridge_status; "
+             "rt/ makes them the ROS 2 topics /augur/... .",
+             AUGUR_FIELD(bridge.topicPrefix)),
+        integer("bridge.deadline_ms", 0, MAX_PERIOD_MS, "ms",
+                "DDS deadline of every topic: a reader that gets no sample for this long counts a missed deadline "
+                "(deadline_missed in the bridge status); above runtime.cycle_period_ms by the cycle's jitter, as the "
+                "runtime publishes once per cycle; 0: none.",
+                AUGUR_FIELD(bridge.deadline_ms)),
+        integer("bridge.liveliness_lease_ms", 1, MAX_PERIOD_MS, "ms",
+                "Automatic liveliness lease of every writer: a peer that stops asserting it for this long is "
+                "reported lost (peer_lost in the bridge status); below deadline_ms.",
+                AUGUR_FIELD(bridge.livelinessLease_ms)),
+        integer("bridge.history_depth", 1, 64, "samples", "KEEP_LAST depth of every writer and reader.",
+                AUGUR_FIELD(bridge.historyDepth)),
+        integer("bridge.poll_period_us", 10, 100'000, "µs",
+                "Period of the bridge's loop over its iceoryx subscribers and DDS readers (the most it adds to "
+                "a message's latency).",
+                AUGUR_FIELD(bridge.pollPeriod_us)),
+        enumeration("bridge.qos.objects", DDS_RELIABILITY_NAMES, "Reliability of the object list topic.",
+                    AUGUR_FIELD(bridge.qos.objects)),
+        enumeration("bridge.qos.tracks", DDS_RELIABILITY_NAMES, "Reliability of the track list topic.",
+                    AUGUR_FIELD(bridge.qos.tracks)),
+        enumeration("bridge.qos.intentions", DDS_RELIABILITY_NAMES, "Reliability of the intention topic.",
+                    AUGUR_FIELD(bridge.qos.intentions)),
+        enumeration("bridge.qos.prediction", DDS_RELIABILITY_NAMES,
+                    "Reliability of the motion prediction topic (and the Autoware topic).",
+                    AUGUR_FIELD(bridge.qos.prediction)),
+        enumeration("bridge.qos.health", DDS_RELIABILITY_NAMES, "Reliability of the health and bridge status topics.",
+                    AUGUR_FIELD(bridge.qos.health)),
+        boolean("bridge.autoware.enabled",
+                "Target role: also publish each prediction as autoware_perception_msgs/PredictedObjects.",
+                AUGUR_FIELD(bridge.autoware.enabled)),
+        text("bridge.autoware.topic", 1, DDS_TOPIC_MAX_CHARS, TextRule::DdsTopic,
+             "DDS topic of the Autoware-shaped predictions (rt/ + the ROS 2 topic).",
+             AUGUR_FIELD(bridge.autoware.topic)),
+        text("bridge.autoware.frame_id", 1, 64, TextRule::Any, "header.frame_id of the Autoware-shaped predictions.",
+             AUGUR_FIELD(bridge.autoware.frameId)),
     };
     return keys;
 }
@@ -578,6 +630,10 @@ constexpr SectionSpec SECTIONS[] = {
     {"transport.monitor_alarm", "Published by augur-monitor (not the runtime): its supervision state "
                                 "(augur::MonitorAlarm), every cycle period and at once on a change."},
     {"output", "Logging and tracing."},
+    {"bridge", "augur-bridge: iceoryx to Eclipse Cyclone DDS and back, with ROS 2 topic and type names (docs/dds.md). "
+               "The runtime ignores this section."},
+    {"bridge.qos", "DDS reliability per topic: reliable (lost samples are sent again) or best_effort."},
+    {"bridge.autoware", "The optional Autoware-shaped prediction topic."},
 };
 
 }  // namespace

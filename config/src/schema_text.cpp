@@ -92,6 +92,9 @@ std::string allowedCell(const KeySpec& key) {
             switch (key.text) {
                 case TextRule::TransportName: return "iceoryx name (see Names and files)";
                 case TextRule::Sha256: return "empty, or 64 hexadecimal digits";
+                case TextRule::DdsTopic:
+                    return std::to_string(key.minInteger) + " to " + std::to_string(key.maxInteger) +
+                           " characters: A-Z a-z 0-9 _ in segments joined by /";
                 case TextRule::Path:
                     return std::to_string(key.minInteger) + " to " + std::to_string(key.maxInteger) +
                            " characters, no NUL byte";
@@ -173,6 +176,9 @@ std::string describeExpected(const KeySpec& key) {
             switch (key.text) {
                 case TextRule::TransportName: return "an iceoryx name: " + std::string(TRANSPORT_NAME_RULE);
                 case TextRule::Sha256: return "an empty string or a SHA-256 of 64 hexadecimal digits";
+                case TextRule::DdsTopic:
+                    return "a DDS topic name of at most " + std::to_string(key.maxInteger) +
+                           " characters: A-Z a-z 0-9 _ in segments joined by /";
                 case TextRule::Path:
                 case TextRule::Any: break;
             }
@@ -211,6 +217,22 @@ std::string textRuleViolation(const KeySpec& key, std::string_view text) {
         }
         case TextRule::Sha256:
             return text.empty() || isSha256Hex(text) ? std::string() : std::string("is not 64 hexadecimal digits");
+        case TextRule::DdsTopic: {
+            // ROS 2 (rmw) topic names: no empty segment, no leading or trailing slash, no other byte.
+            char previous = '/';
+            for (std::size_t i = 0; i < text.size(); ++i) {
+                const char c = text[i];
+                const bool word = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+                if (!word && c != '/') {
+                    return "contains a character other than A-Z a-z 0-9 _ / (at offset " + std::to_string(i) + ")";
+                }
+                if (c == '/' && previous == '/') {
+                    return "has an empty segment (a leading '/' or '//') at offset " + std::to_string(i);
+                }
+                previous = c;
+            }
+            return !text.empty() && text.back() == '/' ? std::string("ends in '/'") : std::string();
+        }
     }
     return {};
 }

@@ -187,6 +187,27 @@ INSTANTIATE_TEST_SUITE_P(OverCompiledLimit, BadConfig, ::testing::Values(
     BadCase{"GridFrames", "grid:\n  frame_interval_s: 0.4\n", K::OverCompiledLimit, "grid.frame_interval_s", L6}),
     caseName);
 
+INSTANTIATE_TEST_SUITE_P(Bridge, BadConfig, ::testing::Values(
+    BadCase{"TopicPrefixWithAnEmptySegment", "bridge:\n  topic_prefix: rt//augur\n", K::OutOfRange,
+            "bridge.topic_prefix", L6},
+    BadCase{"TopicPrefixWithALeadingSlash", "bridge:\n  topic_prefix: /rt/augur\n", K::OutOfRange,
+            "bridge.topic_prefix", L6},
+    BadCase{"TopicPrefixEndingInASlash", "bridge:\n  topic_prefix: rt/augur/\n", K::OutOfRange,
+            "bridge.topic_prefix", L6},
+    BadCase{"TopicPrefixWithADash", "bridge:\n  topic_prefix: rt/augur-main\n", K::OutOfRange,
+            "bridge.topic_prefix", L6},
+    BadCase{"UnknownReliability", "bridge:\n  qos:\n    prediction: at_most_once\n", K::OutOfRange,
+            "bridge.qos.prediction", L7},
+    BadCase{"UnknownRole", "bridge:\n  role: planner\n", K::OutOfRange, "bridge.role", L6},
+    BadCase{"DomainAboveTheRtpsLimit", "bridge:\n  domain_id: 233\n", K::OutOfRange, "bridge.domain_id", L6},
+    BadCase{"LeaseNotBelowTheDeadline", "bridge:\n  deadline_ms: 250\n  liveliness_lease_ms: 250\n",
+            K::Inconsistent, "bridge.liveliness_lease_ms", L7},
+    BadCase{"DeadlineNotAboveTheCyclePeriod", "bridge:\n  deadline_ms: 200\n", K::Inconsistent, "bridge.deadline_ms",
+            L6},
+    BadCase{"AutowareTopicUnderThePrefix", "bridge:\n  autoware:\n    enabled: true\n    topic: rt/augur/objects\n",
+            K::Inconsistent, "bridge.autoware.topic", L8}),
+    caseName);
+
 INSTANTIATE_TEST_SUITE_P(SyntaxError, BadConfig, ::testing::Values(
     BadCase{"UnclosedFlowList", "runtime:\n  cpu_affinity: [1, 2\n  rt_priority: 3\n", K::SyntaxError, "", L7},
     BadCase{"BadIndentation", "runtime:\n  cycle_period_ms: 100\n    deadline_ms: 90\n", K::SyntaxError, "", L7},

@@ -40,6 +40,10 @@ enum class Resampling : std::uint8_t { Systematic = 0, DifferentialEvolution };
 enum class LogLevel : std::uint8_t { Error = 0, Warn, Info, Debug };
 /// Where the runtime's log lines go.
 enum class LogSink : std::uint8_t { Stderr = 0, Journald };
+/// Which side of a DDS link augur-bridge serves (docs/dds.md).
+enum class BridgeRole : std::uint8_t { Target = 0, Bench };
+/// DDS reliability of one bridged topic.
+enum class DdsReliability : std::uint8_t { Reliable = 0, BestEffort };
 
 /// The spelling of each enumerator in YAML, indexed by the enumerator's value (the schema's allowed values).
 inline constexpr std::array<std::string_view, 2> TRIGGER_NAMES{"periodic", "on_input"};
@@ -50,6 +54,8 @@ inline constexpr std::array<std::string_view, 2> MOTION_MODEL_NAMES{"constant_ve
 inline constexpr std::array<std::string_view, 2> RESAMPLING_NAMES{"systematic", "differential_evolution"};
 inline constexpr std::array<std::string_view, 4> LOG_LEVEL_NAMES{"error", "warn", "info", "debug"};
 inline constexpr std::array<std::string_view, 2> LOG_SINK_NAMES{"stderr", "journald"};
+inline constexpr std::array<std::string_view, 2> BRIDGE_ROLE_NAMES{"target", "bench"};
+inline constexpr std::array<std::string_view, 2> DDS_RELIABILITY_NAMES{"reliable", "best_effort"};
 
 [[nodiscard]] std::string_view toString(Trigger value) noexcept;
 [[nodiscard]] std::string_view toString(Backend value) noexcept;
@@ -59,6 +65,8 @@ inline constexpr std::array<std::string_view, 2> LOG_SINK_NAMES{"stderr", "journ
 [[nodiscard]] std::string_view toString(Resampling value) noexcept;
 [[nodiscard]] std::string_view toString(LogLevel value) noexcept;
 [[nodiscard]] std::string_view toString(LogSink value) noexcept;
+[[nodiscard]] std::string_view toString(BridgeRole value) noexcept;
+[[nodiscard]] std::string_view toString(DdsReliability value) noexcept;
 
 /// Consecutive-miss handling of the cycle watchdog (degradation ladder: augur::RuntimeMode).
 struct WatchdogConfig {
@@ -246,6 +254,39 @@ struct OutputConfig {
     bool operator==(const OutputConfig&) const = default;
 };
 
+/// Reliability per bridged topic.
+struct BridgeQos {
+    DdsReliability objects{DdsReliability::Reliable};
+    DdsReliability tracks{DdsReliability::Reliable};
+    DdsReliability intentions{DdsReliability::Reliable};
+    DdsReliability prediction{DdsReliability::Reliable};
+    DdsReliability health{DdsReliability::BestEffort};
+    bool operator==(const BridgeQos&) const = default;
+};
+
+/// The Autoware-shaped prediction topic (autoware_perception_msgs/PredictedObjects).
+struct AutowareTopicConfig {
+    bool enabled{false};
+    std::string topic{"rt/perception/object_recognition/objects"};
+    std::string frameId{"map"};
+    bool operator==(const AutowareTopicConfig&) const = default;
+};
+
+/// augur-bridge: iceoryx <-> Eclipse Cyclone DDS, topics in ROS 2's naming (docs/dds.md).
+struct BridgeConfig {
+    BridgeRole role{BridgeRole::Target};
+    std::string applicationName{"augur-bridge"};  ///< iceoryx runtime name of the bridge
+    std::uint32_t domainId{0};
+    std::string topicPrefix{"rt/augur"};  ///< topics are <prefix>/objects, <prefix>/prediction, ...
+    std::uint32_t deadline_ms{250};        ///< DDS deadline QoS of every topic (> cycle period); 0 = none
+    std::uint32_t livelinessLease_ms{100}; ///< automatic liveliness lease of every writer
+    std::uint32_t historyDepth{4};         ///< KEEP_LAST depth of writers and readers
+    std::uint32_t pollPeriod_us{200};      ///< the bridge's loop period
+    BridgeQos qos{};
+    AutowareTopicConfig autoware{};
+    bool operator==(const BridgeConfig&) const = default;
+};
+
 /// A whole deployment.
 struct Deployment {
     std::int64_t schemaVersion{CONFIG_SCHEMA_VERSION};
@@ -260,6 +301,7 @@ struct Deployment {
     FlocksConfig flocks{};
     TransportConfig transport{};
     OutputConfig output{};
+    BridgeConfig bridge{};
     bool operator==(const Deployment&) const = default;
 };
 

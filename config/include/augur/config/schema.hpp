@@ -32,6 +32,7 @@ enum class TextRule : std::uint8_t {
     Path,           ///< a file path: no NUL byte (the system reads paths as C strings)
     TransportName,  ///< an iceoryx name: checkTransportName of augur/core/transport_name.hpp
     Sha256,         ///< empty, or a SHA-256 as 64 hexadecimal digits
+    DdsTopic,       ///< a DDS topic name in ROS 2's form: segments of A-Z a-z 0-9 _ joined by single '/'
 };
 
 /// A key's value as the schema handles it. Enumeration values are the index into KeySpec::allowed.

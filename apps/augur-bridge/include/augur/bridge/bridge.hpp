@@ -1,0 +1,82 @@
+// augur-bridge: forwards augur's iceoryx channels to Eclipse Cyclone DDS and back (docs/dds.md).
+//
+// Role target (next to augur-runtime): object lists DDS → iceoryx; tracks, intentions, prediction and
+// health iceoryx → DDS (plus the optional Autoware-shaped prediction). Role bench (next to a
+// perception or a HIL bench on another host): the mirror image. Topics <prefix>/objects, /tracks,
+// /intentions, /prediction, /health and /bridge_status; types augur::msg::dds_::*_ (ROS 2 naming).
+// Every writer and reader has the deployment's reliability per topic, KEEP_LAST history, the
+// deadline and an automatic liveliness lease; a DDS writer of a subscribed topic that loses its
+// liveliness (its process or host vanished) is a peer loss in the bridge status.
+//
+// Init phase: create() registers with RouDi, creates the DDS participant, topics, writers, readers and
+// every sample buffer. Run phase: poll() is noexcept and makes no allocation of its own (Cyclone DDS
+// allocates its serialised buffers internally, docs/dds.md); it never blocks.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "augur/config/deployment.hpp"
+#include "augur/core/result.hpp"
+
+namespace augur::bridge {
+
+enum class BridgeError : std::uint8_t {
+    Transport,  ///< RouDi registration or an iceoryx publisher / subscriber failed
+    Dds,        ///< a DDS entity could not be created
+};
+
+/// What went wrong at init, with the failing step.
+struct BridgeInitError {
+    BridgeError kind{BridgeError::Dds};
+    std::string detail{};
+};
+
+/// Bits of BridgeStatus::faults (the BRIDGE_FAULT_* constants of the IDL).
+enum class BridgeFault : std::uint32_t {
+    PeerLost = 1U << 0,         ///< a DDS writer this bridge reads from lost its liveliness and none is back
+    DeadlineMissed = 1U << 1,   ///< a subscribed DDS topic missed its deadline since the last poll
+    TransportLost = 1U << 2,    ///< RouDi does not answer
+    ForwardFailed = 1U << 3,    ///< a sample could not be forwarded since the last poll
+    PayloadRejected = 1U << 4,  ///< a received DDS sample broke its schema since the last poll
+};
+
+/// The bridge's counters and state (also published on <prefix>/bridge_status).
+struct BridgeStatus {
+    std::uint32_t faults{0};
+    std::uint32_t alivePeers{0};  ///< alive DDS writers over all subscribed topics
+    std::uint64_t peerLosses{0};
+    std::int64_t lastPeerLoss_ns{0};  ///< monotonic time the last loss was noticed
+    std::uint64_t deadlineMisses{0};
+    std::uint64_t forwardedToDds{0};
+    std::uint64_t forwardedToIceoryx{0};
+    std::uint64_t forwardFailures{0};
+    std::uint64_t rejected{0};
+};
+
+class Bridge {
+public:
+    /// Init phase. `connectRouDi` false: the caller has registered this process with RouDi already.
+    [[nodiscard]] static Result<Bridge, BridgeInitError> create(const config::Deployment& deployment,
+                                                                bool connectRouDi = true);
+    Bridge(Bridge&&) noexcept;
+    Bridge& operator=(Bridge&&) noexcept;
+    ~Bridge();
+
+    /// Forwards everything queued on either side, updates the liveliness state and publishes the
+    /// status when it changed or bridge.deadline_ms passed. `now_ns`: monotonic time. Returns the
+    /// number of samples forwarded. Run phase: noexcept, non-blocking.
+    std::uint32_t poll(std::int64_t now_ns) noexcept;
+
+    [[nodiscard]] const BridgeStatus& status() const noexcept;
+
+private:
+    Bridge();
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+[[nodiscard]] const char* toString(BridgeError error) noexcept;
+
+}  // namespace augur::bridge

@@ -1,0 +1,410 @@
+#include "augur/bridge/bridge.hpp"
+
+#include <dds/dds.h>
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "augur/bridge/autoware.hpp"
+#include "augur/bridge/dds_messages.hpp"
+#include "augur/platform/transport.hpp"
+
+namespace augur::bridge {
+namespace {
+
+using config::BridgeRole;
+using config::DdsReliability;
+
+/// How long a reliable writer may wait for room in a reader's history before dds_write fails. KEEP_LAST
+/// writers never wait (the oldest sample makes room), so this only bounds the worst case of a
+/// misconfigured peer.
+constexpr dds_duration_t RELIABLE_MAX_BLOCKING = DDS_MSECS(10);
+
+constexpr std::uint32_t faultBit(BridgeFault fault) noexcept { return static_cast<std::uint32_t>(fault); }
+
+platform::ServiceName serviceName(const config::Channel& channel) {
+    return {channel.service, channel.instance, channel.event};
+}
+
+/// A DDS entity deleted with its owner (the participant deletes its children).
+struct Participant {
+    dds_entity_t handle{0};
+    Participant() = default;
+    Participant(const Participant&) = delete;
+    Participant& operator=(const Participant&) = delete;
+    ~Participant() {
+        if (handle > 0) {
+            dds_delete(handle);
+        }
+    }
+};
+
+dds_qos_t* makeQos(const config::BridgeConfig& bridge, DdsReliability reliability) {
+    dds_qos_t* qos = dds_create_qos();
+    dds_qset_reliability(qos,
+                         reliability == DdsReliability::Reliable ? DDS_RELIABILITY_RELIABLE : DDS_RELIABILITY_BEST_EFFORT,
+                         RELIABLE_MAX_BLOCKING);
+    dds_qset_history(qos, DDS_HISTORY_KEEP_LAST, static_cast<int32_t>(bridge.historyDepth));
+    dds_qset_durability(qos, DDS_DURABILITY_VOLATILE);
+    if (bridge.deadline_ms > 0) {
+        dds_qset_deadline(qos, DDS_MSECS(bridge.deadline_ms));
+    }
+    dds_qset_liveliness(qos, DDS_LIVELINESS_AUTOMATIC, DDS_MSECS(bridge.livelinessLease_ms));
+    return qos;
+}
+
+}  // namespace
+
+const char* toString(BridgeError error) noexcept {
+    switch (error) {
+        case BridgeError::Transport: return "iceoryx transport";
+        case BridgeError::Dds: return "DDS";
+    }
+    return "invalid";
+}
+
+struct Bridge::Impl {
+    config::BridgeConfig config{};
+    Participant participant{};
+    SampleSet samples{};
+    augur_msg_dds__BridgeStatus_ statusSample{};
+    BridgeStatus status{};
+    BridgeStatus published{};
+    std::int64_t lastStatus_ns{0};
+    std::uint64_t statusSequence{0};
+    dds_entity_t statusWriter{0};
+
+    // One forwarding direction per topic; the other stays unused (0 / empty).
+    dds_entity_t objectsWriter{0}, tracksWriter{0}, intentionsWriter{0}, predictionWriter{0}, healthWriter{0};
+    dds_entity_t objectsReader{0}, tracksReader{0}, intentionsReader{0}, predictionReader{0}, healthReader{0};
+    std::optional<platform::Subscriber<ObjectList>> objectsIn;
+    std::optional<platform::Subscriber<TrackList>> tracksIn;
+    std::optional<platform::Subscriber<IntentionList>> intentionsIn;
+    std::optional<platform::Subscriber<MotionPrediction>> predictionIn;
+    std::optional<platform::Subscriber<Health>> healthIn;
+    std::optional<platform::Publisher<ObjectList>> objectsOut;
+    std::optional<platform::Publisher<TrackList>> tracksOut;
+    std::optional<platform::Publisher<IntentionList>> intentionsOut;
+    std::optional<platform::Publisher<MotionPrediction>> predictionOut;
+    std::optional<platform::Publisher<Health>> healthOut;
+
+    // The Autoware-shaped prediction joins the newest track list (a copy, allocated at init).
+    std::unique_ptr<AutowarePredictions> autoware;
+    std::unique_ptr<TrackList> lastTracks;
+    dds_entity_t autowareWriter{0};
+
+    std::vector<dds_entity_t> readers;             ///< every DDS reader, for liveliness and deadlines
+    std::vector<std::uint8_t> readerEverAlive;     ///< per reader: a writer was alive once
+    std::uint32_t transientFaults{0};              ///< faults since the last poll
+
+    void forwardFailed() noexcept {
+        ++status.forwardFailures;
+        transientFaults |= faultBit(BridgeFault::ForwardFailed);
+    }
+
+    template <typename Message, typename DdsSample>
+    std::uint32_t toDdsAll(std::optional<platform::Subscriber<Message>>& in, dds_entity_t writer, DdsSample& sample,
+                           bool keepTracks = false) noexcept {
+        std::uint32_t forwarded = 0;
+        if (!in) {
+            return 0;
+        }
+        for (;;) {
+            auto taken = in->take();
+            if (!taken) {
+                if (taken.error() == platform::TransportError::PayloadSize) {
+                    ++status.rejected;
+                    transientFaults |= faultBit(BridgeFault::PayloadRejected);
+                    continue;
+                }
+                break;
+            }
+            const Message& message = *taken.value();
+            toDds(message, sample);
+            if (dds_write(writer, &sample) < 0) {
+                forwardFailed();
+            } else {
+                ++status.forwardedToDds;
+                ++forwarded;
+            }
+            if constexpr (std::is_same_v<Message, TrackList>) {
+                if (keepTracks && lastTracks) {
+                    *lastTracks = message;
+                }
+            }
+            if constexpr (std::is_same_v<Message, MotionPrediction>) {
+                if (autoware && lastTracks) {
+                    (void)autoware->fill(message, *lastTracks);
+                    if (dds_write(autowareWriter, &autoware->sample()) < 0) {
+                        forwardFailed();
+                    }
+                }
+            }
+        }
+        return forwarded;
+    }
+
+    template <typename Message, typename DdsSample>
+    std::uint32_t toIceoryxAll(dds_entity_t reader, DdsSample& sample,
+                               std::optional<platform::Publisher<Message>>& out) noexcept {
+        std::uint32_t forwarded = 0;
+        if (!out) {
+            return 0;
+        }
+        for (;;) {
+            void* buffer[1] = {&sample};
+            dds_sample_info_t info{};
+            const dds_return_t n = dds_take(reader, buffer, &info, 1, 1);
+            samples.rebind();
+            if (n <= 0) {
+                break;
+            }
+            if (!info.valid_data) {
+                continue;  // a dispose or unregister: the liveliness status reports it
+            }
+            auto loan = out->loan();
+            if (!loan) {
+                forwardFailed();
+                continue;
+            }
+            ConversionError error{};
+            if (!fromDds(sample, *loan.value(), error)) {
+                ++status.rejected;
+                transientFaults |= faultBit(BridgeFault::PayloadRejected);
+                continue;  // the loan goes back unpublished
+            }
+            loan.value().publish();
+            ++status.forwardedToIceoryx;
+            ++forwarded;
+        }
+        return forwarded;
+    }
+
+    void updateLiveliness(std::int64_t now_ns) noexcept {
+        std::uint32_t alive = 0;
+        bool lost = false;
+        for (std::size_t i = 0; i < readers.size(); ++i) {
+            dds_liveliness_changed_status_t liveliness{};
+            if (dds_get_liveliness_changed_status(readers[i], &liveliness) == DDS_RETCODE_OK) {
+                alive += liveliness.alive_count;
+                if (liveliness.not_alive_count_change > 0 ||
+                    (liveliness.alive_count_change < 0 && liveliness.alive_count == 0)) {
+                    status.peerLosses += liveliness.not_alive_count_change > 0
+                                             ? static_cast<std::uint64_t>(liveliness.not_alive_count_change)
+                                             : 1U;
+                    status.lastPeerLoss_ns = now_ns;
+                }
+                if (liveliness.alive_count > 0) {
+                    readerEverAlive[i] = 1;
+                } else if (readerEverAlive[i] != 0) {
+                    lost = true;
+                }
+            }
+            dds_requested_deadline_missed_status_t deadline{};
+            if (dds_get_requested_deadline_missed_status(readers[i], &deadline) == DDS_RETCODE_OK &&
+                deadline.total_count_change > 0) {
+                status.deadlineMisses += deadline.total_count_change;
+                transientFaults |= faultBit(BridgeFault::DeadlineMissed);
+            }
+        }
+        status.alivePeers = alive;
+        std::uint32_t faults = transientFaults;
+        if (lost) {
+            faults |= faultBit(BridgeFault::PeerLost);
+        }
+        if (!platform::registeredRouDiAlive()) {
+            faults |= faultBit(BridgeFault::TransportLost);
+        }
+        status.faults = faults;
+        transientFaults = 0;
+    }
+
+    void publishStatus(std::int64_t now_ns) noexcept {
+        const bool changed = status.faults != published.faults || status.alivePeers != published.alivePeers ||
+                             status.peerLosses != published.peerLosses;
+        const std::int64_t period_ns = static_cast<std::int64_t>(config.deadline_ms > 0 ? config.deadline_ms : 1000) *
+                                       1'000'000;
+        if (!changed && now_ns - lastStatus_ns < period_ns) {
+            return;
+        }
+        augur_msg_dds__BridgeStatus_& s = statusSample;
+        s.header = {MESSAGE_SCHEMA_VERSION, ++statusSequence, now_ns};
+        s.role = static_cast<std::uint8_t>(config.role);
+        s.faults = status.faults;
+        s.alive_peers = status.alivePeers;
+        s.peer_losses = status.peerLosses;
+        s.last_peer_loss_ns = status.lastPeerLoss_ns;
+        s.deadline_misses = status.deadlineMisses;
+        s.forwarded_to_dds = status.forwardedToDds;
+        s.forwarded_to_iceoryx = status.forwardedToIceoryx;
+        s.forward_failures = status.forwardFailures;
+        s.rejected = status.rejected;
+        (void)dds_write(statusWriter, &s);
+        published = status;
+        lastStatus_ns = now_ns;
+    }
+};
+
+Bridge::Bridge() : m_impl(std::make_unique<Impl>()) {}
+Bridge::Bridge(Bridge&&) noexcept = default;
+Bridge& Bridge::operator=(Bridge&&) noexcept = default;
+Bridge::~Bridge() = default;
+
+const BridgeStatus& Bridge::status() const noexcept { return m_impl->status; }
+
+Result<Bridge, BridgeInitError> Bridge::create(const config::Deployment& deployment, bool connectRouDi) {
+    const config::BridgeConfig& cfg = deployment.bridge;
+    const config::TransportConfig& transport = deployment.transport;
+    Bridge bridge;
+    Impl& impl = *bridge.m_impl;
+    impl.config = cfg;
+
+    if (connectRouDi) {
+        auto connected = platform::connectToRouDi(cfg.applicationName, transport.roudiConnectTimeout_ms);
+        if (!connected) {
+            return fail(BridgeInitError{BridgeError::Transport,
+                                        std::string("RouDi: ") + platform::toString(connected.error())});
+        }
+    }
+
+    impl.participant.handle = dds_create_participant(static_cast<dds_domainid_t>(cfg.domainId), nullptr, nullptr);
+    if (impl.participant.handle < 0) {
+        return fail(BridgeInitError{BridgeError::Dds, std::string("participant: ") +
+                                                          dds_strretcode(impl.participant.handle)});
+    }
+    const dds_entity_t pp = impl.participant.handle;
+    std::string failure;
+    auto topic = [&](const dds_topic_descriptor_t* descriptor, const std::string& name) -> dds_entity_t {
+        const dds_entity_t handle = dds_create_topic(pp, descriptor, name.c_str(), nullptr, nullptr);
+        if (handle < 0 && failure.empty()) {
+            failure = "topic " + name + ": " + dds_strretcode(handle);
+        }
+        return handle;
+    };
+    auto writer = [&](dds_entity_t t, DdsReliability reliability, const std::string& name) -> dds_entity_t {
+        if (t < 0) {
+            return t;
+        }
+        dds_qos_t* qos = makeQos(cfg, reliability);
+        const dds_entity_t handle = dds_create_writer(pp, t, qos, nullptr);
+        dds_delete_qos(qos);
+        if (handle < 0 && failure.empty()) {
+            failure = "writer " + name + ": " + dds_strretcode(handle);
+        }
+        return handle;
+    };
+    auto reader = [&](dds_entity_t t, DdsReliability reliability, const std::string& name) -> dds_entity_t {
+        if (t < 0) {
+            return t;
+        }
+        dds_qos_t* qos = makeQos(cfg, reliability);
+        const dds_entity_t handle = dds_create_reader(pp, t, qos, nullptr);
+        dds_delete_qos(qos);
+        if (handle < 0 && failure.empty()) {
+            failure = "reader " + name + ": " + dds_strretcode(handle);
+        }
+        if (handle > 0) {
+            impl.readers.push_back(handle);
+            impl.readerEverAlive.push_back(0);
+        }
+        return handle;
+    };
+    const std::string& prefix = cfg.topicPrefix;
+    const std::string objectsName = prefix + "/objects";
+    const std::string tracksName = prefix + "/tracks";
+    const std::string intentionsName = prefix + "/intentions";
+    const std::string predictionName = prefix + "/prediction";
+    const std::string healthName = prefix + "/health";
+    const dds_entity_t objectsTopic = topic(&augur_msg_dds__ObjectList__desc, objectsName);
+    const dds_entity_t tracksTopic = topic(&augur_msg_dds__TrackList__desc, tracksName);
+    const dds_entity_t intentionsTopic = topic(&augur_msg_dds__IntentionList__desc, intentionsName);
+    const dds_entity_t predictionTopic = topic(&augur_msg_dds__MotionPrediction__desc, predictionName);
+    const dds_entity_t healthTopic = topic(&augur_msg_dds__Health__desc, healthName);
+    const dds_entity_t statusTopic = topic(&augur_msg_dds__BridgeStatus__desc, prefix + "/bridge_status");
+    impl.statusWriter = writer(statusTopic, cfg.qos.health, "bridge_status");
+
+    std::optional<platform::TransportError> transportError;
+    auto subscribe = [&](auto& slot, const config::Channel& channel) {
+        using Sub = typename std::remove_reference_t<decltype(slot)>::value_type;
+        auto created = Sub::create(serviceName(channel), 16, 0);
+        if (!created) {
+            transportError = transportError ? transportError : created.error();
+            return;
+        }
+        slot.emplace(std::move(created).value());
+    };
+    auto advertise = [&](auto& slot, const config::Channel& channel) {
+        using Pub = typename std::remove_reference_t<decltype(slot)>::value_type;
+        auto created = Pub::create(serviceName(channel), 1);
+        if (!created) {
+            transportError = transportError ? transportError : created.error();
+            return;
+        }
+        slot.emplace(std::move(created).value());
+    };
+
+    if (cfg.role == BridgeRole::Target) {
+        impl.objectsReader = reader(objectsTopic, cfg.qos.objects, objectsName);
+        impl.tracksWriter = writer(tracksTopic, cfg.qos.tracks, tracksName);
+        impl.intentionsWriter = writer(intentionsTopic, cfg.qos.intentions, intentionsName);
+        impl.predictionWriter = writer(predictionTopic, cfg.qos.prediction, predictionName);
+        impl.healthWriter = writer(healthTopic, cfg.qos.health, healthName);
+        advertise(impl.objectsOut, transport.objects);
+        subscribe(impl.tracksIn, transport.tracks);
+        subscribe(impl.intentionsIn, transport.intentions);
+        subscribe(impl.predictionIn, transport.prediction);
+        subscribe(impl.healthIn, transport.health);
+        if (cfg.autoware.enabled) {
+            const dds_entity_t autowareTopic =
+                topic(&autoware_perception_msgs_msg_dds__PredictedObjects__desc, cfg.autoware.topic);
+            impl.autowareWriter = writer(autowareTopic, cfg.qos.prediction, cfg.autoware.topic);
+            impl.autoware = std::make_unique<AutowarePredictions>(cfg.autoware.frameId);
+            impl.lastTracks = std::make_unique<TrackList>();
+        }
+    } else {
+        impl.objectsWriter = writer(objectsTopic, cfg.qos.objects, objectsName);
+        impl.tracksReader = reader(tracksTopic, cfg.qos.tracks, tracksName);
+        impl.intentionsReader = reader(intentionsTopic, cfg.qos.intentions, intentionsName);
+        impl.predictionReader = reader(predictionTopic, cfg.qos.prediction, predictionName);
+        impl.healthReader = reader(healthTopic, cfg.qos.health, healthName);
+        subscribe(impl.objectsIn, transport.objects);
+        advertise(impl.tracksOut, transport.tracks);
+        advertise(impl.intentionsOut, transport.intentions);
+        advertise(impl.predictionOut, transport.prediction);
+        advertise(impl.healthOut, transport.health);
+    }
+    if (!failure.empty()) {
+        return fail(BridgeInitError{BridgeError::Dds, failure});
+    }
+    if (transportError) {
+        return fail(BridgeInitError{BridgeError::Transport, platform::toString(*transportError)});
+    }
+    return Result<Bridge, BridgeInitError>(std::move(bridge));
+}
+
+std::uint32_t Bridge::poll(std::int64_t now_ns) noexcept {
+    Impl& impl = *m_impl;
+    SampleSet& s = impl.samples;
+    std::uint32_t forwarded = 0;
+    if (impl.config.role == BridgeRole::Target) {
+        forwarded += impl.toIceoryxAll(impl.objectsReader, s.objects, impl.objectsOut);
+        // Tracks before the prediction of the same cycle: the Autoware topic joins the two.
+        forwarded += impl.toDdsAll(impl.tracksIn, impl.tracksWriter, s.tracks, true);
+        forwarded += impl.toDdsAll(impl.intentionsIn, impl.intentionsWriter, s.intentions);
+        forwarded += impl.toDdsAll(impl.predictionIn, impl.predictionWriter, s.prediction);
+        forwarded += impl.toDdsAll(impl.healthIn, impl.healthWriter, s.health);
+    } else {
+        forwarded += impl.toDdsAll(impl.objectsIn, impl.objectsWriter, s.objects);
+        forwarded += impl.toIceoryxAll(impl.tracksReader, s.tracks, impl.tracksOut);
+        forwarded += impl.toIceoryxAll(impl.intentionsReader, s.intentions, impl.intentionsOut);
+        forwarded += impl.toIceoryxAll(impl.predictionReader, s.prediction, impl.predictionOut);
+        forwarded += impl.toIceoryxAll(impl.healthReader, s.health, impl.healthOut);
+    }
+    impl.updateLiveliness(now_ns);
+    impl.publishStatus(now_ns);
+    return forwarded;
+}
+
+}  // namespace augur::bridge

@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""Measures augur-bridge and writes docs/results/dds-bridge.csv (metric, target, device, value, date, commit,
+command), the data behind the DDS rows of docs/benchmarks.md.
+
+    bench_bridge.py --bin BUILD/apps/augur-bridge --source REPO [--count N] [--rate-hz R] [--vehicles V]
+                    [--repeat K] [--commit HASH] [--out CSV]
+
+1. loopback: iox-roudi, augur-bridge (target) and augur-bridge-probe in private IPC, mount and network
+   namespaces; the probe publishes N predictions of V vehicles over iceoryx at R Hz and receives each both
+   from iceoryx and, through the bridge, from DDS on the loopback interface (reliable QoS): latency p50/p99
+   of both paths, lost messages, the bridge's resident memory before and after.
+2. veth: the same publisher and bridge in one network namespace, `augur-bridge-probe receive` in another,
+   joined by a veth pair (two hosts sharing one clock).
+3. peer loss: a DDS publisher of object lists killed with SIGKILL, K times; the time until the bridge status
+   reports it lost.
+Needs root (namespaces). Each step prints the probe's JSON.
+"""
+import argparse
+import csv
+import datetime
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+
+ISOLATE = ["unshare", "--ipc", "--mount", "--propagation", "private", "sh", "-c",
+           'mount -t tmpfs tmpfs /tmp && mount -t tmpfs tmpfs /dev/shm && ip link set lo up && exec "$@"', "ns"]
+SUBNET = "10.213.9"
+LOOPBACK_XML = "config/cyclonedds-loopback.xml"
+
+
+def veth_xml(interface, peer):
+    return ("<CycloneDDS><Domain Id=\"any\"><General><Interfaces>"
+            f"<NetworkInterface name=\"{interface}\"/></Interfaces><AllowMulticast>false</AllowMulticast>"
+            "<MaxMessageSize>65500B</MaxMessageSize><FragmentSize>65000B</FragmentSize>"
+            "</General><Internal><SocketReceiveBufferSize min=\"4MB\"/></Internal>"
+            "<Discovery><ParticipantIndex>auto</ParticipantIndex>"
+            f"<Peers><Peer Address=\"{peer}\"/></Peers></Discovery></Domain></CycloneDDS>")
+
+
+def last_json(text):
+    lines = [l for l in text.splitlines() if l.startswith("{")]
+    if not lines:
+        raise RuntimeError("no result from the probe:\n" + text)
+    return json.loads(lines[-1].replace("nan", "NaN"))  # the probe prints an empty path's percentiles as nan
+
+
+def start_roudi_and_bridge(a, config):
+    return (f'iox-roudi >/dev/null 2>&1 & roudi=$!\n'
+            f'i=0; while [ ! -S /tmp/roudi ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done\n'
+            f'{a.rt}"{a.bin}/augur-bridge" --config "{config}" --quiet >/dev/null 2>&1 & bridge=$!\nsleep 0.5\n')
+
+
+def loopback(a, config):
+    script = (f'export CYCLONEDDS_URI=file://{a.source}/{LOOPBACK_XML}\n' + start_roudi_and_bridge(a, config) +
+              f'{a.rt}"{a.bin}/augur-bridge-probe" latency --config "{config}" --count {a.count} --rate-hz {a.rate_hz} '
+              f'--vehicles {a.vehicles} --bridge-pid $bridge\n'
+              f'"{a.bin}/augur-bridge-probe" peer-loss --config "{config}" --listener "{a.bin}/augur-dds-listener" '
+              f'--repeat {a.repeat}\n'
+              'kill -INT $bridge; wait $bridge; kill -INT $roudi; wait $roudi\n')
+    result = subprocess.run(["unshare", "--net"] + ISOLATE + ["sh", "-c", script], capture_output=True, text=True,
+                            timeout=3600)
+    print(result.stdout)
+    lines = [l for l in result.stdout.splitlines() if l.startswith("{")]
+    if len(lines) != 2:
+        raise RuntimeError("loopback run failed:\n" + result.stdout + result.stderr)
+    return last_json(lines[0]), last_json(lines[1])
+
+
+def veth(a, config):
+    tag = str(os.getpid())
+    target_ns, bench_ns = f"augur-target-{tag}", f"augur-bench-{tag}"
+    target_if, bench_if = f"augt{tag}"[:15], f"augb{tag}"[:15]
+    go = os.path.join(a.work, "bench-bridge-go")
+    if os.path.exists(go):
+        os.remove(go)
+    try:
+        for step in (["ip", "netns", "add", target_ns], ["ip", "netns", "add", bench_ns],
+                     ["ip", "link", "add", target_if, "type", "veth", "peer", "name", bench_if],
+                     ["ip", "link", "set", target_if, "netns", target_ns], ["ip", "link", "set", bench_if, "netns", bench_ns],
+                     ["ip", "-n", target_ns, "addr", "add", f"{SUBNET}.1/30", "dev", target_if],
+                     ["ip", "-n", bench_ns, "addr", "add", f"{SUBNET}.2/30", "dev", bench_if],
+                     ["ip", "-n", target_ns, "link", "set", target_if, "up"],
+                     ["ip", "-n", bench_ns, "link", "set", bench_if, "up"]):
+            subprocess.run(step, check=True)
+        target_script = (f"export CYCLONEDDS_URI='{veth_xml(target_if, SUBNET + '.2')}'\n" +
+                         start_roudi_and_bridge(a, config) +
+                         f'i=0; while [ ! -e "{go}" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done\n'
+                         f'{a.rt}"{a.bin}/augur-bridge-probe" latency --config "{config}" --count {a.count} '
+                         f'--rate-hz {a.rate_hz} --vehicles {a.vehicles} --bridge-pid $bridge --no-dds\n'
+                         'sleep 2; kill -INT $bridge; wait $bridge; kill -INT $roudi; wait $roudi\n')
+        bench_script = (f"export CYCLONEDDS_URI='{veth_xml(bench_if, SUBNET + '.1')}'\n"
+                        f'{a.rt}"{a.bin}/augur-bridge-probe" receive --config "{config}" --count {a.count} '
+                        f'--timeout-s {a.count / a.rate_hz + 60}\n')
+        target = subprocess.Popen(["ip", "netns", "exec", target_ns] + ISOLATE + ["sh", "-c", target_script],
+                                  stdout=subprocess.PIPE, text=True)
+        time.sleep(1.0)
+        bench = subprocess.Popen(["ip", "netns", "exec", bench_ns] + ISOLATE + ["sh", "-c", bench_script],
+                                 stdout=subprocess.PIPE, text=True)
+        first = bench.stdout.readline()
+        if first.strip() != "ready":
+            raise RuntimeError(f"receiver not ready: {first}")
+        open(go, "w").close()
+        received = bench.communicate(timeout=a.count / a.rate_hz + 120)[0]
+        os.remove(go)
+        published = target.communicate(timeout=120)[0]
+        print(published, received)
+        return last_json(published), last_json(received)
+    finally:
+        subprocess.run(["ip", "netns", "del", target_ns], stderr=subprocess.DEVNULL)
+        subprocess.run(["ip", "netns", "del", bench_ns], stderr=subprocess.DEVNULL)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--bin", required=True)
+    p.add_argument("--source", required=True)
+    p.add_argument("--count", type=int, default=10000)
+    p.add_argument("--rate-hz", type=float, default=100.0)
+    p.add_argument("--vehicles", type=int, default=64)
+    p.add_argument("--repeat", type=int, default=20)
+    p.add_argument("--commit", default="")
+    p.add_argument("--device", default="")
+    p.add_argument("--rt-priority", type=int, default=0,
+                   help="run the bridge and the probes under SCHED_FIFO at this priority (chrt); 0: no")
+    p.add_argument("--out", default="docs/results/dds-bridge.csv")
+    a = p.parse_args()
+    a.rt = f"chrt -f {a.rt_priority} " if a.rt_priority > 0 else ""
+    a.bin, a.source = os.path.abspath(a.bin), os.path.abspath(a.source)
+    a.work = a.bin  # the veth run's start signal: a file both namespaces see (each has a private /tmp)
+    config = os.path.join(a.source, "config", "default.yaml")
+    command = "apps/augur-bridge/tools/bench_bridge.py " + " ".join(shlex.quote(x) for x in sys.argv[1:])
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    device = a.device or "unknown host"
+    lo, loss = loopback(a, config)
+    pub, rx = veth(a, config)
+    n = f"{a.count} x {a.vehicles} vehicles at {a.rate_hz:g} Hz"
+    rows = [
+        ("iceoryx_p50_us", "", lo["iceoryx_p50_us"], f"loopback run, {n}"),
+        ("iceoryx_p99_us", "", lo["iceoryx_p99_us"], ""),
+        ("dds_loopback_p50_us", "", lo["dds_p50_us"], "iceoryx -> bridge -> DDS on lo"),
+        ("dds_loopback_p99_us", "", lo["dds_p99_us"], ""),
+        ("dds_loopback_added_p99_us", "<= 1000", lo["added_p99_us"], "DDS p99 - iceoryx p99"),
+        ("dds_loopback_lost", "0", lo["dds_lost"], "reliable QoS"),
+        ("dds_loopback_out_of_order", "0", lo["dds_out_of_order"], ""),
+        ("bridge_rss_kib_before", "", lo["bridge_rss_kib_before"], "VmRSS of augur-bridge"),
+        ("bridge_rss_kib_warm", "", lo["bridge_rss_kib_warm"], "after a tenth of the messages"),
+        ("bridge_rss_kib_after", "= warm (bounded)", lo["bridge_rss_kib_after"], ""),
+        ("iceoryx_veth_run_p99_us", "", pub["iceoryx_p99_us"], "publisher side of the veth run"),
+        ("dds_veth_p50_us", "", rx["dds_p50_us"], "receiver in another network namespace, veth pair"),
+        ("dds_veth_p99_us", "", rx["dds_p99_us"], ""),
+        ("dds_veth_lost", "0", rx["dds_lost"], "reliable QoS"),
+        ("bridge_rss_kib_warm_veth", "", pub["bridge_rss_kib_warm"], ""),
+        ("bridge_rss_kib_after_veth", "= warm (bounded)", pub["bridge_rss_kib_after"], ""),
+        ("peer_loss_detect_p50_ms", "", loss["detect_p50_ms"], f"{loss['repeats']} SIGKILLed publishers, "
+                                                               f"lease {loss['liveliness_lease_ms']} ms"),
+        ("peer_loss_detect_max_ms", "<= 200", loss["detect_max_ms"], f"detected {loss['detected']}"),
+    ]
+    with open(a.out, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["metric", "target", "device", "value", "date", "commit", "command"])
+        for metric, target, value, _note in rows:
+            w.writerow([metric, target, device, value, date, a.commit, command])
+    print(f"bench_bridge: {a.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

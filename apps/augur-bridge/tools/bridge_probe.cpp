@@ -1,0 +1,389 @@
+// augur-bridge-probe — measures a running augur-bridge (role target) from both of its sides.
+//
+//   augur-bridge-probe latency --config FILE --count N --rate-hz R [--vehicles V] [--bridge-pid PID] [--out FILE]
+//       stands in for augur-runtime: publishes N track lists and motion predictions (V vehicles, 3 corridors,
+//       the full horizon) on the deployment's iceoryx channels, stamped with the monotonic clock, and
+//       receives each prediction twice: from iceoryx directly and from <prefix>/prediction through the
+//       bridge. Prints one JSON object: latency p50/p99/max of both paths, lost messages, the bridge's
+//       resident memory (VmRSS of PID) before, after a tenth of the messages and at the end.
+//       --no-dds: publish and measure the iceoryx path only (the DDS side is a `receive` elsewhere).
+//   augur-bridge-probe receive --config FILE --count N [--timeout-s T] [--out FILE]
+//       the DDS side alone (another network namespace or host sharing the clock): takes N predictions from
+//       <prefix>/prediction and prints the latency from their stamps, and how many were lost.
+//   augur-bridge-probe peer-loss --config FILE --listener PATH [--repeat K] [--out FILE]
+//       starts `PATH publish-objects 20` (a remote perception on DDS), waits until the bridge reports it
+//       alive, kills it with SIGKILL and measures the time until <prefix>/bridge_status reports the peer
+//       lost; K times.
+// Exit status 0 when the measurement ran (the figures say whether targets held), 1 when it could not run.
+#include <dds/dds.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "augur/bridge/dds_messages.hpp"
+#include "augur/config/loader.hpp"
+#include "augur/platform/clock.hpp"
+#include "augur/platform/transport.hpp"
+#include "augur_cli.hpp"
+
+namespace {
+
+using augur::platform::monotonicNow_ns;
+
+double percentile(std::vector<double> values, double q) {
+    if (values.empty()) {
+        return NAN;
+    }
+    std::sort(values.begin(), values.end());
+    const auto index = static_cast<std::size_t>(std::ceil(q * static_cast<double>(values.size()))) - 1;
+    return values[std::min(index, values.size() - 1)];
+}
+
+long residentKiB(int pid) {
+    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+    std::string line;
+    while (std::getline(status, line)) {
+        if (line.rfind("VmRSS:", 0) == 0) {
+            return std::stol(line.substr(6));
+        }
+    }
+    return -1;
+}
+
+augur::platform::ServiceName serviceName(const augur::config::Channel& c) { return {c.service, c.instance, c.event}; }
+
+void fillPrediction(augur::MotionPrediction& p, std::uint64_t sequence, std::uint32_t vehicles, std::int64_t now_ns) {
+    p.header = {augur::MESSAGE_SCHEMA_VERSION, 0, sequence, now_ns};
+    p.step_s = 0.1F;
+    p.horizonSteps = augur::MAX_HORIZON_STEPS;
+    p.vehicleCount = vehicles;
+    p.stale = 0;
+    p.mode = augur::RuntimeMode::Nominal;
+    p.sourceStamp_ns = now_ns;
+    for (std::uint32_t v = 0; v < vehicles; ++v) {
+        auto& vehicle = p.vehicles[v];
+        vehicle.trackId = v + 1;
+        vehicle.corridorCount = 3;
+        for (std::uint32_t c = 0; c < 3; ++c) {
+            vehicle.corridors[c].corridorId = c;
+            vehicle.corridors[c].probability = 1.0F / 3.0F;
+            for (std::uint32_t k = 0; k < augur::MAX_HORIZON_STEPS; ++k) {
+                const float s = static_cast<float>(k + 1);
+                vehicle.corridors[c].points[k] = {s, 0.1F * s, static_cast<float>(v) + s, static_cast<float>(c)};
+            }
+        }
+    }
+    p.grid.frameCount = 0;
+}
+
+void fillTracks(augur::TrackList& t, std::uint64_t sequence, std::uint32_t vehicles, std::int64_t now_ns) {
+    t.header = {augur::MESSAGE_SCHEMA_VERSION, 0, sequence, now_ns};
+    t.trackCount = vehicles;
+    t.stale = 0;
+    for (std::uint32_t v = 0; v < vehicles; ++v) {
+        t.tracks[v] = augur::Track{};
+        t.tracks[v].id = v + 1;
+        t.tracks[v].objectClass = augur::ObjectClass::Car;
+        t.tracks[v].x_m = static_cast<float>(v);
+        t.tracks[v].vx_mps = 10.0F;
+        t.tracks[v].covXX_m2 = t.tracks[v].covYY_m2 = 0.1F;
+    }
+}
+
+/// A reliable KEEP_ALL reader of <prefix>/prediction, matched with the bridge's writer (waits up to 10 s).
+dds_entity_t predictionReader(const augur::config::Deployment& d, dds_entity_t participant) {
+    const std::string topicName = d.bridge.topicPrefix + "/prediction";
+    const dds_entity_t topic =
+        dds_create_topic(participant, &augur_msg_dds__MotionPrediction__desc, topicName.c_str(), nullptr, nullptr);
+    dds_qos_t* qos = dds_create_qos();
+    dds_qset_reliability(qos, DDS_RELIABILITY_RELIABLE, DDS_MSECS(100));
+    dds_qset_history(qos, DDS_HISTORY_KEEP_ALL, 0);
+    const dds_entity_t reader = topic < 0 ? topic : dds_create_reader(participant, topic, qos, nullptr);
+    dds_delete_qos(qos);
+    for (int i = 0; reader > 0 && i < 1000; ++i) {
+        dds_subscription_matched_status_t matched{};
+        if (dds_get_subscription_matched_status(reader, &matched) == DDS_RETCODE_OK && matched.current_count > 0) {
+            break;
+        }
+        dds_sleepfor(DDS_MSECS(10));
+    }
+    return reader;
+}
+
+/// Takes every queued prediction, appending its latency (now − header.stamp_ns) in microseconds.
+void drainPredictions(dds_entity_t reader, augur::bridge::SampleSet& samples, std::vector<double>& latency_us,
+                      std::uint64_t& lastSequence, long& outOfOrder) {
+    for (;;) {
+        void* buffer[1] = {&samples.prediction};
+        dds_sample_info_t info{};
+        if (dds_take(reader, buffer, &info, 1, 1) <= 0) {
+            return;
+        }
+        samples.rebind();
+        if (info.valid_data) {
+            latency_us.push_back(static_cast<double>(monotonicNow_ns() - samples.prediction.header.stamp_ns) / 1e3);
+            if (samples.prediction.header.sequence_number <= lastSequence) {
+                ++outOfOrder;
+            }
+            lastSequence = samples.prediction.header.sequence_number;
+        }
+    }
+}
+
+int receive(const augur::config::Deployment& d, long count, double timeout_s, const std::string& out) {
+    const dds_entity_t participant = dds_create_participant(static_cast<dds_domainid_t>(d.bridge.domainId), nullptr, nullptr);
+    const dds_entity_t reader = participant < 0 ? participant : predictionReader(d, participant);
+    if (reader < 0) {
+        std::fprintf(stderr, "augur-bridge-probe: DDS setup failed\n");
+        return 1;
+    }
+    std::printf("ready\n");
+    std::fflush(stdout);
+    augur::bridge::SampleSet samples;
+    std::vector<double> dds_us;
+    dds_us.reserve(static_cast<std::size_t>(count));
+    std::uint64_t lastSequence = 0;
+    long outOfOrder = 0;
+    const std::int64_t end_ns = monotonicNow_ns() + static_cast<std::int64_t>(timeout_s * 1e9);
+    while (static_cast<long>(dds_us.size()) < count && monotonicNow_ns() < end_ns) {
+        drainPredictions(reader, samples, dds_us, lastSequence, outOfOrder);
+        dds_sleepfor(DDS_USECS(20));
+    }
+    char json[512];
+    std::snprintf(json, sizeof json,
+                  "{\"messages\": %ld, \"dds_received\": %zu, \"dds_lost\": %ld, \"dds_out_of_order\": %ld, "
+                  "\"dds_p50_us\": %.1f, \"dds_p99_us\": %.1f, \"dds_max_us\": %.1f}",
+                  count, dds_us.size(), count - static_cast<long>(dds_us.size()), outOfOrder, percentile(dds_us, 0.5),
+                  percentile(dds_us, 0.99), percentile(dds_us, 1.0));
+    std::printf("%s\n", json);
+    if (!out.empty()) {
+        std::ofstream(out) << json << "\n";
+    }
+    dds_delete(participant);
+    return 0;
+}
+
+int latency(const augur::config::Deployment& d, long count, double rate_hz, std::uint32_t vehicles, int bridgePid,
+            bool withDds, const std::string& out) {
+    auto connected = augur::platform::connectToRouDi("augur-bridge-probe", 5000);
+    if (!connected) {
+        std::fprintf(stderr, "augur-bridge-probe: RouDi: %s\n", augur::platform::toString(connected.error()));
+        return 1;
+    }
+    auto predictionOut = augur::platform::Publisher<augur::MotionPrediction>::create(serviceName(d.transport.prediction));
+    auto tracksOut = augur::platform::Publisher<augur::TrackList>::create(serviceName(d.transport.tracks));
+    auto predictionIn =
+        augur::platform::Subscriber<augur::MotionPrediction>::create(serviceName(d.transport.prediction), 16, 0);
+    if (!predictionOut || !tracksOut || !predictionIn) {
+        std::fprintf(stderr, "augur-bridge-probe: iceoryx publisher or subscriber failed\n");
+        return 1;
+    }
+    dds_entity_t participant = 0;
+    dds_entity_t reader = 0;
+    if (withDds) {
+        participant = dds_create_participant(static_cast<dds_domainid_t>(d.bridge.domainId), nullptr, nullptr);
+        reader = participant < 0 ? participant : predictionReader(d, participant);
+        if (reader < 0) {
+            std::fprintf(stderr, "augur-bridge-probe: DDS setup failed\n");
+            return 1;
+        }
+    }
+    augur::bridge::SampleSet samples;
+    std::vector<double> iceoryx_us;
+    std::vector<double> dds_us;
+    iceoryx_us.reserve(static_cast<std::size_t>(count));
+    dds_us.reserve(static_cast<std::size_t>(count));
+    const long rssBefore = bridgePid > 0 ? residentKiB(bridgePid) : -1;
+    const auto period_ns = static_cast<std::int64_t>(1e9 / rate_hz);
+    std::int64_t next_ns = monotonicNow_ns();
+    std::uint64_t lastDdsSequence = 0;
+    long outOfOrder = 0;
+    long sent = 0;
+    std::int64_t stop_ns = 0;
+    long rssWarm = -1;  // after a tenth of the messages: Cyclone's buffers have grown to their working size
+    for (;;) {
+        const std::int64_t now_ns = monotonicNow_ns();
+        if (sent < count && now_ns >= next_ns) {
+            ++sent;
+            auto tracks = tracksOut.value().loan();
+            if (tracks) {
+                fillTracks(*tracks.value(), static_cast<std::uint64_t>(sent), vehicles, now_ns);
+                tracks.value().publish();
+            }
+            auto loan = predictionOut.value().loan();
+            if (loan) {
+                fillPrediction(*loan.value(), static_cast<std::uint64_t>(sent), vehicles, monotonicNow_ns());
+                loan.value().publish();
+            }
+            next_ns += period_ns;
+            if (bridgePid > 0 && sent == std::max(1L, count / 10)) {
+                rssWarm = residentKiB(bridgePid);
+            }
+            if (sent == count) {
+                stop_ns = now_ns + 2'000'000'000;  // two seconds for the last samples
+            }
+        }
+        for (;;) {
+            auto taken = predictionIn.value().take();
+            if (!taken) {
+                break;
+            }
+            iceoryx_us.push_back(static_cast<double>(monotonicNow_ns() - taken.value()->header.stamp_ns) / 1e3);
+        }
+        if (withDds) {
+            drainPredictions(reader, samples, dds_us, lastDdsSequence, outOfOrder);
+        }
+        const long received = static_cast<long>(withDds ? dds_us.size() : iceoryx_us.size());
+        if (sent == count && (received >= count || now_ns >= stop_ns)) {
+            break;
+        }
+        dds_sleepfor(DDS_USECS(20));
+    }
+    const long rssAfter = bridgePid > 0 ? residentKiB(bridgePid) : -1;
+    char json[1024];
+    std::snprintf(json, sizeof json,
+                  "{\"messages\": %ld, \"rate_hz\": %g, \"vehicles\": %u, \"iceoryx_received\": %zu, "
+                  "\"iceoryx_p50_us\": %.1f, \"iceoryx_p99_us\": %.1f, \"iceoryx_max_us\": %.1f, "
+                  "\"dds_received\": %zu, \"dds_lost\": %ld, \"dds_out_of_order\": %ld, \"dds_p50_us\": %.1f, "
+                  "\"dds_p99_us\": %.1f, \"dds_max_us\": %.1f, \"added_p99_us\": %.1f, "
+                  "\"bridge_rss_kib_before\": %ld, \"bridge_rss_kib_warm\": %ld, \"bridge_rss_kib_after\": %ld}",
+                  count, rate_hz, vehicles, iceoryx_us.size(), percentile(iceoryx_us, 0.5), percentile(iceoryx_us, 0.99),
+                  percentile(iceoryx_us, 1.0), dds_us.size(), withDds ? count - static_cast<long>(dds_us.size()) : 0L, outOfOrder,
+                  percentile(dds_us, 0.5), percentile(dds_us, 0.99), percentile(dds_us, 1.0),
+                  percentile(dds_us, 0.99) - percentile(iceoryx_us, 0.99), rssBefore, rssWarm, rssAfter);
+    std::printf("%s\n", json);
+    if (!out.empty()) {
+        std::ofstream(out) << json << "\n";
+    }
+    if (withDds) {
+        dds_delete(participant);
+    }
+    return 0;
+}
+
+int peerLoss(const augur::config::Deployment& d, const std::string& listener, int repeat, const std::string& out) {
+    const dds_entity_t participant = dds_create_participant(static_cast<dds_domainid_t>(d.bridge.domainId), nullptr, nullptr);
+    const std::string topicName = d.bridge.topicPrefix + "/bridge_status";
+    const dds_entity_t topic =
+        dds_create_topic(participant, &augur_msg_dds__BridgeStatus__desc, topicName.c_str(), nullptr, nullptr);
+    const dds_entity_t reader = dds_create_reader(participant, topic, nullptr, nullptr);
+    if (participant < 0 || topic < 0 || reader < 0) {
+        std::fprintf(stderr, "augur-bridge-probe: DDS setup failed\n");
+        return 1;
+    }
+    auto latest = [&](augur_msg_dds__BridgeStatus_& status) {
+        bool any = false;
+        for (;;) {
+            void* buffer[1] = {&status};
+            dds_sample_info_t info{};
+            if (dds_take(reader, buffer, &info, 1, 1) <= 0) {
+                return any;
+            }
+            any = any || info.valid_data;
+        }
+    };
+    std::vector<double> detect_ms;
+    for (int i = 0; i < repeat; ++i) {
+        const pid_t child = fork();
+        if (child == 0) {
+            execl(listener.c_str(), listener.c_str(), "publish-objects", "20", d.bridge.topicPrefix.c_str(), nullptr);
+            _exit(127);
+        }
+        augur_msg_dds__BridgeStatus_ status{};
+        bool alive = false;
+        for (int k = 0; k < 1000 && !alive; ++k) {  // at most 10 s for discovery
+            if (latest(status) && status.alive_peers > 0 && (status.faults & augur_msg_dds__BRIDGE_FAULT_PEER_LOST) == 0) {
+                alive = true;
+            }
+            dds_sleepfor(DDS_MSECS(10));
+        }
+        const std::int64_t kill_ns = monotonicNow_ns();
+        kill(child, SIGKILL);
+        waitpid(child, nullptr, 0);
+        if (!alive) {
+            std::fprintf(stderr, "augur-bridge-probe: the bridge never saw the publisher alive\n");
+            continue;
+        }
+        bool lost = false;
+        while (!lost && monotonicNow_ns() - kill_ns < 5'000'000'000) {
+            if (latest(status) && (status.faults & augur_msg_dds__BRIDGE_FAULT_PEER_LOST) != 0) {
+                lost = true;
+                detect_ms.push_back(static_cast<double>(monotonicNow_ns() - kill_ns) / 1e6);
+            }
+            dds_sleepfor(DDS_USECS(200));
+        }
+        dds_sleepfor(DDS_MSECS(300));
+    }
+    char json[512];
+    std::snprintf(json, sizeof json,
+                  "{\"repeats\": %d, \"detected\": %zu, \"detect_p50_ms\": %.1f, \"detect_max_ms\": %.1f, "
+                  "\"liveliness_lease_ms\": %u, \"deadline_ms\": %u}",
+                  repeat, detect_ms.size(), percentile(detect_ms, 0.5), percentile(detect_ms, 1.0),
+                  d.bridge.livelinessLease_ms, d.bridge.deadline_ms);
+    std::printf("%s\n", json);
+    if (!out.empty()) {
+        std::ofstream(out) << json << "\n";
+    }
+    dds_delete(participant);
+    return static_cast<int>(detect_ms.size()) == repeat ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    namespace cli = augur::apps::cli;
+    CLI::App app{"augur-bridge-probe: latency, loss, memory and peer loss of a running augur-bridge"};
+    app.require_subcommand(1);
+    std::string configPath;
+    std::string out;
+    long count = 1000;
+    double rate_hz = 100.0;
+    std::uint32_t vehicles = 64;
+    int bridgePid = 0;
+    std::string listener;
+    int repeat = 5;
+    CLI::App* lat = app.add_subcommand("latency", "publish predictions, receive them over iceoryx and DDS");
+    lat->add_option("--config", configPath)->required();
+    lat->add_option("--count", count)->check(CLI::Range(1L, 10'000'000L));
+    lat->add_option("--rate-hz", rate_hz)->check(CLI::Range(0.1, 10'000.0));
+    lat->add_option("--vehicles", vehicles)->check(CLI::Range(0U, static_cast<unsigned>(augur::MAX_PREDICTED_VEHICLES)));
+    lat->add_option("--bridge-pid", bridgePid);
+    lat->add_option("--out", out);
+    bool noDds = false;
+    lat->add_flag("--no-dds", noDds, "measure the iceoryx path only");
+    double timeout_s = 600.0;
+    CLI::App* recv = app.add_subcommand("receive", "take predictions from DDS, print their latency");
+    recv->add_option("--config", configPath)->required();
+    recv->add_option("--count", count)->check(CLI::Range(1L, 10'000'000L));
+    recv->add_option("--timeout-s", timeout_s)->check(CLI::Range(1.0, 86'400.0));
+    recv->add_option("--out", out);
+    CLI::App* loss = app.add_subcommand("peer-loss", "kill a DDS publisher, time the bridge's report");
+    loss->add_option("--config", configPath)->required();
+    loss->add_option("--listener", listener)->required();
+    loss->add_option("--repeat", repeat)->check(CLI::Range(1, 1000));
+    loss->add_option("--out", out);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& error) {
+        return app.exit(error) == 0 ? cli::EXIT_OK : cli::EXIT_USAGE;
+    }
+    auto loaded = augur::config::loadDeployment(configPath);
+    if (!loaded) {
+        std::fprintf(stderr, "%s\n", augur::config::format(loaded.error()).c_str());
+        return cli::EXIT_INPUT;
+    }
+    if (lat->parsed()) {
+        return latency(loaded.value(), count, rate_hz, vehicles, bridgePid, !noDds, out);
+    }
+    if (recv->parsed()) {
+        return receive(loaded.value(), count, timeout_s, out);
+    }
+    return peerLoss(loaded.value(), listener, repeat, out);
+}
