@@ -19,6 +19,7 @@
 #include "augur/platform/clock.hpp"
 #include "flock_tool.hpp"
 #include "trajectory_csv.hpp"
+#include "augur_version.hpp"
 
 namespace {
 
@@ -133,6 +134,10 @@ int main(int argc, char** argv) {
     if (!options) {
         std::fprintf(stderr, "augur-flock: %s\nRun with --help for the options and their ranges.\n", options.error().c_str());
         return EXIT_USAGE;
+    }
+    if (options->version) {
+        std::puts(augur::apps::cli::versionLine().c_str());
+        return 0;
     }
     if (options->help) {
         std::fputs(apps::flock::usage().c_str(), stdout);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "smooth_tool.hpp"
+#include "augur_version.hpp"
 
 int main(int argc, char** argv) {
     using namespace augur::apps::smooth;
@@ -15,6 +16,10 @@ int main(int argc, char** argv) {
     if (!options) {
         std::fprintf(stderr, "augur-smooth: %s\nRun with --help for the options and their ranges.\n", options.error().c_str());
         return 2;
+    }
+    if (options->version) {
+        std::puts(augur::apps::cli::versionLine().c_str());
+        return 0;
     }
     if (options->help) {
         std::fputs(usage().c_str(), stdout);

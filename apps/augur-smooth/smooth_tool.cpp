@@ -198,6 +198,7 @@ Result<Options, std::string> parseOptions(const std::vector<std::string>& args) 
         return fail(std::move(parsed).error());
     }
     o.help = *parsed == cli::Parsed::Help;
+    o.version = *parsed == cli::Parsed::Version;
     return o;
 }
 

@@ -4,9 +4,8 @@
 
 namespace augur::runtime {
 
-const char* versionString() noexcept {
-    return platform::cudaCompiledIn() ? "augur " AUGUR_VERSION_STRING " (CUDA backend compiled in)"
-                                      : "augur " AUGUR_VERSION_STRING " (CPU backend only)";
+const char* backendsCompiledIn() noexcept {
+    return platform::cudaCompiledIn() ? "CUDA backend compiled in" : "CPU backend only";
 }
 
 }  // namespace augur::runtime

@@ -1,9 +1,9 @@
-// Build identification for --version and health.
+// Build identification for --version: which backends this build of the runtime carries.
 #pragma once
 
 namespace augur::runtime {
 
-/// "augur 0.1.0 (cuda: sm 87;90)" or "augur 0.1.0 (cpu only)".
-[[nodiscard]] const char* versionString() noexcept;
+/// "CUDA backend compiled in" or "CPU backend only".
+[[nodiscard]] const char* backendsCompiledIn() noexcept;
 
 }  // namespace augur::runtime
