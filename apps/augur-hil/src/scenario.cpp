@@ -8,8 +8,12 @@
 #include <numeric>
 #include <utility>
 
+#include "augur_csv.hpp"
+
 namespace augur::hil {
 namespace {
+
+namespace csv = apps::csv;
 
 constexpr std::string_view SCENARIO_COLUMNS = "step,id,class,x_m,y_m,heading_rad,speed_mps,length_m,width_m";
 constexpr std::string_view VEHICLE_COLUMNS = "id,sumo_id,vtype,first_step,last_step";
@@ -18,37 +22,6 @@ constexpr std::size_t VEHICLE_FIELDS = 5;
 
 ScenarioError makeError(ScenarioErrorCode code, const std::string& file, std::size_t line, const std::string& what) {
     return ScenarioError{code, file + ":" + std::to_string(line) + ": " + what};
-}
-
-/// Splits `line` at commas into `out` (views into `line`); returns the field count.
-std::size_t splitCsv(std::string_view line, std::vector<std::string_view>& out) {
-    out.clear();
-    std::size_t start = 0;
-    while (true) {
-        const std::size_t comma = line.find(',', start);
-        out.push_back(line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
-        if (comma == std::string_view::npos) {
-            break;
-        }
-        start = comma + 1;
-    }
-    return out.size();
-}
-
-template <typename T>
-bool parseNumber(std::string_view text, T& out) {
-    const char* end = text.data() + text.size();
-    const auto [ptr, ec] = std::from_chars(text.data(), end, out);
-    return ec == std::errc() && ptr == end;
-}
-
-bool parseFloat(std::string_view text, float& out) { return parseNumber(text, out) && std::isfinite(out); }
-
-std::string_view trimRight(std::string_view s) {
-    while (!s.empty() && (s.back() == '\r' || s.back() == ' ')) {
-        s.remove_suffix(1);
-    }
-    return s;
 }
 
 }  // namespace
@@ -122,22 +95,16 @@ Result<Scenario, ScenarioError> Scenario::load(const std::string& directory) {
     std::string seed;
     double step_s = 0.0;
     bool versionSeen = false;
-    std::string line;
-    std::size_t lineNo = 0;
-    std::vector<std::string_view> fields;
+    csv::Reader reader(in);
     // Header: `# key value` lines, then the column line.
     while (true) {
-        if (!std::getline(in, line)) {
-            return fail(makeError(ScenarioErrorCode::BadHeader, scenarioFile, lineNo, "no column header"));
+        if (!reader.next(csv::Reader::Comments::Keep)) {
+            return fail(makeError(ScenarioErrorCode::BadHeader, scenarioFile, reader.lineNumber(), "no column header"));
         }
-        ++lineNo;
-        const std::string_view text = trimRight(line);
-        if (text.empty()) {
-            continue;
-        }
-        if (text.front() != '#') {
+        const std::string_view text = reader.line();
+        if (!reader.isComment()) {
             if (text != SCENARIO_COLUMNS) {
-                return fail(makeError(ScenarioErrorCode::BadHeader, scenarioFile, lineNo,
+                return fail(makeError(ScenarioErrorCode::BadHeader, scenarioFile, reader.lineNumber(),
                                       "columns must be " + std::string(SCENARIO_COLUMNS)));
             }
             break;
@@ -151,15 +118,15 @@ Result<Scenario, ScenarioError> Scenario::load(const std::string& directory) {
         const std::string_view value = space == std::string_view::npos ? std::string_view{} : body.substr(space + 1);
         if (key == "augur-scenario") {
             int version = 0;
-            if (!parseNumber(value, version) || version != SCENARIO_FORMAT_VERSION) {
-                return fail(makeError(ScenarioErrorCode::UnsupportedVersion, scenarioFile, lineNo,
+            if (!csv::parseField(value, version) || version != SCENARIO_FORMAT_VERSION) {
+                return fail(makeError(ScenarioErrorCode::UnsupportedVersion, scenarioFile, reader.lineNumber(),
                                       "format version '" + std::string(value) + "', this build reads " +
                                           std::to_string(SCENARIO_FORMAT_VERSION)));
             }
             versionSeen = true;
         } else if (key == "step_s") {
-            if (!parseNumber(value, step_s) || !(step_s > 0.0) || !std::isfinite(step_s)) {
-                return fail(makeError(ScenarioErrorCode::BadHeader, scenarioFile, lineNo, "step_s must be finite and > 0"));
+            if (!csv::parseField(value, step_s) || !(step_s > 0.0) || !std::isfinite(step_s)) {
+                return fail(makeError(ScenarioErrorCode::BadHeader, scenarioFile, reader.lineNumber(), "step_s must be finite and > 0"));
             }
         } else if (key == "map") {
             mapFile = std::string(value);
@@ -170,37 +137,33 @@ Result<Scenario, ScenarioError> Scenario::load(const std::string& directory) {
         }
     }
     if (!versionSeen || step_s <= 0.0 || mapFile.empty()) {
-        return fail(makeError(ScenarioErrorCode::BadHeader, scenarioFile, lineNo,
+        return fail(makeError(ScenarioErrorCode::BadHeader, scenarioFile, reader.lineNumber(),
                               "header needs '# augur-scenario', '# step_s' and '# map' lines"));
     }
 
     std::vector<GroundTruthState> states;
     std::vector<std::size_t> steps;
     std::size_t previousStep = 0;
-    while (std::getline(in, line)) {
-        ++lineNo;
-        const std::string_view text = trimRight(line);
-        if (text.empty()) {
-            continue;
-        }
-        if (splitCsv(text, fields) != SCENARIO_FIELDS) {
-            return fail(makeError(ScenarioErrorCode::BadRow, scenarioFile, lineNo,
+    while (reader.next()) {
+        const auto& fields = reader.fields();
+        if (fields.size() != SCENARIO_FIELDS) {
+            return fail(makeError(ScenarioErrorCode::BadRow, scenarioFile, reader.lineNumber(),
                                   "expected " + std::to_string(SCENARIO_FIELDS) + " fields"));
         }
         std::size_t step = 0;
         GroundTruthState s;
-        const bool ok = parseNumber(fields[0], step) && step < MAX_SCENARIO_STEPS && parseNumber(fields[1], s.id) &&
-                        s.id != 0 && parseObjectClass(fields[2], s.objectClass) && parseFloat(fields[3], s.x_m) &&
-                        parseFloat(fields[4], s.y_m) && parseFloat(fields[5], s.heading_rad) &&
-                        parseFloat(fields[6], s.speed_mps) && s.speed_mps >= 0.0F && parseFloat(fields[7], s.length_m) &&
-                        s.length_m > 0.0F && parseFloat(fields[8], s.width_m) && s.width_m > 0.0F;
+        const bool ok = csv::parseField(fields[0], step) && step < MAX_SCENARIO_STEPS && csv::parseField(fields[1], s.id) &&
+                        s.id != 0 && parseObjectClass(fields[2], s.objectClass) && csv::parseFinite(fields[3], s.x_m) &&
+                        csv::parseFinite(fields[4], s.y_m) && csv::parseFinite(fields[5], s.heading_rad) &&
+                        csv::parseFinite(fields[6], s.speed_mps) && s.speed_mps >= 0.0F && csv::parseFinite(fields[7], s.length_m) &&
+                        s.length_m > 0.0F && csv::parseFinite(fields[8], s.width_m) && s.width_m > 0.0F;
         if (!ok) {
-            return fail(makeError(ScenarioErrorCode::BadRow, scenarioFile, lineNo,
+            return fail(makeError(ScenarioErrorCode::BadRow, scenarioFile, reader.lineNumber(),
                                   "a field is not a number in its domain (step < " + std::to_string(MAX_SCENARIO_STEPS) +
                                       ", id > 0, speed >= 0, size > 0, known class)"));
         }
         if (!states.empty() && step < previousStep) {
-            return fail(makeError(ScenarioErrorCode::StepsOutOfOrder, scenarioFile, lineNo,
+            return fail(makeError(ScenarioErrorCode::StepsOutOfOrder, scenarioFile, reader.lineNumber(),
                                   "step " + std::to_string(step) + " after step " + std::to_string(previousStep)));
         }
         previousStep = step;
@@ -213,32 +176,29 @@ Result<Scenario, ScenarioError> Scenario::load(const std::string& directory) {
         return fail(ScenarioError{ScenarioErrorCode::CannotOpen, vehiclesFile + ": cannot open"});
     }
     std::vector<ScenarioVehicle> vehicles;
-    lineNo = 0;
+    csv::Reader vehicleReader(vin);
     bool columnsSeen = false;
-    while (std::getline(vin, line)) {
-        ++lineNo;
-        const std::string_view text = trimRight(line);
-        if (text.empty() || text.front() == '#') {
-            continue;
-        }
+    while (vehicleReader.next()) {
+        const std::string_view text = vehicleReader.line();
         if (!columnsSeen) {
             if (text != VEHICLE_COLUMNS) {
-                return fail(makeError(ScenarioErrorCode::BadHeader, vehiclesFile, lineNo,
+                return fail(makeError(ScenarioErrorCode::BadHeader, vehiclesFile, vehicleReader.lineNumber(),
                                       "columns must be " + std::string(VEHICLE_COLUMNS)));
             }
             columnsSeen = true;
             continue;
         }
-        if (splitCsv(text, fields) != VEHICLE_FIELDS) {
-            return fail(makeError(ScenarioErrorCode::BadRow, vehiclesFile, lineNo,
+        const auto& fields = vehicleReader.fields();
+        if (fields.size() != VEHICLE_FIELDS) {
+            return fail(makeError(ScenarioErrorCode::BadRow, vehiclesFile, vehicleReader.lineNumber(),
                                   "expected " + std::to_string(VEHICLE_FIELDS) + " fields"));
         }
         ScenarioVehicle v;
         v.sumoId = std::string(fields[1]);
         v.vehicleType = std::string(fields[2]);
-        if (!parseNumber(fields[0], v.id) || v.id == 0 || !parseNumber(fields[3], v.firstStep) ||
-            !parseNumber(fields[4], v.lastStep) || v.lastStep < v.firstStep) {
-            return fail(makeError(ScenarioErrorCode::BadRow, vehiclesFile, lineNo, "bad id or step range"));
+        if (!csv::parseField(fields[0], v.id) || v.id == 0 || !csv::parseField(fields[3], v.firstStep) ||
+            !csv::parseField(fields[4], v.lastStep) || v.lastStep < v.firstStep) {
+            return fail(makeError(ScenarioErrorCode::BadRow, vehiclesFile, vehicleReader.lineNumber(), "bad id or step range"));
         }
         vehicles.push_back(std::move(v));
     }
