@@ -5,6 +5,19 @@ find_package(yaml-cpp REQUIRED)
 find_package(OpenSSL REQUIRED COMPONENTS Crypto)  # SHA-256 of deployment files (libssl-dev)
 find_package(iceoryx_posh CONFIG REQUIRED)
 find_package(iceoryx_hoofs CONFIG REQUIRED)
+find_package(pugixml 1.11 CONFIG REQUIRED)  # the map readers' XML parser (libpugixml-dev)
+# Geodesy for map projections (libgeographiclib-dev): Debian ships no CMake package configuration, so
+# the library is found directly and wrapped in an imported target.
+find_path(AUGUR_GEOGRAPHICLIB_INCLUDE_DIR GeographicLib/UTMUPS.hpp)
+find_library(AUGUR_GEOGRAPHICLIB_LIBRARY NAMES GeographicLib)
+if(NOT AUGUR_GEOGRAPHICLIB_INCLUDE_DIR OR NOT AUGUR_GEOGRAPHICLIB_LIBRARY)
+  message(FATAL_ERROR "GeographicLib not found: install libgeographiclib-dev (scripts/install-deps; for "
+                      "scripts/cross-build it is in the sysroot's package list).")
+endif()
+add_library(augur_geographiclib INTERFACE IMPORTED GLOBAL)
+add_library(augur::geographiclib ALIAS augur_geographiclib)
+target_include_directories(augur_geographiclib INTERFACE ${AUGUR_GEOGRAPHICLIB_INCLUDE_DIR})
+target_link_libraries(augur_geographiclib INTERFACE ${AUGUR_GEOGRAPHICLIB_LIBRARY})
 # Header-only command-line parser of the offline tools (apps/cli). Its CMake package is architecture
 # independent (/usr/share/cmake/CLI11), so the aarch64 sysroot and multiarch builds find it the same way.
 find_package(CLI11 2.1 CONFIG)

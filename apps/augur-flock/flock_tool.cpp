@@ -82,7 +82,8 @@ Result<Options, std::string> parseOptions(const std::vector<std::string>& args) 
         return fail(std::move(parsed).error());
     }
     o.help = *parsed == cli::Parsed::Help;
-    if (!o.help && o.batchSteps != 0 && o.batchSteps < o.params.windowSteps) {
+    o.version = *parsed == cli::Parsed::Version;
+    if (!o.help && !o.version && o.batchSteps != 0 && o.batchSteps < o.params.windowSteps) {
         return fail("--batch-steps: " + std::to_string(o.batchSteps) + " is shorter than the window (--delta " +
                     std::to_string(o.params.windowSteps) + "); give at least " + std::to_string(o.params.windowSteps) +
                     " or 0 (automatic)");

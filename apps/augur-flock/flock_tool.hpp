@@ -25,6 +25,7 @@ struct Options {
     int batchSteps{0};    ///< 0: automatic
     double maxMemory_gib{DEFAULT_MAX_MEMORY_BYTES / (1024.0 * 1024.0 * 1024.0)};
     bool help{false};
+    bool version{false};  ///< --version was given: print the version line and exit 0
 
     [[nodiscard]] double maxMemoryBytes() const noexcept { return maxMemory_gib * 1024.0 * 1024.0 * 1024.0; }
 };

@@ -19,7 +19,7 @@
 #include "augur/platform/clock.hpp"
 #include "flock_tool.hpp"
 #include "trajectory_csv.hpp"
-#include "augur/core/version.hpp"
+#include "augur_version.hpp"
 
 namespace {
 
@@ -130,14 +130,14 @@ int run(const Options& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (augur::versionRequested(argc, argv)) {
-        std::puts(augur::versionString());
-        return 0;
-    }
     const auto options = apps::flock::parseOptions(std::vector<std::string>(argv + 1, argv + argc));
     if (!options) {
         std::fprintf(stderr, "augur-flock: %s\nRun with --help for the options and their ranges.\n", options.error().c_str());
         return EXIT_USAGE;
+    }
+    if (options->version) {
+        std::puts(augur::apps::cli::versionLine().c_str());
+        return 0;
     }
     if (options->help) {
         std::fputs(apps::flock::usage().c_str(), stdout);

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "augur_csv.hpp"
+
 namespace augur::apps::flock {
 
 namespace {
@@ -21,32 +23,6 @@ struct Row {
     double x;
     double y;
 };
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
-        s.remove_suffix(1);
-    }
-    return s;
-}
-
-template <typename T>
-bool parseField(std::string_view field, T& value) {
-    field = trim(field);
-    if (field.empty()) {
-        return false;
-    }
-    if constexpr (std::is_floating_point_v<T>) {
-        // from_chars for double is in libstdc++ 11+; accepts "1e3", rejects trailing junk below.
-        const auto [ptr, ec] = std::from_chars(field.data(), field.data() + field.size(), value);
-        return ec == std::errc() && ptr == field.data() + field.size();
-    } else {
-        const auto [ptr, ec] = std::from_chars(field.data(), field.data() + field.size(), value);
-        return ec == std::errc() && ptr == field.data() + field.size();
-    }
-}
 
 }  // namespace
 
@@ -64,36 +40,20 @@ std::string formatBytes(double bytes) {
 
 Result<Trajectories, CsvError> readTrajectories(std::istream& in, double maxGridBytes) {
     std::vector<Row> rows;
-    std::string line;
-    std::size_t lineNumber = 0;
-    while (std::getline(in, line)) {
-        ++lineNumber;
-        const std::string_view text = trim(line);
-        if (text.empty() || text.front() == '#') {
-            continue;
-        }
+    csv::Reader reader(in);
+    while (reader.next()) {
+        const std::string_view text = reader.line();
         if (rows.empty() && !(std::isdigit(static_cast<unsigned char>(text.front())) || text.front() == '-' || text.front() == '+')) {
             continue;  // header
         }
-        std::string_view fields[4];
-        std::string_view rest = text;
-        int count = 0;
-        while (count < 4) {
-            const std::size_t comma = rest.find(',');
-            fields[count++] = rest.substr(0, comma);
-            if (comma == std::string_view::npos) {
-                rest = {};
-                break;
-            }
-            rest.remove_prefix(comma + 1);
-        }
+        const auto& fields = reader.fields();
         Row row{};
-        if (count != 4 || !rest.empty() || !parseField(fields[0], row.entity) || !parseField(fields[1], row.step) ||
-            !parseField(fields[2], row.x) || !parseField(fields[3], row.y)) {
-            return fail(CsvError{lineNumber, "expected entity_id,step,x,y"});
+        if (fields.size() != 4 || !csv::parseField(fields[0], row.entity) || !csv::parseField(fields[1], row.step) ||
+            !csv::parseField(fields[2], row.x) || !csv::parseField(fields[3], row.y)) {
+            return fail(CsvError{reader.lineNumber(), "expected entity_id,step,x,y"});
         }
         if (!std::isfinite(row.x) || !std::isfinite(row.y)) {
-            return fail(CsvError{lineNumber, "coordinates must be finite"});
+            return fail(CsvError{reader.lineNumber(), "coordinates must be finite"});
         }
         rows.push_back(row);
     }

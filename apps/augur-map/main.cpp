@@ -9,13 +9,9 @@
 #include "augur/runtime/scene/map_readers.hpp"
 #include "map_options.hpp"
 #include "map_render.hpp"
-#include "augur/core/version.hpp"
+#include "augur_version.hpp"
 
 int main(int argc, char** argv) {
-    if (augur::versionRequested(argc, argv)) {
-        std::puts(augur::versionString());
-        return 0;
-    }
     using namespace augur::runtime::scene;
     constexpr int EXIT_INPUT = 1;
     constexpr int EXIT_USAGE = 2;
@@ -23,6 +19,10 @@ int main(int argc, char** argv) {
     if (!parsed) {
         std::fprintf(stderr, "augur-map: %s\nRun with --help for the options and their ranges.\n", parsed.error().c_str());
         return EXIT_USAGE;
+    }
+    if (parsed->version) {
+        std::puts(augur::apps::cli::versionLine().c_str());
+        return 0;
     }
     if (parsed->help) {
         std::fputs(augur::tools::mapUsage().c_str(), stdout);

@@ -108,6 +108,7 @@ Result<MapToolOptions, std::string> parseMapOptions(const std::vector<std::strin
         return fail(std::move(parsed).error());
     }
     o.help = *parsed == apps::cli::Parsed::Help;
+    o.version = *parsed == apps::cli::Parsed::Version;
     std::vector<double> values;  // the validators accepted every given list
     if (!texts.origin.empty() && parseList(texts.origin, values)) {
         o.lanelet2.originLat_deg = values[0];

@@ -27,6 +27,7 @@ struct MapToolOptions {
     Window window;
     std::string svgPath;
     bool help{false};
+    bool version{false};  ///< --version was given: print the version line and exit 0
 };
 
 /// Parses the arguments (argv[0] excluded). Errors name the option, the value and the accepted ranges:

@@ -12,13 +12,16 @@
 // line. docs/design/runtime.md has the table.
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <string>
-#include <string_view>
+
+#include "augur_cli.hpp"
+#include "augur_version.hpp"
 
 #include "augur/config/deployment_file.hpp"
 #include "augur/config/loader.hpp"
@@ -42,32 +45,80 @@ constexpr const char* USAGE =
     "       augur-runtime --check FILE [--config-sha256 HEX]\n"
     "       augur-runtime --print-schema | --version | --help\n";
 
-constexpr const char* HELP =
-    "augur-runtime: real-time intention and motion prediction.\n"
-    "\n"
-    "  --config FILE     run the deployment FILE (YAML): subscribe to perception object lists and publish\n"
-    "                    tracks, intentions, motion predictions, platoons and health over iceoryx every\n"
-    "                    cycle, until SIGINT or SIGTERM; writes output.trace_path (if set) on exit\n"
-    "  --cycles N        stop after N cycles\n"
-    "  --embedded-roudi  start RouDi inside this process (self-contained run; no other RouDi may run)\n"
-    "                    instead of connecting to iox-roudi (iox-roudi -c config/roudi.toml)\n"
-    "  --config-sha256 HEX\n"
-    "                    refuse (exit status 2) a configuration file whose SHA-256 is not HEX, as\n"
-    "                    printed by --check: a truncated or edited file is never run\n"
-    "  --check FILE      load and validate FILE, print the SHA-256 of FILE and of its map (checked\n"
-    "                    against map.sha256 if set) and the deployment it describes; exit status 0, 2\n"
-    "                    with the error (file:line:column: key: what was expected) on stderr, or 3\n"
-    "                    when the map file is refused (not a regular file, over map.max_bytes, other\n"
-    "                    SHA-256); the map is not parsed\n"
-    "  --print-schema    print the reference of every configuration key in Markdown\n"
-    "                    (docs/configuration.md is this output)\n"
-    "  --version         print the version and the compiled-in backends\n"
-    "  --help            print this help\n"
+constexpr const char* FOOTER =
+    "--config runs the deployment until SIGINT or SIGTERM (or N cycles): it subscribes to perception object\n"
+    "lists and publishes tracks, intentions, motion predictions, platoons and health over iceoryx every\n"
+    "cycle, and writes output.trace_path (if set) on exit.\n"
+    "--check validates without running: it prints the SHA-256 of FILE and of its map (checked against\n"
+    "map.sha256 if set) and the deployment FILE describes; the map file is checked but not parsed.\n"
     "\n"
     "Exit status: 0 success, 2 invalid configuration, 3 init failed (map, backend, RouDi absent or not\n"
-    "answering within transport.roudi_connect_timeout_ms, application name in use, real-time setup),\n"
-    "4 transport lost (RouDi went away while running: restart augur-runtime once RouDi runs again),\n"
-    "64 bad command line.\n";
+    "answering within transport.roudi_connect_timeout_ms, application name in use, real-time setup; for\n"
+    "--check: the map file refused), 4 transport lost (RouDi went away while running: restart\n"
+    "augur-runtime once RouDi runs again), 64 bad command line.";
+
+/// The command line, bound to the options of the CLI11 app.
+struct CommandLine {
+    std::string configPath;
+    std::string checkPath;
+    std::string expectedSha256;
+    std::uint64_t cycles{0};
+    bool embeddedRouDi{false};
+    bool printSchema{false};
+};
+
+/// Validator of --cycles: a positive integer.
+CLI::Validator positiveInteger() {
+    return CLI::Validator(
+        [](std::string& text) {
+            std::uint64_t value = 0;
+            const char* end = text.data() + text.size();
+            const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+            return ec == std::errc() && ptr == end && value > 0 ? std::string()
+                                                                : "'" + text + "' is not a positive integer";
+        },
+        "");
+}
+
+/// Validator of --config-sha256: 64 hexadecimal digits.
+CLI::Validator sha256Hex() {
+    return CLI::Validator(
+        [](std::string& text) {
+            return augur::config::isSha256Hex(text) ? std::string() : "takes 64 hexadecimal digits";
+        },
+        "");
+}
+
+void describeOptions(CLI::App& app, CommandLine& c) {
+    augur::apps::cli::useConventions(app);
+    app.set_version_flag("--version", augur::apps::cli::versionLine(augur::runtime::backendsCompiledIn()),
+                         "print the version, the commit and the compiled-in backends");
+    app.footer(FOOTER);
+    app.add_option("--config", c.configPath, "run the deployment FILE (YAML)")->type_name("FILE");
+    app.add_option("--cycles", c.cycles, "with --config: stop after N cycles")->type_name("N")->check(positiveInteger());
+    app.add_flag("--embedded-roudi", c.embeddedRouDi,
+                 "with --config: start RouDi inside this process instead of connecting to iox-roudi");
+    app.add_option("--config-sha256", c.expectedSha256,
+                   "refuse (exit status 2) a configuration file whose SHA-256 is not HEX, as --check prints it")
+        ->type_name("HEX")
+        ->check(sha256Hex());
+    app.add_option("--check", c.checkPath, "validate and describe the deployment FILE, print SHA-256s")
+        ->type_name("FILE");
+    app.add_flag("--print-schema", c.printSchema, "print every configuration key in Markdown (docs/configuration.md)");
+}
+
+/// The options given together that do not belong together, or an empty string.
+std::string conflict(const CommandLine& c) {
+    const bool runOptions = !c.configPath.empty() || c.cycles > 0 || c.embeddedRouDi;
+    const int modes = (runOptions ? 1 : 0) + (c.checkPath.empty() ? 0 : 1) + (c.printSchema ? 1 : 0);
+    if (modes <= 1) {
+        return {};
+    }
+    if (!c.checkPath.empty() && runOptions) {
+        return "--check cannot be combined with --config, --cycles or --embedded-roudi";
+    }
+    return "--print-schema stands alone";
+}
 
 std::atomic<bool> g_stop{false};
 
@@ -221,66 +272,33 @@ int main(int argc, char** argv) {
     if (argc < 2) {
         return usageError("no option given");
     }
-    const std::string_view option = argv[1];
-    if (option == "--help" || option == "-h") {
-        std::fputs(HELP, stdout);
+    CLI::App app("augur-runtime: real-time intention and motion prediction.", "augur-runtime");
+    CommandLine c;
+    describeOptions(app, c);
+    const auto parsed = augur::apps::cli::parse(app, argc, argv);
+    if (parsed.hasError()) {
+        return usageError(parsed.error());
+    }
+    if (parsed.value() == augur::apps::cli::Parsed::Help) {
+        std::fputs(app.help().c_str(), stdout);
         return 0;
     }
-    if (option == "--version") {
-        std::puts(augur::runtime::versionString());
+    if (const std::string problem = conflict(c); !problem.empty()) {
+        return usageError(problem);
+    }
+    if (parsed.value() == augur::apps::cli::Parsed::Version) {
+        std::puts(augur::apps::cli::versionLine(augur::runtime::backendsCompiledIn()).c_str());
         return 0;
     }
-    if (option == "--print-schema") {
-        if (argc != 2) {
-            return usageError("--print-schema takes no argument");
-        }
+    if (c.printSchema) {
         std::fputs(augur::config::renderSchemaMarkdown().c_str(), stdout);
         return 0;
     }
-    if (option == "--check") {
-        if (argc == 3) {
-            return describeConfig(argv[2], {});
-        }
-        if (argc == 5 && std::string_view(argv[3]) == "--config-sha256") {
-            if (!augur::config::isSha256Hex(argv[4])) {
-                return usageError("--config-sha256 takes 64 hexadecimal digits");
-            }
-            return describeConfig(argv[2], argv[4]);
-        }
-        return usageError("--check takes exactly one FILE (and optionally --config-sha256 HEX)");
+    if (!c.checkPath.empty()) {
+        return describeConfig(c.checkPath, c.expectedSha256);
     }
-    std::string configPath;
-    std::string expectedSha256;
-    std::uint64_t cycles = 0;
-    bool embeddedRouDi = false;
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view arg = argv[i];
-        if (arg == "--config" && i + 1 < argc) {
-            configPath = argv[++i];
-        } else if (arg.substr(0, 9) == "--config=") {
-            configPath = std::string(arg.substr(9));
-        } else if (arg == "--cycles" && i + 1 < argc) {
-            char* end = nullptr;
-            const unsigned long long n = std::strtoull(argv[++i], &end, 10);
-            if (end == nullptr || *end != '\0' || n == 0) {
-                return usageError("--cycles takes a positive number");
-            }
-            cycles = n;
-        } else if (arg == "--config-sha256" && i + 1 < argc) {
-            expectedSha256 = argv[++i];
-            if (!augur::config::isSha256Hex(expectedSha256)) {
-                return usageError("--config-sha256 takes 64 hexadecimal digits");
-            }
-        } else if (arg == "--embedded-roudi") {
-            embeddedRouDi = true;
-        } else if (arg == "--config" || arg == "--cycles" || arg == "--config-sha256") {
-            return usageError(std::string(arg) + " takes a value");
-        } else {
-            return usageError("unknown option " + std::string(arg));
-        }
-    }
-    if (configPath.empty()) {
+    if (c.configPath.empty()) {
         return usageError("--config FILE is required");
     }
-    return run(configPath, expectedSha256, cycles, embeddedRouDi);
+    return run(c.configPath, c.expectedSha256, c.cycles, c.embeddedRouDi);
 }

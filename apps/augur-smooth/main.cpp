@@ -7,19 +7,19 @@
 #include <vector>
 
 #include "smooth_tool.hpp"
-#include "augur/core/version.hpp"
+#include "augur_version.hpp"
 
 int main(int argc, char** argv) {
-    if (augur::versionRequested(argc, argv)) {
-        std::puts(augur::versionString());
-        return 0;
-    }
     using namespace augur::apps::smooth;
     const std::vector<std::string> args(argv + 1, argv + argc);
     const auto options = parseOptions(args);
     if (!options) {
         std::fprintf(stderr, "augur-smooth: %s\nRun with --help for the options and their ranges.\n", options.error().c_str());
         return 2;
+    }
+    if (options->version) {
+        std::puts(augur::apps::cli::versionLine().c_str());
+        return 0;
     }
     if (options->help) {
         std::fputs(usage().c_str(), stdout);

@@ -12,6 +12,7 @@
 
 #include "augur/kernels/kf/kalman_bank.hpp"
 #include "augur_cli.hpp"
+#include "augur_csv.hpp"
 #include "augur/kernels/kf/smoother.hpp"
 #include "augur/platform/memory.hpp"
 #include "augur/platform/stream.hpp"
@@ -20,45 +21,6 @@ namespace augur::apps::smooth {
 namespace {
 
 using kernels::kf::MotionModel;
-
-bool parseDouble(const std::string& text, double& value) {
-    const char* begin = text.data();
-    const char* end = text.data() + text.size();
-    while (begin < end && (*begin == ' ' || *begin == '\t')) {
-        ++begin;
-    }
-    while (end > begin && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r')) {
-        --end;
-    }
-    const auto [ptr, ec] = std::from_chars(begin, end, value);
-    return ec == std::errc() && ptr == end && std::isfinite(value);
-}
-
-bool parseUnsigned(const std::string& text, std::uint64_t& value) {
-    const char* begin = text.data();
-    const char* end = text.data() + text.size();
-    while (begin < end && (*begin == ' ' || *begin == '\t')) {
-        ++begin;
-    }
-    while (end > begin && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r')) {
-        --end;
-    }
-    const auto [ptr, ec] = std::from_chars(begin, end, value);
-    return ec == std::errc() && ptr == end;
-}
-
-std::vector<std::string> splitCommas(const std::string& line) {
-    std::vector<std::string> fields;
-    std::string field;
-    std::istringstream stream(line);
-    while (std::getline(stream, field, ',')) {
-        fields.push_back(field);
-    }
-    if (!line.empty() && line.back() == ',') {
-        fields.emplace_back();
-    }
-    return fields;
-}
 
 const char* const STATE_NAMES[] = {"x_m", "y_m", "vx_mps", "vy_mps", "ax_mps2", "ay_mps2"};
 const char* const SHORT_NAMES[] = {"x", "y", "vx", "vy", "ax", "ay"};
@@ -198,35 +160,28 @@ Result<Options, std::string> parseOptions(const std::vector<std::string>& args) 
         return fail(std::move(parsed).error());
     }
     o.help = *parsed == cli::Parsed::Help;
+    o.version = *parsed == cli::Parsed::Version;
     return o;
 }
 
 Result<std::vector<Measurement>, std::string> readMeasurements(std::istream& in) {
     std::vector<Measurement> out;
-    std::string line;
-    std::size_t lineNumber = 0;
+    csv::Reader reader(in);
     bool firstContent = true;
-    while (std::getline(in, line)) {
-        ++lineNumber;
-        if (!line.empty() && line.back() == '\r') {
-            line.pop_back();
-        }
-        if (line.find_first_not_of(" \t") == std::string::npos || line[line.find_first_not_of(" \t")] == '#') {
-            continue;
-        }
-        const auto fields = splitCommas(line);
+    while (reader.next()) {
+        const auto& fields = reader.fields();
         Measurement m;
-        const bool parsed = fields.size() == 4 && parseUnsigned(fields[0], m.targetId) &&
-                            parseDouble(fields[1], m.time_s) && parseDouble(fields[2], m.x_m) &&
-                            parseDouble(fields[3], m.y_m);
+        const bool parsed = fields.size() == 4 && csv::parseField(fields[0], m.targetId) &&
+                            csv::parseFinite(fields[1], m.time_s) && csv::parseFinite(fields[2], m.x_m) &&
+                            csv::parseFinite(fields[3], m.y_m);
         if (!parsed) {
-            if (firstContent && fields.size() == 4 && line.find("target_id") != std::string::npos) {
+            if (firstContent && fields.size() == 4 && reader.line().find("target_id") != std::string_view::npos) {
                 firstContent = false;  // the header
                 continue;
             }
-            return fail("line " + std::to_string(lineNumber) +
+            return fail("line " + std::to_string(reader.lineNumber()) +
                         ": expected target_id,time_s,x_m,y_m (unsigned integer, then three finite numbers), got '" +
-                        line + "'");
+                        std::string(reader.line()) + "'");
         }
         firstContent = false;
         out.push_back(m);

@@ -27,6 +27,7 @@ struct Options {
     kernels::Backend backend{kernels::Backend::Cpu};
     Method method{Method::Parallel};
     bool help{false};
+    bool version{false};  ///< --version was given: print the version line and exit 0
 };
 
 /// Parses command-line arguments (argv[0] excluded). Errors name the offending argument.

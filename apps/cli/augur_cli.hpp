@@ -1,6 +1,8 @@
-// Command-line conventions of the offline tools (augur-flock, augur-smooth, augur-map), on CLI11.
+// Command-line conventions of augur's programs, on CLI11 (the offline tools augur-flock, augur-smooth,
+// augur-map use all of them; augur-runtime and augur-hil keep their own exit statuses).
 //
 //   --help          the generated help on standard output, exit status 0 (EXIT_OK)
+//   --version       "augur VERSION (commit ID)" on standard output, exit status 0 (augur_version.hpp)
 //   a bad option    one line on standard error naming the option, the value and the accepted range,
 //                   exit status 2 (EXIT_USAGE); numbers must be finite and inside their documented range
 //   a bad input     the tool's own message, exit status 1 (EXIT_INPUT): unreadable or malformed files,
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "augur/core/result.hpp"
+#include "augur_version.hpp"
 
 namespace augur::apps::cli {
 
@@ -116,15 +119,18 @@ CLI::Option* addChoice(CLI::App& app, const std::string& name, T& target, std::v
         "INT in " + range);
 }
 
-/// The tools' shared settings of `app`: -h/--help, and a column wide enough for the option ranges.
+/// The programs' shared settings of `app`: -h/--help, --version, and a column wide enough for the option
+/// ranges.
 inline void useConventions(CLI::App& app) {
     app.set_help_flag("-h,--help", "Print this help and exit");
+    app.set_version_flag("--version", versionLine(), "Print the version and the commit, and exit");
     app.get_formatter()->column_width(42);
 }
 
 enum class Parsed : std::uint8_t {
     Run,   ///< the options are bound to the app's variables
-    Help,  ///< --help was given: print app.help() and exit with EXIT_OK
+    Help,     ///< --help was given: print app.help() and exit with EXIT_OK
+    Version,  ///< --version was given: print versionLine() and exit with EXIT_OK
 };
 
 /// Parses `args` (argv[0] excluded) into the variables bound to `app`. Errors: the message CLI11 gives,
@@ -136,6 +142,8 @@ enum class Parsed : std::uint8_t {
         app.parse(args);
     } catch (const CLI::CallForHelp&) {
         return Parsed::Help;
+    } catch (const CLI::CallForVersion&) {
+        return Parsed::Version;
     } catch (const CLI::ParseError& e) {
         return fail(std::string(e.what()));
     }

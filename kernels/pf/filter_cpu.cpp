@@ -13,6 +13,8 @@
 #include "../src/worker_pool.hpp"
 
 namespace augur::kernels::pf::cpu {
+
+using detail::FilterControl;
 namespace {
 
 std::uint32_t chunkCount(std::uint32_t items) noexcept { return (items + CPU_CHUNK - 1) / CPU_CHUNK; }

@@ -35,6 +35,8 @@
 #include "tuning.hpp"
 
 namespace augur::kernels::pf::cuda {
+
+using detail::FilterControl;
 namespace {
 
 using platform::GpuStatus;

@@ -12,31 +12,40 @@ GpuStatus noCuda(const char* what) noexcept { return fail(GpuError{CUDA_ERROR_NO
 #endif
 }  // namespace
 
-DeviceMemory::DeviceMemory(DeviceMemory&& other) noexcept
-    : m_ptr(std::exchange(other.m_ptr, nullptr)), m_bytes(std::exchange(other.m_bytes, 0)) {}
+namespace detail {
 
-DeviceMemory& DeviceMemory::operator=(DeviceMemory&& other) noexcept {
-    if (this != &other) {
-        DeviceMemory old(std::move(*this));
-        m_ptr = std::exchange(other.m_ptr, nullptr);
-        m_bytes = std::exchange(other.m_bytes, 0);
-    }
-    return *this;
+void freeDevice(void* memory) noexcept {
+#if AUGUR_HAVE_CUDA
+    (void)cudaFree(memory);
+#else
+    (void)memory;
+#endif
 }
 
-DeviceMemory::~DeviceMemory() {
+void freePinned(void* memory) noexcept {
 #if AUGUR_HAVE_CUDA
-    if (m_ptr != nullptr) {
-        (void)cudaFree(m_ptr);
-    }
+    (void)cudaFreeHost(memory);
+#else
+    (void)memory;
 #endif
+}
+
+}  // namespace detail
+
+DeviceMemory::DeviceMemory(DeviceMemory&& other) noexcept
+    : m_ptr(std::move(other.m_ptr)), m_bytes(std::exchange(other.m_bytes, 0)) {}
+
+DeviceMemory& DeviceMemory::operator=(DeviceMemory&& other) noexcept {
+    m_ptr = std::move(other.m_ptr);
+    m_bytes = std::exchange(other.m_bytes, 0);
+    return *this;
 }
 
 Result<DeviceMemory, GpuError> DeviceMemory::allocate(std::size_t bytes) noexcept {
 #if AUGUR_HAVE_CUDA
     DeviceMemory memory;
     if (bytes > 0) {
-        if (auto status = AUGUR_CUDA_CHECK(cudaMalloc(&memory.m_ptr, bytes)); !status) {
+        if (auto status = AUGUR_CUDA_CHECK(cudaMalloc(memory.m_ptr.out(), bytes)); !status) {
             return fail(status.error());
         }
     }
@@ -49,26 +58,15 @@ Result<DeviceMemory, GpuError> DeviceMemory::allocate(std::size_t bytes) noexcep
 }
 
 PinnedMemory::PinnedMemory(PinnedMemory&& other) noexcept
-    : m_ptr(std::exchange(other.m_ptr, nullptr)),
+    : m_ptr(std::move(other.m_ptr)),
       m_devicePtr(std::exchange(other.m_devicePtr, nullptr)),
       m_bytes(std::exchange(other.m_bytes, 0)) {}
 
 PinnedMemory& PinnedMemory::operator=(PinnedMemory&& other) noexcept {
-    if (this != &other) {
-        PinnedMemory old(std::move(*this));
-        m_ptr = std::exchange(other.m_ptr, nullptr);
-        m_devicePtr = std::exchange(other.m_devicePtr, nullptr);
-        m_bytes = std::exchange(other.m_bytes, 0);
-    }
+    m_ptr = std::move(other.m_ptr);
+    m_devicePtr = std::exchange(other.m_devicePtr, nullptr);
+    m_bytes = std::exchange(other.m_bytes, 0);
     return *this;
-}
-
-PinnedMemory::~PinnedMemory() {
-#if AUGUR_HAVE_CUDA
-    if (m_ptr != nullptr) {
-        (void)cudaFreeHost(m_ptr);
-    }
-#endif
 }
 
 Result<PinnedMemory, GpuError> PinnedMemory::allocate(std::size_t bytes, bool mapped) noexcept {
@@ -76,11 +74,11 @@ Result<PinnedMemory, GpuError> PinnedMemory::allocate(std::size_t bytes, bool ma
     PinnedMemory memory;
     if (bytes > 0) {
         const unsigned flags = mapped ? cudaHostAllocMapped : cudaHostAllocDefault;
-        if (auto status = AUGUR_CUDA_CHECK(cudaHostAlloc(&memory.m_ptr, bytes, flags)); !status) {
+        if (auto status = AUGUR_CUDA_CHECK(cudaHostAlloc(memory.m_ptr.out(), bytes, flags)); !status) {
             return fail(status.error());
         }
         if (mapped) {
-            if (auto status = AUGUR_CUDA_CHECK(cudaHostGetDevicePointer(&memory.m_devicePtr, memory.m_ptr, 0));
+            if (auto status = AUGUR_CUDA_CHECK(cudaHostGetDevicePointer(&memory.m_devicePtr, memory.m_ptr.get(), 0));
                 !status) {
                 return fail(status.error());
             }

@@ -16,25 +16,35 @@ GpuError noCuda(const char* what) noexcept { return GpuError{CUDA_ERROR_NO_DEVIC
 #endif
 }  // namespace
 
-// ---- Stream ----------------------------------------------------------------------------------------
+namespace detail {
 
-Stream::Stream(Stream&& other) noexcept : m_stream(std::exchange(other.m_stream, nullptr)) {}
-
-Stream& Stream::operator=(Stream&& other) noexcept {
-    if (this != &other) {
-        Stream old(std::move(*this));
-        m_stream = std::exchange(other.m_stream, nullptr);
-    }
-    return *this;
-}
-
-Stream::~Stream() {
+void destroyStream(CUstream_st* stream) noexcept {
 #if AUGUR_HAVE_CUDA
-    if (m_stream != nullptr) {
-        (void)cudaStreamDestroy(m_stream);
-    }
+    (void)cudaStreamDestroy(stream);
+#else
+    (void)stream;
 #endif
 }
+
+void destroyEvent(CUevent_st* event) noexcept {
+#if AUGUR_HAVE_CUDA
+    (void)cudaEventDestroy(event);
+#else
+    (void)event;
+#endif
+}
+
+void destroyGraphExec(CUgraphExec_st* exec) noexcept {
+#if AUGUR_HAVE_CUDA
+    (void)cudaGraphExecDestroy(exec);
+#else
+    (void)exec;
+#endif
+}
+
+}  // namespace detail
+
+// ---- Stream ----------------------------------------------------------------------------------------
 
 Result<Stream, GpuError> Stream::create(StreamPriority priority) noexcept {
 #if AUGUR_HAVE_CUDA
@@ -45,7 +55,7 @@ Result<Stream, GpuError> Stream::create(StreamPriority priority) noexcept {
     }
     Stream stream;
     const int value = priority == StreamPriority::High ? greatestPriority : leastPriority;
-    if (auto s = AUGUR_CUDA_CHECK(cudaStreamCreateWithPriority(&stream.m_stream, cudaStreamNonBlocking, value)); !s) {
+    if (auto s = AUGUR_CUDA_CHECK(cudaStreamCreateWithPriority(stream.m_stream.out(), cudaStreamNonBlocking, value)); !s) {
         return fail(s.error());
     }
     return stream;
@@ -57,7 +67,7 @@ Result<Stream, GpuError> Stream::create(StreamPriority priority) noexcept {
 
 GpuStatus Stream::synchronize() const noexcept {
 #if AUGUR_HAVE_CUDA
-    return AUGUR_CUDA_CHECK(cudaStreamSynchronize(m_stream));
+    return AUGUR_CUDA_CHECK(cudaStreamSynchronize(m_stream.get()));
 #else
     return fail(noCuda("Stream::synchronize"));
 #endif
@@ -65,29 +75,11 @@ GpuStatus Stream::synchronize() const noexcept {
 
 // ---- Event -----------------------------------------------------------------------------------------
 
-Event::Event(Event&& other) noexcept : m_event(std::exchange(other.m_event, nullptr)) {}
-
-Event& Event::operator=(Event&& other) noexcept {
-    if (this != &other) {
-        Event old(std::move(*this));
-        m_event = std::exchange(other.m_event, nullptr);
-    }
-    return *this;
-}
-
-Event::~Event() {
-#if AUGUR_HAVE_CUDA
-    if (m_event != nullptr) {
-        (void)cudaEventDestroy(m_event);
-    }
-#endif
-}
-
 Result<Event, GpuError> Event::create(bool timing) noexcept {
 #if AUGUR_HAVE_CUDA
     Event event;
     const unsigned flags = timing ? cudaEventDefault : cudaEventDisableTiming;
-    if (auto s = AUGUR_CUDA_CHECK(cudaEventCreateWithFlags(&event.m_event, flags)); !s) {
+    if (auto s = AUGUR_CUDA_CHECK(cudaEventCreateWithFlags(event.m_event.out(), flags)); !s) {
         return fail(s.error());
     }
     return event;
@@ -99,7 +91,7 @@ Result<Event, GpuError> Event::create(bool timing) noexcept {
 
 GpuStatus Event::record(StreamHandle stream) noexcept {
 #if AUGUR_HAVE_CUDA
-    return AUGUR_CUDA_CHECK(cudaEventRecord(m_event, stream));
+    return AUGUR_CUDA_CHECK(cudaEventRecord(m_event.get(), stream));
 #else
     (void)stream;
     return fail(noCuda("Event::record"));
@@ -108,7 +100,7 @@ GpuStatus Event::record(StreamHandle stream) noexcept {
 
 Result<EventState, GpuError> Event::query() const noexcept {
 #if AUGUR_HAVE_CUDA
-    const cudaError_t err = cudaEventQuery(m_event);
+    const cudaError_t err = cudaEventQuery(m_event.get());
     if (err == cudaSuccess) {
         return EventState::Complete;
     }
@@ -123,7 +115,7 @@ Result<EventState, GpuError> Event::query() const noexcept {
 
 GpuStatus Event::synchronize() const noexcept {
 #if AUGUR_HAVE_CUDA
-    return AUGUR_CUDA_CHECK(cudaEventSynchronize(m_event));
+    return AUGUR_CUDA_CHECK(cudaEventSynchronize(m_event.get()));
 #else
     return fail(noCuda("Event::synchronize"));
 #endif
@@ -150,7 +142,7 @@ Result<bool, GpuError> Event::waitPolling(std::int64_t poll_ns, std::int64_t tim
 Result<float, GpuError> Event::elapsed_ms(const Event& start, const Event& stop) noexcept {
 #if AUGUR_HAVE_CUDA
     float ms = 0.0F;
-    if (auto s = AUGUR_CUDA_CHECK(cudaEventElapsedTime(&ms, start.m_event, stop.m_event)); !s) {
+    if (auto s = AUGUR_CUDA_CHECK(cudaEventElapsedTime(&ms, start.m_event.get(), stop.m_event.get())); !s) {
         return fail(s.error());
     }
     return ms;
@@ -161,24 +153,6 @@ Result<float, GpuError> Event::elapsed_ms(const Event& start, const Event& stop)
 }
 
 // ---- Graph -----------------------------------------------------------------------------------------
-
-Graph::Graph(Graph&& other) noexcept : m_exec(std::exchange(other.m_exec, nullptr)) {}
-
-Graph& Graph::operator=(Graph&& other) noexcept {
-    if (this != &other) {
-        Graph old(std::move(*this));
-        m_exec = std::exchange(other.m_exec, nullptr);
-    }
-    return *this;
-}
-
-Graph::~Graph() {
-#if AUGUR_HAVE_CUDA
-    if (m_exec != nullptr) {
-        (void)cudaGraphExecDestroy(m_exec);
-    }
-#endif
-}
 
 Result<Graph, GpuError> Graph::capture(StreamHandle stream,
                                        const std::function<GpuStatus(StreamHandle)>& enqueue) noexcept {
@@ -197,7 +171,7 @@ Result<Graph, GpuError> Graph::capture(StreamHandle stream,
         return fail(!enqueued ? enqueued.error() : ended.error());
     }
     Graph result;
-    const GpuStatus instantiated = AUGUR_CUDA_CHECK(cudaGraphInstantiate(&result.m_exec, graph, 0ULL));
+    const GpuStatus instantiated = AUGUR_CUDA_CHECK(cudaGraphInstantiate(result.m_exec.out(), graph, 0ULL));
     (void)cudaGraphDestroy(graph);
     if (!instantiated) {
         return fail(instantiated.error());
@@ -212,7 +186,7 @@ Result<Graph, GpuError> Graph::capture(StreamHandle stream,
 
 GpuStatus Graph::launch(StreamHandle stream) const noexcept {
 #if AUGUR_HAVE_CUDA
-    return AUGUR_CUDA_CHECK(cudaGraphLaunch(m_exec, stream));
+    return AUGUR_CUDA_CHECK(cudaGraphLaunch(m_exec.get(), stream));
 #else
     (void)stream;
     return fail(noCuda("Graph::launch"));

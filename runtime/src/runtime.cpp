@@ -1,8 +1,8 @@
 #include "augur/runtime/runtime.hpp"
 
 #include <algorithm>
-#include <cstdarg>
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
 #include <thread>
 
@@ -187,35 +187,40 @@ Runtime::~Runtime() {
     }
 }
 
-Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Deployment& d, const RuntimeOptions& options) {
-    using R = Result<std::unique_ptr<Runtime>, RuntimeError>;
-    auto parts = std::make_unique<Parts>();
-    parts->deployment = d;
-    if (options.log) {
-        parts->log = options.log;
-    } else {
-        const config::LogLevel threshold = d.output.logLevel;
-        const bool journal = d.output.logSink == config::LogSink::Journald && platform::serviceNotifyCompiledIn();
-        parts->log = [threshold, journal](config::LogLevel level, const std::string& line) {
-            if (level <= threshold) {  // Error < Warn < Info < Debug
-                if (!journal || !platform::journalWrite(journalPriority(level), line.c_str())) {
-                    stderrLog(level, line);
-                }
-            }
-        };
-    }
-    const auto& log = parts->log;
+namespace {
 
-    // Backend.
-    const bool gpuPresent = platform::cudaCompiledIn() && platform::gpuCount() > 0;
+// Runtime::create's steps, in the order it takes them. Each builds part of `Parts` (init phase: they
+// allocate) and says what went wrong; none leaves a thread running when it fails.
+
+using Log = std::function<void(config::LogLevel, const std::string&)>;
+using Step = Result<void, RuntimeError>;
+
+Log makeLog(const config::Deployment& d, const RuntimeOptions& options) {
+    if (options.log) {
+        return options.log;
+    }
+    const config::LogLevel threshold = d.output.logLevel;
+    const bool journal = d.output.logSink == config::LogSink::Journald && platform::serviceNotifyCompiledIn();
+    return [threshold, journal](config::LogLevel level, const std::string& line) {
+        if (level <= threshold) {  // Error < Warn < Info < Debug
+            if (!journal || !platform::journalWrite(journalPriority(level), line.c_str())) {
+                stderrLog(level, line);
+            }
+        }
+    };
+}
+
+/// Whether the pipeline should go on the GPU: runtime.backend against the devices present.
+Result<bool, RuntimeError> chooseCuda(const config::Deployment& d, bool gpuPresent) {
     if (d.runtime.backend == config::Backend::Cuda && !gpuPresent) {
         return fail(RuntimeError{RuntimeErrorKind::Backend, "backend cuda: no usable CUDA device (or CUDA not compiled in); set "
                                                             "runtime.backend to cpu or auto"});
     }
-    const bool wantCuda = d.runtime.backend == config::Backend::Cuda ||
-                          (d.runtime.backend == config::Backend::Auto && gpuPresent);
+    return d.runtime.backend == config::Backend::Cuda || (d.runtime.backend == config::Backend::Auto && gpuPresent);
+}
 
-    // Map and scene.
+/// The road map and the scene (corridor search) over it.
+Step loadScene(Runtime::Parts& parts, const config::Deployment& d) {
     const scene::MapFileCheck mapFile{d.map.maxBytes, d.map.sha256};
     auto map = d.map.format == config::MapFormat::Sumo
                    ? scene::readSumoNet(d.map.path, mapFile)
@@ -224,82 +229,82 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
     if (!map) {
         return fail(RuntimeError{RuntimeErrorKind::Map, "map: " + map.error().describe()});
     }
-    parts->map = std::make_unique<scene::RoadMap>(std::move(map).value());
-    log(config::LogLevel::Info, "map " + d.map.path + ": " + std::to_string(parts->map->laneCount()) + " lanes, " +
-                                    std::to_string(parts->map->conflicts().size()) + " conflicts");
-    const std::uint32_t vehicles = d.capacities.maxPredictedVehicles;
-    const std::uint32_t corridors = d.capacities.maxCorridorsPerVehicle;
+    parts.map = std::make_unique<scene::RoadMap>(std::move(map).value());
+    parts.log(config::LogLevel::Info, "map " + d.map.path + ": " + std::to_string(parts.map->laneCount()) + " lanes, " +
+                                          std::to_string(parts.map->conflicts().size()) + " conflicts");
     scene::CorridorSearchParams search{};
     search.horizon_s = d.motion.horizon_s;
     search.accel_mps2 = d.motion.maxAccel_mps2;  // corridors reach as far as a vehicle can get in the horizon
-    auto sceneResult = scene::Scene::create(*parts->map, scene::SceneCapacities{vehicles, corridors,
-                                                                                 static_cast<std::uint32_t>(scene::MAX_RELATIONS_PER_CORRIDOR)},
-                                            search);
+    const scene::SceneCapacities capacities{d.capacities.maxPredictedVehicles, d.capacities.maxCorridorsPerVehicle,
+                                            static_cast<std::uint32_t>(scene::MAX_RELATIONS_PER_CORRIDOR)};
+    auto sceneResult = scene::Scene::create(*parts.map, capacities, search);
     if (!sceneResult) {
         return fail(RuntimeError{RuntimeErrorKind::Kernel, "scene: capacities or parameters out of range"});
     }
-    parts->scene = std::make_unique<scene::Scene>(std::move(sceneResult).value());
+    parts.scene = std::make_unique<scene::Scene>(std::move(sceneResult).value());
+    return {};
+}
 
-    // Transport. iceoryx's own log follows output.log_level (set before iceoryx logs anything).
-    static_assert(static_cast<int>(config::LogLevel::Debug) == static_cast<int>(platform::TransportLogLevel::Debug));
-    platform::setTransportLogLevel(static_cast<platform::TransportLogLevel>(d.output.logLevel));
-    if (options.connectToRouDi) {
-        const std::string& name = d.transport.applicationName;
-        const std::string within = " within " + std::to_string(d.transport.roudiConnectTimeout_ms) + " ms";
-        auto connected = platform::connectToRouDi(name, d.transport.roudiConnectTimeout_ms);
-        if (!connected) {
-            std::string message;
-            switch (connected.error()) {
-                case platform::TransportError::RouDiUnavailable:
-                    message = std::string("iceoryx: ") + platform::toString(connected.error()) + within +
-                              "; start RouDi first (iox-roudi -c config/roudi.toml) or use --embedded-roudi";
-                    break;
-                case platform::TransportError::RouDiNotResponding:
-                    message = "iceoryx: RouDi did not answer the registration" + within +
-                              " (its socket /tmp/roudi exists: is iox-roudi stopped or hung?)";
-                    break;
-                case platform::TransportError::NameInUse:
-                    message = "another process is registered with RouDi as '" + name + "' (it holds " +
-                              platform::applicationNameLockPath(name) +
-                              ", which names its pid); stop it or set transport.application_name";
-                    break;
-                default:
-                    message = std::string("iceoryx: ") + platform::toString(connected.error()) + " ('" + name + "')";
-                    break;
-            }
-            return fail(RuntimeError{RuntimeErrorKind::Transport, message});
-        }
-        parts->superviseRouDi = true;
+/// Registers with the RouDi daemon as transport.application_name, with a message that says what to do
+/// when it cannot.
+Step connectToRouDi(Runtime::Parts& parts, const config::Deployment& d) {
+    const std::string& name = d.transport.applicationName;
+    const std::string within = " within " + std::to_string(d.transport.roudiConnectTimeout_ms) + " ms";
+    auto connected = platform::connectToRouDi(name, d.transport.roudiConnectTimeout_ms);
+    if (connected) {
+        parts.superviseRouDi = true;
+        return {};
     }
-    auto transportError = [](const char* what, platform::TransportError e) {
-        return RuntimeError{RuntimeErrorKind::Transport, std::string("iceoryx ") + what + ": " + platform::toString(e)};
-    };
-    {
-        auto sub = platform::Subscriber<ObjectList>::create(serviceOf(d.transport.objects), INPUT_QUEUE_CAPACITY);
-        if (!sub) return fail(transportError("objects subscriber", sub.error()));
-        parts->objects = std::make_unique<platform::Subscriber<ObjectList>>(std::move(sub).value());
-        auto tracks = platform::Publisher<TrackList>::create(serviceOf(d.transport.tracks));
-        if (!tracks) return fail(transportError("tracks publisher", tracks.error()));
-        parts->tracksOut = std::make_unique<platform::Publisher<TrackList>>(std::move(tracks).value());
-        auto intentions = platform::Publisher<IntentionList>::create(serviceOf(d.transport.intentions));
-        if (!intentions) return fail(transportError("intentions publisher", intentions.error()));
-        parts->intentionsOut = std::make_unique<platform::Publisher<IntentionList>>(std::move(intentions).value());
-        auto prediction = platform::Publisher<MotionPrediction>::create(serviceOf(d.transport.prediction));
-        if (!prediction) return fail(transportError("prediction publisher", prediction.error()));
-        parts->predictionOut = std::make_unique<platform::Publisher<MotionPrediction>>(std::move(prediction).value());
-        auto health = platform::Publisher<Health>::create(serviceOf(d.transport.health));
-        if (!health) return fail(transportError("health publisher", health.error()));
-        parts->healthOut = std::make_unique<platform::Publisher<Health>>(std::move(health).value());
-        auto alarm = platform::Publisher<Health>::create(serviceOf(d.transport.health));
-        if (!alarm) return fail(transportError("health alarm publisher", alarm.error()));
-        parts->alarmOut = std::make_unique<platform::Publisher<Health>>(std::move(alarm).value());
-        auto platoons = platform::Publisher<PlatoonList>::create(serviceOf(d.transport.platoons));
-        if (!platoons) return fail(transportError("platoons publisher", platoons.error()));
-        parts->platoonsOut = std::make_unique<platform::Publisher<PlatoonList>>(std::move(platoons).value());
+    std::string message;
+    switch (connected.error()) {
+        case platform::TransportError::RouDiUnavailable:
+            message = std::string("iceoryx: ") + platform::toString(connected.error()) + within +
+                      "; start RouDi first (iox-roudi -c config/roudi.toml) or use --embedded-roudi";
+            break;
+        case platform::TransportError::RouDiNotResponding:
+            message = "iceoryx: RouDi did not answer the registration" + within +
+                      " (its socket /tmp/roudi exists: is iox-roudi stopped or hung?)";
+            break;
+        case platform::TransportError::NameInUse:
+            message = "another process is registered with RouDi as '" + name + "' (it holds " +
+                      platform::applicationNameLockPath(name) + ", which names its pid); stop it or set transport.application_name";
+            break;
+        default:
+            message = std::string("iceoryx: ") + platform::toString(connected.error()) + " ('" + name + "')";
+            break;
     }
+    return fail(RuntimeError{RuntimeErrorKind::Transport, message});
+}
 
-    // Real-time setup of the calling (cycle) thread, before any other thread is started: the CPU workers
-    // and the watchdog inherit its affinity and SCHED_FIFO priority.
+/// Creates one iceoryx endpoint (`Endpoint::create(args...)`) into `out`; `what` names it in the error.
+template <typename Endpoint, typename... Args>
+Step createEndpoint(std::unique_ptr<Endpoint>& out, const char* what, Args&&... args) {
+    auto created = Endpoint::create(std::forward<Args>(args)...);
+    if (!created) {
+        return fail(RuntimeError{RuntimeErrorKind::Transport,
+                                 std::string("iceoryx ") + what + ": " + platform::toString(created.error())});
+    }
+    out = std::make_unique<Endpoint>(std::move(created).value());
+    return {};
+}
+
+/// The object-list subscriber and the publishers of every output channel (health twice: the cycle's and
+/// the watchdog thread's alarms).
+Step createEndpoints(Runtime::Parts& p, const config::TransportConfig& t) {
+    using platform::Publisher;
+    Step step = createEndpoint(p.objects, "objects subscriber", serviceOf(t.objects), INPUT_QUEUE_CAPACITY);
+    step = step ? createEndpoint(p.tracksOut, "tracks publisher", serviceOf(t.tracks)) : step;
+    step = step ? createEndpoint(p.intentionsOut, "intentions publisher", serviceOf(t.intentions)) : step;
+    step = step ? createEndpoint(p.predictionOut, "prediction publisher", serviceOf(t.prediction)) : step;
+    step = step ? createEndpoint(p.healthOut, "health publisher", serviceOf(t.health)) : step;
+    step = step ? createEndpoint(p.alarmOut, "health alarm publisher", serviceOf(t.health)) : step;
+    step = step ? createEndpoint(p.platoonsOut, "platoons publisher", serviceOf(t.platoons)) : step;
+    return step;
+}
+
+/// Real-time setup of the calling (cycle) thread, before any other thread is started: the CPU workers
+/// and the watchdog inherit its affinity and SCHED_FIFO priority.
+Step applyRealtimeSetup(const config::Deployment& d, const Log& log) {
     const std::array<platform::RealtimeOutcome, 4> outcomes{
         d.runtime.lockMemory ? platform::lockMemory() : platform::RealtimeOutcome{platform::RealtimeStep::LockMemory, 0},
         platform::prefaultStack(PREFAULT_STACK_BYTES),
@@ -315,11 +320,10 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
         }
         log(config::LogLevel::Warn, platform::describe(outcome) + "; continuing without it (on_rt_setup_failure: warn)");
     }
+    return {};
+}
 
-    // Pipeline state and stages.
-    parts->state = makePipelineState();
-    parts->frame = makeSceneFrame();
-    parts->history = std::make_unique<TrackHistory>(std::max(d.capacities.trackHistoryCycles, d.flocks.windowCycles));
+ObjectListLimits ingestLimits(const config::Deployment& d) {
     ObjectListLimits limits{};
     limits.maxObjects = d.capacities.maxObjects;
     limits.maxAge_ns = static_cast<std::int64_t>(d.runtime.maxInputAge_ms) * NS_PER_MS;
@@ -332,62 +336,61 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
                                              static_cast<float>(plausible.maxWidth_m),
                                              static_cast<float>(plausible.maxStdPosition_m),
                                              static_cast<float>(plausible.maxStdSpeed_mps)};
-    parts->ingest = std::make_unique<IngestStage>(*parts->objects, limits, *parts->state);
+    return limits;
+}
 
-    TrackStageSettings trackSettings{};
-    trackSettings.capacity = d.capacities.maxTracks;
-    trackSettings.model = d.tracking.model == config::MotionModel::ConstantVelocity
-                              ? kernels::kf::MotionModel::ConstantVelocity
-                              : kernels::kf::MotionModel::ConstantAcceleration;
-    trackSettings.noiseDensity = static_cast<float>(d.tracking.accelNoiseDensity);
-    trackSettings.maxMissedCycles = d.tracking.maxMissedCycles;
-    trackSettings.confirmAfterHits = d.tracking.confirmAfterHits;
-    trackSettings.confirmWindow = d.tracking.confirmWindow;
-    trackSettings.gateMahalanobisSq = static_cast<float>(d.tracking.gates.mahalanobisSq);
-    trackSettings.gateDistance_m = static_cast<float>(d.tracking.gates.distance_m);
-    trackSettings.idBonus = static_cast<float>(d.tracking.gates.idBonus);
-    auto track = TrackStage::create(trackSettings, *parts->state, *parts->frame, *parts->history);
-    if (!track) {
-        return fail(RuntimeError{RuntimeErrorKind::Kernel, std::string("tracking: ") + kernels::kf::toString(track.error())});
-    }
-    parts->track = std::move(track).value();
-    parts->relations = std::make_unique<RelationsStage>(*parts->scene, *parts->state, *parts->frame, vehicles, corridors);
+TrackStageSettings trackSettings(const config::Deployment& d) {
+    TrackStageSettings settings{};
+    settings.capacity = d.capacities.maxTracks;
+    settings.model = d.tracking.model == config::MotionModel::ConstantVelocity ? kernels::kf::MotionModel::ConstantVelocity
+                                                                              : kernels::kf::MotionModel::ConstantAcceleration;
+    settings.noiseDensity = static_cast<float>(d.tracking.accelNoiseDensity);
+    settings.maxMissedCycles = d.tracking.maxMissedCycles;
+    settings.confirmAfterHits = d.tracking.confirmAfterHits;
+    settings.confirmWindow = d.tracking.confirmWindow;
+    settings.gateMahalanobisSq = static_cast<float>(d.tracking.gates.mahalanobisSq);
+    settings.gateDistance_m = static_cast<float>(d.tracking.gates.distance_m);
+    settings.idBonus = static_cast<float>(d.tracking.gates.idBonus);
+    return settings;
+}
 
-    int workers = options.cpuWorkers;
-    if (workers <= 0) {
-        const auto cores = d.runtime.cpuAffinity.empty() ? static_cast<int>(std::thread::hardware_concurrency())
-                                                         : static_cast<int>(d.runtime.cpuAffinity.size());
-        workers = std::clamp(cores, 1, MAX_AUTO_CPU_WORKERS);
+/// Worker threads of the CPU stages: the option's count, else one per core the cycle thread may use.
+int cpuWorkers(const config::Deployment& d, const RuntimeOptions& options) {
+    if (options.cpuWorkers > 0) {
+        return options.cpuWorkers;
     }
-    log(config::LogLevel::Info, "CPU stages: " + std::to_string(workers) + " worker thread(s)");
-    IntentionStageSettings intentionSettings{};
-    intentionSettings.maxVehicles = vehicles;
-    intentionSettings.particles = d.capacities.particles;
-    intentionSettings.particlesReduced = d.intention.particlesReduced;
-    intentionSettings.filter.seed = d.intention.seed;
-    intentionSettings.filter.cpuThreads = workers;  // same results for any count
-    intentionSettings.filter.resampleThreshold = static_cast<float>(d.intention.resampleThreshold);
-    intentionSettings.filter.resampler = d.intention.resampling == config::Resampling::DifferentialEvolution
-                                             ? kernels::pf::Resampler::DifferentialEvolution
-                                             : kernels::pf::Resampler::Systematic;
-    intentionSettings.filter.de.crossover = static_cast<float>(d.intention.de.crossover);
-    intentionSettings.filter.de.scale = static_cast<float>(d.intention.de.scaleFactor);
-    intentionSettings.filter.de.maxGenerations = d.intention.de.maxGenerations;
-    intentionSettings.filter.de.minSpread = static_cast<float>(d.intention.de.minSpread);
-    intentionSettings.model.dt_s = static_cast<float>(d.runtime.cyclePeriod_ms) * 1e-3F;
-    intentionSettings.model.noiseAccel_mps2 = static_cast<float>(d.intention.noise.accel_mps2);
-    intentionSettings.model.noisePosition_m = static_cast<float>(d.intention.noise.lateral_m);
-    intentionSettings.model.maxAccel_mps2 = static_cast<float>(d.motion.maxAccel_mps2);
-    intentionSettings.model.maxDecel_mps2 = static_cast<float>(d.motion.maxDecel_mps2);
-    auto intention = IntentionStage::create(intentionSettings, *parts->state, *parts->frame);
-    if (!intention) {
-        return fail(RuntimeError{RuntimeErrorKind::Kernel, "intention filter: invalid particle count or parameters (error " +
-                                                               std::to_string(static_cast<int>(intention.error())) + ")"});
-    }
-    parts->intention = std::move(intention).value();
+    const auto cores = d.runtime.cpuAffinity.empty() ? static_cast<int>(std::thread::hardware_concurrency())
+                                                     : static_cast<int>(d.runtime.cpuAffinity.size());
+    return std::clamp(cores, 1, MAX_AUTO_CPU_WORKERS);
+}
 
-    MotionStageSettings motionSettings{};
-    auto& chain = motionSettings.chain;
+IntentionStageSettings intentionSettings(const config::Deployment& d, int workers) {
+    IntentionStageSettings settings{};
+    settings.maxVehicles = d.capacities.maxPredictedVehicles;
+    settings.particles = d.capacities.particles;
+    settings.particlesReduced = d.intention.particlesReduced;
+    settings.filter.seed = d.intention.seed;
+    settings.filter.cpuThreads = workers;  // same results for any count
+    settings.filter.resampleThreshold = static_cast<float>(d.intention.resampleThreshold);
+    settings.filter.resampler = d.intention.resampling == config::Resampling::DifferentialEvolution
+                                    ? kernels::pf::Resampler::DifferentialEvolution
+                                    : kernels::pf::Resampler::Systematic;
+    settings.filter.de.crossover = static_cast<float>(d.intention.de.crossover);
+    settings.filter.de.scale = static_cast<float>(d.intention.de.scaleFactor);
+    settings.filter.de.maxGenerations = d.intention.de.maxGenerations;
+    settings.filter.de.minSpread = static_cast<float>(d.intention.de.minSpread);
+    settings.model.dt_s = static_cast<float>(d.runtime.cyclePeriod_ms) * 1e-3F;
+    settings.model.noiseAccel_mps2 = static_cast<float>(d.intention.noise.accel_mps2);
+    settings.model.noisePosition_m = static_cast<float>(d.intention.noise.lateral_m);
+    settings.model.maxAccel_mps2 = static_cast<float>(d.motion.maxAccel_mps2);
+    settings.model.maxDecel_mps2 = static_cast<float>(d.motion.maxDecel_mps2);
+    return settings;
+}
+
+MotionStageSettings motionSettings(const config::Deployment& d, int workers) {
+    const std::uint32_t vehicles = d.capacities.maxPredictedVehicles;
+    MotionStageSettings settings{};
+    auto& chain = settings.chain;
     chain.positionCells = static_cast<int>(d.motion.positionCells);
     chain.positionMax_m = static_cast<float>(d.motion.positionRange_m);
     chain.speedCells = static_cast<int>(d.motion.speedCells);
@@ -397,68 +400,106 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
     chain.accelMax_mps2 = static_cast<float>(std::max(d.motion.maxAccel_mps2, d.motion.maxDecel_mps2));
     chain.step_s = static_cast<float>(d.motion.step_s);
     chain.samplesPerAxis = static_cast<int>(d.motion.samplesPerCell);
-    auto& prediction = motionSettings.prediction;
+    auto& prediction = settings.prediction;
     prediction.horizonSteps = static_cast<int>(config::horizonSteps(d.motion));
-    prediction.maxCorridors = static_cast<int>(vehicles * corridors);
+    prediction.maxCorridors = static_cast<int>(vehicles * d.capacities.maxCorridorsPerVehicle);
     prediction.maxPolylinePoints = static_cast<int>(FRAME_POLYLINE_POINTS);
     prediction.gridWidthCells = static_cast<int>(d.grid.widthCells);
     prediction.gridHeightCells = static_cast<int>(d.grid.heightCells);
     prediction.gridResolution_m = static_cast<float>(d.grid.resolution_m);
     prediction.gridFrames = d.grid.enabled ? static_cast<int>(config::gridFrames(d.grid, d.motion)) : 1;
     prediction.rules.speed = kernels::markov::RuleSpeed::Typical;  // predict typical behaviour, not the reachable set
-    motionSettings.maxVehicles = vehicles;
-    motionSettings.cpuWorkers = workers;
-    if (wantCuda) {
-        const auto gpu = platform::queryGpu();
-        motionSettings.gpuZeroCopy = options.gpuZeroCopy.value_or(gpu.hasValue() && gpu.value().integrated);
+    settings.maxVehicles = vehicles;
+    settings.cpuWorkers = workers;
+    settings.gridEnabled = d.grid.enabled;
+    settings.gridFrameInterval_s = static_cast<float>(d.grid.frameInterval_s);
+    return settings;
+}
+
+/// The ingest, tracking and relations stages.
+Step createInputStages(Runtime::Parts& parts, const config::Deployment& d) {
+    parts.state = makePipelineState();
+    parts.frame = makeSceneFrame();
+    parts.history = std::make_unique<TrackHistory>(std::max(d.capacities.trackHistoryCycles, d.flocks.windowCycles));
+    parts.ingest = std::make_unique<IngestStage>(*parts.objects, ingestLimits(d), *parts.state);
+    auto track = TrackStage::create(trackSettings(d), *parts.state, *parts.frame, *parts.history);
+    if (!track) {
+        return fail(RuntimeError{RuntimeErrorKind::Kernel, std::string("tracking: ") + kernels::kf::toString(track.error())});
     }
-    motionSettings.gridEnabled = d.grid.enabled;
-    motionSettings.gridFrameInterval_s = static_cast<float>(d.grid.frameInterval_s);
-    auto motion = MotionStage::create(motionSettings, *parts->state, *parts->frame);
+    parts.track = std::move(track).value();
+    parts.relations = std::make_unique<RelationsStage>(*parts.scene, *parts.state, *parts.frame,
+                                                       d.capacities.maxPredictedVehicles, d.capacities.maxCorridorsPerVehicle);
+    return {};
+}
+
+/// The intention and motion stages (on the CPU; useCuda() moves them to the GPU). `zeroCopy`: the motion
+/// stage's GPU staging is mapped host memory.
+Step createModelStages(Runtime::Parts& parts, const config::Deployment& d, int workers, bool zeroCopy) {
+    parts.log(config::LogLevel::Info, "CPU stages: " + std::to_string(workers) + " worker thread(s)");
+    auto intention = IntentionStage::create(intentionSettings(d, workers), *parts.state, *parts.frame);
+    if (!intention) {
+        return fail(RuntimeError{RuntimeErrorKind::Kernel, "intention filter: invalid particle count or parameters (error " +
+                                                               std::to_string(static_cast<int>(intention.error())) + ")"});
+    }
+    parts.intention = std::move(intention).value();
+    MotionStageSettings settings = motionSettings(d, workers);
+    settings.gpuZeroCopy = zeroCopy;
+    auto motion = MotionStage::create(settings, *parts.state, *parts.frame);
     if (!motion) {
         return fail(RuntimeError{RuntimeErrorKind::Kernel, std::string("motion prediction: ") +
                                                                kernels::markov::toString(motion.error())});
     }
-    parts->motion = std::move(motion).value();
+    parts.motion = std::move(motion).value();
+    return {};
+}
+
+/// Moves the intention and motion stages to the GPU when `wantCuda`; with backend auto a GPU that
+/// cannot take them leaves the pipeline on the CPU. Logs the backend the pipeline runs on.
+Step useCuda(Runtime::Parts& parts, const config::Deployment& d, bool wantCuda, bool gpuPresent, bool zeroCopy) {
     if (wantCuda) {
-        auto gpu = parts->intention->enableGpu();
+        auto gpu = parts.intention->enableGpu();
         if (gpu) {
-            gpu = parts->motion->enableGpu();
+            gpu = parts.motion->enableGpu();
         }
         if (!gpu) {
             if (d.runtime.backend == config::Backend::Cuda) {
                 return fail(RuntimeError{RuntimeErrorKind::Backend, "backend cuda: " + gpu.error()});
             }
-            parts->intention->fallBackToCpu();
-            log(config::LogLevel::Warn, "backend auto: " + gpu.error() + "; the pipeline runs on the CPU");
+            parts.intention->fallBackToCpu();
+            parts.log(config::LogLevel::Warn, "backend auto: " + gpu.error() + "; the pipeline runs on the CPU");
         }
     }
-    const bool onGpu = parts->intention->onGpu() && parts->motion->onGpu();
-    parts->backendIsCuda.store(onGpu, std::memory_order_relaxed);
-    parts->startedOnGpu = onGpu;
-    log(config::LogLevel::Info,
-        std::string("backend ") + (onGpu ? "cuda" : "cpu") + " (configured " +
-            std::string(config::toString(d.runtime.backend)) +
-            (onGpu ? std::string("): intention filters and Markov motion prediction on the GPU (CUDA graphs, "
-                                 "high-priority streams, motion staging ") +
-                         (motionSettings.gpuZeroCopy ? "mapped, zero copy" : "copied") +
-                         "); tracking, relations and platoons on the CPU"
-                   : std::string(gpuPresent ? "; the CUDA device is not used)" : ")")));
+    const bool onGpu = parts.intention->onGpu() && parts.motion->onGpu();
+    parts.backendIsCuda.store(onGpu, std::memory_order_relaxed);
+    parts.startedOnGpu = onGpu;
+    parts.log(config::LogLevel::Info,
+              std::string("backend ") + (onGpu ? "cuda" : "cpu") + " (configured " +
+                  std::string(config::toString(d.runtime.backend)) +
+                  (onGpu ? std::string("): intention filters and Markov motion prediction on the GPU (CUDA graphs, "
+                                       "high-priority streams, motion staging ") +
+                               (zeroCopy ? "mapped, zero copy" : "copied") + "); tracking, relations and platoons on the CPU"
+                         : std::string(gpuPresent ? "; the CUDA device is not used)" : ")")));
+    return {};
+}
 
+/// The platoons stage (when flocks are enabled) and the publish stage.
+Step createOutputStages(Runtime::Parts& parts, const config::Deployment& d) {
     if (d.flocks.enabled) {
         auto platoons = PlatoonStage::create(PlatoonStageSettings{d.flocks.minMembers, d.flocks.windowCycles, d.flocks.radius_m},
-                                             *parts->history, *parts->platoonsOut, *parts->state);
+                                             *parts.history, *parts.platoonsOut, *parts.state);
         if (!platoons) {
             return fail(RuntimeError{RuntimeErrorKind::Kernel,
                                      std::string("flocks: ") + kernels::flock::toString(platoons.error().error)});
         }
-        parts->platoons = std::move(platoons).value();
+        parts.platoons = std::move(platoons).value();
     }
-    parts->publish = std::make_unique<PublishStage>(
-        OutputPublishers{*parts->tracksOut, *parts->intentionsOut, *parts->predictionOut}, *parts->state,
+    parts.publish = std::make_unique<PublishStage>(
+        OutputPublishers{*parts.tracksOut, *parts.intentionsOut, *parts.predictionOut}, *parts.state,
         static_cast<std::int64_t>(d.runtime.watchdog.holdLastMaxAge_ms) * NS_PER_MS);
+    return {};
+}
 
-    // Executor.
+ExecutorSettings executorSettings(const config::Deployment& d) {
     ExecutorSettings settings{};
     settings.period_ns = static_cast<std::int64_t>(d.runtime.cyclePeriod_ms) * NS_PER_MS;
     settings.deadline_ns = static_cast<std::int64_t>(d.runtime.deadline_ms) * NS_PER_MS;
@@ -472,45 +513,91 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
     settings.healthWindowCycles = d.runtime.healthWindowCycles;
     settings.inputLossHoldLastCycles = d.input.lossHoldLastCycles;
     settings.inputLossNoPredictionCycles = d.input.lossNoPredictionCycles;
-    parts->executor = std::make_unique<Executor>(settings, &onOverrun, parts.get());
-    const std::array<StageRunner*, STAGE_COUNT> runners{parts->ingest.get(),    parts->track.get(),  parts->relations.get(),
-                                                        parts->intention.get(), parts->motion.get(), parts->platoons.get(),
-                                                        parts->publish.get()};
+    return settings;
+}
+
+/// The executor with every stage (each behind its delay hook), and its watchdog thread started one
+/// priority above the threads it watches: a stage spinning at the cycle thread's priority on the
+/// watchdog's core cannot starve it.
+Step startExecutor(Runtime::Parts& parts, const config::Deployment& d) {
+    parts.executor = std::make_unique<Executor>(executorSettings(d), &onOverrun, &parts);
+    const std::array<StageRunner*, STAGE_COUNT> runners{parts.ingest.get(),    parts.track.get(),  parts.relations.get(),
+                                                        parts.intention.get(), parts.motion.get(), parts.platoons.get(),
+                                                        parts.publish.get()};
     for (std::size_t i = 0; i < STAGE_COUNT; ++i) {
         if (runners[i] != nullptr) {
-            parts->delayable[i] = std::make_unique<DelayableStage>(*runners[i]);
-            parts->executor->setStage(static_cast<Stage>(i), parts->delayable[i].get());
+            parts.delayable[i] = std::make_unique<DelayableStage>(*runners[i]);
+            parts.executor->setStage(static_cast<Stage>(i), parts.delayable[i].get());
         }
     }
-
-    // The watchdog one priority above the threads it watches: a stage spinning at the cycle thread's
-    // priority on the watchdog's core cannot starve it.
     const int watchdogPriority = d.runtime.rtPriority > 0 ? std::min(d.runtime.rtPriority + 1, MAX_FIFO_PRIORITY) : 0;
-    const platform::RealtimeOutcome watchdog = parts->executor->start(watchdogPriority);
+    const platform::RealtimeOutcome watchdog = parts.executor->start(watchdogPriority);
     if (watchdog.errnoValue != 0) {
         if (d.runtime.onRtSetupFailure == config::RtSetupFailurePolicy::Fail) {
             return fail(RuntimeError{RuntimeErrorKind::RealTime, "watchdog " + platform::describe(watchdog) +
                                                                      " (runtime.on_rt_setup_failure: fail)"});
         }
-        log(config::LogLevel::Warn, "watchdog " + platform::describe(watchdog) +
-                                        "; it keeps the cycle thread's priority (on_rt_setup_failure: warn)");
+        parts.log(config::LogLevel::Warn, "watchdog " + platform::describe(watchdog) +
+                                              "; it keeps the cycle thread's priority (on_rt_setup_failure: warn)");
     }
-    parts->journal = d.output.logSink == config::LogSink::Journald && platform::serviceNotifyCompiledIn();
-    if (d.output.logSink == config::LogSink::Journald && !parts->journal) {
-        log(config::LogLevel::Warn, "output.log_sink journald: this build has no libsystemd; logging to stderr");
+    return {};
+}
+
+/// The systemd journal (output.log_sink) and service notification (NOTIFY_SOCKET) when present.
+Step setUpService(Runtime::Parts& parts, const config::Deployment& d) {
+    parts.journal = d.output.logSink == config::LogSink::Journald && platform::serviceNotifyCompiledIn();
+    if (d.output.logSink == config::LogSink::Journald && !parts.journal) {
+        parts.log(config::LogLevel::Warn, "output.log_sink journald: this build has no libsystemd; logging to stderr");
     }
-    parts->notifyService = platform::serviceNotifyEnabled();
-    if (parts->notifyService) {
+    parts.notifyService = platform::serviceNotifyEnabled();
+    if (parts.notifyService) {
         const std::int64_t watchdog_ns = platform::serviceWatchdogInterval_ns();
-        log(config::LogLevel::Info, "systemd notification: READY=1 after the first cycle, WATCHDOG=1 after every cycle" +
-                                        (watchdog_ns > 0 ? " (WatchdogSec " + std::to_string(watchdog_ns / 1'000'000) + " ms)"
-                                                         : std::string(" (no WatchdogSec)")));
-        if (watchdog_ns > 0 && watchdog_ns < 2 * settings.period_ns) {
-            log(config::LogLevel::Warn, "WatchdogSec is shorter than two cycle periods: systemd may restart a runtime "
-                                        "that is only late");
+        parts.log(config::LogLevel::Info,
+                  "systemd notification: READY=1 after the first cycle, WATCHDOG=1 after every cycle" +
+                      (watchdog_ns > 0 ? " (WatchdogSec " + std::to_string(watchdog_ns / 1'000'000) + " ms)"
+                                       : std::string(" (no WatchdogSec)")));
+        if (watchdog_ns > 0 && watchdog_ns < 2 * executorSettings(d).period_ns) {
+            parts.log(config::LogLevel::Warn,
+                      "WatchdogSec is shorter than two cycle periods: systemd may restart a runtime that is only late");
         }
     }
-    return R(std::unique_ptr<Runtime>(new Runtime(std::move(parts))));
+    return {};
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Deployment& d, const RuntimeOptions& options) {
+    auto parts = std::make_unique<Parts>();
+    parts->deployment = d;
+    parts->log = makeLog(d, options);
+    const bool gpuPresent = platform::cudaCompiledIn() && platform::gpuCount() > 0;
+    const auto wantCuda = chooseCuda(d, gpuPresent);
+    if (!wantCuda) {
+        return fail(wantCuda.error());
+    }
+    bool zeroCopy = false;
+    if (*wantCuda) {
+        const auto gpu = platform::queryGpu();
+        zeroCopy = options.gpuZeroCopy.value_or(gpu.hasValue() && gpu.value().integrated);
+    }
+    const int workers = cpuWorkers(d, options);
+    // iceoryx's own log follows output.log_level (set before iceoryx logs anything).
+    static_assert(static_cast<int>(config::LogLevel::Debug) == static_cast<int>(platform::TransportLogLevel::Debug));
+    platform::setTransportLogLevel(static_cast<platform::TransportLogLevel>(d.output.logLevel));
+    Step step = loadScene(*parts, d);
+    step = step && options.connectToRouDi ? connectToRouDi(*parts, d) : step;
+    step = step ? createEndpoints(*parts, d.transport) : step;
+    step = step ? applyRealtimeSetup(d, parts->log) : step;
+    step = step ? createInputStages(*parts, d) : step;
+    step = step ? createModelStages(*parts, d, workers, zeroCopy) : step;
+    step = step ? useCuda(*parts, d, *wantCuda, gpuPresent, zeroCopy) : step;
+    step = step ? createOutputStages(*parts, d) : step;
+    step = step ? startExecutor(*parts, d) : step;
+    step = step ? setUpService(*parts, d) : step;
+    if (!step) {
+        return fail(step.error());
+    }
+    return std::unique_ptr<Runtime>(new Runtime(std::move(parts)));
 }
 
 void Runtime::afterCycle(const CycleReport& report) noexcept {

@@ -11,9 +11,13 @@ const char* versionString() noexcept {
     static char text[160];
     if (text[0] == '\0') {
         std::snprintf(text, sizeof(text), "augur %s (commit %s, %s)", AUGUR_VERSION_STRING, buildCommit(),
-                      platform::cudaCompiledIn() ? "CUDA backend compiled in" : "CPU backend only");
+                      backendsCompiledIn());
     }
     return text;
+}
+
+const char* backendsCompiledIn() noexcept {
+    return platform::cudaCompiledIn() ? "CUDA backend compiled in" : "CPU backend only";
 }
 
 }  // namespace augur::runtime

@@ -1,33 +1,43 @@
+// The executor in synthetic time: stages "take time" by moving a manual clock, polling the watchdog
+// as its thread would, so cycle timing, deadline misses and the loop's schedule are exact. The real
+// clock and threads are covered by executor_thread_test.cpp (label `wall-clock`).
 #include "augur/runtime/executor.hpp"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "augur/platform/clock.hpp"
 #include "augur/runtime/health.hpp"
+#include "augur/testing/manual_clock.hpp"
 
 namespace augur::runtime {
 namespace {
 
+using testing::ManualClock;
+using SyntheticExecutor = BasicExecutor<ManualClock>;
+
 constexpr std::int64_t MS = 1'000'000;
+constexpr std::int64_t POLL_NS = 1 * MS;
 constexpr std::int64_t DEADLINE_NS = 30 * MS;
 constexpr std::uint32_t GOOD_CYCLES = 3;
 constexpr std::uint32_t INPUT_LOSS_HOLD_LAST = 2;
 constexpr std::uint32_t INPUT_LOSS_NO_PREDICTION = 4;
 
-/// A stage that records when it ran and can be told to take long or fail on one cycle.
+/// A stage that records when it ran and can be told to take long or fail on one cycle. It takes time
+/// by moving the clock in watchdog polls.
 class ScriptedStage : public StageRunner {
 public:
-    ScriptedStage(Stage stage, std::vector<Stage>& log) : m_stage(stage), m_log(log) {}
+    ScriptedStage(Stage stage, std::vector<Stage>& log, ManualClock clock)
+        : m_stage(stage), m_log(log), m_clock(std::move(clock)) {}
 
     StageStatus run(CycleContext& context) noexcept override {
         m_log.push_back(m_stage);
         context.hadInput = context.hadInput || givesInput;
         lastSawMissed = context.deadlineMissed;
         lastMode = context.mode;
+        take(work_ns);
         if (context.cycle == delayCycle) {
-            platform::sleepUntil_ns(platform::monotonicNow_ns() + delay_ns);
+            take(delay_ns);
         }
         if (context.cycle == failCycle) {
             return failure;
@@ -35,6 +45,8 @@ public:
         return StageStatus::Ok;
     }
 
+    BasicWatchdog<ManualClock>* watchdog{nullptr};
+    std::int64_t work_ns{0};  ///< time every run takes
     std::uint64_t delayCycle{UINT64_MAX};
     std::int64_t delay_ns{0};
     std::uint64_t failCycle{UINT64_MAX};
@@ -44,8 +56,16 @@ public:
     RuntimeMode lastMode{RuntimeMode::Nominal};
 
 private:
+    void take(std::int64_t duration_ns) noexcept {
+        for (std::int64_t taken = 0; taken < duration_ns; taken += POLL_NS) {
+            m_clock.advance(POLL_NS);
+            watchdog->poll(m_clock.now_ns());
+        }
+    }
+
     Stage m_stage;
     std::vector<Stage>& m_log;
+    ManualClock m_clock;
 };
 
 class ExecutorTest : public ::testing::Test {
@@ -59,26 +79,32 @@ protected:
         settings.traceCapacityEvents = 64;
         settings.inputLossHoldLastCycles = INPUT_LOSS_HOLD_LAST;
         settings.inputLossNoPredictionCycles = INPUT_LOSS_NO_PREDICTION;
+        settings.watchdogPoll_ns = POLL_NS;
         log.reserve(4096);
         for (std::size_t i = 0; i < STAGE_COUNT; ++i) {
-            stages.push_back(std::make_unique<ScriptedStage>(static_cast<Stage>(i), log));
+            stages.push_back(std::make_unique<ScriptedStage>(static_cast<Stage>(i), log, clock));
         }
         stages.front()->givesInput = true;
-        sut = std::make_unique<Executor>(settings, nullptr, nullptr);
+        rebuild();
+    }
+
+    /// (Re)creates the executor from `settings`. Its watchdog is not started: the stages poll it.
+    void rebuild() {
+        sut = std::make_unique<SyntheticExecutor>(settings, nullptr, nullptr, clock);
         for (std::size_t i = 0; i < STAGE_COUNT; ++i) {
             sut->setStage(static_cast<Stage>(i), stages[i].get());
+            stages[i]->watchdog = &sut->watchdog();
         }
-        sut->start();
     }
-    ~ExecutorTest() override { sut->stop(); }
 
     ScriptedStage& stage(Stage s) { return *stages[static_cast<std::size_t>(s)]; }
-    CycleReport cycle() { return sut->runCycle(platform::monotonicNow_ns()); }
+    CycleReport cycle() { return sut->runCycle(clock.now_ns()); }
 
+    ManualClock clock;
     ExecutorSettings settings;
     std::vector<Stage> log;
     std::vector<std::unique_ptr<ScriptedStage>> stages;
-    std::unique_ptr<Executor> sut;
+    std::unique_ptr<SyntheticExecutor> sut;
 };
 
 TEST_F(ExecutorTest, RunsStagesInPipelineOrder) {
@@ -216,26 +242,81 @@ TEST_F(ExecutorTest, FailedStagesAreCountedAndReachTheHealthMessage) {
 }
 
 TEST_F(ExecutorTest, KeepsLatencyStatisticsAndTrace) {
+    constexpr std::int64_t TRACK_NS = 2 * MS;
+    constexpr std::int64_t MOTION_NS = 3 * MS;
+    constexpr float US_PER_NS = 1e-3F;
+    stage(Stage::Track).work_ns = TRACK_NS;
+    stage(Stage::Motion).work_ns = MOTION_NS;
     for (int i = 0; i < 4; ++i) {
         (void)cycle();
     }
-    EXPECT_GT(sut->cycleLatency().max_us, 0.0F);
-    EXPECT_GE(sut->cycleLatency().max_us, sut->stageLatency(Stage::Track).max_us);
+    EXPECT_FLOAT_EQ(sut->stageLatency(Stage::Track).max_us, static_cast<float>(TRACK_NS) * US_PER_NS);
+    EXPECT_FLOAT_EQ(sut->stageLatency(Stage::Motion).max_us, static_cast<float>(MOTION_NS) * US_PER_NS);
+    EXPECT_FLOAT_EQ(sut->stageLatency(Stage::Ingest).max_us, 0.0F);
+    EXPECT_FLOAT_EQ(sut->cycleLatency().max_us, static_cast<float>(TRACK_NS + MOTION_NS) * US_PER_NS);
     EXPECT_EQ(sut->trace().size(), 4U * STAGE_COUNT - 2U);  // platoons on cycles 0 and 2 only
 }
 
 TEST_F(ExecutorTest, PeriodicLoopRunsOnAbsoluteDeadlines) {
     constexpr std::uint64_t CYCLES = 5;
+    stage(Stage::Track).work_ns = 4 * MS;  // cycles take time: the schedule does not drift by it
     std::atomic<bool> stop{false};
     std::vector<std::int64_t> starts;
     starts.reserve(CYCLES);
-    const std::int64_t t0 = platform::monotonicNow_ns();
+    const std::int64_t t0 = clock.now_ns();
     sut->runLoop(stop, CYCLES, [] { return false; },
-                 [&](const CycleReport&) { starts.push_back(platform::monotonicNow_ns()); });
+                 [&](const CycleReport& report) { starts.push_back(clock.now_ns() - report.latency_ns); });
     ASSERT_EQ(starts.size(), CYCLES);
-    // Cycle k ends after t0 + k·period: cycles are spaced by the period, not run back to back.
-    for (std::uint64_t k = 1; k < CYCLES; ++k) {
-        EXPECT_GE(starts[k] - t0, static_cast<std::int64_t>(k) * settings.period_ns);
+    for (std::uint64_t k = 0; k < CYCLES; ++k) {
+        EXPECT_EQ(starts[k] - t0, static_cast<std::int64_t>(k) * settings.period_ns) << "cycle " << k;
+    }
+    EXPECT_EQ(sut->skippedPeriods(), 0U);
+}
+
+TEST_F(ExecutorTest, PeriodsLostToAnOverrunAreSkippedAndCounted) {
+    constexpr std::uint64_t CYCLES = 3;
+    constexpr std::uint64_t LATE_CYCLE = 1;
+    stage(Stage::Intention).delayCycle = LATE_CYCLE;
+    stage(Stage::Intention).delay_ns = 5 * settings.period_ns / 2;  // ends 1.5 periods into the next one
+    std::atomic<bool> stop{false};
+    std::vector<std::int64_t> starts;
+    starts.reserve(CYCLES);
+    const std::int64_t t0 = clock.now_ns();
+    sut->runLoop(stop, CYCLES, [] { return false; },
+                 [&](const CycleReport& report) { starts.push_back(clock.now_ns() - report.latency_ns); });
+    ASSERT_EQ(starts.size(), CYCLES);
+    const std::vector<std::int64_t> expected{0, settings.period_ns, 4 * settings.period_ns};
+    for (std::uint64_t k = 0; k < CYCLES; ++k) {
+        EXPECT_EQ(starts[k] - t0, expected[k]) << "cycle " << k;
+    }
+    EXPECT_EQ(sut->skippedPeriods(), 2U);
+    EXPECT_EQ(sut->deadlineMisses(), 1U);
+}
+
+TEST_F(ExecutorTest, OnInputLoopRunsWhenInputArrivesAndAtLeastOncePerPeriod) {
+    constexpr std::uint64_t CYCLES = 3;
+    constexpr std::int64_t INPUT_AFTER_NS = 5 * MS;
+    settings.trigger = Trigger::OnInput;
+    rebuild();
+    std::atomic<bool> stop{false};
+    std::vector<std::int64_t> starts;
+    starts.reserve(CYCLES);
+    const std::int64_t t0 = clock.now_ns();
+    bool inputTaken = false;
+    const auto inputReady = [&] {
+        if (!inputTaken && clock.now_ns() - t0 >= INPUT_AFTER_NS) {
+            inputTaken = true;
+            return true;
+        }
+        return false;
+    };
+    sut->runLoop(stop, CYCLES, inputReady,
+                 [&](const CycleReport& report) { starts.push_back(clock.now_ns() - report.latency_ns); });
+    ASSERT_EQ(starts.size(), CYCLES);
+    // The first cycle at once; the second when the input arrives; the third one period after the second.
+    const std::vector<std::int64_t> expected{0, INPUT_AFTER_NS, INPUT_AFTER_NS + settings.period_ns};
+    for (std::uint64_t k = 0; k < CYCLES; ++k) {
+        EXPECT_EQ(starts[k] - t0, expected[k]) << "cycle " << k;
     }
 }
 

@@ -1,92 +1,143 @@
+// The watchdog's detection logic in synthetic time: the test moves a manual clock and polls the
+// watchdog the way its thread would, so every outcome is exact. The thread itself is covered by
+// watchdog_thread_test.cpp (label `wall-clock`).
 #include "augur/runtime/watchdog.hpp"
 
 #include <gtest/gtest.h>
 
-#include <atomic>
+#include <vector>
 
-#include "augur/platform/clock.hpp"
+#include "augur/testing/manual_clock.hpp"
 
 namespace augur::runtime {
 namespace {
 
+using testing::ManualClock;
+using SyntheticWatchdog = BasicWatchdog<ManualClock>;
+
 constexpr std::int64_t MS = 1'000'000;
 constexpr std::int64_t DEADLINE_NS = 40 * MS;
+constexpr std::int64_t INTENTION_BUDGET_NS = 10 * MS;
 constexpr std::int64_t POLL_NS = 1 * MS;
 
 struct Recorder {
-    std::atomic<int> deadlineEvents{0};
-    std::atomic<int> stageEvents{0};
-    std::atomic<std::int64_t> detectedAt_ns{0};
-    std::atomic<std::uint8_t> stage{0};
+    std::vector<Overrun> deadlines;
+    std::vector<Overrun> stages;
 };
 
 void onOverrun(void* context, const Overrun& overrun) noexcept {
     auto* r = static_cast<Recorder*>(context);
-    if (overrun.kind == OverrunKind::CycleDeadline) {
-        r->detectedAt_ns.store(platform::monotonicNow_ns());
-        r->stage.store(static_cast<std::uint8_t>(overrun.stage));
-        r->deadlineEvents.fetch_add(1);
-    } else {
-        r->stageEvents.fetch_add(1);
-    }
+    (overrun.kind == OverrunKind::CycleDeadline ? r->deadlines : r->stages).push_back(overrun);
 }
 
 WatchdogBudgets budgets() {
     WatchdogBudgets b;
     b.cycleDeadline_ns = DEADLINE_NS;
-    b.stageBudget_ns[static_cast<std::size_t>(Stage::Intention)] = 10 * MS;
+    b.stageBudget_ns[static_cast<std::size_t>(Stage::Intention)] = INTENTION_BUDGET_NS;
     return b;
 }
 
-TEST(Watchdog, OnTimeCyclesRaiseNothing) {
+class WatchdogTest : public ::testing::Test {
+protected:
+    WatchdogTest() {
+        recorder.deadlines.reserve(16);
+        recorder.stages.reserve(16);
+    }
+
+    /// Lets `duration_ns` pass with the watchdog polled every POLL_NS, as its thread would.
+    void pass(std::int64_t duration_ns) {
+        for (std::int64_t waited = 0; waited < duration_ns; waited += POLL_NS) {
+            clock.advance(POLL_NS);
+            sut.poll(clock.now_ns());
+        }
+    }
+
+    ManualClock clock;
     Recorder recorder;
-    Watchdog sut(budgets(), POLL_NS, &onOverrun, &recorder);
-    sut.start();
+    SyntheticWatchdog sut{budgets(), POLL_NS, &onOverrun, &recorder, clock};
+};
+
+TEST_F(WatchdogTest, OnTimeCyclesRaiseNothing) {
     for (std::uint64_t cycle = 0; cycle < 5; ++cycle) {
-        sut.beginCycle(cycle, platform::monotonicNow_ns());
-        sut.beginStage(Stage::Intention, platform::monotonicNow_ns());
-        platform::sleepUntil_ns(platform::monotonicNow_ns() + 2 * MS);
+        sut.beginCycle(cycle, clock.now_ns());
+        sut.beginStage(Stage::Intention, clock.now_ns());
+        pass(2 * MS);
         sut.endCycle();
         EXPECT_FALSE(sut.deadlineMissed(cycle));
     }
-    sut.stop();
-    EXPECT_EQ(recorder.deadlineEvents.load(), 0);
+    EXPECT_TRUE(recorder.deadlines.empty());
+    EXPECT_TRUE(recorder.stages.empty());
     EXPECT_EQ(sut.deadlineMisses(), 0U);
 }
 
-TEST(Watchdog, StuckStageIsDetectedWhileItIsStillRunning) {
-    Recorder recorder;
-    Watchdog sut(budgets(), POLL_NS, &onOverrun, &recorder);
-    sut.start();
-    const std::int64_t start = platform::monotonicNow_ns();
-    sut.beginCycle(7, start);
+TEST_F(WatchdogTest, StuckStageIsDetectedWhileItIsStillRunning) {
+    constexpr std::uint64_t CYCLE = 7;
+    const std::int64_t start = clock.now_ns();
+    sut.beginCycle(CYCLE, start);
     sut.beginStage(Stage::Motion, start);
-    // The "stage" keeps running well past the deadline; the watchdog must fire before it returns.
-    while (recorder.deadlineEvents.load() == 0 && platform::monotonicNow_ns() - start < 10 * DEADLINE_NS) {
-        platform::sleepUntil_ns(platform::monotonicNow_ns() + MS);
-    }
-    const std::int64_t detectedAfter = recorder.detectedAt_ns.load() - start;
+    pass(DEADLINE_NS);
+    EXPECT_TRUE(recorder.deadlines.empty()) << "exactly at the deadline the cycle is still on time";
+
+    pass(POLL_NS);  // the stage has not returned: no beginStage / endCycle
+    ASSERT_EQ(recorder.deadlines.size(), 1U);
+    EXPECT_TRUE(sut.deadlineMissed(CYCLE));
+    EXPECT_EQ(recorder.deadlines[0].cycle, CYCLE);
+    EXPECT_EQ(recorder.deadlines[0].stage, Stage::Motion);
+    EXPECT_EQ(recorder.deadlines[0].elapsed_ns, DEADLINE_NS + POLL_NS);  // detected one poll after the deadline
+
+    pass(10 * POLL_NS);
     sut.endCycle();
-    sut.stop();
-    ASSERT_EQ(recorder.deadlineEvents.load(), 1);
-    EXPECT_TRUE(sut.deadlineMissed(7));
-    EXPECT_EQ(recorder.stage.load(), static_cast<std::uint8_t>(Stage::Motion));
-    EXPECT_GE(detectedAfter, DEADLINE_NS);
-    EXPECT_LT(detectedAfter, 2 * DEADLINE_NS);  // within one cycle of the deadline
+    EXPECT_EQ(recorder.deadlines.size(), 1U) << "one report per cycle";
+    EXPECT_EQ(sut.deadlineMisses(), 1U);
+    EXPECT_TRUE(sut.deadlineMissed(CYCLE)) << "the flag outlives the cycle";
 }
 
-TEST(Watchdog, StageOverBudgetIsCountedOncePerStage) {
-    Recorder recorder;
-    Watchdog sut(budgets(), POLL_NS, &onOverrun, &recorder);
-    sut.start();
-    sut.beginCycle(1, platform::monotonicNow_ns());
-    sut.beginStage(Stage::Intention, platform::monotonicNow_ns());
-    platform::sleepUntil_ns(platform::monotonicNow_ns() + 25 * MS);
-    sut.beginStage(Stage::Motion, platform::monotonicNow_ns());
+TEST_F(WatchdogTest, StageOverBudgetIsCountedOncePerStage) {
+    sut.beginCycle(1, clock.now_ns());
+    sut.beginStage(Stage::Intention, clock.now_ns());
+    pass(25 * MS);
+    sut.beginStage(Stage::Motion, clock.now_ns());  // Motion has no budget: never flagged
+    pass(10 * MS);
     sut.endCycle();
-    sut.stop();
     EXPECT_EQ(sut.stageOverruns(Stage::Intention), 1U);
-    EXPECT_EQ(recorder.stageEvents.load(), 1);
+    EXPECT_EQ(sut.stageOverruns(Stage::Motion), 0U);
+    ASSERT_EQ(recorder.stages.size(), 1U);
+    EXPECT_EQ(recorder.stages[0].stage, Stage::Intention);
+    EXPECT_EQ(recorder.stages[0].elapsed_ns, INTENTION_BUDGET_NS + POLL_NS);
+    EXPECT_EQ(sut.deadlineMisses(), 0U);
+}
+
+TEST_F(WatchdogTest, EachRunOfAStageIsCheckedAgainstItsBudget) {
+    for (std::uint64_t cycle = 0; cycle < 3; ++cycle) {
+        sut.beginCycle(cycle, clock.now_ns());
+        sut.beginStage(Stage::Intention, clock.now_ns());
+        pass(INTENTION_BUDGET_NS + POLL_NS);
+        sut.endCycle();
+    }
+    EXPECT_EQ(sut.stageOverruns(Stage::Intention), 3U);
+    EXPECT_EQ(recorder.stages.size(), 3U);
+}
+
+TEST_F(WatchdogTest, EachLateCycleIsReportedOnce) {
+    for (std::uint64_t cycle = 0; cycle < 2; ++cycle) {
+        sut.beginCycle(cycle, clock.now_ns());
+        pass(DEADLINE_NS + 5 * POLL_NS);
+        sut.endCycle();
+    }
+    ASSERT_EQ(recorder.deadlines.size(), 2U);
+    EXPECT_EQ(recorder.deadlines[0].cycle, 0U);
+    EXPECT_EQ(recorder.deadlines[1].cycle, 1U);
+    EXPECT_EQ(sut.deadlineMisses(), 2U);
+    EXPECT_FALSE(sut.deadlineMissed(0)) << "the flag names the last late cycle";
+    EXPECT_TRUE(sut.deadlineMissed(1));
+}
+
+TEST_F(WatchdogTest, TimeBetweenCyclesIsNotCounted) {
+    sut.beginCycle(0, clock.now_ns());
+    pass(POLL_NS);
+    sut.endCycle();
+    pass(10 * DEADLINE_NS);
+    EXPECT_TRUE(recorder.deadlines.empty());
     EXPECT_EQ(sut.deadlineMisses(), 0U);
 }
 

@@ -1,9 +1,12 @@
 #include "augur/hil/bench_scoring.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <numbers>
+#include <optional>
 #include <span>
 #include <unordered_map>
 
@@ -336,295 +339,386 @@ struct SnapshotCandidate {
     double distanceFromMiddle_s{0.0};
 };
 
-void scorePredictions(const Scenario& scenario, const PerceptionEmulator& emulator, const ReplayLog& log,
-                      const Recording& recording, const ScoringOptions& options, BenchScore& score) {
-    const std::span<const double> horizons(REPORT_HORIZONS_S);
+/// The recording's intention and track lists by cycle.
+struct RecordingIndex {
+    explicit RecordingIndex(const Recording& recording) {
+        for (const auto& i : recording.intentions) {
+            intentionsOfCycle.emplace(i.cycle, &i);
+        }
+        for (const auto& t : recording.tracks) {
+            tracksOfCycle.emplace(t.cycle, &t);
+        }
+    }
     std::unordered_map<std::uint64_t, const RecordedIntentionList*> intentionsOfCycle;
-    for (const auto& i : recording.intentions) {
-        intentionsOfCycle.emplace(i.cycle, &i);
-    }
     std::unordered_map<std::uint64_t, const RecordedTrackList*> tracksOfCycle;
-    for (const auto& t : recording.tracks) {
-        tracksOfCycle.emplace(t.cycle, &t);
+};
+
+constexpr auto COMPUTED_MODES = static_cast<std::size_t>(RuntimeMode::HoldLast);  // modes that compute
+
+/// The error accumulators of one predictor (ours, constant velocity, lane following): over every
+/// sample, by the runtime mode of the prediction and by what the road user did.
+struct PredictorErrors {
+    void start(float step_s, std::span<const double> horizons) {
+        all.emplace(step_s, horizons);
+        for (std::size_t m = 0; m < COMPUTED_MODES; ++m) {
+            byMode.emplace_back(step_s, horizons);
+        }
+        for (std::size_t c = 0; c < MOTION_CLASS_COUNT; ++c) {
+            byClass.emplace_back(step_s, horizons);
+        }
     }
-    std::optional<PredictionAccumulator> ours;
-    std::optional<PredictionAccumulator> cv;
-    constexpr auto COMPUTED_MODES = static_cast<std::size_t>(RuntimeMode::HoldLast);  // modes that compute
-    std::optional<PredictionAccumulator> lf;
-    std::vector<PredictionAccumulator> oursByMode;
-    std::vector<PredictionAccumulator> cvByMode;
-    std::vector<PredictionAccumulator> lfByMode;
-    std::vector<std::size_t> samplesByMode(COMPUTED_MODES, 0);
-    std::vector<PredictionAccumulator> oursByClass;
-    std::vector<PredictionAccumulator> cvByClass;
-    std::vector<PredictionAccumulator> lfByClass;
-    std::vector<std::size_t> samplesByClass(MOTION_CLASS_COUNT, 0);
-    std::vector<LaneFollowingMode> lfModes;
+    void add(std::size_t mode, std::size_t motion, std::span<const Point2> truth,
+             std::span<const std::span<const Point2>> candidates, std::span<const double> probabilities) {
+        all->add(truth, candidates, probabilities);
+        byMode[mode].add(truth, candidates, probabilities);
+        byClass[motion].add(truth, candidates, probabilities);
+    }
+
+    std::optional<PredictionAccumulator> all;
+    std::vector<PredictionAccumulator> byMode;
+    std::vector<PredictionAccumulator> byClass;
+};
+
+/// What one scored vehicle of one prediction is compared with, rebuilt per vehicle (the storage is kept).
+struct VehicleCandidates {
+    std::vector<Point2> truth;                       ///< the road user's true positions over the horizon
+    std::vector<std::vector<Point2>> corridors;      ///< ours: the predicted corridors' points
+    std::vector<std::span<const Point2>> candidates;
+    std::vector<double> probabilities;
+    std::vector<Point2> cvPath;                      ///< the constant-velocity baseline
+    std::vector<LaneFollowingMode> lfModes;          ///< the lane-following baseline
     std::vector<std::span<const Point2>> lfCandidates;
     std::vector<double> lfProbabilities;
     std::vector<bool> taken;
-    float accumulatorStep_s = 0.0F;
-    auto grid = std::make_unique<OccupancyGrid>();
-    std::vector<Point2> truth;
-    std::vector<std::vector<Point2>> corridors;
-    std::vector<std::span<const Point2>> candidates;
-    std::vector<double> probabilities;
-    std::vector<Point2> cvPath;
-    const double runMiddle_s = log.step_s * (static_cast<double>(log.firstStep) + 0.5 * static_cast<double>(log.lists.size()));
-    SnapshotCandidate best;
-    std::int64_t lastScored_ns = 0;
-    bool scoredAny = false;
+};
 
-    for (const RecordedPrediction& p : recording.predictions) {
+/// Scores the recorded predictions against the ground truth and both baselines, and picks the snapshot.
+/// The steps: per prediction, whether it is scored at all (scorePrediction); per vehicle, the truth, our
+/// corridors and the baselines from the perceived state (scoreVehicle), added to the accumulators and
+/// described as a sample; then the results and the snapshot.
+class PredictionScorer {
+public:
+    PredictionScorer(const Scenario& scenario, const PerceptionEmulator& emulator, const ReplayLog& log,
+                     const Recording& recording, const ScoringOptions& options, BenchScore& score)
+        : m_scenario(scenario), m_emulator(emulator), m_log(log), m_recording(recording), m_options(options),
+          m_score(score), m_index(recording), m_grid(std::make_unique<OccupancyGrid>()),
+          m_runMiddle_s(log.step_s * (static_cast<double>(log.firstStep) + 0.5 * static_cast<double>(log.lists.size()))) {}
+
+    void run() {
+        for (const RecordedPrediction& p : m_recording.predictions) {
+            scorePrediction(p);
+        }
+        writeResults();
+        m_score.occupancyThreshold = m_options.occupancyThreshold;
+        if (m_best.prediction != nullptr) {
+            m_score.snapshot = snapshotOf(*m_best.prediction);
+        }
+    }
+
+private:
+    /// Whether `p` is one to score: computed (not held or stale), not older than the last scored one, and
+    /// on the step of the first scored prediction (the accumulators start with it).
+    bool admissible(const RecordedPrediction& p) {
         if (p.mode >= RuntimeMode::HoldLast || p.stale || p.horizonSteps == 0 || !(p.step_s > 0.0F) ||
-            (scoredAny && p.sourceStamp_ns <= lastScored_ns)) {
-            ++score.predictionsSkipped;
-            continue;
+            (m_scoredAny && p.sourceStamp_ns <= m_lastScored_ns)) {
+            return false;
         }
-        if (!ours || p.step_s != accumulatorStep_s) {
-            if (ours) {
-                ++score.predictionsSkipped;  // the runtime changed its step mid-run: keep the first
-                continue;
-            }
-            accumulatorStep_s = p.step_s;
-            ours.emplace(p.step_s, horizons);
-            cv.emplace(p.step_s, horizons);
-            lf.emplace(p.step_s, horizons);
-            for (std::size_t m = 0; m < COMPUTED_MODES; ++m) {
-                oursByMode.emplace_back(p.step_s, horizons);
-                cvByMode.emplace_back(p.step_s, horizons);
-                lfByMode.emplace_back(p.step_s, horizons);
-            }
-            for (std::size_t c = 0; c < MOTION_CLASS_COUNT; ++c) {
-                oursByClass.emplace_back(p.step_s, horizons);
-                cvByClass.emplace_back(p.step_s, horizons);
-                lfByClass.emplace_back(p.step_s, horizons);
-            }
+        if (m_ours.all && p.step_s != m_step_s) {
+            return false;  // the runtime changed its step mid-run: keep the first
         }
-        const double t0_s = scenarioTime_s(log, p.sourceStamp_ns);
+        if (!m_ours.all) {
+            const std::span<const double> horizons(REPORT_HORIZONS_S);
+            m_step_s = p.step_s;
+            m_ours.start(p.step_s, horizons);
+            m_cv.start(p.step_s, horizons);
+            m_lf.start(p.step_s, horizons);
+        }
+        return true;
+    }
+
+    void scorePrediction(const RecordedPrediction& p) {
+        if (!admissible(p)) {
+            ++m_score.predictionsSkipped;
+            return;
+        }
+        const double t0_s = scenarioTime_s(m_log, p.sourceStamp_ns);
         std::size_t step0 = 0;
-        if (!stepOfTime(log, t0_s, step0)) {
-            ++score.predictionsSkipped;
-            continue;
+        if (!stepOfTime(m_log, t0_s, step0)) {
+            ++m_score.predictionsSkipped;
+            return;
         }
-        if (t0_s < warmUpEnd_s(log, options)) {
-            ++score.predictionsInWarmUp;
-            continue;
+        if (t0_s < warmUpEnd_s(m_log, m_options)) {
+            ++m_score.predictionsInWarmUp;
+            return;
         }
         const bool hasGrid = p.grid.frameCount > 0 && p.horizonSteps % p.grid.frameCount == 0;
         if (hasGrid) {
-            restoreGrid(p.grid, *grid);
+            restoreGrid(p.grid, *m_grid);
         }
-        const std::size_t steps = p.horizonSteps;
         std::size_t scoredVehicles = 0;
         std::size_t vehiclesInGrid = 0;
         for (const VehiclePrediction& v : p.vehicles) {
-            const std::uint32_t trueId =
-                roadUserOfTrack(scenario, log, tracksOfCycle, p.cycle, v.trackId, step0, options.identityGate_m);
-            if (trueId == 0 || trueId == log.egoId || v.corridorCount == 0) {
-                continue;
-            }
-            truth.clear();
-            for (std::size_t k = 1; k <= steps; ++k) {
-                Point2 point;
-                if (!truthPositionAt(scenario, trueId, t0_s + static_cast<double>(k) * p.step_s, point)) {
-                    break;
-                }
-                truth.push_back(point);
-            }
-            if (truth.empty()) {
-                continue;
-            }
-            std::size_t measuredStep = 0;
-            const PerceivedObject* measured =
-                perceivedOfRoadUser(emulator, log, step0, trueId, options.cvLookbackSteps, measuredStep);
-            if (measured == nullptr) {
-                ++score.samplesWithoutBaseline;
-                continue;
-            }
-            corridors.resize(v.corridorCount);
-            candidates.clear();
-            probabilities.clear();
-            double probabilitySum = 0.0;
-            for (std::uint32_t c = 0; c < v.corridorCount; ++c) {
-                corridors[c].resize(steps);
-                for (std::size_t k = 0; k < steps; ++k) {
-                    corridors[c][k] = {v.corridors[c].points[k].x_m, v.corridors[c].points[k].y_m};
-                }
-                candidates.emplace_back(corridors[c]);
-                const double probability = std::max(0.0, static_cast<double>(v.corridors[c].probability));
-                probabilities.push_back(probability);
-                probabilitySum += probability;
-            }
-            if (!(probabilitySum > 0.0)) {
-                continue;
-            }
-            // Baseline: the perceived state carried forward to t0, then constant velocity.
-            const double lag_s = t0_s - static_cast<double>(measuredStep) * log.step_s;
-            const double heading = measured->heading_rad;
-            const double speed = measured->speed_mps;
-            const Point2 atT0{measured->x_m + lag_s * speed * std::cos(heading), measured->y_m + lag_s * speed * std::sin(heading)};
-            cvPath.resize(steps);
-            predictConstantVelocity(atT0, heading, speed, p.step_s, cvPath);
-            const std::span<const Point2> cvCandidate(cvPath);
-            const double one = 1.0;
-            const std::span<const std::span<const Point2>> cvCandidates(&cvCandidate, 1);
-            const std::span<const double> cvProbability(&one, 1);
-            // Lane following from the same perceived state.
-            lfCandidates.clear();
-            lfProbabilities.clear();
-            if (options.laneFollowing != nullptr) {
-                options.laneFollowing->predict(atT0, heading, speed, p.step_s, steps, lfModes);
-                for (const LaneFollowingMode& m : lfModes) {
-                    lfCandidates.emplace_back(m.points);
-                    lfProbabilities.push_back(m.probability);
-                }
-            }
-            // What the road user did over the horizon, from the truth.
-            MotionClass motion = MotionClass::Straight;
-            if (const GroundTruthState* now = scenario.find(step0, trueId)) {
-                const std::size_t endStep =
-                    step0 + static_cast<std::size_t>(std::lround(static_cast<double>(truth.size()) * p.step_s / log.step_s));
-                const GroundTruthState* later = scenario.find(endStep, trueId);
-                motion = classifyMotion(Point2{now->x_m, now->y_m}, now->heading_rad, now->speed_mps, truth.back(),
-                                        later != nullptr ? static_cast<double>(later->heading_rad) : now->heading_rad);
-            }
-            const auto mode = static_cast<std::size_t>(p.mode);
-            const auto motionIndex = static_cast<std::size_t>(motion);
-            ours->add(truth, candidates, probabilities);
-            cv->add(truth, cvCandidates, cvProbability);
-            oursByMode[mode].add(truth, candidates, probabilities);
-            cvByMode[mode].add(truth, cvCandidates, cvProbability);
-            oursByClass[motionIndex].add(truth, candidates, probabilities);
-            cvByClass[motionIndex].add(truth, cvCandidates, cvProbability);
-            if (!lfCandidates.empty()) {
-                lf->add(truth, lfCandidates, lfProbabilities);
-                lfByMode[mode].add(truth, lfCandidates, lfProbabilities);
-                lfByClass[motionIndex].add(truth, lfCandidates, lfProbabilities);
-            }
-            ++samplesByMode[mode];
-            ++samplesByClass[motionIndex];
-            ++scoredVehicles;
-            PredictionSample& sample = score.samples.emplace_back(describeSample(
-                scenario, step0, t0_s, p, v, trueId, *measured, truth, candidates, probabilities, cvPath));
-            sample.motion = motion;
-            (void)candidatesTaken(truth, candidates, truth.size(), taken);
-            sample.brierOurs = brierScore(probabilities, taken);
-            sample.lfModes = static_cast<std::uint32_t>(lfCandidates.size());
-            sample.brierLf = std::numeric_limits<double>::quiet_NaN();
-            for (std::size_t h = 0; h < PredictionSample::HORIZONS; ++h) {
-                sample.fdeLf_m[h] = sample.fdeLfMin_m[h] = std::numeric_limits<double>::quiet_NaN();
-            }
-            if (!lfCandidates.empty()) {
-                (void)candidatesTaken(truth, lfCandidates, truth.size(), taken);
-                sample.brierLf = brierScore(lfProbabilities, taken);
-                std::vector<Point2> lfMean(truth.size());
-                for (std::size_t c = 0; c < lfCandidates.size(); ++c) {
-                    for (std::size_t k = 0; k < truth.size(); ++k) {
-                        lfMean[k].x_m += lfProbabilities[c] * lfCandidates[c][k].x_m;
-                        lfMean[k].y_m += lfProbabilities[c] * lfCandidates[c][k].y_m;
-                    }
-                }
-                for (std::size_t h = 0; h < PredictionSample::HORIZONS; ++h) {
-                    const auto hSteps = static_cast<std::size_t>(std::lround(REPORT_HORIZONS_S[h] / static_cast<double>(p.step_s)));
-                    if (hSteps >= 1 && hSteps <= truth.size()) {
-                        sample.fdeLf_m[h] = displacementErrors(truth, lfMean, hSteps).fde_m;
-                        sample.fdeLfMin_m[h] = minOverCandidates(truth, lfCandidates, hSteps).minFde_m;
-                    }
-                }
-            }
-            if (const auto it = intentionsOfCycle.find(p.cycle); it != intentionsOfCycle.end()) {
-                for (const IntentionEstimate& e : it->second->vehicles) {
-                    if (e.trackId == v.trackId) {
-                        sample.intentionCorridors = e.corridorCount;
-                        sample.stopProbability = e.stopProbability;
-                    }
-                }
-            }
-            sample.trackSpeed_mps = std::numeric_limits<double>::quiet_NaN();
-            if (const auto it = tracksOfCycle.find(p.cycle); it != tracksOfCycle.end()) {
-                for (const Track& t : it->second->tracks) {
-                    if (t.id == v.trackId) {
-                        sample.trackSpeed_mps = std::hypot(t.vx_mps, t.vy_mps);
-                    }
-                }
-            }
-
-            if (hasGrid) {
-                const std::size_t perFrame = steps / p.grid.frameCount;
-                bool inGrid = false;
-                for (std::size_t k = 0; k < truth.size(); ++k) {
-                    const auto frame = static_cast<std::uint32_t>(k / perFrame);
-                    const OccupancyOutcome outcome =
-                        occupancyOutcome(*grid, frame, truth[k].x_m, truth[k].y_m, options.occupancyThreshold);
-                    score.occupancy.add(outcome);
-                    inGrid = inGrid || outcome != OccupancyOutcome::OutsideGrid;
-                }
+            bool inGrid = false;
+            if (scoreVehicle(p, v, step0, t0_s, hasGrid, inGrid)) {
+                ++scoredVehicles;
                 vehiclesInGrid += inGrid ? 1 : 0;
             }
         }
         if (scoredVehicles == 0) {
-            ++score.predictionsSkipped;
-            continue;
+            ++m_score.predictionsSkipped;
+            return;
         }
-        ++score.predictionsScored;
-        lastScored_ns = p.sourceStamp_ns;
-        scoredAny = true;
-        const double fromMiddle = std::fabs(t0_s - runMiddle_s);
-        if (hasGrid && (vehiclesInGrid > best.vehiclesInGrid ||
-                        (vehiclesInGrid == best.vehiclesInGrid && vehiclesInGrid > 0 && fromMiddle < best.distanceFromMiddle_s))) {
-            best = {&p, vehiclesInGrid, fromMiddle};
+        ++m_score.predictionsScored;
+        m_lastScored_ns = p.sourceStamp_ns;
+        m_scoredAny = true;
+        const double fromMiddle = std::fabs(t0_s - m_runMiddle_s);
+        if (hasGrid && (vehiclesInGrid > m_best.vehiclesInGrid ||
+                        (vehiclesInGrid == m_best.vehiclesInGrid && vehiclesInGrid > 0 &&
+                         fromMiddle < m_best.distanceFromMiddle_s))) {
+            m_best = {&p, vehiclesInGrid, fromMiddle};
         }
     }
-    if (ours) {
-        score.ours = ours->results();
-        score.cv = cv->results();
-        const bool withLf = options.laneFollowing != nullptr;
+
+    /// Scores vehicle `v` of `p` (made at scenario time `t0_s`, step `step0`); false when it cannot be
+    /// scored (no road user, no truth, no perceived state for the baselines, no probable corridor).
+    /// `inGrid`: its true path touched the occupancy grid.
+    bool scoreVehicle(const RecordedPrediction& p, const VehiclePrediction& v, std::size_t step0, double t0_s,
+                      bool hasGrid, bool& inGrid) {
+        const std::uint32_t trueId = roadUserOfTrack(m_scenario, m_log, m_index.tracksOfCycle, p.cycle, v.trackId, step0,
+                                                     m_options.identityGate_m);
+        if (trueId == 0 || trueId == m_log.egoId || v.corridorCount == 0 || !collectTruth(trueId, t0_s, p)) {
+            return false;
+        }
+        std::size_t measuredStep = 0;
+        const PerceivedObject* measured =
+            perceivedOfRoadUser(m_emulator, m_log, step0, trueId, m_options.cvLookbackSteps, measuredStep);
+        if (measured == nullptr) {
+            ++m_score.samplesWithoutBaseline;
+            return false;
+        }
+        if (!collectCorridors(v, p.horizonSteps)) {
+            return false;
+        }
+        predictBaselines(*measured, measuredStep, t0_s, p);
+        const MotionClass motion = motionOverHorizon(step0, trueId, p.step_s);
+        addToAccumulators(static_cast<std::size_t>(p.mode), static_cast<std::size_t>(motion));
+
+        VehicleCandidates& c = m_vehicle;
+        PredictionSample& sample = m_score.samples.emplace_back(describeSample(
+            m_scenario, step0, t0_s, p, v, trueId, *measured, c.truth, c.candidates, c.probabilities, c.cvPath));
+        sample.motion = motion;
+        (void)candidatesTaken(c.truth, c.candidates, c.truth.size(), c.taken);
+        sample.brierOurs = brierScore(c.probabilities, c.taken);
+        describeLaneFollowing(sample, p.step_s);
+        describeRuntimeState(sample, p.cycle, v.trackId);
+        inGrid = hasGrid && scoreOccupancy(p);
+        return true;
+    }
+
+    /// The road user's true positions at t0 + k·step, k = 1 … horizon, up to its last; false if none.
+    bool collectTruth(std::uint32_t trueId, double t0_s, const RecordedPrediction& p) {
+        std::vector<Point2>& truth = m_vehicle.truth;
+        truth.clear();
+        for (std::size_t k = 1; k <= p.horizonSteps; ++k) {
+            Point2 point;
+            if (!truthPositionAt(m_scenario, trueId, t0_s + static_cast<double>(k) * p.step_s, point)) {
+                break;
+            }
+            truth.push_back(point);
+        }
+        return !truth.empty();
+    }
+
+    /// Our candidates: the vehicle's corridors and their probabilities; false if none is probable.
+    bool collectCorridors(const VehiclePrediction& v, std::size_t steps) {
+        VehicleCandidates& c = m_vehicle;
+        c.corridors.resize(v.corridorCount);
+        c.candidates.clear();
+        c.probabilities.clear();
+        double probabilitySum = 0.0;
+        for (std::uint32_t i = 0; i < v.corridorCount; ++i) {
+            c.corridors[i].resize(steps);
+            for (std::size_t k = 0; k < steps; ++k) {
+                c.corridors[i][k] = {v.corridors[i].points[k].x_m, v.corridors[i].points[k].y_m};
+            }
+            c.candidates.emplace_back(c.corridors[i]);
+            const double probability = std::max(0.0, static_cast<double>(v.corridors[i].probability));
+            c.probabilities.push_back(probability);
+            probabilitySum += probability;
+        }
+        return probabilitySum > 0.0;
+    }
+
+    /// The baselines from the perceived state carried forward to t0: constant velocity and, when given,
+    /// lane following.
+    void predictBaselines(const PerceivedObject& measured, std::size_t measuredStep, double t0_s,
+                          const RecordedPrediction& p) {
+        VehicleCandidates& c = m_vehicle;
+        const double lag_s = t0_s - static_cast<double>(measuredStep) * m_log.step_s;
+        const double heading = measured.heading_rad;
+        const double speed = measured.speed_mps;
+        const Point2 atT0{measured.x_m + lag_s * speed * std::cos(heading), measured.y_m + lag_s * speed * std::sin(heading)};
+        c.cvPath.resize(p.horizonSteps);
+        predictConstantVelocity(atT0, heading, speed, p.step_s, c.cvPath);
+        c.lfCandidates.clear();
+        c.lfProbabilities.clear();
+        if (m_options.laneFollowing != nullptr) {
+            m_options.laneFollowing->predict(atT0, heading, speed, p.step_s, p.horizonSteps, c.lfModes);
+            for (const LaneFollowingMode& m : c.lfModes) {
+                c.lfCandidates.emplace_back(m.points);
+                c.lfProbabilities.push_back(m.probability);
+            }
+        }
+    }
+
+    /// What the road user did over the horizon, from the truth.
+    MotionClass motionOverHorizon(std::size_t step0, std::uint32_t trueId, float step_s) const {
+        const GroundTruthState* now = m_scenario.find(step0, trueId);
+        if (now == nullptr) {
+            return MotionClass::Straight;
+        }
+        const std::vector<Point2>& truth = m_vehicle.truth;
+        const std::size_t endStep =
+            step0 + static_cast<std::size_t>(std::lround(static_cast<double>(truth.size()) * step_s / m_log.step_s));
+        const GroundTruthState* later = m_scenario.find(endStep, trueId);
+        return classifyMotion(Point2{now->x_m, now->y_m}, now->heading_rad, now->speed_mps, truth.back(),
+                              later != nullptr ? static_cast<double>(later->heading_rad) : now->heading_rad);
+    }
+
+    void addToAccumulators(std::size_t mode, std::size_t motion) {
+        const VehicleCandidates& c = m_vehicle;
+        const std::span<const Point2> cvCandidate(c.cvPath);
+        const double one = 1.0;
+        m_ours.add(mode, motion, c.truth, c.candidates, c.probabilities);
+        m_cv.add(mode, motion, c.truth, std::span<const std::span<const Point2>>(&cvCandidate, 1),
+                 std::span<const double>(&one, 1));
+        if (!c.lfCandidates.empty()) {
+            m_lf.add(mode, motion, c.truth, c.lfCandidates, c.lfProbabilities);
+        }
+        ++m_samplesByMode[mode];
+        ++m_samplesByClass[motion];
+    }
+
+    /// The lane-following baseline's Brier score and final displacement errors (its probability-weighted
+    /// mean path and its best mode) at the report horizons; NaN without lane following.
+    void describeLaneFollowing(PredictionSample& sample, float step_s) {
+        VehicleCandidates& c = m_vehicle;
+        sample.lfModes = static_cast<std::uint32_t>(c.lfCandidates.size());
+        sample.brierLf = std::numeric_limits<double>::quiet_NaN();
+        for (std::size_t h = 0; h < PredictionSample::HORIZONS; ++h) {
+            sample.fdeLf_m[h] = sample.fdeLfMin_m[h] = std::numeric_limits<double>::quiet_NaN();
+        }
+        if (c.lfCandidates.empty()) {
+            return;
+        }
+        (void)candidatesTaken(c.truth, c.lfCandidates, c.truth.size(), c.taken);
+        sample.brierLf = brierScore(c.lfProbabilities, c.taken);
+        std::vector<Point2> lfMean(c.truth.size());
+        for (std::size_t i = 0; i < c.lfCandidates.size(); ++i) {
+            for (std::size_t k = 0; k < c.truth.size(); ++k) {
+                lfMean[k].x_m += c.lfProbabilities[i] * c.lfCandidates[i][k].x_m;
+                lfMean[k].y_m += c.lfProbabilities[i] * c.lfCandidates[i][k].y_m;
+            }
+        }
+        for (std::size_t h = 0; h < PredictionSample::HORIZONS; ++h) {
+            const auto hSteps = static_cast<std::size_t>(std::lround(REPORT_HORIZONS_S[h] / static_cast<double>(step_s)));
+            if (hSteps >= 1 && hSteps <= c.truth.size()) {
+                sample.fdeLf_m[h] = displacementErrors(c.truth, lfMean, hSteps).fde_m;
+                sample.fdeLfMin_m[h] = minOverCandidates(c.truth, c.lfCandidates, hSteps).minFde_m;
+            }
+        }
+    }
+
+    /// The intention estimate and the track speed the runtime had for the vehicle in that cycle.
+    void describeRuntimeState(PredictionSample& sample, std::uint64_t cycle, std::uint32_t trackId) const {
+        if (const auto it = m_index.intentionsOfCycle.find(cycle); it != m_index.intentionsOfCycle.end()) {
+            for (const IntentionEstimate& e : it->second->vehicles) {
+                if (e.trackId == trackId) {
+                    sample.intentionCorridors = e.corridorCount;
+                    sample.stopProbability = e.stopProbability;
+                }
+            }
+        }
+        sample.trackSpeed_mps = std::numeric_limits<double>::quiet_NaN();
+        if (const auto it = m_index.tracksOfCycle.find(cycle); it != m_index.tracksOfCycle.end()) {
+            for (const Track& t : it->second->tracks) {
+                if (t.id == trackId) {
+                    sample.trackSpeed_mps = std::hypot(t.vx_mps, t.vy_mps);
+                }
+            }
+        }
+    }
+
+    /// Counts the true path's cells against the prediction's occupancy frames; true if it touched the grid.
+    bool scoreOccupancy(const RecordedPrediction& p) {
+        const std::vector<Point2>& truth = m_vehicle.truth;
+        const std::size_t perFrame = p.horizonSteps / p.grid.frameCount;
+        bool inGrid = false;
+        for (std::size_t k = 0; k < truth.size(); ++k) {
+            const auto frame = static_cast<std::uint32_t>(k / perFrame);
+            const OccupancyOutcome outcome = occupancyOutcome(*m_grid, frame, truth[k].x_m, truth[k].y_m, m_options.occupancyThreshold);
+            m_score.occupancy.add(outcome);
+            inGrid = inGrid || outcome != OccupancyOutcome::OutsideGrid;
+        }
+        return inGrid;
+    }
+
+    void writeResults() {
+        if (!m_ours.all) {
+            return;
+        }
+        m_score.ours = m_ours.all->results();
+        m_score.cv = m_cv.all->results();
+        const bool withLf = m_options.laneFollowing != nullptr;
         if (withLf) {
-            score.lf = lf->results();
+            m_score.lf = m_lf.all->results();
         }
         for (std::size_t m = 0; m < COMPUTED_MODES; ++m) {
-            if (samplesByMode[m] > 0) {
-                score.byMode.push_back({static_cast<RuntimeMode>(m), oursByMode[m].results(), cvByMode[m].results(),
-                                        withLf ? lfByMode[m].results() : std::vector<HorizonErrors>{}});
+            if (m_samplesByMode[m] > 0) {
+                m_score.byMode.push_back({static_cast<RuntimeMode>(m), m_ours.byMode[m].results(), m_cv.byMode[m].results(),
+                                          withLf ? m_lf.byMode[m].results() : std::vector<HorizonErrors>{}});
             }
         }
         for (std::size_t c = 0; c < MOTION_CLASS_COUNT; ++c) {
-            if (samplesByClass[c] > 0) {
-                score.byClass.push_back({static_cast<MotionClass>(c), oursByClass[c].results(), cvByClass[c].results(),
-                                         withLf ? lfByClass[c].results() : std::vector<HorizonErrors>{}});
+            if (m_samplesByClass[c] > 0) {
+                m_score.byClass.push_back({static_cast<MotionClass>(c), m_ours.byClass[c].results(),
+                                           m_cv.byClass[c].results(),
+                                           withLf ? m_lf.byClass[c].results() : std::vector<HorizonErrors>{}});
             }
         }
     }
-    score.occupancyThreshold = options.occupancyThreshold;
 
-    if (best.prediction == nullptr) {
-        return;
-    }
-    // The snapshot: the last frame of the chosen prediction, with the paths of its scored vehicles.
-    const RecordedPrediction& p = *best.prediction;
-    BenchSnapshot snapshot;
-    snapshot.grid = std::make_shared<OccupancyGrid>();
-    restoreGrid(p.grid, *snapshot.grid);
-    snapshot.frame = p.grid.frameCount - 1;
-    snapshot.mode = p.mode;
-    snapshot.t_s = scenarioTime_s(log, p.sourceStamp_ns);
-    snapshot.horizon_s = static_cast<double>(p.grid.frameCount) * p.grid.frameInterval_s;
-    std::size_t step0 = 0;
-    (void)stepOfTime(log, snapshot.t_s, step0);
-    if (const ObjectList* sent = listOfStep(log, step0)) {
-        snapshot.paths.push_back({PathKind::Ego, log.egoId, 0, 1.0, {{sent->ego.x_m, sent->ego.y_m}}});
-    }
-    for (const VehiclePrediction& v : p.vehicles) {
-        const std::uint32_t trueId =
-            roadUserOfTrack(scenario, log, tracksOfCycle, p.cycle, v.trackId, step0, options.identityGate_m);
-        if (trueId == 0 || trueId == log.egoId) {
-            continue;
+    /// The snapshot: the last frame of prediction `p`, with the paths of its vehicles (truth, ours and
+    /// the baselines').
+    BenchSnapshot snapshotOf(const RecordedPrediction& p) const {
+        BenchSnapshot snapshot;
+        snapshot.grid = std::make_shared<OccupancyGrid>();
+        restoreGrid(p.grid, *snapshot.grid);
+        snapshot.frame = p.grid.frameCount - 1;
+        snapshot.mode = p.mode;
+        snapshot.t_s = scenarioTime_s(m_log, p.sourceStamp_ns);
+        snapshot.horizon_s = static_cast<double>(p.grid.frameCount) * p.grid.frameInterval_s;
+        std::size_t step0 = 0;
+        (void)stepOfTime(m_log, snapshot.t_s, step0);
+        if (const ObjectList* sent = listOfStep(m_log, step0)) {
+            snapshot.paths.push_back({PathKind::Ego, m_log.egoId, 0, 1.0, {{sent->ego.x_m, sent->ego.y_m}}});
         }
+        for (const VehiclePrediction& v : p.vehicles) {
+            const std::uint32_t trueId = roadUserOfTrack(m_scenario, m_log, m_index.tracksOfCycle, p.cycle, v.trackId,
+                                                         step0, m_options.identityGate_m);
+            if (trueId != 0 && trueId != m_log.egoId) {
+                addSnapshotPaths(snapshot, p, v, trueId, step0);
+            }
+        }
+        return snapshot;
+    }
+
+    void addSnapshotPaths(BenchSnapshot& snapshot, const RecordedPrediction& p, const VehiclePrediction& v,
+                          std::uint32_t trueId, std::size_t step0) const {
         SnapshotPath truthPath{PathKind::Truth, trueId, 0, 1.0, {}};
         for (std::size_t k = 1; k <= p.horizonSteps; ++k) {
             Point2 point;
-            if (!truthPositionAt(scenario, trueId, snapshot.t_s + static_cast<double>(k) * p.step_s, point)) {
+            if (!truthPositionAt(m_scenario, trueId, snapshot.t_s + static_cast<double>(k) * p.step_s, point)) {
                 break;
             }
             truthPath.points.push_back(point);
@@ -640,24 +734,50 @@ void scorePredictions(const Scenario& scenario, const PerceptionEmulator& emulat
             snapshot.paths.push_back(std::move(path));
         }
         std::size_t measuredStep = 0;
-        if (const PerceivedObject* m = perceivedOfRoadUser(emulator, log, step0, trueId, options.cvLookbackSteps, measuredStep)) {
-            const double lag_s = snapshot.t_s - static_cast<double>(measuredStep) * log.step_s;
-            const Point2 atT0{m->x_m + lag_s * m->speed_mps * std::cos(static_cast<double>(m->heading_rad)),
-                              m->y_m + lag_s * m->speed_mps * std::sin(static_cast<double>(m->heading_rad))};
-            SnapshotPath path{PathKind::ConstantVelocity, trueId, 0, 1.0, std::vector<Point2>(p.horizonSteps)};
-            predictConstantVelocity(atT0, m->heading_rad, m->speed_mps, p.step_s, path.points);
-            snapshot.paths.push_back(std::move(path));
-            if (options.laneFollowing != nullptr) {
-                std::vector<LaneFollowingMode> modes;
-                options.laneFollowing->predict(atT0, m->heading_rad, m->speed_mps, p.step_s, p.horizonSteps, modes);
-                for (std::size_t c = 0; c < modes.size(); ++c) {
-                    snapshot.paths.push_back({PathKind::LaneFollowing, trueId, static_cast<std::uint32_t>(c),
-                                              modes[c].probability, std::move(modes[c].points)});
-                }
+        const PerceivedObject* m = perceivedOfRoadUser(m_emulator, m_log, step0, trueId, m_options.cvLookbackSteps, measuredStep);
+        if (m == nullptr) {
+            return;
+        }
+        const double lag_s = snapshot.t_s - static_cast<double>(measuredStep) * m_log.step_s;
+        const Point2 atT0{m->x_m + lag_s * m->speed_mps * std::cos(static_cast<double>(m->heading_rad)),
+                          m->y_m + lag_s * m->speed_mps * std::sin(static_cast<double>(m->heading_rad))};
+        SnapshotPath path{PathKind::ConstantVelocity, trueId, 0, 1.0, std::vector<Point2>(p.horizonSteps)};
+        predictConstantVelocity(atT0, m->heading_rad, m->speed_mps, p.step_s, path.points);
+        snapshot.paths.push_back(std::move(path));
+        if (m_options.laneFollowing != nullptr) {
+            std::vector<LaneFollowingMode> modes;
+            m_options.laneFollowing->predict(atT0, m->heading_rad, m->speed_mps, p.step_s, p.horizonSteps, modes);
+            for (std::size_t c = 0; c < modes.size(); ++c) {
+                snapshot.paths.push_back({PathKind::LaneFollowing, trueId, static_cast<std::uint32_t>(c),
+                                          modes[c].probability, std::move(modes[c].points)});
             }
         }
     }
-    score.snapshot = std::move(snapshot);
+
+    const Scenario& m_scenario;
+    const PerceptionEmulator& m_emulator;
+    const ReplayLog& m_log;
+    const Recording& m_recording;
+    const ScoringOptions& m_options;
+    BenchScore& m_score;
+    RecordingIndex m_index;
+    std::unique_ptr<OccupancyGrid> m_grid;  ///< the scored prediction's occupancy frames
+    double m_runMiddle_s;
+    PredictorErrors m_ours;
+    PredictorErrors m_cv;
+    PredictorErrors m_lf;
+    std::array<std::size_t, COMPUTED_MODES> m_samplesByMode{};
+    std::array<std::size_t, MOTION_CLASS_COUNT> m_samplesByClass{};
+    float m_step_s{0.0F};  ///< the step of the first scored prediction
+    VehicleCandidates m_vehicle;
+    SnapshotCandidate m_best;
+    std::int64_t m_lastScored_ns{0};
+    bool m_scoredAny{false};
+};
+
+void scorePredictions(const Scenario& scenario, const PerceptionEmulator& emulator, const ReplayLog& log,
+                      const Recording& recording, const ScoringOptions& options, BenchScore& score) {
+    PredictionScorer(scenario, emulator, log, recording, options, score).run();
 }
 
 }  // namespace

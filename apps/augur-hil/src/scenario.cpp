@@ -8,8 +8,12 @@
 #include <numeric>
 #include <utility>
 
+#include "augur_csv.hpp"
+
 namespace augur::hil {
 namespace {
+
+namespace csv = apps::csv;
 
 constexpr std::string_view SCENARIO_COLUMNS = "step,id,class,x_m,y_m,heading_rad,speed_mps,length_m,width_m";
 constexpr std::string_view VEHICLE_COLUMNS = "id,sumo_id,vtype,first_step,last_step";
@@ -20,35 +24,151 @@ ScenarioError makeError(ScenarioErrorCode code, const std::string& file, std::si
     return ScenarioError{code, file + ":" + std::to_string(line) + ": " + what};
 }
 
-/// Splits `line` at commas into `out` (views into `line`); returns the field count.
-std::size_t splitCsv(std::string_view line, std::vector<std::string_view>& out) {
-    out.clear();
-    std::size_t start = 0;
+/// The `# key value` lines of scenario.csv up to and including its column line.
+struct ScenarioHeader {
+    std::string name;
+    std::string mapFile;
+    std::string seed;
+    double step_s{0.0};
+};
+
+Result<ScenarioHeader, ScenarioError> readHeader(csv::Reader& reader, const std::string& scenarioFile,
+                                                 std::string defaultName) {
+    std::string name = std::move(defaultName);
+    std::string mapFile;
+    std::string seed;
+    double step_s = 0.0;
+    bool versionSeen = false;
+    // Header: `# key value` lines, then the column line.
     while (true) {
-        const std::size_t comma = line.find(',', start);
-        out.push_back(line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
-        if (comma == std::string_view::npos) {
+        if (!reader.next(csv::Reader::Comments::Keep)) {
+            return fail(makeError(ScenarioErrorCode::BadHeader, scenarioFile, reader.lineNumber(), "no column header"));
+        }
+        const std::string_view text = reader.line();
+        if (!reader.isComment()) {
+            if (text != SCENARIO_COLUMNS) {
+                return fail(makeError(ScenarioErrorCode::BadHeader, scenarioFile, reader.lineNumber(),
+                                      "columns must be " + std::string(SCENARIO_COLUMNS)));
+            }
             break;
         }
-        start = comma + 1;
+        std::string_view body = text.substr(1);
+        while (!body.empty() && body.front() == ' ') {
+            body.remove_prefix(1);
+        }
+        const std::size_t space = body.find(' ');
+        const std::string_view key = body.substr(0, space);
+        const std::string_view value = space == std::string_view::npos ? std::string_view{} : body.substr(space + 1);
+        if (key == "augur-scenario") {
+            int version = 0;
+            if (!csv::parseField(value, version) || version != SCENARIO_FORMAT_VERSION) {
+                return fail(makeError(ScenarioErrorCode::UnsupportedVersion, scenarioFile, reader.lineNumber(),
+                                      "format version '" + std::string(value) + "', this build reads " +
+                                          std::to_string(SCENARIO_FORMAT_VERSION)));
+            }
+            versionSeen = true;
+        } else if (key == "step_s") {
+            if (!csv::parseField(value, step_s) || !(step_s > 0.0) || !std::isfinite(step_s)) {
+                return fail(makeError(ScenarioErrorCode::BadHeader, scenarioFile, reader.lineNumber(), "step_s must be finite and > 0"));
+            }
+        } else if (key == "map") {
+            mapFile = std::string(value);
+        } else if (key == "name") {
+            name = std::string(value);
+        } else if (key == "seed") {
+            seed = std::string(value);
+        }
     }
-    return out.size();
+    if (!versionSeen || step_s <= 0.0 || mapFile.empty()) {
+        return fail(makeError(ScenarioErrorCode::BadHeader, scenarioFile, reader.lineNumber(),
+                              "header needs '# augur-scenario', '# step_s' and '# map' lines"));
+    }
+    return ScenarioHeader{std::move(name), std::move(mapFile), std::move(seed), step_s};
 }
 
-template <typename T>
-bool parseNumber(std::string_view text, T& out) {
-    const char* end = text.data() + text.size();
-    const auto [ptr, ec] = std::from_chars(text.data(), end, out);
-    return ec == std::errc() && ptr == end;
+/// The rows of scenario.csv after its header: the states and the step of each.
+Result<void, ScenarioError> readStates(csv::Reader& reader, const std::string& scenarioFile,
+                                       std::vector<GroundTruthState>& states, std::vector<std::size_t>& steps) {
+    std::size_t previousStep = 0;
+    while (reader.next()) {
+        const auto& fields = reader.fields();
+        if (fields.size() != SCENARIO_FIELDS) {
+            return fail(makeError(ScenarioErrorCode::BadRow, scenarioFile, reader.lineNumber(),
+                                  "expected " + std::to_string(SCENARIO_FIELDS) + " fields"));
+        }
+        std::size_t step = 0;
+        GroundTruthState s;
+        const bool ok = csv::parseField(fields[0], step) && step < MAX_SCENARIO_STEPS && csv::parseField(fields[1], s.id) &&
+                        s.id != 0 && parseObjectClass(fields[2], s.objectClass) && csv::parseFinite(fields[3], s.x_m) &&
+                        csv::parseFinite(fields[4], s.y_m) && csv::parseFinite(fields[5], s.heading_rad) &&
+                        csv::parseFinite(fields[6], s.speed_mps) && s.speed_mps >= 0.0F && csv::parseFinite(fields[7], s.length_m) &&
+                        s.length_m > 0.0F && csv::parseFinite(fields[8], s.width_m) && s.width_m > 0.0F;
+        if (!ok) {
+            return fail(makeError(ScenarioErrorCode::BadRow, scenarioFile, reader.lineNumber(),
+                                  "a field is not a number in its domain (step < " + std::to_string(MAX_SCENARIO_STEPS) +
+                                      ", id > 0, speed >= 0, size > 0, known class)"));
+        }
+        if (!states.empty() && step < previousStep) {
+            return fail(makeError(ScenarioErrorCode::StepsOutOfOrder, scenarioFile, reader.lineNumber(),
+                                  "step " + std::to_string(step) + " after step " + std::to_string(previousStep)));
+        }
+        previousStep = step;
+        states.push_back(s);
+        steps.push_back(step);
+    }
+    return {};
 }
 
-bool parseFloat(std::string_view text, float& out) { return parseNumber(text, out) && std::isfinite(out); }
-
-std::string_view trimRight(std::string_view s) {
-    while (!s.empty() && (s.back() == '\r' || s.back() == ' ')) {
-        s.remove_suffix(1);
+/// vehicles.csv, sorted by id.
+Result<std::vector<ScenarioVehicle>, ScenarioError> readVehicles(const std::string& vehiclesFile) {
+    std::ifstream vin(vehiclesFile);
+    if (!vin) {
+        return fail(ScenarioError{ScenarioErrorCode::CannotOpen, vehiclesFile + ": cannot open"});
     }
-    return s;
+    std::vector<ScenarioVehicle> vehicles;
+    csv::Reader vehicleReader(vin);
+    bool columnsSeen = false;
+    while (vehicleReader.next()) {
+        const std::string_view text = vehicleReader.line();
+        if (!columnsSeen) {
+            if (text != VEHICLE_COLUMNS) {
+                return fail(makeError(ScenarioErrorCode::BadHeader, vehiclesFile, vehicleReader.lineNumber(),
+                                      "columns must be " + std::string(VEHICLE_COLUMNS)));
+            }
+            columnsSeen = true;
+            continue;
+        }
+        const auto& fields = vehicleReader.fields();
+        if (fields.size() != VEHICLE_FIELDS) {
+            return fail(makeError(ScenarioErrorCode::BadRow, vehiclesFile, vehicleReader.lineNumber(),
+                                  "expected " + std::to_string(VEHICLE_FIELDS) + " fields"));
+        }
+        ScenarioVehicle v;
+        v.sumoId = std::string(fields[1]);
+        v.vehicleType = std::string(fields[2]);
+        if (!csv::parseField(fields[0], v.id) || v.id == 0 || !csv::parseField(fields[3], v.firstStep) ||
+            !csv::parseField(fields[4], v.lastStep) || v.lastStep < v.firstStep) {
+            return fail(makeError(ScenarioErrorCode::BadRow, vehiclesFile, vehicleReader.lineNumber(), "bad id or step range"));
+        }
+        vehicles.push_back(std::move(v));
+    }
+    std::sort(vehicles.begin(), vehicles.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+    return Result<std::vector<ScenarioVehicle>, ScenarioError>(std::move(vehicles));
+}
+
+/// Every state's road user has an entry in vehicles.csv (sorted by id).
+Result<void, ScenarioError> checkVehiclesKnown(const std::vector<GroundTruthState>& states,
+                                               const std::vector<ScenarioVehicle>& vehicles,
+                                               const std::string& vehiclesFile) {
+    for (const GroundTruthState& s : states) {
+        const auto it = std::lower_bound(vehicles.begin(), vehicles.end(), s.id,
+                                         [](const ScenarioVehicle& v, std::uint32_t id) { return v.id < id; });
+        if (it == vehicles.end() || it->id != s.id) {
+            return fail(ScenarioError{ScenarioErrorCode::UnknownVehicle,
+                                      vehiclesFile + ": no entry for id " + std::to_string(s.id)});
+        }
+    }
+    return {};
 }
 
 }  // namespace
@@ -117,149 +237,31 @@ Result<Scenario, ScenarioError> Scenario::load(const std::string& directory) {
     if (!in) {
         return fail(ScenarioError{ScenarioErrorCode::CannotOpen, scenarioFile + ": cannot open"});
     }
-    std::string name = fs::path(directory).filename().string();
-    std::string mapFile;
-    std::string seed;
-    double step_s = 0.0;
-    bool versionSeen = false;
-    std::string line;
-    std::size_t lineNo = 0;
-    std::vector<std::string_view> fields;
-    // Header: `# key value` lines, then the column line.
-    while (true) {
-        if (!std::getline(in, line)) {
-            return fail(makeError(ScenarioErrorCode::BadHeader, scenarioFile, lineNo, "no column header"));
-        }
-        ++lineNo;
-        const std::string_view text = trimRight(line);
-        if (text.empty()) {
-            continue;
-        }
-        if (text.front() != '#') {
-            if (text != SCENARIO_COLUMNS) {
-                return fail(makeError(ScenarioErrorCode::BadHeader, scenarioFile, lineNo,
-                                      "columns must be " + std::string(SCENARIO_COLUMNS)));
-            }
-            break;
-        }
-        std::string_view body = text.substr(1);
-        while (!body.empty() && body.front() == ' ') {
-            body.remove_prefix(1);
-        }
-        const std::size_t space = body.find(' ');
-        const std::string_view key = body.substr(0, space);
-        const std::string_view value = space == std::string_view::npos ? std::string_view{} : body.substr(space + 1);
-        if (key == "augur-scenario") {
-            int version = 0;
-            if (!parseNumber(value, version) || version != SCENARIO_FORMAT_VERSION) {
-                return fail(makeError(ScenarioErrorCode::UnsupportedVersion, scenarioFile, lineNo,
-                                      "format version '" + std::string(value) + "', this build reads " +
-                                          std::to_string(SCENARIO_FORMAT_VERSION)));
-            }
-            versionSeen = true;
-        } else if (key == "step_s") {
-            if (!parseNumber(value, step_s) || !(step_s > 0.0) || !std::isfinite(step_s)) {
-                return fail(makeError(ScenarioErrorCode::BadHeader, scenarioFile, lineNo, "step_s must be finite and > 0"));
-            }
-        } else if (key == "map") {
-            mapFile = std::string(value);
-        } else if (key == "name") {
-            name = std::string(value);
-        } else if (key == "seed") {
-            seed = std::string(value);
-        }
+    csv::Reader reader(in);
+    auto header = readHeader(reader, scenarioFile, fs::path(directory).filename().string());
+    if (!header) {
+        return fail(header.error());
     }
-    if (!versionSeen || step_s <= 0.0 || mapFile.empty()) {
-        return fail(makeError(ScenarioErrorCode::BadHeader, scenarioFile, lineNo,
-                              "header needs '# augur-scenario', '# step_s' and '# map' lines"));
-    }
-
     std::vector<GroundTruthState> states;
     std::vector<std::size_t> steps;
-    std::size_t previousStep = 0;
-    while (std::getline(in, line)) {
-        ++lineNo;
-        const std::string_view text = trimRight(line);
-        if (text.empty()) {
-            continue;
-        }
-        if (splitCsv(text, fields) != SCENARIO_FIELDS) {
-            return fail(makeError(ScenarioErrorCode::BadRow, scenarioFile, lineNo,
-                                  "expected " + std::to_string(SCENARIO_FIELDS) + " fields"));
-        }
-        std::size_t step = 0;
-        GroundTruthState s;
-        const bool ok = parseNumber(fields[0], step) && step < MAX_SCENARIO_STEPS && parseNumber(fields[1], s.id) &&
-                        s.id != 0 && parseObjectClass(fields[2], s.objectClass) && parseFloat(fields[3], s.x_m) &&
-                        parseFloat(fields[4], s.y_m) && parseFloat(fields[5], s.heading_rad) &&
-                        parseFloat(fields[6], s.speed_mps) && s.speed_mps >= 0.0F && parseFloat(fields[7], s.length_m) &&
-                        s.length_m > 0.0F && parseFloat(fields[8], s.width_m) && s.width_m > 0.0F;
-        if (!ok) {
-            return fail(makeError(ScenarioErrorCode::BadRow, scenarioFile, lineNo,
-                                  "a field is not a number in its domain (step < " + std::to_string(MAX_SCENARIO_STEPS) +
-                                      ", id > 0, speed >= 0, size > 0, known class)"));
-        }
-        if (!states.empty() && step < previousStep) {
-            return fail(makeError(ScenarioErrorCode::StepsOutOfOrder, scenarioFile, lineNo,
-                                  "step " + std::to_string(step) + " after step " + std::to_string(previousStep)));
-        }
-        previousStep = step;
-        states.push_back(s);
-        steps.push_back(step);
+    if (auto read = readStates(reader, scenarioFile, states, steps); !read) {
+        return fail(read.error());
     }
-
-    std::ifstream vin(vehiclesFile);
-    if (!vin) {
-        return fail(ScenarioError{ScenarioErrorCode::CannotOpen, vehiclesFile + ": cannot open"});
+    auto vehicles = readVehicles(vehiclesFile);
+    if (!vehicles) {
+        return fail(vehicles.error());
     }
-    std::vector<ScenarioVehicle> vehicles;
-    lineNo = 0;
-    bool columnsSeen = false;
-    while (std::getline(vin, line)) {
-        ++lineNo;
-        const std::string_view text = trimRight(line);
-        if (text.empty() || text.front() == '#') {
-            continue;
-        }
-        if (!columnsSeen) {
-            if (text != VEHICLE_COLUMNS) {
-                return fail(makeError(ScenarioErrorCode::BadHeader, vehiclesFile, lineNo,
-                                      "columns must be " + std::string(VEHICLE_COLUMNS)));
-            }
-            columnsSeen = true;
-            continue;
-        }
-        if (splitCsv(text, fields) != VEHICLE_FIELDS) {
-            return fail(makeError(ScenarioErrorCode::BadRow, vehiclesFile, lineNo,
-                                  "expected " + std::to_string(VEHICLE_FIELDS) + " fields"));
-        }
-        ScenarioVehicle v;
-        v.sumoId = std::string(fields[1]);
-        v.vehicleType = std::string(fields[2]);
-        if (!parseNumber(fields[0], v.id) || v.id == 0 || !parseNumber(fields[3], v.firstStep) ||
-            !parseNumber(fields[4], v.lastStep) || v.lastStep < v.firstStep) {
-            return fail(makeError(ScenarioErrorCode::BadRow, vehiclesFile, lineNo, "bad id or step range"));
-        }
-        vehicles.push_back(std::move(v));
+    if (auto known = checkVehiclesKnown(states, *vehicles, vehiclesFile); !known) {
+        return fail(known.error());
     }
-    std::sort(vehicles.begin(), vehicles.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
-    for (const GroundTruthState& s : states) {
-        const auto it = std::lower_bound(vehicles.begin(), vehicles.end(), s.id,
-                                         [](const ScenarioVehicle& v, std::uint32_t id) { return v.id < id; });
-        if (it == vehicles.end() || it->id != s.id) {
-            return fail(ScenarioError{ScenarioErrorCode::UnknownVehicle,
-                                      vehiclesFile + ": no entry for id " + std::to_string(s.id)});
-        }
-    }
-
-    auto built = fromStates(std::move(name), step_s, std::move(states), steps);
+    auto built = fromStates(std::move(header->name), header->step_s, std::move(states), steps);
     if (!built) {
         return fail(ScenarioError{built.error().code, scenarioFile + ": " + built.error().detail});
     }
     Scenario sut = std::move(built).value();
-    sut.m_mapPath = fs::absolute(fs::path(directory) / mapFile).lexically_normal().string();
-    sut.m_seed = std::move(seed);
-    sut.m_vehicles = std::move(vehicles);
+    sut.m_mapPath = fs::absolute(fs::path(directory) / header->mapFile).lexically_normal().string();
+    sut.m_seed = std::move(header->seed);
+    sut.m_vehicles = std::move(vehicles).value();
     return Result<Scenario, ScenarioError>(std::move(sut));
 }
 

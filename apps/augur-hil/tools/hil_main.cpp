@@ -49,7 +49,7 @@
 #include "augur/platform/roudi.hpp"
 #include "augur/platform/transport.hpp"
 #include "augur/runtime/scene/map_readers.hpp"
-#include "augur/core/version.hpp"
+#include "augur_version.hpp"
 
 namespace {
 
@@ -653,15 +653,18 @@ int suiteMode(int argc, char** argv) {
 }
 
 int main(int argc, char** argv) {
-    if (augur::versionRequested(argc, argv)) {
-        std::puts(augur::versionString());
-        return 0;
-    }
     if (argc >= 2 && std::string_view(argv[1]) == "suite") {
         return suiteMode(argc, argv);
     }
-    if (argc >= 2 && (std::string_view(argv[1]) == "--help" || std::string_view(argv[1]) == "-h")) {
-        std::fputs(USAGE, stdout);
+    // --help anywhere in `run` / `demo` (and alone) prints the usage on stdout with exit status 0.
+    for (int i = 1; i < argc; ++i) {
+        if (std::string_view(argv[i]) == "--help" || std::string_view(argv[i]) == "-h") {
+            std::fputs(USAGE, stdout);
+            return 0;
+        }
+    }
+    if (argc == 2 && std::string_view(argv[1]) == "--version") {
+        std::puts(augur::apps::cli::versionLine().c_str());
         return 0;
     }
     const std::optional<Options> options = parse(argc, argv);

@@ -25,6 +25,7 @@
 #include "augur/bench/bench.hpp"
 #include "augur/kernels/backend.hpp"
 #include "augur/kernels/pf/filter.hpp"
+#include "augur/kernels/pf/testing/gather_baseline.hpp"
 #include "augur/kernels/primitives/reduce.hpp"
 #include "augur/kernels/primitives/scan.hpp"
 #include "augur/platform/gpu_info.hpp"
@@ -340,7 +341,7 @@ void baselineTables(StreamHandle stream) {
         (void)idx->upload(copyIndex, stream);
         (void)lw->upload(logWeights, stream);
         const double thrust = bench::deviceMedian_us(stream, [&](StreamHandle s) {
-            (void)kernels::pf::cuda::gatherParticlesThrust(src->data(), dst->data(), idx->data(), K, stride, s);
+            (void)kernels::pf::cuda::testing::gatherParticlesThrust(src->data(), dst->data(), idx->data(), K, stride, s);
         });
         const double ours = bench::deviceMedian_us(stream, [&](StreamHandle s) {
             (void)kernels::pf::cuda::gatherParticles(src->data(), dst->data(), idx->data(), K, stride,

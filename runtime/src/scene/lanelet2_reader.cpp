@@ -3,19 +3,18 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <unordered_map>
 
 #include "augur/runtime/scene/map_readers.hpp"
 #include "augur/runtime/scene/road_map_builder.hpp"
+#include "augur/runtime/scene/utm_projector.hpp"
 #include "augur/runtime/scene/xml_document.hpp"
 
 namespace augur::runtime::scene {
 
 namespace {
 
-constexpr double PI = 3.14159265358979323846;
-constexpr double WGS84_A_M = 6378137.0;
-constexpr double WGS84_E2 = 6.69437999014e-3;
 constexpr double KMH_TO_MPS = 1.0 / 3.6;
 constexpr double MPH_TO_MPS = 0.44704;
 constexpr double URBAN_SPEED_KMH = 50.0;      // German rules: built-up areas (StVO §3)
@@ -288,7 +287,11 @@ private:
                     return fail(error(MapErrorCode::BadValue, e, "node " + *id,
                                       "lat/lon not numbers in [-90, 90] and [-180, 180] degrees"));
                 }
-                p = project(latDeg, lonDeg);
+                auto projected = project(latDeg, lonDeg);
+                if (projected.hasError()) {
+                    return fail(error(MapErrorCode::BadValue, e, "node " + *id, "lat/lon " + projected.error()));
+                }
+                p = *projected;
             }
             if (anyLocal && anyGeodetic) {
                 return fail(error(MapErrorCode::BadValue, e, "node " + *id,
@@ -319,19 +322,18 @@ private:
         return {};
     }
 
-    Point2 project(double latDeg, double lonDeg) {
-        if (std::isnan(m_originLat)) {
-            m_originLat = std::isnan(m_options.originLat_deg) ? latDeg : m_options.originLat_deg;
-            m_originLon = std::isnan(m_options.originLon_deg) ? lonDeg : m_options.originLon_deg;
-            const double phi = m_originLat * PI / 180.0;
-            const double w = 1.0 - WGS84_E2 * std::sin(phi) * std::sin(phi);
-            m_meridianRadius = WGS84_A_M * (1.0 - WGS84_E2) / (w * std::sqrt(w));
-            m_normalRadius = WGS84_A_M / std::sqrt(w);
+    /// The node's position in the frame of Lanelet2's UTM projector around the origin (the options' or,
+    /// without one, the first geodetic node's).
+    Result<Point2, std::string> project(double latDeg, double lonDeg) {
+        if (!m_projector) {
+            auto projector = UtmProjector::create(std::isnan(m_options.originLat_deg) ? latDeg : m_options.originLat_deg,
+                                                  std::isnan(m_options.originLon_deg) ? lonDeg : m_options.originLon_deg);
+            if (projector.hasError()) {
+                return fail(std::move(projector).error());
+            }
+            m_projector = std::move(projector).value();
         }
-        // Local tangent-plane approximation around the origin (error < 1 cm per km of extent).
-        const double x = (lonDeg - m_originLon) * PI / 180.0 * m_normalRadius * std::cos(m_originLat * PI / 180.0);
-        const double y = (latDeg - m_originLat) * PI / 180.0 * m_meridianRadius;
-        return Point2{x, y};
+        return m_projector->forward(latDeg, lonDeg);
     }
 
     Result<void, MapError> readWay(std::uint32_t e) {
@@ -786,10 +788,7 @@ private:
     const XmlDocument& m_doc;
     Lanelet2Options m_options;
     RoadMapBuilder m_builder;
-    double m_originLat{std::nan("")};
-    double m_originLon{std::nan("")};
-    double m_meridianRadius{0.0};
-    double m_normalRadius{0.0};
+    std::optional<UtmProjector> m_projector;  ///< set by the first geodetic node
     std::vector<Point2> m_nodes;
     std::unordered_map<std::string, std::uint32_t> m_nodeIndex;
     std::vector<Way> m_ways;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "augur/kernels/pf/filter.hpp"
+#include "augur/kernels/pf/testing/gather_baseline.hpp"
 #include "augur/kernels/pf/resample.hpp"
 #include "augur/platform/memory.hpp"
 #include "augur/platform/stream.hpp"
@@ -228,7 +229,7 @@ TEST(GatherGpu, EqualsCpuForBothLayoutsAndStrides) {
             EXPECT_EQ(gpu, expected) << "stride " << stride;
             if (stride == 12 || stride == 240) {
                 if (layout == StateLayout::ArrayOfStructs) {
-                    ASSERT_TRUE(cuda::gatherParticlesThrust(dSrc->data(), dDst->data(), dIndex->data(), K, stride,
+                    ASSERT_TRUE(cuda::testing::gatherParticlesThrust(dSrc->data(), dDst->data(), dIndex->data(), K, stride,
                                                             stream->get()));
                     ASSERT_TRUE(dDst->download(gpu, stream->get()));
                     ASSERT_TRUE(stream->synchronize());

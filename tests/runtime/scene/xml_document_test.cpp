@@ -92,6 +92,14 @@ TEST(XmlDocument, RejectsMalformedInputWithAReason) {
         {"<a x='1'y='2'/>", "white space"},
         {"< a/>", "expected a name"},
         {"<?xml version='1.0' encoding='ISO-8859-1'?><a/>", "unsupported encoding"},
+        {"<!DOCTYPE a [<!ENTITY x 'y'>]><a>&x;</a>", "DOCTYPE"},
+        {"<a><!DOCTYPE b></a>", "DOCTYPE"},
+        {"text<a/>", "text before the root"},
+        {"<a/><?xml version='1.0'?>", "XML declaration not at the start"},
+        {"<a>&#0;</a>", "invalid code point"},
+        {"<a v='&#x110000;'/>", "out of range"},
+        {"<a>&amp</a>", "unterminated entity"},
+        {"<a><b></a>", "</a> does not match <b>"},
     };
     for (const Case& c : cases) {
         const auto error = parseError(c.text);

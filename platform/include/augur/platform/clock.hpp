@@ -1,6 +1,8 @@
-// Monotonic time for deadlines and latency measurement.
+// Monotonic time for deadlines and latency measurement, and the clock that time-driven components
+// (the executor, the watchdog) take as a template parameter so that tests can drive them in synthetic time.
 #pragma once
 
+#include <concepts>
 #include <cstdint>
 
 namespace augur::platform {
@@ -11,5 +13,22 @@ namespace augur::platform {
 /// Sleeps until the absolute CLOCK_MONOTONIC time `deadline_ns` (restarting on signals).
 /// Returns immediately if the deadline has passed. Bounded: never sleeps past the deadline.
 void sleepUntil_ns(std::int64_t deadline_ns) noexcept;
+
+/// What a component reads time through: `now_ns()` (nanoseconds on a monotonic time line) and
+/// `sleepUntil_ns(t)` (returns once now_ns() >= t, or at once when t has passed). Both noexcept and
+/// allocation-free. A clock is a value: copies read the same time line.
+template <typename C>
+concept Clock = std::copy_constructible<C> && requires(C& clock, std::int64_t t) {
+    { clock.now_ns() } noexcept -> std::same_as<std::int64_t>;
+    { clock.sleepUntil_ns(t) } noexcept;
+};
+
+/// CLOCK_MONOTONIC: the clock of the run phase. Empty, so a member of this type costs nothing and its
+/// calls are the two functions above.
+struct MonotonicClock {
+    [[nodiscard]] static std::int64_t now_ns() noexcept { return monotonicNow_ns(); }
+    static void sleepUntil_ns(std::int64_t deadline_ns) noexcept { platform::sleepUntil_ns(deadline_ns); }
+};
+static_assert(Clock<MonotonicClock>);
 
 }  // namespace augur::platform

@@ -1,5 +1,5 @@
-// Device and page-locked host memory, owned by RAII handles. Init phase allocates; the run phase only
-// uses the pointers. Move-only; freeing happens in the destructor.
+// Device and page-locked host memory, owned by RAII handles (UniqueHandle). Init phase allocates; the
+// run phase only uses the pointers. Move-only; freeing happens in the destructor.
 #pragma once
 
 #include <algorithm>
@@ -20,16 +20,15 @@ public:
     DeviceMemory& operator=(DeviceMemory&& other) noexcept;
     DeviceMemory(const DeviceMemory&) = delete;
     DeviceMemory& operator=(const DeviceMemory&) = delete;
-    ~DeviceMemory();
 
     /// Allocates `bytes` of device memory (256-byte aligned). Init phase.
     [[nodiscard]] static Result<DeviceMemory, GpuError> allocate(std::size_t bytes) noexcept;
 
-    [[nodiscard]] void* get() const noexcept { return m_ptr; }
+    [[nodiscard]] void* get() const noexcept { return m_ptr.get(); }
     [[nodiscard]] std::size_t bytes() const noexcept { return m_bytes; }
 
 private:
-    void* m_ptr{nullptr};
+    UniqueHandle<void*, &detail::freeDevice> m_ptr;
     std::size_t m_bytes{0};
 };
 
@@ -42,17 +41,16 @@ public:
     PinnedMemory& operator=(PinnedMemory&& other) noexcept;
     PinnedMemory(const PinnedMemory&) = delete;
     PinnedMemory& operator=(const PinnedMemory&) = delete;
-    ~PinnedMemory();
 
     [[nodiscard]] static Result<PinnedMemory, GpuError> allocate(std::size_t bytes, bool mapped) noexcept;
 
-    [[nodiscard]] void* get() const noexcept { return m_ptr; }
+    [[nodiscard]] void* get() const noexcept { return m_ptr.get(); }
     [[nodiscard]] std::size_t bytes() const noexcept { return m_bytes; }
     /// The device address of a mapped allocation (nullptr when not mapped).
     [[nodiscard]] void* devicePointer() const noexcept { return m_devicePtr; }
 
 private:
-    void* m_ptr{nullptr};
+    UniqueHandle<void*, &detail::freePinned> m_ptr;
     void* m_devicePtr{nullptr};
     std::size_t m_bytes{0};
 };

@@ -1,4 +1,5 @@
-// CUDA streams, events and graphs as RAII handles with opaque types (no CUDA headers needed).
+// CUDA streams, events and graphs as RAII handles (UniqueHandle) with opaque types (no CUDA headers
+// needed). Move-only.
 #pragma once
 
 #include <cstdint>
@@ -6,6 +7,7 @@
 #include <functional>
 
 #include "augur/platform/cuda_check.hpp"
+#include "augur/platform/unique_handle.hpp"
 
 struct CUstream_st;
 struct CUevent_st;
@@ -22,21 +24,18 @@ enum class StreamPriority { Normal, High };
 class Stream {
 public:
     Stream() = default;
-    Stream(Stream&& other) noexcept;
-    Stream& operator=(Stream&& other) noexcept;
-    Stream(const Stream&) = delete;
-    Stream& operator=(const Stream&) = delete;
-    ~Stream();
+    Stream(Stream&& other) noexcept = default;
+    Stream& operator=(Stream&& other) noexcept = default;
 
     /// A non-blocking stream; High takes the device's greatest priority (planner-critical chain).
     [[nodiscard]] static Result<Stream, GpuError> create(StreamPriority priority = StreamPriority::Normal) noexcept;
 
-    [[nodiscard]] StreamHandle get() const noexcept { return m_stream; }
+    [[nodiscard]] StreamHandle get() const noexcept { return m_stream.get(); }
     /// Blocks until all work on the stream is done. Not for the run phase's critical path: use events.
     [[nodiscard]] GpuStatus synchronize() const noexcept;
 
 private:
-    StreamHandle m_stream{nullptr};
+    UniqueHandle<StreamHandle, &detail::destroyStream> m_stream;
 };
 
 enum class EventState { Complete, Pending };
@@ -44,16 +43,13 @@ enum class EventState { Complete, Pending };
 class Event {
 public:
     Event() = default;
-    Event(Event&& other) noexcept;
-    Event& operator=(Event&& other) noexcept;
-    Event(const Event&) = delete;
-    Event& operator=(const Event&) = delete;
-    ~Event();
+    Event(Event&& other) noexcept = default;
+    Event& operator=(Event&& other) noexcept = default;
 
     /// `timing`: the event can measure elapsed time (slightly more expensive to record).
     [[nodiscard]] static Result<Event, GpuError> create(bool timing) noexcept;
 
-    [[nodiscard]] EventHandle get() const noexcept { return m_event; }
+    [[nodiscard]] EventHandle get() const noexcept { return m_event.get(); }
     [[nodiscard]] GpuStatus record(StreamHandle stream) noexcept;
     /// Non-blocking completion check (cudaEventQuery). Run-phase safe.
     [[nodiscard]] Result<EventState, GpuError> query() const noexcept;
@@ -66,18 +62,15 @@ public:
     [[nodiscard]] static Result<float, GpuError> elapsed_ms(const Event& start, const Event& stop) noexcept;
 
 private:
-    EventHandle m_event{nullptr};
+    UniqueHandle<EventHandle, &detail::destroyEvent> m_event;
 };
 
 /// An instantiated CUDA graph captured from the work a callable enqueues on a stream.
 class Graph {
 public:
     Graph() = default;
-    Graph(Graph&& other) noexcept;
-    Graph& operator=(Graph&& other) noexcept;
-    Graph(const Graph&) = delete;
-    Graph& operator=(const Graph&) = delete;
-    ~Graph();
+    Graph(Graph&& other) noexcept = default;
+    Graph& operator=(Graph&& other) noexcept = default;
 
     /// Captures everything `enqueue` puts on `stream` (which must not be the legacy default stream)
     /// and instantiates it. `enqueue` returns the status of its own CUDA calls; a failure aborts the
@@ -89,7 +82,7 @@ public:
     [[nodiscard]] GpuStatus launch(StreamHandle stream) const noexcept;
 
 private:
-    CUgraphExec_st* m_exec{nullptr};
+    UniqueHandle<CUgraphExec_st*, &detail::destroyGraphExec> m_exec;
 };
 
 }  // namespace augur::platform

@@ -4,6 +4,9 @@
 //
 // Stages are objects the runtime owns and registers at init (StageRunner); the executor never
 // allocates after construction. runCycle() is the run phase: noexcept, allocation-free, bounded.
+//
+// Time comes from the `Clock` parameter (platform::Clock), shared with the executor's watchdog:
+// `Executor` is the run phase's, on CLOCK_MONOTONIC; the tests run the same code on a synthetic clock.
 #pragma once
 
 #include <array>
@@ -81,13 +84,16 @@ struct CycleReport {
     std::uint32_t stageTrail; ///< the stages in the order they ran (Health::stageTrail)
 };
 
-class Executor {
+template <platform::Clock ClockT>
+class BasicExecutor {
 public:
     /// Allocates the latency windows and trace ring. `overrunHandler` runs on the watchdog thread.
-    Executor(const ExecutorSettings& settings, OverrunHandler overrunHandler, void* overrunContext);
-    Executor(const Executor&) = delete;
-    Executor& operator=(const Executor&) = delete;
-    ~Executor();
+    /// `clock` times the cycles, the stages and the watchdog.
+    BasicExecutor(const ExecutorSettings& settings, OverrunHandler overrunHandler, void* overrunContext,
+                  ClockT clock = ClockT{});
+    BasicExecutor(const BasicExecutor&) = delete;
+    BasicExecutor& operator=(const BasicExecutor&) = delete;
+    ~BasicExecutor();
 
     /// Registers the runner for `stage` (init phase). Stages without a runner are skipped.
     void setStage(Stage stage, StageRunner* runner) noexcept;
@@ -130,7 +136,9 @@ public:
     [[nodiscard]] DegradationLadder& ladder() noexcept { return m_ladder; }
     [[nodiscard]] const TraceRing& trace() const noexcept { return m_trace; }
     [[nodiscard]] TraceRing& trace() noexcept { return m_trace; }
-    [[nodiscard]] const Watchdog& watchdog() const noexcept { return m_watchdog; }
+    [[nodiscard]] const BasicWatchdog<ClockT>& watchdog() const noexcept { return m_watchdog; }
+    /// The watchdog, for an owner on a synthetic clock that polls it (BasicWatchdog::poll).
+    [[nodiscard]] BasicWatchdog<ClockT>& watchdog() noexcept { return m_watchdog; }
     [[nodiscard]] std::uint64_t cycles() const noexcept { return m_nextCycle; }
     [[nodiscard]] std::uint32_t cyclesWithoutInput() const noexcept { return m_cyclesWithoutInput; }
 
@@ -139,9 +147,10 @@ private:
     /// The floor input loss sets after `m_cyclesWithoutInput` cycles without input.
     [[nodiscard]] RuntimeMode inputLossFloor() const noexcept;
 
+    [[no_unique_address]] ClockT m_clock;
     ExecutorSettings m_settings;
     std::array<StageRunner*, STAGE_COUNT> m_stages{};
-    Watchdog m_watchdog;
+    BasicWatchdog<ClockT> m_watchdog;
     DegradationLadder m_ladder;
     LatencyWindow m_cycleLatency;
     std::array<std::unique_ptr<LatencyWindow>, STAGE_COUNT> m_stageLatency;
@@ -154,6 +163,10 @@ private:
     RuntimeMode m_externalFloor{RuntimeMode::Nominal};
     std::atomic<bool> m_stopRequested{false};
 };
+
+/// The run phase's executor, on CLOCK_MONOTONIC (instantiated in executor.cpp).
+using Executor = BasicExecutor<platform::MonotonicClock>;
+extern template class BasicExecutor<platform::MonotonicClock>;
 
 }  // namespace augur::runtime
 

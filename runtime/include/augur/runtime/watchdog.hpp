@@ -5,6 +5,10 @@
 // run-phase safe). The watchdog thread polls every `poll_ns`, and on the first detection of each
 // overrun calls the handler from its own thread (e.g. to publish a "deadline missed" health message
 // immediately) and counts it. Detection latency ≤ poll_ns.
+//
+// Time comes from the `Clock` parameter (platform::Clock): `Watchdog` is the run phase's, on
+// CLOCK_MONOTONIC. A watchdog on a synthetic clock is not started: its owner calls poll() at the times
+// it chooses, which is how the tests check detection without sleeping.
 #pragma once
 
 #include <array>
@@ -13,6 +17,7 @@
 #include <thread>
 
 #include "augur/core/messages.hpp"
+#include "augur/platform/clock.hpp"
 #include "augur/platform/realtime.hpp"
 
 namespace augur::runtime {
@@ -34,12 +39,14 @@ struct Overrun {
 /// Called on the watchdog thread; must be noexcept, allocation-free and quick.
 using OverrunHandler = void (*)(void* context, const Overrun& overrun) noexcept;
 
-class Watchdog {
+template <platform::Clock ClockT>
+class BasicWatchdog {
 public:
-    Watchdog(WatchdogBudgets budgets, std::int64_t poll_ns, OverrunHandler handler, void* context) noexcept;
-    Watchdog(const Watchdog&) = delete;
-    Watchdog& operator=(const Watchdog&) = delete;
-    ~Watchdog();
+    BasicWatchdog(WatchdogBudgets budgets, std::int64_t poll_ns, OverrunHandler handler, void* context,
+                  ClockT clock = ClockT{}) noexcept;
+    BasicWatchdog(const BasicWatchdog&) = delete;
+    BasicWatchdog& operator=(const BasicWatchdog&) = delete;
+    ~BasicWatchdog();
 
     /// Starts the watchdog thread (init phase) at SCHED_FIFO `fifoPriority` (0: the scheduling it
     /// inherits), so that a stage spinning at the cycle thread's priority cannot starve it. Calling it
@@ -47,6 +54,11 @@ public:
     platform::RealtimeOutcome start(int fifoPriority = 0);
     /// Stops and joins the thread (shutdown).
     void stop() noexcept;
+
+    /// One check at `now_ns`: flags and reports the cycle and stage overruns it sees, each once. The
+    /// watchdog thread calls it every poll_ns; a watchdog on a synthetic clock is driven by calling it
+    /// directly. Call it from one thread at a time. noexcept, allocation-free.
+    void poll(std::int64_t now_ns) noexcept;
 
     // ---- called by the cycle thread (run phase) ----
     void beginCycle(std::uint64_t cycle, std::int64_t now_ns) noexcept;
@@ -60,8 +72,8 @@ public:
 
 private:
     void run() noexcept;
-    void check(std::int64_t now_ns) noexcept;
 
+    [[no_unique_address]] ClockT m_clock;
     WatchdogBudgets m_budgets;
     std::int64_t m_poll_ns;
     OverrunHandler m_handler;
@@ -83,4 +95,10 @@ private:
     std::thread m_thread;
 };
 
+/// The run phase's watchdog, on CLOCK_MONOTONIC (instantiated in watchdog.cpp).
+using Watchdog = BasicWatchdog<platform::MonotonicClock>;
+extern template class BasicWatchdog<platform::MonotonicClock>;
+
 }  // namespace augur::runtime
+
+#include "augur/runtime/watchdog.inl"

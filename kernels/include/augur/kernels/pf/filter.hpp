@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "augur/core/result.hpp"
+#include "augur/kernels/pf/detail/filter_control.hpp"
 #include "augur/kernels/pf/models.hpp"
 #include "augur/kernels/pf/particles.hpp"
 #include "augur/kernels/pf/resample.hpp"
@@ -89,28 +90,6 @@ struct StepSummary {
     std::uint32_t step{0};          ///< steps completed
     std::uint32_t resampled{0};     ///< 1 when this step resampled
     std::uint32_t generations{0};   ///< differential-evolution generations run this step
-};
-
-/// Device-side control block (the flags that keep decisions on the device). Public for the
-/// implementation files and the tests only.
-struct FilterControl {
-    double sumWeights;
-    float effectiveSampleSize;
-    float maxLogWeight;
-    float uniform;               ///< u ∈ (0, 1] of this step's systematic resampling
-    std::uint32_t step;          ///< RNG step of the next predict
-    std::uint32_t current;       ///< which state buffer holds the particles
-    std::uint32_t swap;          ///< 1: the next step reads the other buffer (resampling wrote it)
-    std::uint32_t resample;      ///< 1: this step resamples
-    std::uint32_t deActive;      ///< differential evolution still running
-    std::uint32_t deParity;      ///< buffer parity of the differential-evolution population
-    std::uint32_t generations;
-    /// CUDA path: 1 when the last step decided a systematic resampling and scanned its CDF but has
-    /// not moved the particles — particle k is particle ρ[k] of the committed buffer and every
-    /// log-weight (and the max they are relative to) counts as 0. The next step's advance draws ρ
-    /// from the CDF and reads through it (the gather is fused into its predict). The CPU reference
-    /// gathers at once and keeps 0.
-    std::uint32_t pending;
 };
 
 /// Number of output channels: per vehicle Model::OUTPUTS_PER_VEHICLE weighted means.
@@ -212,7 +191,7 @@ private:
     std::vector<double> m_chunkSums;     ///< per chunk: Σw, Σw², Σw·output (2 + outputCount entries)
     std::vector<std::uint64_t> m_chunkMass;  ///< per chunk: Σ quantised weights, then its CDF offset
     std::unique_ptr<kernels::detail::WorkerPool> m_pool;
-    FilterControl m_control{};
+    detail::FilterControl m_control{};
 };
 
 }  // namespace cpu
@@ -244,7 +223,7 @@ public:
     [[nodiscard]] Result<void, FilterError> setInputs(std::span<const Input> inputs) noexcept;
     /// One whole step: upload inputs, advance, combine (with the CDF scan) — three graph nodes; with
     /// differential evolution, its generations after them. Graph-capturable. A systematic resampling
-    /// leaves its copy indices and its gather to the next step's advance (FilterControl::pending);
+    /// leaves its copy indices and its gather to the next step's advance (detail::FilterControl::pending);
     /// copyParticles() and summary() report the resampled state either way.
     [[nodiscard]] platform::GpuStatus step(platform::StreamHandle stream) noexcept;
 
@@ -324,7 +303,7 @@ private:
     /// back); the readbacks write all of them (drawPendingCopyIndices).
     mutable platform::DeviceBuffer<std::uint32_t> m_copyIndex;
     platform::DeviceBuffer<Input> m_inputs;
-    platform::DeviceBuffer<FilterControl> m_control;
+    platform::DeviceBuffer<detail::FilterControl> m_control;
     platform::DeviceMemory m_resampleScratch;
     platform::PinnedMemory m_stagedInputs;
     mutable std::vector<float> m_hostState;             ///< copyParticles readback (diagnostics)

@@ -255,13 +255,6 @@ namespace cuda {
                                                   std::uint32_t particles, std::uint32_t stride, StateLayout layout,
                                                   const std::uint32_t* enabled, platform::StreamHandle stream) noexcept;
 
-/// Baseline of Hortelano et al. 2023 section 5.5: thrust::copy through a permutation iterator over particle
-/// structs (AoS, stride 12 or 240 floats only — the single-vehicle and 20-vehicle scenes).
-/// Returns an invalid-value error for other strides. Benchmark variant.
-[[nodiscard]] platform::GpuStatus gatherParticlesThrust(const float* src, float* dst, const std::uint32_t* copyIndex,
-                                                        std::uint32_t particles, std::uint32_t stride,
-                                                        platform::StreamHandle stream) noexcept;
-
 }  // namespace cuda
 
 }  // namespace augur::kernels::pf

@@ -1,8 +1,8 @@
 // Readers for the two map formats augur accepts; both produce the same RoadMap.
 //
 // Lanelet2 (OSM XML, the format of the seed paper's maps and of Autoware): nodes are projected from
-// lat/lon to a local metric frame around `origin` (or taken from `local_x`/`local_y` tags when every
-// node has them); `type=lanelet` relations become lanes (vehicle lanelets only; two-way lanelets give
+// lat/lon as Lanelet2's default projector does, to UTM coordinates relative to `origin` (utm_projector.hpp),
+// or taken from `local_x`/`local_y` tags when every node has them; `type=lanelet` relations become lanes (vehicle lanelets only; two-way lanelets give
 // one lane per direction); centrelines are the mean of the resampled bounds; successors come from
 // shared bound end points, neighbours from shared bound line strings (lane change only across dashed
 // lines, or as the `lane_change` tag says); `speed_limit` tags and speed-limit regulatory elements set
@@ -43,8 +43,8 @@ inline constexpr int MAX_SUMO_LANE_INDEX = 255;
 inline constexpr int MAX_SUMO_REQUEST_INDEX = 4095;
 
 struct Lanelet2Options {
-    /// Origin of the local frame (degrees; latitude in [-90, 90], longitude in [-180, 180], else the read
-    /// fails with BadValue). NaN: the first node of the file.
+    /// Origin of the local frame, the origin of Lanelet2's UtmProjector (degrees; latitude in [-90, 90],
+    /// longitude in [-180, 180], else the read fails with BadValue). NaN: the first node of the file.
     double originLat_deg{std::nan("")};
     double originLon_deg{std::nan("")};
 };

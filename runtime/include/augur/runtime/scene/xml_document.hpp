@@ -1,14 +1,17 @@
-// A small, strict XML reader for the map formats augur loads (Lanelet2 OSM, SUMO .net.xml).
+// A strict XML reader for the map formats augur loads (Lanelet2 OSM, SUMO .net.xml), on pugixml (as
+// Lanelet2's own reader), with the document stored flat for the map readers.
 //
 // Supported: the XML declaration, elements, attributes (single or double quotes), the five predefined
 // entities and numeric character references (decoded to UTF-8), comments, processing instructions
 // (skipped), CDATA sections and character data (kept as element text). Not supported, and reported as
-// an error rather than guessed at: DOCTYPE declarations (and so custom entities), namespaces beyond
-// treating `a:b` as a plain name, encodings other than UTF-8/ASCII.
+// an error rather than guessed at: DOCTYPE declarations (and so custom entities: no entity expansion
+// of any kind), namespaces beyond treating `a:b` as a plain name, encodings other than UTF-8/ASCII.
 //
-// Strictness: mismatched or unclosed tags, duplicate attributes, unknown entities, `--` inside a
-// comment, `<` in an attribute value, a second root element or non-space text outside the root all
-// fail with the file name and the line where the problem was found.
+// Strictness: pugixml's syntax errors (mismatched or unclosed tags, unquoted values, unterminated
+// comments or CDATA) and the checks pugixml leaves to its caller — duplicate attributes, unknown
+// entities and invalid character references, `--` inside a comment, `<` in an attribute value, a
+// second root element or non-space text outside the root — all fail with the file name and the line
+// where the problem was found.
 //
 // Init-phase only: parsing allocates (the document owns its strings). Complexity O(file size), plus
 // O(n log n) per start tag with n attributes for the duplicate check (names sorted, not compared pairwise),
@@ -76,7 +79,7 @@ public:
     [[nodiscard]] const std::string& fileName() const noexcept { return m_fileName; }
 
 private:
-    friend class XmlParser;
+    friend class XmlTreeBuilder;
     std::string m_fileName;
     std::vector<Element> m_elements;
     std::vector<Attribute> m_attributes;
