@@ -25,13 +25,13 @@
 #include "augur/bench/bench.hpp"
 #include "augur/kernels/backend.hpp"
 #include "augur/kernels/pf/filter.hpp"
-#include "augur/kernels/pf/testing/gather_baseline.hpp"
 #include "augur/kernels/primitives/reduce.hpp"
 #include "augur/kernels/primitives/scan.hpp"
 #include "augur/platform/gpu_info.hpp"
 #include "augur/platform/memory.hpp"
 #include "augur/platform/stream.hpp"
 #if AUGUR_HAVE_CUDA
+#include "augur/kernels/pf/testing/gather_baseline.hpp"
 #include "baselines.hpp"
 #endif
 
