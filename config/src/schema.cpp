@@ -455,6 +455,12 @@ std::vector<KeySpec> buildSchema() {
         integer("motion.samples_per_cell", 1, 100'000, "",
                 "Monte-Carlo samples per cell when the transition matrices are built at init.",
                 AUGUR_FIELD(motion.samplesPerCell)),
+        number("motion.free_road_exponent", closed(0.0, 16.0), "",
+               "How drivers tend to their desired speed, the fraction of the limit they drive at now carried to "
+               "the limit ahead (speeding up after a turn or onto a faster road, easing off above it): the "
+               "exponent δ of the Intelligent Driver Model's free-road term 1 − (v/v0)^δ (4 in the model); 0 "
+               "predicts that they hold their speed.",
+               AUGUR_FIELD(motion.freeRoadExponent)),
 
         // grid
         boolean("grid.enabled", "Publish the ego-centred occupancy grid with the motion prediction.",

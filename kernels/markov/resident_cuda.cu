@@ -296,6 +296,10 @@ __global__ void __launch_bounds__(THREADS, 1) residentKernel(const Args a) {
     for (int j = 0; j < NA; ++j) {
         terms[j] = priorityTerms(speedCellUpper_mps(iv < nv ? iv : 0, c), j, a.rules, c);
     }
+    const int probe = gentlestAcceleration(NA);
+    const float moving_mps = probe < NA && a.rules.freeRoadExponent > 0.0F
+                                 ? movingSpeed_mps(speedCellUpper_mps(iv < nv ? iv : 0, c), a.rules, c)
+                                 : 0.0F;
     const int next = (place.rank + 1) % place.blocks;  // the block whose halo this block's chunk ends are
     // Every block of the cluster has started and zeroed its arrays before any block writes into them.
     clusterBarrier(place.blocks);
@@ -341,7 +345,8 @@ __global__ void __launch_bounds__(THREADS, 1) residentKernel(const Args a) {
 
         // --- phase B: p(t_{k+1}) = Γ·q in place, marginals, halo copies ---------------------------------
         // Γ(t_k) acts on the states reached at t_{k+1}: λ is evaluated there (as cpu::predict).
-        const float reach_m = leadReach_m(static_cast<float>(t + 1) * c.step_s, constraints, c);
+        const float time_s = static_cast<float>(t + 1) * c.step_s;
+        const float reach_m = leadReach_m(time_s, constraints, c);
         const std::size_t at = static_cast<std::size_t>(k) * H + t;
         float* haloTarget = nullptr;  // where the next block reads this step's halo rows
         if (place.blocks > 1 && t + 1 < H) {
@@ -361,6 +366,14 @@ __global__ void __launch_bounds__(THREADS, 1) residentKernel(const Args a) {
 #pragma unroll
                 for (int j = 0; j < NA; ++j) {
                     lambda[j] = priorityAt(terms[j], sFar, reach_m, constraints);
+                }
+                if (moving_mps > 0.0F) {
+                    const float free =
+                        freeRoadFactor(moving_mps, lambda[probe < NA ? probe : 0], sFar, time_s, constraints, a.rules, c);
+#pragma unroll
+                    for (int j = 0; j < NA; ++j) {
+                        lambda[j] *= terms[j].accelerates ? 1.0F : free;
+                    }
                 }
                 applyInputTransition<NA>(q, lambda, a.psi, value);
                 storeCell<NA>(pS + base, value);

@@ -19,6 +19,8 @@ constexpr float MIN_CORRIDOR_PROBABILITY = 0.01F;
 /// predicted from standstill (the bench's own class boundary for standing road users is the same speed).
 constexpr float STANDING_SPEED_MPS = 0.5F;
 constexpr float STARTING_ACCEL_MPS2 = 0.5F;
+/// A track faster than this many times the limit gives its driver no wish to go faster still.
+constexpr float MAX_DESIRED_SPEED_FACTOR = 1.5F;
 }  // namespace
 
 Result<std::unique_ptr<MotionStage>, markov::MarkovError> MotionStage::create(const MotionStageSettings& settings,
@@ -225,6 +227,12 @@ int MotionStage::gatherCorridors() noexcept {
             in.initialSpeedStd_mps = standing ? 0.0F : m.trackSpeedStd_mps;
             std::copy(inputs, inputs + m_settings.chain.inputCells, in.initialInput);
             in.constraints = fc.limits;
+            in.constraints.standing = standing;
+            // The driver's chosen fraction of the limit where the vehicle is (the free-road rule's desired
+            // speed is this fraction of the limit ahead).
+            const float limit = fc.limits.speedLimit_mps;
+            in.constraints.desiredSpeedFactor =
+                limit > 0.0F && limit < markov::NO_LIMIT ? std::min(fv.speed_mps / limit, MAX_DESIRED_SPEED_FACTOR) : 1.0F;
             in.constraints.stopProbability = fc.road.mustGiveWay != 0 ? fv.stopProbability : 0.0F;
             in.constraints.stopDistance_m += halfCell_m;  // NO_LIMIT stays NO_LIMIT
             in.constraints.leadGap_m += halfCell_m;

@@ -5,8 +5,10 @@
 // nothing ahead keeps its speed, a standing one stays put, an accelerating one accelerates.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include "augur/kernels/markov/chain.hpp"
@@ -22,6 +24,7 @@ using testing::predictionFor;
 
 constexpr double PROBABILITY_TOLERANCE = 1e-5;
 constexpr float STEP_S = 0.1F;
+constexpr float RUNTIME_FREE_ROAD_EXPONENT = 4.0F;  // config/default.yaml's motion.free_road_exponent
 
 /// config/default.yaml's chain: 100 × 2 m, 10 speed cells up to 40 m/s (4.4 m/s), 7 inputs of ±8 m/s².
 ChainConfig runtimeChain() {
@@ -290,6 +293,7 @@ struct RuntimeRun {
     RuntimeRun(float v0_mps, float a0_mps2, float speedLimit_mps, float leadGap_m = NO_LIMIT, float leadSpeed_mps = 0.0F,
                float limitFrom_m = NO_LIMIT, float limitAfter_mps = NO_LIMIT) {
         harness.config.rules.speed = RuleSpeed::Typical;
+        harness.config.rules.freeRoadExponent = RUNTIME_FREE_ROAD_EXPONENT;
         CorridorInput& in = harness.corridors[0];
         in.initialSpeed_mps = v0_mps;
         in.initialSpeedStd_mps = 0.2F;
@@ -301,6 +305,9 @@ struct RuntimeRun {
         in.constraints.leadSpeed_mps = leadSpeed_mps;
         in.constraints.limitFrom_m[0] = limitFrom_m + halfCell_m;
         in.constraints.limitAfter_mps[0] = limitAfter_mps;
+        // As the motion stage sets them: standing, and the driver's fraction of the limit where it is.
+        in.constraints.standing = v0_mps == 0.0F && a0_mps2 == 0.0F;
+        in.constraints.desiredSpeedFactor = std::min(v0_mps / speedLimit_mps, 1.5F);
         harness.run(runtime(), runtimePsi(harness.chainConfig.inputCells));
     }
     /// Mean distance travelled after step t.
@@ -361,6 +368,70 @@ TEST(MarkovPrediction, AcceleratingVehicleGainsSpeedUntilTheLimit) {
     EXPECT_GT(sut.meanSpeed_mps(ONE_SECOND), V0_MPS + 1.0F);
     EXPECT_GT(sut.travelled_m(LAST_STEP), cruising.travelled_m(LAST_STEP) + 5.0F);
     EXPECT_LT(sut.meanSpeed_mps(LAST_STEP), LIMIT_MPS + 0.5F * speedCellSize_mps(runtimeChain()));
+}
+
+TEST(MarkovPrediction, VehicleLeavingATurnRegainsTheRoadsSpeedAndDoesNotOvershoot) {
+    constexpr int LAST_STEP = 39;
+    constexpr float HORIZON_S = 4.0F;
+    constexpr float TURN_LIMIT_MPS = 6.5F;  // in a turn at its limit; the road after it from 5 m on
+    constexpr float ROAD_LIMIT_MPS = 13.89F;
+    const RuntimeRun sut(TURN_LIMIT_MPS, 0.0F, TURN_LIMIT_MPS, NO_LIMIT, 0.0F, 5.0F, ROAD_LIMIT_MPS);
+    // IDM with a = 2.7 m/s², δ = 4 is back near 13 m/s within 4 s.
+    EXPECT_GT(sut.meanSpeed_mps(LAST_STEP), TURN_LIMIT_MPS + 3.0F);
+    EXPECT_LT(sut.meanSpeed_mps(LAST_STEP), ROAD_LIMIT_MPS + 0.5F * speedCellSize_mps(runtimeChain()));
+    EXPECT_GT(sut.travelled_m(LAST_STEP), TURN_LIMIT_MPS * HORIZON_S + 5.0F);
+}
+
+TEST(MarkovPrediction, VehicleCruisingBelowTheLimitKeepsItsOwnSpeed) {
+    constexpr int LAST_STEP = 39;
+    constexpr float HORIZON_S = 4.0F;
+    // A driver who chose 80 % of the motorway's limit, and one at 60 % of a town's: each keeps its speed,
+    // it is not pulled up to the limit (the slower of the two cells its speed is spread over is lifted
+    // towards its own speed only).
+    for (const auto& [speed, limit] : {std::pair{26.7F, 33.33F}, std::pair{8.3F, 13.89F}}) {
+        const RuntimeRun sut(speed, 0.0F, limit);
+        EXPECT_NEAR(sut.meanSpeed_mps(LAST_STEP), speed, 0.5F) << "speed " << speed;
+        EXPECT_NEAR(sut.travelled_m(LAST_STEP), speed * HORIZON_S, 1.5F) << "speed " << speed;
+    }
+}
+
+TEST(MarkovPrediction, WithoutTheFreeRoadRuleAVehicleLeavingATurnHoldsItsSpeed) {
+    constexpr int LAST_STEP = 39;
+    constexpr float V0_MPS = 6.5F;
+    PredictionHarness harness{runtimeChain(), predictionFor(1), 1};
+    harness.config.rules.speed = RuleSpeed::Typical;
+    harness.config.rules.freeRoadExponent = 0.0F;
+    CorridorInput& in = harness.corridors[0];
+    in.initialSpeed_mps = V0_MPS;
+    in.initialSpeedStd_mps = 0.2F;
+    inputDistribution(harness.chainConfig, 0.0F, 0.0F, in.initialInput);
+    const float halfCell_m = 0.5F * positionCellSize_m(runtimeChain());
+    in.constraints.speedLimit_mps = V0_MPS;
+    in.constraints.limitFrom_m[0] = 5.0F + halfCell_m;
+    in.constraints.limitAfter_mps[0] = 13.89F;
+    harness.run(runtime(), runtimePsi(harness.chainConfig.inputCells));
+    EXPECT_NEAR(harness.pointAt(0, LAST_STEP).sMean_m - halfCell_m, V0_MPS * 4.0F, 1.5F);
+}
+
+TEST(MarkovPrediction, VehicleApproachingAnExpectedStopDoesNotSpeedUpTowardsIt) {
+    constexpr int ONE_SECOND = 9;
+    constexpr int LAST_STEP = 39;
+    constexpr float V0_MPS = 8.0F;
+    constexpr float STOP_AT_M = 40.0F;  // a red light 5 s ahead at the current speed
+    PredictionHarness harness{runtimeChain(), predictionFor(1), 1};
+    harness.config.rules.speed = RuleSpeed::Typical;
+    harness.config.rules.freeRoadExponent = RUNTIME_FREE_ROAD_EXPONENT;
+    CorridorInput& in = harness.corridors[0];
+    in.initialSpeed_mps = V0_MPS;
+    in.initialSpeedStd_mps = 0.2F;
+    inputDistribution(harness.chainConfig, 0.0F, 0.0F, in.initialInput);
+    in.constraints.speedLimit_mps = 13.89F;
+    const float halfCell_m = 0.5F * positionCellSize_m(runtimeChain());
+    in.constraints.stopDistance_m = STOP_AT_M + halfCell_m;
+    in.constraints.stopProbability = 1.0F;
+    harness.run(runtime(), runtimePsi(harness.chainConfig.inputCells));
+    EXPECT_LT(harness.pointAt(0, ONE_SECOND).sMean_m - halfCell_m, V0_MPS * 1.0F + 0.5F);
+    EXPECT_LT(harness.pointAt(0, LAST_STEP).sMean_m - halfCell_m, STOP_AT_M);
 }
 
 TEST(MarkovPrediction, VehicleFollowingItsLeadAtASafeHeadwayKeepsTheLeadsSpeed) {

@@ -201,6 +201,7 @@ struct MotionConfig {
     double maxAccel_mps2{3.0};
     double maxDecel_mps2{8.0};
     std::uint32_t samplesPerCell{10};  ///< Monte-Carlo samples per cell when building the transition matrix
+    double freeRoadExponent{4.0};      ///< δ of the drivers' tendency towards the speed limit (IDM); 0: off
     bool operator==(const MotionConfig&) const = default;
 };
 

@@ -13,11 +13,26 @@
 //   expected stop: λ ×= (1 − P_stop) when s < d_stop and s' + v'² / (2·comfortDecel) > d_stop;
 //   gap ahead    : λ = 0 when s' + minGap + headway·v' + v'²/(2·comfortDecel)
 //                  > leadGap + leadSpeed·(t + τ) + leadSpeed²/(2·leadDecel)  (leadDecel 0: a_max);
-// and λ = 1 otherwise. The strongest braking input (j = 0) always keeps λ = 1.
+// and λ = 1 otherwise. The strongest braking input (j = 0) always keeps λ = 1 under these rules.
+//   free road    : a driver below the desired speed v0(s) = f·L(s) tends to it as the Intelligent Driver
+//                  Model's free-road term says (Treiber, Hennecke and Helbing 2000), f the vehicle's speed
+//                  over the limit where it is at t0 (CorridorConstraints::desiredSpeedFactor: drivers keep
+//                  their chosen fraction of the limit, so a limit that rises ahead, after a turn or onto a
+//                  faster road, is a reason to speed up; a driver cruising below the limit is not pulled up
+//                  to it). The urge
+//                      w = 1 − (v/v0)^δ − (s*(v, v − v_lead) / gap_lead)² − P_stop·(s*(v, v) / gap_stop)²,
+//                  s*(v, Δv) = minGap + v·T + v·Δv / (2·√(a·comfortDecel)), gaps from the cell (s) to the rear
+//                  of the vehicle ahead at t and to the stop point (a red light or a stop is a standing
+//                  vehicle there, weighted by P_stop; no minGap), T the desired headway, a the gentlest
+//                  accelerating input; every input that does not accelerate, j = 0 included, gets
+//                  λ ×= 1 − λ_probe·w⁺, λ_probe the λ of the gentlest accelerating input in the same cell (0
+//                  where a rule above forbids speeding up). Moving cells of vehicles that move at t0 only
+//                  (CorridorConstraints::standing); δ = 0 turns the rule off.
 // Column renormalisation: Γ_c[u, u'] = λ_u ψ[u, u'] / Σ_w λ_w ψ[w, u'], and where that sum is 0 the
 // column becomes "brake" (all mass to j = 0), so every column of Γ sums to 1.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -77,6 +92,8 @@ struct PriorityRules {
     float minGap_m{2.0F};           ///< standstill distance kept to the vehicle ahead
     float headway_s{0.5F};          ///< reaction time before braking for the vehicle ahead
     RuleSpeed speed{RuleSpeed::FarCorner};
+    float freeRoadExponent{0.0F};   ///< δ of the free-road rule (IDM: 4); 0: no free-road rule
+    float desiredHeadway_s{1.0F};   ///< T of the free-road rule: the time gap a driver closes up to
 };
 
 inline constexpr float NO_LIMIT = std::numeric_limits<float>::infinity();
@@ -100,6 +117,13 @@ struct CorridorConstraints {
     /// before the first change). Ascending; unused entries NO_LIMIT.
     float limitFrom_m[MAX_SPEED_LIMIT_CHANGES]{NO_LIMIT, NO_LIMIT, NO_LIMIT};
     float limitAfter_mps[MAX_SPEED_LIMIT_CHANGES]{NO_LIMIT, NO_LIMIT, NO_LIMIT};
+    /// The vehicle stands at t0 and is not starting: the free-road rule does not apply to it (it starts
+    /// when its intention or its tracked acceleration says so; the rare unexplained departures of ψ_sub
+    /// from standstill are not pushed on).
+    bool standing{false};
+    /// The free-road rule's f: the vehicle's speed over the limit where it is at t0 (its driver's chosen
+    /// fraction of the limit), so that its desired speed at s is f · (the limit at s).
+    float desiredSpeedFactor{1.0F};
 };
 
 /// The parts of λ that depend on the cell's speed and the input only (not on s, not on t, not on the
@@ -115,6 +139,16 @@ struct PriorityTerms {
     float followerNeeds_m{0.0F};  ///< minGap + headway·v' + v'² / (2·comfortDecel)
 };
 
+/// The speed at which a cell moves and meets the speed limit (RuleSpeed): its far corner `v_mps`, or with
+/// RuleSpeed::Typical its representative speed (the far corner less half a cell). 0 for standstill.
+AUGUR_MARKOV_HD float movingSpeed_mps(float v_mps, const PriorityRules& rules, const ChainConfig& c) {
+    const float half_mps = 0.5F * speedCellSize_mps(c);
+    return rules.speed != RuleSpeed::Typical ? v_mps : (v_mps > half_mps ? v_mps - half_mps : 0.0F);
+}
+
+/// The gentlest accelerating input (the free-road rule's probe); inputCells when there is none.
+AUGUR_MARKOV_HD int gentlestAcceleration(int inputCells) { return inputCells < 2 ? inputCells : (inputCells + 1) / 2; }
+
 /// `v_mps` is the cell's far-corner speed (speedCellUpper_mps); see RuleSpeed.
 AUGUR_MARKOV_HD PriorityTerms priorityTerms(float v_mps, int j, const PriorityRules& rules, const ChainConfig& c) {
     PriorityTerms terms;
@@ -129,7 +163,7 @@ AUGUR_MARKOV_HD PriorityTerms priorityTerms(float v_mps, int j, const PriorityRu
     // cell) for the distances a driver keeps (headway, braking distance).
     const bool typical = rules.speed == RuleSpeed::Typical;
     const float cell_mps = speedCellSize_mps(c);
-    const float vMoves = !typical ? v_mps : (v_mps > 0.5F * cell_mps ? v_mps - 0.5F * cell_mps : 0.0F);
+    const float vMoves = movingSpeed_mps(v_mps, rules, c);
     const float vKeeps = !typical ? v_mps : (v_mps > cell_mps ? v_mps - cell_mps : 0.0F);
     const Motion moves = integrateMotion(0.0F, vMoves, accel_mps2, c.step_s, c.speedMax_mps);
     terms.accelerates = u > 0.0F;
@@ -151,7 +185,19 @@ AUGUR_MARKOV_HD float leadReach_m(float time_s, const CorridorConstraints& k, co
     return k.leadGap_m + k.leadSpeed_mps * (time_s + c.step_s) + k.leadSpeed_mps * k.leadSpeed_mps / (2.0F * decel);
 }
 
-/// λ of a cell whose far corner is at s_m, from its PriorityTerms and leadReach_m of the step.
+/// The speed limit at corridor position s_m.
+AUGUR_MARKOV_HD float limitAt_mps(float s_m, const CorridorConstraints& k) {
+    float limit = k.speedLimit_mps;
+    for (int i = 0; i < MAX_SPEED_LIMIT_CHANGES; ++i) {
+        if (s_m >= k.limitFrom_m[i]) {
+            limit = k.limitAfter_mps[i];
+        }
+    }
+    return limit;
+}
+
+/// λ of a cell whose far corner is at s_m, from its PriorityTerms and leadReach_m of the step (every rule
+/// but the free-road rule, which needs the probe's λ: freeRoadFactor).
 AUGUR_MARKOV_HD float priorityAt(const PriorityTerms& terms, float s_m, float leadReach, const CorridorConstraints& k) {
     if (terms.exempt) {
         return 1.0F;
@@ -183,11 +229,47 @@ AUGUR_MARKOV_HD float priorityAt(const PriorityTerms& terms, float s_m, float le
     return lambda;
 }
 
-/// λ for input j in a cell represented by (s_m, v_mps) at time time_s (the rules above). In [0, 1].
-/// The state after τ is s' = s + displacement (the dynamics do not depend on s).
+/// The free-road rule's factor for the inputs of a cell that do not accelerate: 1 − λ_probe·w⁺ (the rule
+/// above) with v = `moving_mps` (movingSpeed_mps of the cell) at s_m and time_s, λ_probe the λ of the
+/// gentlest accelerating input in the cell. 1 when the rule does not apply (off, standstill, a standing
+/// vehicle, at or above the desired speed).
+AUGUR_MARKOV_HD float freeRoadFactor(float moving_mps, float probeLambda, float s_m, float time_s,
+                                     const CorridorConstraints& k, const PriorityRules& rules, const ChainConfig& c) {
+    const float desired = k.desiredSpeedFactor * limitAt_mps(s_m, k);
+    if (k.standing || !(rules.freeRoadExponent > 0.0F) || !(moving_mps > 0.0F) || !(moving_mps < desired) ||
+        !(desired < NO_LIMIT) || !(probeLambda > 0.0F)) {
+        return 1.0F;
+    }
+    const float v = moving_mps;
+    const float accel_mps2 = c.accelMax_mps2 * inputValue(gentlestAcceleration(c.inputCells), c.inputCells);
+    const float brakeTerm = v / (2.0F * sqrtf(accel_mps2 * rules.comfortDecel_mps2));
+    float urge = 1.0F - powf(v / desired, rules.freeRoadExponent);
+    if (k.leadGap_m < NO_LIMIT) {
+        const float gap = k.leadGap_m + k.leadSpeed_mps * time_s - s_m;
+        const float wanted = rules.minGap_m + v * rules.desiredHeadway_s + brakeTerm * (v - k.leadSpeed_mps);
+        urge = gap > 0.0F ? urge - (wanted > 0.0F ? wanted * wanted / (gap * gap) : 0.0F) : 0.0F;
+    }
+    if (k.stopProbability > 0.0F && k.stopDistance_m < NO_LIMIT && s_m < k.stopDistance_m) {
+        const float gap = k.stopDistance_m - s_m;
+        const float wanted = v * rules.desiredHeadway_s + brakeTerm * v;
+        urge -= k.stopProbability * wanted * wanted / (gap * gap);
+    }
+    return urge > 0.0F ? 1.0F - probeLambda * urge : 1.0F;
+}
+
+/// λ for input j in a cell represented by (s_m, v_mps) at time time_s (the rules above, the free-road rule
+/// included). In [0, 1]. The state after τ is s' = s + displacement (the dynamics do not depend on s).
 AUGUR_MARKOV_HD float priority(float s_m, float v_mps, int j, float time_s, const CorridorConstraints& k,
                                const PriorityRules& rules, const ChainConfig& c) {
-    return priorityAt(priorityTerms(v_mps, j, rules, c), s_m, leadReach_m(time_s, k, c), k);
+    const float reach = leadReach_m(time_s, k, c);
+    const PriorityTerms terms = priorityTerms(v_mps, j, rules, c);
+    float lambda = priorityAt(terms, s_m, reach, k);
+    const int probe = gentlestAcceleration(c.inputCells);
+    if (!terms.accelerates && rules.freeRoadExponent > 0.0F && probe < c.inputCells) {
+        const float probeLambda = priorityAt(priorityTerms(v_mps, probe, rules, c), s_m, reach, k);
+        lambda *= freeRoadFactor(movingSpeed_mps(v_mps, rules, c), probeLambda, s_m, time_s, k, rules, c);
+    }
+    return lambda;
 }
 
 /// Γ's block for one cell: gamma[u·n_a + u'] from lambda[0 … n_a) and ψ_sub, columns renormalised
