@@ -67,17 +67,19 @@ struct CpuScratch {
     float* next;       // [n]
     float* interval;   // [corridor][step][n_s]
     std::uint32_t* accumulator;  // [frame][H·W]
+    PriorityTerms* terms;  // [n_v][n_a]: λ's parts that depend on the speed cell and the input only
 };
 
 std::size_t layout(const ChainConfig& c, const PredictionConfig& p, std::byte* base, CpuScratch* out) {
     const auto n = static_cast<std::size_t>(c.positionCells) * static_cast<std::size_t>(c.speedCells) *
                    static_cast<std::size_t>(c.inputCells);
-    const std::size_t sizes[4] = {
+    const std::size_t sizes[5] = {
         alignUp(n * sizeof(float)), alignUp(n * sizeof(float)),
         alignUp(static_cast<std::size_t>(p.maxCorridors) * static_cast<std::size_t>(p.horizonSteps) *
                 static_cast<std::size_t>(c.positionCells) * sizeof(float)),
         alignUp(static_cast<std::size_t>(p.gridFrames) * static_cast<std::size_t>(p.gridWidthCells) *
-                static_cast<std::size_t>(p.gridHeightCells) * sizeof(std::uint32_t))};
+                static_cast<std::size_t>(p.gridHeightCells) * sizeof(std::uint32_t)),
+        alignUp(static_cast<std::size_t>(c.speedCells) * static_cast<std::size_t>(c.inputCells) * sizeof(PriorityTerms))};
     if (out != nullptr) {
         std::size_t offset = 0;
         out->p = reinterpret_cast<float*>(base + offset);
@@ -87,8 +89,10 @@ std::size_t layout(const ChainConfig& c, const PredictionConfig& p, std::byte* b
         out->interval = reinterpret_cast<float*>(base + offset);
         offset += sizes[2];
         out->accumulator = reinterpret_cast<std::uint32_t*>(base + offset);
+        offset += sizes[3];
+        out->terms = reinterpret_cast<PriorityTerms*>(base + offset);
     }
-    return sizes[0] + sizes[1] + sizes[2] + sizes[3];
+    return sizes[0] + sizes[1] + sizes[2] + sizes[3] + sizes[4];
 }
 
 /// (Υ·p)[row] for one ELL row.
@@ -125,12 +129,19 @@ void predict(const MarkovChain& chain, const PredictionConfig& pc, const InputDy
     const SparseTransition& step = chain.stepTransition();
     const SparseTransition& interval = chain.intervalTransition();
 
+    for (int iv = 0; iv < nv; ++iv) {
+        for (int j = 0; j < na; ++j) {
+            s.terms[iv * na + j] = priorityTerms(speedCellUpper_mps(iv, c), j, pc.rules, c);
+        }
+    }
+    const int probe = gentlestAcceleration(na);
     for (int k = 0; k < corridorCount; ++k) {
         const CorridorInput& corridor = corridors[k];
         initialDistribution(c, corridor, s.p);
         for (int t = 0; t < H; ++t) {
             // Γ(t_k) acts on the states reached at t_{k+1}: λ is evaluated there (docs/design/motion-prediction.md).
             const float time_s = static_cast<float>(t + 1) * c.step_s;
+            const float reach = leadReach_m(time_s, corridor.constraints, c);
             float* posMarginal = out.positionMarginal + (static_cast<std::size_t>(k) * H + t) * ns;
             float* speedMarginal = out.speedMarginal + (static_cast<std::size_t>(k) * H + t) * nv;
             float* intMarginal = s.interval + (static_cast<std::size_t>(k) * H + t) * ns;
@@ -143,11 +154,20 @@ void predict(const MarkovChain& chain, const PredictionConfig& pc, const InputDy
                     float q[MAX_INPUT_CELLS];
                     float lambda[MAX_INPUT_CELLS];
                     float gamma[MAX_INPUT_CELLS * MAX_INPUT_CELLS];
+                    const float sFar = positionCellUpper_m(is, c);
+                    const PriorityTerms* terms = s.terms + static_cast<std::ptrdiff_t>(iv) * na;
                     for (int j = 0; j < na; ++j) {
                         q[j] = rowTimes(step, cell * na + j, s.p);
                         intMass += rowTimes(interval, cell * na + j, s.p);
-                        lambda[j] = priority(positionCellUpper_m(is, c), speedCellUpper_mps(iv, c), j, time_s,
-                                             corridor.constraints, pc.rules, c);
+                        lambda[j] = priorityAt(terms[j], sFar, reach, corridor.constraints);
+                    }
+                    // The free-road rule, from the λ of the cell's gentlest accelerating input (as priority()).
+                    if (probe < na && pc.rules.freeRoadExponent > 0.0F) {
+                        const float free = freeRoadFactor(movingSpeed_mps(speedCellUpper_mps(iv, c), pc.rules, c),
+                                                          lambda[probe], sFar, time_s, corridor.constraints, pc.rules, c);
+                        for (int j = 0; j < na; ++j) {
+                            lambda[j] *= terms[j].accelerates ? 1.0F : free;
+                        }
                     }
                     inputTransitionBlock(lambda, psi.psi, na, gamma);
                     float cellMass = 0.0F;
