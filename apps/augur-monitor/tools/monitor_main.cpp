@@ -300,8 +300,6 @@ int main(int argc, char** argv) {
                  "transport.monitor_alarm, logs, and shows a live table. Exit status with --for: 0 pass, 1 fail, "
                  "2 bad command line, 3 init failed, 4 RouDi lost. docs/monitor.md"};
     cli::useConventions(app);
-    bool version = false;
-    app.add_flag("--version", version, "Print the version and exit");
     app.add_option("--config", options.config, "The runtime's deployment file (YAML): topics, period, budgets");
     app.add_option("--for", options.duration, "Run this long, then exit with the verdict (60s, 500ms, 2min, 1h)");
     app.add_option("--max-misses", options.maxMisses, "Fail when more deadline misses are seen (default: no limit)")
@@ -333,8 +331,8 @@ int main(int argc, char** argv) {
         std::fputs(app.help().c_str(), stdout);
         return cli::EXIT_OK;
     }
-    if (version) {
-        std::puts(augur::runtime::versionString());
+    if (parsed.value() == cli::Parsed::Version) {
+        std::puts(cli::versionLine(augur::runtime::backendsCompiledIn()).c_str());
         return cli::EXIT_OK;
     }
     if (options.config.empty()) {
