@@ -250,7 +250,10 @@ Check livelinessWithinDeadline(const Deployment& d, const ExplicitKeys& keys) {
 }
 
 Check bridgeDeadlineAbovePeriod(const Deployment& d, const ExplicitKeys& keys) {
-    if (d.bridge.deadline_ms == 0 || d.bridge.deadline_ms > d.runtime.cyclePeriod_ms) {
+    // Checked where the file sets the DDS deadline: a deployment with a long cycle and no bridge section
+    // is not made invalid by the bridge's default.
+    if (d.bridge.deadline_ms == 0 || d.bridge.deadline_ms > d.runtime.cyclePeriod_ms ||
+        !keys.contains("bridge.deadline_ms")) {
         return std::nullopt;
     }
     return RuleViolation{reportAt(keys, {"bridge.deadline_ms", "runtime.cycle_period_ms"}),

@@ -280,6 +280,13 @@ TEST(BadConfigMessage, OverCompiledLimitNamesTheLimit) {
     EXPECT_NE(sut.error().message.find("MAX_OBJECTS = 128"), std::string::npos) << sut.error().message;
 }
 
+TEST(BridgeDeadline, ALongCycleWithoutABridgeSectionIsValid) {
+    // The bridge's default DDS deadline (250 ms) is below this cycle, but the file does not set it.
+    const auto sut = loadMinimalWith("runtime:\n  cycle_period_ms: 800\n  deadline_ms: 800\n");
+
+    EXPECT_TRUE(sut.hasValue()) << (sut.hasError() ? format(sut.error()) : std::string());
+}
+
 TEST(BadConfigMessage, BudgetOverrunGivesTheSumAndTheDeadline) {
     const auto sut = loadMinimalWith("runtime:\n  deadline_ms: 150\n");
 
