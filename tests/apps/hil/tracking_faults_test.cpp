@@ -169,17 +169,22 @@ TEST_F(TrackingUnderFaults, ClutterOfTwoObjectsPerListConfirmsNoFalseTrackLonger
     EXPECT_LE(sut.tracking.meanOspa_m, OSPA_RATIO_LIMIT * s_clean->tracking.meanOspa_m);
 }
 
-// The figures behind docs/design/tracking.md's note on soft (JPDA-style) updates: larger position noise,
-// with and without heavy clutter. Prints only; run with --gtest_also_run_disabled_tests.
-TEST_F(TrackingUnderFaults, DISABLED_PrintsLargerNoiseAndHeavyClutter) {
+// docs/design/tracking.md's case against a soft (JPDA-style) update: it differs from the hard assignment
+// only for objects inside more than one track's gate, and on the committed scenario there are none at the
+// default noise (0.3 m) and few at 1 m. The runs with heavy clutter print the figures the note quotes
+// for where a soft update could pay off.
+TEST_F(TrackingUnderFaults, FewObjectsFallInTwoTracksGatesEvenAtOneMetreOfNoise) {
+    constexpr double MAX_CONTESTED_AT_DEFAULT_NOISE = 0.001;
+    constexpr double MAX_CONTESTED_AT_ONE_METRE = 0.05;
     constexpr float HEAVY_CLUTTER = 10.0F;
-    for (const float std_m : {0.3F, 0.6F, 1.0F}) {
-        PerceptionConfig faults;
-        faults.stdPosition_m = std_m;
-        print(("noise " + std::to_string(std_m)).c_str(), runWithFaults(*s_scenario, faults));
-        faults.clutterRate = HEAVY_CLUTTER;
-        print(("+clutter 10 " + std::to_string(std_m)).c_str(), runWithFaults(*s_scenario, faults));
-    }
+    EXPECT_LE(s_clean->contestedShare, MAX_CONTESTED_AT_DEFAULT_NOISE);
+    PerceptionConfig faults;
+    faults.stdPosition_m = 1.0F;
+    const FaultRun noisy = runWithFaults(*s_scenario, faults);
+    print("noise 1 m", noisy);
+    EXPECT_LE(noisy.contestedShare, MAX_CONTESTED_AT_ONE_METRE);
+    faults.clutterRate = HEAVY_CLUTTER;
+    print("noise 1 m +clutter 10", runWithFaults(*s_scenario, faults));
 }
 
 }  // namespace
