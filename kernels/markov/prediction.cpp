@@ -134,7 +134,6 @@ void predict(const MarkovChain& chain, const PredictionConfig& pc, const InputDy
             s.terms[iv * na + j] = priorityTerms(speedCellUpper_mps(iv, c), j, pc.rules, c);
         }
     }
-    const int probe = gentlestAcceleration(na);
     for (int k = 0; k < corridorCount; ++k) {
         const CorridorInput& corridor = corridors[k];
         initialDistribution(c, corridor, s.p);
@@ -161,14 +160,8 @@ void predict(const MarkovChain& chain, const PredictionConfig& pc, const InputDy
                         intMass += rowTimes(interval, cell * na + j, s.p);
                         lambda[j] = priorityAt(terms[j], sFar, reach, corridor.constraints);
                     }
-                    // The free-road rule, from the λ of the cell's gentlest accelerating input (as priority()).
-                    if (probe < na && pc.rules.freeRoadExponent > 0.0F) {
-                        const float free = freeRoadFactor(movingSpeed_mps(speedCellUpper_mps(iv, c), pc.rules, c),
-                                                          lambda[probe], sFar, time_s, corridor.constraints, pc.rules, c);
-                        for (int j = 0; j < na; ++j) {
-                            lambda[j] *= terms[j].accelerates ? 1.0F : free;
-                        }
-                    }
+                    applyFreeRoad(lambda, terms, na, movingSpeed_mps(speedCellUpper_mps(iv, c), pc.rules, c), sFar,
+                                  time_s, corridor.constraints, pc.rules, c);
                     inputTransitionBlock(lambda, psi.psi, na, gamma);
                     float cellMass = 0.0F;
                     for (int u = 0; u < na; ++u) {

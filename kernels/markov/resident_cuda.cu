@@ -296,10 +296,7 @@ __global__ void __launch_bounds__(THREADS, 1) residentKernel(const Args a) {
     for (int j = 0; j < NA; ++j) {
         terms[j] = priorityTerms(speedCellUpper_mps(iv < nv ? iv : 0, c), j, a.rules, c);
     }
-    const int probe = gentlestAcceleration(NA);
-    const float moving_mps = probe < NA && a.rules.freeRoadExponent > 0.0F
-                                 ? movingSpeed_mps(speedCellUpper_mps(iv < nv ? iv : 0, c), a.rules, c)
-                                 : 0.0F;
+    const float moving_mps = movingSpeed_mps(speedCellUpper_mps(iv < nv ? iv : 0, c), a.rules, c);
     const int next = (place.rank + 1) % place.blocks;  // the block whose halo this block's chunk ends are
     // Every block of the cluster has started and zeroed its arrays before any block writes into them.
     clusterBarrier(place.blocks);
@@ -367,14 +364,7 @@ __global__ void __launch_bounds__(THREADS, 1) residentKernel(const Args a) {
                 for (int j = 0; j < NA; ++j) {
                     lambda[j] = priorityAt(terms[j], sFar, reach_m, constraints);
                 }
-                if (moving_mps > 0.0F) {
-                    const float free =
-                        freeRoadFactor(moving_mps, lambda[probe < NA ? probe : 0], sFar, time_s, constraints, a.rules, c);
-#pragma unroll
-                    for (int j = 0; j < NA; ++j) {
-                        lambda[j] *= terms[j].accelerates ? 1.0F : free;
-                    }
-                }
+                applyFreeRoad(lambda, terms, NA, moving_mps, sFar, time_s, constraints, a.rules, c);
                 applyInputTransition<NA>(q, lambda, a.psi, value);
                 storeCell<NA>(pS + base, value);
                 if (haloTarget != nullptr && rows.inChunk(is) >= rows.chunk() - a.maxShift) {

@@ -257,6 +257,23 @@ AUGUR_MARKOV_HD float freeRoadFactor(float moving_mps, float probeLambda, float 
     return urge > 0.0F ? 1.0F - probeLambda * urge : 1.0F;
 }
 
+/// The free-road rule on a cell's λ (lambda[0 … n_a), from priorityAt with `terms`): the inputs that do not
+/// accelerate are weighted by freeRoadFactor with the probe's λ of the same cell. `moving_mps` is the cell's
+/// movingSpeed_mps (0: the rule does not apply). Used wherever a whole cell's λ is at hand (the CPU reference,
+/// the resident CUDA path); priority() gives the same for one input.
+AUGUR_MARKOV_HD void applyFreeRoad(float* lambda, const PriorityTerms* terms, int na, float moving_mps, float s_m,
+                                   float time_s, const CorridorConstraints& k, const PriorityRules& rules,
+                                   const ChainConfig& c) {
+    const int probe = gentlestAcceleration(na);
+    if (!(moving_mps > 0.0F) || probe >= na || !(rules.freeRoadExponent > 0.0F)) {
+        return;
+    }
+    const float free = freeRoadFactor(moving_mps, lambda[probe], s_m, time_s, k, rules, c);
+    for (int j = 0; j < na; ++j) {
+        lambda[j] *= terms[j].accelerates ? 1.0F : free;
+    }
+}
+
 /// λ for input j in a cell represented by (s_m, v_mps) at time time_s (the rules above, the free-road rule
 /// included). In [0, 1]. The state after τ is s' = s + displacement (the dynamics do not depend on s).
 AUGUR_MARKOV_HD float priority(float s_m, float v_mps, int j, float time_s, const CorridorConstraints& k,
