@@ -395,6 +395,18 @@ TEST(MarkovPrediction, VehicleCruisingBelowTheLimitKeepsItsOwnSpeed) {
     }
 }
 
+TEST(MarkovPrediction, DriverFasterThanTheLimitKeepsItsPace) {
+    constexpr int LAST_STEP = 39;
+    constexpr float HORIZON_S = 4.0F;
+    // 10 % over a motorway's and a town's limit: holding a speed above the limit is allowed, and the
+    // driver's wish is its own speed.
+    for (const auto& [speed, limit] : {std::pair{30.5F, 27.78F}, std::pair{15.3F, 13.89F}}) {
+        const RuntimeRun sut(speed, 0.0F, limit);
+        EXPECT_NEAR(sut.meanSpeed_mps(LAST_STEP), speed, 0.5F) << "speed " << speed;
+        EXPECT_NEAR(sut.travelled_m(LAST_STEP), speed * HORIZON_S, 1.5F) << "speed " << speed;
+    }
+}
+
 TEST(MarkovPrediction, WithoutTheFreeRoadRuleAVehicleLeavingATurnHoldsItsSpeed) {
     constexpr int LAST_STEP = 39;
     constexpr float V0_MPS = 6.5F;
