@@ -206,9 +206,12 @@ int MotionStage::gatherCorridors() noexcept {
         // standstill cell at the cruise input. Spreading its speed estimate instead (never below 0, so
         // biased upwards by the track's noise) would put mass on a moving speed cell: creep.
         const bool standing = fv.speed_mps < STANDING_SPEED_MPS && m.trackAccel_mps2 < STARTING_ACCEL_MPS2;
-        // The tracked acceleration split over the two nearest inputs (its mean kept; its uncertainty is not
-        // spread further: symmetric input noise, cut by the speed bounds and the limit, biases the mean speed).
-        markov::inputDistribution(m_settings.chain, standing ? 0.0F : m.trackAccel_mps2, 0.0F, inputs);
+        // The evidence in the tracked acceleration (markov::evidentAcceleration) split over the two nearest
+        // inputs (its mean kept; its uncertainty is not spread further: symmetric input noise, cut by the speed
+        // bounds and the limit, biases the mean speed).
+        markov::inputDistribution(m_settings.chain,
+                                  standing ? 0.0F : markov::evidentAcceleration(m.trackAccel_mps2, m.trackAccelStd_mps2), 0.0F,
+                                  inputs);
         // Corridors the intention filter all but rules out are not propagated (each costs a whole
         // horizon of the chain); the kept ones share their probability mass.
         float kept = 0.0F;

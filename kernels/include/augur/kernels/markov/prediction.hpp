@@ -137,6 +137,16 @@ AUGUR_MARKOV_HD float initialStateProbability(const ChainConfig& c, const Corrid
     return initialSpeedProbability(c, iv, corridor.initialSpeed_mps, corridor.initialSpeedStd_mps) * pu;
 }
 
+/// The part of a tracked acceleration a (m/s², standard deviation σ) that is evidence of a pressed pedal:
+/// a·(1 − σ²/a²)⁺, the non-negative garrote. An estimate within its standard deviation of zero is the
+/// tracker's noise and gives 0 (a wrong initial input is held for seconds by ψ_sub); one several deviations
+/// from zero keeps nearly all its value (a car pulling away at 2.6 ± 0.8 m/s²: 2.35). σ ≤ 0: a itself.
+inline float evidentAcceleration(float accel_mps2, float std_mps2) noexcept {
+    const float a2 = accel_mps2 * accel_mps2;
+    const float s2 = std_mps2 > 0.0F ? std_mps2 * std_mps2 : 0.0F;
+    return a2 > s2 ? accel_mps2 * (1.0F - s2 / a2) : 0.0F;
+}
+
 /// P(u_j) at t0 for an acceleration estimate N(a0, σ²) along the corridor: the hat weights
 /// (hatExpectation) of the inputs' accelerations a_max·u_j, so that the expected input is a0 (clamped to
 /// [−a_max, a_max]). Writes p[0 … n_a), summing to 1: a CorridorInput::initialInput. O(n_a).
