@@ -1,6 +1,10 @@
 // Launch parameters of the particle filter kernels. One place, each value with where and at what
 // size it was measured (docs/benchmarks.md has the tables). Private to kernels/pf.
 //
+// Per architecture (tuning_policy.hpp): PolicySm72 → PolicySm87 → PolicySm90 at the end of this file.
+// The values below are compiled into the kernels, so every policy has them (measured on sm_90 only;
+// not measured on sm_72 or sm_87); the policies differ in the launch-time values.
+//
 // The grids of the step's advance kernels are not constants: create() sizes them to one full wave of
 // resident blocks on the device it runs on (cudaOccupancyMaxActiveBlocksPerMultiprocessor × SMs),
 // each block taking a fixed share of the particles — fixed for a given device and K, so the summation
@@ -11,6 +15,7 @@
 
 #include "augur/kernels/pf/particles.hpp"
 #include "augur/kernels/pf/philox.hpp"
+#include "augur/kernels/tuning_policy.hpp"
 
 namespace augur::kernels::pf::tuning {
 
@@ -103,8 +108,6 @@ inline constexpr std::uint32_t COPY_INDEX_ITEMS = 4;
 /// between two copies — is sampled into it and searched, ending in global memory).
 inline constexpr std::uint32_t COPY_INDEX_WINDOW = 2 * COPY_INDEX_ITEMS * COPY_INDEX_BLOCK;
 
-/// Partial blocks of the differential-evolution spread reduction (its final combine is serial).
-inline constexpr std::uint32_t SPREAD_MAX_BLOCKS = 528;  ///< 4 per SM on an H100 SXM (132 SMs)
 
 /// Threads per block and largest grid of the grid-stride array-of-structs gather (32-bit index
 /// arithmetic). Measured on the H100 at K = 20,000: 5.8 µs (48-byte particles), 11.4 µs (960-byte
@@ -115,5 +118,48 @@ inline constexpr std::uint32_t GATHER_MAX_BLOCKS = 1056;  ///< 8 per SM on an H1
 
 /// Fields per thread of the structure-of-arrays gather (grid: ⌈K/256⌉ × ⌈stride/8⌉).
 inline constexpr std::uint32_t GATHER_SOA_FIELDS = 8;
+
+// ---- Per-architecture policies -------------------------------------------------------------------
+// Launch-time values, chosen at create() (ParticleFilter::create: activeTuningArch()). The advance
+// kernels' grids are not here: create() sizes them from the SMs the filter runs on.
+
+/// Xavier (sm_72, 8 SMs): the root of the chain.
+struct PolicySm72 {
+    /// Partial blocks of the differential-evolution spread reduction (its final combine is serial).
+    static constexpr std::uint32_t SPREAD_MAX_BLOCKS = 32;  ///< 4 per SM × 8 SMs (sm_90's rule); not measured
+};
+
+/// Orin (sm_87, 16 SMs on the AGX, 8 on the NX 8 GB).
+struct PolicySm87 : PolicySm72 {
+    static constexpr std::uint32_t SPREAD_MAX_BLOCKS = 64;  ///< 4 per SM × 16 SMs (sm_90's rule); not measured
+};
+
+/// H100 / H200 (sm_90, 132 SMs).
+struct PolicySm90 : PolicySm87 {
+    static constexpr std::uint32_t SPREAD_MAX_BLOCKS = 528;  ///< 4 per SM × 132 SMs (H100 SXM); not swept
+};
+
+/// The launch-time values of one policy, as create() keeps them.
+struct LaunchPolicy {
+    std::uint32_t spreadMaxBlocks;
+};
+
+template <typename Policy>
+constexpr LaunchPolicy launchPolicyOf() noexcept {
+    return LaunchPolicy{Policy::SPREAD_MAX_BLOCKS};
+}
+
+constexpr LaunchPolicy launchPolicy(TuningArch arch) noexcept {
+    switch (arch) {
+        case TuningArch::Sm72: return launchPolicyOf<PolicySm72>();
+        case TuningArch::Sm87: return launchPolicyOf<PolicySm87>();
+        case TuningArch::Sm90: break;
+    }
+    return launchPolicyOf<PolicySm90>();
+}
+
+/// The largest SPREAD_MAX_BLOCKS of the chain: the spread partials' buffer holds any policy's.
+inline constexpr std::uint32_t MAX_SPREAD_BLOCKS = PolicySm90::SPREAD_MAX_BLOCKS;
+static_assert(MAX_SPREAD_BLOCKS >= PolicySm87::SPREAD_MAX_BLOCKS && MAX_SPREAD_BLOCKS >= PolicySm72::SPREAD_MAX_BLOCKS);
 
 }  // namespace augur::kernels::pf::tuning
