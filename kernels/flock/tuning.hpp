@@ -25,25 +25,15 @@
 
 namespace augur::kernels::flock::tuning {
 
-/// Largest block of the per-step kernels, and how many such blocks must fit on one SM by registers
-/// (1,024 × 1, as 512 × 2: at most 64 registers per thread; without the bound they took 86 on sm_90,
-/// which let only one 512-thread or two 256-thread blocks share an SM).
-inline constexpr int MAX_STEP_BLOCK = 1024;
-inline constexpr int MIN_STEP_BLOCKS = 1;
-
-/// The kernel that takes again the steps that did not fit the per-step kernel's shared memory (one
-/// block per SM: the largest shared memory a block may have, else a global workspace) runs
-/// MAX_STEP_BLOCK threads per block: these are the batch's heaviest steps, each alone on an SM while
-/// the rest of the GPU waits (H100, 2,000 entities, 23 such steps: 119 µs at 1,024 threads against
-/// 156 µs at 512).
-
-/// Threads of the one block that prefix-sums the steps' family sizes.
-inline constexpr int INDEX_BLOCK = 1024;
-
-// ---- Per-architecture policies (launch-time values) -----------------------------------------------
+// ---- Per-architecture policies ----------------------------------------------------------------------
 
 /// Xavier (sm_72, 8 SMs, 2,048 threads and 96 KB of shared memory per SM): the root of the chain.
 struct PolicySm72 {
+    // Compiled into the kernels (the same in every policy, asserted below).
+    static constexpr int MAX_STEP_BLOCK = 1024;  ///< not measured (sm_90's value)
+    static constexpr int MIN_STEP_BLOCKS = 1;    ///< not measured (sm_90's value)
+    static constexpr int INDEX_BLOCK = 1024;     ///< not measured (sm_90's value)
+    // Chosen at create().
     /// Threads per block of the per-step kernels of the potential stage (and the family copy).
     static constexpr int BLOCK = 256;  ///< not measured (sm_90's value)
     /// Blocks per SM of the grid-stride kernels' grids: twice the SM's resident threads (two waves).
@@ -79,6 +69,9 @@ struct PolicySm87 : PolicySm72 {
 
 /// H100 / H200 (sm_90, 132 SMs, 2,048 threads and 228 KB of shared memory per SM). Swept as the header says.
 struct PolicySm90 : PolicySm87 {
+    static constexpr int MAX_STEP_BLOCK = 1024;  ///< H100, 2,000 entities, 23 steps: 119 µs at 1,024 threads vs 156 at 512
+    static constexpr int MIN_STEP_BLOCKS = 1;    ///< H100: 64 registers at most (86 without the bound, ptxas sm_90)
+    static constexpr int INDEX_BLOCK = 1024;     ///< not swept
     static constexpr int BLOCK = 256;  ///< H100, 2,000 entities: 1.67 ms at 256 × 16 × 128 (best, with 64/256)
     static constexpr int BLOCKS_PER_SM = 16;  ///< H100, 2,000 entities: 1.67 ms at 16 against 1.88 ms at 8
     static constexpr int WINDOW_BLOCK = 128;  ///< H100, 2,000 entities: 1.67 ms, tied with 64 and 256
@@ -93,6 +86,14 @@ struct PolicySm90 : PolicySm87 {
     /// with all of them in the second kernel, 281 + 3 µs in place (augur-bench-flock).
     static constexpr int IN_PLACE_WAVES = 2;  ///< H100, 2,000 entities: 284 µs in place vs 368 µs
 };
+
+/// Whether `Policy` has the values the kernels are compiled with.
+template <typename Policy>
+constexpr bool compiledValuesOf() noexcept {
+    return Policy::MAX_STEP_BLOCK == PolicySm90::MAX_STEP_BLOCK && Policy::MIN_STEP_BLOCKS == PolicySm90::MIN_STEP_BLOCKS && Policy::INDEX_BLOCK == PolicySm90::INDEX_BLOCK;
+}
+static_assert(compiledValuesOf<PolicySm72>() && compiledValuesOf<PolicySm87>(),
+              "compiled into the kernels: one value for every architecture");
 
 /// The launch-time values of one policy, as create() keeps them (FlockFinderOptions override some).
 struct LaunchPolicy {
@@ -123,7 +124,24 @@ constexpr LaunchPolicy launchPolicy(TuningArch arch) noexcept {
     return launchPolicyOf<PolicySm90>();
 }
 
-static_assert(PolicySm72::LARGE_STEP_BLOCK <= MAX_STEP_BLOCK && PolicySm87::LARGE_STEP_BLOCK <= MAX_STEP_BLOCK &&
-              PolicySm90::LARGE_STEP_BLOCK <= MAX_STEP_BLOCK);
+static_assert(PolicySm72::LARGE_STEP_BLOCK <= PolicySm90::MAX_STEP_BLOCK &&
+              PolicySm87::LARGE_STEP_BLOCK <= PolicySm90::MAX_STEP_BLOCK && PolicySm90::LARGE_STEP_BLOCK <= PolicySm90::MAX_STEP_BLOCK);
+
+// ---- The values the kernels are compiled with ------------------------------------------------------
+
+/// Largest block of the per-step kernels, and how many such blocks must fit on one SM by registers
+/// (1,024 × 1, as 512 × 2: at most 64 registers per thread; without the bound they took 86 on sm_90,
+/// which let only one 512-thread or two 256-thread blocks share an SM).
+inline constexpr int MAX_STEP_BLOCK = PolicySm90::MAX_STEP_BLOCK;
+inline constexpr int MIN_STEP_BLOCKS = PolicySm90::MIN_STEP_BLOCKS;
+
+/// The kernel that takes again the steps that did not fit the per-step kernel's shared memory (one
+/// block per SM: the largest shared memory a block may have, else a global workspace) runs
+/// MAX_STEP_BLOCK threads per block: these are the batch's heaviest steps, each alone on an SM while
+/// the rest of the GPU waits (H100, 2,000 entities, 23 such steps: 119 µs at 1,024 threads against
+/// 156 µs at 512).
+
+/// Threads of the one block that prefix-sums the steps' family sizes.
+inline constexpr int INDEX_BLOCK = PolicySm90::INDEX_BLOCK;
 
 }  // namespace augur::kernels::flock::tuning
