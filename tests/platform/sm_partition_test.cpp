@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "augur/platform/gpu_info.hpp"
+#include "augur/platform/memory.hpp"
 #include "augur/platform/stream.hpp"
 #include "augur/testing/testing.hpp"
 
@@ -74,6 +76,50 @@ TEST(SmPartition, StreamsAndTheSmCountFollowAnActivePartition) {
     }  // the stream, then the partition
     EXPECT_FALSE(smPartitionActive());
     EXPECT_EQ(activeMultiprocessors().value(), device.value());
+}
+
+/// A partition of PARTITION_SMS, or a skip where the device or driver has none.
+#define AUGUR_SM_PARTITION_OR_SKIP(name)                                                   \
+    AUGUR_REQUIRE_GPU();                                                                  \
+    auto name = SmPartition::create(PARTITION_SMS);                                       \
+    if (!name && name.error().fault == SmPartitionFault::Unsupported) {                   \
+        GTEST_SKIP() << describe(name.error());                                           \
+    }                                                                                     \
+    ASSERT_TRUE(name.hasValue()) << describe(name.error())
+
+// The runtime's GPU lanes record events made in the primary context on their streams.
+TEST(SmPartition, EventsRecordAndCompleteOnAPartitionStream) {
+    AUGUR_SM_PARTITION_OR_SKIP(partition);
+    auto stream = Stream::create(StreamPriority::High);
+    ASSERT_TRUE(stream.hasValue()) << describe(stream.error());
+    auto sut = Event::create(false);
+    ASSERT_TRUE(sut.hasValue()) << describe(sut.error());
+
+    const auto recorded = sut->record(stream->get());
+
+    ASSERT_TRUE(recorded.hasValue()) << describe(recorded.error());
+    EXPECT_TRUE(sut->synchronize().hasValue());
+}
+
+// The stages capture their work once at init and replay the graph every cycle.
+TEST(SmPartition, GraphsCapturedOnAPartitionStreamReplayThere) {
+    AUGUR_SM_PARTITION_OR_SKIP(partition);
+    auto stream = Stream::create(StreamPriority::High);
+    ASSERT_TRUE(stream.hasValue()) << describe(stream.error());
+    auto buffer = DeviceBuffer<int>::create(1024);
+    ASSERT_TRUE(buffer.hasValue());
+    int* data = buffer->data();
+    auto sut = Graph::capture(stream->get(), [data](StreamHandle s) { return fillDevice(data, 1, 1024 * sizeof(int), s); });
+    ASSERT_TRUE(sut.hasValue()) << describe(sut.error());
+
+    const auto launched = sut->launch(stream->get());
+
+    ASSERT_TRUE(launched.hasValue()) << describe(launched.error());
+    std::vector<int> host(1024, 0);
+    ASSERT_TRUE(buffer->download(host, stream->get()).hasValue());
+    ASSERT_TRUE(stream->synchronize().hasValue());
+    EXPECT_EQ(host[0], 0x01010101);
+    EXPECT_EQ(host[1023], 0x01010101);
 }
 
 }  // namespace
