@@ -9,7 +9,9 @@
 // --sms N: all GPU work in an SM partition of N SMs (a CUDA green context, RuntimeOptions::gpuMultiprocessors;
 // 16 is Orin AGX's SM count, 8 Orin NX's); --policy: the kernel families' launch-time tuning of that
 // architecture instead of the device's (docs/gpu.md, "Orin-sized proxy"). Both need --backend cuda; a
-// device that cannot make the partition ends the benchmark with exit status 3 and the reason.
+// device that cannot make the partition ends the benchmark with exit status 3 and the reason. With the
+// CUDA backend a probe kernel first records the SMs a stream made as the runtime's are reaches (direct
+// and graph replay); more than N with --sms N ends the benchmark with exit status 5.
 //
 // Defaults: 64 vehicles, 20,000 particles, 4 s, the shipped config/default.yaml's chain, W = 0 (the
 // runtime's automatic count: one CPU worker per hardware thread).
@@ -37,6 +39,9 @@
 #include "augur/runtime/runtime.hpp"
 #include "augur/runtime/scene/map_readers.hpp"
 #include "../../../tests/runtime/support/synthetic_scene.hpp"
+#if defined(AUGUR_BENCH_SM_PROBE)
+#include "sm_probe.hpp"
+#endif
 
 namespace {
 
@@ -162,6 +167,23 @@ int main(int argc, char** argv) {
     }
     const double init_ms = static_cast<double>(augur::platform::monotonicNow_ns() - initStart) * 1e-6;
     auto& runtime = *created.value();
+    // Where a stream made as the runtime makes its own runs its kernels: within the partition with --sms.
+    std::string probeLine;
+#if defined(AUGUR_BENCH_SM_PROBE)
+    if (runtime.backendIsCuda()) {
+        const auto probe = augur::bench::probeStreamSms();
+        if (!probe) {
+            std::fprintf(stderr, "SM probe: %s\n", probe.error().c_str());
+            return 5;
+        }
+        probeLine = "SM probe (a kernel on a stream made as the runtime's are): " + std::to_string(probe->direct) +
+                    " SMs direct, " + std::to_string(probe->graph) + " SMs graph replay\n";
+        if (o.sms > 0 && (probe->direct > o.sms || probe->graph > o.sms)) {
+            std::fprintf(stderr, "the SM partition is not effective: %s", probeLine.c_str());
+            return 5;
+        }
+    }
+#endif
     auto publisher = augur::platform::Publisher<augur::ObjectList>::create(service(d.transport.objects)).value();
     augur::testing::SyntheticScene scene(map.value(), o.vehicles);
     std::uint64_t sequence = 0;
@@ -197,7 +219,7 @@ int main(int argc, char** argv) {
                     augur::platform::smPartitionActive() ? " (SM partition, green context)" : " (whole device)",
                     arch ? augur::kernels::toString(arch.value()) : "unknown", o.policy ? " (forced)" : " (the device's)");
     }
-    std::printf("init %.0f ms\n\n", init_ms);
+    std::printf("%sinit %.0f ms\n\n", probeLine.c_str(), init_ms);
     std::printf("| cycles | p50 ms | p99 ms | max ms | misses (> %.0f ms) |\n|---|---|---|---|---|\n", deadline_ms);
     std::printf("| %llu | %.2f | %.2f | %.2f | %llu |\n\n", static_cast<unsigned long long>(o.cycles),
                 percentile(latency_ms, 0.5), percentile(latency_ms, 0.99), percentile(latency_ms, 1.0),
