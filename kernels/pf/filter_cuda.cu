@@ -29,6 +29,7 @@
 
 #include "../primitives/dependent_launch.cuh"
 #include "augur/kernels/pf/filter.hpp"
+#include "augur/platform/sm_partition.hpp"
 #include "cdf_scan.cuh"
 #include "engine_detail.hpp"
 #include "resample_cuda.hpp"
@@ -1152,18 +1153,16 @@ Resampling resamplingOf(const FilterConfig& config, void* scratch, std::uint32_t
     return {internal::carve(scratch, config.particles).cdf, copyIndex};
 }
 
-/// Resident blocks of `kernel` on the current device (blocks per SM × SMs); 0 if the query failed.
+/// Resident blocks of `kernel` on the SMs the filter runs on (blocks per SM × the device's SMs, or the
+/// active SM partition's: platform::activeMultiprocessors); 0 if a query failed.
 template <typename Kernel>
 std::uint32_t residentBlocks(Kernel kernel, std::uint32_t threads) {
-    int device = 0;
-    int sms = 0;
+    const auto sms = platform::activeMultiprocessors();
     int perSm = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, static_cast<int>(threads), 0) != cudaSuccess) {
+    if (!sms || !AUGUR_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, static_cast<int>(threads), 0))) {
         return 0;
     }
-    return static_cast<std::uint32_t>(std::max(1, sms) * std::max(1, perSm));
+    return static_cast<std::uint32_t>(std::max(1, sms.value()) * std::max(1, perSm));
 }
 
 }  // namespace
@@ -1175,9 +1174,14 @@ Result<ParticleFilter<Model>, FilterError> ParticleFilter<Model>::create(const F
     if (!valid) {
         return fail(valid.error());
     }
+    const auto arch = activeTuningArch();
+    if (!arch) {
+        return fail(FilterError::Gpu);
+    }
     ParticleFilter filter;
     filter.m_config = config;
     filter.m_params = params;
+    filter.m_spreadMaxBlocks = tuning::launchPolicy(arch.value()).spreadMaxBlocks;
     filter.m_stride = config.vehicles * static_cast<std::uint32_t>(Model::SLOT_FLOATS);
     if constexpr (detail::vehicleParallel<Model>()) {
         filter.m_vehicleParallel = config.vehicles >= tuning::VEHICLE_PARALLEL_MIN;
@@ -1220,9 +1224,9 @@ Result<ParticleFilter<Model>, FilterError> ParticleFilter<Model>::create(const F
     assign(filter.m_fitness, platform::DeviceBuffer<float>::create(k));
     assign(filter.m_outputs,
            platform::PinnedMemory::allocate(sizeof(float) * outputCount<Model>(config.vehicles), true));
-    // Also the differential-evolution spread partials (2 per block, at most SPREAD_MAX_BLOCKS blocks).
+    // Also the differential-evolution spread partials (2 per block, at most the policy's SPREAD_MAX_BLOCKS).
     assign(filter.m_partials, platform::DeviceBuffer<double>::create(
-                                  std::max<std::size_t>(filter.m_partialBlocks * channels, 2 * tuning::SPREAD_MAX_BLOCKS)));
+                                  std::max<std::size_t>(filter.m_partialBlocks * channels, 2 * filter.m_spreadMaxBlocks)));
     assign(filter.m_partialMax, platform::DeviceBuffer<float>::create(filter.m_partialBlocks));
     assign(filter.m_shareClaims, platform::DeviceBuffer<std::uint32_t>::create(1 + SHARE_CLAIM_SMS));
     assign(filter.m_copyIndex, platform::DeviceBuffer<std::uint32_t>::create(k));
@@ -1366,7 +1370,7 @@ GpuStatus ParticleFilter<Model>::resample(StreamHandle stream) noexcept {
     m_uploadLaunchedLast = false;
     const std::uint32_t particleBlocks = blocksFor(m_config.particles, tuning::PARTICLE_BLOCK);
     const std::uint32_t chunk =
-        blocksFor(blocksFor(m_config.particles, tuning::SPREAD_MAX_BLOCKS), tuning::REDUCE_BLOCK) * tuning::REDUCE_BLOCK;
+        blocksFor(blocksFor(m_config.particles, m_spreadMaxBlocks), tuning::REDUCE_BLOCK) * tuning::REDUCE_BLOCK;
     const std::uint32_t blocks = blocksFor(m_config.particles, chunk);
     for (std::uint32_t g = 0; g < m_config.de.maxGenerations; ++g) {
         evolveKernel<Model><<<particleBlocks, tuning::PARTICLE_BLOCK, 0, stream>>>(AUGUR_PF_SHAPE, m_params,

@@ -10,6 +10,7 @@
 #include "augur/platform/gpu_info.hpp"
 #include "augur/platform/realtime.hpp"
 #include "augur/platform/service_notify.hpp"
+#include "augur/platform/sm_partition.hpp"
 #include "augur/platform/transport.hpp"
 #include "augur/runtime/health.hpp"
 #include "augur/runtime/scene/map_readers.hpp"
@@ -107,6 +108,9 @@ const char* toString(RuntimeErrorKind kind) noexcept {
 }
 
 struct Runtime::Parts {
+    /// The SM partition all GPU streams are made in (RuntimeOptions::gpuMultiprocessors), if any. First
+    /// member: destroyed last, after every stream made in it.
+    std::unique_ptr<platform::SmPartition> smPartition;
     config::Deployment deployment;
     std::function<void(config::LogLevel, const std::string&)> log;
     std::unique_ptr<scene::RoadMap> map;
@@ -454,6 +458,32 @@ Step createModelStages(Runtime::Parts& parts, const config::Deployment& d, int w
     return {};
 }
 
+/// RuntimeOptions' SM partition and tuning policy, before any GPU stream or kernel family is created.
+Step useSmPartition(Runtime::Parts& parts, const RuntimeOptions& options, bool wantCuda) {
+    if (!wantCuda) {
+        if (options.gpuMultiprocessors > 0 || options.gpuTuningPolicy) {
+            return fail(RuntimeError{RuntimeErrorKind::Backend,
+                                     "an SM partition or a forced tuning policy needs the CUDA backend"});
+        }
+        return {};
+    }
+    kernels::forceTuningArch(options.gpuTuningPolicy);
+    if (options.gpuTuningPolicy) {
+        parts.log(config::LogLevel::Info, std::string("kernel tuning policy forced to ") +
+                                              kernels::toString(*options.gpuTuningPolicy));
+    }
+    if (options.gpuMultiprocessors > 0) {
+        auto partition = platform::SmPartition::create(options.gpuMultiprocessors);
+        if (!partition) {
+            return fail(RuntimeError{RuntimeErrorKind::Backend, "SM partition: " + platform::describe(partition.error())});
+        }
+        parts.smPartition = std::make_unique<platform::SmPartition>(std::move(partition).value());
+        parts.log(config::LogLevel::Info, "GPU work in an SM partition of " + std::to_string(options.gpuMultiprocessors) +
+                                              " SMs (green context)");
+    }
+    return {};
+}
+
 /// Moves the intention and motion stages to the GPU when `wantCuda`; with backend auto a GPU that
 /// cannot take them leaves the pipeline on the CPU. Logs the backend the pipeline runs on.
 Step useCuda(Runtime::Parts& parts, const config::Deployment& d, bool wantCuda, bool gpuPresent, bool zeroCopy) {
@@ -590,6 +620,7 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
     step = step ? createEndpoints(*parts, d.transport) : step;
     step = step ? applyRealtimeSetup(d, parts->log) : step;
     step = step ? createInputStages(*parts, d) : step;
+    step = step ? useSmPartition(*parts, options, *wantCuda) : step;
     step = step ? createModelStages(*parts, d, workers, zeroCopy) : step;
     step = step ? useCuda(*parts, d, *wantCuda, gpuPresent, zeroCopy) : step;
     step = step ? createOutputStages(*parts, d) : step;

@@ -12,7 +12,9 @@
 #include <optional>
 #include <string>
 
+#include "augur/kernels/tuning_policy.hpp"
 #include "augur/platform/gpu_info.hpp"
+#include "augur/platform/sm_partition.hpp"
 #include "augur/testing/embedded_roudi.hpp"
 #include "support/runtime_fixture.hpp"
 
@@ -51,13 +53,22 @@ struct SceneOutputs {
     std::uint64_t replays{0};
 };
 
+/// An SM partition and a forced tuning policy for runScene (RuntimeOptions).
+struct GpuShape {
+    int multiprocessors{0};
+    std::optional<kernels::TuningArch> policy{};
+};
+
 std::unique_ptr<SceneOutputs> runScene(config::Backend backend, const std::string& instance,
-                                       std::optional<bool> zeroCopy = std::nullopt, std::string* log = nullptr) {
+                                       std::optional<bool> zeroCopy = std::nullopt, std::string* log = nullptr,
+                                       GpuShape shape = {}) {
     const config::Deployment d = gpuDeployment(instance, backend);
     RuntimeOptions options;
     options.connectToRouDi = false;
     options.cpuWorkers = 2;
     options.gpuZeroCopy = zeroCopy;
+    options.gpuMultiprocessors = shape.multiprocessors;
+    options.gpuTuningPolicy = shape.policy;
     options.log = [log](config::LogLevel, const std::string& line) {
         if (log != nullptr) {
             *log += line + "\n";
@@ -164,6 +175,39 @@ TEST(RuntimeCuda, ZeroCopyMotionStagingGivesTheSameOutputsAsCopies) {
     ASSERT_GT(copied->prediction.vehicleCount, 0U);
     EXPECT_EQ(std::memcmp(&copied->prediction.vehicles, &mapped->prediction.vehicles, sizeof(copied->prediction.vehicles)), 0);
     EXPECT_EQ(std::memcmp(&copied->prediction.grid, &mapped->prediction.grid, sizeof(copied->prediction.grid)), 0);
+}
+
+TEST(RuntimeCuda, InAnSmPartitionWithOrinsPolicyThePredictionsMatchTheWholeDevice) {
+    AUGUR_REQUIRE_GPU();
+    AUGUR_REQUIRE_ICEORYX();
+    constexpr int PARTITION_SMS = 8;  // the smallest sm_90 partition
+    if (auto probe = platform::SmPartition::create(PARTITION_SMS); !probe && probe.error().fault == platform::SmPartitionFault::Unsupported) {
+        GTEST_SKIP() << platform::describe(probe.error());
+    }
+    std::string log;
+    const auto whole = runScene(config::Backend::Cuda, "gpu-whole-device");
+    const auto sut = runScene(config::Backend::Cuda, "gpu-partition", std::nullopt, &log,
+                              GpuShape{PARTITION_SMS, kernels::TuningArch::Sm87});
+
+    EXPECT_NE(log.find("SM partition of 8 SMs"), std::string::npos) << log;
+    EXPECT_NE(log.find("tuning policy forced to sm_87"), std::string::npos) << log;
+    EXPECT_FALSE(platform::smPartitionActive()) << "the partition ends with its runtime";
+    EXPECT_FALSE(kernels::forcedTuningArch().has_value()) << "a later runtime without the option takes the device's policy";
+    EXPECT_EQ(sut->replays, whole->replays);
+    ASSERT_GT(whole->prediction.vehicleCount, 0U);
+    ASSERT_EQ(sut->prediction.vehicleCount, whole->prediction.vehicleCount);
+    for (std::uint32_t v = 0; v < whole->prediction.vehicleCount; ++v) {
+        const VehiclePrediction& expected = whole->prediction.vehicles[v];
+        const VehiclePrediction& actual = sut->prediction.vehicles[v];
+        ASSERT_EQ(actual.corridorCount, expected.corridorCount) << "vehicle " << v;
+        for (std::uint32_t c = 0; c < expected.corridorCount; ++c) {
+            EXPECT_NEAR(actual.corridors[c].probability, expected.corridors[c].probability, INTENTION_TOLERANCE);
+            for (std::uint32_t k = 0; k < whole->prediction.horizonSteps; ++k) {
+                EXPECT_NEAR(actual.corridors[c].points[k].sMean_m, expected.corridors[c].points[k].sMean_m, POSITION_TOLERANCE_M)
+                    << "vehicle " << v << " corridor " << c << " step " << k;
+            }
+        }
+    }
 }
 
 TEST(RuntimeCuda, AutoPicksTheGpuWhenADeviceIsPresent) {

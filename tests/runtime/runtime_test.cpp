@@ -606,6 +606,20 @@ TEST(RuntimeInit, TheCudaBackendWithoutAUsableGpuIsAClearError) {
     EXPECT_NE(sut.error().message.find("backend cuda"), std::string::npos) << sut.error().message;
 }
 
+TEST(RuntimeInit, AnSmPartitionOrAForcedPolicyOnTheCpuBackendIsAClearError) {
+    AUGUR_REQUIRE_ICEORYX();
+    config::Deployment d = testDeployment("cpu-partition");
+    d.runtime.backend = config::Backend::Cpu;
+    RuntimeOptions options = quietOptions();
+    options.gpuMultiprocessors = 16;
+
+    auto sut = Runtime::create(d, options);
+
+    ASSERT_TRUE(sut.hasError());
+    EXPECT_EQ(sut.error().kind, RuntimeErrorKind::Backend);
+    EXPECT_NE(sut.error().message.find("needs the CUDA backend"), std::string::npos) << sut.error().message;
+}
+
 /// Thread ids of this process (/proc/self/task).
 std::set<std::string> threadIds() {
     std::set<std::string> ids;

@@ -262,11 +262,21 @@ int main(int argc, char** argv) {
         FlockCapacities capacities;
     };
     std::vector<SweepCase> sweepCases;
+    // Jetson AGX Orin's LPDDR5 bandwidth, GB/s: a call's bytes over it are its floor there.
+    constexpr double ORIN_BANDWIDTH_GBPS = 205.0;
+    // Bytes a call must move at least: every sample read once (x and y as doubles, the presence byte) and
+    // each maximal potential flock written once and read once by the intersection stage with at least μ
+    // members of 4 bytes. Disks, grids and the intersection's intermediate families are not counted.
+    const auto callBytes = [](const Scenario& sc, const FlockStats& stats) {
+        const double samples = static_cast<double>(sc.spec.entities) * static_cast<double>(sc.spec.steps) * (8.0 + 8.0 + 1.0);
+        const double family = 2.0 * static_cast<double>(stats.potentialFlocks) * 4.0 * static_cast<double>(sc.params.minEntities);
+        return samples + family;
+    };
     auto stream = platform::Stream::create();
     bench::Table table("Maximal flocks: CUDA vs CPU reference (all cores), end to end, ms (median)",
                        {"scenario", "n", "τ", "ε", "μ", "δ", "disks", "ΣF_t sets", "flocks", "CPU pot.", "CPU ∩", "CPU total",
                         "GPU pot. (dev)", "GPU ∩ (dev)", "GPU total", "GPU graph total", "GPU resident graph total",
-                        "speed-up (host input)", "speed-up (resident)", "same"});
+                        "MB moved / 205 GB/s (Orin) ms", "speed-up (host input)", "speed-up (resident)", "same"});
     for (const Scenario& s : scenarios) {
         const SyntheticTrajectories t = generateTrajectories(s.spec);
         const int batch = s.spec.entities <= 1000 ? 8192 : 1000;
@@ -299,7 +309,8 @@ int main(int argc, char** argv) {
                    std::to_string(s.params.minEntities), std::to_string(s.params.windowSteps), std::to_string(cpu.stats.disks),
                    std::to_string(cpu.stats.potentialFlocks), std::to_string(cpu.stats.flocks), ms(cpu, cpu.stats.potential_us),
                    ms(cpu, cpu.stats.intersect_us), cpu.ok ? fmt(cpu.total_ms, 1) : cpu.error, ms(resident, resident.stats.potential_us),
-                   ms(resident, resident.stats.intersect_us), total(cuda), total(graph), total(resident), speedUp(best),
+                   ms(resident, resident.stats.intersect_us), total(cuda), total(graph), total(resident),
+                   fmt(callBytes(s, cpu.stats) / 1e6, 1) + " / " + fmt(callBytes(s, cpu.stats) / (ORIN_BANDWIDTH_GBPS * 1e6), 3), speedUp(best),
                    speedUp(resident.ok ? resident.total_ms : 0.0), gpu ? (same ? "yes" : "NO") : "-"});
     }
     // Runs `run` on each sweep scenario, generated and copied to the device for that sweep.

@@ -489,6 +489,23 @@ struct DeviceScenario {
     }
 };
 
+/// Jetson AGX Orin's LPDDR5 bandwidth, GB/s: a call's bytes over it are its floor there.
+constexpr double ORIN_BANDWIDTH_GBPS = 205.0;
+
+/// Bytes a whole-horizon call must move with the distribution resident in shared memory: its outputs
+/// written once (position and speed marginals, corridor points, the splat grid), its inputs read once
+/// (corridor inputs, polylines) and the stencil read once per corridor. Intermediate traffic of the
+/// tiled path (the distribution in global memory every step) is not counted.
+double horizonBytes(const ChainConfig& c, const Scenario& sc, const MarkovChain& chain) {
+    const auto count = static_cast<double>(sc.corridors.size());
+    const auto steps = static_cast<double>(sc.config.horizonSteps);
+    const double outputs = count * steps * (4.0 * (c.positionCells + c.speedCells) + sizeof(CorridorPoint)) +
+                           static_cast<double>(sc.config.gridFrames) * 128.0 * 128.0 * sizeof(std::uint16_t);
+    const double inputs = count * sizeof(CorridorInput) + 4.0 * static_cast<double>(sc.x.size() + sc.y.size() + sc.s.size());
+    const double stencil = count * static_cast<double>(chain.stencil().shift.size()) * sizeof(cuda::StencilSlot);
+    return outputs + inputs + stencil;
+}
+
 bool benchGpu(const MarkovChain& chain, bool quick) {
     const int warmup = quick ? 3 : 10;
     const int reps = quick ? 20 : 100;
@@ -743,6 +760,7 @@ bool benchGpu(const MarkovChain& chain, bool quick) {
             columns.push_back("resident, " + std::to_string(blocks) + "-block clusters: graph µs");
         }
         columns.push_back("tiled: graph µs");
+        columns.push_back("MB moved / 205 GB/s (Orin) µs");
         columns.push_back("target ≤ 1000 µs (64)");
         Table table("Whole horizon (4 s, τ = 0.1 s, 40 steps) incl. marginals, corridor points and grid splat (128×128, 8 frames)",
                     columns);
@@ -774,6 +792,8 @@ bool benchGpu(const MarkovChain& chain, bool quick) {
                 row.push_back(shown(replay(dc)));
             }
             row.push_back(shown(replay(*tiled)));
+            const double bytes = horizonBytes(c, sc, chain);
+            row.push_back(fmt(bytes / 1e6, 2) + " / " + fmt(bytes / (ORIN_BANDWIDTH_GBPS * 1e3), 1));
             if (!ok) {
                 std::printf("horizon benchmark failed at %d corridors\n", count);
                 return false;

@@ -507,6 +507,7 @@ void reduceTable(StreamHandle stream, PrimitiveInput& p) {
 
 void floorTable(StreamHandle stream, const platform::DeviceMemory& busy) {
     constexpr std::uint32_t K = 1'000'000;
+    constexpr double ORIN_BANDWIDTH_GBPS = 205.0;  // Jetson AGX Orin's LPDDR5: the same bytes' floor there
     const double bandwidth = bench::measureCopyBandwidth_GBps(stream, std::size_t{512} << 20U);  // 512 MiB
     // Bytes per particle the step's kernels move, single vehicle (a 48-byte slot, 40 bytes of it used,
     // 28 of them read by the step: SceneModel::READ_FIELDS): advance: its copy indices drawn from
@@ -530,7 +531,8 @@ void floorTable(StreamHandle stream, const platform::DeviceMemory& busy) {
                        {"layout", "measured copy bandwidth (GB/s)", "bytes/particle the step moves", "floor (µs)",
                         "step, graph replay (µs)", "step / floor", "essential 84 B/particle floor (µs)",
                         "step / essential floor", "step / previous 292 B floor",
-                        "step, graph replay queued behind a memset (µs)", "queued step / floor"});
+                        "step, graph replay queued behind a memset (µs)", "queued step / floor",
+                        "bytes / 205 GB/s, Orin LPDDR5 (µs)"});
     for (const StateLayout layout : {StateLayout::ArrayOfStructs, StateLayout::StructOfArrays}) {
         const auto t = gpuStages(K, 1, layout, stream, busy);
         const double bytes = layout == StateLayout::ArrayOfStructs ? AOS_BYTES : SOA_BYTES;
@@ -540,7 +542,7 @@ void floorTable(StreamHandle stream, const platform::DeviceMemory& busy) {
         table.row({layoutName(layout), bench::fmt(bandwidth, 0), bench::fmt(bytes, 0), bench::fmt(floor_us),
                    bench::fmt(t.graph), bench::fmt(t.graph / floor_us, 2), bench::fmt(essential_us),
                    bench::fmt(t.graph / essential_us, 2), bench::fmt(t.graph / previous_us, 2), bench::fmt(t.queued),
-                   bench::fmt(t.queued / floor_us, 2)});
+                   bench::fmt(t.queued / floor_us, 2), bench::fmt(bytes * K / (ORIN_BANDWIDTH_GBPS * 1e3))});
     }
 }
 

@@ -4,6 +4,14 @@
 //
 //   augur-bench-runtime [--vehicles N] [--particles K] [--horizon-s H] [--cycles C] [--latency-samples S]
 //                       [--position-cells n_s] [--speed-cells n_v] [--workers W] [--backend cpu|cuda|auto]
+//                       [--sms N] [--policy sm72|sm87|sm90]
+//
+// --sms N: all GPU work in an SM partition of N SMs (a CUDA green context, RuntimeOptions::gpuMultiprocessors;
+// 16 is Orin AGX's SM count, 8 Orin NX's); --policy: the kernel families' launch-time tuning of that
+// architecture instead of the device's (docs/gpu.md, "Orin-sized proxy"). Both need --backend cuda; a
+// device that cannot make the partition ends the benchmark with exit status 3 and the reason. With the
+// CUDA backend a probe kernel first records the SMs a stream made as the runtime's are reaches (direct
+// and graph replay); more than N with --sms N ends the benchmark with exit status 5.
 //
 // Defaults: 64 vehicles, 20,000 particles, 4 s, the shipped config/default.yaml's chain, W = 0 (the
 // runtime's automatic count: one CPU worker per hardware thread).
@@ -14,6 +22,7 @@
 // published every 2 periods and the time until the motion prediction based on it is received is measured.
 #include <algorithm>
 #include <atomic>
+#include <optional>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -25,10 +34,14 @@
 #include "augur/config/loader.hpp"
 #include "augur/platform/clock.hpp"
 #include "augur/platform/roudi.hpp"
+#include "augur/platform/sm_partition.hpp"
 #include "augur/platform/transport.hpp"
 #include "augur/runtime/runtime.hpp"
 #include "augur/runtime/scene/map_readers.hpp"
 #include "../../../tests/runtime/support/synthetic_scene.hpp"
+#if defined(AUGUR_BENCH_SM_PROBE)
+#include "sm_probe.hpp"
+#endif
 
 namespace {
 
@@ -42,6 +55,8 @@ struct Options {
     std::uint32_t speedCells{0};     ///< 0: the deployment's
     int workers{0};                  ///< CPU worker threads; 0: the runtime's automatic count
     std::string backend{"cpu"};      ///< runtime.backend
+    int sms{0};                      ///< > 0: GPU work in an SM partition of this many SMs
+    std::optional<augur::kernels::TuningArch> policy{};  ///< forced tuning policy
 };
 
 double percentile(std::vector<double> v, double q) {
@@ -71,6 +86,14 @@ int main(int argc, char** argv) {
         else if (a == "--speed-cells") o.speedCells = static_cast<std::uint32_t>(std::atoi(v));
         else if (a == "--workers") o.workers = std::atoi(v);
         else if (a == "--backend") o.backend = v;
+        else if (a == "--sms") o.sms = std::atoi(v);
+        else if (a == "--policy") {
+            o.policy = augur::kernels::parseTuningArch(v);
+            if (!o.policy) {
+                std::fprintf(stderr, "--policy takes sm72, sm87 or sm90 (got %s)\n", v);
+                return 64;
+            }
+        }
         else {
             std::fprintf(stderr, "unknown option %s\n", argv[i]);
             return 64;
@@ -123,6 +146,16 @@ int main(int argc, char** argv) {
     options.connectToRouDi = false;
     options.log = [](augur::config::LogLevel, const std::string&) {};
     options.cpuWorkers = o.workers;
+    options.gpuMultiprocessors = o.sms;
+    options.gpuTuningPolicy = o.policy;
+    if ((o.sms > 0 || o.policy) && o.backend != "cuda") {
+        std::fprintf(stderr, "--sms and --policy need --backend cuda\n");
+        return 64;
+    }
+    if (o.sms < 0) {
+        std::fprintf(stderr, "--sms takes a positive SM count\n");
+        return 64;
+    }
     const int workers = o.workers > 0 ? o.workers
                                       : std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1,
                                                    augur::runtime::MAX_AUTO_CPU_WORKERS);
@@ -134,6 +167,23 @@ int main(int argc, char** argv) {
     }
     const double init_ms = static_cast<double>(augur::platform::monotonicNow_ns() - initStart) * 1e-6;
     auto& runtime = *created.value();
+    // Where a stream made as the runtime makes its own runs its kernels: within the partition with --sms.
+    std::string probeLine;
+#if defined(AUGUR_BENCH_SM_PROBE)
+    if (runtime.backendIsCuda()) {
+        const auto probe = augur::bench::probeStreamSms();
+        if (!probe) {
+            std::fprintf(stderr, "SM probe: %s\n", probe.error().c_str());
+            return 5;
+        }
+        probeLine = "SM probe (a kernel on a stream made as the runtime's are): " + std::to_string(probe->direct) +
+                    " SMs direct, " + std::to_string(probe->graph) + " SMs graph replay\n";
+        if (o.sms > 0 && (probe->direct > o.sms || probe->graph > o.sms)) {
+            std::fprintf(stderr, "the SM partition is not effective: %s", probeLine.c_str());
+            return 5;
+        }
+    }
+#endif
     auto publisher = augur::platform::Publisher<augur::ObjectList>::create(service(d.transport.objects)).value();
     augur::testing::SyntheticScene scene(map.value(), o.vehicles);
     std::uint64_t sequence = 0;
@@ -162,7 +212,14 @@ int main(int argc, char** argv) {
                 d.motion.speedCells, d.motion.inputCells, o.backend.c_str(), runtime.backendIsCuda() ? "GPU" : "CPU",
                 workers);
     std::printf("CUDA graph replays: %llu\n", static_cast<unsigned long long>(runtime.graphReplays()));
-    std::printf("init %.0f ms\n\n", init_ms);
+    if (runtime.backendIsCuda()) {
+        const auto sms = augur::platform::activeMultiprocessors();
+        const auto arch = augur::kernels::activeTuningArch();
+        std::printf("GPU: %d SMs%s, tuning policy %s%s\n", sms ? sms.value() : 0,
+                    augur::platform::smPartitionActive() ? " (SM partition, green context)" : " (whole device)",
+                    arch ? augur::kernels::toString(arch.value()) : "unknown", o.policy ? " (forced)" : " (the device's)");
+    }
+    std::printf("%sinit %.0f ms\n\n", probeLine.c_str(), init_ms);
     std::printf("| cycles | p50 ms | p99 ms | max ms | misses (> %.0f ms) |\n|---|---|---|---|---|\n", deadline_ms);
     std::printf("| %llu | %.2f | %.2f | %.2f | %llu |\n\n", static_cast<unsigned long long>(o.cycles),
                 percentile(latency_ms, 0.5), percentile(latency_ms, 0.99), percentile(latency_ms, 1.0),

@@ -35,6 +35,7 @@
 
 #include "augur/config/deployment.hpp"
 #include "augur/core/result.hpp"
+#include "augur/kernels/tuning_policy.hpp"
 #include "augur/runtime/executor.hpp"
 #include "augur/runtime/pipeline_state.hpp"
 
@@ -71,6 +72,14 @@ struct RuntimeOptions {
     /// results directly instead of copying them (zero copy). Unset: zero copy exactly on an integrated
     /// GPU (cudaDevAttrIntegrated: Jetson / Drive, one physical memory). Set: forced either way.
     std::optional<bool> gpuZeroCopy{};
+    /// CUDA backend: > 0 runs all of the runtime's GPU work in an SM partition of this many SMs
+    /// (platform::SmPartition, a CUDA green context made before any stream); its grids are sized for
+    /// those SMs. 0: the whole device. For measuring a smaller GPU's compute on a large one (docs/gpu.md,
+    /// "Orin-sized proxy"); create() fails with a Backend error saying why when the device cannot.
+    int gpuMultiprocessors{0};
+    /// CUDA backend: the kernel families take this architecture's launch-time tuning policy instead of
+    /// the device's (kernels::forceTuningArch, process-wide). Unset: the device's.
+    std::optional<kernels::TuningArch> gpuTuningPolicy{};
 };
 
 inline constexpr int MAX_AUTO_CPU_WORKERS = 8;

@@ -223,7 +223,7 @@ inline constexpr int RESIDENT_CLUSTER_SIZES = 4;
 
 /// How cuda::predict propagates the corridors.
 enum class Propagation {
-    Auto,      ///< both paths kept; each call picks Resident from tuning::RESIDENT_MIN_CORRIDORS
+    Auto,      ///< both paths kept; each call picks Resident from the tuning policy's RESIDENT_MIN_CORRIDORS
                ///< corridors (1: the resident path was faster at every count measured), Tiled below
     Resident,  ///< one launch for the whole horizon with p(t) in shared memory, each corridor on one
                ///< block or spread over a thread-block cluster of 2, 4 or 8 blocks (sm_90)
@@ -245,8 +245,8 @@ public:
     /// memory in one block (n ≤ ≈ 28,000 states on sm_90, 227 KB; the seed's 24,000 do not fit sm_87's
     /// 163 KB), n_v ≤ 32, a row stencil of at most tuning::MAX_RESIDENT_ENTRIES slots and n_v·n_a ≤ 512;
     /// Tiled needs a position row of at most 614 states (n_v·n_a; the step block's shared memory).
-    /// `clusterBlocks`: 0 lets each call spread a corridor over the largest thread-block cluster (up to
-    /// tuning::RESIDENT_MAX_CLUSTER_BLOCKS) with which all its corridors run at once; 1, 2, 4 or 8 fixes
+    /// `clusterBlocks`: 0 lets each call spread a corridor over the largest thread-block cluster (up to the
+    /// tuning policy's RESIDENT_MAX_CLUSTER_BLOCKS: 8 on sm_90, 1 before) with which all its corridors run at once; 1, 2, 4 or 8 fixes
     /// the cluster size (a resident path that cannot run clusters of that size on this device does not
     /// fit). Auto keeps every path that fits (propagation() says which: Auto when both do). Init phase:
     /// allocates device memory, synchronous. Fails with InvalidGrid when the requested path (for Auto:
@@ -284,6 +284,8 @@ private:
     ChainConfig m_config{};
     Propagation m_propagation{Propagation::Tiled};
     int m_clusterBlocks{0};            // 0: chosen per call
+    int m_maxClusterBlocks{1};         // the tuning policy's largest cluster (chosen per call up to it)
+    int m_residentMinCorridors{1};     // the tuning policy's Auto threshold
     int m_maxActiveClusters[RESIDENT_CLUSTER_SIZES]{};  // corridors at once on clusters of 1, 2, 4, 8 blocks
     int m_stepEntries{0};
     int m_intervalEntries{0};
