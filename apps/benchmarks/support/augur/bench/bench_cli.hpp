@@ -7,8 +7,11 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "augur/bench/result_file.hpp"
+#include "augur/platform/gpu_info.hpp"
+#include "augur/platform/host_info.hpp"
 #include "augur_cli.hpp"
 
 namespace augur::bench {
@@ -39,6 +42,18 @@ inline void addJsonOption(CLI::App& app, std::string& path) {
         return cli::EXIT_OK;
     }
     return std::nullopt;
+}
+
+/// The device a run measured, for its result file: "NAME (sm_XY)" of CUDA device 0 when `gpu`, else
+/// "CPU MODEL, N hardware threads". Init phase (queries the device, reads /proc/cpuinfo).
+[[nodiscard]] inline std::string describeDevice(bool gpu) {
+    if (gpu) {
+        if (const auto info = platform::queryGpu(0)) {
+            return std::string(info->name) + " (sm_" + std::to_string(info->computeMajor) +
+                   std::to_string(info->computeMinor) + ")";
+        }
+    }
+    return platform::cpuModel() + ", " + std::to_string(std::thread::hardware_concurrency()) + " hardware threads";
 }
 
 /// Writes `results` to `path` unless `path` is empty; prints where (stdout) or why not (stderr).
