@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -54,6 +55,15 @@ struct ResultRow {
         }
     }
     return out + "\"";
+}
+
+/// `n` with thousands separated by commas ("20,000"), as the result files write counts.
+[[nodiscard]] inline std::string withThousands(long long n) {
+    std::string digits = std::to_string(n < 0 ? -n : n);
+    for (auto at = static_cast<std::ptrdiff_t>(digits.size()) - 3; at > 0; at -= 3) {
+        digits.insert(static_cast<std::size_t>(at), ",");
+    }
+    return (n < 0 ? "-" : "") + digits;
 }
 
 /// Today's date in UTC, "YYYY-MM-DD" (the result files' date field).
