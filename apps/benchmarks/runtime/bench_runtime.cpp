@@ -4,6 +4,7 @@
 //
 //   augur-bench-runtime [--vehicles N] [--particles K] [--horizon-s H] [--cycles C] [--latency-samples S]
 //                       [--position-cells n_s] [--speed-cells n_v] [--workers W] [--backend cpu|cuda|auto]
+//                       [--json FILE]
 //
 // Defaults: 64 vehicles, 20,000 particles, 4 s, the shipped config/default.yaml's chain, W = 0 (the
 // runtime's automatic count: one CPU worker per hardware thread).
@@ -12,6 +13,7 @@
 // the cycle latency over all C cycles and the deadline misses against the configured 200 ms.
 // Part 2, input-to-output latency: the runtime runs its own loop (trigger on_input); an object list is
 // published every 2 periods and the time until the motion prediction based on it is received is measured.
+// --json FILE: both parts' figures as a result file (family runtime, docs/results/runtime.json).
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -22,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "augur/bench/bench_cli.hpp"
 #include "augur/config/loader.hpp"
 #include "augur/platform/clock.hpp"
 #include "augur/platform/roudi.hpp"
@@ -42,7 +45,23 @@ struct Options {
     std::uint32_t speedCells{0};     ///< 0: the deployment's
     int workers{0};                  ///< CPU worker threads; 0: the runtime's automatic count
     std::string backend{"cpu"};      ///< runtime.backend
+    std::string json;                ///< result file; empty: none
 };
+
+void defineOptions(CLI::App& app, Options& o) {
+    namespace cli = augur::apps::cli;
+    cli::useConventions(app);
+    app.add_option("--vehicles", o.vehicles, "vehicles in the synthetic scene")->type_name("N")->check(cli::integerIn(1, 100'000))->capture_default_str();
+    app.add_option("--particles", o.particles, "particles per intention filter")->type_name("K")->check(cli::integerIn(1, 100'000'000))->capture_default_str();
+    app.add_option("--horizon-s", o.horizon_s, "prediction horizon in seconds")->type_name("H")->check(cli::numberIn(0.0, 60.0, true))->capture_default_str();
+    app.add_option("--cycles", o.cycles, "cycles of part 1, back to back")->type_name("C")->check(cli::integerIn(1, 1'000'000'000))->capture_default_str();
+    app.add_option("--latency-samples", o.latencySamples, "object lists timed in part 2 (0: no part 2)")->type_name("S")->check(cli::integerIn(0, 1'000'000))->capture_default_str();
+    app.add_option("--position-cells", o.positionCells, "Markov chain position cells (0: the deployment's)")->type_name("n_s")->check(cli::integerIn(0, 1'000'000))->capture_default_str();
+    app.add_option("--speed-cells", o.speedCells, "Markov chain speed cells (0: the deployment's)")->type_name("n_v")->check(cli::integerIn(0, 1'000'000))->capture_default_str();
+    app.add_option("--workers", o.workers, "CPU worker threads (0: one per hardware thread)")->type_name("W")->check(cli::integerIn(0, 1024))->capture_default_str();
+    app.add_option("--backend", o.backend, "runtime.backend")->check(CLI::IsMember({"cpu", "cuda", "auto"}))->capture_default_str();
+    augur::bench::addJsonOption(app, o.json);
+}
 
 double percentile(std::vector<double> v, double q) {
     if (v.empty()) {
@@ -59,22 +78,11 @@ augur::platform::ServiceName service(const augur::config::Channel& c) { return {
 
 int main(int argc, char** argv) {
     Options o;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        const std::string_view a = argv[i];
-        const char* v = argv[i + 1];
-        if (a == "--vehicles") o.vehicles = static_cast<std::uint32_t>(std::atoi(v));
-        else if (a == "--particles") o.particles = static_cast<std::uint32_t>(std::atoi(v));
-        else if (a == "--horizon-s") o.horizon_s = std::atof(v);
-        else if (a == "--cycles") o.cycles = static_cast<std::uint64_t>(std::atoll(v));
-        else if (a == "--latency-samples") o.latencySamples = std::atoi(v);
-        else if (a == "--position-cells") o.positionCells = static_cast<std::uint32_t>(std::atoi(v));
-        else if (a == "--speed-cells") o.speedCells = static_cast<std::uint32_t>(std::atoi(v));
-        else if (a == "--workers") o.workers = std::atoi(v);
-        else if (a == "--backend") o.backend = v;
-        else {
-            std::fprintf(stderr, "unknown option %s\n", argv[i]);
-            return 64;
-        }
+    CLI::App app{"augur-bench-runtime: cycle and input-to-output latency of the whole runtime on a synthetic scene.",
+                 "augur-bench-runtime"};
+    defineOptions(app, o);
+    if (const auto exit = augur::bench::parseArguments(app, argc, argv)) {
+        return *exit;
     }
     const std::string source = AUGUR_SOURCE_DIR;
     auto loaded = augur::config::loadDeployment(source + "/config/default.yaml");
@@ -167,6 +175,20 @@ int main(int argc, char** argv) {
     std::printf("| %llu | %.2f | %.2f | %.2f | %llu |\n\n", static_cast<unsigned long long>(o.cycles),
                 percentile(latency_ms, 0.5), percentile(latency_ms, 0.99), percentile(latency_ms, 1.0),
                 static_cast<unsigned long long>(misses));
+    augur::bench::ResultFile results("runtime", "Runtime cycle", 60);
+    results.setDevice(augur::bench::describeDevice(runtime.backendIsCuda()));
+    results.setCommand(augur::bench::commandLine(argc, argv));
+    std::string run = std::to_string(o.vehicles) + " vehicles, " + augur::bench::withThousands(o.particles) + " particles, " +
+                      augur::apps::cli::formatNumber(o.horizon_s) + " s";
+    if (o.positionCells > 0 || o.speedCells > 0) {
+        run += ", " + std::to_string(d.motion.positionCells) + " x " + std::to_string(d.motion.speedCells) + " chain";
+    }
+    run += runtime.backendIsCuda() ? ": " : ", CPU: ";
+    results.add(run + "cycle p50", percentile(latency_ms, 0.5), 2, "ms");
+    results.add(run + "cycle p99", percentile(latency_ms, 0.99), 2, "ms");
+    results.add(run + "cycle max", percentile(latency_ms, 1.0), 2, "ms");
+    results.add(run + "deadline misses in " + augur::bench::withThousands(static_cast<long long>(o.cycles)) + " cycles",
+                static_cast<double>(misses), 0, "");
     std::printf("stage latency over the last %u cycles (p50 / p99 ms):\n\n| stage | p50 ms | p99 ms |\n|---|---|---|\n",
                 d.runtime.healthWindowCycles);
     for (std::size_t s = 0; s < augur::STAGE_COUNT; ++s) {
@@ -219,6 +241,10 @@ int main(int argc, char** argv) {
         std::printf("| samples | received | p50 ms | p99 ms | max ms |\n|---|---|---|---|---|\n");
         std::printf("| %d | %zu | %.2f | %.2f | %.2f |\n", o.latencySamples, endToEnd_ms.size(), percentile(endToEnd_ms, 0.5),
                     percentile(endToEnd_ms, 0.99), percentile(endToEnd_ms, 1.0));
+        if (!endToEnd_ms.empty()) {
+            results.add(run + "input to output p50", percentile(endToEnd_ms, 0.5), 2, "ms");
+            results.add(run + "input to output p99", percentile(endToEnd_ms, 0.99), 2, "ms");
+        }
     }
-    return 0;
+    return augur::bench::writeResults(results, o.json) ? 0 : augur::apps::cli::EXIT_INPUT;
 }
