@@ -57,6 +57,41 @@ struct ResultRow {
     return out + "\"";
 }
 
+/// True when `text` is a JSON number (RFC 8259 §6: -?int frac? exp?), as a result's value is written.
+[[nodiscard]] inline bool isJsonNumber(const std::string& text) {
+    std::size_t i = 0;
+    const auto digits = [&] {
+        const std::size_t start = i;
+        while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+            ++i;
+        }
+        return i > start;
+    };
+    if (i < text.size() && text[i] == '-') {
+        ++i;
+    }
+    if (i >= text.size() || (text[i] == '0' && i + 1 < text.size() && text[i + 1] >= '0' && text[i + 1] <= '9') ||
+        !digits()) {
+        return false;
+    }
+    if (i < text.size() && text[i] == '.') {
+        ++i;
+        if (!digits()) {
+            return false;
+        }
+    }
+    if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+        ++i;
+        if (i < text.size() && (text[i] == '+' || text[i] == '-')) {
+            ++i;
+        }
+        if (!digits()) {
+            return false;
+        }
+    }
+    return i == text.size();
+}
+
 /// `n` with thousands separated by commas ("20,000"), as the result files write counts.
 [[nodiscard]] inline std::string withThousands(long long n) {
     std::string digits = std::to_string(n < 0 ? -n : n);
@@ -125,6 +160,27 @@ public:
         std::array<char, 64> text{};
         std::snprintf(text.data(), text.size(), "%.*f", digits, value);
         m_rows.push_back({std::move(metric), std::move(target), text.data(), std::move(unit)});
+    }
+
+    /// Adds a figure as a table printed it ("22.90", "39.4x", "84 %"): the number keeps its digits, a
+    /// trailing "x", "×" or "%" becomes the unit. Text that is not such a number adds nothing ("-", "NO").
+    void addPrinted(std::string metric, const std::string& printed, std::string target = {}) {
+        std::string number = printed;
+        std::string unit;
+        for (const auto& [suffix, name] : {std::pair<std::string, std::string>{"×", "x"}, {"x", "x"}, {"%", "%"}}) {
+            if (number.size() > suffix.size() && number.ends_with(suffix)) {
+                number.resize(number.size() - suffix.size());
+                unit = name;
+                break;
+            }
+        }
+        while (!number.empty() && number.back() == ' ') {
+            number.pop_back();
+        }
+        if (!isJsonNumber(number)) {
+            return;
+        }
+        m_rows.push_back({std::move(metric), std::move(target), number, unit});
     }
 
     [[nodiscard]] const std::vector<ResultRow>& rows() const noexcept { return m_rows; }
