@@ -6,7 +6,8 @@
 //    "results": [{"metric": …, "target": …, "value": 54.53, "unit": "us"}, …]}
 //
 // The family, title and order are those of the committed docs/results/<family>.json, so that a new file
-// replaces it or is compared with it metric by metric. Offline benchmark code: allocates freely.
+// can replace it; where a program names its metrics as the committed file does, scripts/bench-tables
+// --compare pairs them metric by metric. Offline benchmark code: allocates freely.
 #pragma once
 
 #include <array>
