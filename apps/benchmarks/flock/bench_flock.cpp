@@ -18,7 +18,9 @@
 // fit and then once more — for a kernel profiler (apps/benchmarks/flock/profile-kernels.sh takes the
 // kernels of that last call).
 //
-//   augur-bench-flock [--quick] [--cpu-only] [--sweep] [--step-sweep] [--grid] [--profile]
+// --json FILE: the main table's figures as a result file (family flocks, docs/results/flocks.json).
+//
+//   augur-bench-flock [--quick] [--cpu-only] [--sweep] [--step-sweep] [--grid] [--profile] [--json FILE]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -29,6 +31,7 @@
 #include <vector>
 
 #include "augur/bench/bench.hpp"
+#include "augur/bench/bench_cli.hpp"
 #include "augur/kernels/flock/flock_finder.hpp"
 #include "augur/kernels/flock/synthetic.hpp"
 #include "augur/platform/memory.hpp"
@@ -39,6 +42,7 @@ namespace {
 using namespace augur;
 using namespace augur::kernels::flock;
 using bench::fmt;
+using bench::withThousands;
 
 struct Scenario {
     std::string name;
@@ -223,13 +227,18 @@ int main(int argc, char** argv) {
     bool profile = false;
     bool gridSweep = false;
     bool stepSweep = false;
-    for (int i = 1; i < argc; ++i) {
-        gridSweep = gridSweep || std::strcmp(argv[i], "--grid") == 0;
-        sweep = sweep || std::strcmp(argv[i], "--sweep") == 0;
-        stepSweep = stepSweep || std::strcmp(argv[i], "--step-sweep") == 0;
-        profile = profile || std::strcmp(argv[i], "--profile") == 0;
-        quick = quick || std::strcmp(argv[i], "--quick") == 0;
-        cpuOnly = cpuOnly || std::strcmp(argv[i], "--cpu-only") == 0;
+    std::string json;
+    CLI::App app{"augur-bench-flock: maximal flocks, CUDA against the CPU reference on all cores.", "augur-bench-flock"};
+    apps::cli::useConventions(app);
+    app.add_flag("--quick", quick, "4,096 seed-shaped steps instead of 66,096, 200 steps at scale instead of 1,000");
+    app.add_flag("--cpu-only", cpuOnly, "the CPU reference only, even where CUDA is available");
+    app.add_flag("--sweep", sweep, "afterwards, the launch shapes (CUDA)");
+    app.add_flag("--step-sweep", stepSweep, "afterwards, the per-step kernel's threads per block and blocks per SM (CUDA)");
+    app.add_flag("--grid", gridSweep, "afterwards, the grid's cells per step, CPU and CUDA");
+    app.add_flag("--profile", profile, "only the 2,000-entity run on CUDA, for a kernel profiler");
+    bench::addJsonOption(app, json);
+    if (const auto exit = bench::parseArguments(app, argc, argv)) {
+        return *exit;
     }
     const bool gpu = !cpuOnly && kernels::available(kernels::Backend::Cuda);
     const int seedSteps = quick ? 4096 : 66096;
@@ -273,6 +282,11 @@ int main(int argc, char** argv) {
         return samples + family;
     };
     auto stream = platform::Stream::create();
+    bench::ResultFile results("flocks", "Flock patterns", 40);
+    results.setDevice(bench::describeDevice(gpu));
+    results.setCommand(bench::commandLine(argc, argv));
+    double slowestSeedResident_ms = -1.0;
+    double slowestSeedHostInput_ms = -1.0;
     bench::Table table("Maximal flocks: CUDA vs CPU reference (all cores), end to end, ms (median)",
                        {"scenario", "n", "τ", "ε", "μ", "δ", "disks", "ΣF_t sets", "flocks", "CPU pot.", "CPU ∩", "CPU total",
                         "GPU pot. (dev)", "GPU ∩ (dev)", "GPU total", "GPU graph total", "GPU resident graph total",
@@ -312,6 +326,31 @@ int main(int argc, char** argv) {
                    ms(resident, resident.stats.intersect_us), total(cuda), total(graph), total(resident),
                    fmt(callBytes(s, cpu.stats) / 1e6, 1) + " / " + fmt(callBytes(s, cpu.stats) / (ORIN_BANDWIDTH_GBPS * 1e6), 3), speedUp(best),
                    speedUp(resident.ok ? resident.total_ms : 0.0), gpu ? (same ? "yes" : "NO") : "-"});
+        const std::string n = withThousands(s.spec.entities);
+        const std::string run = s.name == "scale" ? n + " entities x " + withThousands(s.spec.steps) + " steps"
+                                                  : "seed-shaped, epsilon " + fmt(s.params.radius_m, 0) + ", mu " +
+                                                        std::to_string(s.params.minEntities) + ", delta " +
+                                                        std::to_string(s.params.windowSteps);
+        if (cpu.ok) {
+            results.add(run + ", CPU reference (all cores)", cpu.total_ms, cpu.total_ms < 10.0 ? 2 : 1, "ms");
+        }
+        if (resident.ok) {
+            results.add(run + ", GPU resident", resident.total_ms, resident.total_ms < 10.0 ? 2 : 1, "ms");
+        }
+        if (s.name == "scale" && cpu.ok && resident.ok) {
+            results.add(n + " entities, CPU reference / GPU resident", cpu.total_ms / resident.total_ms, 1, "x");
+        }
+        if (s.name == "scale" && cpu.ok && best > 0.0) {
+            results.add(n + " entities, CPU reference / GPU from host input", cpu.total_ms / best, 1, "x");
+        }
+        if (s.name != "scale" && resident.ok) {
+            slowestSeedResident_ms = std::max(slowestSeedResident_ms, resident.total_ms);
+            slowestSeedHostInput_ms = std::max(slowestSeedHostInput_ms, best);
+        }
+    }
+    if (slowestSeedResident_ms > 0.0) {
+        results.add("seed-shaped, slowest of the sweep, GPU resident", slowestSeedResident_ms, 1, "ms");
+        results.add("seed-shaped, slowest of the sweep, GPU from host input", slowestSeedHostInput_ms, 1, "ms");
     }
     // Runs `run` on each sweep scenario, generated and copied to the device for that sweep.
     const auto forEachResidentCase = [&sweepCases](auto&& run) {
@@ -396,5 +435,5 @@ int main(int argc, char** argv) {
             }
         }
     }
-    return 0;
+    return bench::writeResults(results, json) ? 0 : apps::cli::EXIT_INPUT;
 }

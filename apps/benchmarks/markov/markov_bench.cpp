@@ -8,7 +8,8 @@
 //      launches and a replayed CUDA graph, the resident path on every cluster size and the tiled path;
 //      the CPU reference on all cores.
 // Options: --quick (fewer repetitions); --profile (no tables: each GPU case enqueued a few times, for a
-// profiler such as Nsight Compute to time kernel by kernel).
+// profiler such as Nsight Compute to time kernel by kernel); --json FILE (every figure of the tables as a
+// result file, family markov; metrics named "TABLE; KEY COLUMNS: COLUMN", bench.hpp).
 #include <algorithm>
 #include <barrier>
 #include <cmath>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "augur/bench/bench.hpp"
+#include "augur/bench/bench_cli.hpp"
 #include "augur/kernels/markov/chain.hpp"
 #include "augur/kernels/markov/prediction.hpp"
 #include "augur/kernels/markov/priority.hpp"
@@ -103,7 +105,8 @@ struct Scenario {
 void benchInit(bool quick) {
     Table table("Init: Υ(τ) and Υ([0, τ]) by sampling, CPU, one thread",
                 {"n_s×n_v×n_a", "S (speed samples)", "T (time samples)", "entries/row Υ(τ)", "entries/row Υ([0,τ])",
-                 "build ms (median)", "target ≤ 1000 ms"});
+                 "build ms (median)", "target ≤ 1000 ms"},
+                3);
     for (const int samples : {8, 16}) {
         ChainConfig c;
         c.samplesPerAxis = samples;
@@ -126,7 +129,7 @@ void benchInit(bool quick) {
 void benchCpu(const MarkovChain& chain, bool quick) {
     const unsigned threads = std::max(1U, std::thread::hardware_concurrency());
     Table table("Whole horizon (4 s, τ = 0.1 s) incl. grid splat, CPU reference",
-                {"corridors", "threads", "ms (median)"});
+                {"corridors", "threads", "ms (median)"}, 2);
     const InputDynamics psi = bandedInputDynamics(chain.config().inputCells, 0.7F);
     for (const int count : {1, 16, 64}) {
         Scenario scenario(chain.config(), count);
@@ -872,15 +875,23 @@ bool profileGpu(const MarkovChain& chain) {
 
 int main(int argc, char** argv) {
     using namespace augur::kernels::markov;
+    namespace bench = augur::bench;
     bool quick = false;
     bool profile = false;
-    for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--quick") == 0) {
-            quick = true;
-        } else if (std::strcmp(argv[i], "--profile") == 0) {
-            profile = true;
-        }
+    std::string json;
+    CLI::App app{"augur-bench-markov: Markov-chain prediction against cuSPARSE SpGEMM / SpMV, horizon scaling, CPU reference.",
+                 "augur-bench-markov"};
+    augur::apps::cli::useConventions(app);
+    app.add_flag("--quick", quick, "fewer repetitions");
+    app.add_flag("--profile", profile, "no tables: each GPU case enqueued a few times, for a kernel profiler");
+    bench::addJsonOption(app, json);
+    if (const auto exit = bench::parseArguments(app, argc, argv)) {
+        return *exit;
     }
+    bench::ResultFile results("markov", "Markov-chain motion prediction", 30);
+    results.setDevice(bench::describeDevice(MARKOV_BENCH_CUDA && augur::platform::gpuCount() > 0));
+    results.setCommand(bench::commandLine(argc, argv));
+    bench::recordTablesInto(&results);
     if (profile) {
 #if MARKOV_BENCH_CUDA
         const auto seedChain = MarkovChain::build(ChainConfig{});
@@ -912,5 +923,5 @@ int main(int argc, char** argv) {
         std::printf("\nno CUDA device: GPU benchmarks skipped\n");
     }
 #endif
-    return 0;
+    return bench::writeResults(results, json) ? 0 : augur::apps::cli::EXIT_INPUT;
 }

@@ -4,7 +4,7 @@
 //
 //   augur-bench-runtime [--vehicles N] [--particles K] [--horizon-s H] [--cycles C] [--latency-samples S]
 //                       [--position-cells n_s] [--speed-cells n_v] [--workers W] [--backend cpu|cuda|auto]
-//                       [--sms N] [--policy sm72|sm87|sm90]
+//                       [--sms N] [--policy sm72|sm87|sm90] [--json FILE]
 //
 // --sms N: all GPU work in an SM partition of N SMs (a CUDA green context, RuntimeOptions::gpuMultiprocessors;
 // 16 is Orin AGX's SM count, 8 Orin NX's); --policy: the kernel families' launch-time tuning of that
@@ -17,9 +17,11 @@
 // runtime's automatic count: one CPU worker per hardware thread).
 //
 // Part 1, cycle latency: C cycles back to back, one fresh object list before each; p50 / p99 / max of
-// the cycle latency over all C cycles and the deadline misses against the configured 200 ms.
+// the cycle latency over all C cycles and the deadline misses against the configured 200 ms. Exit status 6
+// when a cycle ran in another mode than nominal (its figures are not the whole pipeline's).
 // Part 2, input-to-output latency: the runtime runs its own loop (trigger on_input); an object list is
 // published every 2 periods and the time until the motion prediction based on it is received is measured.
+// --json FILE: both parts' figures as a result file (family runtime, docs/results/runtime.json).
 #include <algorithm>
 #include <atomic>
 #include <optional>
@@ -31,6 +33,7 @@
 #include <thread>
 #include <vector>
 
+#include "augur/bench/bench_cli.hpp"
 #include "augur/config/loader.hpp"
 #include "augur/platform/clock.hpp"
 #include "augur/platform/roudi.hpp"
@@ -57,7 +60,28 @@ struct Options {
     std::string backend{"cpu"};      ///< runtime.backend
     int sms{0};                      ///< > 0: GPU work in an SM partition of this many SMs
     std::optional<augur::kernels::TuningArch> policy{};  ///< forced tuning policy
+    std::string policyName;          ///< --policy as given
+    std::string json;                ///< result file; empty: none
 };
+
+void defineOptions(CLI::App& app, Options& o) {
+    namespace cli = augur::apps::cli;
+    cli::useConventions(app);
+    app.add_option("--vehicles", o.vehicles, "vehicles in the synthetic scene")->type_name("N")->check(cli::integerIn(1, 100'000))->capture_default_str();
+    app.add_option("--particles", o.particles, "particles per intention filter")->type_name("K")->check(cli::integerIn(1, 100'000'000))->capture_default_str();
+    app.add_option("--horizon-s", o.horizon_s, "prediction horizon in seconds")->type_name("H")->check(cli::numberIn(0.0, 60.0, true))->capture_default_str();
+    app.add_option("--cycles", o.cycles, "cycles of part 1, back to back")->type_name("C")->check(cli::integerIn(1, 1'000'000'000))->capture_default_str();
+    app.add_option("--latency-samples", o.latencySamples, "object lists timed in part 2 (0: no part 2)")->type_name("S")->check(cli::integerIn(0, 1'000'000))->capture_default_str();
+    app.add_option("--position-cells", o.positionCells, "Markov chain position cells (0: the deployment's)")->type_name("n_s")->check(cli::integerIn(0, 1'000'000))->capture_default_str();
+    app.add_option("--speed-cells", o.speedCells, "Markov chain speed cells (0: the deployment's)")->type_name("n_v")->check(cli::integerIn(0, 1'000'000))->capture_default_str();
+    app.add_option("--workers", o.workers, "CPU worker threads (0: one per hardware thread)")->type_name("W")->check(cli::integerIn(0, 1024))->capture_default_str();
+    app.add_option("--backend", o.backend, "runtime.backend")->check(CLI::IsMember({"cpu", "cuda", "auto"}))->capture_default_str();
+    app.add_option("--sms", o.sms, "GPU work in an SM partition of N SMs (a CUDA green context; 16: Orin AGX, 8: Orin NX)")
+        ->type_name("N")->check(cli::integerIn(1, 100'000));
+    app.add_option("--policy", o.policyName, "the kernels' launch-time tuning of this architecture instead of the device's")
+        ->check(CLI::IsMember({"sm72", "sm87", "sm90"}));
+    augur::bench::addJsonOption(app, o.json);
+}
 
 double percentile(std::vector<double> v, double q) {
     if (v.empty()) {
@@ -74,30 +98,14 @@ augur::platform::ServiceName service(const augur::config::Channel& c) { return {
 
 int main(int argc, char** argv) {
     Options o;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        const std::string_view a = argv[i];
-        const char* v = argv[i + 1];
-        if (a == "--vehicles") o.vehicles = static_cast<std::uint32_t>(std::atoi(v));
-        else if (a == "--particles") o.particles = static_cast<std::uint32_t>(std::atoi(v));
-        else if (a == "--horizon-s") o.horizon_s = std::atof(v);
-        else if (a == "--cycles") o.cycles = static_cast<std::uint64_t>(std::atoll(v));
-        else if (a == "--latency-samples") o.latencySamples = std::atoi(v);
-        else if (a == "--position-cells") o.positionCells = static_cast<std::uint32_t>(std::atoi(v));
-        else if (a == "--speed-cells") o.speedCells = static_cast<std::uint32_t>(std::atoi(v));
-        else if (a == "--workers") o.workers = std::atoi(v);
-        else if (a == "--backend") o.backend = v;
-        else if (a == "--sms") o.sms = std::atoi(v);
-        else if (a == "--policy") {
-            o.policy = augur::kernels::parseTuningArch(v);
-            if (!o.policy) {
-                std::fprintf(stderr, "--policy takes sm72, sm87 or sm90 (got %s)\n", v);
-                return 64;
-            }
-        }
-        else {
-            std::fprintf(stderr, "unknown option %s\n", argv[i]);
-            return 64;
-        }
+    CLI::App app{"augur-bench-runtime: cycle and input-to-output latency of the whole runtime on a synthetic scene.",
+                 "augur-bench-runtime"};
+    defineOptions(app, o);
+    if (const auto exit = augur::bench::parseArguments(app, argc, argv)) {
+        return *exit;
+    }
+    if (!o.policyName.empty()) {
+        o.policy = augur::kernels::parseTuningArch(o.policyName);
     }
     const std::string source = AUGUR_SOURCE_DIR;
     auto loaded = augur::config::loadDeployment(source + "/config/default.yaml");
@@ -150,11 +158,7 @@ int main(int argc, char** argv) {
     options.gpuTuningPolicy = o.policy;
     if ((o.sms > 0 || o.policy) && o.backend != "cuda") {
         std::fprintf(stderr, "--sms and --policy need --backend cuda\n");
-        return 64;
-    }
-    if (o.sms < 0) {
-        std::fprintf(stderr, "--sms takes a positive SM count\n");
-        return 64;
+        return 2;
     }
     const int workers = o.workers > 0 ? o.workers
                                       : std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1,
@@ -187,24 +191,29 @@ int main(int argc, char** argv) {
     auto publisher = augur::platform::Publisher<augur::ObjectList>::create(service(d.transport.objects)).value();
     augur::testing::SyntheticScene scene(map.value(), o.vehicles);
     std::uint64_t sequence = 0;
-    std::int64_t stamp = 1'000'000'000;
-    constexpr std::int64_t STEP_NS = 200'000'000;
 
-    // Part 1: cycle latency.
+    // Part 1: cycle latency. The cycles run back to back; each list is stamped with the runtime's clock and
+    // the scene moves by the time that passed since the last one, so the runtime's input checks (stale,
+    // future, out of order) accept every list and every cycle computes a prediction. A cycle in another mode
+    // than nominal (input lost, a GPU error) computed less than the pipeline and is counted.
     std::vector<double> latency_ms;
     latency_ms.reserve(o.cycles);
     std::uint64_t misses = 0;
+    std::uint64_t degraded = 0;
+    std::int64_t last = augur::platform::monotonicNow_ns();
     for (std::uint64_t k = 0; k < o.cycles; ++k) {
+        const std::int64_t stamp = augur::platform::monotonicNow_ns();
+        scene.advance(static_cast<double>(stamp - last) * 1e-9);
+        last = stamp;
         auto loan = publisher.loan();
         if (loan) {
             scene.write(**loan, ++sequence, stamp);
             loan->publish();
         }
-        stamp += STEP_NS;
-        scene.advance(0.2);
         const auto report = runtime.runCycle();
         latency_ms.push_back(static_cast<double>(report.latency_ns) * 1e-6);
         misses += latency_ms.back() > deadline_ms ? 1 : 0;
+        degraded += report.mode != augur::RuntimeMode::Nominal ? 1 : 0;
     }
     std::printf("# augur-bench-runtime: %u vehicles, %u particles per filter, horizon %.1f s (%u steps), Markov chain "
                 "%u x %u x %u cells, %s backend (intention filters and Markov prediction on the %s), %d CPU worker thread(s)\n",
@@ -224,6 +233,26 @@ int main(int argc, char** argv) {
     std::printf("| %llu | %.2f | %.2f | %.2f | %llu |\n\n", static_cast<unsigned long long>(o.cycles),
                 percentile(latency_ms, 0.5), percentile(latency_ms, 0.99), percentile(latency_ms, 1.0),
                 static_cast<unsigned long long>(misses));
+    std::printf("cycles in another mode than nominal: %llu of %llu\n\n", static_cast<unsigned long long>(degraded),
+                static_cast<unsigned long long>(o.cycles));
+    if (degraded > 0) {
+        std::fprintf(stderr, "augur-bench-runtime: %llu cycles ran in a degraded mode: the figures are not the whole "
+                             "pipeline's (exit status 6)\n", static_cast<unsigned long long>(degraded));
+    }
+    augur::bench::ResultFile results("runtime", "Runtime cycle", 60);
+    results.setDevice(augur::bench::describeDevice(runtime.backendIsCuda()));
+    results.setCommand(augur::bench::commandLine(argc, argv));
+    std::string run = std::to_string(o.vehicles) + " vehicles, " + augur::bench::withThousands(o.particles) + " particles, " +
+                      augur::apps::cli::formatNumber(o.horizon_s) + " s";
+    if (o.positionCells > 0 || o.speedCells > 0) {
+        run += ", " + std::to_string(d.motion.positionCells) + " x " + std::to_string(d.motion.speedCells) + " chain";
+    }
+    run += runtime.backendIsCuda() ? ": " : ", CPU: ";
+    results.add(run + "cycle p50", percentile(latency_ms, 0.5), 2, "ms");
+    results.add(run + "cycle p99", percentile(latency_ms, 0.99), 2, "ms");
+    results.add(run + "cycle max", percentile(latency_ms, 1.0), 2, "ms");
+    results.add(run + "deadline misses in " + augur::bench::withThousands(static_cast<long long>(o.cycles)) + " cycles",
+                static_cast<double>(misses), 0, "");
     std::printf("stage latency over the last %u cycles (p50 / p99 ms):\n\n| stage | p50 ms | p99 ms |\n|---|---|---|\n",
                 d.runtime.healthWindowCycles);
     for (std::size_t s = 0; s < augur::STAGE_COUNT; ++s) {
@@ -250,14 +279,16 @@ int main(int argc, char** argv) {
         std::vector<double> endToEnd_ms;
         const auto period_ns = static_cast<std::int64_t>(d.runtime.cyclePeriod_ms) * 1'000'000;
         constexpr std::int64_t WAIT_NS = 20'000'000'000;  // a slow configuration still gets measured
+        std::int64_t lastSent = augur::platform::monotonicNow_ns();
         for (int k = 0; k < o.latencySamples; ++k) {
             const std::int64_t sent = augur::platform::monotonicNow_ns();
+            scene.advance(static_cast<double>(sent - lastSent) * 1e-9);  // the scene moves in real time, as in part 1
+            lastSent = sent;
             auto loan = pub2.loan();
             if (loan) {
                 scene.write(**loan, static_cast<std::uint64_t>(k + 1), sent);
                 loan->publish();
             }
-            scene.advance(0.2);
             bool got = false;
             while (!got && augur::platform::monotonicNow_ns() - sent < WAIT_NS) {
                 auto sample = sub.take();
@@ -276,6 +307,14 @@ int main(int argc, char** argv) {
         std::printf("| samples | received | p50 ms | p99 ms | max ms |\n|---|---|---|---|---|\n");
         std::printf("| %d | %zu | %.2f | %.2f | %.2f |\n", o.latencySamples, endToEnd_ms.size(), percentile(endToEnd_ms, 0.5),
                     percentile(endToEnd_ms, 0.99), percentile(endToEnd_ms, 1.0));
+        if (!endToEnd_ms.empty()) {
+            results.add(run + "input to output p50", percentile(endToEnd_ms, 0.5), 2, "ms");
+            results.add(run + "input to output p99", percentile(endToEnd_ms, 0.99), 2, "ms");
+        }
     }
-    return 0;
+    if (!augur::bench::writeResults(results, o.json)) {
+        return augur::apps::cli::EXIT_INPUT;
+    }
+    constexpr int EXIT_DEGRADED = 6;
+    return degraded > 0 ? EXIT_DEGRADED : 0;
 }
