@@ -4,9 +4,12 @@
 //
 //   augur-bench-runtime [--vehicles N] [--particles K] [--horizon-s H] [--cycles C] [--latency-samples S]
 //                       [--position-cells n_s] [--speed-cells n_v] [--workers W] [--backend cpu|cuda|auto]
+//                       [--cpu-position-cells n_s] [--cpu-speed-cells n_v] [--full-chain-vehicles N]
 //
-// Defaults: 64 vehicles, 20,000 particles, 4 s, the shipped config/default.yaml's chain, W = 0 (the
-// runtime's automatic count: one CPU worker per hardware thread).
+// Defaults: 64 vehicles, 20,000 particles, 4 s, the shipped config/default.yaml's chain and CPU sizing
+// (motion.cpu: the --full-chain-vehicles nearest the ego with the chain, the others with the
+// --cpu-position-cells x --cpu-speed-cells chain whenever the CPU propagates; the same cells as the chain
+// turn it off), W = 0 (the runtime's automatic count: one CPU worker per hardware thread).
 //
 // Part 1, cycle latency: C cycles back to back, one fresh object list before each; p50 / p99 / max of
 // the cycle latency over all C cycles and the deadline misses against the configured 200 ms.
@@ -40,6 +43,9 @@ struct Options {
     int latencySamples{50};
     std::uint32_t positionCells{0};  ///< 0: the deployment's (200)
     std::uint32_t speedCells{0};     ///< 0: the deployment's
+    std::uint32_t cpuPositionCells{0};   ///< motion.cpu.position_cells; 0: the deployment's
+    std::uint32_t cpuSpeedCells{0};      ///< motion.cpu.speed_cells; 0: the deployment's
+    int fullChainVehicles{-1};           ///< motion.cpu.full_chain_vehicles; < 0: the deployment's
     int workers{0};                  ///< CPU worker threads; 0: the runtime's automatic count
     std::string backend{"cpu"};      ///< runtime.backend
 };
@@ -70,6 +76,9 @@ int main(int argc, char** argv) {
         else if (a == "--position-cells") o.positionCells = static_cast<std::uint32_t>(std::atoi(v));
         else if (a == "--speed-cells") o.speedCells = static_cast<std::uint32_t>(std::atoi(v));
         else if (a == "--workers") o.workers = std::atoi(v);
+        else if (a == "--cpu-position-cells") o.cpuPositionCells = static_cast<std::uint32_t>(std::atoi(v));
+        else if (a == "--cpu-speed-cells") o.cpuSpeedCells = static_cast<std::uint32_t>(std::atoi(v));
+        else if (a == "--full-chain-vehicles") o.fullChainVehicles = std::atoi(v);
         else if (a == "--backend") o.backend = v;
         else {
             std::fprintf(stderr, "unknown option %s\n", argv[i]);
@@ -92,6 +101,17 @@ int main(int argc, char** argv) {
     if (o.speedCells > 0) {
         d.motion.speedCells = o.speedCells;
     }
+    if (o.cpuPositionCells > 0) {
+        d.motion.cpu.positionCells = o.cpuPositionCells;
+    }
+    if (o.cpuSpeedCells > 0) {
+        d.motion.cpu.speedCells = o.cpuSpeedCells;
+    }
+    if (o.fullChainVehicles >= 0) {
+        d.motion.cpu.fullChainVehicles = static_cast<std::uint32_t>(o.fullChainVehicles);
+    }
+    d.motion.cpu.positionCells = std::min(d.motion.cpu.positionCells, d.motion.positionCells);
+    d.motion.cpu.speedCells = std::min(d.motion.cpu.speedCells, d.motion.speedCells);
     if (o.backend == "cuda") {
         d.runtime.backend = augur::config::Backend::Cuda;
     } else if (o.backend == "auto") {
@@ -161,6 +181,10 @@ int main(int argc, char** argv) {
                 o.vehicles, o.particles, o.horizon_s, augur::config::horizonSteps(d.motion), d.motion.positionCells,
                 d.motion.speedCells, d.motion.inputCells, o.backend.c_str(), runtime.backendIsCuda() ? "GPU" : "CPU",
                 workers);
+    std::printf("CPU sizing (motion.cpu, applies while the CPU propagates): the %u nearest vehicles with the chain, the "
+                "others %u x %u; vehicles on the coarser chain in the last cycle: %u\n",
+                d.motion.cpu.fullChainVehicles, d.motion.cpu.positionCells, d.motion.cpu.speedCells,
+                runtime.coarseMotionVehicles());
     std::printf("CUDA graph replays: %llu\n", static_cast<unsigned long long>(runtime.graphReplays()));
     std::printf("init %.0f ms\n\n", init_ms);
     std::printf("| cycles | p50 ms | p99 ms | max ms | misses (> %.0f ms) |\n|---|---|---|---|---|\n", deadline_ms);
