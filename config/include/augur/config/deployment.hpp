@@ -195,7 +195,7 @@ struct IntentionConfig {
 struct MotionCpuSizing {
     std::uint32_t positionCells{50};     ///< over the same range; above MotionConfig::positionCells: that
     std::uint32_t speedCells{5};         ///< up to the same speed; above MotionConfig::speedCells: that
-    std::uint32_t fullChainVehicles{8};  ///< nearest vehicles that keep MotionConfig's chain
+    std::uint32_t fullChainVehicles{4};  ///< nearest vehicles that keep MotionConfig's chain
     bool operator==(const MotionCpuSizing&) const = default;
 };
 
