@@ -404,6 +404,18 @@ MotionStageSettings motionSettings(const config::Deployment& d, int workers) {
     chain.accelMax_mps2 = static_cast<float>(std::max(d.motion.maxAccel_mps2, d.motion.maxDecel_mps2));
     chain.step_s = static_cast<float>(d.motion.step_s);
     chain.samplesPerAxis = static_cast<int>(d.motion.samplesPerCell);
+    // The CPU sizing: a coarser discretisation of the same chain for the vehicles beyond the nearest
+    // fullChainVehicles whenever the CPU propagates (none when it comes out as the same chain). Cell
+    // counts above the chain's take the chain's (docs/configuration.md, motion.cpu).
+    const std::uint32_t coarsePositionCells = std::min(d.motion.cpu.positionCells, d.motion.positionCells);
+    const std::uint32_t coarseSpeedCells = std::min(d.motion.cpu.speedCells, d.motion.speedCells);
+    if (coarsePositionCells != d.motion.positionCells || coarseSpeedCells != d.motion.speedCells) {
+        kernels::markov::ChainConfig coarse = chain;
+        coarse.positionCells = static_cast<int>(coarsePositionCells);
+        coarse.speedCells = static_cast<int>(coarseSpeedCells);
+        settings.cpuChain = coarse;
+        settings.cpuFullChainVehicles = d.motion.cpu.fullChainVehicles;
+    }
     auto& prediction = settings.prediction;
     prediction.horizonSteps = static_cast<int>(config::horizonSteps(d.motion));
     prediction.maxCorridors = static_cast<int>(vehicles * d.capacities.maxCorridorsPerVehicle);
@@ -455,6 +467,14 @@ Step createModelStages(Runtime::Parts& parts, const config::Deployment& d, int w
                                                                kernels::markov::toString(motion.error())});
     }
     parts.motion = std::move(motion).value();
+    if (settings.cpuChain) {
+        parts.log(config::LogLevel::Info,
+                  "motion on the CPU (backend cpu, or after a GPU error): the " +
+                      std::to_string(settings.cpuFullChainVehicles) + " vehicles nearest the ego with the " +
+                      std::to_string(settings.chain.positionCells) + " x " + std::to_string(settings.chain.speedCells) +
+                      " chain, the others with " + std::to_string(settings.cpuChain->positionCells) + " x " +
+                      std::to_string(settings.cpuChain->speedCells));
+    }
     return {};
 }
 
@@ -739,6 +759,8 @@ void Runtime::injectStageDelay(Stage stage, std::int64_t delay_ns) noexcept {
         stageRunner->setDelay(delay_ns);
     }
 }
+
+std::uint32_t Runtime::coarseMotionVehicles() const noexcept { return m_parts->motion->coarseVehicles(); }
 
 bool Runtime::backendIsCuda() const noexcept { return m_parts->motion->onGpu() && m_parts->intention->onGpu(); }
 

@@ -1,7 +1,7 @@
 // The runtime on the CUDA backend (label gpu; skipped without a device): the intention filters and the
 // Markov motion prediction on the GPU, replayed from CUDA graphs, equal the CPU backend's within
 // tolerance on a synthetic scene; an injected CUDA error in either stage makes the runtime fall back to
-// the CPU and keep predicting.
+// the CPU and keep predicting, with the CPU sizing (motion.cpu) from then on.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -233,6 +233,7 @@ TEST_P(RuntimeCudaFallback, AnInjectedGpuErrorFallsBackToTheCpuAndKeepsPredictin
         ASSERT_EQ(player.cycle(*sut).status[static_cast<std::size_t>(failing)], StageStatus::Ok);
     }
     ASSERT_TRUE(sut->backendIsCuda());
+    EXPECT_EQ(sut->coarseMotionVehicles(), 0U) << "the GPU propagates every vehicle with the full chain";
     const std::uint64_t replaysBefore = sut->graphReplays();
 
     sut->injectGpuError(failing);
@@ -262,6 +263,8 @@ TEST_P(RuntimeCudaFallback, AnInjectedGpuErrorFallsBackToTheCpuAndKeepsPredictin
     EXPECT_EQ(sut->graphReplays(), replaysAtFailure) << "no replays after the fallback";
     EXPECT_GT(sut->state().intentions.vehicleCount, 0U) << "intention filters on the CPU";
     EXPECT_GT(sut->state().prediction.grid.frameCount, 0U) << "Markov prediction (with its grid) on the CPU";
+    EXPECT_EQ(sut->coarseMotionVehicles(), sut->state().prediction.vehicleCount - d.motion.cpu.fullChainVehicles)
+        << "the CPU sizing applies after the fallback without being configured for it";
     EXPECT_FALSE(sut->backendIsCuda());
 }
 

@@ -30,6 +30,7 @@ namespace {
 
 constexpr std::uint32_t VEHICLES = 8;
 constexpr std::uint32_t PEDESTRIANS = 2;
+constexpr std::uint32_t FULL_CHAIN_VEHICLES = 3;
 constexpr double SCENE_STEP_S = 0.2;
 constexpr std::int64_t SCENE_STEP_NS = 200'000'000;
 constexpr float PROBABILITY_TOLERANCE = 1e-3F;
@@ -51,6 +52,9 @@ config::Deployment testDeployment(const std::string& instance) {
     d.flocks.windowCycles = 5;
     d.flocks.minMembers = 2;
     d.flocks.radius_m = 30.0;
+    // The CPU sizing with both of its chains in use: the 3 vehicles nearest the ego on the chain, the
+    // other VEHICLES - 3 on its coarser discretisation.
+    d.motion.cpu.fullChainVehicles = FULL_CHAIN_VEHICLES;
     return d;
 }
 
@@ -254,8 +258,58 @@ TEST(RuntimeAllocation, SteadyStateCyclesOfTheFullPipelineAllocateNothing) {
     });
 
     EXPECT_EQ(allocations, 0U);
+    EXPECT_GT(sut->coarseMotionVehicles(), 0U) << "the CPU sizing's coarser chain ran in the counted cycles";
     EXPECT_EQ(sut->counters().accepted, static_cast<std::uint64_t>(WARM_UP + CYCLES));
     EXPECT_GE(sut->executor().cycles(), static_cast<std::uint64_t>(CYCLES));
+}
+
+TEST(RuntimeCpuSizing, OnTheCpuBackendTheVehiclesBeyondTheNearestTakeTheCoarserChainAndStayFinite) {
+    AUGUR_REQUIRE_ICEORYX();
+    constexpr int CYCLES = 6;
+    const config::Deployment d = testDeployment("cpu-sizing");
+    auto sut = makeRuntime(d);
+    ASSERT_NE(sut, nullptr);
+    ASSERT_FALSE(sut->backendIsCuda());
+    Feeder feeder(d);
+    testing::SyntheticScene scene(shippedMap(), VEHICLES, PEDESTRIANS);
+
+    for (int k = 0; k < CYCLES; ++k) {
+        feeder.send([&](ObjectList& list) { scene.writeAt(list, static_cast<std::uint64_t>(k + 1), platform::monotonicNow_ns()); });
+        ASSERT_EQ(sut->runCycle().status[static_cast<std::size_t>(Stage::Motion)], StageStatus::Ok) << "cycle " << k;
+    }
+
+    const MotionPrediction& p = sut->state().prediction;
+    ASSERT_EQ(p.vehicleCount, VEHICLES);
+    EXPECT_EQ(sut->coarseMotionVehicles(), VEHICLES - FULL_CHAIN_VEHICLES) << "chosen without being asked";
+    for (std::uint32_t v = 0; v < p.vehicleCount; ++v) {
+        for (std::uint32_t c = 0; c < p.vehicles[v].corridorCount; ++c) {
+            for (std::uint32_t k = 0; k < p.horizonSteps; ++k) {
+                const CorridorPoint& point = p.vehicles[v].corridors[c].points[k];
+                ASSERT_TRUE(std::isfinite(point.sMean_m) && std::isfinite(point.sStd_m) && std::isfinite(point.x_m) &&
+                            std::isfinite(point.y_m))
+                    << "vehicle " << v << " corridor " << c << " step " << k;
+            }
+        }
+    }
+}
+
+TEST(RuntimeCpuSizing, CpuCellsNotBelowTheChainsKeepEveryVehicleOnTheChain) {
+    AUGUR_REQUIRE_ICEORYX();
+    config::Deployment d = testDeployment("cpu-sizing-off");
+    d.motion.cpu.positionCells = d.motion.positionCells;
+    d.motion.cpu.speedCells = d.motion.speedCells + 1;  // above the chain's: the chain's
+    auto sut = makeRuntime(d);
+    ASSERT_NE(sut, nullptr);
+    Feeder feeder(d);
+    testing::SyntheticScene scene(shippedMap(), VEHICLES, PEDESTRIANS);
+
+    for (int k = 0; k < 3; ++k) {
+        feeder.send([&](ObjectList& list) { scene.writeAt(list, static_cast<std::uint64_t>(k + 1), platform::monotonicNow_ns()); });
+        (void)sut->runCycle();
+    }
+
+    EXPECT_EQ(sut->state().prediction.vehicleCount, VEHICLES);
+    EXPECT_EQ(sut->coarseMotionVehicles(), 0U);
 }
 
 /// The watchdog tests' deadline: room for a cold first cycle on a busy host (60 ms was missed once

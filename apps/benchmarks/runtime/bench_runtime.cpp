@@ -4,6 +4,7 @@
 //
 //   augur-bench-runtime [--vehicles N] [--particles K] [--horizon-s H] [--cycles C] [--latency-samples S]
 //                       [--position-cells n_s] [--speed-cells n_v] [--workers W] [--backend cpu|cuda|auto]
+//                       [--cpu-position-cells n_s] [--cpu-speed-cells n_v] [--full-chain-vehicles N]
 //                       [--sms N] [--policy sm72|sm87|sm90] [--json FILE]
 //
 // --sms N: all GPU work in an SM partition of N SMs (a CUDA green context, RuntimeOptions::gpuMultiprocessors;
@@ -13,8 +14,10 @@
 // CUDA backend a probe kernel first records the SMs a stream made as the runtime's are reaches (direct
 // and graph replay); more than N with --sms N ends the benchmark with exit status 5.
 //
-// Defaults: 64 vehicles, 20,000 particles, 4 s, the shipped config/default.yaml's chain, W = 0 (the
-// runtime's automatic count: one CPU worker per hardware thread).
+// Defaults: 64 vehicles, 20,000 particles, 4 s, the shipped config/default.yaml's chain and CPU sizing
+// (motion.cpu: the --full-chain-vehicles nearest the ego with the chain, the others with the
+// --cpu-position-cells x --cpu-speed-cells chain whenever the CPU propagates; the same cells as the chain
+// turn it off), W = 0 (the runtime's automatic count: one CPU worker per hardware thread).
 //
 // Part 1, cycle latency: C cycles back to back, one fresh object list before each; p50 / p99 / max of
 // the cycle latency over all C cycles and the deadline misses against the configured 200 ms. Exit status 6
@@ -56,6 +59,9 @@ struct Options {
     int latencySamples{50};
     std::uint32_t positionCells{0};  ///< 0: the deployment's (200)
     std::uint32_t speedCells{0};     ///< 0: the deployment's
+    std::uint32_t cpuPositionCells{0};   ///< motion.cpu.position_cells; 0: the deployment's
+    std::uint32_t cpuSpeedCells{0};      ///< motion.cpu.speed_cells; 0: the deployment's
+    int fullChainVehicles{-1};           ///< motion.cpu.full_chain_vehicles; < 0: the deployment's
     int workers{0};                  ///< CPU worker threads; 0: the runtime's automatic count
     std::string backend{"cpu"};      ///< runtime.backend
     int sms{0};                      ///< > 0: GPU work in an SM partition of this many SMs
@@ -75,6 +81,9 @@ void defineOptions(CLI::App& app, Options& o) {
     app.add_option("--position-cells", o.positionCells, "Markov chain position cells (0: the deployment's)")->type_name("n_s")->check(cli::integerIn(0, 1'000'000))->capture_default_str();
     app.add_option("--speed-cells", o.speedCells, "Markov chain speed cells (0: the deployment's)")->type_name("n_v")->check(cli::integerIn(0, 1'000'000))->capture_default_str();
     app.add_option("--workers", o.workers, "CPU worker threads (0: one per hardware thread)")->type_name("W")->check(cli::integerIn(0, 1024))->capture_default_str();
+    app.add_option("--cpu-position-cells", o.cpuPositionCells, "motion.cpu.position_cells (0: the deployment's)")->type_name("n_s")->check(cli::integerIn(0, 1'000'000));
+    app.add_option("--cpu-speed-cells", o.cpuSpeedCells, "motion.cpu.speed_cells (0: the deployment's)")->type_name("n_v")->check(cli::integerIn(0, 1'000'000));
+    app.add_option("--full-chain-vehicles", o.fullChainVehicles, "motion.cpu.full_chain_vehicles (the deployment's when not given)")->type_name("N")->check(cli::integerIn(0, 100'000));
     app.add_option("--backend", o.backend, "runtime.backend")->check(CLI::IsMember({"cpu", "cuda", "auto"}))->capture_default_str();
     app.add_option("--sms", o.sms, "GPU work in an SM partition of N SMs (a CUDA green context; 16: Orin AGX, 8: Orin NX)")
         ->type_name("N")->check(cli::integerIn(1, 100'000));
@@ -123,6 +132,17 @@ int main(int argc, char** argv) {
     if (o.speedCells > 0) {
         d.motion.speedCells = o.speedCells;
     }
+    if (o.cpuPositionCells > 0) {
+        d.motion.cpu.positionCells = o.cpuPositionCells;
+    }
+    if (o.cpuSpeedCells > 0) {
+        d.motion.cpu.speedCells = o.cpuSpeedCells;
+    }
+    if (o.fullChainVehicles >= 0) {
+        d.motion.cpu.fullChainVehicles = static_cast<std::uint32_t>(o.fullChainVehicles);
+    }
+    d.motion.cpu.positionCells = std::min(d.motion.cpu.positionCells, d.motion.positionCells);
+    d.motion.cpu.speedCells = std::min(d.motion.cpu.speedCells, d.motion.speedCells);
     if (o.backend == "cuda") {
         d.runtime.backend = augur::config::Backend::Cuda;
     } else if (o.backend == "auto") {
@@ -220,6 +240,10 @@ int main(int argc, char** argv) {
                 o.vehicles, o.particles, o.horizon_s, augur::config::horizonSteps(d.motion), d.motion.positionCells,
                 d.motion.speedCells, d.motion.inputCells, o.backend.c_str(), runtime.backendIsCuda() ? "GPU" : "CPU",
                 workers);
+    std::printf("CPU sizing (motion.cpu, applies while the CPU propagates): the %u nearest vehicles with the chain, the "
+                "others %u x %u; vehicles on the coarser chain in the last cycle: %u\n",
+                d.motion.cpu.fullChainVehicles, d.motion.cpu.positionCells, d.motion.cpu.speedCells,
+                runtime.coarseMotionVehicles());
     std::printf("CUDA graph replays: %llu\n", static_cast<unsigned long long>(runtime.graphReplays()));
     if (runtime.backendIsCuda()) {
         const auto sms = augur::platform::activeMultiprocessors();

@@ -17,6 +17,9 @@
 // (docs/design/runtime.md). A CUDA error makes that cycle's stage return GpuError (Intention restarts
 // its filters on the CPU, Motion publishes constant-velocity predictions), the ladder is forced down to
 // ConstantVelocity, and both stages run on the CPU from then on: a device that failed once is not trusted.
+// Wherever the CPU propagates the motion prediction (backend cpu, or after a GPU error), the CPU sizing
+// of motion.cpu applies: the nearest motion.cpu.full_chain_vehicles vehicles keep the deployment's chain,
+// the others take its coarser discretisation (MotionStage, docs/design/motion-prediction.md).
 //
 // Transport supervision: a runtime that registered with a RouDi daemon (RuntimeOptions::connectToRouDi)
 // checks every ROUDI_PROBE_INTERVAL_NS, after a cycle, that this RouDi still runs
@@ -134,6 +137,9 @@ public:
     /// Whether the GPU carries the intention filters and the motion prediction now (CUDA chosen at init
     /// and no CUDA error since).
     [[nodiscard]] bool backendIsCuda() const noexcept;
+    /// Vehicles the last cycle's motion prediction propagated with the CPU sizing's coarser chain
+    /// (motion.cpu; 0 while the GPU propagates, and when every vehicle was among the nearest).
+    [[nodiscard]] std::uint32_t coarseMotionVehicles() const noexcept;
     /// CUDA graph replays so far, all stages (0 on the CPU backend).
     [[nodiscard]] std::uint64_t graphReplays() const noexcept;
     /// Test hook: the next GPU work of `stage` (Intention or Motion) fails as if a CUDA call had
