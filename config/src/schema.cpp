@@ -558,7 +558,8 @@ std::vector<KeySpec> buildSchema() {
 
         // output
         text("output.trace_path", 0, PATH_MAX_CHARS, TextRule::Path,
-             "File the per-cycle trace is written to (relative to the working directory); empty: no trace.",
+             "File the runtime writes its trace to as it runs (Chrome trace-event JSON for ui.perfetto.dev or "
+             "chrome://tracing; relative to the working directory; augur-runtime --trace overrides it); empty: no trace.",
              AUGUR_FIELD(output.tracePath)),
         enumeration("output.log_level", LOG_LEVEL_NAMES, "Least severe log message that is written.",
                     AUGUR_FIELD(output.logLevel)),

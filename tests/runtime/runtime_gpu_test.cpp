@@ -1,15 +1,19 @@
 // The runtime on the CUDA backend (label gpu; skipped without a device): the intention filters and the
 // Markov motion prediction on the GPU, replayed from CUDA graphs, equal the CPU backend's within
 // tolerance on a synthetic scene; an injected CUDA error in either stage makes the runtime fall back to
-// the CPU and keep predicting, with the CPU sizing (motion.cpu) from then on.
+// the CPU and keep predicting, with the CPU sizing (motion.cpu) from then on; the trace shows their GPU
+// work on its own track.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 
 #include "augur/kernels/tuning_policy.hpp"
@@ -216,6 +220,37 @@ TEST(RuntimeCuda, AutoPicksTheGpuWhenADeviceIsPresent) {
     auto sut = makeRuntime(gpuDeployment("gpu-auto", config::Backend::Auto));
     ASSERT_NE(sut, nullptr);
     EXPECT_TRUE(sut->backendIsCuda());
+}
+
+TEST(RuntimeCuda, TheTraceHasTheGpuWorkOfBothStagesOnItsOwnTrack) {
+    AUGUR_REQUIRE_GPU();
+    AUGUR_REQUIRE_ICEORYX();
+    config::Deployment d = gpuDeployment("gpu-trace", config::Backend::Cuda);
+    d.output.tracePath = ::testing::TempDir() + "augur_runtime_gpu_trace.json";
+    auto sut = makeRuntime(d, 2);
+    ASSERT_NE(sut, nullptr);
+    ScenePlayer player(d, VEHICLES);
+    for (int k = 0; k < CYCLES; ++k) {
+        (void)player.cycle(*sut);
+    }
+
+    (void)sut->closeTrace();
+
+    std::ifstream file(d.output.tracePath);
+    std::stringstream text;
+    text << file.rdbuf();
+    const std::string json = text.str();
+    const auto count = [&json](const std::string& needle) {
+        std::size_t n = 0;
+        for (std::size_t at = json.find(needle); at != std::string::npos; at = json.find(needle, at + 1)) {
+            ++n;
+        }
+        return n;
+    };
+    EXPECT_EQ(count("\"args\":{\"name\":\"gpu\"}"), 1U) << "the GPU track is named once";
+    EXPECT_EQ(count("{\"name\":\"intention gpu\",\"cat\":\"gpu\",\"ph\":\"X\""), static_cast<std::size_t>(CYCLES));
+    EXPECT_EQ(count("{\"name\":\"motion gpu\",\"cat\":\"gpu\",\"ph\":\"X\""), static_cast<std::size_t>(CYCLES));
+    std::remove(d.output.tracePath.c_str());
 }
 
 class RuntimeCudaFallback : public ::testing::TestWithParam<Stage> {};

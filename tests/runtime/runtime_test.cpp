@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <set>
@@ -219,8 +220,9 @@ TEST(Runtime, VehiclesLeavingAndEnteringAreDroppedAndPickedUpByTheIntentionFilte
     }
 }
 
-TEST(RuntimeAllocation, SteadyStateCyclesOfTheFullPipelineAllocateNothing) {
-    AUGUR_REQUIRE_ICEORYX();
+/// Runs WARM_UP then CYCLES full-pipeline cycles of a runtime `sut` made on `d` and expects none of the
+/// CYCLES to allocate on the cycle thread.
+void expectSteadyStateCyclesAllocateNothing(config::Deployment d, std::unique_ptr<Runtime>& sut) {
     constexpr int WARM_UP = 20;
     constexpr int CYCLES = 1000;
     ASSERT_GT(testing::threadAllocationsDuring([] {
@@ -229,10 +231,9 @@ TEST(RuntimeAllocation, SteadyStateCyclesOfTheFullPipelineAllocateNothing) {
               }),
               0U)
         << "the counter must fire";
-    config::Deployment d = testDeployment("allocation");
     d.capacities.particles = 64;
     d.runtime.maxInputAge_ms = 0;
-    auto sut = makeRuntime(d, 2);  // the worker pool hand-off on the cycle thread is counted too
+    sut = makeRuntime(d, 2);  // the worker pool hand-off on the cycle thread is counted too
     ASSERT_NE(sut, nullptr);
     Feeder feeder(d);
     testing::SyntheticScene scene(shippedMap(), VEHICLES, PEDESTRIANS);
@@ -310,6 +311,26 @@ TEST(RuntimeCpuSizing, CpuCellsNotBelowTheChainsKeepEveryVehicleOnTheChain) {
 
     EXPECT_EQ(sut->state().prediction.vehicleCount, VEHICLES);
     EXPECT_EQ(sut->coarseMotionVehicles(), 0U);
+}
+
+TEST(RuntimeAllocation, SteadyStateCyclesOfTheFullPipelineAllocateNothing) {
+    AUGUR_REQUIRE_ICEORYX();
+    std::unique_ptr<Runtime> sut;
+    expectSteadyStateCyclesAllocateNothing(testDeployment("allocation"), sut);
+}
+
+TEST(RuntimeAllocation, SteadyStateCyclesAllocateNothingWithTheTraceOn) {
+    AUGUR_REQUIRE_ICEORYX();
+    config::Deployment d = testDeployment("allocation-trace");
+    d.output.tracePath = ::testing::TempDir() + "augur_runtime_allocation_trace.json";
+    std::unique_ptr<Runtime> sut;
+    expectSteadyStateCyclesAllocateNothing(d, sut);
+    ASSERT_NE(sut, nullptr);
+    ASSERT_TRUE(sut->tracing());
+    const TraceTotals totals = sut->closeTrace();
+    // Per cycle at least 6 stages, the cycle and 2 counters: every cycle was recorded (or counted dropped).
+    EXPECT_GE(totals.events + totals.dropped, 1020U * 9U);
+    std::remove(d.output.tracePath.c_str());
 }
 
 /// The watchdog tests' deadline: room for a cold first cycle on a busy host (60 ms was missed once

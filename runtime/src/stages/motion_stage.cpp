@@ -6,6 +6,7 @@
 
 #include "../../../kernels/src/worker_pool.hpp"
 #include "augur/runtime/stages/relations_stage.hpp"
+#include "augur/platform/clock.hpp"
 #include "motion_gpu.hpp"
 
 namespace augur::runtime {
@@ -199,6 +200,7 @@ bool MotionStage::propagateGpu(int corridorCount) noexcept {
     if (m_injectGpuError.exchange(false, std::memory_order_relaxed)) {
         return false;
     }
+    const std::int64_t launched_ns = platform::monotonicNow_ns();
     if (!m_gpu->launch(corridorCount)) {
         return false;
     }
@@ -206,6 +208,7 @@ bool MotionStage::propagateGpu(int corridorCount) noexcept {
     if (!done || !done.value()) {
         return false;
     }
+    m_lastGpuSpan = GpuSpan{launched_ns, platform::monotonicNow_ns()};
     const auto steps = static_cast<std::size_t>(pc.horizonSteps);
     const CorridorPoint* points = m_gpu->points();
     for (std::size_t i = 0; i < count * steps; ++i) {

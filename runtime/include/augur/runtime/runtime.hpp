@@ -21,6 +21,11 @@
 // of motion.cpu applies: the nearest motion.cpu.full_chain_vehicles vehicles keep the deployment's chain,
 // the others take its coarser discretisation (MotionStage, docs/design/motion-prediction.md).
 //
+// Trace: with output.trace_path set, create() opens the file and starts its writer thread before the
+// real-time setup (so the writer keeps the default scheduling and cores); the executor records each
+// cycle's slice, stages, misses and mode changes, the runtime adds the counters and the GPU work after
+// each cycle, the watchdog thread its alarms (trace_writer.hpp, docs/design/runtime.md).
+//
 // Transport supervision: a runtime that registered with a RouDi daemon (RuntimeOptions::connectToRouDi)
 // checks every ROUDI_PROBE_INTERVAL_NS, after a cycle, that this RouDi still runs
 // (platform::registeredRouDiAlive). iceoryx 2.0.3 cannot register a process again, with the same RouDi
@@ -41,6 +46,7 @@
 #include "augur/kernels/tuning_policy.hpp"
 #include "augur/runtime/executor.hpp"
 #include "augur/runtime/pipeline_state.hpp"
+#include "augur/runtime/trace_writer.hpp"
 
 namespace augur::runtime {
 
@@ -50,6 +56,7 @@ enum class RuntimeErrorKind : std::uint8_t {
     Transport,    ///< RouDi unreachable within the timeout, or a channel could not be created
     RealTime,     ///< the real-time setup was refused and on_rt_setup_failure is fail
     Kernel,       ///< a kernel rejected its configuration or could not allocate
+    Trace,        ///< output.trace_path could not be created
 };
 
 [[nodiscard]] const char* toString(RuntimeErrorKind kind) noexcept;
@@ -119,8 +126,14 @@ public:
     /// Runs one cycle now (tests and benchmarks drive the pipeline at their own pace). noexcept.
     CycleReport runCycle() noexcept;
 
-    /// Writes the stage trace as Chrome / Perfetto JSON (shutdown or on demand; allocates).
-    [[nodiscard]] Result<void, std::string> writeTrace(const std::string& path) const;
+    /// Whether a trace is written (output.trace_path set).
+    [[nodiscard]] bool tracing() const noexcept;
+    /// Trace records dropped so far because a trace ring was full (0 without a trace). Thread-safe.
+    [[nodiscard]] std::uint64_t traceRecordsDropped() const noexcept;
+    /// Shutdown: stops the watchdog, writes what the trace rings hold and closes the trace file's JSON
+    /// array; returns the events written and the records dropped ({0, 0} without a trace). After it, no
+    /// cycle may run. Idempotent; the destructor does it too.
+    TraceTotals closeTrace() noexcept;
 
     /// Whether the RouDi was found lost (final: iceoryx 2.0 cannot register again).
     [[nodiscard]] bool transportLost() const noexcept;

@@ -50,6 +50,7 @@
 #include "augur/runtime/executor.hpp"
 #include "augur/runtime/pipeline_state.hpp"
 #include "augur/runtime/scene_frame.hpp"
+#include "augur/runtime/trace.hpp"
 
 namespace augur::kernels::detail {
 class WorkerPool;  // kernels/src/worker_pool.hpp
@@ -112,6 +113,9 @@ public:
     [[nodiscard]] std::uint64_t gpuErrors() const noexcept { return m_gpuErrors; }
     /// Moves the propagation to the CPU for good (another stage saw a CUDA error).
     void fallBackToCpu() noexcept { m_gpuFailed = true; }
+    /// The latest GPU work of this stage (launch to observed completion; {0, 0} before any), for the
+    /// trace's GPU track. Cycle thread.
+    [[nodiscard]] GpuSpan lastGpuSpan() const noexcept { return m_lastGpuSpan; }
     /// CUDA graph replays so far (0 on the CPU).
     [[nodiscard]] std::uint64_t graphReplays() const noexcept;
     /// Test hook: the next GPU propagation fails as if a CUDA call had returned an error. Thread-safe.
@@ -182,6 +186,7 @@ private:
     bool m_gpuFailed{false};
     std::uint64_t m_gpuErrors{0};
     std::atomic<bool> m_injectGpuError{false};
+    GpuSpan m_lastGpuSpan{};
 };
 
 }  // namespace augur::runtime
