@@ -362,7 +362,8 @@ std::vector<KeySpec> buildSchema() {
                AUGUR_FIELD(tracking.accelNoiseDensity)),
         integer("tracking.max_missed_cycles", 0, 1000, "lists",
                 "A track coasts on its prediction through this many consecutive object lists without an "
-                "associated object and is dropped on the next.",
+                "associated object and is dropped on the next; a track associated in fewer lists than this "
+                "coasts through as many lists as it was associated in.",
                 AUGUR_FIELD(tracking.maxMissedCycles)),
         integer("tracking.confirm_after_hits", 1, 1000, "lists",
                 "M of the M-of-N confirmation: a tentative track is confirmed (and published) once objects "

@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <memory>
+#include <tuple>
+#include <vector>
 
 #include "augur/platform/transport.hpp"
 #include "augur/runtime/stages/platoon_stage.hpp"
@@ -166,6 +168,50 @@ TEST_F(TrackStageTest, AnUnseenTrackCoastsThenIsDeletedAfterMaxMissedCycles) {
     cycle(4, {1});
     EXPECT_EQ(find(2), nullptr) << "missed a third time: deleted";
     EXPECT_EQ(state->tracks.trackCount, 1U);
+}
+
+TEST(TrackStage, ATrackCoastsOnTheEvidenceItHas) {
+    // Coasting up to 5 lists: a track confirmed on two reports (as clutter can be) ends after its second
+    // missed list; one followed for ten lists coasts through five.
+    auto state = makePipelineState();
+    auto frame = makeSceneFrame();
+    TrackHistory history(4);
+    TrackStageSettings settings;
+    settings.capacity = 4;
+    settings.maxMissedCycles = 5;
+    settings.confirmAfterHits = 2;
+    settings.model = kernels::kf::MotionModel::ConstantVelocity;
+    auto sut = TrackStage::create(settings, *state, *frame, history).value();
+    constexpr int ESTABLISHED_LISTS = 10;
+    std::uint32_t liveAfterEachMiss[7]{};
+    for (int k = 0; k < ESTABLISHED_LISTS + 7; ++k) {
+        const float x = SPEED_MPS * STEP_S * static_cast<float>(k);
+        std::vector<std::tuple<std::uint32_t, float, float>> objects;
+        if (k < ESTABLISHED_LISTS) {
+            objects.emplace_back(1, x, 0.0F);  // followed for ten lists
+        }
+        if (k == ESTABLISHED_LISTS - 2 || k == ESTABLISHED_LISTS - 1) {
+            objects.emplace_back(2, x, 40.0F);  // two reports of something moving alongside
+        }
+        ObjectList& list = state->inputs[0];
+        list = ObjectList{};
+        list.header.sequence = static_cast<std::uint64_t>(k + 1);
+        list.header.stamp_ns = k * STEP_NS;
+        for (const auto& [id, ox, oy] : objects) {
+            addObject(list, id, ox, oy);
+        }
+        state->inputCount = 1;
+        CycleContext context;
+        (void)sut->run(context);
+        if (k >= ESTABLISHED_LISTS) {
+            liveAfterEachMiss[k - ESTABLISHED_LISTS] = state->tracks.trackCount;
+        }
+    }
+    EXPECT_EQ(liveAfterEachMiss[0], 2U) << "both coast through their first miss";
+    EXPECT_EQ(liveAfterEachMiss[1], 2U);
+    EXPECT_EQ(liveAfterEachMiss[2], 1U) << "the two-report track is gone after its third miss";
+    EXPECT_EQ(liveAfterEachMiss[4], 1U) << "the established one coasts on";
+    EXPECT_EQ(liveAfterEachMiss[5], 0U) << "and is gone after its sixth";
 }
 
 TEST_F(TrackStageTest, SightingsBeyondTheCapacityAreCountedNotTracked) {

@@ -305,7 +305,10 @@ void TrackStage::manageTracks() noexcept {
                 window == 0 ? m_hits[t] : static_cast<std::uint32_t>(std::popcount(m_hitWindow[t] & windowMask));
             m_confirmed[t] = recentHits >= m_settings.confirmAfterHits ? 1 : 0;
         }
-        const bool expired = m_missed[t] > m_settings.maxMissedCycles;
+        // A track coasts on the evidence it has: at most as many lists as it was associated in, at most
+        // maxMissedCycles. A track born of two chance reports (clutter) ends soon after them; one followed
+        // for seconds coasts through an occlusion.
+        const bool expired = m_missed[t] > std::min(m_settings.maxMissedCycles, m_hits[t]);
         const bool neverConfirmed = m_confirmed[t] == 0 && window != 0 && m_age[t] >= window;
         if (expired || neverConfirmed) {
             removeTrack(t);

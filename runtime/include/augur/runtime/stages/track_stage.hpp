@@ -21,7 +21,8 @@
 //      tentative track with a new augur id, initialised from the object (not updated with it again);
 //   4. track management: a tentative track is confirmed once associated in confirmAfterHits of its last
 //      confirmWindow lists, and deleted when its first confirmWindow lists pass without that; a track
-//      missed more than maxMissedCycles lists in a row is deleted; of two live tracks that have become one
+//      missed more lists in a row than it was associated in, or than maxMissedCycles, is deleted (a track
+//      coasts on the evidence it has); of two live tracks that have become one
 //      (positions within MERGE_GATE_SQ of their summed covariance, velocities within MERGE_SPEED_MPS) the
 //      younger is deleted (counted, tracksMerged).
 // The TrackList holds the confirmed tracks in slot order; Track::id is augur's id (assigned at birth,
@@ -47,7 +48,7 @@ struct TrackStageSettings {
     std::uint32_t capacity{static_cast<std::uint32_t>(MAX_TRACKS)};  ///< ≤ MAX_TRACKS
     kernels::kf::MotionModel model{kernels::kf::MotionModel::ConstantAcceleration};
     float noiseDensity{2.0F};
-    std::uint32_t maxMissedCycles{5};   ///< lists a track may coast before it is deleted
+    std::uint32_t maxMissedCycles{5};   ///< lists a track may coast before it is deleted (at most its hits)
     std::uint32_t confirmAfterHits{2};  ///< M of the M-of-N confirmation
     std::uint32_t confirmWindow{3};     ///< N (lists, ≤ 64); 0: confirmed after M associated lists ever
     float gateMahalanobisSq{9.21F};     ///< association gate on d²
