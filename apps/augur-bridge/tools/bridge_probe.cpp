@@ -1,8 +1,9 @@
 // augur-bridge-probe — measures a running augur-bridge (role target) from both of its sides.
 //
-//   augur-bridge-probe latency --config FILE --count N --rate-hz R [--vehicles V] [--bridge-pid PID] [--out FILE]
+//   augur-bridge-probe latency --config FILE --count N --rate-hz R [--vehicles V] [--grid-frames F]
+//                              [--bridge-pid PID] [--out FILE]
 //       stands in for augur-runtime: publishes N track lists and motion predictions (V vehicles, 3 corridors,
-//       the full horizon) on the deployment's iceoryx channels, stamped with the monotonic clock, and
+//       the full horizon, F occupancy frames of 128 x 128 cells) on the deployment's iceoryx channels, stamped with the monotonic clock, and
 //       receives each prediction twice: from iceoryx directly and from <prefix>/prediction through the
 //       bridge. Prints one JSON object: latency p50/p99/max of both paths, lost messages, the bridge's
 //       resident memory (VmRSS of PID) before, after a tenth of the messages and at the end.
@@ -90,7 +91,23 @@ void fillPrediction(augur::MotionPrediction& p, std::uint64_t sequence, std::uin
             }
         }
     }
-    p.grid.frameCount = 0;
+}
+
+/// `frames` (≤ MAX_GRID_FRAMES) occupancy frames of MAX_GRID_SIDE_CELLS² cells; 0: no grid.
+void fillGrid(augur::OccupancyGrid& grid, std::uint32_t frames) {
+    constexpr auto SIDE = static_cast<std::uint32_t>(augur::MAX_GRID_SIDE_CELLS);
+    grid.originX_m = -32.0F;
+    grid.originY_m = -32.0F;
+    grid.resolution_m = 0.5F;
+    grid.frameInterval_s = 1.0F;
+    grid.widthCells = frames > 0 ? SIDE : 0;
+    grid.heightCells = frames > 0 ? SIDE : 0;
+    grid.frameCount = frames;
+    for (std::uint32_t f = 0; f < frames; ++f) {
+        for (std::uint32_t i = 0; i < SIDE * SIDE; ++i) {
+            grid.cells[f][i] = static_cast<std::uint16_t>((i * 2654435761U + f) >> 16);
+        }
+    }
 }
 
 void fillTracks(augur::TrackList& t, std::uint64_t sequence, std::uint32_t vehicles, std::int64_t now_ns) {
@@ -180,8 +197,8 @@ int receive(const augur::config::Deployment& d, long count, double timeout_s, co
     return 0;
 }
 
-int latency(const augur::config::Deployment& d, long count, double rate_hz, std::uint32_t vehicles, int bridgePid,
-            bool withDds, const std::string& out) {
+int latency(const augur::config::Deployment& d, long count, double rate_hz, std::uint32_t vehicles,
+            std::uint32_t gridFrames, int bridgePid, bool withDds, const std::string& out) {
     auto connected = augur::platform::connectToRouDi("augur-bridge-probe", 5000);
     if (!connected) {
         std::fprintf(stderr, "augur-bridge-probe: RouDi: %s\n", augur::platform::toString(connected.error()));
@@ -229,6 +246,7 @@ int latency(const augur::config::Deployment& d, long count, double rate_hz, std:
             }
             auto loan = predictionOut.value().loan();
             if (loan) {
+                fillGrid(loan.value()->grid, gridFrames);  // before the stamp: the latency starts at publication
                 fillPrediction(*loan.value(), static_cast<std::uint64_t>(sent), vehicles, monotonicNow_ns());
                 loan.value().publish();
             }
@@ -541,6 +559,9 @@ int main(int argc, char** argv) {
     lat->add_option("--count", count)->check(CLI::Range(1L, 10'000'000L));
     lat->add_option("--rate-hz", rate_hz)->check(CLI::Range(0.1, 10'000.0));
     lat->add_option("--vehicles", vehicles)->check(CLI::Range(0U, static_cast<unsigned>(augur::MAX_PREDICTED_VEHICLES)));
+    std::uint32_t gridFrames = 0;
+    lat->add_option("--grid-frames", gridFrames, "occupancy frames of 128 x 128 cells in each prediction (0: none)")
+        ->check(CLI::Range(0U, static_cast<unsigned>(augur::MAX_GRID_FRAMES)));
     lat->add_option("--bridge-pid", bridgePid);
     lat->add_option("--out", out);
     bool noDds = false;
@@ -577,7 +598,7 @@ int main(int argc, char** argv) {
         return cli::EXIT_INPUT;
     }
     if (lat->parsed()) {
-        return latency(loaded.value(), count, rate_hz, vehicles, bridgePid, !noDds, out);
+        return latency(loaded.value(), count, rate_hz, vehicles, gridFrames, bridgePid, !noDds, out);
     }
     if (recv->parsed()) {
         return receive(loaded.value(), count, timeout_s, out);
