@@ -218,7 +218,7 @@ bool sameTopic(const Channel& a, const Channel& b) noexcept {
 }
 
 Check distinctChannels(const Deployment& d, const ExplicitKeys& /*keys*/) {
-    const std::array<std::pair<std::string_view, const Channel*>, 7> channels{{
+    const std::array<std::pair<std::string_view, const Channel*>, 8> channels{{
         {"transport.objects", &d.transport.objects},
         {"transport.tracks", &d.transport.tracks},
         {"transport.intentions", &d.transport.intentions},
@@ -226,6 +226,7 @@ Check distinctChannels(const Deployment& d, const ExplicitKeys& /*keys*/) {
         {"transport.health", &d.transport.health},
         {"transport.platoons", &d.transport.platoons},
         {"transport.monitor_alarm", &d.transport.monitorAlarm},
+        {"transport.link_status", &d.transport.linkStatus},
     }};
     for (std::size_t i = 0; i < channels.size(); ++i) {
         for (std::size_t j = i + 1; j < channels.size(); ++j) {

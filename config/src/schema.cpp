@@ -556,6 +556,13 @@ std::vector<KeySpec> buildSchema() {
                       AUGUR_FIELD(transport.monitorAlarm.instance)),
         transportName("transport.monitor_alarm.event", "augur-monitor's alarm output: iceoryx event.",
                       AUGUR_FIELD(transport.monitorAlarm.event)),
+        transportName("transport.link_status.service",
+                      "augur-bridge's link status (read by the runtime into its health): iceoryx service.",
+                      AUGUR_FIELD(transport.linkStatus.service)),
+        transportName("transport.link_status.instance", "augur-bridge's link status: iceoryx instance.",
+                      AUGUR_FIELD(transport.linkStatus.instance)),
+        transportName("transport.link_status.event", "augur-bridge's link status: iceoryx event.",
+                      AUGUR_FIELD(transport.linkStatus.event)),
 
         // output
         text("output.trace_path", 0, PATH_MAX_CHARS, TextRule::Path,
@@ -609,6 +616,8 @@ std::vector<KeySpec> buildSchema() {
                     AUGUR_FIELD(bridge.qos.prediction)),
         enumeration("bridge.qos.health", DDS_RELIABILITY_NAMES, "Reliability of the health and bridge status topics.",
                     AUGUR_FIELD(bridge.qos.health)),
+        enumeration("bridge.qos.platoons", DDS_RELIABILITY_NAMES, "Reliability of the platoon list topic.",
+                    AUGUR_FIELD(bridge.qos.platoons)),
         boolean("bridge.autoware.enabled",
                 "Target role: also publish each prediction as autoware_perception_msgs/PredictedObjects.",
                 AUGUR_FIELD(bridge.autoware.enabled)),
@@ -656,9 +665,13 @@ constexpr SectionSpec SECTIONS[] = {
     {"transport.platoons", "Published: platoons (maximal flocks), every flocks.every_n_cycles cycles."},
     {"transport.monitor_alarm", "Published by augur-monitor (not the runtime): its supervision state "
                                 "(augur::MonitorAlarm), every cycle period and at once on a change."},
+    {"transport.link_status", "Published by augur-bridge (not the runtime): the DDS link's state (augur::LinkStatus), "
+                              "when it changes and at least once per bridge.deadline_ms; the runtime reads it into "
+                              "its health (link_lost)."},
     {"output", "Logging and tracing."},
     {"bridge", "augur-bridge: iceoryx to Eclipse Cyclone DDS and back, with ROS 2 topic and type names (docs/dds.md). "
-               "The runtime ignores this section."},
+               "Of this section the runtime reads only bridge.deadline_ms: two of them without a link status "
+               "from the bridge count as link_lost."},
     {"bridge.qos", "DDS reliability per topic: reliable (lost samples are sent again) or best_effort."},
     {"bridge.autoware", "The optional Autoware-shaped prediction topic."},
 };

@@ -71,6 +71,7 @@ const char* toString(HealthFault value) noexcept {
         case HealthFault::OutputBlocked: return "output_blocked";
         case HealthFault::GpuFallback: return "gpu_fallback";
         case HealthFault::InputQueueOverflow: return "input_queue_overflow";
+        case HealthFault::LinkLost: return "link_lost";
     }
     return "invalid";
 }
@@ -88,6 +89,7 @@ const char* toString(MonitorCondition value) noexcept {
         case MonitorCondition::InputRejected: return "input_rejected";
         case MonitorCondition::TransportFault: return "transport_fault";
         case MonitorCondition::RouDiLost: return "roudi_lost";
+        case MonitorCondition::LinkLost: return "link_lost";
     }
     return "invalid";
 }

@@ -13,6 +13,7 @@
 #include "augur/platform/sm_partition.hpp"
 #include "augur/platform/transport.hpp"
 #include "augur/runtime/health.hpp"
+#include "augur/runtime/link_supervision.hpp"
 #include "augur/runtime/scene/map_readers.hpp"
 #include "augur/runtime/scene/scene.hpp"
 #include "augur/runtime/scene_frame.hpp"
@@ -31,6 +32,10 @@ namespace {
 
 constexpr std::int64_t NS_PER_MS = 1'000'000;
 constexpr std::uint64_t INPUT_QUEUE_CAPACITY = 16;  ///< object lists queued in shared memory (≥ 2 periods of a 10 Hz sensor)
+constexpr std::uint64_t LINK_STATUS_QUEUE_CAPACITY = 4;  ///< link statuses queued (the newest counts)
+/// Bridge deadlines without a link status after which a bridge that reported once counts as gone (it
+/// publishes at least once per deadline).
+constexpr std::int64_t LINK_STALE_AFTER_DEADLINES = 2;
 constexpr std::size_t PREFAULT_STACK_BYTES = 512 * 1024;
 constexpr int MAX_FIFO_PRIORITY = 99;  ///< SCHED_FIFO priorities are 1 … 99 on Linux
 /// Consecutive cycles whose output loans failed before health reports output_blocked (one failed
@@ -123,6 +128,8 @@ struct Runtime::Parts {
     std::unique_ptr<platform::Publisher<Health>> healthOut;
     std::unique_ptr<platform::Publisher<Health>> alarmOut;  ///< the watchdog thread's own health publisher
     std::unique_ptr<platform::Publisher<PlatoonList>> platoonsOut;
+    std::unique_ptr<platform::Subscriber<LinkStatus>> linkStatusIn;  ///< augur-bridge's link state (if one runs)
+    std::unique_ptr<LinkSupervision> link;
     std::unique_ptr<PipelineState> state;
     std::unique_ptr<SceneFrame> frame;
     std::unique_ptr<TrackHistory> history;
@@ -320,6 +327,9 @@ Step createEndpoints(Runtime::Parts& p, const config::TransportConfig& t) {
     step = step ? createEndpoint(p.healthOut, "health publisher", serviceOf(t.health)) : step;
     step = step ? createEndpoint(p.alarmOut, "health alarm publisher", serviceOf(t.health)) : step;
     step = step ? createEndpoint(p.platoonsOut, "platoons publisher", serviceOf(t.platoons)) : step;
+    step = step ? createEndpoint(p.linkStatusIn, "link status subscriber", serviceOf(t.linkStatus),
+                                 LINK_STATUS_QUEUE_CAPACITY, std::uint64_t{1})
+                : step;
     return step;
 }
 
@@ -676,6 +686,12 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
     step = step && options.connectToRouDi ? connectToRouDi(*parts, d) : step;
     step = step ? createEndpoints(*parts, d.transport) : step;
     step = step ? openTrace(*parts, d) : step;
+    {
+        // augur-bridge publishes its link status at least once per bridge.deadline_ms (1 s without one).
+        const std::int64_t statusPeriod_ns =
+            static_cast<std::int64_t>(d.bridge.deadline_ms > 0 ? d.bridge.deadline_ms : 1000) * NS_PER_MS;
+        parts->link = std::make_unique<LinkSupervision>(LINK_STALE_AFTER_DEADLINES * statusPeriod_ns);
+    }
     step = step ? applyRealtimeSetup(d, parts->log) : step;
     step = step ? createInputStages(*parts, d) : step;
     step = step ? useSmPartition(*parts, options, *wantCuda) : step;
@@ -762,6 +778,8 @@ void Runtime::afterCycle(const CycleReport& report) noexcept {
         faults |= bit(HealthFault::TransportLost);  // may reach no one; the log line and run()'s outcome do
     }
     p.health.faults |= faults;
+    takeLinkStatus();
+    p.link->fill(p.health, platform::monotonicNow_ns());
     p.health.loanFailures += p.alarmLoanFailures.load(std::memory_order_relaxed);
     constexpr std::uint32_t NO_OUTPUT = bit(HealthFault::OutputBlocked) | bit(HealthFault::TransportLost);
     p.executor->setExternalFloor((faults & NO_OUTPUT) != 0 ? RuntimeMode::NoPrediction : RuntimeMode::Nominal);
@@ -794,6 +812,22 @@ CycleReport Runtime::runCycle() noexcept {
     const CycleReport report = m_parts->executor->runCycle(platform::monotonicNow_ns());
     afterCycle(report);
     return report;
+}
+
+void Runtime::takeLinkStatus() noexcept {
+    Parts& p = *m_parts;
+    for (;;) {
+        auto status = p.linkStatusIn->take();
+        if (!status) {
+            if (status.error() == platform::TransportError::PayloadSize) {
+                continue;  // a payload of another type on the channel, released by take
+            }
+            return;
+        }
+        if (status.value()->header.schemaVersion == MESSAGE_SCHEMA_VERSION) {
+            p.link->onStatus(*status.value(), platform::monotonicNow_ns());
+        }
+    }
 }
 
 bool Runtime::rouDiLost() noexcept {

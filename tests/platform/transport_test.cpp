@@ -192,6 +192,8 @@ TEST(RouDiConfig, PoolsHoldEveryMessage) {
     EXPECT_TRUE(fits(sizeof(MotionPrediction)));
     EXPECT_TRUE(fits(sizeof(Health)));
     EXPECT_TRUE(fits(sizeof(PlatoonList)));
+    EXPECT_TRUE(fits(sizeof(LinkStatus)));
+    EXPECT_TRUE(fits(sizeof(MonitorAlarm)));
 }
 
 }  // namespace

@@ -470,6 +470,46 @@ TEST(RuntimeWatchdog, ACycleStuckPastItsDeadlinePublishesAHealthAlarmBeforeItEnd
     EXPECT_EQ(own.cycle, alarm.cycle) << "the alarm names the stuck cycle";
 }
 
+TEST(RuntimeLink, TheBridgesLinkStatusReachesTheCyclesHealth) {
+    AUGUR_REQUIRE_ICEORYX();
+    constexpr std::uint64_t PEER_LOSSES = 3;
+    const config::Deployment d = testDeployment("link-status");
+    auto sut = makeRuntime(d);
+    ASSERT_NE(sut, nullptr);
+    auto bridge = platform::Publisher<LinkStatus>::create(service(d.transport.linkStatus)).value();
+    Newest<Health> health(d.transport.health);
+    auto publishStatus = [&](std::uint32_t faults, std::uint32_t alivePeers) {
+        auto loan = bridge.loan().value();
+        *loan = LinkStatus{};
+        loan->header = MessageHeader{MESSAGE_SCHEMA_VERSION, 0, 1, platform::monotonicNow_ns()};
+        loan->faults = faults;
+        loan->alivePeers = alivePeers;
+        loan->peerLosses = PEER_LOSSES;
+        loan.publish();
+    };
+
+    (void)sut->runCycle();
+    ASSERT_GT(health.drain(), 0);
+    const Health withoutBridge = health.value();
+    publishStatus(bit(LinkFault::PeerLost), 0);
+    (void)sut->runCycle();
+    ASSERT_GT(health.drain(), 0);
+    const Health peerLost = health.value();
+    publishStatus(0, 1);
+    (void)sut->runCycle();
+    ASSERT_GT(health.drain(), 0);
+    const Health peerBack = health.value();
+
+    EXPECT_EQ(withoutBridge.faults & bit(HealthFault::LinkLost), 0U);
+    EXPECT_EQ(withoutBridge.linkStatusAge_ns, -1);
+    EXPECT_NE(peerLost.faults & bit(HealthFault::LinkLost), 0U);
+    EXPECT_EQ(peerLost.linkFaults, bit(LinkFault::PeerLost));
+    EXPECT_EQ(peerLost.linkPeerLosses, PEER_LOSSES);
+    EXPECT_GE(peerLost.linkStatusAge_ns, 0);
+    EXPECT_EQ(peerBack.faults & bit(HealthFault::LinkLost), 0U);
+    EXPECT_EQ(peerBack.linkAlivePeers, 1U);
+}
+
 TEST(RuntimeInput, EveryRejectionReasonReachesItsCounterWhileTheRuntimeKeepsItsRate) {
     AUGUR_REQUIRE_ICEORYX();
     constexpr std::uint32_t PERIOD_MS = 100;

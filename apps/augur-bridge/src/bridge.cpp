@@ -2,6 +2,7 @@
 
 #include <dds/dds.h>
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <string>
@@ -23,6 +24,12 @@ using config::DdsReliability;
 constexpr dds_duration_t RELIABLE_MAX_BLOCKING = DDS_MSECS(10);
 
 constexpr std::uint32_t faultBit(BridgeFault fault) noexcept { return static_cast<std::uint32_t>(fault); }
+static_assert(faultBit(BridgeFault::PeerLost) == augur_msg_dds__BRIDGE_FAULT_PEER_LOST &&
+              faultBit(BridgeFault::DeadlineMissed) == augur_msg_dds__BRIDGE_FAULT_DEADLINE_MISSED &&
+              faultBit(BridgeFault::TransportLost) == augur_msg_dds__BRIDGE_FAULT_TRANSPORT_LOST &&
+              faultBit(BridgeFault::ForwardFailed) == augur_msg_dds__BRIDGE_FAULT_FORWARD_FAILED &&
+              faultBit(BridgeFault::PayloadRejected) == augur_msg_dds__BRIDGE_FAULT_PAYLOAD_REJECTED,
+              "the IDL's BRIDGE_FAULT_* are the LinkFault bits");
 
 platform::ServiceName serviceName(const config::Channel& channel) {
     return {channel.service, channel.instance, channel.event};
@@ -41,7 +48,8 @@ struct Participant {
     }
 };
 
-dds_qos_t* makeQos(const config::BridgeConfig& bridge, DdsReliability reliability) {
+/// `deadlineScale`: the topic's publication period in cycles (platoons come every flocks.every_n_cycles).
+dds_qos_t* makeQos(const config::BridgeConfig& bridge, DdsReliability reliability, std::uint32_t deadlineScale = 1) {
     dds_qos_t* qos = dds_create_qos();
     dds_qset_reliability(qos,
                          reliability == DdsReliability::Reliable ? DDS_RELIABILITY_RELIABLE : DDS_RELIABILITY_BEST_EFFORT,
@@ -49,7 +57,7 @@ dds_qos_t* makeQos(const config::BridgeConfig& bridge, DdsReliability reliabilit
     dds_qset_history(qos, DDS_HISTORY_KEEP_LAST, static_cast<int32_t>(bridge.historyDepth));
     dds_qset_durability(qos, DDS_DURABILITY_VOLATILE);
     if (bridge.deadline_ms > 0) {
-        dds_qset_deadline(qos, DDS_MSECS(bridge.deadline_ms));
+        dds_qset_deadline(qos, DDS_MSECS(static_cast<std::int64_t>(bridge.deadline_ms) * deadlineScale));
     }
     dds_qset_liveliness(qos, DDS_LIVELINESS_AUTOMATIC, DDS_MSECS(bridge.livelinessLease_ms));
     return qos;
@@ -75,26 +83,32 @@ struct Bridge::Impl {
     std::int64_t lastStatus_ns{0};
     std::uint64_t statusSequence{0};
     dds_entity_t statusWriter{0};
+    std::optional<platform::Publisher<LinkStatus>> linkStatusOut;  ///< the status on iceoryx, for the runtime
 
     // One forwarding direction per topic; the other stays unused (0 / empty).
-    dds_entity_t objectsWriter{0}, tracksWriter{0}, intentionsWriter{0}, predictionWriter{0}, healthWriter{0};
-    dds_entity_t objectsReader{0}, tracksReader{0}, intentionsReader{0}, predictionReader{0}, healthReader{0};
+    dds_entity_t objectsWriter{0}, tracksWriter{0}, intentionsWriter{0}, predictionWriter{0}, healthWriter{0},
+        platoonsWriter{0};
+    dds_entity_t objectsReader{0}, tracksReader{0}, intentionsReader{0}, predictionReader{0}, healthReader{0},
+        platoonsReader{0};
     std::optional<platform::Subscriber<ObjectList>> objectsIn;
     std::optional<platform::Subscriber<TrackList>> tracksIn;
     std::optional<platform::Subscriber<IntentionList>> intentionsIn;
     std::optional<platform::Subscriber<MotionPrediction>> predictionIn;
     std::optional<platform::Subscriber<Health>> healthIn;
+    std::optional<platform::Subscriber<PlatoonList>> platoonsIn;
     std::optional<platform::Publisher<ObjectList>> objectsOut;
     std::optional<platform::Publisher<TrackList>> tracksOut;
     std::optional<platform::Publisher<IntentionList>> intentionsOut;
     std::optional<platform::Publisher<MotionPrediction>> predictionOut;
     std::optional<platform::Publisher<Health>> healthOut;
+    std::optional<platform::Publisher<PlatoonList>> platoonsOut;
 
     // The Autoware-shaped prediction joins the newest track list (a copy, allocated at init).
     std::unique_ptr<AutowarePredictions> autoware;
     std::unique_ptr<TrackList> lastTracks;
     dds_entity_t autowareWriter{0};
 
+    std::vector<dds_entity_t> dataWriters;         ///< every DDS writer but the status's, for matched readers
     std::vector<dds_entity_t> readers;             ///< every DDS reader, for liveliness and deadlines
     std::vector<std::uint8_t> readerEverAlive;     ///< per reader: a writer was alive once
     std::uint32_t transientFaults{0};              ///< faults since the last poll
@@ -210,6 +224,20 @@ struct Bridge::Impl {
             }
         }
         status.alivePeers = alive;
+        // Readers of this bridge's topics: one that vanished is unmatched when its participant's lease
+        // (Cyclone's Discovery/LeaseDuration on the reader's side) expires.
+        std::uint32_t matched = 0;
+        for (const dds_entity_t writer : dataWriters) {
+            dds_publication_matched_status_t publication{};
+            if (dds_get_publication_matched_status(writer, &publication) == DDS_RETCODE_OK) {
+                matched += publication.current_count;
+                if (publication.current_count_change < 0) {
+                    status.readerLosses += static_cast<std::uint64_t>(-publication.current_count_change);
+                    status.lastReaderLoss_ns = now_ns;
+                }
+            }
+        }
+        status.matchedReaders = matched;
         std::uint32_t faults = transientFaults;
         if (lost) {
             faults |= faultBit(BridgeFault::PeerLost);
@@ -223,7 +251,9 @@ struct Bridge::Impl {
 
     void publishStatus(std::int64_t now_ns) noexcept {
         const bool changed = status.faults != published.faults || status.alivePeers != published.alivePeers ||
-                             status.peerLosses != published.peerLosses;
+                             status.peerLosses != published.peerLosses ||
+                             status.matchedReaders != published.matchedReaders ||
+                             status.readerLosses != published.readerLosses;
         const std::int64_t period_ns = static_cast<std::int64_t>(config.deadline_ms > 0 ? config.deadline_ms : 1000) *
                                        1'000'000;
         if (!changed && now_ns - lastStatus_ns < period_ns) {
@@ -241,7 +271,34 @@ struct Bridge::Impl {
         s.forwarded_to_iceoryx = status.forwardedToIceoryx;
         s.forward_failures = status.forwardFailures;
         s.rejected = status.rejected;
+        s.matched_readers = status.matchedReaders;
+        s.reader_losses = status.readerLosses;
+        s.last_reader_loss_ns = status.lastReaderLoss_ns;
         (void)dds_write(statusWriter, &s);
+        if (linkStatusOut) {
+            auto loan = linkStatusOut->loan();
+            if (loan) {
+                LinkStatus& link = *loan.value();
+                link = LinkStatus{};
+                link.header = MessageHeader{MESSAGE_SCHEMA_VERSION, 0, statusSequence, now_ns};
+                link.role = s.role;
+                link.faults = status.faults;
+                link.alivePeers = status.alivePeers;
+                link.peerLosses = status.peerLosses;
+                link.lastPeerLoss_ns = status.lastPeerLoss_ns;
+                link.deadlineMisses = status.deadlineMisses;
+                link.forwardedToDds = status.forwardedToDds;
+                link.forwardedToIceoryx = status.forwardedToIceoryx;
+                link.forwardFailures = status.forwardFailures;
+                link.rejected = status.rejected;
+                link.matchedReaders = status.matchedReaders;
+                link.readerLosses = status.readerLosses;
+                link.lastReaderLoss_ns = status.lastReaderLoss_ns;
+                loan.value().publish();
+            } else {
+                ++status.forwardFailures;  // counted; the next status reports it
+            }
+        }
         published = status;
         lastStatus_ns = now_ns;
     }
@@ -283,23 +340,28 @@ Result<Bridge, BridgeInitError> Bridge::create(const config::Deployment& deploym
         }
         return handle;
     };
-    auto writer = [&](dds_entity_t t, DdsReliability reliability, const std::string& name) -> dds_entity_t {
+    auto writer = [&](dds_entity_t t, DdsReliability reliability, const std::string& name,
+                      std::uint32_t deadlineScale = 1) -> dds_entity_t {
         if (t < 0) {
             return t;
         }
-        dds_qos_t* qos = makeQos(cfg, reliability);
+        dds_qos_t* qos = makeQos(cfg, reliability, deadlineScale);
         const dds_entity_t handle = dds_create_writer(pp, t, qos, nullptr);
         dds_delete_qos(qos);
         if (handle < 0 && failure.empty()) {
             failure = "writer " + name + ": " + dds_strretcode(handle);
         }
+        if (handle > 0) {
+            impl.dataWriters.push_back(handle);
+        }
         return handle;
     };
-    auto reader = [&](dds_entity_t t, DdsReliability reliability, const std::string& name) -> dds_entity_t {
+    auto reader = [&](dds_entity_t t, DdsReliability reliability, const std::string& name,
+                      std::uint32_t deadlineScale = 1) -> dds_entity_t {
         if (t < 0) {
             return t;
         }
-        dds_qos_t* qos = makeQos(cfg, reliability);
+        dds_qos_t* qos = makeQos(cfg, reliability, deadlineScale);
         const dds_entity_t handle = dds_create_reader(pp, t, qos, nullptr);
         dds_delete_qos(qos);
         if (handle < 0 && failure.empty()) {
@@ -317,13 +379,18 @@ Result<Bridge, BridgeInitError> Bridge::create(const config::Deployment& deploym
     const std::string intentionsName = prefix + "/intentions";
     const std::string predictionName = prefix + "/prediction";
     const std::string healthName = prefix + "/health";
+    const std::string platoonsName = prefix + "/platoons";
     const dds_entity_t objectsTopic = topic(&augur_msg_dds__ObjectList__desc, objectsName);
     const dds_entity_t tracksTopic = topic(&augur_msg_dds__TrackList__desc, tracksName);
     const dds_entity_t intentionsTopic = topic(&augur_msg_dds__IntentionList__desc, intentionsName);
     const dds_entity_t predictionTopic = topic(&augur_msg_dds__MotionPrediction__desc, predictionName);
     const dds_entity_t healthTopic = topic(&augur_msg_dds__Health__desc, healthName);
+    const dds_entity_t platoonsTopic = topic(&augur_msg_dds__PlatoonList__desc, platoonsName);
+    // Platoons come every flocks.every_n_cycles cycles: their deadline is that many deadlines.
+    const std::uint32_t platoonsEvery = std::max<std::uint32_t>(deployment.flocks.everyNCycles, 1);
     const dds_entity_t statusTopic = topic(&augur_msg_dds__BridgeStatus__desc, prefix + "/bridge_status");
     impl.statusWriter = writer(statusTopic, cfg.qos.health, "bridge_status");
+    impl.dataWriters.clear();  // the status's own readers (monitoring tools) are not counted
 
     std::optional<platform::TransportError> transportError;
     auto subscribe = [&](auto& slot, const config::Channel& channel) {
@@ -345,17 +412,20 @@ Result<Bridge, BridgeInitError> Bridge::create(const config::Deployment& deploym
         slot.emplace(std::move(created).value());
     };
 
+    advertise(impl.linkStatusOut, transport.linkStatus);
     if (cfg.role == BridgeRole::Target) {
         impl.objectsReader = reader(objectsTopic, cfg.qos.objects, objectsName);
         impl.tracksWriter = writer(tracksTopic, cfg.qos.tracks, tracksName);
         impl.intentionsWriter = writer(intentionsTopic, cfg.qos.intentions, intentionsName);
         impl.predictionWriter = writer(predictionTopic, cfg.qos.prediction, predictionName);
         impl.healthWriter = writer(healthTopic, cfg.qos.health, healthName);
+        impl.platoonsWriter = writer(platoonsTopic, cfg.qos.platoons, platoonsName, platoonsEvery);
         advertise(impl.objectsOut, transport.objects);
         subscribe(impl.tracksIn, transport.tracks);
         subscribe(impl.intentionsIn, transport.intentions);
         subscribe(impl.predictionIn, transport.prediction);
         subscribe(impl.healthIn, transport.health);
+        subscribe(impl.platoonsIn, transport.platoons);
         if (cfg.autoware.enabled) {
             const dds_entity_t autowareTopic =
                 topic(&autoware_perception_msgs_msg_dds__PredictedObjects__desc, cfg.autoware.topic);
@@ -369,11 +439,13 @@ Result<Bridge, BridgeInitError> Bridge::create(const config::Deployment& deploym
         impl.intentionsReader = reader(intentionsTopic, cfg.qos.intentions, intentionsName);
         impl.predictionReader = reader(predictionTopic, cfg.qos.prediction, predictionName);
         impl.healthReader = reader(healthTopic, cfg.qos.health, healthName);
+        impl.platoonsReader = reader(platoonsTopic, cfg.qos.platoons, platoonsName, platoonsEvery);
         subscribe(impl.objectsIn, transport.objects);
         advertise(impl.tracksOut, transport.tracks);
         advertise(impl.intentionsOut, transport.intentions);
         advertise(impl.predictionOut, transport.prediction);
         advertise(impl.healthOut, transport.health);
+        advertise(impl.platoonsOut, transport.platoons);
     }
     if (!failure.empty()) {
         return fail(BridgeInitError{BridgeError::Dds, failure});
@@ -395,12 +467,14 @@ std::uint32_t Bridge::poll(std::int64_t now_ns) noexcept {
         forwarded += impl.toDdsAll(impl.intentionsIn, impl.intentionsWriter, s.intentions);
         forwarded += impl.toDdsAll(impl.predictionIn, impl.predictionWriter, s.prediction);
         forwarded += impl.toDdsAll(impl.healthIn, impl.healthWriter, s.health);
+        forwarded += impl.toDdsAll(impl.platoonsIn, impl.platoonsWriter, s.platoons);
     } else {
         forwarded += impl.toDdsAll(impl.objectsIn, impl.objectsWriter, s.objects);
         forwarded += impl.toIceoryxAll(impl.tracksReader, s.tracks, impl.tracksOut);
         forwarded += impl.toIceoryxAll(impl.intentionsReader, s.intentions, impl.intentionsOut);
         forwarded += impl.toIceoryxAll(impl.predictionReader, s.prediction, impl.predictionOut);
         forwarded += impl.toIceoryxAll(impl.healthReader, s.health, impl.healthOut);
+        forwarded += impl.toIceoryxAll(impl.platoonsReader, s.platoons, impl.platoonsOut);
     }
     impl.updateLiveliness(now_ns);
     impl.publishStatus(now_ns);

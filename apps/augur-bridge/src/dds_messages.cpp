@@ -15,6 +15,11 @@ static_assert(augur_msg_dds__MAX_CORRIDORS_PER_VEHICLE == MAX_CORRIDORS_PER_VEHI
 static_assert(augur_msg_dds__MAX_HORIZON_STEPS == MAX_HORIZON_STEPS);
 static_assert(augur_msg_dds__STAGE_COUNT == STAGE_COUNT);
 static_assert(augur_msg_dds__REJECT_REASON_COUNT == REJECT_REASON_COUNT);
+static_assert(augur_msg_dds__MAX_GRID_SIDE_CELLS == MAX_GRID_SIDE_CELLS);
+static_assert(augur_msg_dds__MAX_GRID_FRAMES == MAX_GRID_FRAMES);
+static_assert(augur_msg_dds__MAX_GRID_CELLS == MAX_GRID_FRAMES * MAX_GRID_SIDE_CELLS * MAX_GRID_SIDE_CELLS);
+static_assert(augur_msg_dds__MAX_PLATOONS == MAX_PLATOONS);
+static_assert(augur_msg_dds__MAX_PLATOON_MEMBERS == MAX_PLATOON_MEMBERS);
 
 constexpr auto U32(std::size_t n) noexcept { return static_cast<std::uint32_t>(n); }
 
@@ -67,6 +72,56 @@ bool within(const Seq& seq, std::size_t capacity, ConversionError& error) noexce
     return true;
 }
 
+/// Cells of one grid frame; 0 for a grid whose sides exceed the compiled limit.
+std::size_t frameCells(std::uint32_t width, std::uint32_t height) noexcept {
+    return width <= MAX_GRID_SIDE_CELLS && height <= MAX_GRID_SIDE_CELLS ? std::size_t{width} * height : 0;
+}
+
+/// The frames travel one after the other, each height × width (the iceoryx grid keeps each frame in
+/// its own MAX_GRID_SIDE_CELLS² block). A grid over the compiled limits travels without frames.
+void toDds(const OccupancyGrid& in, augur_msg_dds__OccupancyGrid_& out) noexcept {
+    out.origin_x_m = in.originX_m;
+    out.origin_y_m = in.originY_m;
+    out.resolution_m = in.resolution_m;
+    out.frame_interval_s = in.frameInterval_s;
+    const std::size_t cells = frameCells(in.widthCells, in.heightCells);
+    const std::uint32_t frames = cells == 0 ? 0 : std::min(in.frameCount, U32(MAX_GRID_FRAMES));
+    out.width_cells = in.widthCells;
+    out.height_cells = in.heightCells;
+    out.frame_count = frames;
+    for (std::uint32_t f = 0; f < frames; ++f) {
+        std::copy_n(in.cells[f], cells, out.cells._buffer + f * cells);
+    }
+    out.cells._length = U32(frames * cells);
+}
+
+bool fromDds(const augur_msg_dds__OccupancyGrid_& in, OccupancyGrid& out, ConversionError& error) noexcept {
+    if (!within(in.cells, MAX_GRID_FRAMES * MAX_GRID_SIDE_CELLS * MAX_GRID_SIDE_CELLS, error)) {
+        return false;
+    }
+    const std::size_t cells = frameCells(in.width_cells, in.height_cells);
+    if (in.frame_count > MAX_GRID_FRAMES || (in.frame_count > 0 && cells == 0)) {
+        error = ConversionError::OverCapacity;
+        return false;
+    }
+    if (in.cells._length != in.frame_count * cells) {
+        error = ConversionError::LengthMismatch;
+        return false;
+    }
+    out.originX_m = in.origin_x_m;
+    out.originY_m = in.origin_y_m;
+    out.resolution_m = in.resolution_m;
+    out.frameInterval_s = in.frame_interval_s;
+    out.widthCells = in.width_cells;
+    out.heightCells = in.height_cells;
+    out.frameCount = in.frame_count;
+    out.reserved = 0;
+    for (std::uint32_t f = 0; f < in.frame_count; ++f) {
+        std::copy_n(in.cells._buffer + f * cells, cells, out.cells[f]);
+    }
+    return true;
+}
+
 }  // namespace
 
 const char* toString(ConversionError error) noexcept {
@@ -89,6 +144,10 @@ struct SampleSet::Buffers {
         corridors{};
     /// Four columns (s_mean, s_std, x, y) of MAX_HORIZON_STEPS floats per corridor.
     std::vector<float> columns = std::vector<float>(4 * MAX_PREDICTED_VEHICLES * MAX_CORRIDORS_PER_VEHICLE * MAX_HORIZON_STEPS);
+    /// The occupancy grid's frames, each height × width, one after the other.
+    std::vector<std::uint16_t> gridCells = std::vector<std::uint16_t>(MAX_GRID_FRAMES * MAX_GRID_SIDE_CELLS * MAX_GRID_SIDE_CELLS);
+    std::array<augur_msg_dds__Platoon_, MAX_PLATOONS> platoons{};
+    std::array<std::array<std::uint32_t, MAX_PLATOON_MEMBERS>, MAX_PLATOONS> platoonMembers{};
 };
 
 SampleSet::SampleSet() : m_buffers(std::make_unique<Buffers>()) { rebind(); }
@@ -115,6 +174,11 @@ void SampleSet::rebind() noexcept {
             bind(corridor.x_m, column + 2 * MAX_HORIZON_STEPS, MAX_HORIZON_STEPS);
             bind(corridor.y_m, column + 3 * MAX_HORIZON_STEPS, MAX_HORIZON_STEPS);
         }
+    }
+    bind(prediction.grid.cells, b.gridCells.data(), b.gridCells.size());
+    bind(platoons.platoons, b.platoons.data(), MAX_PLATOONS);
+    for (std::size_t p = 0; p < MAX_PLATOONS; ++p) {
+        bind(b.platoons[p].member_track_ids, b.platoonMembers[p].data(), MAX_PLATOON_MEMBERS);
     }
 }
 
@@ -207,6 +271,23 @@ void toDds(const MotionPrediction& in, augur_msg_dds__MotionPrediction_& out) no
         o.corridors._length = corridors;
     }
     out.vehicles._length = count;
+    toDds(in.grid, out.grid);
+}
+
+void toDds(const PlatoonList& in, augur_msg_dds__PlatoonList_& out) noexcept {
+    toDds(in.header, out.header);
+    out.window_cycles = in.windowCycles;
+    out.truncated = in.truncated;
+    out.stale = in.stale != 0;
+    const std::uint32_t count = std::min(in.platoonCount, out.platoons._maximum);
+    for (std::uint32_t i = 0; i < count; ++i) {
+        const Platoon& p = in.platoons[i];
+        augur_msg_dds__Platoon_& o = out.platoons._buffer[i];
+        const std::uint32_t members = std::min(p.memberCount, o.member_track_ids._maximum);
+        std::copy_n(p.memberTrackIds, members, o.member_track_ids._buffer);
+        o.member_track_ids._length = members;
+    }
+    out.platoons._length = count;
 }
 
 void toDds(const Health& in, augur_msg_dds__Health_& out) noexcept {
@@ -237,6 +318,11 @@ void toDds(const Health& in, augur_msg_dds__Health_& out) noexcept {
     out.overrun_alarm = in.overrunAlarm != 0;
     out.overrun_stage = static_cast<std::uint8_t>(in.overrunStage);
     out.overrun_elapsed_ns = in.overrunElapsed_ns;
+    out.link_faults = in.linkFaults;
+    out.link_alive_peers = in.linkAlivePeers;
+    out.link_peer_losses = in.linkPeerLosses;
+    out.link_last_peer_loss_ns = in.linkLastPeerLoss_ns;
+    out.link_status_age_ns = in.linkStatusAge_ns;
 }
 
 // ---- DDS → iceoryx ---------------------------------------------------------------------------------
@@ -370,9 +456,27 @@ bool fromDds(const augur_msg_dds__MotionPrediction_& in, MotionPrediction& out, 
             }
         }
     }
-    out.grid.frameCount = 0;
-    out.grid.widthCells = 0;
-    out.grid.heightCells = 0;
+    return fromDds(in.grid, out.grid, error);
+}
+
+bool fromDds(const augur_msg_dds__PlatoonList_& in, PlatoonList& out, ConversionError& error) noexcept {
+    if (!fromDds(in.header, out.header, error) || !within(in.platoons, MAX_PLATOONS, error)) {
+        return false;
+    }
+    out.windowCycles = in.window_cycles;
+    out.platoonCount = in.platoons._length;
+    out.truncated = in.truncated;
+    out.stale = in.stale ? 1U : 0U;
+    for (std::uint32_t i = 0; i < in.platoons._length; ++i) {
+        const augur_msg_dds__Platoon_& p = in.platoons._buffer[i];
+        if (!within(p.member_track_ids, MAX_PLATOON_MEMBERS, error)) {
+            return false;
+        }
+        Platoon& o = out.platoons[i];
+        o.memberCount = p.member_track_ids._length;
+        o.reserved = 0;
+        std::copy_n(p.member_track_ids._buffer, p.member_track_ids._length, o.memberTrackIds);
+    }
     return true;
 }
 
@@ -408,6 +512,11 @@ bool fromDds(const augur_msg_dds__Health_& in, Health& out, ConversionError& err
     out.overrunStage = static_cast<Stage>(in.overrun_stage);
     std::fill(std::begin(out.reserved2), std::end(out.reserved2), std::uint8_t{0});
     out.overrunElapsed_ns = in.overrun_elapsed_ns;
+    out.linkFaults = in.link_faults;
+    out.linkAlivePeers = in.link_alive_peers;
+    out.linkPeerLosses = in.link_peer_losses;
+    out.linkLastPeerLoss_ns = in.link_last_peer_loss_ns;
+    out.linkStatusAge_ns = in.link_status_age_ns;
     return true;
 }
 

@@ -3,11 +3,12 @@
 command), the data behind the DDS rows of docs/benchmarks.md.
 
     bench_bridge.py --bin BUILD/apps/augur-bridge --source REPO [--count N] [--rate-hz R] [--vehicles V]
-                    [--repeat K] [--commit HASH] [--out CSV]
+                    [--grid-frames F] [--repeat K] [--commit HASH] [--out CSV]
 
 1. loopback: iox-roudi, augur-bridge (target) and augur-bridge-probe in private IPC, mount and network
    namespaces; the probe publishes N predictions of V vehicles over iceoryx at R Hz and receives each both
-   from iceoryx and, through the bridge, from DDS on the loopback interface (reliable QoS): latency p50/p99
+   from iceoryx and, through the bridge, from DDS on the loopback interface (reliable QoS), each with F
+   occupancy frames of 128 x 128 cells (default 0: none): latency p50/p99
    of both paths, lost messages, the bridge's resident memory before and after.
 2. veth: the same publisher and bridge in one network namespace, `augur-bridge-probe receive` in another,
    joined by a veth pair (two hosts sharing one clock).
@@ -56,7 +57,7 @@ def start_roudi_and_bridge(a, config):
 def loopback(a, config):
     script = (f'export CYCLONEDDS_URI=file://{a.source}/{LOOPBACK_XML}\n' + start_roudi_and_bridge(a, config) +
               f'{a.rt}"{a.bin}/augur-bridge-probe" latency --config "{config}" --count {a.count} --rate-hz {a.rate_hz} '
-              f'--vehicles {a.vehicles} --bridge-pid $bridge\n'
+              f'--vehicles {a.vehicles} --grid-frames {a.grid_frames} --bridge-pid $bridge\n'
               f'"{a.bin}/augur-bridge-probe" peer-loss --config "{config}" --listener "{a.bin}/augur-dds-listener" '
               f'--repeat {a.repeat}\n'
               'kill -INT $bridge; wait $bridge; kill -INT $roudi; wait $roudi\n')
@@ -89,7 +90,8 @@ def veth(a, config):
                          start_roudi_and_bridge(a, config) +
                          f'i=0; while [ ! -e "{go}" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done\n'
                          f'{a.rt}"{a.bin}/augur-bridge-probe" latency --config "{config}" --count {a.count} '
-                         f'--rate-hz {a.rate_hz} --vehicles {a.vehicles} --bridge-pid $bridge --no-dds\n'
+                         f'--rate-hz {a.rate_hz} --vehicles {a.vehicles} --grid-frames {a.grid_frames} '
+                         f'--bridge-pid $bridge --no-dds\n'
                          'sleep 2; kill -INT $bridge; wait $bridge; kill -INT $roudi; wait $roudi\n')
         bench_script = (f"export CYCLONEDDS_URI='{veth_xml(bench_if, SUBNET + '.1')}'\n"
                         f'{a.rt}"{a.bin}/augur-bridge-probe" receive --config "{config}" --count {a.count} '
@@ -120,6 +122,7 @@ def main():
     p.add_argument("--count", type=int, default=10000)
     p.add_argument("--rate-hz", type=float, default=100.0)
     p.add_argument("--vehicles", type=int, default=64)
+    p.add_argument("--grid-frames", type=int, default=0, help="occupancy frames of 128 x 128 cells per prediction")
     p.add_argument("--repeat", type=int, default=20)
     p.add_argument("--commit", default="")
     p.add_argument("--device", default="")

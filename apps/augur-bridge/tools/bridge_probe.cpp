@@ -1,8 +1,9 @@
 // augur-bridge-probe — measures a running augur-bridge (role target) from both of its sides.
 //
-//   augur-bridge-probe latency --config FILE --count N --rate-hz R [--vehicles V] [--bridge-pid PID] [--out FILE]
+//   augur-bridge-probe latency --config FILE --count N --rate-hz R [--vehicles V] [--grid-frames F]
+//                              [--bridge-pid PID] [--out FILE]
 //       stands in for augur-runtime: publishes N track lists and motion predictions (V vehicles, 3 corridors,
-//       the full horizon) on the deployment's iceoryx channels, stamped with the monotonic clock, and
+//       the full horizon, F occupancy frames of 128 x 128 cells) on the deployment's iceoryx channels, stamped with the monotonic clock, and
 //       receives each prediction twice: from iceoryx directly and from <prefix>/prediction through the
 //       bridge. Prints one JSON object: latency p50/p99/max of both paths, lost messages, the bridge's
 //       resident memory (VmRSS of PID) before, after a tenth of the messages and at the end.
@@ -14,6 +15,16 @@
 //       starts `PATH publish-objects 20` (a remote perception on DDS), waits until the bridge reports it
 //       alive, kills it with SIGKILL and measures the time until <prefix>/bridge_status reports the peer
 //       lost; K times.
+//   augur-bridge-probe link-loss --config FILE --listener PATH [--repeat K] [--out FILE]
+//       the same kill, timed until the runtime's own health (transport.health on iceoryx, from an
+//       augur-runtime next to the bridge) carries link_lost; the publisher counts as alive once that
+//       health reports an alive link peer and no link_lost.
+//   augur-bridge-probe reader-loss --config FILE --listener PATH [--repeat K] [--out FILE]
+//       starts `PATH predictions …` (a remote planner reading <prefix>/prediction), waits until the bridge
+//       reports one more matched reader, kills it with SIGKILL and measures the time until
+//       <prefix>/bridge_status counts a reader loss (the reader participant's lease, Cyclone's
+//       Discovery/LeaseDuration in CYCLONEDDS_URI); K times. Also counts reader losses the bridge
+//       reported while no reader was killed (false losses from a lease too short).
 // Exit status 0 when the measurement ran (the figures say whether targets held), 1 when it could not run.
 #include <dds/dds.h>
 #include <signal.h>
@@ -80,7 +91,23 @@ void fillPrediction(augur::MotionPrediction& p, std::uint64_t sequence, std::uin
             }
         }
     }
-    p.grid.frameCount = 0;
+}
+
+/// `frames` (≤ MAX_GRID_FRAMES) occupancy frames of MAX_GRID_SIDE_CELLS² cells; 0: no grid.
+void fillGrid(augur::OccupancyGrid& grid, std::uint32_t frames) {
+    constexpr auto SIDE = static_cast<std::uint32_t>(augur::MAX_GRID_SIDE_CELLS);
+    grid.originX_m = -32.0F;
+    grid.originY_m = -32.0F;
+    grid.resolution_m = 0.5F;
+    grid.frameInterval_s = 1.0F;
+    grid.widthCells = frames > 0 ? SIDE : 0;
+    grid.heightCells = frames > 0 ? SIDE : 0;
+    grid.frameCount = frames;
+    for (std::uint32_t f = 0; f < frames; ++f) {
+        for (std::uint32_t i = 0; i < SIDE * SIDE; ++i) {
+            grid.cells[f][i] = static_cast<std::uint16_t>((i * 2654435761U + f) >> 16);
+        }
+    }
 }
 
 void fillTracks(augur::TrackList& t, std::uint64_t sequence, std::uint32_t vehicles, std::int64_t now_ns) {
@@ -170,8 +197,8 @@ int receive(const augur::config::Deployment& d, long count, double timeout_s, co
     return 0;
 }
 
-int latency(const augur::config::Deployment& d, long count, double rate_hz, std::uint32_t vehicles, int bridgePid,
-            bool withDds, const std::string& out) {
+int latency(const augur::config::Deployment& d, long count, double rate_hz, std::uint32_t vehicles,
+            std::uint32_t gridFrames, int bridgePid, bool withDds, const std::string& out) {
     auto connected = augur::platform::connectToRouDi("augur-bridge-probe", 5000);
     if (!connected) {
         std::fprintf(stderr, "augur-bridge-probe: RouDi: %s\n", augur::platform::toString(connected.error()));
@@ -219,6 +246,7 @@ int latency(const augur::config::Deployment& d, long count, double rate_hz, std:
             }
             auto loan = predictionOut.value().loan();
             if (loan) {
+                fillGrid(loan.value()->grid, gridFrames);  // before the stamp: the latency starts at publication
                 fillPrediction(*loan.value(), static_cast<std::uint64_t>(sent), vehicles, monotonicNow_ns());
                 loan.value().publish();
             }
@@ -335,6 +363,183 @@ int peerLoss(const augur::config::Deployment& d, const std::string& listener, in
     return static_cast<int>(detect_ms.size()) == repeat ? 0 : 1;
 }
 
+int readerLoss(const augur::config::Deployment& d, const std::string& listener, int repeat, const std::string& out) {
+    const dds_entity_t participant = dds_create_participant(static_cast<dds_domainid_t>(d.bridge.domainId), nullptr, nullptr);
+    const std::string topicName = d.bridge.topicPrefix + "/bridge_status";
+    const dds_entity_t topic =
+        dds_create_topic(participant, &augur_msg_dds__BridgeStatus__desc, topicName.c_str(), nullptr, nullptr);
+    const dds_entity_t reader = dds_create_reader(participant, topic, nullptr, nullptr);
+    if (participant < 0 || topic < 0 || reader < 0) {
+        std::fprintf(stderr, "augur-bridge-probe: DDS setup failed\n");
+        return 1;
+    }
+    augur_msg_dds__BridgeStatus_ status{};
+    augur_msg_dds__BridgeStatus_ taken{};
+    bool haveStatus = false;
+    auto poll = [&]() {
+        for (;;) {
+            void* buffer[1] = {&taken};
+            dds_sample_info_t info{};
+            if (dds_take(reader, buffer, &info, 1, 1) <= 0) {
+                return;
+            }
+            if (info.valid_data) {  // an invalid sample (the status writer's liveliness changed) carries no status
+                status = taken;
+                haveStatus = true;
+            }
+        }
+    };
+    for (int k = 0; k < 1000 && !haveStatus; ++k) {  // at most 10 s for discovery
+        poll();
+        dds_sleepfor(DDS_MSECS(10));
+    }
+    if (!haveStatus) {
+        std::fprintf(stderr, "augur-bridge-probe: no bridge status\n");
+        return 1;
+    }
+    std::vector<double> detect_ms;
+    std::uint64_t falseLosses = 0;
+    for (int i = 0; i < repeat; ++i) {
+        poll();
+        const std::uint32_t baseline = status.matched_readers;
+        const std::uint64_t lossesBefore = status.reader_losses;
+        const pid_t child = fork();
+        if (child == 0) {
+            execl(listener.c_str(), listener.c_str(), "predictions", "1000000", "60", "0", d.bridge.topicPrefix.c_str(),
+                  nullptr);
+            _exit(127);
+        }
+        bool matched = false;
+        for (int k = 0; k < 1000 && !matched; ++k) {  // at most 10 s for discovery
+            poll();
+            matched = status.matched_readers > baseline;
+            dds_sleepfor(DDS_MSECS(10));
+        }
+        // The reader alive for 2 s: a loss counted now is a false one (a lease shorter than the traffic allows).
+        const std::int64_t aliveUntil_ns = monotonicNow_ns() + 2'000'000'000;
+        while (matched && monotonicNow_ns() < aliveUntil_ns) {
+            poll();
+            dds_sleepfor(DDS_MSECS(10));
+        }
+        poll();
+        falseLosses += status.reader_losses - lossesBefore;
+        const std::uint64_t lossesAtKill = status.reader_losses;
+        const std::int64_t kill_ns = monotonicNow_ns();
+        kill(child, SIGKILL);
+        waitpid(child, nullptr, 0);
+        if (!matched) {
+            std::fprintf(stderr, "augur-bridge-probe: the bridge never matched the reader\n");
+            continue;
+        }
+        bool lost = false;
+        while (!lost && monotonicNow_ns() - kill_ns < 15'000'000'000) {
+            poll();
+            if (status.reader_losses > lossesAtKill) {
+                lost = true;
+                detect_ms.push_back(static_cast<double>(monotonicNow_ns() - kill_ns) / 1e6);
+            }
+            dds_sleepfor(DDS_USECS(500));
+        }
+    }
+    char json[512];
+    std::snprintf(json, sizeof json,
+                  "{\"repeats\": %d, \"detected\": %zu, \"detect_p50_ms\": %.1f, \"detect_max_ms\": %.1f, "
+                  "\"false_losses\": %llu, \"deadline_ms\": %u}",
+                  repeat, detect_ms.size(), percentile(detect_ms, 0.5), percentile(detect_ms, 1.0),
+                  static_cast<unsigned long long>(falseLosses), d.bridge.deadline_ms);
+    std::printf("%s\n", json);
+    if (!out.empty()) {
+        std::ofstream(out) << json << "\n";
+    }
+    dds_delete(participant);
+    return static_cast<int>(detect_ms.size()) == repeat ? 0 : 1;
+}
+
+int linkLoss(const augur::config::Deployment& d, const std::string& listener, int repeat, const std::string& out) {
+    using augur::Health;
+    using augur::HealthFault;
+    auto connected = augur::platform::connectToRouDi("augur-bridge-probe", 5000);
+    if (!connected) {
+        std::fprintf(stderr, "augur-bridge-probe: RouDi: %s\n", augur::platform::toString(connected.error()));
+        return 1;
+    }
+    auto subscribed = augur::platform::Subscriber<Health>::create(serviceName(d.transport.health), 16, 0);
+    if (!subscribed) {
+        std::fprintf(stderr, "augur-bridge-probe: health subscriber: %s\n", augur::platform::toString(subscribed.error()));
+        return 1;
+    }
+    auto& health = subscribed.value();
+    // The newest cycle health (watchdog alarms carry no link state); false when none arrived.
+    auto latest = [&](Health& newest) {
+        bool any = false;
+        for (;;) {
+            auto taken = health.take();
+            if (!taken) {
+                if (taken.error() == augur::platform::TransportError::PayloadSize) {
+                    continue;
+                }
+                return any;
+            }
+            if (taken.value()->overrunAlarm == 0) {
+                newest = *taken.value();
+                any = true;
+            }
+        }
+    };
+    const std::uint32_t linkLost = augur::bit(HealthFault::LinkLost);
+    std::vector<double> detect_ms;
+    std::vector<double> bridgeToHealth_ms;
+    Health newest{};
+    for (int i = 0; i < repeat; ++i) {
+        const pid_t child = fork();
+        if (child == 0) {
+            execl(listener.c_str(), listener.c_str(), "publish-objects", "20", d.bridge.topicPrefix.c_str(), nullptr);
+            _exit(127);
+        }
+        bool alive = false;
+        for (int k = 0; k < 1000 && !alive; ++k) {  // at most 10 s for discovery and the first cycles
+            alive = latest(newest) && newest.linkAlivePeers > 0 && (newest.faults & linkLost) == 0;
+            usleep(10'000);
+        }
+        // The kill at a different phase of the runtime's cycle each time (seen from a health's arrival):
+        // spread over one period in steps of 0.37 periods.
+        const auto period_us = static_cast<std::int64_t>(d.runtime.cyclePeriod_ms) * 1000;
+        usleep(static_cast<useconds_t>((i * 37 % 100) * period_us / 100));
+        const std::int64_t kill_ns = monotonicNow_ns();
+        kill(child, SIGKILL);
+        waitpid(child, nullptr, 0);
+        if (!alive) {
+            std::fprintf(stderr, "augur-bridge-probe: the runtime's health never showed the publisher alive\n");
+            continue;
+        }
+        bool lost = false;
+        while (!lost && monotonicNow_ns() - kill_ns < 5'000'000'000) {
+            if (latest(newest) && (newest.faults & linkLost) != 0) {
+                lost = true;
+                const std::int64_t seen_ns = monotonicNow_ns();
+                detect_ms.push_back(static_cast<double>(seen_ns - kill_ns) / 1e6);
+                // The bridge's own notice (its monotonic clock, shared on one host) to the health that carries it.
+                bridgeToHealth_ms.push_back(static_cast<double>(newest.header.stamp_ns - newest.linkLastPeerLoss_ns) / 1e6);
+            }
+            usleep(200);
+        }
+        usleep(500'000);
+    }
+    char json[640];
+    std::snprintf(json, sizeof json,
+                  "{\"repeats\": %d, \"detected\": %zu, \"detect_p50_ms\": %.1f, \"detect_max_ms\": %.1f, "
+                  "\"bridge_to_health_max_ms\": %.1f, \"liveliness_lease_ms\": %u, \"deadline_ms\": %u, "
+                  "\"cycle_period_ms\": %u}",
+                  repeat, detect_ms.size(), percentile(detect_ms, 0.5), percentile(detect_ms, 1.0),
+                  percentile(bridgeToHealth_ms, 1.0), d.bridge.livelinessLease_ms, d.runtime.deadline_ms,
+                  d.runtime.cyclePeriod_ms);
+    std::printf("%s\n", json);
+    if (!out.empty()) {
+        std::ofstream(out) << json << "\n";
+    }
+    return static_cast<int>(detect_ms.size()) == repeat ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -355,6 +560,9 @@ int main(int argc, char** argv) {
     lat->add_option("--count", count)->check(CLI::Range(1L, 10'000'000L));
     lat->add_option("--rate-hz", rate_hz)->check(CLI::Range(0.1, 10'000.0));
     lat->add_option("--vehicles", vehicles)->check(CLI::Range(0U, static_cast<unsigned>(augur::MAX_PREDICTED_VEHICLES)));
+    std::uint32_t gridFrames = 0;
+    lat->add_option("--grid-frames", gridFrames, "occupancy frames of 128 x 128 cells in each prediction (0: none)")
+        ->check(CLI::Range(0U, static_cast<unsigned>(augur::MAX_GRID_FRAMES)));
     lat->add_option("--bridge-pid", bridgePid);
     lat->add_option("--out", out);
     bool noDds = false;
@@ -370,6 +578,16 @@ int main(int argc, char** argv) {
     loss->add_option("--listener", listener)->required();
     loss->add_option("--repeat", repeat)->check(CLI::Range(1, 1000));
     loss->add_option("--out", out);
+    CLI::App* link = app.add_subcommand("link-loss", "kill a DDS publisher, time the runtime's health report");
+    link->add_option("--config", configPath)->required();
+    link->add_option("--listener", listener)->required();
+    link->add_option("--repeat", repeat)->check(CLI::Range(1, 1000));
+    link->add_option("--out", out);
+    CLI::App* readers = app.add_subcommand("reader-loss", "kill a DDS reader, time the bridge's report");
+    readers->add_option("--config", configPath)->required();
+    readers->add_option("--listener", listener)->required();
+    readers->add_option("--repeat", repeat)->check(CLI::Range(1, 1000));
+    readers->add_option("--out", out);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& error) {
@@ -381,10 +599,16 @@ int main(int argc, char** argv) {
         return cli::EXIT_INPUT;
     }
     if (lat->parsed()) {
-        return latency(loaded.value(), count, rate_hz, vehicles, bridgePid, !noDds, out);
+        return latency(loaded.value(), count, rate_hz, vehicles, gridFrames, bridgePid, !noDds, out);
     }
     if (recv->parsed()) {
         return receive(loaded.value(), count, timeout_s, out);
+    }
+    if (readers->parsed()) {
+        return readerLoss(loaded.value(), listener, repeat, out);
+    }
+    if (link->parsed()) {
+        return linkLoss(loaded.value(), listener, repeat, out);
     }
     return peerLoss(loaded.value(), listener, repeat, out);
 }

@@ -203,6 +203,9 @@ void Supervisor::onCycleHealth(const Health& health) noexcept {
         bit(HealthFault::TransportLost) | bit(HealthFault::OutputBlocked) | bit(HealthFault::InputQueueOverflow);
     set(MonitorCondition::TransportFault, (health.faults & TRANSPORT_FAULTS) != 0 || newLoanFailures > 0);
 
+    // The DDS link of the runtime's bridge (Health::link*).
+    set(MonitorCondition::LinkLost, (health.faults & bit(HealthFault::LinkLost)) != 0);
+
     ++m_counters.healthMessages;
     m_last = health;
     m_lastRejections = rejections;

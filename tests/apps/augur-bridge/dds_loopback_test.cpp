@@ -1,5 +1,6 @@
-// A prediction through Cyclone DDS in one process (writer and reader on the loopback interface): the
-// reader's take deserialises into the SampleSet's own buffers, without allocating on the taking thread.
+// A prediction with a full occupancy grid through Cyclone DDS in one process (writer and reader on the
+// loopback interface): the reader's take deserialises into the SampleSet's own buffers, without
+// allocating on the taking thread.
 #include <gtest/gtest.h>
 
 #include <dds/dds.h>
@@ -76,6 +77,15 @@ std::unique_ptr<MotionPrediction> fullPrediction(std::uint64_t sequence) {
             }
         }
     }
+    OccupancyGrid& grid = p->grid;
+    grid.widthCells = grid.heightCells = static_cast<std::uint32_t>(MAX_GRID_SIDE_CELLS);
+    grid.frameCount = static_cast<std::uint32_t>(MAX_GRID_FRAMES);
+    grid.resolution_m = 0.5F;
+    for (std::uint32_t f = 0; f < MAX_GRID_FRAMES; ++f) {
+        for (std::uint32_t i = 0; i < MAX_GRID_SIDE_CELLS * MAX_GRID_SIDE_CELLS; ++i) {
+            grid.cells[f][i] = static_cast<std::uint16_t>(sequence + f + i);
+        }
+    }
     return p;
 }
 
@@ -84,6 +94,7 @@ TEST_F(DdsLoopback, TakeFillsThePreallocatedBuffersWithoutAllocating) {
     SampleSet sut;
     const auto* vehiclesBefore = sut.prediction.vehicles._buffer;
     const auto* pointsBefore = sut.prediction.vehicles._buffer[63].corridors._buffer[7].x_m._buffer;
+    const auto* cellsBefore = sut.prediction.grid.cells._buffer;
     auto first = fullPrediction(1);
     auto second = fullPrediction(2);
     auto output = std::make_unique<MotionPrediction>();
@@ -111,9 +122,14 @@ TEST_F(DdsLoopback, TakeFillsThePreallocatedBuffersWithoutAllocating) {
     EXPECT_EQ(allocations, 0U);
     EXPECT_EQ(sut.prediction.vehicles._buffer, vehiclesBefore);
     EXPECT_EQ(sut.prediction.vehicles._buffer[63].corridors._buffer[7].x_m._buffer, pointsBefore);
+    EXPECT_EQ(sut.prediction.grid.cells._buffer, cellsBefore);
     ASSERT_TRUE(fromDds(sut.prediction, *output, error)) << toString(error);
     EXPECT_EQ(output->header.sequence, 2U);
     EXPECT_EQ(output->vehicles[63].corridors[7].points[39].x_m, 63'739.0F);
+    constexpr std::uint32_t LAST_CELL = MAX_GRID_SIDE_CELLS * MAX_GRID_SIDE_CELLS - 1;
+    EXPECT_EQ(output->grid.frameCount, MAX_GRID_FRAMES);
+    EXPECT_EQ(output->grid.cells[MAX_GRID_FRAMES - 1][LAST_CELL],
+              static_cast<std::uint16_t>(2 + (MAX_GRID_FRAMES - 1) + LAST_CELL));
 }
 
 }  // namespace

@@ -194,6 +194,11 @@ TEST(DdsMessages, TrackIntentionAndHealthSurviveTheRoundTrip) {
     health->rejections[static_cast<std::size_t>(RejectReason::Stale)] = 5;
     health->stageLatency[static_cast<std::size_t>(Stage::Motion)].p99_us = 812.0F;
     health->overrunStage = Stage::Intention;
+    health->linkFaults = bit(LinkFault::PeerLost);
+    health->linkAlivePeers = 1;
+    health->linkPeerLosses = 2;
+    health->linkLastPeerLoss_ns = 41;
+    health->linkStatusAge_ns = 120'000'000;
     SampleSet sut;
     auto tracksOut = std::make_unique<TrackList>();
     auto intentionsOut = std::make_unique<IntentionList>();
@@ -215,15 +220,181 @@ TEST(DdsMessages, TrackIntentionAndHealthSurviveTheRoundTrip) {
     EXPECT_EQ(0, std::memcmp(health.get(), healthOut.get(), sizeof(Health)));
 }
 
-TEST(DdsMessages, ConversionsAllocateNothing) {
-    const auto input = makePrediction(MAX_PREDICTED_VEHICLES, MAX_CORRIDORS_PER_VEHICLE, FULL_HORIZON);
+/// `frames` frames of `width` × `height` cells, each cell a value that names its frame, row and column.
+void fillGrid(OccupancyGrid& grid, std::uint32_t width, std::uint32_t height, std::uint32_t frames) {
+    grid.originX_m = -64.0F;
+    grid.originY_m = -32.5F;
+    grid.resolution_m = 0.5F;
+    grid.frameInterval_s = 0.5F;
+    grid.widthCells = width;
+    grid.heightCells = height;
+    grid.frameCount = frames;
+    for (std::uint32_t f = 0; f < frames; ++f) {
+        for (std::uint32_t i = 0; i < width * height; ++i) {
+            grid.cells[f][i] = static_cast<std::uint16_t>(f * 7919U + i);
+        }
+    }
+}
+
+void expectSameGrid(const OccupancyGrid& a, const OccupancyGrid& b) {
+    EXPECT_EQ(a.originX_m, b.originX_m);
+    EXPECT_EQ(a.originY_m, b.originY_m);
+    EXPECT_EQ(a.resolution_m, b.resolution_m);
+    EXPECT_EQ(a.frameInterval_s, b.frameInterval_s);
+    EXPECT_EQ(a.widthCells, b.widthCells);
+    EXPECT_EQ(a.heightCells, b.heightCells);
+    ASSERT_EQ(a.frameCount, b.frameCount);
+    for (std::uint32_t f = 0; f < a.frameCount; ++f) {
+        EXPECT_EQ(0, std::memcmp(a.cells[f], b.cells[f], sizeof(std::uint16_t) * a.widthCells * a.heightCells))
+            << "frame " << f;
+    }
+}
+
+TEST(DdsMessages, GridFramesTravelOneAfterTheOtherAndSurviveTheRoundTrip) {
+    constexpr std::uint32_t WIDTH = 100;
+    constexpr std::uint32_t HEIGHT = 60;
+    constexpr std::uint32_t FRAMES = 3;
+    auto input = makePrediction(2, 2, 4);
+    fillGrid(input->grid, WIDTH, HEIGHT, FRAMES);
     SampleSet sut;
     auto output = std::make_unique<MotionPrediction>();
+    ConversionError error{};
+
+    toDds(*input, sut.prediction);
+    ASSERT_TRUE(fromDds(sut.prediction, *output, error)) << toString(error);
+
+    EXPECT_EQ(sut.prediction.grid.cells._length, FRAMES * WIDTH * HEIGHT);
+    EXPECT_EQ(sut.prediction.grid.cells._buffer[WIDTH * HEIGHT], input->grid.cells[1][0]);
+    expectSamePrediction(*input, *output);
+    expectSameGrid(input->grid, output->grid);
+}
+
+TEST(DdsMessages, GridAtTheCompiledLimitsSurvivesTheRoundTrip) {
+    constexpr auto SIDE = static_cast<std::uint32_t>(MAX_GRID_SIDE_CELLS);
+    auto input = makePrediction(MAX_PREDICTED_VEHICLES, MAX_CORRIDORS_PER_VEHICLE, FULL_HORIZON);
+    fillGrid(input->grid, SIDE, SIDE, static_cast<std::uint32_t>(MAX_GRID_FRAMES));
+    SampleSet sut;
+    auto output = std::make_unique<MotionPrediction>();
+    ConversionError error{};
+
+    toDds(*input, sut.prediction);
+    ASSERT_TRUE(fromDds(sut.prediction, *output, error)) << toString(error);
+
+    EXPECT_EQ(sut.prediction.grid.cells._length, MAX_GRID_FRAMES * SIDE * SIDE);
+    expectSameGrid(input->grid, output->grid);
+}
+
+TEST(DdsMessages, GridOverTheCompiledSideTravelsWithoutFrames) {
+    auto input = makePrediction(1, 1, 1);
+    fillGrid(input->grid, 4, 4, 2);
+    input->grid.widthCells = static_cast<std::uint32_t>(MAX_GRID_SIDE_CELLS) + 1;
+    SampleSet sut;
+
+    toDds(*input, sut.prediction);
+
+    EXPECT_EQ(sut.prediction.grid.frame_count, 0U);
+    EXPECT_EQ(sut.prediction.grid.cells._length, 0U);
+}
+
+TEST(DdsMessages, GridCellsOtherThanFramesTimesSidesAreRefused) {
+    auto input = makePrediction(1, 1, 1);
+    fillGrid(input->grid, 8, 8, 2);
+    SampleSet sut;
+    auto output = std::make_unique<MotionPrediction>();
+    ConversionError error{};
+    toDds(*input, sut.prediction);
+    sut.prediction.grid.cells._length -= 1;
+
+    EXPECT_FALSE(fromDds(sut.prediction, *output, error));
+    EXPECT_EQ(error, ConversionError::LengthMismatch);
+}
+
+TEST(DdsMessages, GridWithMoreFramesThanCompiledIsRefused) {
+    auto input = makePrediction(1, 1, 1);
+    fillGrid(input->grid, 2, 2, 1);
+    SampleSet sut;
+    auto output = std::make_unique<MotionPrediction>();
+    ConversionError error{};
+    toDds(*input, sut.prediction);
+    sut.prediction.grid.frame_count = static_cast<std::uint32_t>(MAX_GRID_FRAMES) + 1;
+
+    EXPECT_FALSE(fromDds(sut.prediction, *output, error));
+    EXPECT_EQ(error, ConversionError::OverCapacity);
+}
+
+std::unique_ptr<PlatoonList> makePlatoons(std::uint32_t platoons, std::uint32_t members) {
+    auto list = std::make_unique<PlatoonList>();
+    list->header = {MESSAGE_SCHEMA_VERSION, 0, 17, 5'000'000};
+    list->windowCycles = 10;
+    list->platoonCount = platoons;
+    list->truncated = 3;
+    list->stale = 1;
+    for (std::uint32_t p = 0; p < platoons; ++p) {
+        list->platoons[p].memberCount = members;
+        for (std::uint32_t m = 0; m < members; ++m) {
+            list->platoons[p].memberTrackIds[m] = 100 * p + m;
+        }
+    }
+    return list;
+}
+
+TEST(DdsMessages, PlatoonListAtFullCapacitySurvivesTheRoundTrip) {
+    const auto input = makePlatoons(static_cast<std::uint32_t>(MAX_PLATOONS), static_cast<std::uint32_t>(MAX_PLATOON_MEMBERS));
+    SampleSet sut;
+    auto output = std::make_unique<PlatoonList>();
+    ConversionError error{};
+
+    toDds(*input, sut.platoons);
+    ASSERT_TRUE(fromDds(sut.platoons, *output, error)) << toString(error);
+
+    EXPECT_EQ(sut.platoons.platoons._length, MAX_PLATOONS);
+    EXPECT_EQ(0, std::memcmp(input.get(), output.get(), sizeof(PlatoonList)));
+}
+
+TEST(DdsMessages, EmptyPlatoonListAndOnePlatoonOfOne) {
+    const auto empty = makePlatoons(0, 0);
+    const auto one = makePlatoons(1, 1);
+    SampleSet sut;
+    auto emptyOut = std::make_unique<PlatoonList>();
+    auto oneOut = std::make_unique<PlatoonList>();
+    ConversionError error{};
+
+    toDds(*empty, sut.platoons);
+    ASSERT_TRUE(fromDds(sut.platoons, *emptyOut, error));
+    toDds(*one, sut.platoons);
+    ASSERT_TRUE(fromDds(sut.platoons, *oneOut, error));
+
+    EXPECT_EQ(0, std::memcmp(empty.get(), emptyOut.get(), sizeof(PlatoonList)));
+    EXPECT_EQ(0, std::memcmp(one.get(), oneOut.get(), sizeof(PlatoonList)));
+}
+
+TEST(DdsMessages, PlatoonWithMoreMembersThanCompiledIsRefused) {
+    const auto input = makePlatoons(2, 2);
+    SampleSet sut;
+    auto output = std::make_unique<PlatoonList>();
+    ConversionError error{};
+    toDds(*input, sut.platoons);
+    sut.platoons.platoons._buffer[1].member_track_ids._length = static_cast<std::uint32_t>(MAX_PLATOON_MEMBERS) + 1;
+
+    EXPECT_FALSE(fromDds(sut.platoons, *output, error));
+    EXPECT_EQ(error, ConversionError::OverCapacity);
+}
+
+TEST(DdsMessages, ConversionsAllocateNothing) {
+    auto input = makePrediction(MAX_PREDICTED_VEHICLES, MAX_CORRIDORS_PER_VEHICLE, FULL_HORIZON);
+    fillGrid(input->grid, static_cast<std::uint32_t>(MAX_GRID_SIDE_CELLS), static_cast<std::uint32_t>(MAX_GRID_SIDE_CELLS),
+             static_cast<std::uint32_t>(MAX_GRID_FRAMES));
+    const auto platoons = makePlatoons(static_cast<std::uint32_t>(MAX_PLATOONS), static_cast<std::uint32_t>(MAX_PLATOON_MEMBERS));
+    SampleSet sut;
+    auto output = std::make_unique<MotionPrediction>();
+    auto platoonsOut = std::make_unique<PlatoonList>();
     ConversionError error{};
 
     const std::uint64_t allocations = testing::allocationsDuring([&] {
         toDds(*input, sut.prediction);
         (void)fromDds(sut.prediction, *output, error);
+        toDds(*platoons, sut.platoons);
+        (void)fromDds(sut.platoons, *platoonsOut, error);
         sut.rebind();
     });
 

@@ -7,8 +7,8 @@ to the bench, every cycle.
 
     hil_across_hosts_test.py BRIDGE_BIN_DIR AUGUR_RUNTIME AUGUR_HIL SOURCE_DIR OUT_DIR
 
-Skipped (exit 77) where network namespaces cannot be made (not root). The occupancy grid and the platoons
-are not bridged (docs/dds.md), so the occupancy and platoon figures of the run are empty.
+Skipped (exit 77) where network namespaces cannot be made (not root). The predictions arrive with their
+occupancy grid and the platoon lists come back too: the run scores occupancy and records platoons.
 """
 import csv
 import os
@@ -112,6 +112,8 @@ kill -INT $bridge; wait $bridge; echo "bench bridge status $?"; kill -INT $roudi
         for name in ("recorded_health", "recorded_track_lists", "recorded_intention_lists", "recorded_predictions"):
             assert metrics[name] >= min_cycles, f"{name} = {metrics[name]}, expected at least {min_cycles}"
         assert 0.0 < metrics["position_rmse"] < 1.0, metrics["position_rmse"]
+        assert metrics["occupancy_scored"] > 0, "no occupancy grid came back across the link"
+        assert metrics["recorded_platoon_lists"] > 0, "no platoon list came back across the link"
         print(f"hil_across_hosts_test: PASS ({metrics['accepted_inputs']:.0f} of {lists} lists accepted, "
               f"{metrics['recorded_predictions']:.0f} predictions recorded across the veth link)")
         return 0

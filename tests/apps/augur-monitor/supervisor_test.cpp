@@ -305,6 +305,21 @@ TEST(Supervisor, ModeRejectionsAndTransportFaultsAreRaised) {
     EXPECT_EQ(sut.counters().modeChanges, 1U);
 }
 
+TEST(Supervisor, ALostLinkIsRaisedWhileTheRuntimeReportsIt) {
+    Supervisor sut(settings(), T0);
+    feedHealthy(sut, 1);
+    Health lost = healthyCycle(1);
+    lost.faults = bit(HealthFault::LinkLost);
+    lost.linkFaults = bit(LinkFault::PeerLost);
+
+    sut.onHealth(lost, T0 + PERIOD_NS);
+    const std::uint32_t whileLost = sut.active();
+    sut.onHealth(healthyCycle(2), T0 + 2 * PERIOD_NS);
+
+    EXPECT_NE(whileLost & bit(MonitorCondition::LinkLost), 0U);
+    EXPECT_EQ(sut.active() & bit(MonitorCondition::LinkLost), 0U);
+}
+
 TEST(Supervisor, TheAlarmCarriesTheStateAndTheRaisedBits) {
     Supervisor sut(settings(), T0);
     const std::int64_t last = feedHealthy(sut, 4);

@@ -122,7 +122,7 @@ private:
 /// Every channel of `d` moved to instance `instance` (tests running one after another never share a channel).
 inline void useInstance(config::Deployment& d, const std::string& instance) {
     for (config::Channel* c : {&d.transport.objects, &d.transport.tracks, &d.transport.intentions, &d.transport.prediction,
-                               &d.transport.health, &d.transport.platoons}) {
+                               &d.transport.health, &d.transport.platoons, &d.transport.linkStatus}) {
         c->instance = instance;
     }
 }

@@ -255,6 +255,7 @@ struct TransportConfig {
     Channel health{"augur", "main", "health"};          ///< published
     Channel platoons{"augur", "main", "platoons"};      ///< published (every flocks.every_n_cycles)
     Channel monitorAlarm{"augur", "main", "monitor_alarm"};  ///< published by augur-monitor
+    Channel linkStatus{"augur", "bridge", "link_status"};  ///< published by augur-bridge, read by the runtime
     bool operator==(const TransportConfig&) const = default;
 };
 
@@ -273,6 +274,7 @@ struct BridgeQos {
     DdsReliability intentions{DdsReliability::Reliable};
     DdsReliability prediction{DdsReliability::Reliable};
     DdsReliability health{DdsReliability::BestEffort};
+    DdsReliability platoons{DdsReliability::Reliable};
     bool operator==(const BridgeQos&) const = default;
 };
 

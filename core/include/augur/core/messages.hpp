@@ -17,7 +17,7 @@
 namespace augur {
 
 /// Bumped on every layout change; a reader rejects any other version.
-inline constexpr std::uint32_t MESSAGE_SCHEMA_VERSION = 2;
+inline constexpr std::uint32_t MESSAGE_SCHEMA_VERSION = 3;
 
 inline constexpr std::size_t MAX_OBJECTS = 128;               ///< objects per perception list
 inline constexpr std::size_t MAX_TRACKS = 128;                ///< tracks per track list
@@ -238,6 +238,8 @@ enum class HealthFault : std::uint32_t {
     OutputBlocked = 1U << 5,        ///< output loans failed on consecutive cycles (a peer hoards chunks)
     GpuFallback = 1U << 6,          ///< a GPU error moved the pipeline to the CPU backend
     InputQueueOverflow = 1U << 7,   ///< this cycle found object lists discarded unread by the queue
+    LinkLost = 1U << 8,             ///< the DDS bridge reports a lost peer (LinkFault::PeerLost), or its
+                                    ///< link status stopped arriving (see Health::link*)
 };
 
 [[nodiscard]] constexpr std::uint32_t bit(HealthFault fault) noexcept { return static_cast<std::uint32_t>(fault); }
@@ -282,6 +284,12 @@ struct Health {
     /// holds 1 + the Stage of the k-th stage run, 0 after the last (see stageTrailEntry). 0 in an alarm.
     std::uint32_t stageTrail{0};
     std::int64_t overrunElapsed_ns{0};  ///< alarm: time since the cycle started, at detection
+    // The DDS link (augur-bridge's newest LinkStatus on transport.link_status; all 0 while none arrived).
+    std::uint32_t linkFaults{0};         ///< LinkFault bits of the newest link status
+    std::uint32_t linkAlivePeers{0};     ///< alive DDS writers the bridge reads from
+    std::uint64_t linkPeerLosses{0};     ///< peers the bridge saw vanish since it started
+    std::int64_t linkLastPeerLoss_ns{0}; ///< monotonic time the bridge noticed the last loss (0: none)
+    std::int64_t linkStatusAge_ns{0};    ///< time since the newest link status arrived (-1: none yet)
 };
 
 /// The `k`-th stage recorded in Health::stageTrail, or Stage::Count past the last. Precondition: k < 8.
@@ -289,6 +297,37 @@ struct Health {
     const std::uint32_t nibble = (trail >> (4U * k)) & 0xFU;
     return nibble == 0 || nibble > STAGE_COUNT ? Stage::Count : static_cast<Stage>(nibble - 1);
 }
+
+/// Conditions of a DDS link, one bit each (LinkStatus::faults; augur-bridge's BRIDGE_FAULT_* on DDS).
+enum class LinkFault : std::uint32_t {
+    PeerLost = 1U << 0,         ///< a DDS writer the bridge reads from lost its liveliness and none of that topic is back
+    DeadlineMissed = 1U << 1,   ///< a subscribed DDS topic missed its deadline since the previous status
+    TransportLost = 1U << 2,    ///< the bridge's RouDi does not answer
+    ForwardFailed = 1U << 3,    ///< a sample could not be forwarded since the previous status
+    PayloadRejected = 1U << 4,  ///< a received DDS sample broke its schema since the previous status
+};
+
+[[nodiscard]] constexpr std::uint32_t bit(LinkFault fault) noexcept { return static_cast<std::uint32_t>(fault); }
+
+/// augur-bridge → the runtime on its host: the state of the DDS link, published when it changes and at
+/// least once per bridge.deadline_ms (the same content as <prefix>/bridge_status on DDS).
+struct LinkStatus {
+    MessageHeader header;                 ///< stamp_ns: the bridge's monotonic clock at publication
+    std::uint8_t role{0};                 ///< config::BridgeRole: 0 target, 1 bench
+    std::uint8_t reserved[3]{};
+    std::uint32_t faults{0};              ///< LinkFault bits
+    std::uint32_t alivePeers{0};          ///< alive DDS writers over all subscribed topics
+    std::uint32_t matchedReaders{0};      ///< DDS readers matched with the bridge's data writers now
+    std::uint64_t peerLosses{0};          ///< alive → lost transitions of those writers
+    std::int64_t lastPeerLoss_ns{0};      ///< monotonic time the last loss was noticed (0: none)
+    std::uint64_t deadlineMisses{0};
+    std::uint64_t forwardedToDds{0};
+    std::uint64_t forwardedToIceoryx{0};
+    std::uint64_t forwardFailures{0};
+    std::uint64_t rejected{0};
+    std::uint64_t readerLosses{0};        ///< matched DDS readers that went away (left, or their lease expired)
+    std::int64_t lastReaderLoss_ns{0};    ///< monotonic time the last reader loss was noticed (0: none)
+};
 
 /// Conditions augur-monitor supervises, one bit each (MonitorAlarm::active and ::raised).
 enum class MonitorCondition : std::uint32_t {
@@ -303,8 +342,9 @@ enum class MonitorCondition : std::uint32_t {
     InputRejected = 1U << 8,    ///< rejected object lists or objects since the previous health
     TransportFault = 1U << 9,   ///< the runtime reports transport_lost, output_blocked or new loan failures
     RouDiLost = 1U << 10,       ///< the monitor's own RouDi is gone: it can no longer see the runtime
+    LinkLost = 1U << 11,        ///< the runtime reports link_lost: a DDS peer of its bridge vanished
 };
-inline constexpr std::size_t MONITOR_CONDITION_COUNT = 11;
+inline constexpr std::size_t MONITOR_CONDITION_COUNT = 12;
 
 [[nodiscard]] constexpr std::uint32_t bit(MonitorCondition condition) noexcept {
     return static_cast<std::uint32_t>(condition);
@@ -347,5 +387,6 @@ static_assert(detail::IS_WIRE_MESSAGE<MotionPrediction>);
 static_assert(detail::IS_WIRE_MESSAGE<Health>);
 static_assert(detail::IS_WIRE_MESSAGE<PlatoonList>);
 static_assert(detail::IS_WIRE_MESSAGE<MonitorAlarm>);
+static_assert(detail::IS_WIRE_MESSAGE<LinkStatus>);
 
 }  // namespace augur

@@ -1,12 +1,15 @@
 // augur-bridge: forwards augur's iceoryx channels to Eclipse Cyclone DDS and back (docs/dds.md).
 //
-// Role target (next to augur-runtime): object lists DDS → iceoryx; tracks, intentions, prediction and
-// health iceoryx → DDS (plus the optional Autoware-shaped prediction). Role bench (next to a
-// perception or a HIL bench on another host): the mirror image. Topics <prefix>/objects, /tracks,
-// /intentions, /prediction, /health and /bridge_status; types augur::msg::dds_::*_ (ROS 2 naming).
+// Role target (next to augur-runtime): object lists DDS → iceoryx; tracks, intentions, prediction (with
+// its occupancy grid), health and platoons iceoryx → DDS (plus the optional Autoware-shaped
+// prediction). Role bench (next to a perception or a HIL bench on another host): the mirror image.
+// Topics <prefix>/objects, /tracks, /intentions, /prediction, /health, /platoons and /bridge_status;
+// types augur::msg::dds_::*_ (ROS 2 naming).
 // Every writer and reader has the deployment's reliability per topic, KEEP_LAST history, the
 // deadline and an automatic liveliness lease; a DDS writer of a subscribed topic that loses its
-// liveliness (its process or host vanished) is a peer loss in the bridge status.
+// liveliness (its process or host vanished) is a peer loss in the bridge status. The status goes to
+// DDS (<prefix>/bridge_status) and to iceoryx (transport.link_status, a LinkStatus), where the runtime
+// on this host turns it into its health's link_lost fault.
 //
 // Init phase: create() registers with RouDi, creates the DDS participant, topics, writers, readers and
 // every sample buffer. Run phase: poll() is noexcept and makes no allocation of its own (Cyclone DDS
@@ -18,6 +21,7 @@
 #include <string>
 
 #include "augur/config/deployment.hpp"
+#include "augur/core/messages.hpp"
 #include "augur/core/result.hpp"
 
 namespace augur::bridge {
@@ -33,14 +37,9 @@ struct BridgeInitError {
     std::string detail{};
 };
 
-/// Bits of BridgeStatus::faults (the BRIDGE_FAULT_* constants of the IDL).
-enum class BridgeFault : std::uint32_t {
-    PeerLost = 1U << 0,         ///< a DDS writer this bridge reads from lost its liveliness and none is back
-    DeadlineMissed = 1U << 1,   ///< a subscribed DDS topic missed its deadline since the last poll
-    TransportLost = 1U << 2,    ///< RouDi does not answer
-    ForwardFailed = 1U << 3,    ///< a sample could not be forwarded since the last poll
-    PayloadRejected = 1U << 4,  ///< a received DDS sample broke its schema since the last poll
-};
+/// Bits of BridgeStatus::faults (the BRIDGE_FAULT_* constants of the IDL): the link faults of
+/// core/messages.hpp, which the runtime reads from the bridge's LinkStatus.
+using BridgeFault = LinkFault;
 
 /// The bridge's counters and state (also published on <prefix>/bridge_status).
 struct BridgeStatus {
@@ -53,6 +52,9 @@ struct BridgeStatus {
     std::uint64_t forwardedToIceoryx{0};
     std::uint64_t forwardFailures{0};
     std::uint64_t rejected{0};
+    std::uint32_t matchedReaders{0};   ///< DDS readers matched with this bridge's data writers now
+    std::uint64_t readerLosses{0};     ///< matched readers that went away (left, or their participant's lease expired)
+    std::int64_t lastReaderLoss_ns{0}; ///< monotonic time the last reader loss was noticed (0: none)
 };
 
 class Bridge {

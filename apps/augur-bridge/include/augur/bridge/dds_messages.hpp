@@ -23,7 +23,7 @@ enum class ConversionError : std::uint8_t {
     SchemaVersion,  ///< header.schema_version is not MESSAGE_SCHEMA_VERSION
     OverCapacity,   ///< a sequence is longer than the iceoryx message holds
     LengthMismatch, ///< sequences that must have equal lengths do not (corridor ids and probabilities, a
-                    ///< corridor's columns and horizon_steps)
+                    ///< corridor's columns and horizon_steps, grid cells and frames × height × width)
 };
 
 [[nodiscard]] const char* toString(ConversionError error) noexcept;
@@ -43,6 +43,7 @@ public:
     augur_msg_dds__IntentionList_ intentions{};
     augur_msg_dds__MotionPrediction_ prediction{};
     augur_msg_dds__Health_ health{};
+    augur_msg_dds__PlatoonList_ platoons{};
 
     /// Restores every sequence's buffer and maximum (a take may have replaced them only if a sample
     /// exceeded them, which the bounded types rule out; called after each take as a guard). noexcept.
@@ -59,6 +60,7 @@ void toDds(const ObjectList& in, augur_msg_dds__ObjectList_& out) noexcept;
 void toDds(const TrackList& in, augur_msg_dds__TrackList_& out) noexcept;
 void toDds(const IntentionList& in, augur_msg_dds__IntentionList_& out) noexcept;
 void toDds(const MotionPrediction& in, augur_msg_dds__MotionPrediction_& out) noexcept;
+void toDds(const PlatoonList& in, augur_msg_dds__PlatoonList_& out) noexcept;
 void toDds(const Health& in, augur_msg_dds__Health_& out) noexcept;
 
 /// DDS → iceoryx: fills every field of `out` (the unused tail of arrays is left as it was, counts say
@@ -68,9 +70,11 @@ void toDds(const Health& in, augur_msg_dds__Health_& out) noexcept;
 [[nodiscard]] bool fromDds(const augur_msg_dds__TrackList_& in, TrackList& out, ConversionError& error) noexcept;
 [[nodiscard]] bool fromDds(const augur_msg_dds__IntentionList_& in, IntentionList& out,
                            ConversionError& error) noexcept;
-/// The occupancy grid is not bridged: `out.grid` gets frameCount 0.
+/// With the occupancy grid: its cells must number frame_count × height × width (LengthMismatch), its
+/// sides and frames be within the compiled limits (OverCapacity).
 [[nodiscard]] bool fromDds(const augur_msg_dds__MotionPrediction_& in, MotionPrediction& out,
                            ConversionError& error) noexcept;
+[[nodiscard]] bool fromDds(const augur_msg_dds__PlatoonList_& in, PlatoonList& out, ConversionError& error) noexcept;
 [[nodiscard]] bool fromDds(const augur_msg_dds__Health_& in, Health& out, ConversionError& error) noexcept;
 
 }  // namespace augur::bridge

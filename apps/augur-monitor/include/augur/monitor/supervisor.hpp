@@ -9,7 +9,7 @@
 //               Publish, and are the stages stagesRun names
 //   sequence    consecutive health messages carry consecutive cycle numbers (a drop to a lower cycle
 //               number is a restarted runtime: counted, and the counters are taken afresh)
-//   input, mode, rejections, transport: from the message's faults bits and counters
+//   input, mode, rejections, transport, link: from the message's faults bits and counters
 //
 // Time is injected (the `now_ns` arguments, monotonic nanoseconds), so the logic is tested without
 // sleeping. Run phase: every member function is noexcept and allocation-free; the object holds fixed-size
