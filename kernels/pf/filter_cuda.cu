@@ -31,6 +31,7 @@
 #include "augur/kernels/pf/filter.hpp"
 #include "cdf_scan.cuh"
 #include "dispatch_filter.cuh"
+#include "filter_control.hpp"
 #include "resample_cuda.hpp"
 
 namespace augur::kernels::pf::cuda {

@@ -16,8 +16,8 @@
 #include "../../primitives/dependent_launch.cuh"
 #include "../cdf_scan.cuh"
 #include "../engine_detail.hpp"
+#include "../filter_control.hpp"
 #include "../tuning.hpp"
-#include "augur/kernels/pf/detail/filter_control.hpp"
 #include "augur/kernels/pf/filter.hpp"
 
 namespace augur::kernels::pf::cuda::agent {

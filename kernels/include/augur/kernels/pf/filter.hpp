@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "augur/core/result.hpp"
-#include "augur/kernels/pf/detail/filter_control.hpp"
 #include "augur/kernels/pf/models.hpp"
 #include "augur/kernels/pf/particles.hpp"
 #include "augur/kernels/pf/resample.hpp"
@@ -30,6 +29,10 @@
 namespace augur::kernels::detail {
 class WorkerPool;  // kernels/src/worker_pool.hpp
 }  // namespace augur::kernels::detail
+
+namespace augur::kernels::pf::detail {
+struct FilterControl;  // the step's decisions (kernels/pf/filter_control.hpp)
+}  // namespace augur::kernels::pf::detail
 
 namespace augur::kernels::pf {
 
@@ -191,7 +194,7 @@ private:
     std::vector<double> m_chunkSums;     ///< per chunk: Σw, Σw², Σw·output (2 + outputCount entries)
     std::vector<std::uint64_t> m_chunkMass;  ///< per chunk: Σ quantised weights, then its CDF offset
     std::unique_ptr<kernels::detail::WorkerPool> m_pool;
-    detail::FilterControl m_control{};
+    std::unique_ptr<detail::FilterControl> m_control;  ///< allocated by create()
 };
 
 }  // namespace cpu
