@@ -31,6 +31,7 @@
 #include "augur/platform/memory.hpp"
 #include "augur/platform/stream.hpp"
 #if AUGUR_HAVE_CUDA
+#include "augur/kernels/pf/testing/filter_probe.hpp"
 #include "augur/kernels/pf/testing/gather_baseline.hpp"
 #include "baselines.hpp"
 #endif
@@ -131,10 +132,11 @@ StageTimes gpuStages(std::uint32_t particles, std::uint32_t vehicles, StateLayou
     (void)f.initialize(in, stream);
     (void)f.setInputs(in);
     (void)f.step(stream);  // a resampling is pending: advance draws the copy indices and reads through them
-    t.upload = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)f.uploadInputs(s); });
-    t.advance = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)f.advance(s); });
-    t.combine = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)f.combine(s); });
-    t.reduce = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)f.reduce(s); });
+    kernels::pf::testing::FilterProbe stages(f);
+    t.upload = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)stages.uploadInputs(s); });
+    t.advance = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)stages.advance(s); });
+    t.combine = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)stages.combine(s); });
+    t.reduce = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)stages.reduce(s); });
     t.step = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)f.step(s); });
     const ReplayTimes replay = graphReplay_us(stream, busy, [&f](StreamHandle s) { return f.step(s); });
     t.graph = replay.idle;
@@ -194,19 +196,20 @@ void nodeTable(StreamHandle stream, const platform::DeviceMemory& busy) {
         (void)f->initialize(in, stream);
         (void)f->setInputs(in);
         (void)f->step(stream);
+        kernels::pf::testing::FilterProbe stages(*f);
         const std::vector<Enqueue> graphs = {
-            [&](StreamHandle s) { return f->uploadInputs(s); },
+            [&](StreamHandle s) { return stages.uploadInputs(s); },
             [&](StreamHandle s) -> platform::GpuStatus {
-                AUGUR_CUDA_TRY(f->uploadInputs(s));
-                return f->advance(s);
+                AUGUR_CUDA_TRY(stages.uploadInputs(s));
+                return stages.advance(s);
             },
             [&](StreamHandle s) { return f->step(s); },
             [&](StreamHandle s) -> platform::GpuStatus {
-                AUGUR_CUDA_TRY(f->advance(s));
-                return f->combine(s);
+                AUGUR_CUDA_TRY(stages.advance(s));
+                return stages.combine(s);
             },
             [&](StreamHandle s) -> platform::GpuStatus {
-                AUGUR_CUDA_TRY(f->uploadInputs(s));
+                AUGUR_CUDA_TRY(stages.uploadInputs(s));
                 for (int i = 0; i < 2; ++i) {
                     AUGUR_CUDA_TRY(bench::emptyKernel(s));
                 }
@@ -297,7 +300,8 @@ double advance_us(std::uint32_t particles, std::uint32_t vehicles, StateLayout l
     (void)f->initialize(in, stream);
     (void)f->setInputs(in);
     (void)f->step(stream);
-    return bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)f->advance(s); });
+    kernels::pf::testing::FilterProbe stages(*f);
+    return bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)stages.advance(s); });
 }
 
 std::vector<float> randomFloats(std::size_t n, float lo, float hi, std::uint32_t seed) {
@@ -371,7 +375,8 @@ void baselineTables(StreamHandle stream) {
             (void)bench::sceneOutputsAtomicAdd(src->data(), lw->data(), K, vehicles, StateLayout::ArrayOfStructs,
                                                out->data(), s);
         });
-        const double deterministic = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)aos->reduce(s); });
+        kernels::pf::testing::FilterProbe stages(*aos);
+        const double deterministic = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)stages.reduce(s); });
         reduceRows.push_back({std::to_string(vehicles),
                               std::to_string(1 + vehicles * SceneModel::OUTPUTS_PER_VEHICLE), bench::fmt(atomic),
                               bench::fmt(deterministic), bench::fmt(atomic / deterministic, 1) + "x"});
@@ -567,7 +572,7 @@ void profileSteps(StreamHandle stream) {
         for (int i = 0; i < 4; ++i) {
             (void)f->step(stream);
         }
-        (void)f->reduce(stream);
+        (void)kernels::pf::testing::FilterProbe(*f).reduce(stream);
         const auto summary = f->summary(stream);
         std::printf("profiled K = %u, %u vehicles, %s: %s\n", c.k, c.vehicles, layoutName(c.layout),
                     summary ? "ok" : "failed");
