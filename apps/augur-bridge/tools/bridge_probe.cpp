@@ -170,6 +170,50 @@ int receive(const augur::config::Deployment& d, long count, double timeout_s, co
     return 0;
 }
 
+/// What a latency run measured: the latencies (µs) on each path, the DDS samples out of order, the
+/// bridge's resident memory (KiB; −1 unknown) before, warm and after.
+struct LatencyRun {
+    const std::vector<double>& iceoryx_us;
+    const std::vector<double>& dds_us;
+    long outOfOrder;
+    long rssBefore;
+    long rssWarm;
+    long rssAfter;
+};
+
+/// The run's figures as one JSON line on stdout (and into `out` unless empty).
+void reportLatency(const LatencyRun& r, long count, double rate_hz, std::uint32_t vehicles, bool withDds,
+                   const std::string& out) {
+    const std::vector<double>& iceoryx_us = r.iceoryx_us;
+    const std::vector<double>& dds_us = r.dds_us;
+    char json[1024];
+    std::snprintf(json, sizeof json,
+                  "{\"messages\": %ld, \"rate_hz\": %g, \"vehicles\": %u, \"iceoryx_received\": %zu, "
+                  "\"iceoryx_p50_us\": %.1f, \"iceoryx_p99_us\": %.1f, \"iceoryx_max_us\": %.1f, "
+                  "\"dds_received\": %zu, \"dds_lost\": %ld, \"dds_out_of_order\": %ld, \"dds_p50_us\": %.1f, "
+                  "\"dds_p99_us\": %.1f, \"dds_max_us\": %.1f, \"added_p99_us\": %.1f, "
+                  "\"bridge_rss_kib_before\": %ld, \"bridge_rss_kib_warm\": %ld, \"bridge_rss_kib_after\": %ld}",
+                  count, rate_hz, vehicles, iceoryx_us.size(), percentile(iceoryx_us, 0.5), percentile(iceoryx_us, 0.99),
+                  percentile(iceoryx_us, 1.0), dds_us.size(), withDds ? count - static_cast<long>(dds_us.size()) : 0L, r.outOfOrder,
+                  percentile(dds_us, 0.5), percentile(dds_us, 0.99), percentile(dds_us, 1.0),
+                  percentile(dds_us, 0.99) - percentile(iceoryx_us, 0.99), r.rssBefore, r.rssWarm, r.rssAfter);
+    std::printf("%s\n", json);
+    if (!out.empty()) {
+        std::ofstream(out) << json << "\n";
+    }
+}
+
+/// The predictions the bridge's iceoryx side received since the last call: their latency (µs) from the stamp.
+void drainIceoryx(augur::platform::Subscriber<augur::MotionPrediction>& predictionIn, std::vector<double>& iceoryx_us) {
+    for (;;) {
+        auto taken = predictionIn.take();
+        if (!taken) {
+            break;
+        }
+        iceoryx_us.push_back(static_cast<double>(monotonicNow_ns() - taken.value()->header.stamp_ns) / 1e3);
+    }
+}
+
 int latency(const augur::config::Deployment& d, long count, double rate_hz, std::uint32_t vehicles, int bridgePid,
             bool withDds, const std::string& out) {
     auto connected = augur::platform::connectToRouDi("augur-bridge-probe", 5000);
@@ -230,13 +274,7 @@ int latency(const augur::config::Deployment& d, long count, double rate_hz, std:
                 stop_ns = now_ns + 2'000'000'000;  // two seconds for the last samples
             }
         }
-        for (;;) {
-            auto taken = predictionIn.value().take();
-            if (!taken) {
-                break;
-            }
-            iceoryx_us.push_back(static_cast<double>(monotonicNow_ns() - taken.value()->header.stamp_ns) / 1e3);
-        }
+        drainIceoryx(predictionIn.value(), iceoryx_us);
         if (withDds) {
             drainPredictions(reader, samples, dds_us, lastDdsSequence, outOfOrder);
         }
@@ -247,21 +285,8 @@ int latency(const augur::config::Deployment& d, long count, double rate_hz, std:
         dds_sleepfor(DDS_USECS(20));
     }
     const long rssAfter = bridgePid > 0 ? residentKiB(bridgePid) : -1;
-    char json[1024];
-    std::snprintf(json, sizeof json,
-                  "{\"messages\": %ld, \"rate_hz\": %g, \"vehicles\": %u, \"iceoryx_received\": %zu, "
-                  "\"iceoryx_p50_us\": %.1f, \"iceoryx_p99_us\": %.1f, \"iceoryx_max_us\": %.1f, "
-                  "\"dds_received\": %zu, \"dds_lost\": %ld, \"dds_out_of_order\": %ld, \"dds_p50_us\": %.1f, "
-                  "\"dds_p99_us\": %.1f, \"dds_max_us\": %.1f, \"added_p99_us\": %.1f, "
-                  "\"bridge_rss_kib_before\": %ld, \"bridge_rss_kib_warm\": %ld, \"bridge_rss_kib_after\": %ld}",
-                  count, rate_hz, vehicles, iceoryx_us.size(), percentile(iceoryx_us, 0.5), percentile(iceoryx_us, 0.99),
-                  percentile(iceoryx_us, 1.0), dds_us.size(), withDds ? count - static_cast<long>(dds_us.size()) : 0L, outOfOrder,
-                  percentile(dds_us, 0.5), percentile(dds_us, 0.99), percentile(dds_us, 1.0),
-                  percentile(dds_us, 0.99) - percentile(iceoryx_us, 0.99), rssBefore, rssWarm, rssAfter);
-    std::printf("%s\n", json);
-    if (!out.empty()) {
-        std::ofstream(out) << json << "\n";
-    }
+    reportLatency(LatencyRun{iceoryx_us, dds_us, outOfOrder, rssBefore, rssWarm, rssAfter}, count, rate_hz, vehicles,
+                  withDds, out);
     if (withDds) {
         dds_delete(participant);
     }
