@@ -55,10 +55,8 @@ double percentile(std::vector<double> v, double q) {
 
 augur::platform::ServiceName service(const augur::config::Channel& c) { return {c.service, c.instance, c.event}; }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    Options o;
+/// The command line into `o` (option value pairs); false after naming an unknown option.
+bool parseOptions(int argc, char** argv, Options& o) {
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string_view a = argv[i];
         const char* v = argv[i + 1];
@@ -73,16 +71,14 @@ int main(int argc, char** argv) {
         else if (a == "--backend") o.backend = v;
         else {
             std::fprintf(stderr, "unknown option %s\n", argv[i]);
-            return 64;
+            return false;
         }
     }
-    const std::string source = AUGUR_SOURCE_DIR;
-    auto loaded = augur::config::loadDeployment(source + "/config/default.yaml");
-    if (!loaded) {
-        std::fprintf(stderr, "cannot load config/default.yaml\n");
-        return 2;
-    }
-    augur::config::Deployment d = loaded.value();
+    return true;
+}
+
+/// The deployment's capacities, motion grid and backend as the options ask.
+void applyOptions(const Options& o, augur::config::Deployment& d) {
     d.capacities.maxPredictedVehicles = std::min<std::uint32_t>(o.vehicles, augur::MAX_PREDICTED_VEHICLES);
     d.capacities.particles = o.particles;
     d.motion.horizon_s = o.horizon_s;
@@ -100,6 +96,116 @@ int main(int argc, char** argv) {
         d.runtime.backend = augur::config::Backend::Cpu;
     }
     d.runtime.maxInputAge_ms = 0;
+}
+
+/// Part 1: cycle latency, the runtime driven cycle by cycle; prints the cycle and stage tables.
+void measureCycleLatency(const Options& o, const augur::config::Deployment& d, augur::runtime::Runtime& runtime,
+                         augur::platform::Publisher<augur::ObjectList>& publisher,
+                         augur::testing::SyntheticScene& scene,
+                         double deadline_ms, double init_ms, int workers) {
+    std::uint64_t sequence = 0;
+    std::int64_t stamp = 1'000'000'000;
+    constexpr std::int64_t STEP_NS = 200'000'000;
+    std::vector<double> latency_ms;
+    latency_ms.reserve(o.cycles);
+    std::uint64_t misses = 0;
+    for (std::uint64_t k = 0; k < o.cycles; ++k) {
+        auto loan = publisher.loan();
+        if (loan) {
+            scene.write(**loan, ++sequence, stamp);
+            loan->publish();
+        }
+        stamp += STEP_NS;
+        scene.advance(0.2);
+        const auto report = runtime.runCycle();
+        latency_ms.push_back(static_cast<double>(report.latency_ns) * 1e-6);
+        misses += latency_ms.back() > deadline_ms ? 1 : 0;
+    }
+    std::printf("# augur-bench-runtime: %u vehicles, %u particles per filter, horizon %.1f s (%u steps), Markov chain "
+                "%u x %u x %u cells, %s backend (intention filters and Markov prediction on the %s), %d CPU worker thread(s)\n",
+                o.vehicles, o.particles, o.horizon_s, augur::config::horizonSteps(d.motion), d.motion.positionCells,
+                d.motion.speedCells, d.motion.inputCells, o.backend.c_str(), runtime.backendIsCuda() ? "GPU" : "CPU",
+                workers);
+    std::printf("CUDA graph replays: %llu\n", static_cast<unsigned long long>(runtime.graphReplays()));
+    std::printf("init %.0f ms\n\n", init_ms);
+    std::printf("| cycles | p50 ms | p99 ms | max ms | misses (> %.0f ms) |\n|---|---|---|---|---|\n", deadline_ms);
+    std::printf("| %llu | %.2f | %.2f | %.2f | %llu |\n\n", static_cast<unsigned long long>(o.cycles),
+                percentile(latency_ms, 0.5), percentile(latency_ms, 0.99), percentile(latency_ms, 1.0),
+                static_cast<unsigned long long>(misses));
+    std::printf("stage latency over the last %u cycles (p50 / p99 ms):\n\n| stage | p50 ms | p99 ms |\n|---|---|---|\n",
+                d.runtime.healthWindowCycles);
+    for (std::size_t s = 0; s < augur::STAGE_COUNT; ++s) {
+        const auto stats = runtime.executor().stageLatency(static_cast<augur::Stage>(s));
+        std::printf("| %s | %.3f | %.3f |\n", augur::toString(static_cast<augur::Stage>(s)),
+                    static_cast<double>(stats.p50_us) * 1e-3, static_cast<double>(stats.p99_us) * 1e-3);
+    }
+}
+
+/// Part 2: input-to-output latency through iceoryx, the runtime on its own loop, triggered by input.
+/// Replaces the runtime of part 1 (`first`, reset here) by one on another instance. Returns the exit
+/// status (0, or 3 when the second runtime fails to start).
+int measureEndToEnd(const Options& o, const augur::config::Deployment& d, const augur::runtime::RuntimeOptions& options,
+                    std::unique_ptr<augur::runtime::Runtime>& first, augur::testing::SyntheticScene& scene) {
+    augur::config::Deployment d2 = d;
+    d2.runtime.trigger = augur::config::Trigger::OnInput;
+    augur::testing::useInstance(d2, "latency");
+    first.reset();
+    auto second = augur::runtime::Runtime::create(d2, options);
+    if (!second) {
+        std::fprintf(stderr, "init failed: %s\n", second.error().message.c_str());
+        return 3;
+    }
+    auto pub2 = augur::platform::Publisher<augur::ObjectList>::create(service(d2.transport.objects)).value();
+    auto sub = augur::platform::Subscriber<augur::MotionPrediction>::create(service(d2.transport.prediction), 16).value();
+    std::atomic<bool> stop{false};
+    std::thread loop([&] { second.value()->run(stop, 0); });
+    std::vector<double> endToEnd_ms;
+    const auto period_ns = static_cast<std::int64_t>(d.runtime.cyclePeriod_ms) * 1'000'000;
+    constexpr std::int64_t WAIT_NS = 20'000'000'000;  // a slow configuration still gets measured
+    for (int k = 0; k < o.latencySamples; ++k) {
+        const std::int64_t sent = augur::platform::monotonicNow_ns();
+        auto loan = pub2.loan();
+        if (loan) {
+            scene.write(**loan, static_cast<std::uint64_t>(k + 1), sent);
+            loan->publish();
+        }
+        scene.advance(0.2);
+        bool got = false;
+        while (!got && augur::platform::monotonicNow_ns() - sent < WAIT_NS) {
+            auto sample = sub.take();
+            if (sample && sample.value()->sourceStamp_ns == sent) {
+                endToEnd_ms.push_back(static_cast<double>(augur::platform::monotonicNow_ns() - sent) * 1e-6);
+                got = true;
+            } else if (!sample) {
+                augur::platform::sleepUntil_ns(augur::platform::monotonicNow_ns() + 50'000);
+            }
+        }
+        augur::platform::sleepUntil_ns(augur::platform::monotonicNow_ns() + 2 * period_ns);  // the loop is idle again
+    }
+    stop = true;
+    loop.join();
+    std::printf("\ninput-to-output latency (object list published → its motion prediction received), trigger on_input:\n\n");
+    std::printf("| samples | received | p50 ms | p99 ms | max ms |\n|---|---|---|---|---|\n");
+    std::printf("| %d | %zu | %.2f | %.2f | %.2f |\n", o.latencySamples, endToEnd_ms.size(), percentile(endToEnd_ms, 0.5),
+                percentile(endToEnd_ms, 0.99), percentile(endToEnd_ms, 1.0));
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Options o;
+    if (!parseOptions(argc, argv, o)) {
+        return 64;
+    }
+    const std::string source = AUGUR_SOURCE_DIR;
+    auto loaded = augur::config::loadDeployment(source + "/config/default.yaml");
+    if (!loaded) {
+        std::fprintf(stderr, "cannot load config/default.yaml\n");
+        return 2;
+    }
+    augur::config::Deployment d = loaded.value();
+    applyOptions(o, d);
     // Measure the whole nominal pipeline: the watchdog would cut a late cycle short (no computing stage
     // starts after the deadline) and the ladder would degrade, so the executor's deadline is lifted and
     // misses are counted here against the deployment's deadline instead.
@@ -136,89 +242,10 @@ int main(int argc, char** argv) {
     auto& runtime = *created.value();
     auto publisher = augur::platform::Publisher<augur::ObjectList>::create(service(d.transport.objects)).value();
     augur::testing::SyntheticScene scene(map.value(), o.vehicles);
-    std::uint64_t sequence = 0;
-    std::int64_t stamp = 1'000'000'000;
-    constexpr std::int64_t STEP_NS = 200'000'000;
 
-    // Part 1: cycle latency.
-    std::vector<double> latency_ms;
-    latency_ms.reserve(o.cycles);
-    std::uint64_t misses = 0;
-    for (std::uint64_t k = 0; k < o.cycles; ++k) {
-        auto loan = publisher.loan();
-        if (loan) {
-            scene.write(**loan, ++sequence, stamp);
-            loan->publish();
-        }
-        stamp += STEP_NS;
-        scene.advance(0.2);
-        const auto report = runtime.runCycle();
-        latency_ms.push_back(static_cast<double>(report.latency_ns) * 1e-6);
-        misses += latency_ms.back() > deadline_ms ? 1 : 0;
-    }
-    std::printf("# augur-bench-runtime: %u vehicles, %u particles per filter, horizon %.1f s (%u steps), Markov chain "
-                "%u x %u x %u cells, %s backend (intention filters and Markov prediction on the %s), %d CPU worker thread(s)\n",
-                o.vehicles, o.particles, o.horizon_s, augur::config::horizonSteps(d.motion), d.motion.positionCells,
-                d.motion.speedCells, d.motion.inputCells, o.backend.c_str(), runtime.backendIsCuda() ? "GPU" : "CPU",
-                workers);
-    std::printf("CUDA graph replays: %llu\n", static_cast<unsigned long long>(runtime.graphReplays()));
-    std::printf("init %.0f ms\n\n", init_ms);
-    std::printf("| cycles | p50 ms | p99 ms | max ms | misses (> %.0f ms) |\n|---|---|---|---|---|\n", deadline_ms);
-    std::printf("| %llu | %.2f | %.2f | %.2f | %llu |\n\n", static_cast<unsigned long long>(o.cycles),
-                percentile(latency_ms, 0.5), percentile(latency_ms, 0.99), percentile(latency_ms, 1.0),
-                static_cast<unsigned long long>(misses));
-    std::printf("stage latency over the last %u cycles (p50 / p99 ms):\n\n| stage | p50 ms | p99 ms |\n|---|---|---|\n",
-                d.runtime.healthWindowCycles);
-    for (std::size_t s = 0; s < augur::STAGE_COUNT; ++s) {
-        const auto stats = runtime.executor().stageLatency(static_cast<augur::Stage>(s));
-        std::printf("| %s | %.3f | %.3f |\n", augur::toString(static_cast<augur::Stage>(s)),
-                    static_cast<double>(stats.p50_us) * 1e-3, static_cast<double>(stats.p99_us) * 1e-3);
-    }
-
-    // Part 2: input-to-output latency through iceoryx, the runtime on its own loop, triggered by input.
+    measureCycleLatency(o, d, runtime, publisher, scene, deadline_ms, init_ms, workers);
     if (o.latencySamples > 0) {
-        augur::config::Deployment d2 = d;
-        d2.runtime.trigger = augur::config::Trigger::OnInput;
-        augur::testing::useInstance(d2, "latency");
-        created.value().reset();
-        auto second = augur::runtime::Runtime::create(d2, options);
-        if (!second) {
-            std::fprintf(stderr, "init failed: %s\n", second.error().message.c_str());
-            return 3;
-        }
-        auto pub2 = augur::platform::Publisher<augur::ObjectList>::create(service(d2.transport.objects)).value();
-        auto sub = augur::platform::Subscriber<augur::MotionPrediction>::create(service(d2.transport.prediction), 16).value();
-        std::atomic<bool> stop{false};
-        std::thread loop([&] { second.value()->run(stop, 0); });
-        std::vector<double> endToEnd_ms;
-        const auto period_ns = static_cast<std::int64_t>(d.runtime.cyclePeriod_ms) * 1'000'000;
-        constexpr std::int64_t WAIT_NS = 20'000'000'000;  // a slow configuration still gets measured
-        for (int k = 0; k < o.latencySamples; ++k) {
-            const std::int64_t sent = augur::platform::monotonicNow_ns();
-            auto loan = pub2.loan();
-            if (loan) {
-                scene.write(**loan, static_cast<std::uint64_t>(k + 1), sent);
-                loan->publish();
-            }
-            scene.advance(0.2);
-            bool got = false;
-            while (!got && augur::platform::monotonicNow_ns() - sent < WAIT_NS) {
-                auto sample = sub.take();
-                if (sample && sample.value()->sourceStamp_ns == sent) {
-                    endToEnd_ms.push_back(static_cast<double>(augur::platform::monotonicNow_ns() - sent) * 1e-6);
-                    got = true;
-                } else if (!sample) {
-                    augur::platform::sleepUntil_ns(augur::platform::monotonicNow_ns() + 50'000);
-                }
-            }
-            augur::platform::sleepUntil_ns(augur::platform::monotonicNow_ns() + 2 * period_ns);  // the loop is idle again
-        }
-        stop = true;
-        loop.join();
-        std::printf("\ninput-to-output latency (object list published → its motion prediction received), trigger on_input:\n\n");
-        std::printf("| samples | received | p50 ms | p99 ms | max ms |\n|---|---|---|---|---|\n");
-        std::printf("| %d | %zu | %.2f | %.2f | %.2f |\n", o.latencySamples, endToEnd_ms.size(), percentile(endToEnd_ms, 0.5),
-                    percentile(endToEnd_ms, 0.99), percentile(endToEnd_ms, 1.0));
+        return measureEndToEnd(o, d, options, created.value(), scene);
     }
     return 0;
 }
