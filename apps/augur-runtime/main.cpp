@@ -1,6 +1,6 @@
 // augur-runtime: the real-time intention and motion prediction runtime.
 //
-//   augur-runtime --config FILE [--config-sha256 HEX] [--cycles N] [--embedded-roudi]
+//   augur-runtime --config FILE [--config-sha256 HEX] [--cycles N] [--embedded-roudi] [--trace FILE]
 //                                          run (until SIGINT/SIGTERM or N cycles)
 //   augur-runtime --check FILE [--config-sha256 HEX]
 //                                          validate and describe a deployment, print its files' SHA-256
@@ -41,14 +41,15 @@ constexpr int EXIT_TRANSPORT_LOST = 4;
 constexpr int EXIT_USAGE = 64;  // EX_USAGE of sysexits.h
 
 constexpr const char* USAGE =
-    "usage: augur-runtime --config FILE [--config-sha256 HEX] [--cycles N] [--embedded-roudi]\n"
+    "usage: augur-runtime --config FILE [--config-sha256 HEX] [--cycles N] [--embedded-roudi] [--trace FILE]\n"
     "       augur-runtime --check FILE [--config-sha256 HEX]\n"
     "       augur-runtime --print-schema | --version | --help\n";
 
 constexpr const char* FOOTER =
     "--config runs the deployment until SIGINT or SIGTERM (or N cycles): it subscribes to perception object\n"
     "lists and publishes tracks, intentions, motion predictions, platoons and health over iceoryx every\n"
-    "cycle, and writes output.trace_path (if set) on exit.\n"
+    "cycle. With output.trace_path set (or --trace FILE) it writes a Chrome trace-event JSON trace as it\n"
+    "runs (open it in ui.perfetto.dev or chrome://tracing; docs/design/runtime.md, \"The trace\").\n"
     "--check validates without running: it prints the SHA-256 of FILE and of its map (checked against\n"
     "map.sha256 if set) and the deployment FILE describes; the map file is checked but not parsed.\n"
     "\n"
@@ -63,6 +64,7 @@ struct CommandLine {
     std::string checkPath;
     std::string expectedSha256;
     std::uint64_t cycles{0};
+    std::string tracePath;  ///< --trace: overrides output.trace_path
     bool embeddedRouDi{false};
     bool printSchema{false};
 };
@@ -98,6 +100,8 @@ void describeOptions(CLI::App& app, CommandLine& c) {
     app.add_option("--cycles", c.cycles, "with --config: stop after N cycles")->type_name("N")->check(positiveInteger());
     app.add_flag("--embedded-roudi", c.embeddedRouDi,
                  "with --config: start RouDi inside this process instead of connecting to iox-roudi");
+    app.add_option("--trace", c.tracePath, "with --config: write the trace to FILE (instead of output.trace_path)")
+        ->type_name("FILE");
     app.add_option("--config-sha256", c.expectedSha256,
                    "refuse (exit status 2) a configuration file whose SHA-256 is not HEX, as --check prints it")
         ->type_name("HEX")
@@ -109,13 +113,13 @@ void describeOptions(CLI::App& app, CommandLine& c) {
 
 /// The options given together that do not belong together, or an empty string.
 std::string conflict(const CommandLine& c) {
-    const bool runOptions = !c.configPath.empty() || c.cycles > 0 || c.embeddedRouDi;
+    const bool runOptions = !c.configPath.empty() || c.cycles > 0 || c.embeddedRouDi || !c.tracePath.empty();
     const int modes = (runOptions ? 1 : 0) + (c.checkPath.empty() ? 0 : 1) + (c.printSchema ? 1 : 0);
     if (modes <= 1) {
         return {};
     }
     if (!c.checkPath.empty() && runOptions) {
-        return "--check cannot be combined with --config, --cycles or --embedded-roudi";
+        return "--check cannot be combined with --config, --cycles, --embedded-roudi or --trace";
     }
     return "--print-schema stands alone";
 }
@@ -188,13 +192,30 @@ bool injectFaultsFromEnvironment(augur::runtime::Runtime& runtime) {
     std::_Exit(status);
 }
 
-int run(const std::string& path, const std::string& expectedSha256, std::uint64_t cycles, bool embeddedRouDi) {
-    const auto loaded = load(path, expectedSha256);
+/// Closes the trace (if one is written) and says where it went.
+void closeTrace(augur::runtime::Runtime& runtime, const std::string& path) {
+    if (!runtime.tracing()) {
+        return;
+    }
+    const augur::runtime::TraceTotals totals = runtime.closeTrace();
+    std::fprintf(stderr, "augur-runtime: trace written to %s: %llu events, %llu records dropped (trace rings full)\n",
+                 path.c_str(), static_cast<unsigned long long>(totals.events),
+                 static_cast<unsigned long long>(totals.dropped));
+}
+
+int run(const CommandLine& c) {
+    const std::string& path = c.configPath;
+    const auto loaded = load(path, c.expectedSha256);
     if (loaded.hasError()) {
         std::fprintf(stderr, "%s\n", augur::config::format(loaded.error()).c_str());
         return EXIT_INVALID_CONFIG;
     }
-    const augur::config::Deployment& deployment = loaded.value().deployment;
+    augur::config::Deployment deployment = loaded.value().deployment;
+    if (!c.tracePath.empty()) {
+        deployment.output.tracePath = c.tracePath;
+    }
+    const std::uint64_t cycles = c.cycles;
+    const bool embeddedRouDi = c.embeddedRouDi;
     std::unique_ptr<augur::platform::EmbeddedRouDi> roudi;
     augur::platform::setTransportLogLevel(static_cast<augur::platform::TransportLogLevel>(deployment.output.logLevel));
     if (embeddedRouDi) {
@@ -248,14 +269,7 @@ int run(const std::string& path, const std::string& expectedSha256, std::uint64_
                  static_cast<double>(latency.max_us),
                  static_cast<unsigned long long>(counters.accepted), static_cast<unsigned long long>(rejected),
                  static_cast<unsigned long long>(counters.loanFailures), augur::toString(executor.ladder().mode()));
-    if (!deployment.output.tracePath.empty()) {
-        auto written = runtime.writeTrace(deployment.output.tracePath);
-        if (!written) {
-            std::fprintf(stderr, "augur-runtime: trace not written: %s\n", written.error().c_str());
-        } else {
-            std::fprintf(stderr, "augur-runtime: trace written to %s\n", deployment.output.tracePath.c_str());
-        }
-    }
+    closeTrace(runtime, deployment.output.tracePath);
     if (outcome == augur::runtime::RunOutcome::TransportLost) {
         std::fprintf(stderr, "augur-runtime: exit status %d: transport lost; restart augur-runtime once RouDi runs again\n",
                      EXIT_TRANSPORT_LOST);
@@ -300,5 +314,5 @@ int main(int argc, char** argv) {
     if (c.configPath.empty()) {
         return usageError("--config FILE is required");
     }
-    return run(c.configPath, c.expectedSha256, c.cycles, c.embeddedRouDi);
+    return run(c);
 }

@@ -1,5 +1,7 @@
 // Command-line conventions of augur's programs, on CLI11 (the offline tools augur-flock, augur-smooth,
-// augur-map use all of them; augur-runtime and augur-hil keep their own exit statuses).
+// augur-map, augur-hil-baseline and the augur-bench-* programs use all of them, the benchmarks through
+// apps/benchmarks/support/augur/bench/bench_cli.hpp; augur-runtime and augur-hil keep their own exit
+// statuses; augur-dds-listener, a C program, follows them by hand).
 //
 //   --help          the generated help on standard output, exit status 0 (EXIT_OK)
 //   --version       "augur VERSION (commit ID)" on standard output, exit status 0 (augur_version.hpp)

@@ -461,6 +461,22 @@ std::vector<KeySpec> buildSchema() {
                "exponent δ of the Intelligent Driver Model's free-road term 1 − (v/v0)^δ (4 in the model); 0 "
                "predicts that they hold their speed.",
                AUGUR_FIELD(motion.freeRoadExponent)),
+        integer("motion.cpu.position_cells", 2, 100'000, "",
+                "Position cells of the coarser chain the CPU propagates the vehicles beyond "
+                "motion.cpu.full_chain_vehicles with, whenever the CPU carries the motion prediction (backend "
+                "cpu, or after a GPU error): the same corridor length, inputs and rules in larger cells. A count above "
+                "motion.position_cells takes motion.position_cells; when both counts come out as the chain's, every "
+                "vehicle keeps the full chain.",
+                AUGUR_FIELD(motion.cpu.positionCells)),
+        integer("motion.cpu.speed_cells", 2, 10'000, "",
+                "Speed cells of the CPU's coarser chain (up to the same motion.max_speed_mps); a count above "
+                "motion.speed_cells takes motion.speed_cells.",
+                AUGUR_FIELD(motion.cpu.speedCells)),
+        integer("motion.cpu.full_chain_vehicles", 0, static_cast<std::int64_t>(MAX_PREDICTED_VEHICLES), "vehicles",
+                "Vehicles nearest the ego (at most MAX_PREDICTED_VEHICLES) that the CPU still propagates with the "
+                "full chain (motion.position_cells × motion.speed_cells); the others take the coarser one. 0: "
+                "every vehicle takes the coarser chain on the CPU.",
+                AUGUR_FIELD(motion.cpu.fullChainVehicles)),
 
         // grid
         boolean("grid.enabled", "Publish the ego-centred occupancy grid with the motion prediction.",
@@ -542,7 +558,8 @@ std::vector<KeySpec> buildSchema() {
 
         // output
         text("output.trace_path", 0, PATH_MAX_CHARS, TextRule::Path,
-             "File the per-cycle trace is written to (relative to the working directory); empty: no trace.",
+             "File the runtime writes its trace to as it runs (Chrome trace-event JSON for ui.perfetto.dev or "
+             "chrome://tracing; relative to the working directory; augur-runtime --trace overrides it); empty: no trace.",
              AUGUR_FIELD(output.tracePath)),
         enumeration("output.log_level", LOG_LEVEL_NAMES, "Least severe log message that is written.",
                     AUGUR_FIELD(output.logLevel)),
@@ -624,6 +641,9 @@ constexpr SectionSpec SECTIONS[] = {
     {"intention.de", "Differential-evolution resampling (used when resampling is differential_evolution)."},
     {"intention.noise", "Process noise of the particles' motion along their corridor."},
     {"motion", "Markov-chain motion prediction along each vehicle's corridors."},
+    {"motion.cpu", "The motion prediction's sizing whenever the CPU propagates it (backend cpu, or after a GPU error): "
+                   "the vehicles nearest the ego keep the chain, the others take a coarser discretisation of the same "
+                   "chain (docs/design/motion-prediction.md, \"CPU sizing\")."},
     {"grid", "The ego-centred occupancy grid published with the motion prediction."},
     {"flocks", "Maximal flock (platoon) reporting f(δ, μ, ε)."},
     {"transport", "iceoryx transport: RouDi connection and the channels' service / instance / event names."},

@@ -26,6 +26,7 @@
 
 #include "augur/platform/clock.hpp"
 #include "augur/platform/memory.hpp"
+#include "augur/platform/sm_partition.hpp"
 #include "augur/platform/stream.hpp"
 #include "cuda_launch.cuh"
 #include "device_sets.cuh"
@@ -680,7 +681,7 @@ __device__ __forceinline__ StepOutcome finishStep(const Pools& p, int step, Step
 /// staging family with the step's record. NoRoom (nothing written) when the arena is too small; a step
 /// over maxDisksPerStep or maxCandidateMembersPerStep is recorded with no sets and its need. IN_PLACE:
 /// when the points and grid fit but the disks do not, the disks go to a global workspace instead (see
-/// tuning::IN_PLACE_WAVES).
+/// the tuning policy's IN_PLACE_WAVES).
 template <bool IN_PLACE>
 __device__ __forceinline__ StepOutcome processStep(const Pools& p, int step, Arena arena, BlockScratch& scratch, bool firstVisit) {
     const BatchParams bp = *p.params;
@@ -924,8 +925,8 @@ struct CudaBatchStage::State {
     FlockCapacities capacities;
     Pools pools{};
     int gridBlocks{1};        ///< grid of the grid-stride / warp-per-step kernels
-    int block{tuning::BLOCK};
-    int stepBlock{tuning::BLOCK};  ///< threads of the per-step kernels (at most MAX_STEP_BLOCK)
+    int block{tuning::PolicySm90::BLOCK};
+    int stepBlock{tuning::PolicySm90::BLOCK};  ///< threads of the per-step kernels (at most MAX_STEP_BLOCK)
     int workspaceBlocks{1};   ///< blocks (and global workspaces) of stepsInWorkspaceKernel
     bool useGraph{false};
     long long samples{0};
@@ -1003,14 +1004,12 @@ Result<std::unique_ptr<CudaBatchStage>, FlockFailure> CudaBatchStage::create(con
     s.samples = steps * entities;
 
     int device = 0;
-    int multiprocessors = 1;
     int sharedPerMultiprocessor = 0;
     int sharedPerBlockOptIn = 0;
     int reservedPerBlock = 0;
     cudaFuncAttributes stepKernel{};
     cudaFuncAttributes fallbackKernel{};
     for (const auto& st : {AUGUR_CUDA_CHECK(cudaGetDevice(&device)),
-                           AUGUR_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device)),
                            AUGUR_CUDA_CHECK(cudaDeviceGetAttribute(&sharedPerMultiprocessor, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device)),
                            AUGUR_CUDA_CHECK(cudaDeviceGetAttribute(&sharedPerBlockOptIn, cudaDevAttrMaxSharedMemoryPerBlockOptin, device)),
                            AUGUR_CUDA_CHECK(cudaDeviceGetAttribute(&reservedPerBlock, cudaDevAttrReservedSharedMemoryPerBlock, device)),
@@ -1020,19 +1019,26 @@ Result<std::unique_ptr<CudaBatchStage>, FlockFailure> CudaBatchStage::create(con
             return fail(gpuFailure(st.error()));
         }
     }
+    // The SMs the kernels run on: the device's, or the active SM partition's.
+    const auto active = platform::activeMultiprocessors();
+    if (!active) {
+        return fail(gpuFailure(active.error()));
+    }
+    const int multiprocessors = std::max(1, active.value());
+    const tuning::LaunchPolicy& policy = shape.policy;
     s.gridBlocks = multiprocessors * shape.blocksPerSm;
     s.block = shape.block;
     // Per-step kernel: a block's threads from the points of a step (about four points per thread), and as
     // many blocks per SM as leave each room for a step of maxEntities points and the full grid with
     // STEP_ROOM times that (its disks and members), within the SM's threads.
-    s.stepBlock = std::min(shape.stepBlock > 0 ? shape.stepBlock : (entities >= tuning::LARGE_STEP_ENTITIES ? tuning::LARGE_STEP_BLOCK : tuning::BLOCK),
+    s.stepBlock = std::min(shape.stepBlock > 0 ? shape.stepBlock : (entities >= policy.largeStepEntities ? policy.largeStepBlock : policy.block),
                            tuning::MAX_STEP_BLOCK);
     const long long stepFootprint = arenaBytes(entities, static_cast<long long>(sideCap) * sideCap, 0, 0);
-    const long long roomy = std::max(1LL, static_cast<long long>(sharedPerMultiprocessor) / std::max(1LL, stepFootprint * tuning::STEP_ROOM_PERCENT / 100));
+    const long long roomy = std::max(1LL, static_cast<long long>(sharedPerMultiprocessor) / std::max(1LL, stepFootprint * policy.stepRoomPercent / 100));
     const int stepBlocksPerSm = shape.stepBlocksPerSm > 0
                                     ? shape.stepBlocksPerSm
-                                    : static_cast<int>(std::clamp(roomy, 1LL, static_cast<long long>(tuning::SM_THREADS / s.stepBlock)));
-    s.workspaceBlocks = shape.workspaceBlocks > 0 ? shape.workspaceBlocks : multiprocessors * tuning::WORKSPACE_BLOCKS_PER_SM;
+                                    : static_cast<int>(std::clamp(roomy, 1LL, static_cast<long long>(policy.smThreads / s.stepBlock)));
+    s.workspaceBlocks = shape.workspaceBlocks > 0 ? shape.workspaceBlocks : multiprocessors * policy.workspaceBlocksPerSm;
     // Shared memory of one step's block: what lets stepBlocksPerSm blocks share an SM, or the shape's own
     // budget; at most what one block may have.
     const long long staticShared = static_cast<long long>(stepKernel.sharedSizeBytes);

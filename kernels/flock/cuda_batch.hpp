@@ -16,6 +16,7 @@
 #include "augur/platform/stream.hpp"
 #include "cuda_window.hpp"
 #include "geometry.hpp"
+#include "tuning.hpp"
 
 namespace augur::kernels::flock::detail {
 
@@ -31,6 +32,7 @@ struct LaunchShape {
     int workspaceBlocks;       ///< > 0: blocks (global workspaces) for the steps that do not fit; 0: per SM
     bool fallbackInShared;     ///< those steps try the largest shared memory of a block before a workspace
     int inPlaceWaves;          ///< … are worked in place when this many waves of resident blocks follow them
+    tuning::LaunchPolicy policy;  ///< the architecture's launch-time values (the rest of the shape's defaults)
 };
 
 struct BatchResult {

@@ -532,7 +532,7 @@ struct CudaWindowStage::State {
     long long familyCap{0};  ///< capacity of the potential stage's family (its sets)
     Level levels[MAX_LEVELS]{};
     int levelCount{0};
-    LaunchDims dims{1, tuning::WINDOW_BLOCK};
+    LaunchDims dims{1, tuning::PolicySm90::WINDOW_BLOCK};  // create() sets the policy's
     bool useGraph{false};
 
     SetsStorage candidates[2];  ///< the levels' intersections, alternately (a level reads the other's)

@@ -228,12 +228,18 @@ Result<FlockFinder, FlockFailure> FlockFinder::create(const FlockParams& params,
             }
         } else {
 #if AUGUR_HAVE_CUDA
-            const detail::LaunchShape shape{options.blockThreads > 0 ? options.blockThreads : tuning::BLOCK,
-                                            options.blocksPerMultiprocessor > 0 ? options.blocksPerMultiprocessor : tuning::BLOCKS_PER_SM,
-                                            options.windowBlockThreads > 0 ? options.windowBlockThreads : tuning::WINDOW_BLOCK,
+            const auto arch = activeTuningArch();
+            if (!arch) {
+                return fail(simpleFailure(FlockError::BackendUnavailable));
+            }
+            const tuning::LaunchPolicy policy = tuning::launchPolicy(arch.value());
+            const detail::LaunchShape shape{options.blockThreads > 0 ? options.blockThreads : policy.block,
+                                            options.blocksPerMultiprocessor > 0 ? options.blocksPerMultiprocessor : policy.blocksPerSm,
+                                            options.windowBlockThreads > 0 ? options.windowBlockThreads : policy.windowBlock,
                                             options.blockThreads, options.stepBlocksPerMultiprocessor, options.stepSharedBytes,
                                             options.workspaceBlocks, options.fallbackInSharedMemory,
-                                            options.inPlaceWaves >= 0 ? options.inPlaceWaves : tuning::IN_PLACE_WAVES};
+                                            options.inPlaceWaves >= 0 ? options.inPlaceWaves : policy.inPlaceWaves,
+                                            policy};
             auto stage = detail::CudaBatchStage::create(params, impl->limits, capacities, options.useGraph, shape);
             if (!stage) {
                 return fail(stage.error());

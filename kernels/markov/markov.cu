@@ -54,7 +54,7 @@ std::size_t stepSharedBytes(const ChainConfig& c) {
 /// Speed-marginal partial sums per (corridor, step): one per tiled step block or per block of a
 /// resident cluster.
 int speedPartialBlocks(const ChainConfig& c) {
-    return stepBlocksX(c) > tuning::RESIDENT_MAX_CLUSTER_BLOCKS ? stepBlocksX(c) : tuning::RESIDENT_MAX_CLUSTER_BLOCKS;
+    return stepBlocksX(c) > tuning::MAX_CLUSTER_BLOCKS ? stepBlocksX(c) : tuning::MAX_CLUSTER_BLOCKS;
 }
 
 struct DeviceScratch {
@@ -518,7 +518,14 @@ Result<DeviceChain, MarkovError> DeviceChain::create(const MarkovChain& chain, P
     if (clusterBlocks != 0 && forcedIndex < 0) {
         return fail(MarkovError::InvalidGrid);  // not a cluster size the resident path takes
     }
+    const auto arch = activeTuningArch();
+    if (!arch) {
+        return fail(MarkovError::DeviceFailure);
+    }
+    const tuning::LaunchPolicy policy = tuning::launchPolicy(arch.value());
     DeviceChain d;
+    d.m_maxClusterBlocks = policy.residentMaxClusterBlocks;
+    d.m_residentMinCorridors = policy.residentMinCorridors;
     bool resident = propagation != Propagation::Tiled && resident::shapeFits(c, st) &&
                     resident::prepare(c, d.m_maxActiveClusters);
     if (resident && forcedIndex >= 0 && d.m_maxActiveClusters[forcedIndex] < 1) {
@@ -553,7 +560,7 @@ Result<DeviceChain, MarkovError> DeviceChain::create(const MarkovChain& chain, P
         d.m_stencil = std::move(stencil).value();
         d.m_stencilEntries = st.entriesPerRow;
         d.m_stencilMaxShift = st.maxShift;
-        d.m_chunkRows = tuning::RESIDENT_CHUNK_ROWS;  // a power of two, raised to one ≥ the largest shift
+        d.m_chunkRows = policy.residentChunkRows;  // a power of two, raised to one ≥ the largest shift
         while (d.m_chunkRows < st.maxShift) {
             d.m_chunkRows *= 2;
         }
@@ -593,7 +600,7 @@ bool DeviceChain::residentFor(int corridorCount) const noexcept {
     switch (m_propagation) {
         case Propagation::Resident: return true;
         case Propagation::Tiled: return false;
-        case Propagation::Auto: return corridorCount >= tuning::RESIDENT_MIN_CORRIDORS;
+        case Propagation::Auto: return corridorCount >= m_residentMinCorridors;
     }
     return false;
 }
@@ -602,7 +609,7 @@ int DeviceChain::residentClusterBlocks(int corridorCount) const noexcept {
     if (m_clusterBlocks > 0) {
         return m_clusterBlocks;
     }
-    for (int i = clusterSizeIndex(tuning::RESIDENT_MAX_CLUSTER_BLOCKS); i > 0; --i) {
+    for (int i = clusterSizeIndex(m_maxClusterBlocks); i > 0; --i) {
         if (corridorCount <= m_maxActiveClusters[i]) {
             return 1 << i;
         }

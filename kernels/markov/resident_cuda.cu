@@ -28,7 +28,10 @@
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
+
 #include "../primitives/warp_scan.cuh"
+#include "augur/platform/sm_partition.hpp"
 #include "resident.hpp"
 #include "tuning.hpp"
 
@@ -469,14 +472,20 @@ bool prepare(const ChainConfig& c, int (&maxActive)[CLUSTER_SIZES]) noexcept {
     const Kernel kernel = kernelFor(c.inputCells);
     int device = 0;
     int limit = 0;
-    int multiprocessors = 0;
+    int deviceMultiprocessors = 0;
     int clusterLaunch = 0;
     if (kernel == nullptr || cudaGetDevice(&device) != cudaSuccess ||
         cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&deviceMultiprocessors, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
         cudaDeviceGetAttribute(&clusterLaunch, cudaDevAttrClusterLaunch, device) != cudaSuccess) {
         return false;
     }
+    // The SMs the kernels run on: the device's, or the active SM partition's.
+    const auto active = platform::activeMultiprocessors();
+    if (!active || active.value() < 1) {
+        return false;
+    }
+    const int multiprocessors = active.value();
     const std::size_t bytes = sharedBytes(c);
     if (bytes > static_cast<std::size_t>(limit) ||
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)) != cudaSuccess) {
@@ -495,7 +504,8 @@ bool prepare(const ChainConfig& c, int (&maxActive)[CLUSTER_SIZES]) noexcept {
             (void)cudaGetLastError();  // this size cannot be co-scheduled: leave it at 0
             clusters = 0;
         }
-        maxActive[i] = clusters;
+        // The occupancy query counts the whole device; an SM partition runs its share of the clusters.
+        maxActive[i] = static_cast<int>(static_cast<long long>(clusters) * multiprocessors / std::max(1, deviceMultiprocessors));
     }
     return true;
 }

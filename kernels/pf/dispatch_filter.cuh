@@ -20,6 +20,7 @@
 #include "agent/upload.cuh"
 #include "augur/kernels/pf/filter.hpp"
 #include "augur/platform/cuda_check.hpp"
+#include "augur/platform/sm_partition.hpp"
 #include "augur/platform/stream.hpp"
 #include "cdf_scan.cuh"
 #include "tuning.hpp"
@@ -156,18 +157,27 @@ inline agent::Resampling resamplingOf(const FilterConfig& config, void* scratch,
     return {internal::carve(scratch, config.particles).cdf, copyIndex};
 }
 
-/// Resident blocks of `kernel` on the current device (blocks per SM × SMs); 0 if the query failed.
+/// The launch-time values of the tuning policy for the architecture of the device the filter runs
+/// on (tuning.hpp: PolicySm72 → PolicySm87 → PolicySm90, chosen by activeTuningArch()); nullopt when
+/// the device query fails. Init phase.
+inline std::optional<tuning::LaunchPolicy> activeLaunchPolicy() {
+    const auto arch = activeTuningArch();
+    if (!arch) {
+        return std::nullopt;
+    }
+    return tuning::launchPolicy(arch.value());
+}
+
+/// Resident blocks of `kernel` on the SMs the filter runs on (blocks per SM × the device's SMs, or the
+/// active SM partition's: platform::activeMultiprocessors); 0 if a query failed.
 template <typename Kernel>
 inline std::uint32_t residentBlocks(Kernel kernel, std::uint32_t threads) {
-    int device = 0;
-    int sms = 0;
+    const auto sms = platform::activeMultiprocessors();
     int perSm = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, static_cast<int>(threads), 0) != cudaSuccess) {
+    if (!sms || !AUGUR_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, static_cast<int>(threads), 0))) {
         return 0;
     }
-    return static_cast<std::uint32_t>(std::max(1, sms) * std::max(1, perSm));
+    return static_cast<std::uint32_t>(std::max(1, sms.value()) * std::max(1, perSm));
 }
 
 /// The launch shape of a filter's advance and reduce kernels, fixed at create(): one wave of resident
@@ -255,15 +265,17 @@ inline GpuStatus launchCombine(const CombineArgs& args, std::uint32_t channels, 
 }
 
 /// Differential evolution's generations: per generation a thread per particle, the spread's partials
-/// over at most SPREAD_MAX_BLOCKS blocks (into `partials`) and its final one-thread combine. The
-/// kernels return at once once the control block says the evolution has stopped.
+/// over at most spreadMaxBlocks blocks (into `partials`; the policy's SPREAD_MAX_BLOCKS, chosen at
+/// create()) and its final one-thread combine. The kernels return at once once the control block says
+/// the evolution has stopped.
 template <typename Model>
 GpuStatus launchEvolution(const Shape& s, const typename Model::Params& params,
                           const typename Model::VehicleInput* inputs, const DifferentialEvolutionConfig& de,
-                          double* partials, FilterControl* control, StreamHandle stream) {
+                          std::uint32_t spreadMaxBlocks, double* partials, FilterControl* control,
+                          StreamHandle stream) {
     const std::uint32_t particleBlocks = blocksFor(s.particles, tuning::PARTICLE_BLOCK);
     const std::uint32_t chunk =
-        blocksFor(blocksFor(s.particles, tuning::SPREAD_MAX_BLOCKS), tuning::REDUCE_BLOCK) * tuning::REDUCE_BLOCK;
+        blocksFor(blocksFor(s.particles, spreadMaxBlocks), tuning::REDUCE_BLOCK) * tuning::REDUCE_BLOCK;
     const std::uint32_t blocks = blocksFor(s.particles, chunk);
     for (std::uint32_t g = 0; g < de.maxGenerations; ++g) {
         evolveKernel<Model><<<particleBlocks, tuning::PARTICLE_BLOCK, 0, stream>>>(s, params, inputs, de, g, control);

@@ -47,9 +47,14 @@ Result<ParticleFilter<Model>, FilterError> ParticleFilter<Model>::create(const F
     if (!valid) {
         return fail(valid.error());
     }
+    const std::optional<tuning::LaunchPolicy> policy = dispatch::activeLaunchPolicy();
+    if (!policy) {
+        return fail(FilterError::Gpu);
+    }
     ParticleFilter filter;
     filter.m_config = config;
     filter.m_params = params;
+    filter.m_spreadMaxBlocks = policy->spreadMaxBlocks;
     filter.m_stride = config.vehicles * static_cast<std::uint32_t>(Model::SLOT_FLOATS);
     const std::optional<dispatch::PartialsShape> shape = dispatch::partialsShape<Model>(config);
     if (!shape) {
@@ -78,9 +83,9 @@ Result<ParticleFilter<Model>, FilterError> ParticleFilter<Model>::create(const F
     assign(filter.m_fitness, platform::DeviceBuffer<float>::create(k));
     assign(filter.m_outputs,
            platform::PinnedMemory::allocate(sizeof(float) * outputCount<Model>(config.vehicles), true));
-    // Also the differential-evolution spread partials (2 per block, at most SPREAD_MAX_BLOCKS blocks).
+    // Also the differential-evolution spread partials (2 per block, at most the policy's SPREAD_MAX_BLOCKS).
     assign(filter.m_partials, platform::DeviceBuffer<double>::create(
-                                  std::max<std::size_t>(filter.m_partialBlocks * channels, 2 * tuning::SPREAD_MAX_BLOCKS)));
+                                  std::max<std::size_t>(filter.m_partialBlocks * channels, 2 * filter.m_spreadMaxBlocks)));
     assign(filter.m_partialMax, platform::DeviceBuffer<float>::create(filter.m_partialBlocks));
     assign(filter.m_shareClaims, platform::DeviceBuffer<std::uint32_t>::create(1 + agent::SHARE_CLAIM_SMS));
     assign(filter.m_copyIndex, platform::DeviceBuffer<std::uint32_t>::create(k));
@@ -223,8 +228,8 @@ GpuStatus ParticleFilter<Model>::resample(StreamHandle stream) noexcept {
     m_uploadLaunchedLast = false;
     const agent::Shape s = stepShape(m_config, m_stride, m_states, m_logWeights.data(), m_fitness.data(),
                                      m_resampleScratch.get(), m_copyIndex.data());
-    return dispatch::launchEvolution<Model>(s, m_params, m_inputs.data(), m_config.de, m_partials.data(), control,
-                                            stream);
+    return dispatch::launchEvolution<Model>(s, m_params, m_inputs.data(), m_config.de, m_spreadMaxBlocks,
+                                            m_partials.data(), control, stream);
 }
 
 template <typename Model>

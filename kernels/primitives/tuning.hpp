@@ -1,9 +1,14 @@
 // Launch parameters of the scan and reduction primitives, with where and at what size measured.
-// Private to kernels/primitives.
+// Private to kernels/primitives. The primitives are free functions without a create(), and their
+// values are compiled into the kernels (launch bounds, tile shapes) or size the caller's scratch, so
+// one value holds for every architecture: the chain PolicySm72 → PolicySm87 → PolicySm90 at the end
+// (tuning_policy.hpp) records that the measurements are sm_90's and asserts that the policies agree.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+
+#include "augur/kernels/tuning_policy.hpp"
 
 namespace augur::kernels::primitives::tuning {
 
@@ -29,5 +34,34 @@ inline constexpr std::size_t SINGLE_PASS_SHAPE = 5;
 /// CUB 10.5 / 10.5 µs); at 2²⁶ CUB is (96 µs vs 127 µs).
 inline constexpr std::uint32_t REDUCE_BLOCK = 256;
 inline constexpr std::uint32_t REDUCE_MAX_BLOCKS = 1024;
+
+// ---- Per-architecture policies ---------------------------------------------------------------------
+
+/// Xavier (sm_72): the root of the chain.
+struct PolicySm72 {
+    static constexpr std::uint32_t SCAN_BLOCK = 256;         ///< not measured (sm_90's value)
+    static constexpr std::size_t SINGLE_PASS_SHAPE = 5;      ///< not measured (sm_90's value)
+    static constexpr std::uint32_t REDUCE_BLOCK = 256;       ///< not measured (sm_90's value)
+    static constexpr std::uint32_t REDUCE_MAX_BLOCKS = 1024; ///< not measured (sm_90's value)
+};
+
+/// Orin (sm_87): sm_72's values.
+struct PolicySm87 : PolicySm72 {};
+
+/// H100 / H200 (sm_90).
+struct PolicySm90 : PolicySm87 {
+    static constexpr std::uint32_t SCAN_BLOCK = 256;         ///< H100, n = 2^26: multi-level 513–526 µs (CUB 230)
+    static constexpr std::size_t SINGLE_PASS_SHAPE = 5;      ///< H100, n = 2^26: 207–211 µs (CUB 231–236)
+    static constexpr std::uint32_t REDUCE_BLOCK = 256;       ///< H100, n = 20,000: 8.8 µs (CUB 10.5)
+    static constexpr std::uint32_t REDUCE_MAX_BLOCKS = 1024; ///< H100, n = 2^20: 9.4 µs (CUB 10.5)
+};
+
+template <typename Policy>
+constexpr bool sameAsCompiled() noexcept {
+    return Policy::SCAN_BLOCK == SCAN_BLOCK && Policy::SINGLE_PASS_SHAPE == SINGLE_PASS_SHAPE &&
+           Policy::REDUCE_BLOCK == REDUCE_BLOCK && Policy::REDUCE_MAX_BLOCKS == REDUCE_MAX_BLOCKS;
+}
+static_assert(sameAsCompiled<PolicySm72>() && sameAsCompiled<PolicySm87>() && sameAsCompiled<PolicySm90>(),
+              "compiled into the kernels: one value for every architecture");
 
 }  // namespace augur::kernels::primitives::tuning

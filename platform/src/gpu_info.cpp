@@ -1,6 +1,7 @@
 #include "augur/platform/gpu_info.hpp"
 
 #include <cstdio>
+#include <initializer_list>
 
 #if AUGUR_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -20,6 +21,23 @@ int gpuCount() noexcept {
     return count;
 #else
     return 0;
+#endif
+}
+
+Result<ComputeCapability, GpuError> currentComputeCapability() noexcept {
+#if AUGUR_HAVE_CUDA
+    int device = 0;
+    ComputeCapability capability;
+    for (const auto& status : {AUGUR_CUDA_CHECK(cudaGetDevice(&device)),
+                               AUGUR_CUDA_CHECK(cudaDeviceGetAttribute(&capability.major, cudaDevAttrComputeCapabilityMajor, device)),
+                               AUGUR_CUDA_CHECK(cudaDeviceGetAttribute(&capability.minor, cudaDevAttrComputeCapabilityMinor, device))}) {
+        if (!status) {
+            return fail(status.error());
+        }
+    }
+    return capability;
+#else
+    return fail(GpuError{100 /* cudaErrorNoDevice */, "currentComputeCapability", __FILE__, __LINE__});
 #endif
 }
 

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "augur/platform/clock.hpp"
+#include "augur/platform/sm_partition.hpp"
 
 #if AUGUR_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -55,6 +56,12 @@ Result<Stream, GpuError> Stream::create(StreamPriority priority) noexcept {
     }
     Stream stream;
     const int value = priority == StreamPriority::High ? greatestPriority : leastPriority;
+    if (smPartitionActive()) {  // every stream of the process in the partition's green context
+        if (auto s = detail::createPartitionStream(stream.m_stream.out(), value); !s) {
+            return fail(s.error());
+        }
+        return stream;
+    }
     if (auto s = AUGUR_CUDA_CHECK(cudaStreamCreateWithPriority(stream.m_stream.out(), cudaStreamNonBlocking, value)); !s) {
         return fail(s.error());
     }

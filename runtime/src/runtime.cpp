@@ -10,6 +10,7 @@
 #include "augur/platform/gpu_info.hpp"
 #include "augur/platform/realtime.hpp"
 #include "augur/platform/service_notify.hpp"
+#include "augur/platform/sm_partition.hpp"
 #include "augur/platform/transport.hpp"
 #include "augur/runtime/health.hpp"
 #include "augur/runtime/scene/map_readers.hpp"
@@ -102,11 +103,15 @@ const char* toString(RuntimeErrorKind kind) noexcept {
         case RuntimeErrorKind::Transport: return "transport";
         case RuntimeErrorKind::RealTime: return "real-time setup";
         case RuntimeErrorKind::Kernel: return "kernel";
+        case RuntimeErrorKind::Trace: return "trace";
     }
     return "unknown";
 }
 
 struct Runtime::Parts {
+    /// The SM partition all GPU streams are made in (RuntimeOptions::gpuMultiprocessors), if any. First
+    /// member: destroyed last, after every stream made in it.
+    std::unique_ptr<platform::SmPartition> smPartition;
     config::Deployment deployment;
     std::function<void(config::LogLevel, const std::string&)> log;
     std::unique_ptr<scene::RoadMap> map;
@@ -130,7 +135,10 @@ struct Runtime::Parts {
     std::unique_ptr<PublishStage> publish;
     std::array<std::unique_ptr<DelayableStage>, STAGE_COUNT> delayable;
     std::atomic<std::uint64_t> overruns{0};
+    std::unique_ptr<TraceWriter> trace;  ///< null: no trace (destroyed after the executor stopped)
     std::unique_ptr<Executor> executor;
+    GpuSpan intentionGpuTraced{};  ///< the GPU spans already in the trace
+    GpuSpan motionGpuTraced{};
     Health health{};
     std::atomic<std::uint64_t> healthSequence{0};  ///< shared by the cycle's health and the watchdog's alarms
     // What the watchdog thread may read for an alarm (written by the cycle thread after each cycle).
@@ -156,6 +164,16 @@ namespace {
 void onOverrun(void* context, const Overrun& overrun) noexcept {
     Runtime::Parts& p = *static_cast<Runtime::Parts*>(context);
     p.overruns.fetch_add(1, std::memory_order_relaxed);
+    if (p.trace != nullptr) {
+        TraceRecord record{};
+        record.kind = overrun.kind == OverrunKind::CycleDeadline ? TraceRecordKind::WatchdogAlarm
+                                                                 : TraceRecordKind::StageOverBudget;
+        record.begin_ns = platform::monotonicNow_ns();
+        record.end_ns = overrun.elapsed_ns;
+        record.cycle = overrun.cycle;
+        record.stage = overrun.stage;
+        (void)p.trace->watchdogBuffer().push(record);  // this thread is the ring's one producer
+    }
     if (overrun.kind != OverrunKind::CycleDeadline || p.alarmOut == nullptr) {
         return;
     }
@@ -184,6 +202,9 @@ Runtime::Runtime(std::unique_ptr<Parts> parts) noexcept : m_parts(std::move(part
 Runtime::~Runtime() {
     if (m_parts && m_parts->executor) {
         m_parts->executor->stop();
+    }
+    if (m_parts && m_parts->trace) {
+        (void)m_parts->trace->close();
     }
 }
 
@@ -302,6 +323,23 @@ Step createEndpoints(Runtime::Parts& p, const config::TransportConfig& t) {
     return step;
 }
 
+/// The trace file and its writer thread (output.trace_path), before the real-time setup: the writer
+/// keeps the default scheduling policy and may run on any core, below every real-time thread.
+Step openTrace(Runtime::Parts& parts, const config::Deployment& d) {
+    if (d.output.tracePath.empty()) {
+        return {};
+    }
+    TraceWriterSettings settings{};
+    settings.processName = "augur-runtime " + d.transport.applicationName;
+    auto writer = TraceWriter::open(d.output.tracePath, settings);
+    if (!writer) {
+        return fail(RuntimeError{RuntimeErrorKind::Trace, writer.error() + " (output.trace_path)"});
+    }
+    parts.trace = std::move(writer).value();
+    parts.log(config::LogLevel::Info, "trace: " + d.output.tracePath + " (Chrome trace-event JSON, written as it goes)");
+    return {};
+}
+
 /// Real-time setup of the calling (cycle) thread, before any other thread is started: the CPU workers
 /// and the watchdog inherit its affinity and SCHED_FIFO priority.
 Step applyRealtimeSetup(const config::Deployment& d, const Log& log) {
@@ -400,6 +438,18 @@ MotionStageSettings motionSettings(const config::Deployment& d, int workers) {
     chain.accelMax_mps2 = static_cast<float>(std::max(d.motion.maxAccel_mps2, d.motion.maxDecel_mps2));
     chain.step_s = static_cast<float>(d.motion.step_s);
     chain.samplesPerAxis = static_cast<int>(d.motion.samplesPerCell);
+    // The CPU sizing: a coarser discretisation of the same chain for the vehicles beyond the nearest
+    // fullChainVehicles whenever the CPU propagates (none when it comes out as the same chain). Cell
+    // counts above the chain's take the chain's (docs/configuration.md, motion.cpu).
+    const std::uint32_t coarsePositionCells = std::min(d.motion.cpu.positionCells, d.motion.positionCells);
+    const std::uint32_t coarseSpeedCells = std::min(d.motion.cpu.speedCells, d.motion.speedCells);
+    if (coarsePositionCells != d.motion.positionCells || coarseSpeedCells != d.motion.speedCells) {
+        kernels::markov::ChainConfig coarse = chain;
+        coarse.positionCells = static_cast<int>(coarsePositionCells);
+        coarse.speedCells = static_cast<int>(coarseSpeedCells);
+        settings.cpuChain = coarse;
+        settings.cpuFullChainVehicles = d.motion.cpu.fullChainVehicles;
+    }
     auto& prediction = settings.prediction;
     prediction.horizonSteps = static_cast<int>(config::horizonSteps(d.motion));
     prediction.maxCorridors = static_cast<int>(vehicles * d.capacities.maxCorridorsPerVehicle);
@@ -451,6 +501,40 @@ Step createModelStages(Runtime::Parts& parts, const config::Deployment& d, int w
                                                                kernels::markov::toString(motion.error())});
     }
     parts.motion = std::move(motion).value();
+    if (settings.cpuChain) {
+        parts.log(config::LogLevel::Info,
+                  "motion on the CPU (backend cpu, or after a GPU error): the " +
+                      std::to_string(settings.cpuFullChainVehicles) + " vehicles nearest the ego with the " +
+                      std::to_string(settings.chain.positionCells) + " x " + std::to_string(settings.chain.speedCells) +
+                      " chain, the others with " + std::to_string(settings.cpuChain->positionCells) + " x " +
+                      std::to_string(settings.cpuChain->speedCells));
+    }
+    return {};
+}
+
+/// RuntimeOptions' SM partition and tuning policy, before any GPU stream or kernel family is created.
+Step useSmPartition(Runtime::Parts& parts, const RuntimeOptions& options, bool wantCuda) {
+    if (!wantCuda) {
+        if (options.gpuMultiprocessors > 0 || options.gpuTuningPolicy) {
+            return fail(RuntimeError{RuntimeErrorKind::Backend,
+                                     "an SM partition or a forced tuning policy needs the CUDA backend"});
+        }
+        return {};
+    }
+    kernels::forceTuningArch(options.gpuTuningPolicy);
+    if (options.gpuTuningPolicy) {
+        parts.log(config::LogLevel::Info, std::string("kernel tuning policy forced to ") +
+                                              kernels::toString(*options.gpuTuningPolicy));
+    }
+    if (options.gpuMultiprocessors > 0) {
+        auto partition = platform::SmPartition::create(options.gpuMultiprocessors);
+        if (!partition) {
+            return fail(RuntimeError{RuntimeErrorKind::Backend, "SM partition: " + platform::describe(partition.error())});
+        }
+        parts.smPartition = std::make_unique<platform::SmPartition>(std::move(partition).value());
+        parts.log(config::LogLevel::Info, "GPU work in an SM partition of " + std::to_string(options.gpuMultiprocessors) +
+                                              " SMs (green context)");
+    }
     return {};
 }
 
@@ -522,6 +606,9 @@ ExecutorSettings executorSettings(const config::Deployment& d) {
 /// watchdog's core cannot starve it.
 Step startExecutor(Runtime::Parts& parts, const config::Deployment& d) {
     parts.executor = std::make_unique<Executor>(executorSettings(d), &onOverrun, &parts);
+    if (parts.trace != nullptr) {
+        parts.executor->setTrace(&parts.trace->cycleBuffer());
+    }
     const std::array<StageRunner*, STAGE_COUNT> runners{parts.ingest.get(),    parts.track.get(),  parts.relations.get(),
                                                         parts.intention.get(), parts.motion.get(), parts.platoons.get(),
                                                         parts.publish.get()};
@@ -588,8 +675,10 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
     Step step = loadScene(*parts, d);
     step = step && options.connectToRouDi ? connectToRouDi(*parts, d) : step;
     step = step ? createEndpoints(*parts, d.transport) : step;
+    step = step ? openTrace(*parts, d) : step;
     step = step ? applyRealtimeSetup(d, parts->log) : step;
     step = step ? createInputStages(*parts, d) : step;
+    step = step ? useSmPartition(*parts, options, *wantCuda) : step;
     step = step ? createModelStages(*parts, d, workers, zeroCopy) : step;
     step = step ? useCuda(*parts, d, *wantCuda, gpuPresent, zeroCopy) : step;
     step = step ? createOutputStages(*parts, d) : step;
@@ -601,8 +690,50 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
     return std::unique_ptr<Runtime>(new Runtime(std::move(parts)));
 }
 
+namespace {
+
+/// The GPU work of `stage` since the last one traced, on the GPU track; `traced` remembers it.
+void traceGpuSpan(TraceBuffer& buffer, Stage stage, GpuSpan span, GpuSpan& traced, std::uint64_t cycle) noexcept {
+    if (span.end_ns == 0 || span.end_ns == traced.end_ns) {
+        return;
+    }
+    traced = span;
+    TraceRecord record{};
+    record.kind = TraceRecordKind::Gpu;
+    record.begin_ns = span.begin_ns;
+    record.end_ns = span.end_ns;
+    record.cycle = cycle;
+    record.stage = stage;
+    (void)buffer.push(record);
+}
+
+/// The trace's records of a cycle that only the runtime knows: its GPU work and the counters.
+void traceCycle(Runtime::Parts& p, const CycleReport& report) noexcept {
+    TraceBuffer& buffer = p.trace->cycleBuffer();
+    traceGpuSpan(buffer, Stage::Intention, p.intention->lastGpuSpan(), p.intentionGpuTraced, report.cycle);
+    traceGpuSpan(buffer, Stage::Motion, p.motion->lastGpuSpan(), p.motionGpuTraced, report.cycle);
+    const RuntimeMode mode = report.mode;
+    const config::Deployment& d = p.deployment;
+    TraceRecord counters{};
+    counters.kind = TraceRecordKind::Counters;
+    counters.begin_ns = platform::monotonicNow_ns();
+    counters.cycle = report.cycle;
+    counters.count = p.state->prediction.vehicleCount;
+    counters.count2 = mode == RuntimeMode::Nominal            ? d.capacities.particles
+                      : mode == RuntimeMode::ReducedParticles ? d.intention.particlesReduced
+                                                              : 0U;
+    const std::int64_t stamp = p.state->counters.newestInputStamp_ns;
+    counters.value = stamp > 0 ? std::max<std::int64_t>(counters.begin_ns - stamp, 0) : -1;
+    (void)buffer.push(counters);
+}
+
+}  // namespace
+
 void Runtime::afterCycle(const CycleReport& report) noexcept {
     Parts& p = *m_parts;
+    if (p.trace != nullptr) {
+        traceCycle(p, report);
+    }
     if (std::find(report.status.begin(), report.status.end(), StageStatus::GpuError) != report.status.end()) {
         p.intention->fallBackToCpu();  // a device that failed once is not trusted by any stage
         p.motion->fallBackToCpu();
@@ -698,8 +829,18 @@ bool Runtime::transportLost() const noexcept { return m_parts->transportLost; }
 
 void Runtime::injectTransportLoss() noexcept { m_parts->transportLossInjected.store(true, std::memory_order_relaxed); }
 
-Result<void, std::string> Runtime::writeTrace(const std::string& path) const {
-    return m_parts->executor->trace().writeChromeTrace(path);
+bool Runtime::tracing() const noexcept { return m_parts->trace != nullptr; }
+
+std::uint64_t Runtime::traceRecordsDropped() const noexcept {
+    return m_parts->trace != nullptr ? m_parts->trace->dropped() : 0U;
+}
+
+TraceTotals Runtime::closeTrace() noexcept {
+    if (m_parts->trace == nullptr) {
+        return {};
+    }
+    m_parts->executor->stop();  // the watchdog thread is the other producer
+    return m_parts->trace->close();
 }
 
 void Runtime::injectStageDelay(Stage stage, std::int64_t delay_ns) noexcept {
@@ -708,6 +849,8 @@ void Runtime::injectStageDelay(Stage stage, std::int64_t delay_ns) noexcept {
         stageRunner->setDelay(delay_ns);
     }
 }
+
+std::uint32_t Runtime::coarseMotionVehicles() const noexcept { return m_parts->motion->coarseVehicles(); }
 
 bool Runtime::backendIsCuda() const noexcept { return m_parts->motion->onGpu() && m_parts->intention->onGpu(); }
 

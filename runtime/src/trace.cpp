@@ -1,52 +1,31 @@
 #include "augur/runtime/trace.hpp"
 
-#include <cstdio>
-
-#include "augur/core/panic.hpp"
+#include <bit>
 
 namespace augur::runtime {
 
-TraceRing::TraceRing(std::size_t capacity) : m_capacity(capacity), m_events(new TraceEvent[capacity]) {
-    AUGUR_ASSERT(capacity > 0, "TraceRing needs a capacity of at least one event");
+TraceBuffer::TraceBuffer(std::size_t capacity)
+    : m_mask(std::bit_ceil(capacity < 2 ? std::size_t{2} : capacity) - 1), m_records(new TraceRecord[m_mask + 1]) {}
+
+bool TraceBuffer::push(const TraceRecord& record) noexcept {
+    const std::uint64_t tail = m_tail.load(std::memory_order_relaxed);
+    if (tail - m_head.load(std::memory_order_acquire) > m_mask) {
+        m_dropped.fetch_add(1, std::memory_order_relaxed);
+        return false;
+    }
+    m_records[tail & m_mask] = record;
+    m_tail.store(tail + 1, std::memory_order_release);
+    return true;
 }
 
-void TraceRing::record(const TraceEvent& event) noexcept {
-    m_events[m_next] = event;
-    m_next = (m_next + 1) % m_capacity;
-    if (m_size < m_capacity) {
-        ++m_size;
+bool TraceBuffer::pop(TraceRecord& out) noexcept {
+    const std::uint64_t head = m_head.load(std::memory_order_relaxed);
+    if (head == m_tail.load(std::memory_order_acquire)) {
+        return false;
     }
-}
-
-const TraceEvent& TraceRing::at(std::size_t i) const noexcept {
-    AUGUR_ASSERT(i < m_size, "TraceRing::at out of range");
-    const std::size_t oldest = m_size < m_capacity ? 0 : m_next;
-    return m_events[(oldest + i) % m_capacity];
-}
-
-Result<void, std::string> TraceRing::writeChromeTrace(const std::string& path) const {
-    std::FILE* file = std::fopen(path.c_str(), "w");
-    if (file == nullptr) {
-        return fail("cannot open trace file '" + path + "' for writing");
-    }
-    std::fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n", file);
-    std::fputs("{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,\"args\":{\"name\":\"cpu stages\"}},\n", file);
-    std::fputs("{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"gpu work\"}}", file);
-    for (std::size_t i = 0; i < m_size; ++i) {
-        const TraceEvent& e = at(i);
-        std::fprintf(file,
-                     ",\n{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,"
-                     "\"args\":{\"cycle\":%llu}}",
-                     toString(e.stage), e.track == TraceTrack::Gpu ? "gpu" : "cpu", static_cast<int>(e.track),
-                     static_cast<double>(e.begin_ns) * 1e-3, static_cast<double>(e.end_ns - e.begin_ns) * 1e-3,
-                     static_cast<unsigned long long>(e.cycle));
-    }
-    std::fputs("\n]}\n", file);
-    const bool ok = std::fclose(file) == 0;
-    if (!ok) {
-        return fail("cannot write trace file '" + path + "'");
-    }
-    return {};
+    out = m_records[head & m_mask];
+    m_head.store(head + 1, std::memory_order_release);
+    return true;
 }
 
 }  // namespace augur::runtime

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "augur/runtime/health.hpp"
@@ -76,7 +77,6 @@ protected:
         settings.goodCyclesToStepUp = GOOD_CYCLES;
         settings.platoonEveryNCycles = 2;
         settings.healthWindowCycles = 16;
-        settings.traceCapacityEvents = 64;
         settings.inputLossHoldLastCycles = INPUT_LOSS_HOLD_LAST;
         settings.inputLossNoPredictionCycles = INPUT_LOSS_NO_PREDICTION;
         settings.watchdogPoll_ns = POLL_NS;
@@ -254,7 +254,103 @@ TEST_F(ExecutorTest, KeepsLatencyStatisticsAndTrace) {
     EXPECT_FLOAT_EQ(sut->stageLatency(Stage::Motion).max_us, static_cast<float>(MOTION_NS) * US_PER_NS);
     EXPECT_FLOAT_EQ(sut->stageLatency(Stage::Ingest).max_us, 0.0F);
     EXPECT_FLOAT_EQ(sut->cycleLatency().max_us, static_cast<float>(TRACK_NS + MOTION_NS) * US_PER_NS);
-    EXPECT_EQ(sut->trace().size(), 4U * STAGE_COUNT - 2U);  // platoons on cycles 0 and 2 only
+}
+
+/// The records a buffer holds, oldest first.
+std::vector<TraceRecord> drain(TraceBuffer& buffer) {
+    std::vector<TraceRecord> records;
+    TraceRecord record;
+    while (buffer.pop(record)) {
+        records.push_back(record);
+    }
+    return records;
+}
+
+TEST_F(ExecutorTest, TracesEachCycleWithItsStagesNestedInsideIt) {
+    constexpr std::int64_t TRACK_NS = 2 * MS;
+    constexpr std::size_t CYCLES = 4;
+    constexpr std::size_t STAGE_RECORDS = CYCLES * STAGE_COUNT - 2;  // platoons on cycles 0 and 2 only
+    TraceBuffer buffer(256);
+    sut->setTrace(&buffer);
+    stage(Stage::Track).work_ns = TRACK_NS;
+
+    for (std::size_t i = 0; i < CYCLES; ++i) {
+        (void)cycle();
+    }
+
+    const std::vector<TraceRecord> records = drain(buffer);
+    ASSERT_EQ(records.size(), STAGE_RECORDS + CYCLES);
+    std::size_t stagesSeen = 0;
+    std::size_t cyclesSeen = 0;
+    std::vector<TraceRecord> open;  // this cycle's stages, until its Cycle record
+    for (const TraceRecord& r : records) {
+        if (r.kind == TraceRecordKind::Stage) {
+            open.push_back(r);
+            ++stagesSeen;
+            continue;
+        }
+        ASSERT_EQ(r.kind, TraceRecordKind::Cycle);
+        EXPECT_EQ(r.cycle, cyclesSeen);
+        EXPECT_EQ(r.count, 0U) << "on time";
+        for (const TraceRecord& s : open) {
+            EXPECT_EQ(s.cycle, r.cycle);
+            EXPECT_LE(r.begin_ns, s.begin_ns);
+            EXPECT_LE(s.end_ns, r.end_ns);
+            if (s.stage == Stage::Track) {
+                EXPECT_EQ(s.end_ns - s.begin_ns, TRACK_NS);
+            }
+        }
+        EXPECT_EQ(open.front().stage, Stage::Ingest);
+        EXPECT_EQ(open.back().stage, Stage::Publish);
+        open.clear();
+        ++cyclesSeen;
+    }
+    EXPECT_EQ(stagesSeen, STAGE_RECORDS);
+    EXPECT_EQ(cyclesSeen, CYCLES);
+}
+
+TEST_F(ExecutorTest, TracesADeadlineMissAtTheDeadlineAndTheModeChangeAfterIt) {
+    TraceBuffer buffer(256);
+    sut->setTrace(&buffer);
+    stage(Stage::Motion).delayCycle = 1;
+    stage(Stage::Motion).delay_ns = 2 * DEADLINE_NS;
+
+    (void)cycle();
+    const std::int64_t missedStart_ns = clock.now_ns();
+    const CycleReport missed = cycle();
+
+    ASSERT_TRUE(missed.deadlineMissed);
+    ASSERT_TRUE(missed.transition.has_value());
+    const std::vector<TraceRecord> records = drain(buffer);
+    const auto find = [&records](TraceRecordKind kind) {
+        return std::find_if(records.begin(), records.end(), [kind](const TraceRecord& r) { return r.kind == kind; });
+    };
+    const auto miss = find(TraceRecordKind::DeadlineMiss);
+    ASSERT_NE(miss, records.end());
+    EXPECT_EQ(miss->cycle, 1U);
+    EXPECT_EQ(miss->begin_ns, missedStart_ns + DEADLINE_NS);
+    const auto change = find(TraceRecordKind::ModeChange);
+    ASSERT_NE(change, records.end());
+    EXPECT_EQ(change->cycle, 1U);
+    EXPECT_EQ(change->from, RuntimeMode::Nominal);
+    EXPECT_EQ(change->to, RuntimeMode::ReducedParticles);
+    const auto missedCycle = std::find_if(records.begin(), records.end(), [](const TraceRecord& r) {
+        return r.kind == TraceRecordKind::Cycle && r.cycle == 1;
+    });
+    ASSERT_NE(missedCycle, records.end());
+    EXPECT_EQ(missedCycle->count, 1U) << "the cycle's slice says it missed";
+    EXPECT_EQ(missedCycle->from, RuntimeMode::Nominal) << "the mode it ran in";
+}
+
+TEST_F(ExecutorTest, AFullTraceBufferDropsAndCountsInsteadOfBlocking) {
+    constexpr std::size_t CAPACITY = 4;
+    TraceBuffer buffer(CAPACITY);
+    sut->setTrace(&buffer);
+
+    (void)cycle();  // 7 stage records and a cycle record into 4 slots
+
+    EXPECT_EQ(buffer.dropped(), STAGE_COUNT + 1 - CAPACITY);
+    EXPECT_EQ(drain(buffer).size(), CAPACITY);
 }
 
 TEST_F(ExecutorTest, PeriodicLoopRunsOnAbsoluteDeadlines) {

@@ -39,7 +39,6 @@ TEST(ExecutorThread, WatchdogThreadFlagsAHangingCycleAndTheLoopKeepsItsPeriod) {
     settings.period_ns = PERIOD_NS;
     settings.deadline_ns = PERIOD_NS;
     settings.healthWindowCycles = 8;
-    settings.traceCapacityEvents = 64;
     Executor sut(settings, nullptr, nullptr);
     HangingStage motion;
     motion.executor = &sut;

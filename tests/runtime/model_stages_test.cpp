@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <iterator>
 #include <memory>
 #include <vector>
 
@@ -84,6 +86,29 @@ struct Pipeline {
         m.trackAccel_mps2 = 0.0F;
         m.trackAccelStd_mps2 = 0.5F;
         frame->sourceStamp_ns = stamp_ns;
+        frame->tracksValid = true;
+    }
+
+    /// Confirmed car tracks heading east at `speed`, one at each x of `xs` on y = 0 (time 0).
+    void setCars(const std::vector<float>& xs, float speed_mps) {
+        state->tracks.trackCount = static_cast<std::uint32_t>(xs.size());
+        for (std::size_t i = 0; i < xs.size(); ++i) {
+            Track& t = state->tracks.tracks[i];
+            t = Track{};
+            t.id = static_cast<std::uint32_t>(10 + i);
+            t.objectClass = ObjectClass::Car;
+            t.x_m = xs[i];
+            t.vx_mps = speed_mps;
+            TrackMeasurement& m = frame->measurements[i];
+            m = TrackMeasurement{};
+            m.speed_mps = speed_mps;
+            m.stdX_m = m.stdY_m = 0.3F;
+            m.stdHeading_rad = 0.05F;
+            m.stdSpeed_mps = 0.3F;
+            m.trackSpeedStd_mps = 0.2F;
+            m.trackAccelStd_mps2 = 0.5F;
+        }
+        frame->sourceStamp_ns = 0;
         frame->tracksValid = true;
     }
 
@@ -243,11 +268,10 @@ TEST(IntentionStage, AnInputTheFiltersWouldRejectFailsTheCycleAndTheFiltersStart
     EXPECT_EQ(intention->rejectedCycles(), 1U);
 }
 
-TEST(MotionStage, ACarCruisingAlongAStraightRoadIsPredictedAtItsSpeedFromItsOwnPosition) {
-    const scene::RoadMap map = laneDropMap();
-    Pipeline sut(map);
+/// config/default.yaml's chain and prediction sizes for up to `vehicles` vehicles, no CPU sizing.
+MotionStageSettings defaultMotionSettings(std::uint32_t vehicles) {
     MotionStageSettings settings;
-    auto& chain = settings.chain;  // config/default.yaml's chain
+    auto& chain = settings.chain;
     chain.positionCells = 100;
     chain.positionMax_m = 200.0F;
     chain.speedCells = 10;
@@ -256,11 +280,29 @@ TEST(MotionStage, ACarCruisingAlongAStraightRoadIsPredictedAtItsSpeedFromItsOwnP
     chain.accelMax_mps2 = 8.0F;
     chain.samplesPerAxis = 10;
     settings.prediction.horizonSteps = 40;
-    settings.prediction.maxCorridors = 8;
+    settings.prediction.maxCorridors = static_cast<int>(2 * vehicles);
     settings.prediction.maxPolylinePoints = static_cast<int>(FRAME_POLYLINE_POINTS);
     settings.prediction.gridFrames = 4;
     settings.prediction.rules.speed = kernels::markov::RuleSpeed::Typical;
-    settings.maxVehicles = 4;
+    settings.maxVehicles = vehicles;
+    return settings;
+}
+
+/// defaultMotionSettings with config/default.yaml's CPU sizing (50 x 5 beyond the `fullChainVehicles` nearest).
+MotionStageSettings cpuSizedMotionSettings(std::uint32_t vehicles, std::uint32_t fullChainVehicles) {
+    MotionStageSettings settings = defaultMotionSettings(vehicles);
+    kernels::markov::ChainConfig coarse = settings.chain;
+    coarse.positionCells = 50;
+    coarse.speedCells = 5;
+    settings.cpuChain = coarse;
+    settings.cpuFullChainVehicles = fullChainVehicles;
+    return settings;
+}
+
+TEST(MotionStage, ACarCruisingAlongAStraightRoadIsPredictedAtItsSpeedFromItsOwnPosition) {
+    const scene::RoadMap map = laneDropMap();
+    Pipeline sut(map);
+    const MotionStageSettings settings = defaultMotionSettings(4);
     auto motion = MotionStage::create(settings, *sut.state, *sut.frame).value();
     constexpr float X0_M = 10.0F;
     constexpr float SPEED_MPS = 12.5F;  // between two speed cells' representative speeds (11.1, 15.6)
@@ -284,6 +326,105 @@ TEST(MotionStage, ACarCruisingAlongAStraightRoadIsPredictedAtItsSpeedFromItsOwnP
     EXPECT_NEAR(points[39].y_m, 0.0F, 1e-3F);
 }
 
+/// Cars on the lane-drop map's main lane, the ego at the origin: the nearest first in distance, listed
+/// out of that order so that the ranking, not the frame order, decides.
+const std::vector<float> CARS_X_M{150.0F, 20.0F, 90.0F, 50.0F};
+constexpr float CARS_SPEED_MPS = 12.5F;
+
+/// Runs one cycle of `motion` on the cars (one corridor each, as the intention stage would leave them).
+void predictCars(Pipeline& sut, MotionStage& motion) {
+    sut.setCars(CARS_X_M, CARS_SPEED_MPS);
+    ASSERT_EQ(sut.relate(), StageStatus::Ok);
+    ASSERT_EQ(sut.frame->vehicleCount, CARS_X_M.size());
+    for (std::uint32_t v = 0; v < sut.frame->vehicleCount; ++v) {
+        std::fill(std::begin(sut.frame->vehicles[v].corridorProbability), std::end(sut.frame->vehicles[v].corridorProbability), 0.0F);
+        sut.frame->vehicles[v].corridorProbability[0] = 1.0F;
+    }
+    CycleContext context;
+    context.hadInput = true;
+    ASSERT_EQ(motion.run(context), StageStatus::Ok);
+}
+
+TEST(MotionStage, OnTheCpuOnlyTheVehiclesNearestTheEgoKeepTheFullChain) {
+    const scene::RoadMap map = laneDropMap();
+    Pipeline full(map);
+    auto fullChain = MotionStage::create(defaultMotionSettings(4), *full.state, *full.frame).value();
+    predictCars(full, *fullChain);
+    Pipeline sut(map);
+    constexpr std::uint32_t FULL_CHAIN_VEHICLES = 2;
+    auto motion = MotionStage::create(cpuSizedMotionSettings(4, FULL_CHAIN_VEHICLES), *sut.state, *sut.frame).value();
+    ASSERT_FALSE(motion->onGpu());
+
+    predictCars(sut, *motion);
+
+    EXPECT_EQ(motion->coarseVehicles(), 2U);
+    EXPECT_EQ(fullChain->coarseVehicles(), 0U);
+    const MotionPrediction& out = sut.state->prediction;
+    const MotionPrediction& reference = full.state->prediction;
+    ASSERT_EQ(out.vehicleCount, 4U);
+    ASSERT_EQ(reference.vehicleCount, 4U);
+    for (std::uint32_t v = 0; v < out.vehicleCount; ++v) {
+        const float x0 = sut.frame->vehicles[v].x_m;
+        const bool nearest = x0 < 60.0F;  // the cars at 20 and 50 m
+        const CorridorPoint* points = out.vehicles[v].corridors[0].points;
+        const CorridorPoint* fullPoints = reference.vehicles[v].corridors[0].points;
+        ASSERT_EQ(out.vehicles[v].corridorCount, 1U);
+        for (int k = 0; k < 40; ++k) {
+            ASSERT_TRUE(std::isfinite(points[k].sMean_m) && std::isfinite(points[k].sStd_m) &&
+                        std::isfinite(points[k].x_m) && std::isfinite(points[k].y_m))
+                << "vehicle " << v << " step " << k;
+        }
+        if (nearest) {
+            // The same chain on the same input: the same numbers as without the CPU sizing.
+            EXPECT_EQ(std::memcmp(points, fullPoints, 40 * sizeof(CorridorPoint)), 0) << "vehicle at x " << x0;
+        } else {
+            // The coarser discretisation of the same model: the vehicle still at its speed from its position.
+            constexpr float COARSE_ONE_SECOND_TOLERANCE_M = 1.0F;
+            constexpr float COARSE_FOUR_SECONDS_TOLERANCE_M = 3.0F;
+            EXPECT_NE(std::memcmp(points, fullPoints, 40 * sizeof(CorridorPoint)), 0) << "vehicle at x " << x0;
+            EXPECT_NEAR(points[9].sMean_m, CARS_SPEED_MPS * 1.0F, COARSE_ONE_SECOND_TOLERANCE_M) << "vehicle at x " << x0;
+            EXPECT_NEAR(points[39].sMean_m, fullPoints[39].sMean_m, COARSE_FOUR_SECONDS_TOLERANCE_M) << "vehicle at x " << x0;
+        }
+    }
+}
+
+TEST(MotionStage, WithNoFullChainVehiclesEveryVehicleTakesTheCoarserChainOnTheCpu) {
+    const scene::RoadMap map = laneDropMap();
+    Pipeline sut(map);
+    auto motion = MotionStage::create(cpuSizedMotionSettings(4, 0), *sut.state, *sut.frame).value();
+
+    predictCars(sut, *motion);
+
+    EXPECT_EQ(motion->coarseVehicles(), 4U);
+    EXPECT_GT(sut.state->prediction.grid.frameCount, 0U);
+}
+
+TEST(MotionStage, MoreFullChainVehiclesThanVehiclesLeavesNoneOnTheCoarserChain) {
+    const scene::RoadMap map = laneDropMap();
+    Pipeline sut(map);
+    auto motion = MotionStage::create(cpuSizedMotionSettings(4, 4), *sut.state, *sut.frame).value();
+
+    predictCars(sut, *motion);
+
+    EXPECT_EQ(motion->coarseVehicles(), 0U);
+}
+
+TEST(MotionStage, ACpuChainFinerThanTheChainOrOfAnotherModelIsRejectedAtInit) {
+    const scene::RoadMap map = laneDropMap();
+    Pipeline sut(map);
+    MotionStageSettings finer = cpuSizedMotionSettings(4, 2);
+    finer.cpuChain->positionCells = 200;
+    MotionStageSettings otherRange = cpuSizedMotionSettings(4, 2);
+    otherRange.cpuChain->positionMax_m = 100.0F;
+
+    const auto finerStage = MotionStage::create(finer, *sut.state, *sut.frame);
+    const auto otherStage = MotionStage::create(otherRange, *sut.state, *sut.frame);
+
+    ASSERT_TRUE(finerStage.hasError());
+    EXPECT_EQ(finerStage.error(), kernels::markov::MarkovError::InvalidGrid);
+    ASSERT_TRUE(otherStage.hasError());
+    EXPECT_EQ(otherStage.error(), kernels::markov::MarkovError::InvalidGrid);
+}
 
 }  // namespace
 }  // namespace augur::runtime

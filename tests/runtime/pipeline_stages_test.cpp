@@ -341,6 +341,43 @@ TEST(PlatoonStage, VehiclesThatStayTogetherFormOnePlatoonAndALoneVehicleDoesNot)
     EXPECT_EQ(received.value()->header.sequence, 5U);
 }
 
+TEST(PlatoonStage, MoreDistinctIdsThanTheWindowHoldsKeepTheMostRecentlySeenAndTheirPlatoon) {
+    AUGUR_REQUIRE_ICEORYX();
+    // Each snapshot: a steady column of three with high ids, and MAX_TRACKS - 3 ids seen in that snapshot
+    // only, lower than the column's, 50 m apart: 3 + 4 · 125 distinct ids, more than the 2 · MAX_TRACKS the
+    // window holds. Keeping the lowest ids would lose the column.
+    constexpr std::uint32_t WINDOW = 4;
+    constexpr std::uint32_t COLUMN_ID = 900'000;
+    TrackHistory history(WINDOW);
+    auto state = makePipelineState();
+    auto publisher = platform::Publisher<PlatoonList>::create({"augur-pipeline-stages", "churn", "platoons"}).value();
+    auto sut = PlatoonStage::create(PlatoonStageSettings{3, WINDOW, 10.0}, history, publisher, *state).value();
+    TrackList tracks{};
+    for (std::uint32_t k = 0; k < WINDOW; ++k) {
+        tracks.trackCount = static_cast<std::uint32_t>(MAX_TRACKS);
+        for (std::uint32_t i = 0; i < 3; ++i) {
+            tracks.tracks[i].id = COLUMN_ID + i;
+            tracks.tracks[i].x_m = static_cast<float>(k) * 2.0F + 6.0F * static_cast<float>(i);
+            tracks.tracks[i].y_m = 0.0F;
+        }
+        for (std::uint32_t i = 3; i < MAX_TRACKS; ++i) {
+            tracks.tracks[i].id = 1000 * (k + 1) + i;
+            tracks.tracks[i].x_m = 50.0F * static_cast<float>(i);
+            tracks.tracks[i].y_m = 300.0F;
+        }
+        history.record(tracks);
+    }
+    CycleContext context;
+
+    EXPECT_EQ(sut->run(context), StageStatus::Ok);
+
+    const PlatoonList& list = sut->last();
+    ASSERT_EQ(list.platoonCount, 1U);
+    ASSERT_EQ(list.platoons[0].memberCount, 3U);
+    EXPECT_EQ(list.platoons[0].memberTrackIds[0], COLUMN_ID);
+    EXPECT_EQ(list.platoons[0].memberTrackIds[2], COLUMN_ID + 2);
+}
+
 TEST(PlatoonStage, FewerCyclesThanTheWindowGiveAnEmptyList) {
     AUGUR_REQUIRE_ICEORYX();
     constexpr std::uint32_t WINDOW = 4;

@@ -1,18 +1,24 @@
 // The runtime on the CUDA backend (label gpu; skipped without a device): the intention filters and the
 // Markov motion prediction on the GPU, replayed from CUDA graphs, equal the CPU backend's within
 // tolerance on a synthetic scene; an injected CUDA error in either stage makes the runtime fall back to
-// the CPU and keep predicting.
+// the CPU and keep predicting, with the CPU sizing (motion.cpu) from then on; the trace shows their GPU
+// work on its own track.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 
+#include "augur/kernels/tuning_policy.hpp"
 #include "augur/platform/gpu_info.hpp"
+#include "augur/platform/sm_partition.hpp"
 #include "augur/testing/embedded_roudi.hpp"
 #include "support/runtime_fixture.hpp"
 
@@ -51,13 +57,22 @@ struct SceneOutputs {
     std::uint64_t replays{0};
 };
 
+/// An SM partition and a forced tuning policy for runScene (RuntimeOptions).
+struct GpuShape {
+    int multiprocessors{0};
+    std::optional<kernels::TuningArch> policy{};
+};
+
 std::unique_ptr<SceneOutputs> runScene(config::Backend backend, const std::string& instance,
-                                       std::optional<bool> zeroCopy = std::nullopt, std::string* log = nullptr) {
+                                       std::optional<bool> zeroCopy = std::nullopt, std::string* log = nullptr,
+                                       GpuShape shape = {}) {
     const config::Deployment d = gpuDeployment(instance, backend);
     RuntimeOptions options;
     options.connectToRouDi = false;
     options.cpuWorkers = 2;
     options.gpuZeroCopy = zeroCopy;
+    options.gpuMultiprocessors = shape.multiprocessors;
+    options.gpuTuningPolicy = shape.policy;
     options.log = [log](config::LogLevel, const std::string& line) {
         if (log != nullptr) {
             *log += line + "\n";
@@ -166,12 +181,76 @@ TEST(RuntimeCuda, ZeroCopyMotionStagingGivesTheSameOutputsAsCopies) {
     EXPECT_EQ(std::memcmp(&copied->prediction.grid, &mapped->prediction.grid, sizeof(copied->prediction.grid)), 0);
 }
 
+TEST(RuntimeCuda, InAnSmPartitionWithOrinsPolicyThePredictionsMatchTheWholeDevice) {
+    AUGUR_REQUIRE_GPU();
+    AUGUR_REQUIRE_ICEORYX();
+    constexpr int PARTITION_SMS = 8;  // the smallest sm_90 partition
+    if (auto probe = platform::SmPartition::create(PARTITION_SMS); !probe && probe.error().fault == platform::SmPartitionFault::Unsupported) {
+        GTEST_SKIP() << platform::describe(probe.error());
+    }
+    std::string log;
+    const auto whole = runScene(config::Backend::Cuda, "gpu-whole-device");
+    const auto sut = runScene(config::Backend::Cuda, "gpu-partition", std::nullopt, &log,
+                              GpuShape{PARTITION_SMS, kernels::TuningArch::Sm87});
+
+    EXPECT_NE(log.find("SM partition of 8 SMs"), std::string::npos) << log;
+    EXPECT_NE(log.find("tuning policy forced to sm_87"), std::string::npos) << log;
+    EXPECT_FALSE(platform::smPartitionActive()) << "the partition ends with its runtime";
+    EXPECT_FALSE(kernels::forcedTuningArch().has_value()) << "a later runtime without the option takes the device's policy";
+    EXPECT_EQ(sut->replays, whole->replays);
+    ASSERT_GT(whole->prediction.vehicleCount, 0U);
+    ASSERT_EQ(sut->prediction.vehicleCount, whole->prediction.vehicleCount);
+    for (std::uint32_t v = 0; v < whole->prediction.vehicleCount; ++v) {
+        const VehiclePrediction& expected = whole->prediction.vehicles[v];
+        const VehiclePrediction& actual = sut->prediction.vehicles[v];
+        ASSERT_EQ(actual.corridorCount, expected.corridorCount) << "vehicle " << v;
+        for (std::uint32_t c = 0; c < expected.corridorCount; ++c) {
+            EXPECT_NEAR(actual.corridors[c].probability, expected.corridors[c].probability, INTENTION_TOLERANCE);
+            for (std::uint32_t k = 0; k < whole->prediction.horizonSteps; ++k) {
+                EXPECT_NEAR(actual.corridors[c].points[k].sMean_m, expected.corridors[c].points[k].sMean_m, POSITION_TOLERANCE_M)
+                    << "vehicle " << v << " corridor " << c << " step " << k;
+            }
+        }
+    }
+}
+
 TEST(RuntimeCuda, AutoPicksTheGpuWhenADeviceIsPresent) {
     AUGUR_REQUIRE_GPU();
     AUGUR_REQUIRE_ICEORYX();
     auto sut = makeRuntime(gpuDeployment("gpu-auto", config::Backend::Auto));
     ASSERT_NE(sut, nullptr);
     EXPECT_TRUE(sut->backendIsCuda());
+}
+
+TEST(RuntimeCuda, TheTraceHasTheGpuWorkOfBothStagesOnItsOwnTrack) {
+    AUGUR_REQUIRE_GPU();
+    AUGUR_REQUIRE_ICEORYX();
+    config::Deployment d = gpuDeployment("gpu-trace", config::Backend::Cuda);
+    d.output.tracePath = ::testing::TempDir() + "augur_runtime_gpu_trace.json";
+    auto sut = makeRuntime(d, 2);
+    ASSERT_NE(sut, nullptr);
+    ScenePlayer player(d, VEHICLES);
+    for (int k = 0; k < CYCLES; ++k) {
+        (void)player.cycle(*sut);
+    }
+
+    (void)sut->closeTrace();
+
+    std::ifstream file(d.output.tracePath);
+    std::stringstream text;
+    text << file.rdbuf();
+    const std::string json = text.str();
+    const auto count = [&json](const std::string& needle) {
+        std::size_t n = 0;
+        for (std::size_t at = json.find(needle); at != std::string::npos; at = json.find(needle, at + 1)) {
+            ++n;
+        }
+        return n;
+    };
+    EXPECT_EQ(count("\"args\":{\"name\":\"gpu\"}"), 1U) << "the GPU track is named once";
+    EXPECT_EQ(count("{\"name\":\"intention gpu\",\"cat\":\"gpu\",\"ph\":\"X\""), static_cast<std::size_t>(CYCLES));
+    EXPECT_EQ(count("{\"name\":\"motion gpu\",\"cat\":\"gpu\",\"ph\":\"X\""), static_cast<std::size_t>(CYCLES));
+    std::remove(d.output.tracePath.c_str());
 }
 
 class RuntimeCudaFallback : public ::testing::TestWithParam<Stage> {};
@@ -189,6 +268,7 @@ TEST_P(RuntimeCudaFallback, AnInjectedGpuErrorFallsBackToTheCpuAndKeepsPredictin
         ASSERT_EQ(player.cycle(*sut).status[static_cast<std::size_t>(failing)], StageStatus::Ok);
     }
     ASSERT_TRUE(sut->backendIsCuda());
+    EXPECT_EQ(sut->coarseMotionVehicles(), 0U) << "the GPU propagates every vehicle with the full chain";
     const std::uint64_t replaysBefore = sut->graphReplays();
 
     sut->injectGpuError(failing);
@@ -218,6 +298,8 @@ TEST_P(RuntimeCudaFallback, AnInjectedGpuErrorFallsBackToTheCpuAndKeepsPredictin
     EXPECT_EQ(sut->graphReplays(), replaysAtFailure) << "no replays after the fallback";
     EXPECT_GT(sut->state().intentions.vehicleCount, 0U) << "intention filters on the CPU";
     EXPECT_GT(sut->state().prediction.grid.frameCount, 0U) << "Markov prediction (with its grid) on the CPU";
+    EXPECT_EQ(sut->coarseMotionVehicles(), sut->state().prediction.vehicleCount - d.motion.cpu.fullChainVehicles)
+        << "the CPU sizing applies after the fallback without being configured for it";
     EXPECT_FALSE(sut->backendIsCuda());
 }
 

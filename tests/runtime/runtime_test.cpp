@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <set>
@@ -30,6 +31,7 @@ namespace {
 
 constexpr std::uint32_t VEHICLES = 8;
 constexpr std::uint32_t PEDESTRIANS = 2;
+constexpr std::uint32_t FULL_CHAIN_VEHICLES = 3;
 constexpr double SCENE_STEP_S = 0.2;
 constexpr std::int64_t SCENE_STEP_NS = 200'000'000;
 constexpr float PROBABILITY_TOLERANCE = 1e-3F;
@@ -51,6 +53,9 @@ config::Deployment testDeployment(const std::string& instance) {
     d.flocks.windowCycles = 5;
     d.flocks.minMembers = 2;
     d.flocks.radius_m = 30.0;
+    // The CPU sizing with both of its chains in use: the 3 vehicles nearest the ego on the chain, the
+    // other VEHICLES - 3 on its coarser discretisation.
+    d.motion.cpu.fullChainVehicles = FULL_CHAIN_VEHICLES;
     return d;
 }
 
@@ -215,8 +220,9 @@ TEST(Runtime, VehiclesLeavingAndEnteringAreDroppedAndPickedUpByTheIntentionFilte
     }
 }
 
-TEST(RuntimeAllocation, SteadyStateCyclesOfTheFullPipelineAllocateNothing) {
-    AUGUR_REQUIRE_ICEORYX();
+/// Runs WARM_UP then CYCLES full-pipeline cycles of a runtime `sut` made on `d` and expects none of the
+/// CYCLES to allocate on the cycle thread.
+void expectSteadyStateCyclesAllocateNothing(config::Deployment d, std::unique_ptr<Runtime>& sut) {
     constexpr int WARM_UP = 20;
     constexpr int CYCLES = 1000;
     ASSERT_GT(testing::threadAllocationsDuring([] {
@@ -225,10 +231,9 @@ TEST(RuntimeAllocation, SteadyStateCyclesOfTheFullPipelineAllocateNothing) {
               }),
               0U)
         << "the counter must fire";
-    config::Deployment d = testDeployment("allocation");
     d.capacities.particles = 64;
     d.runtime.maxInputAge_ms = 0;
-    auto sut = makeRuntime(d, 2);  // the worker pool hand-off on the cycle thread is counted too
+    sut = makeRuntime(d, 2);  // the worker pool hand-off on the cycle thread is counted too
     ASSERT_NE(sut, nullptr);
     Feeder feeder(d);
     testing::SyntheticScene scene(shippedMap(), VEHICLES, PEDESTRIANS);
@@ -254,8 +259,78 @@ TEST(RuntimeAllocation, SteadyStateCyclesOfTheFullPipelineAllocateNothing) {
     });
 
     EXPECT_EQ(allocations, 0U);
+    EXPECT_GT(sut->coarseMotionVehicles(), 0U) << "the CPU sizing's coarser chain ran in the counted cycles";
     EXPECT_EQ(sut->counters().accepted, static_cast<std::uint64_t>(WARM_UP + CYCLES));
     EXPECT_GE(sut->executor().cycles(), static_cast<std::uint64_t>(CYCLES));
+}
+
+TEST(RuntimeCpuSizing, OnTheCpuBackendTheVehiclesBeyondTheNearestTakeTheCoarserChainAndStayFinite) {
+    AUGUR_REQUIRE_ICEORYX();
+    constexpr int CYCLES = 6;
+    const config::Deployment d = testDeployment("cpu-sizing");
+    auto sut = makeRuntime(d);
+    ASSERT_NE(sut, nullptr);
+    ASSERT_FALSE(sut->backendIsCuda());
+    Feeder feeder(d);
+    testing::SyntheticScene scene(shippedMap(), VEHICLES, PEDESTRIANS);
+
+    for (int k = 0; k < CYCLES; ++k) {
+        feeder.send([&](ObjectList& list) { scene.writeAt(list, static_cast<std::uint64_t>(k + 1), platform::monotonicNow_ns()); });
+        ASSERT_EQ(sut->runCycle().status[static_cast<std::size_t>(Stage::Motion)], StageStatus::Ok) << "cycle " << k;
+    }
+
+    const MotionPrediction& p = sut->state().prediction;
+    ASSERT_EQ(p.vehicleCount, VEHICLES);
+    EXPECT_EQ(sut->coarseMotionVehicles(), VEHICLES - FULL_CHAIN_VEHICLES) << "chosen without being asked";
+    for (std::uint32_t v = 0; v < p.vehicleCount; ++v) {
+        for (std::uint32_t c = 0; c < p.vehicles[v].corridorCount; ++c) {
+            for (std::uint32_t k = 0; k < p.horizonSteps; ++k) {
+                const CorridorPoint& point = p.vehicles[v].corridors[c].points[k];
+                ASSERT_TRUE(std::isfinite(point.sMean_m) && std::isfinite(point.sStd_m) && std::isfinite(point.x_m) &&
+                            std::isfinite(point.y_m))
+                    << "vehicle " << v << " corridor " << c << " step " << k;
+            }
+        }
+    }
+}
+
+TEST(RuntimeCpuSizing, CpuCellsNotBelowTheChainsKeepEveryVehicleOnTheChain) {
+    AUGUR_REQUIRE_ICEORYX();
+    config::Deployment d = testDeployment("cpu-sizing-off");
+    d.motion.cpu.positionCells = d.motion.positionCells;
+    d.motion.cpu.speedCells = d.motion.speedCells + 1;  // above the chain's: the chain's
+    auto sut = makeRuntime(d);
+    ASSERT_NE(sut, nullptr);
+    Feeder feeder(d);
+    testing::SyntheticScene scene(shippedMap(), VEHICLES, PEDESTRIANS);
+
+    for (int k = 0; k < 3; ++k) {
+        feeder.send([&](ObjectList& list) { scene.writeAt(list, static_cast<std::uint64_t>(k + 1), platform::monotonicNow_ns()); });
+        (void)sut->runCycle();
+    }
+
+    EXPECT_EQ(sut->state().prediction.vehicleCount, VEHICLES);
+    EXPECT_EQ(sut->coarseMotionVehicles(), 0U);
+}
+
+TEST(RuntimeAllocation, SteadyStateCyclesOfTheFullPipelineAllocateNothing) {
+    AUGUR_REQUIRE_ICEORYX();
+    std::unique_ptr<Runtime> sut;
+    expectSteadyStateCyclesAllocateNothing(testDeployment("allocation"), sut);
+}
+
+TEST(RuntimeAllocation, SteadyStateCyclesAllocateNothingWithTheTraceOn) {
+    AUGUR_REQUIRE_ICEORYX();
+    config::Deployment d = testDeployment("allocation-trace");
+    d.output.tracePath = ::testing::TempDir() + "augur_runtime_allocation_trace.json";
+    std::unique_ptr<Runtime> sut;
+    expectSteadyStateCyclesAllocateNothing(d, sut);
+    ASSERT_NE(sut, nullptr);
+    ASSERT_TRUE(sut->tracing());
+    const TraceTotals totals = sut->closeTrace();
+    // Per cycle at least 6 stages, the cycle and 2 counters: every cycle was recorded (or counted dropped).
+    EXPECT_GE(totals.events + totals.dropped, 1020U * 9U);
+    std::remove(d.output.tracePath.c_str());
 }
 
 /// The watchdog tests' deadline: room for a cold first cycle on a busy host (60 ms was missed once
@@ -604,6 +679,20 @@ TEST(RuntimeInit, TheCudaBackendWithoutAUsableGpuIsAClearError) {
     ASSERT_TRUE(sut.hasError());
     EXPECT_EQ(sut.error().kind, RuntimeErrorKind::Backend);
     EXPECT_NE(sut.error().message.find("backend cuda"), std::string::npos) << sut.error().message;
+}
+
+TEST(RuntimeInit, AnSmPartitionOrAForcedPolicyOnTheCpuBackendIsAClearError) {
+    AUGUR_REQUIRE_ICEORYX();
+    config::Deployment d = testDeployment("cpu-partition");
+    d.runtime.backend = config::Backend::Cpu;
+    RuntimeOptions options = quietOptions();
+    options.gpuMultiprocessors = 16;
+
+    auto sut = Runtime::create(d, options);
+
+    ASSERT_TRUE(sut.hasError());
+    EXPECT_EQ(sut.error().kind, RuntimeErrorKind::Backend);
+    EXPECT_NE(sut.error().message.find("needs the CUDA backend"), std::string::npos) << sut.error().message;
 }
 
 /// Thread ids of this process (/proc/self/task).

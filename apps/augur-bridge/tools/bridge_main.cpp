@@ -24,7 +24,8 @@ constexpr int EXIT_INIT = 3;
 
 int main(int argc, char** argv) {
     namespace cli = augur::apps::cli;
-    CLI::App app{"augur-bridge: augur's iceoryx channels on Eclipse Cyclone DDS, ROS 2 naming (docs/dds.md)"};
+    CLI::App app{"augur-bridge: augur's iceoryx channels on Eclipse Cyclone DDS, ROS 2 naming (docs/dds.md)", "augur-bridge"};
+    cli::useConventions(app);
     std::string configPath;
     std::string role;
     double duration_s = 0.0;

@@ -364,7 +364,8 @@ int peerLoss(const augur::config::Deployment& d, const std::string& listener, in
 
 int main(int argc, char** argv) {
     namespace cli = augur::apps::cli;
-    CLI::App app{"augur-bridge-probe: latency, loss, memory and peer loss of a running augur-bridge"};
+    CLI::App app{"augur-bridge-probe: latency, loss, memory and peer loss of a running augur-bridge", "augur-bridge-probe"};
+    cli::useConventions(app);
     app.require_subcommand(1);
     std::string configPath;
     std::string out;

@@ -9,14 +9,70 @@
  *   augur-dds-listener publish-objects RATE_HZ [PREFIX]
  *       publishes object lists of one car on PREFIX/objects at RATE_HZ with a 100 ms liveliness lease until
  *       killed (the remote perception whose loss the bridge must notice).
+ *   augur-dds-listener --help | --version
+ *
+ * The command line follows augur's conventions (apps/cli/augur_cli.hpp) in C, which CLI11 is not: --help
+ * on standard output with exit status 0, --version with the release and the commit, a bad argument named
+ * on standard error with exit status 2. The commit comes from augur_build_commit(), the C entry of
+ * augur::buildCommit() (augur/core/version.hpp), declared here so that no augur header is included.
  */
 #include <dds/dds.h>
 
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "augur.h"
+
+/* The commit this program was built from (augur::core's generated build_commit.cpp). */
+const char* augur_build_commit(void);
+
+enum { EXIT_USAGE = 2 };
+
+static const char USAGE[] =
+    "usage: augur-dds-listener predictions COUNT TIMEOUT_S [MIN_VEHICLES] [PREFIX]\n"
+    "       augur-dds-listener publish-objects RATE_HZ [PREFIX]\n"
+    "       augur-dds-listener --help | --version\n";
+
+static const char HELP[] =
+    "augur-dds-listener: a DDS peer of augur-bridge written against the IDL's generated C types only.\n"
+    "\n"
+    "  predictions COUNT TIMEOUT_S [MIN_VEHICLES] [PREFIX]\n"
+    "      take COUNT motion predictions (integer in [1, 1000000000]) from PREFIX/prediction (default\n"
+    "      rt/augur), each with at least MIN_VEHICLES vehicles (integer in [0, 1000000], default 0), within\n"
+    "      TIMEOUT_S seconds (number in (0, 86400]); exit status 0 when all arrived, 1 otherwise\n"
+    "  publish-objects RATE_HZ [PREFIX]\n"
+    "      publish object lists of one car on PREFIX/objects at RATE_HZ (number in (0, 10000]) until killed\n"
+    "  -h, --help      print this help and exit\n"
+    "  --version       print the version and the commit, and exit\n";
+
+/* Parses `text` as an integer in [low, high] into *value; otherwise names the argument on stderr. */
+static int integerArgument(const char* name, const char* text, long low, long high, long* value) {
+    char* end = NULL;
+    errno = 0;
+    const long parsed = strtol(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || parsed < low || parsed > high) {
+        fprintf(stderr, "augur-dds-listener: %s: '%s' is not an integer in [%ld, %ld]\n", name, text, low, high);
+        return 0;
+    }
+    *value = parsed;
+    return 1;
+}
+
+/* Parses `text` as a finite number in (low, high] into *value; otherwise names the argument on stderr. */
+static int numberArgument(const char* name, const char* text, double low, double high, double* value) {
+    char* end = NULL;
+    errno = 0;
+    const double parsed = strtod(text, &end);
+    if (errno != 0 || end == text || *end != '\0' || !isfinite(parsed) || parsed <= low || parsed > high) {
+        fprintf(stderr, "augur-dds-listener: %s: '%s' is not a number in (%g, %g]\n", name, text, low, high);
+        return 0;
+    }
+    *value = parsed;
+    return 1;
+}
 
 static int takePredictions(long count, double timeout_s, unsigned minVehicles, const char* prefix) {
     char name[256];
@@ -127,15 +183,39 @@ static int publishObjects(double rate_hz, const char* prefix) {
 }
 
 int main(int argc, char** argv) {
-    if (argc >= 4 && strcmp(argv[1], "predictions") == 0) {
-        return takePredictions(atol(argv[2]), atof(argv[3]), argc > 4 ? (unsigned)atoi(argv[4]) : 0,
-                               argc > 5 ? argv[5] : "rt/augur");
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(HELP, stdout);
+            return 0;
+        }
+        if (strcmp(argv[i], "--version") == 0) {
+            printf("augur %s (commit %s)\n", AUGUR_VERSION_STRING, augur_build_commit());
+            return 0;
+        }
     }
-    if (argc >= 3 && strcmp(argv[1], "publish-objects") == 0) {
-        return publishObjects(atof(argv[2]), argc > 3 ? argv[3] : "rt/augur");
+    if (argc >= 4 && argc <= 6 && strcmp(argv[1], "predictions") == 0) {
+        long count = 0;
+        long minVehicles = 0;
+        double timeout_s = 0.0;
+        if (!integerArgument("COUNT", argv[2], 1, 1000000000L, &count) ||
+            !numberArgument("TIMEOUT_S", argv[3], 0.0, 86400.0, &timeout_s) ||
+            (argc > 4 && !integerArgument("MIN_VEHICLES", argv[4], 0, 1000000L, &minVehicles))) {
+            return EXIT_USAGE;
+        }
+        return takePredictions(count, timeout_s, (unsigned)minVehicles, argc > 5 ? argv[5] : "rt/augur");
     }
-    fprintf(stderr,
-            "usage: augur-dds-listener predictions COUNT TIMEOUT_S [MIN_VEHICLES] [PREFIX]\n"
-            "       augur-dds-listener publish-objects RATE_HZ [PREFIX]\n");
-    return 2;
+    if (argc >= 3 && argc <= 4 && strcmp(argv[1], "publish-objects") == 0) {
+        double rate_hz = 0.0;
+        if (!numberArgument("RATE_HZ", argv[2], 0.0, 10000.0, &rate_hz)) {
+            return EXIT_USAGE;
+        }
+        return publishObjects(rate_hz, argc > 3 ? argv[3] : "rt/augur");
+    }
+    if (argc > 1 && (strcmp(argv[1], "predictions") == 0 || strcmp(argv[1], "publish-objects") == 0)) {
+        fprintf(stderr, "augur-dds-listener: %s: %d arguments, not what the mode takes\n", argv[1], argc - 2);
+    } else if (argc > 1) {
+        fprintf(stderr, "augur-dds-listener: unknown mode '%s'\n", argv[1]);
+    }
+    fputs(USAGE, stderr);
+    return EXIT_USAGE;
 }

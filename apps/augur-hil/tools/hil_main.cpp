@@ -114,6 +114,8 @@ demo only:
                             [iox-roudi when it is on PATH, else embedded]
   --roudi-wait-s S          wait this long for another RouDi on this machine to end [120]
   --runtime-log FILE        the runtime's stderr [OUT/runtime.log]
+  --trace FILE              the runtime records its trace to FILE (augur-runtime --trace): Chrome
+                            trace-event JSON for ui.perfetto.dev [none, or output.trace_path]
 )";
 
 std::atomic<bool> g_stop{false};
@@ -152,6 +154,7 @@ struct Options {
     std::string roudi;
     double roudiWait_s{120.0};
     std::string runtimeLog;
+    std::string trace;  ///< demo: passed to augur-runtime as --trace
     std::string commandLine;
 };
 
@@ -244,6 +247,7 @@ std::optional<Options> parse(int argc, char** argv) {
         else if (o.demo && arg == "--roudi") { ok = text(o.roudi) && (o.roudi == "iox-roudi" || o.roudi == "embedded"); }
         else if (o.demo && arg == "--roudi-wait-s") ok = number(o.roudiWait_s, 0.0);
         else if (o.demo && arg == "--runtime-log") ok = text(o.runtimeLog);
+        else if (o.demo && arg == "--trace") ok = text(o.trace) && !o.trace.empty();
         else ok = false;
         if (!ok) {
             std::fprintf(stderr, "augur-hil: bad or incomplete option %s\n", argv[i]);
@@ -689,14 +693,16 @@ int demoMode(Options o, const config::Deployment& deployment) {
         }
     }
     // The runtime, its stderr to the log file (a shell redirect keeps ChildProcess simple).
-    const std::string runtimeCommand = "exec \"" + o.runtime + "\" --config \"" + o.config + "\" 2>\"" + o.runtimeLog + "\"";
+    const std::string traceOption = o.trace.empty() ? std::string() : " --trace \"" + o.trace + "\"";
+    const std::string runtimeCommand =
+        "exec \"" + o.runtime + "\" --config \"" + o.config + "\"" + traceOption + " 2>\"" + o.runtimeLog + "\"";
     auto runtime = ChildProcess::spawn({"/bin/sh", "-c", runtimeCommand});
     if (!runtime) {
         std::fprintf(stderr, "augur-hil: %s\n", runtime.error().c_str());
         return EXIT_SETUP;
     }
-    std::fprintf(stderr, "augur-hil: started %s --config %s (pid %d, log %s)\n", o.runtime.c_str(), o.config.c_str(),
-                 runtime.value().pid(), o.runtimeLog.c_str());
+    std::fprintf(stderr, "augur-hil: started %s --config %s%s (pid %d, log %s)\n", o.runtime.c_str(), o.config.c_str(),
+                 traceOption.c_str(), runtime.value().pid(), o.runtimeLog.c_str());
     const int status = bench(o, deployment, &runtime.value());
     if (runtime.value().running()) {  // bench() returned before the replay
         std::fprintf(stderr, "augur-hil: augur-runtime stopped (status %d)\n", runtime.value().stop(SIGINT, RUNTIME_STOP_WAIT_MS));

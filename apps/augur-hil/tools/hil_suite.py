@@ -381,8 +381,8 @@ def write_outputs(a, results, command):
                                     mode_text(r["modes"]), r["info"].get("backend", ""), r["info"].get("device", ""),
                                     date, a.commit])
     write_junit(os.path.join(a.out, "junit.xml"), results)
-    write_figure(os.path.join(a.out, "suite.png"), scored, a)
     print("\n".join(lines))
+    write_figure(os.path.join(a.out, "suite.png"), scored, a)
 
 
 def write_junit(path, results):
@@ -419,7 +419,11 @@ def write_junit(path, results):
 def write_figure(path, scored, a):
     if not scored:
         return
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:
+        print(f"augur-hil suite: no figure ({path}): matplotlib is not installed (python3-matplotlib)", file=sys.stderr)
+        return
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     names = [r["name"] for r in scored]

@@ -18,7 +18,9 @@
 // fit and then once more — for a kernel profiler (apps/benchmarks/flock/profile-kernels.sh takes the
 // kernels of that last call).
 //
-//   augur-bench-flock [--quick] [--cpu-only] [--sweep] [--step-sweep] [--grid] [--profile]
+// --json FILE: the main table's figures as a result file (family flocks, docs/results/flocks.json).
+//
+//   augur-bench-flock [--quick] [--cpu-only] [--sweep] [--step-sweep] [--grid] [--profile] [--json FILE]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -29,6 +31,7 @@
 #include <vector>
 
 #include "augur/bench/bench.hpp"
+#include "augur/bench/bench_cli.hpp"
 #include "augur/kernels/flock/flock_finder.hpp"
 #include "augur/kernels/flock/synthetic.hpp"
 #include "augur/platform/memory.hpp"
@@ -39,6 +42,7 @@ namespace {
 using namespace augur;
 using namespace augur::kernels::flock;
 using bench::fmt;
+using bench::withThousands;
 
 struct Scenario {
     std::string name;
@@ -237,15 +241,63 @@ std::vector<Scenario> tableScenarios(int seedSteps, int scaleSteps) {
     return scenarios;
 }
 
+/// Jetson AGX Orin's LPDDR5 bandwidth, GB/s: a call's bytes over it are its floor there.
+constexpr double ORIN_BANDWIDTH_GBPS = 205.0;
+
+/// Bytes a call must move at least: every sample read once (x and y as doubles, the presence byte) and
+/// each maximal potential flock written once and read once by the intersection stage with at least μ
+/// members of 4 bytes. Disks, grids and the intersection's intermediate families are not counted.
+double callBytes(const Scenario& sc, const FlockStats& stats) {
+    const double samples = static_cast<double>(sc.spec.entities) * static_cast<double>(sc.spec.steps) * (8.0 + 8.0 + 1.0);
+    const double family = 2.0 * static_cast<double>(stats.potentialFlocks) * 4.0 * static_cast<double>(sc.params.minEntities);
+    return samples + family;
+}
+
+/// The slowest seed-shaped runs of the main table, for the result file's summary (negative: none yet).
+struct SlowestSeed {
+    double resident_ms{-1.0};
+    double hostInput_ms{-1.0};
+};
+
+/// One scenario's figures in the result file: the CPU reference's and resident CUDA's times, at scale
+/// the speed-ups (`best`: the faster CUDA run from host input, 0 without one); the seed-shaped runs
+/// raise `slowest`.
+void addScenarioResults(bench::ResultFile& results, const Scenario& s, const Measured& cpu, const Measured& resident,
+                        double best, SlowestSeed& slowest) {
+    const std::string n = withThousands(s.spec.entities);
+    const std::string run = s.name == "scale" ? n + " entities x " + withThousands(s.spec.steps) + " steps"
+                                              : "seed-shaped, epsilon " + fmt(s.params.radius_m, 0) + ", mu " +
+                                                    std::to_string(s.params.minEntities) + ", delta " +
+                                                    std::to_string(s.params.windowSteps);
+    if (cpu.ok) {
+        results.add(run + ", CPU reference (all cores)", cpu.total_ms, cpu.total_ms < 10.0 ? 2 : 1, "ms");
+    }
+    if (resident.ok) {
+        results.add(run + ", GPU resident", resident.total_ms, resident.total_ms < 10.0 ? 2 : 1, "ms");
+    }
+    if (s.name == "scale" && cpu.ok && resident.ok) {
+        results.add(n + " entities, CPU reference / GPU resident", cpu.total_ms / resident.total_ms, 1, "x");
+    }
+    if (s.name == "scale" && cpu.ok && best > 0.0) {
+        results.add(n + " entities, CPU reference / GPU from host input", cpu.total_ms / best, 1, "x");
+    }
+    if (s.name != "scale" && resident.ok) {
+        slowest.resident_ms = std::max(slowest.resident_ms, resident.total_ms);
+        slowest.hostInput_ms = std::max(slowest.hostInput_ms, best);
+    }
+}
+
 /// The main table: every scenario on the CPU reference and, with a GPU, CUDA from host input, as a
-/// graph and from resident input. Returns the cases the sweeps reuse (the seed's at ε = 50 m, 2,000
-/// entities) with their grown capacities.
-std::vector<SweepCase> mainTable(const std::vector<Scenario>& scenarios, bool gpu, platform::StreamHandle stream) {
+/// graph and from resident input; its figures also go to `results`. Returns the cases the sweeps reuse
+/// (the seed's at ε = 50 m, 2,000 entities) with their grown capacities.
+std::vector<SweepCase> mainTable(const std::vector<Scenario>& scenarios, bool gpu, platform::StreamHandle stream,
+                                 bench::ResultFile& results) {
     std::vector<SweepCase> sweepCases;
+    SlowestSeed slowest;
     bench::Table table("Maximal flocks: CUDA vs CPU reference (all cores), end to end, ms (median)",
                        {"scenario", "n", "τ", "ε", "μ", "δ", "disks", "ΣF_t sets", "flocks", "CPU pot.", "CPU ∩", "CPU total",
                         "GPU pot. (dev)", "GPU ∩ (dev)", "GPU total", "GPU graph total", "GPU resident graph total",
-                        "speed-up (host input)", "speed-up (resident)", "same"});
+                        "MB moved / 205 GB/s (Orin) ms", "speed-up (host input)", "speed-up (resident)", "same"});
     for (const Scenario& s : scenarios) {
         const SyntheticTrajectories t = generateTrajectories(s.spec);
         const int batch = s.spec.entities <= 1000 ? 8192 : 1000;
@@ -278,8 +330,14 @@ std::vector<SweepCase> mainTable(const std::vector<Scenario>& scenarios, bool gp
                    std::to_string(s.params.minEntities), std::to_string(s.params.windowSteps), std::to_string(cpu.stats.disks),
                    std::to_string(cpu.stats.potentialFlocks), std::to_string(cpu.stats.flocks), ms(cpu, cpu.stats.potential_us),
                    ms(cpu, cpu.stats.intersect_us), cpu.ok ? fmt(cpu.total_ms, 1) : cpu.error, ms(resident, resident.stats.potential_us),
-                   ms(resident, resident.stats.intersect_us), total(cuda), total(graph), total(resident), speedUp(best),
+                   ms(resident, resident.stats.intersect_us), total(cuda), total(graph), total(resident),
+                   fmt(callBytes(s, cpu.stats) / 1e6, 1) + " / " + fmt(callBytes(s, cpu.stats) / (ORIN_BANDWIDTH_GBPS * 1e6), 3), speedUp(best),
                    speedUp(resident.ok ? resident.total_ms : 0.0), gpu ? (same ? "yes" : "NO") : "-"});
+        addScenarioResults(results, s, cpu, resident, best, slowest);
+    }
+    if (slowest.resident_ms > 0.0) {
+        results.add("seed-shaped, slowest of the sweep, GPU resident", slowest.resident_ms, 1, "ms");
+        results.add("seed-shaped, slowest of the sweep, GPU from host input", slowest.hostInput_ms, 1, "ms");
     }
     return sweepCases;
 }
@@ -384,13 +442,18 @@ int main(int argc, char** argv) {
     bool profile = false;
     bool gridSweep = false;
     bool stepSweep = false;
-    for (int i = 1; i < argc; ++i) {
-        gridSweep = gridSweep || std::strcmp(argv[i], "--grid") == 0;
-        sweep = sweep || std::strcmp(argv[i], "--sweep") == 0;
-        stepSweep = stepSweep || std::strcmp(argv[i], "--step-sweep") == 0;
-        profile = profile || std::strcmp(argv[i], "--profile") == 0;
-        quick = quick || std::strcmp(argv[i], "--quick") == 0;
-        cpuOnly = cpuOnly || std::strcmp(argv[i], "--cpu-only") == 0;
+    std::string json;
+    CLI::App app{"augur-bench-flock: maximal flocks, CUDA against the CPU reference on all cores.", "augur-bench-flock"};
+    apps::cli::useConventions(app);
+    app.add_flag("--quick", quick, "4,096 seed-shaped steps instead of 66,096, 200 steps at scale instead of 1,000");
+    app.add_flag("--cpu-only", cpuOnly, "the CPU reference only, even where CUDA is available");
+    app.add_flag("--sweep", sweep, "afterwards, the launch shapes (CUDA)");
+    app.add_flag("--step-sweep", stepSweep, "afterwards, the per-step kernel's threads per block and blocks per SM (CUDA)");
+    app.add_flag("--grid", gridSweep, "afterwards, the grid's cells per step, CPU and CUDA");
+    app.add_flag("--profile", profile, "only the 2,000-entity run on CUDA, for a kernel profiler");
+    bench::addJsonOption(app, json);
+    if (const auto exit = bench::parseArguments(app, argc, argv)) {
+        return *exit;
     }
     const bool gpu = !cpuOnly && kernels::available(kernels::Backend::Cuda);
     const int seedSteps = quick ? 4096 : 66096;
@@ -406,8 +469,11 @@ int main(int argc, char** argv) {
 
     auto stream = platform::Stream::create();
     const platform::StreamHandle handle = stream ? stream->get() : nullptr;
+    bench::ResultFile results("flocks", "Flock patterns", 40);
+    results.setDevice(bench::describeDevice(gpu));
+    results.setCommand(bench::commandLine(argc, argv));
     const std::vector<Scenario> scenarios = tableScenarios(seedSteps, scaleSteps);  // the sweep cases point into it
-    const std::vector<SweepCase> sweepCases = mainTable(scenarios, gpu, handle);
+    const std::vector<SweepCase> sweepCases = mainTable(scenarios, gpu, handle, results);
     if (sweep && gpu && stream) {
         sweepLaunchShapes(sweepCases, handle);
     }
@@ -417,5 +483,5 @@ int main(int argc, char** argv) {
     if (gridSweep) {
         sweepGridCells(scaleSteps, gpu, handle);
     }
-    return 0;
+    return bench::writeResults(results, json) ? 0 : apps::cli::EXIT_INPUT;
 }

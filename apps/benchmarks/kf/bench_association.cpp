@@ -1,6 +1,6 @@
 // augur-bench-association — measurement-to-track association (kernels/kf Associator) on one core.
 //
-//   augur-bench-association [--quick] [--core N] [--out FILE] [--commit HASH]
+//   augur-bench-association [--quick] [--core N] [--out FILE] [--commit HASH] [--json FILE]
 //
 // Scenes of 128 predicted tracks and 128 objects (the message capacities), each object its track's
 // position plus N(0, 0.3² m²) per axis, listed in a shuffled order, half of them under their track's
@@ -12,7 +12,8 @@
 // Each call is timed alone with the monotonic clock, after warm-up, cycling through 64 pre-drawn object
 // sets; p50, p99 and max over the calls. The thread is pinned to one core (--core, default 0) where the
 // system allows. Prints a Markdown table; --out FILE also writes the figures as CSV rows
-// (metric,target,device,value,date,commit,command) for docs/benchmarks.md.
+// (metric,target,device,value,date,commit,command), --json FILE as a result file (result_file.hpp), both
+// read by scripts/bench-tables for docs/benchmarks.md.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "augur/bench/bench.hpp"
+#include "augur/bench/bench_cli.hpp"
 #include "augur/kernels/kf/association.hpp"
 #include "augur/platform/host_info.hpp"
 #include "augur/platform/clock.hpp"
@@ -172,36 +174,34 @@ std::string utcNow() {
 }  // namespace
 
 int main(int argc, char** argv) {
+    namespace cli = apps::cli;
     bool quick = false;
-    int core = 0;
+    std::int64_t core = 0;
     std::string out;
-    std::string commit = "unknown";
-    std::string command = "augur-bench-association";
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        command += " " + a;
-        if (a == "--quick") {
-            quick = true;
-        } else if (a == "--core" && i + 1 < argc) {
-            core = std::atoi(argv[++i]);
-            command += std::string(" ") + argv[i];
-        } else if (a == "--out" && i + 1 < argc) {
-            out = argv[++i];
-            command += std::string(" ") + argv[i];
-        } else if (a == "--commit" && i + 1 < argc) {
-            commit = argv[++i];
-            command += std::string(" ") + argv[i];
-        } else {
-            std::fprintf(stderr, "usage: augur-bench-association [--quick] [--core N] [--out FILE] [--commit HASH]\n");
-            return 2;
-        }
+    std::string commit = buildCommit();
+    std::string json;
+    CLI::App app{"augur-bench-association: measurement-to-track association of 128 objects x 128 tracks on one core.",
+                 "augur-bench-association"};
+    cli::useConventions(app);
+    app.add_flag("--quick", quick, "2,000 calls per scene instead of 20,000");
+    app.add_option("--core", core, "the CPU core to pin the thread to")->type_name("N")->check(cli::integerIn(0, 4095))->capture_default_str();
+    app.add_option("--out", out, "also write the figures as CSV rows (metric,target,device,value,date,commit,command)")
+        ->type_name("FILE");
+    app.add_option("--commit", commit, "the commit the CSV rows name")->type_name("HASH")->capture_default_str();
+    bench::addJsonOption(app, json);
+    if (const auto exit = bench::parseArguments(app, argc, argv)) {
+        return *exit;
     }
-    const std::array<int, 1> cores{core};
+    const std::string command = bench::commandLine(argc, argv);
+    const std::array<int, 1> cores{static_cast<int>(core)};
     const platform::RealtimeOutcome pinned = platform::pinCurrentThread(cores);
     const int calls = quick ? 2000 : 20000;
     std::mt19937_64 rng(42);
     const std::string device = platform::cpuModel() + ", one core" + (pinned.errnoValue == 0 ? " (pinned)" : " (not pinned)");
     const std::string date = utcNow();
+    bench::ResultFile results("association", "Track association (CPU)", 35);
+    results.setDevice(device);
+    results.setCommand(command);
     std::printf("Association of %zu objects with %zu tracks, %d calls per scene, %s\n\n", SIDE, SIDE, calls,
                 device.c_str());
     std::printf("| scene | p50 (us) | p99 (us) | max (us) | p99 target (us) | assigned | largest component |\n");
@@ -227,6 +227,10 @@ int main(int argc, char** argv) {
             row("p99_us", layout == Layout::Pileup ? "" : "<= 1000", t.p99_us);
             row("max_us", "", t.max_us);
         }
+        const std::string metric = std::string("association_") + name + "_";
+        results.add(metric + "p50_us", t.p50_us, 3, "");
+        results.add(metric + "p99_us", t.p99_us, 3, "", layout == Layout::Pileup ? "" : "<= 1000");
+        results.add(metric + "max_us", t.max_us, 3, "");
     }
-    return 0;
+    return bench::writeResults(results, json) ? 0 : cli::EXIT_INPUT;
 }

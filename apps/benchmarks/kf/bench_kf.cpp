@@ -1,6 +1,6 @@
 // augur-bench-kf — Kalman bank and RTS smoother timings, printed as Markdown tables.
 //
-//   augur-bench-kf [--quick]
+//   augur-bench-kf [--quick] [--json FILE]
 //
 // Bank: one cycle (predict + Joseph update, all targets measured) at N = 10^3 … 10^6 and at the sizes of
 // Tager's Table 2.4 (CA model), float and double: GPU time per cycle (CUDA events, median), bytes moved
@@ -8,8 +8,10 @@
 // split over all cores. Smoother: CV, double, smoothed means and covariances, T = 2^20 for one target and
 // 4096 targets × 1024 steps: the parallel GPU scan, the sequential GPU baseline (one thread per target),
 // the sequential CPU RTS (one core) and the CPU scan (one core), with the largest norm-wise difference of
-// the GPU scan from the CPU sequential result. Without a GPU only the CPU columns are filled.
+// the GPU scan from the CPU sequential result. Without a GPU only the CPU columns are filled. --json FILE
+// writes the figures as a result file (family kalman, docs/results/kalman.json).
 #include <algorithm>
+#include <bit>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "augur/bench/bench.hpp"
+#include "augur/bench/bench_cli.hpp"
 #include "augur/kernels/kf/kalman_bank.hpp"
 #include "augur/kernels/kf/smoother.hpp"
 #include "augur/platform/gpu_info.hpp"
@@ -60,6 +63,20 @@ struct HostBank {
     BankState<Real> state() { return {mean.data(), cov.data(), n, n}; }
     CycleInput<Real> input() { return {dt.data(), z.data(), r.data(), present.data(), nis.data()}; }
 };
+
+/// Jetson AGX Orin's LPDDR5 bandwidth: the bank's bytes over it are its floor there (next to the measured time).
+constexpr double ORIN_BANDWIDTH_GBPS = 205.0;
+
+/// A target count as the result files name it: "10^6" for powers of ten from 10^3, else the digits.
+std::string targetCount(std::size_t n) {
+    int exponent = 0;
+    std::size_t rest = n;
+    while (rest >= 10 && rest % 10 == 0) {
+        rest /= 10;
+        ++exponent;
+    }
+    return rest == 1 && exponent >= 3 ? "10^" + std::to_string(exponent) : std::to_string(n);
+}
 
 /// Bytes one bank cycle moves per target: state and covariance read and written, dt, z, R, flag, NIS.
 std::size_t bankBytesPerTarget(MotionModel model, std::size_t realBytes) {
@@ -108,8 +125,8 @@ platform::DeviceBuffer<T> upload(const std::vector<T>& host, platform::StreamHan
 }
 
 template <typename Real>
-void benchBank(const bench::Table& table, MotionModel model, std::size_t n, double copy_GBps,
-               platform::StreamHandle stream) {
+void benchBank(const bench::Table& table, bench::ResultFile& results, MotionModel model, std::size_t n,
+               double copy_GBps, platform::StreamHandle stream) {
     HostBank<Real> bank(model, n);
     const char* precision = sizeof(Real) == 4 ? "float" : "double";
     const char* modelName = model == MotionModel::ConstantVelocity ? "CV" : "CA";
@@ -139,8 +156,18 @@ void benchBank(const bench::Table& table, MotionModel model, std::size_t n, doub
     }
     const int reps = n >= 100'000 ? 5 : 20;
     const double cpu_us = cpuBankAllCores_us<Real>(model, bank, reps);
-    table.row({modelName, precision, std::to_string(n), gpuUs, fmt(bytes / 1e6, 1), gbps, ofCopy, fmt(cpu_us, 1),
+    table.row({modelName, precision, std::to_string(n), gpuUs,
+               fmt(bytes / 1e6, 1) + " / " + fmt(bytes / (ORIN_BANDWIDTH_GBPS * 1e3), 2), gbps, ofCopy, fmt(cpu_us, 1),
                gpu_us > 0 ? fmt(cpu_us / gpu_us, 1) + "x" : "-"});
+    const std::string metric = std::string("bank, ") + modelName + ", " + precision + ", " + targetCount(n) + " targets";
+    if (gpu_us > 0) {
+        results.add(metric, gpu_us, 2, "us");
+        if (copy_GBps > 0) {
+            results.add(metric + ", of copy bandwidth", 100.0 * bytes / (gpu_us * 1e-6) / 1e9 / copy_GBps, 0, "%",
+                        n == 1'000'000 ? ">= 70 %" : "");
+        }
+    }
+    results.add(metric + ", CPU all cores", cpu_us, 1, "us");
 }
 
 /// Filtered CV histories (double) of `targets` targets over `steps` steps from the CPU bank.
@@ -206,8 +233,8 @@ double normwiseDifference(const std::vector<double>& a, const std::vector<double
     return worst;
 }
 
-void benchSmoother(const bench::Table& table, std::size_t steps, std::size_t targets, platform::StreamHandle stream,
-                   bool quick) {
+void benchSmoother(const bench::Table& table, bench::ResultFile& results, std::size_t steps, std::size_t targets,
+                   platform::StreamHandle stream, bool quick) {
     const MotionModel model = MotionModel::ConstantVelocity;
     const ModelParams<double> params{model, 0.5};
     const History h = makeHistory(steps, targets);
@@ -222,6 +249,8 @@ void benchSmoother(const bench::Table& table, std::size_t steps, std::size_t tar
         [&] { cpu::smoothParallel<double>(params, hostHistory, {scanMean.data(), scanCov.data()}, scratch.data()); }, 0,
         1);
     std::string gpuPar = "-", gpuSeq = "-", vsCpu = "-", vsGpuSeq = "-", diff = "-";
+    const std::string metric = targets == 1 ? "smoother, T = 2^" + std::to_string(std::bit_width(steps) - 1) + ", one target"
+                                            : "smoother, " + std::to_string(targets) + " targets x " + std::to_string(steps) + " steps";
     if (g_gpu) {
         auto mean = upload(h.mean, stream);
         auto cov = upload(h.cov, stream);
@@ -250,7 +279,11 @@ void benchSmoother(const bench::Table& table, std::size_t steps, std::size_t tar
         vsCpu = fmt(cpuSeq_us / par_us, 1) + "x";
         vsGpuSeq = fmt(seq_us / par_us, 1) + "x";
         diff = fmt(std::max(normwiseDifference(gotMean, seqMean, 4, targets), normwiseDifference(gotCov, seqCov, 10, targets)) * 1e12, 2) + "e-12";
+        results.add(metric, par_us / 1e3, 3, "ms", targets == 1 ? "<= 5 ms" : "");
+        results.add(metric + ", against the sequential CPU smoother", cpuSeq_us / par_us, 1, "x",
+                    targets == 1 ? ">= 20x" : "");
     }
+    results.add(metric + ", sequential CPU smoother (1 core)", cpuSeq_us / 1e3, 1, "ms");
     table.row({std::to_string(targets) + " x " + std::to_string(steps), gpuPar, gpuSeq, fmt(cpuSeq_us / 1e3, 1),
                fmt(cpuScan_us / 1e3, 1), vsCpu, vsGpuSeq, diff});
 }
@@ -258,7 +291,15 @@ void benchSmoother(const bench::Table& table, std::size_t steps, std::size_t tar
 }  // namespace
 
 int main(int argc, char** argv) {
-    const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+    bool quick = false;
+    std::string json;
+    CLI::App app{"augur-bench-kf: Kalman bank per cycle and RTS smoothers, GPU against the CPU reference.", "augur-bench-kf"};
+    apps::cli::useConventions(app);
+    app.add_flag("--quick", quick, "fewer sizes and repetitions");
+    bench::addJsonOption(app, json);
+    if (const auto exit = bench::parseArguments(app, argc, argv)) {
+        return *exit;
+    }
     g_gpu = platform::cudaCompiledIn() && platform::gpuCount() > 0;
     char date[32];
     const std::time_t now = std::time(nullptr);
@@ -282,29 +323,35 @@ int main(int argc, char** argv) {
                 std::thread::hardware_concurrency());
     std::printf("Measured device-to-device copy bandwidth (1 GiB, read + write): %s GB/s\n",
                 copy_GBps > 0 ? fmt(copy_GBps, 0).c_str() : "-");
+    bench::ResultFile results("kalman", "Kalman bank and RTS smoother", 20);
+    results.setDevice(bench::describeDevice(g_gpu));
+    results.setCommand(bench::commandLine(argc, argv));
+    if (copy_GBps > 0) {
+        results.add("device-to-device copy bandwidth", copy_GBps, 0, "GB/s");
+    }
 
     {
         bench::Table table("Kalman bank, one cycle (predict + Joseph update, every target measured)",
-                           {"model", "precision", "N", "GPU µs", "MB moved", "GB/s", "of copy BW", "CPU all cores µs",
-                            "CPU / GPU"});
+                           {"model", "precision", "N", "GPU µs", "MB moved / 205 GB/s (Orin) µs", "GB/s", "of copy BW",
+                            "CPU all cores µs", "CPU / GPU"});
         std::vector<std::size_t> sizes{1'000, 10'000, 100'000, 1'000'000};
         if (quick) {
             sizes = {1'000, 100'000};
         }
         for (const MotionModel model : {MotionModel::ConstantVelocity, MotionModel::ConstantAcceleration}) {
             for (const std::size_t n : sizes) {
-                benchBank<float>(table, model, n, copy_GBps, stream.get());
-                benchBank<double>(table, model, n, copy_GBps, stream.get());
+                benchBank<float>(table, results, model, n, copy_GBps, stream.get());
+                benchBank<double>(table, results, model, n, copy_GBps, stream.get());
             }
         }
     }
     {
         // Tager 2013, Table 2.4: 64 … 262144 targets, 6 states (CA) in 2-D, float.
         bench::Table table("Kalman bank at Tager's sizes (CA, float; thesis Table 2.4 for context)",
-                           {"model", "precision", "N", "GPU µs", "MB moved", "GB/s", "of copy BW", "CPU all cores µs",
-                            "CPU / GPU"});
+                           {"model", "precision", "N", "GPU µs", "MB moved / 205 GB/s (Orin) µs", "GB/s", "of copy BW",
+                            "CPU all cores µs", "CPU / GPU"});
         for (const std::size_t n : {64U, 4'096U, 65'536U, 262'144U}) {
-            benchBank<float>(table, MotionModel::ConstantAcceleration, n, copy_GBps, stream.get());
+            benchBank<float>(table, results, MotionModel::ConstantAcceleration, n, copy_GBps, stream.get());
         }
     }
     {
@@ -312,8 +359,8 @@ int main(int argc, char** argv) {
                            {"targets x steps", "GPU scan", "GPU sequential", "CPU sequential (1 core)",
                             "CPU scan (1 core)", "GPU scan vs CPU seq", "GPU scan vs GPU seq",
                             "max diff GPU scan vs CPU seq (norm-wise)"});
-        benchSmoother(table, std::size_t{1} << 20U, 1, stream.get(), quick);
-        benchSmoother(table, 1024, 4096, stream.get(), quick);
+        benchSmoother(table, results, std::size_t{1} << 20U, 1, stream.get(), quick);
+        benchSmoother(table, results, 1024, 4096, stream.get(), quick);
     }
-    return 0;
+    return bench::writeResults(results, json) ? 0 : apps::cli::EXIT_INPUT;
 }

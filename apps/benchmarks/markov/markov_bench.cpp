@@ -8,7 +8,8 @@
 //      launches and a replayed CUDA graph, the resident path on every cluster size and the tiled path;
 //      the CPU reference on all cores.
 // Options: --quick (fewer repetitions); --profile (no tables: each GPU case enqueued a few times, for a
-// profiler such as Nsight Compute to time kernel by kernel).
+// profiler such as Nsight Compute to time kernel by kernel); --json FILE (every figure of the tables as a
+// result file, family markov; metrics named "TABLE; KEY COLUMNS: COLUMN", bench.hpp).
 #include <algorithm>
 #include <barrier>
 #include <cmath>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "augur/bench/bench.hpp"
+#include "augur/bench/bench_cli.hpp"
 #include "augur/kernels/markov/chain.hpp"
 #include "augur/kernels/markov/prediction.hpp"
 #include "augur/kernels/markov/priority.hpp"
@@ -103,7 +105,8 @@ struct Scenario {
 void benchInit(bool quick) {
     Table table("Init: Υ(τ) and Υ([0, τ]) by sampling, CPU, one thread",
                 {"n_s×n_v×n_a", "S (speed samples)", "T (time samples)", "entries/row Υ(τ)", "entries/row Υ([0,τ])",
-                 "build ms (median)", "target ≤ 1000 ms"});
+                 "build ms (median)", "target ≤ 1000 ms"},
+                3);
     for (const int samples : {8, 16}) {
         ChainConfig c;
         c.samplesPerAxis = samples;
@@ -126,7 +129,7 @@ void benchInit(bool quick) {
 void benchCpu(const MarkovChain& chain, bool quick) {
     const unsigned threads = std::max(1U, std::thread::hardware_concurrency());
     Table table("Whole horizon (4 s, τ = 0.1 s) incl. grid splat, CPU reference",
-                {"corridors", "threads", "ms (median)"});
+                {"corridors", "threads", "ms (median)"}, 2);
     const InputDynamics psi = bandedInputDynamics(chain.config().inputCells, 0.7F);
     for (const int count : {1, 16, 64}) {
         Scenario scenario(chain.config(), count);
@@ -489,6 +492,23 @@ struct DeviceScenario {
     }
 };
 
+/// Jetson AGX Orin's LPDDR5 bandwidth, GB/s: a call's bytes over it are its floor there.
+constexpr double ORIN_BANDWIDTH_GBPS = 205.0;
+
+/// Bytes a whole-horizon call must move with the distribution resident in shared memory: its outputs
+/// written once (position and speed marginals, corridor points, the splat grid), its inputs read once
+/// (corridor inputs, polylines) and the stencil read once per corridor. Intermediate traffic of the
+/// tiled path (the distribution in global memory every step) is not counted.
+double horizonBytes(const ChainConfig& c, const Scenario& sc, const MarkovChain& chain) {
+    const auto count = static_cast<double>(sc.corridors.size());
+    const auto steps = static_cast<double>(sc.config.horizonSteps);
+    const double outputs = count * steps * (4.0 * (c.positionCells + c.speedCells) + sizeof(CorridorPoint)) +
+                           static_cast<double>(sc.config.gridFrames) * 128.0 * 128.0 * sizeof(std::uint16_t);
+    const double inputs = count * sizeof(CorridorInput) + 4.0 * static_cast<double>(sc.x.size() + sc.y.size() + sc.s.size());
+    const double stencil = count * static_cast<double>(chain.stencil().shift.size()) * sizeof(cuda::StencilSlot);
+    return outputs + inputs + stencil;
+}
+
 /// What benchGpu's measurements share: the chain, the repetitions, a stream, the input dynamics ψ, a
 /// corridor's constraints and λ (with Γ's buffer), the memory a queued call waits behind, and the
 /// cuSPARSE baseline.
@@ -753,6 +773,20 @@ bool benchStep(GpuBench& g) {
     return true;
 }
 
+/// The resident path's device chains with a fixed cluster size of 1, 2, 4 and 8 blocks, those the device
+/// can make; their sizes in `blocks`.
+std::vector<cuda::DeviceChain> fixedClusterChains(const MarkovChain& chain, std::vector<int>& blocks) {
+    std::vector<cuda::DeviceChain> fixed;
+    for (const int b : {1, 2, 4, 8}) {
+        auto dc = cuda::DeviceChain::create(chain, cuda::Propagation::Resident, b);
+        if (dc) {
+            fixed.push_back(std::move(dc).value());
+            blocks.push_back(b);
+        }
+    }
+    return fixed;
+}
+
 /// The whole horizon for many corridors: the resident path with the cluster size chosen per call
 /// (direct launches and graph replay), with each fixed cluster size, and the tiled path (the
 /// one-launch-per-step design, kept for chains that do not fit one block).
@@ -769,15 +803,8 @@ bool benchHorizon(GpuBench& g) {
         std::printf("device chain creation failed\n");
         return false;
     }
-    std::vector<cuda::DeviceChain> fixed;
     std::vector<int> fixedBlocks;
-    for (const int blocks : {1, 2, 4, 8}) {
-        auto dc = cuda::DeviceChain::create(chain, cuda::Propagation::Resident, blocks);
-        if (dc) {
-            fixed.push_back(std::move(dc).value());
-            fixedBlocks.push_back(blocks);
-        }
-    }
+    const std::vector<cuda::DeviceChain> fixed = fixedClusterChains(chain, fixedBlocks);
     std::printf("\nResident block: %zu bytes of shared memory; corridors resident at once:", automatic->residentSharedBytes());
     for (const int blocks : {1, 2, 4, 8}) {
         std::printf(" %d on %d-block clusters;", automatic->maxActiveResidentCorridors(blocks), blocks);
@@ -789,6 +816,7 @@ bool benchHorizon(GpuBench& g) {
         columns.push_back("resident, " + std::to_string(blocks) + "-block clusters: graph µs");
     }
     columns.push_back("tiled: graph µs");
+    columns.push_back("MB moved / 205 GB/s (Orin) µs");
     columns.push_back("target ≤ 1000 µs (64)");
     Table table("Whole horizon (4 s, τ = 0.1 s, 40 steps) incl. marginals, corridor points and grid splat (128×128, 8 frames)",
                 columns);
@@ -820,6 +848,8 @@ bool benchHorizon(GpuBench& g) {
             row.push_back(shown(replay(dc)));
         }
         row.push_back(shown(replay(*tiled)));
+        const double bytes = horizonBytes(c, sc, chain);
+        row.push_back(fmt(bytes / 1e6, 2) + " / " + fmt(bytes / (ORIN_BANDWIDTH_GBPS * 1e3), 1));
         if (!ok) {
             std::printf("horizon benchmark failed at %d corridors\n", count);
             return false;
@@ -941,15 +971,23 @@ bool profileGpu(const MarkovChain& chain) {
 
 int main(int argc, char** argv) {
     using namespace augur::kernels::markov;
+    namespace bench = augur::bench;
     bool quick = false;
     bool profile = false;
-    for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--quick") == 0) {
-            quick = true;
-        } else if (std::strcmp(argv[i], "--profile") == 0) {
-            profile = true;
-        }
+    std::string json;
+    CLI::App app{"augur-bench-markov: Markov-chain prediction against cuSPARSE SpGEMM / SpMV, horizon scaling, CPU reference.",
+                 "augur-bench-markov"};
+    augur::apps::cli::useConventions(app);
+    app.add_flag("--quick", quick, "fewer repetitions");
+    app.add_flag("--profile", profile, "no tables: each GPU case enqueued a few times, for a kernel profiler");
+    bench::addJsonOption(app, json);
+    if (const auto exit = bench::parseArguments(app, argc, argv)) {
+        return *exit;
     }
+    bench::ResultFile results("markov", "Markov-chain motion prediction", 30);
+    results.setDevice(bench::describeDevice(MARKOV_BENCH_CUDA && augur::platform::gpuCount() > 0));
+    results.setCommand(bench::commandLine(argc, argv));
+    bench::recordTablesInto(&results);
     if (profile) {
 #if MARKOV_BENCH_CUDA
         const auto seedChain = MarkovChain::build(ChainConfig{});
@@ -981,5 +1019,5 @@ int main(int argc, char** argv) {
         std::printf("\nno CUDA device: GPU benchmarks skipped\n");
     }
 #endif
-    return 0;
+    return bench::writeResults(results, json) ? 0 : augur::apps::cli::EXIT_INPUT;
 }

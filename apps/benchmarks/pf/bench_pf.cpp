@@ -2,13 +2,14 @@
 // papers' baselines (Thrust permutation-iterator copy, atomicAdd output reduction), the scan and
 // reduction variants, and the K = 10⁶ step against its bytes-over-bandwidth floor.
 //
-//   augur-bench-pf [--quick] [--profile] [--only SECTION]
+//   augur-bench-pf [--quick] [--profile] [--only SECTION] [--json FILE]
 // Prints Markdown tables (docs/results/particle-filter.json keeps the current figures with device, date,
 // commit and command; scripts/bench-tables puts them into docs/benchmarks.md). --profile runs a few
 // plain (not captured) steps of the seed-scale and K = 10⁶ filters and nothing else, for a profiler
 // (ncu) to time each kernel. --only runs one section: baselines, stages, nodes (the step's graph node
 // by node, and two filters with their outputs' copies), floor, scan (the scan variants and the
-// single-pass tile shapes), reduce or ungm.
+// single-pass tile shapes), reduce or ungm. --json FILE writes every figure of the tables as a result
+// file (family particle-filter; metrics named "TABLE; KEY COLUMNS: COLUMN", bench.hpp).
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "augur/bench/bench.hpp"
+#include "augur/bench/bench_cli.hpp"
 #include "augur/kernels/backend.hpp"
 #include "augur/kernels/pf/filter.hpp"
 #include "augur/kernels/primitives/reduce.hpp"
@@ -152,7 +154,7 @@ void stageTable(StreamHandle stream, const platform::DeviceMemory& busy) {
                         "step (stream)", "step (graph replay)", "step (graph replay queued behind a memset)",
                         "CPU step, 1 core", "CPU 1 core / graph",
                         "CPU step, all " + std::to_string(std::thread::hardware_concurrency()) + " threads",
-                        "CPU all threads / graph"});
+                        "CPU all threads / graph"}, 3);
     struct Case {
         std::uint32_t k;
         std::uint32_t vehicles;
@@ -181,7 +183,7 @@ void stageTable(StreamHandle stream, const platform::DeviceMemory& busy) {
 void nodeTable(StreamHandle stream, const platform::DeviceMemory& busy) {
     bench::Table table("The step's graph node by node (SoA, graph replay, µs, device time, median)",
                        {"K", "vehicles", "timed", "upload", "+ advance (with the copy indices)",
-                        "+ combine (the step)", "the step without upload", "upload + 2 empty kernels"});
+                        "+ combine (the step)", "the step without upload", "upload + 2 empty kernels"}, 3);
     struct Case {
         std::uint32_t k;
         std::uint32_t vehicles;
@@ -319,7 +321,7 @@ void baselineTables(StreamHandle stream) {
     bench::Table copy("Resampling copy vs Thrust permutation-iterator copy (Hortelano et al. 2023 §5.5: 24.2x), K = 20,000",
                       {"vehicles", "bytes/particle", "Thrust copy, AoS (µs)", "standalone gather, AoS (µs)",
                        "speed-up", "advance, resampled (µs)", "advance, not resampled (µs)",
-                       "fused copy indices + gather: the difference (µs)", "Thrust / fused"});
+                       "fused copy indices + gather: the difference (µs)", "Thrust / fused"}, 2);
     std::vector<std::vector<std::string>> reduceRows;
     for (const std::uint32_t vehicles : {1U, 20U}) {
         const std::uint32_t stride = vehicles * SceneModel::SLOT_FLOATS;
@@ -383,7 +385,7 @@ void baselineTables(StreamHandle stream) {
     }
     bench::Table reduce("Output reduction vs atomicAdd baseline (Hortelano et al. 2023 §5.5: 4.56x), K = 20,000, AoS",
                         {"vehicles", "channels", "atomicAdd (µs)", "ours: partials + combine, with N_eff (µs)",
-                         "speed-up"});
+                         "speed-up"}, 2);
     for (const auto& row : reduceRows) {
         reduce.row(row);
     }
@@ -512,6 +514,7 @@ void reduceTable(StreamHandle stream, PrimitiveInput& p) {
 
 void floorTable(StreamHandle stream, const platform::DeviceMemory& busy) {
     constexpr std::uint32_t K = 1'000'000;
+    constexpr double ORIN_BANDWIDTH_GBPS = 205.0;  // Jetson AGX Orin's LPDDR5: the same bytes' floor there
     const double bandwidth = bench::measureCopyBandwidth_GBps(stream, std::size_t{512} << 20U);  // 512 MiB
     // Bytes per particle the step's kernels move, single vehicle (a 48-byte slot, 40 bytes of it used,
     // 28 of them read by the step: SceneModel::READ_FIELDS): advance: its copy indices drawn from
@@ -535,7 +538,8 @@ void floorTable(StreamHandle stream, const platform::DeviceMemory& busy) {
                        {"layout", "measured copy bandwidth (GB/s)", "bytes/particle the step moves", "floor (µs)",
                         "step, graph replay (µs)", "step / floor", "essential 84 B/particle floor (µs)",
                         "step / essential floor", "step / previous 292 B floor",
-                        "step, graph replay queued behind a memset (µs)", "queued step / floor"});
+                        "step, graph replay queued behind a memset (µs)", "queued step / floor",
+                        "bytes / 205 GB/s, Orin LPDDR5 (µs)"});
     for (const StateLayout layout : {StateLayout::ArrayOfStructs, StateLayout::StructOfArrays}) {
         const auto t = gpuStages(K, 1, layout, stream, busy);
         const double bytes = layout == StateLayout::ArrayOfStructs ? AOS_BYTES : SOA_BYTES;
@@ -545,7 +549,7 @@ void floorTable(StreamHandle stream, const platform::DeviceMemory& busy) {
         table.row({layoutName(layout), bench::fmt(bandwidth, 0), bench::fmt(bytes, 0), bench::fmt(floor_us),
                    bench::fmt(t.graph), bench::fmt(t.graph / floor_us, 2), bench::fmt(essential_us),
                    bench::fmt(t.graph / essential_us, 2), bench::fmt(t.graph / previous_us, 2), bench::fmt(t.queued),
-                   bench::fmt(t.queued / floor_us, 2)});
+                   bench::fmt(t.queued / floor_us, 2), bench::fmt(bytes * K / (ORIN_BANDWIDTH_GBPS * 1e3))});
     }
 }
 
@@ -616,7 +620,7 @@ void ungmTable(StreamHandle stream) {
 #endif  // AUGUR_HAVE_CUDA
 
 void cpuOnlyTable() {
-    bench::Table table("Scene model CPU reference step, 1 core (µs, median)", {"K", "vehicles", "layout", "step"});
+    bench::Table table("Scene model CPU reference step, 1 core (µs, median)", {"K", "vehicles", "layout", "step"}, 3);
     for (const auto& [k, vehicles] : std::vector<std::pair<std::uint32_t, std::uint32_t>>{{1000, 1}, {20'000, 20}}) {
         for (const StateLayout layout : {StateLayout::ArrayOfStructs, StateLayout::StructOfArrays}) {
             table.row({std::to_string(k), std::to_string(vehicles), layoutName(layout),
@@ -625,33 +629,11 @@ void cpuOnlyTable() {
     }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    bool profile = false;
-    std::string only;
-    for (int i = 1; i < argc; ++i) {
-        g_quick = g_quick || std::strcmp(argv[i], "--quick") == 0;
-        profile = profile || std::strcmp(argv[i], "--profile") == 0;
-        if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
-            only = argv[++i];
-        }
-    }
-    const std::vector<std::string> sections = {"baselines", "stages", "nodes", "floor", "scan", "reduce", "ungm"};
-    if (!only.empty() && std::find(sections.begin(), sections.end(), only) == sections.end()) {
-        std::printf("unknown section '%s' (baselines, stages, nodes, floor, scan, reduce, ungm)\n", only.c_str());
-        return 2;
-    }
-    char date[32];
-    const std::time_t now = std::time(nullptr);
-    std::strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
-    std::printf("augur-bench-pf, %s\n", date);
-    if (!kernels::available(kernels::Backend::Cuda)) {
-        std::printf("no CUDA device: CPU reference only%s\n", profile ? " (--profile needs one)" : "");
-        cpuOnlyTable();
-        return 0;
-    }
 #if AUGUR_HAVE_CUDA
+/// The CUDA sections (`only`: one of them; empty: all), or with `profile` only a few plain steps. An
+/// exit status when the program ends here (profile, or a stream or buffer that could not be made);
+/// nullopt when the result file is to be written.
+std::optional<int> cudaSections(const std::string& only, bool profile) {
     auto runs = [&](const char* section) { return only.empty() || only == section; };
     if (auto gpu = platform::queryGpu(0)) {
         std::printf("device: %s (sm_%d%d, %d SMs)\n", gpu->name, gpu->computeMajor, gpu->computeMinor,
@@ -700,6 +682,45 @@ int main(int argc, char** argv) {
     if (runs("ungm")) {
         ungmTable(stream->get());
     }
+    return std::nullopt;
+}
+#endif  // AUGUR_HAVE_CUDA
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    bool profile = false;
+    std::string only;
+    std::string json;
+    const std::vector<std::string> sections = {"baselines", "stages", "nodes", "floor", "scan", "reduce", "ungm"};
+    CLI::App app{"augur-bench-pf: particle filter stages and step (CUDA and the CPU reference), baselines, scan and reduce.",
+                 "augur-bench-pf"};
+    apps::cli::useConventions(app);
+    app.add_flag("--quick", g_quick, "fewer sizes and repetitions");
+    app.add_flag("--profile", profile, "only a few plain steps, for a kernel profiler (CUDA)");
+    app.add_option("--only", only, "run one section")->type_name("SECTION")->check(CLI::IsMember(sections));
+    bench::addJsonOption(app, json);
+    if (const auto exit = bench::parseArguments(app, argc, argv)) {
+        return *exit;
+    }
+    const bool cudaAvailable = kernels::available(kernels::Backend::Cuda);
+    bench::ResultFile results("particle-filter", "Particle filter and scan / reduce primitives", 10);
+    results.setDevice(bench::describeDevice(cudaAvailable));
+    results.setCommand(bench::commandLine(argc, argv));
+    bench::recordTablesInto(&results);
+    char date[32];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+    std::printf("augur-bench-pf, %s\n", date);
+    if (!cudaAvailable) {
+        std::printf("no CUDA device: CPU reference only%s\n", profile ? " (--profile needs one)" : "");
+        cpuOnlyTable();
+        return bench::writeResults(results, json) ? 0 : apps::cli::EXIT_INPUT;
+    }
+#if AUGUR_HAVE_CUDA
+    if (const std::optional<int> exit = cudaSections(only, profile)) {
+        return *exit;
+    }
 #endif
-    return 0;
+    return bench::writeResults(results, json) ? 0 : apps::cli::EXIT_INPUT;
 }

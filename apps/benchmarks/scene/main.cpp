@@ -2,8 +2,9 @@
 // corridor-to-intersection and corridor-to-corridor relations) for N vehicles on the Lanelet2 example
 // map and on a SUMO city grid generated with netgenerate. CPU only; one thread.
 //
-// usage: augur-bench-scene [--sumo NET.net.xml] [--repetitions N]
+// usage: augur-bench-scene [--sumo NET.net.xml] [--repetitions N] [--json FILE]
 //   Without --sumo, generates 3×3 and 8×8 city grids (100 m blocks, 2 lanes per direction) with netgenerate.
+//   --json FILE: the figures as a result file (family scene, docs/results/scene.json).
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "augur/bench/bench.hpp"
+#include "augur/bench/bench_cli.hpp"
 #include "augur/runtime/scene/map_readers.hpp"
 #include "augur/runtime/scene/scene.hpp"
 
@@ -46,7 +48,9 @@ std::vector<SceneVehicle> randomVehicles(const RoadMap& map, std::uint32_t count
     return out;
 }
 
-void run(const augur::bench::Table& table, const std::string& name, const RoadMap& map, int repetitions) {
+/// Times Scene::update on `map` (`name` in the table, `mapMetric` in the result file's metrics).
+void run(const augur::bench::Table& table, augur::bench::ResultFile& results, const std::string& name,
+         const std::string& mapMetric, const RoadMap& map, int repetitions) {
     auto scene = Scene::create(map, SceneCapacities{}, CorridorSearchParams{});
     if (!scene) {
         std::fprintf(stderr, "scene create failed\n");
@@ -59,43 +63,57 @@ void run(const augur::bench::Table& table, const std::string& name, const RoadMa
         table.row({name, std::to_string(map.laneCount()), std::to_string(map.conflicts().size()),
                    std::to_string(vehicles), std::to_string(stats.corridors), std::to_string(stats.corridorsDropped),
                    std::to_string(stats.relations), std::to_string(stats.relationsDropped), augur::bench::fmt(us, 1)});
+        results.add("Scene::update, " + std::to_string(vehicles) + " vehicles, " + mapMetric, us, 1, "us");
     }
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+    namespace cli = augur::apps::cli;
     std::string sumoPath;
-    int repetitions = 200;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (arg == "--sumo" && i + 1 < argc) {
-            sumoPath = argv[++i];
-        } else if (arg == "--repetitions" && i + 1 < argc) {
-            repetitions = std::atoi(argv[++i]);
-        } else {
-            std::fprintf(stderr, "usage: augur-bench-scene [--sumo NET.net.xml] [--repetitions N]\n");
-            return 2;
-        }
+    std::int64_t repetitions = 200;
+    std::string json;
+    CLI::App app{"augur-bench-scene: time per cycle of corridor search and relations (CPU, one thread) on real maps.",
+                 "augur-bench-scene"};
+    cli::useConventions(app);
+    app.add_option("--sumo", sumoPath, "a SUMO network to time instead of the generated 3x3 and 8x8 city grids")
+        ->type_name("NET.net.xml");
+    app.add_option("--repetitions", repetitions, "timed calls per map and vehicle count (median)")
+        ->type_name("N")
+        ->check(cli::integerIn(1, 1'000'000))
+        ->capture_default_str();
+    augur::bench::addJsonOption(app, json);
+    if (const auto exit = augur::bench::parseArguments(app, argc, argv)) {
+        return *exit;
     }
+    augur::bench::ResultFile results("scene", "Maps, corridors and relations (CPU)", 50);
+    results.setDevice(augur::platform::cpuModel() + ", one thread");
+    results.setCommand(augur::bench::commandLine(argc, argv));
     const augur::bench::Table table("Scene::update per cycle (CPU, 1 thread; median)",
                                     {"map", "lanes", "conflicts", "vehicles", "corridors", "corridors dropped", "relations",
                                      "relations dropped", "us/cycle"});
-    std::vector<std::pair<std::string, std::function<void()>>> loads;  // init-phase cost, timed after
+    // Init-phase cost, timed after: (metric, load).
+    std::vector<std::pair<std::string, std::function<void()>>> loads;
     auto lanelet2 = readLanelet2(std::string(AUGUR_SOURCE_DIR) + "/tests/data/maps/lanelet2_mapping_example.osm",
                                  Lanelet2Options{49.0, 8.4});
     if (!lanelet2) {
         std::fprintf(stderr, "%s\n", lanelet2.error().describe().c_str());
         return 1;
     }
-    run(table, "Lanelet2 example", *lanelet2, repetitions);
-    loads.emplace_back("Lanelet2 example", [] {
+    run(table, results, "Lanelet2 example", "Lanelet2 example map", *lanelet2, static_cast<int>(repetitions));
+    loads.emplace_back("Lanelet2 example map", [] {
         (void)readLanelet2(std::string(AUGUR_SOURCE_DIR) + "/tests/data/maps/lanelet2_mapping_example.osm",
                            Lanelet2Options{49.0, 8.4});
     });
-    std::vector<std::pair<std::string, std::string>> nets;  // (name, path)
+    struct Net {
+        std::string name;    ///< in the table
+        std::string metric;  ///< in the result file
+        std::string path;
+    };
+    std::vector<Net> nets;
     if (!sumoPath.empty()) {
-        nets.emplace_back("SUMO " + sumoPath, sumoPath);
+        nets.push_back({"SUMO " + sumoPath, "SUMO " + sumoPath, sumoPath});
     } else {
         for (const int side : {3, 8}) {
             const std::string path =
@@ -107,22 +125,27 @@ int main(int argc, char** argv) {
                 std::fprintf(stderr, "netgenerate failed or missing (install SUMO)\n");
                 return 1;
             }
-            nets.emplace_back("SUMO city grid " + std::to_string(side) + "x" + std::to_string(side), path);
+            const std::string grid = std::to_string(side) + "x" + std::to_string(side);
+            nets.push_back({"SUMO city grid " + grid, "SUMO grid " + grid, path});
         }
     }
-    for (const auto& [name, path] : nets) {
-        auto sumo = readSumoNet(path);
+    for (const Net& net : nets) {
+        auto sumo = readSumoNet(net.path);
         if (!sumo) {
             std::fprintf(stderr, "%s\n", sumo.error().describe().c_str());
             return 1;
         }
-        run(table, name, *sumo, repetitions);
-        loads.emplace_back(name, [path = path] { (void)readSumoNet(path); });
+        run(table, results, net.name,
+            net.metric + " (" + augur::bench::withThousands(static_cast<long long>(sumo->laneCount())) + " lanes)", *sumo,
+            static_cast<int>(repetitions));
+        loads.emplace_back(net.metric, [path = net.path] { (void)readSumoNet(path); });
     }
     const augur::bench::Table init("Map load (init phase: parse, derive conflicts, build; median of 5)",
                                    {"map", "ms"});
-    for (const auto& [name, load] : loads) {
-        init.row({name, augur::bench::fmt(augur::bench::hostMedian_us(load, 1, 5) * 1e-3, 1)});
+    for (const auto& [metric, load] : loads) {
+        const double ms = augur::bench::hostMedian_us(load, 1, 5) * 1e-3;
+        init.row({metric, augur::bench::fmt(ms, 1)});
+        results.add("map load, " + metric, ms, 1, "ms");
     }
-    return 0;
+    return augur::bench::writeResults(results, json) ? 0 : cli::EXIT_INPUT;
 }

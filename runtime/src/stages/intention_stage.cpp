@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "augur/platform/clock.hpp"
 #include "intention_gpu.hpp"
 
 namespace augur::runtime {
@@ -300,6 +301,7 @@ bool IntentionStage::stepGpu(bool nominal, bool restart) noexcept {
         }
     }
     m_gpu->stage(nominal, m_inputs);
+    const std::int64_t launched_ns = platform::monotonicNow_ns();
     if (!m_gpu->launch(nominal)) {
         return false;
     }
@@ -307,6 +309,7 @@ bool IntentionStage::stepGpu(bool nominal, bool restart) noexcept {
     if (!done || !done.value()) {
         return false;
     }
+    m_lastGpuSpan = GpuSpan{launched_ns, platform::monotonicNow_ns()};
     m_gpu->copyOutputs(nominal, m_outputs);
     return true;
 }

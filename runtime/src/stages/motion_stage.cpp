@@ -6,6 +6,7 @@
 
 #include "../../../kernels/src/worker_pool.hpp"
 #include "augur/runtime/stages/relations_stage.hpp"
+#include "augur/platform/clock.hpp"
 #include "motion_gpu.hpp"
 
 namespace augur::runtime {
@@ -34,6 +35,26 @@ Result<std::unique_ptr<MotionStage>, markov::MarkovError> MotionStage::create(co
         return fail(chain.error());
     }
     std::unique_ptr<MotionStage> stage(new MotionStage(settings, std::move(chain).value(), state, frame));
+    if (settings.cpuChain) {
+        const markov::ChainConfig& full = settings.chain;
+        const markov::ChainConfig& coarse = *settings.cpuChain;
+        const bool sameModel = coarse.positionMax_m == full.positionMax_m && coarse.speedMax_mps == full.speedMax_mps &&
+                               coarse.inputCells == full.inputCells && coarse.accelMax_mps2 == full.accelMax_mps2 &&
+                               coarse.step_s == full.step_s && coarse.samplesPerAxis == full.samplesPerAxis &&
+                               coarse.intervalSamples == full.intervalSamples;
+        if (!sameModel || coarse.positionCells > full.positionCells || coarse.speedCells > full.speedCells) {
+            return fail(markov::MarkovError::InvalidGrid);  // not a coarser discretisation of the same chain
+        }
+        auto coarseValid = markov::validate(coarse, settings.prediction);
+        if (!coarseValid) {
+            return fail(coarseValid.error());
+        }
+        auto coarseChain = markov::MarkovChain::build(coarse);
+        if (!coarseChain) {
+            return fail(coarseChain.error());
+        }
+        stage->m_coarseChain.emplace(std::move(coarseChain).value());
+    }
     const auto& p = settings.prediction;
     const auto corridors = static_cast<std::size_t>(p.maxCorridors);
     const auto steps = static_cast<std::size_t>(p.horizonSteps);
@@ -52,8 +73,10 @@ Result<std::unique_ptr<MotionStage>, markov::MarkovError> MotionStage::create(co
     const auto gridCells = static_cast<std::size_t>(p.gridFrames) * static_cast<std::size_t>(p.gridWidthCells) *
                            static_cast<std::size_t>(p.gridHeightCells);
     stage->m_workers.resize(static_cast<std::size_t>(workers));
+    // The coarse chain has no more cells than the full one: the full chain's scratch fits both.
+    const std::size_t predictBytes = markov::cpu::predictScratchBytes(settings.chain, stage->m_chunkConfig);
     for (WorkerScratch& w : stage->m_workers) {
-        w.predict.assign(markov::cpu::predictScratchBytes(settings.chain, stage->m_chunkConfig) + 16, std::byte{0});
+        w.predict.assign(predictBytes + 16, std::byte{0});
         w.chunkGrid.assign(gridCells, 0);
         w.gridSum.assign(gridCells, 0);
     }
@@ -88,15 +111,23 @@ void MotionStage::propagateChunks(int worker) noexcept {
     const auto ns = static_cast<std::size_t>(m_settings.chain.positionCells);
     const auto nv = static_cast<std::size_t>(m_settings.chain.speedCells);
     const std::size_t frameCells = static_cast<std::size_t>(pc.gridWidthCells) * static_cast<std::size_t>(pc.gridHeightCells);
-    const int chunks = (m_corridorCount + MOTION_CHUNK_CORRIDORS - 1) / MOTION_CHUNK_CORRIDORS;
+    // Two groups of chunks, none straddling them: [0, m_fullCorridorCount) with the full chain, the rest
+    // with the coarse one.
+    const int fullChunks = (m_fullCorridorCount + MOTION_CHUNK_CORRIDORS - 1) / MOTION_CHUNK_CORRIDORS;
+    const int coarseChunks = (m_corridorCount - m_fullCorridorCount + MOTION_CHUNK_CORRIDORS - 1) / MOTION_CHUNK_CORRIDORS;
+    const int chunks = fullChunks + coarseChunks;
     for (int chunk = m_nextChunk.fetch_add(1, std::memory_order_relaxed); chunk < chunks;
          chunk = m_nextChunk.fetch_add(1, std::memory_order_relaxed)) {
-        const int first = chunk * MOTION_CHUNK_CORRIDORS;
-        const int count = std::min(MOTION_CHUNK_CORRIDORS, m_corridorCount - first);
+        const bool coarse = chunk >= fullChunks;
+        const int first = coarse ? m_fullCorridorCount + (chunk - fullChunks) * MOTION_CHUNK_CORRIDORS
+                                 : chunk * MOTION_CHUNK_CORRIDORS;
+        const int end = coarse ? m_corridorCount : m_fullCorridorCount;
+        const int count = std::min(MOTION_CHUNK_CORRIDORS, end - first);
+        const markov::MarkovChain& chain = coarse ? *m_coarseChain : m_chain;
         const auto c0 = static_cast<std::size_t>(first);
         const markov::PredictionOutputs outputs{&m_positionMarginal[c0 * steps * ns], &m_speedMarginal[c0 * steps * nv],
                                                 &m_points[c0 * steps], w.chunkGrid.data(), frameCells};
-        markov::cpu::predict(m_chain, m_chunkConfig, m_psi, &m_corridors[c0], count,
+        markov::cpu::predict(chain, m_chunkConfig, m_psi, &m_corridors[c0], count,
                              markov::Polylines{&m_polyX[c0 * points], &m_polyY[c0 * points], &m_polyS[c0 * points]},
                              m_placement, outputs, aligned16(w.predict), w.predict.size() - 16);
         for (std::size_t i = 0; i < w.gridSum.size(); ++i) {
@@ -169,6 +200,7 @@ bool MotionStage::propagateGpu(int corridorCount) noexcept {
     if (m_injectGpuError.exchange(false, std::memory_order_relaxed)) {
         return false;
     }
+    const std::int64_t launched_ns = platform::monotonicNow_ns();
     if (!m_gpu->launch(corridorCount)) {
         return false;
     }
@@ -176,6 +208,7 @@ bool MotionStage::propagateGpu(int corridorCount) noexcept {
     if (!done || !done.value()) {
         return false;
     }
+    m_lastGpuSpan = GpuSpan{launched_ns, platform::monotonicNow_ns()};
     const auto steps = static_cast<std::size_t>(pc.horizonSteps);
     const CorridorPoint* points = m_gpu->points();
     for (std::size_t i = 0; i < count * steps; ++i) {
@@ -191,81 +224,133 @@ bool MotionStage::propagateGpu(int corridorCount) noexcept {
     return true;
 }
 
-int MotionStage::gatherCorridors() noexcept {
-    const markov::PredictionConfig& pc = m_settings.prediction;
-    const auto pointsPerCorridor = static_cast<std::size_t>(pc.maxPolylinePoints);
-    // The vehicle at the centre of the first position cell: its mass is spread uniformly over the cell,
-    // so s = 0 at the cell's near edge would put the vehicle half a cell ahead of itself.
-    const float halfCell_m = 0.5F * markov::positionCellSize_m(m_settings.chain);
-    int corridorCount = 0;
-    for (std::uint32_t v = 0; v < m_frame.vehicleCount; ++v) {
+void MotionStage::rankByDistanceToEgo() noexcept {
+    const std::uint32_t count = m_frame.vehicleCount;
+    for (std::uint32_t v = 0; v < count; ++v) {
         const FrameVehicle& fv = m_frame.vehicles[v];
-        const TrackMeasurement& m = m_frame.measurements[fv.trackIndex];
-        float inputs[markov::MAX_INPUT_CELLS];
-        // A standing vehicle whose track does not say it is starting stays put: it starts in the
-        // standstill cell at the cruise input. Spreading its speed estimate instead (never below 0, so
-        // biased upwards by the track's noise) would put mass on a moving speed cell: creep.
-        const bool standing = fv.speed_mps < STANDING_SPEED_MPS && m.trackAccel_mps2 < STARTING_ACCEL_MPS2;
-        // The tracked acceleration split over the two nearest inputs (its mean kept; its uncertainty is not
-        // spread further: symmetric input noise, cut by the speed bounds and the limit, biases the mean speed).
-        markov::inputDistribution(m_settings.chain, standing ? 0.0F : m.trackAccel_mps2, 0.0F, inputs);
-        // Corridors the intention filter all but rules out are not propagated (each costs a whole
-        // horizon of the chain); the kept ones share their probability mass.
-        float kept = 0.0F;
-        for (std::uint32_t k = 0; k < fv.corridorCount; ++k) {
-            kept += fv.corridorProbability[k] >= MIN_CORRIDOR_PROBABILITY ? fv.corridorProbability[k] : 0.0F;
+        const float dx = fv.x_m - m_ego.x_m;
+        const float dy = fv.y_m - m_ego.y_m;
+        m_distanceSq[v] = dx * dx + dy * dy;
+        m_byDistance[v] = v;
+        m_fullChain[v] = false;
+    }
+    const std::uint32_t nearest = std::min(count, m_settings.cpuFullChainVehicles);
+    // O(n log n) in the vehicles, in place (no allocation); ties to the lower frame index.
+    std::partial_sort(m_byDistance.begin(), m_byDistance.begin() + nearest, m_byDistance.begin() + count,
+                      [this](std::uint32_t a, std::uint32_t b) {
+                          return m_distanceSq[a] < m_distanceSq[b] || (m_distanceSq[a] == m_distanceSq[b] && a < b);
+                      });
+    for (std::uint32_t i = 0; i < nearest; ++i) {
+        m_fullChain[m_byDistance[i]] = true;
+    }
+}
+
+int MotionStage::gatherCorridors(bool cpuSizing) noexcept {
+    int corridorCount = 0;
+    m_coarseVehicles = 0;
+    if (!cpuSizing || !m_coarseChain) {
+        for (std::uint32_t v = 0; v < m_frame.vehicleCount; ++v) {
+            gatherVehicle(v, m_settings.chain, corridorCount);
         }
-        for (std::uint32_t k = 0; k < fv.corridorCount && corridorCount < pc.maxCorridors; ++k) {
-            if (fv.corridorProbability[k] < MIN_CORRIDOR_PROBABILITY || !(kept > 0.0F)) {
-                continue;
-            }
-            const FrameCorridor& fc = fv.corridors[k];
-            markov::CorridorInput& in = m_corridors[static_cast<std::size_t>(corridorCount)];
-            in = markov::CorridorInput{};
-            in.probability = fv.corridorProbability[k] / kept;
-            in.initialSpeed_mps = standing ? 0.0F : std::min(fv.speed_mps, m_settings.chain.speedMax_mps);
-            in.initialSpeedStd_mps = standing ? 0.0F : m.trackSpeedStd_mps;
-            std::copy(inputs, inputs + m_settings.chain.inputCells, in.initialInput);
-            in.constraints = fc.limits;
-            in.constraints.standing = standing;
-            // The driver's chosen fraction of the limit where the vehicle is (the free-road rule's desired
-            // speed is this fraction of the limit ahead).
-            const float limit = fc.limits.speedLimit_mps;
-            in.constraints.desiredSpeedFactor =
-                limit > 0.0F && limit < markov::NO_LIMIT ? std::min(fv.speed_mps / limit, MAX_DESIRED_SPEED_FACTOR) : 1.0F;
-            in.constraints.stopProbability = fc.road.mustGiveWay != 0 ? fv.stopProbability : 0.0F;
-            in.constraints.stopDistance_m += halfCell_m;  // NO_LIMIT stays NO_LIMIT
-            in.constraints.leadGap_m += halfCell_m;
-            for (float& from : in.constraints.limitFrom_m) {
-                from += halfCell_m;
-            }
-            in.constraints.leadDecel_mps2 = pc.rules.comfortDecel_mps2;
-            const auto points = std::min<std::size_t>(static_cast<std::size_t>(fc.polylinePoints), pointsPerCorridor);
-            in.polylinePoints = static_cast<std::int32_t>(points);
-            const std::size_t from = polylineOffset(v, k);
-            const std::size_t to = static_cast<std::size_t>(corridorCount) * pointsPerCorridor;
-            std::memcpy(&m_polyX[to], &m_frame.polyX_m[from], points * sizeof(float));
-            std::memcpy(&m_polyY[to], &m_frame.polyY_m[from], points * sizeof(float));
-            for (std::size_t i = 0; i < points; ++i) {
-                m_polyS[to + i] = m_frame.polyS_m[from + i] + halfCell_m;
-            }
-            m_corridorVehicle[static_cast<std::size_t>(corridorCount)] = v;
-            m_corridorSlot[static_cast<std::size_t>(corridorCount)] = k;
-            ++corridorCount;
+        m_fullCorridorCount = corridorCount;
+        return corridorCount;
+    }
+    rankByDistanceToEgo();
+    for (std::uint32_t v = 0; v < m_frame.vehicleCount; ++v) {
+        if (m_fullChain[v]) {
+            gatherVehicle(v, m_settings.chain, corridorCount);
+        }
+    }
+    m_fullCorridorCount = corridorCount;
+    for (std::uint32_t v = 0; v < m_frame.vehicleCount; ++v) {
+        if (!m_fullChain[v]) {
+            const int before = corridorCount;
+            gatherVehicle(v, m_coarseChain->config(), corridorCount);
+            m_coarseVehicles += corridorCount > before ? 1U : 0U;
         }
     }
     return corridorCount;
 }
 
+void MotionStage::gatherVehicle(std::uint32_t v, const markov::ChainConfig& chain, int& corridorCount) noexcept {
+    const markov::PredictionConfig& pc = m_settings.prediction;
+    const auto pointsPerCorridor = static_cast<std::size_t>(pc.maxPolylinePoints);
+    // The vehicle at the centre of the first position cell: its mass is spread uniformly over the cell,
+    // so s = 0 at the cell's near edge would put the vehicle half a cell ahead of itself.
+    const float halfCell_m = 0.5F * markov::positionCellSize_m(chain);
+    const FrameVehicle& fv = m_frame.vehicles[v];
+    const TrackMeasurement& m = m_frame.measurements[fv.trackIndex];
+    float inputs[markov::MAX_INPUT_CELLS];
+    // A standing vehicle whose track does not say it is starting stays put: it starts in the
+    // standstill cell at the cruise input. Spreading its speed estimate instead (never below 0, so
+    // biased upwards by the track's noise) would put mass on a moving speed cell: creep.
+    const bool standing = fv.speed_mps < STANDING_SPEED_MPS && m.trackAccel_mps2 < STARTING_ACCEL_MPS2;
+    // The evidence in the tracked acceleration (markov::evidentAcceleration) split over the two nearest
+    // inputs (its mean kept; its uncertainty is not spread further: symmetric input noise, cut by the speed
+    // bounds and the limit, biases the mean speed).
+    markov::inputDistribution(m_settings.chain,
+                              standing ? 0.0F : markov::evidentAcceleration(m.trackAccel_mps2, m.trackAccelStd_mps2),
+                              0.0F, inputs);
+    // Corridors the intention filter all but rules out are not propagated (each costs a whole
+    // horizon of the chain); the kept ones share their probability mass.
+    float kept = 0.0F;
+    for (std::uint32_t k = 0; k < fv.corridorCount; ++k) {
+        kept += fv.corridorProbability[k] >= MIN_CORRIDOR_PROBABILITY ? fv.corridorProbability[k] : 0.0F;
+    }
+    for (std::uint32_t k = 0; k < fv.corridorCount && corridorCount < pc.maxCorridors; ++k) {
+        if (fv.corridorProbability[k] < MIN_CORRIDOR_PROBABILITY || !(kept > 0.0F)) {
+            continue;
+        }
+        const FrameCorridor& fc = fv.corridors[k];
+        markov::CorridorInput& in = m_corridors[static_cast<std::size_t>(corridorCount)];
+        in = markov::CorridorInput{};
+        in.probability = fv.corridorProbability[k] / kept;
+        in.initialSpeed_mps = standing ? 0.0F : std::min(fv.speed_mps, m_settings.chain.speedMax_mps);
+        in.initialSpeedStd_mps = standing ? 0.0F : m.trackSpeedStd_mps;
+        std::copy(inputs, inputs + m_settings.chain.inputCells, in.initialInput);
+        in.constraints = fc.limits;
+        in.constraints.standing = standing;
+        // The driver's chosen fraction of the limit where the vehicle is (the free-road rule's desired
+        // speed is this fraction of the limit ahead).
+        const float limit = fc.limits.speedLimit_mps;
+        in.constraints.desiredSpeedFactor =
+            limit > 0.0F && limit < markov::NO_LIMIT ? std::min(fv.speed_mps / limit, MAX_DESIRED_SPEED_FACTOR) : 1.0F;
+        in.constraints.stopProbability = fc.road.mustGiveWay != 0 ? fv.stopProbability : 0.0F;
+        in.constraints.stopDistance_m += halfCell_m;  // NO_LIMIT stays NO_LIMIT
+        in.constraints.leadGap_m += halfCell_m;
+        for (float& from : in.constraints.limitFrom_m) {
+            from += halfCell_m;
+        }
+        in.constraints.leadDecel_mps2 = pc.rules.comfortDecel_mps2;
+        const auto points = std::min<std::size_t>(static_cast<std::size_t>(fc.polylinePoints), pointsPerCorridor);
+        in.polylinePoints = static_cast<std::int32_t>(points);
+        const std::size_t from = polylineOffset(v, k);
+        const std::size_t to = static_cast<std::size_t>(corridorCount) * pointsPerCorridor;
+        std::memcpy(&m_polyX[to], &m_frame.polyX_m[from], points * sizeof(float));
+        std::memcpy(&m_polyY[to], &m_frame.polyY_m[from], points * sizeof(float));
+        for (std::size_t i = 0; i < points; ++i) {
+            m_polyS[to + i] = m_frame.polyS_m[from + i] + halfCell_m;
+        }
+        m_corridorVehicle[static_cast<std::size_t>(corridorCount)] = v;
+        m_corridorSlot[static_cast<std::size_t>(corridorCount)] = k;
+        ++corridorCount;
+    }
+}
+
+float MotionStage::halfCellOf(int corridor) const noexcept {
+    const markov::ChainConfig& chain = corridor < m_fullCorridorCount ? m_settings.chain : m_coarseChain->config();
+    return 0.5F * markov::positionCellSize_m(chain);
+}
+
 bool MotionStage::predictMarkov() noexcept {
     const markov::PredictionConfig& pc = m_settings.prediction;
-    const int corridorCount = gatherCorridors();
+    const int corridorCount = gatherCorridors(!onGpu());  // the CPU sizing applies wherever the CPU propagates
     const float width_m = static_cast<float>(pc.gridWidthCells) * pc.gridResolution_m;
     const float height_m = static_cast<float>(pc.gridHeightCells) * pc.gridResolution_m;
     m_placement = markov::GridPlacement{m_ego.x_m - 0.5F * width_m, m_ego.y_m - 0.5F * height_m};
     if (onGpu()) {
         if (!propagateGpu(corridorCount)) {
-            m_gpuFailed = true;  // from now on the CPU propagates
+            m_gpuFailed = true;  // from now on the CPU propagates, with the CPU sizing
             ++m_gpuErrors;
             ++m_state.counters.gpuErrors;
             return false;
@@ -299,7 +384,6 @@ void MotionStage::propagateCpu(int corridorCount) noexcept {
 
 void MotionStage::writeMarkovOutputs(int corridorCount) noexcept {
     const markov::PredictionConfig& pc = m_settings.prediction;
-    const float halfCell_m = 0.5F * markov::positionCellSize_m(m_settings.chain);
     MotionPrediction& out = m_state.prediction;
     const markov::GridPlacement& placement = m_placement;
     // Vehicles in frame order; those off the map (no corridor) get the constant-velocity extrapolation.
@@ -322,6 +406,7 @@ void MotionStage::writeMarkovOutputs(int corridorCount) noexcept {
         cp.corridorId = m_frame.vehicles[v].corridors[k].id;
         cp.probability = m_corridors[static_cast<std::size_t>(c)].probability;
         std::memcpy(cp.points, &m_points[static_cast<std::size_t>(c) * steps], steps * sizeof(CorridorPoint));
+        const float halfCell_m = halfCellOf(c);
         for (std::size_t t = 0; t < steps; ++t) {
             cp.points[t].sMean_m -= halfCell_m;  // from the vehicle (gatherCorridors)
         }

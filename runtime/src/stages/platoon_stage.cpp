@@ -41,6 +41,7 @@ Result<std::unique_ptr<PlatoonStage>, flock::FlockFailure> PlatoonStage::create(
     stage->m_flocks = flock::FlockList::create(MAX_FLOCKS, MAX_FLOCKS * MAX_WINDOW_ENTITIES);
     stage->m_list = std::make_unique<PlatoonList>();
     stage->m_ids.assign(MAX_WINDOW_ENTITIES, 0);
+    stage->m_sightings.assign(static_cast<std::size_t>(settings.windowCycles) * MAX_TRACKS, {0U, 0U});
     const std::size_t samples = MAX_WINDOW_ENTITIES * settings.windowCycles;
     stage->m_x.assign(samples, 0.0);
     stage->m_y.assign(samples, 0.0);
@@ -53,27 +54,31 @@ PlatoonStage::PlatoonStage(const PlatoonStageSettings& settings, flock::FlockFin
     : m_settings(settings), m_finder(std::move(finder)), m_history(history), m_publisher(publisher), m_state(state) {}
 
 std::uint32_t PlatoonStage::collectEntities() noexcept {
-    // Distinct ids of the window, ascending (insertion into a sorted array: ≤ 256 ids).
-    std::uint32_t count = 0;
+    // Every sighting of the window sorted by (id, age): the first of each id is its most recent one.
+    std::size_t sightings = 0;
     for (std::uint32_t age = 0; age < m_settings.windowCycles; ++age) {
         std::uint32_t n = 0;
         const TrackHistory::Entry* entries = m_history.snapshot(age, n);
         for (std::uint32_t i = 0; i < n; ++i) {
-            const std::uint32_t id = entries[i].id;
-            const auto end = m_ids.begin() + count;
-            const auto at = std::lower_bound(m_ids.begin(), end, id);
-            if (at != end && *at == id) {
-                continue;
-            }
-            if (count == m_ids.size()) {
-                return count;  // more distinct ids than the window holds: the rest are left out
-            }
-            std::copy_backward(at, end, end + 1);
-            *at = id;
-            ++count;
+            m_sightings[sightings++] = {entries[i].id, age};
         }
     }
-    return count;
+    const auto begin = m_sightings.begin();
+    auto end = begin + static_cast<std::ptrdiff_t>(sightings);
+    std::sort(begin, end);
+    end = std::unique(begin, end, [](const auto& a, const auto& b) { return a.first == b.first; });
+    auto distinct = static_cast<std::size_t>(end - begin);
+    if (distinct > m_ids.size()) {
+        // More distinct ids than the window holds: the most recently seen are kept, the rest left out.
+        const auto byRecency = [](const auto& a, const auto& b) { return a.second < b.second || (a.second == b.second && a.first < b.first); };
+        std::nth_element(begin, begin + static_cast<std::ptrdiff_t>(m_ids.size()), end, byRecency);
+        distinct = m_ids.size();
+        std::sort(begin, begin + static_cast<std::ptrdiff_t>(distinct));
+    }
+    for (std::size_t i = 0; i < distinct; ++i) {
+        m_ids[i] = m_sightings[i].first;
+    }
+    return static_cast<std::uint32_t>(distinct);
 }
 
 StageStatus PlatoonStage::run(CycleContext& context) noexcept {

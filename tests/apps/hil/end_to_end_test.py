@@ -3,11 +3,13 @@
 process, replays a few seconds of the committed scenario through shared memory, stops both, scores the
 recording and writes the report. Checks that every list went in and was accepted, that every output
 channel was recorded each cycle, that the scores are in a sane range, that the report and its figures
-exist, and that the exit status agrees with the verdict written into the run.
+exist, that the exit status agrees with the verdict written into the run, and that the runtime recorded
+its trace (`--trace`): closed JSON with a slice per cycle and the traffic in its counters.
 
     end_to_end_test.py AUGUR_HIL AUGUR_RUNTIME CONFIG OUT_DIR
 """
 import csv
+import json
 import os
 import shutil
 import subprocess
@@ -38,7 +40,9 @@ def main():
         return 2
     hil, runtime, config, out = sys.argv[1:]
     shutil.rmtree(out, ignore_errors=True)
-    command = [hil, "demo", "--runtime", runtime, "--config", config, "--out", out,
+    os.makedirs(out)
+    trace = os.path.join(out, "trace.json")
+    command = [hil, "demo", "--runtime", runtime, "--config", config, "--out", out, "--trace", trace,
                "--start-s", str(START_S), "--duration-s", str(DURATION_S),
                "--max-deadline-misses", "1000000", "--max-ade-4s", "1000"]
     print("end_to_end_test: " + " ".join(command), flush=True)
@@ -105,6 +109,15 @@ def main():
         path = os.path.join(out, "report", name)
         if not os.path.isfile(path) or os.path.getsize(path) == 0:
             return fail(f"{path} missing")
+    with open(trace, encoding="utf-8") as f:
+        events = json.load(f)  # strict: the runtime stopped cleanly and closed the array
+    trace_cycles = [e for e in events if e.get("ph") == "X" and e.get("cat") == "cycle"]
+    if len(trace_cycles) < min_cycles:
+        return fail(f"the trace holds {len(trace_cycles)} cycles, expected at least {min_cycles}")
+    vehicles = [e["args"]["value"] for e in events if e.get("ph") == "C" and e["name"] == "vehicles"]
+    ages = [e for e in events if e.get("ph") == "C" and e["name"] == "input age ms"]
+    if not vehicles or max(vehicles) == 0 or not ages:
+        return fail("the trace's counters do not show the replayed traffic")
     print("end_to_end_test: PASS")
     return 0
 

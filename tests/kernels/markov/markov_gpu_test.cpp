@@ -179,7 +179,7 @@ std::string propagationName(const ::testing::TestParamInfo<cuda::Propagation>& i
     return "Unknown";
 }
 
-// Auto keeps both paths and takes the resident one for any batch (tuning::RESIDENT_MIN_CORRIDORS).
+// Auto keeps both paths and takes the resident one for any batch (the sm_90 policy's RESIDENT_MIN_CORRIDORS).
 INSTANTIATE_TEST_SUITE_P(Paths, MarkovGpu,
                          ::testing::Values(cuda::Propagation::Resident, cuda::Propagation::Tiled, cuda::Propagation::Auto),
                          propagationName);

@@ -87,6 +87,21 @@ TEST(InitialSpeedProbability, WithoutSpreadIsTwoNeighbouringCellsOrOneAtItsCentr
     EXPECT_NEAR(initialSpeedProbability(c, c.speedCells - 1, 2.0F * c.speedMax_mps, 0.0F), 1.0F, PROBABILITY_TOLERANCE);
 }
 
+TEST(EvidentAcceleration, AnEstimateWithinItsDeviationIsNoiseAndALargeOneKeepsMostOfItsValue) {
+    constexpr float SD_MPS2 = 0.8F;  // the runtime's tracker in steady state
+    EXPECT_FLOAT_EQ(evidentAcceleration(0.0F, SD_MPS2), 0.0F);
+    EXPECT_FLOAT_EQ(evidentAcceleration(0.7F, SD_MPS2), 0.0F);
+    EXPECT_FLOAT_EQ(evidentAcceleration(-0.8F, SD_MPS2), 0.0F);
+    EXPECT_NEAR(evidentAcceleration(-1.0F, SD_MPS2), -0.36F, 1e-5F);
+    EXPECT_NEAR(evidentAcceleration(2.6F, SD_MPS2), 2.354F, 1e-3F);  // a car pulling away
+    for (float a = 0.05F; a < 6.0F; a += 0.05F) {  // odd, below |a| in size, and growing with it
+        EXPECT_FLOAT_EQ(evidentAcceleration(-a, SD_MPS2), -evidentAcceleration(a, SD_MPS2));
+        EXPECT_LE(evidentAcceleration(a, SD_MPS2), a);
+        EXPECT_GE(evidentAcceleration(a + 0.05F, SD_MPS2), evidentAcceleration(a, SD_MPS2));
+    }
+    EXPECT_FLOAT_EQ(evidentAcceleration(0.3F, 0.0F), 0.3F) << "an exact estimate is all evidence";
+}
+
 TEST(InputDistribution, MeanIsTheTrackedAccelerationAndTheWeightsSumToOne) {
     const ChainConfig c = runtimeChain();
     constexpr double MEAN_TOLERANCE_MPS2 = 1e-4;
@@ -389,6 +404,18 @@ TEST(MarkovPrediction, VehicleCruisingBelowTheLimitKeepsItsOwnSpeed) {
     // it is not pulled up to the limit (the slower of the two cells its speed is spread over is lifted
     // towards its own speed only).
     for (const auto& [speed, limit] : {std::pair{26.7F, 33.33F}, std::pair{8.3F, 13.89F}}) {
+        const RuntimeRun sut(speed, 0.0F, limit);
+        EXPECT_NEAR(sut.meanSpeed_mps(LAST_STEP), speed, 0.5F) << "speed " << speed;
+        EXPECT_NEAR(sut.travelled_m(LAST_STEP), speed * HORIZON_S, 1.5F) << "speed " << speed;
+    }
+}
+
+TEST(MarkovPrediction, DriverFasterThanTheLimitKeepsItsPace) {
+    constexpr int LAST_STEP = 39;
+    constexpr float HORIZON_S = 4.0F;
+    // 10 % over a motorway's and a town's limit: holding a speed above the limit is allowed, and the
+    // driver's wish is its own speed.
+    for (const auto& [speed, limit] : {std::pair{30.5F, 27.78F}, std::pair{15.3F, 13.89F}}) {
         const RuntimeRun sut(speed, 0.0F, limit);
         EXPECT_NEAR(sut.meanSpeed_mps(LAST_STEP), speed, 0.5F) << "speed " << speed;
         EXPECT_NEAR(sut.travelled_m(LAST_STEP), speed * HORIZON_S, 1.5F) << "speed " << speed;

@@ -189,6 +189,16 @@ struct IntentionConfig {
     bool operator==(const IntentionConfig&) const = default;
 };
 
+/// How the motion prediction is sized when the CPU propagates it (the CPU backend, or after a GPU error):
+/// the vehicles nearest the ego keep the chain of MotionConfig, the others are propagated with a coarser
+/// discretisation of the same chain (docs/design/motion-prediction.md, "CPU sizing").
+struct MotionCpuSizing {
+    std::uint32_t positionCells{50};     ///< over the same range; above MotionConfig::positionCells: that
+    std::uint32_t speedCells{5};         ///< up to the same speed; above MotionConfig::speedCells: that
+    std::uint32_t fullChainVehicles{4};  ///< nearest vehicles that keep MotionConfig's chain
+    bool operator==(const MotionCpuSizing&) const = default;
+};
+
 /// Markov-chain motion prediction along corridors (paper 000).
 struct MotionConfig {
     double horizon_s{4.0};
@@ -202,6 +212,7 @@ struct MotionConfig {
     double maxDecel_mps2{8.0};
     std::uint32_t samplesPerCell{10};  ///< Monte-Carlo samples per cell when building the transition matrix
     double freeRoadExponent{4.0};      ///< δ of the drivers' tendency towards the speed limit (IDM); 0: off
+    MotionCpuSizing cpu{};
     bool operator==(const MotionConfig&) const = default;
 };
 

@@ -8,3 +8,6 @@ namespace augur {
 [[nodiscard]] const char* buildCommit() noexcept;
 
 }  // namespace augur
+
+/// buildCommit() with C linkage, for programs written in C: `const char* augur_build_commit(void);`.
+extern "C" [[nodiscard]] const char* augur_build_commit(void) noexcept;

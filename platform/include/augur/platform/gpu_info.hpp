@@ -25,6 +25,15 @@ struct GpuInfo {
     int memoryBusWidth_bits{0};
 };
 
+struct ComputeCapability {
+    int major{0};
+    int minor{0};
+};
+
+/// The compute capability of the calling thread's current CUDA device (two attribute queries, no
+/// property scan). Init phase.
+[[nodiscard]] Result<ComputeCapability, GpuError> currentComputeCapability() noexcept;
+
 /// Properties of `device`. Init phase (cudaGetDeviceProperties is slow).
 [[nodiscard]] Result<GpuInfo, GpuError> queryGpu(int device = 0) noexcept;
 

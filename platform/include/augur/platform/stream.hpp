@@ -27,7 +27,9 @@ public:
     Stream(Stream&& other) noexcept = default;
     Stream& operator=(Stream&& other) noexcept = default;
 
-    /// A non-blocking stream; High takes the device's greatest priority (planner-critical chain).
+    /// A non-blocking stream; High takes the device's greatest priority (planner-critical chain). While
+    /// an SmPartition is active (sm_partition.hpp) the stream is made in its green context, so what is
+    /// enqueued on it runs on the partition's SMs.
     [[nodiscard]] static Result<Stream, GpuError> create(StreamPriority priority = StreamPriority::Normal) noexcept;
 
     [[nodiscard]] StreamHandle get() const noexcept { return m_stream.get(); }

@@ -1,6 +1,7 @@
 // The static executor: runs the pipeline's stages in a fixed order once per cycle, on absolute
 // monotonic deadlines (or when new input arrives), under the watchdog, stepping the degradation
-// ladder and keeping per-stage latency statistics and a trace.
+// ladder and keeping per-stage latency statistics; with a trace buffer set, it records each cycle's
+// slice, its stages' slices, deadline misses and mode changes into it (trace.hpp).
 //
 // Stages are objects the runtime owns and registers at init (StageRunner); the executor never
 // allocates after construction. runCycle() is the run phase: noexcept, allocation-free, bounded.
@@ -38,7 +39,6 @@ struct ExecutorSettings {
     /// is HoldLast, after the second NoPrediction; it lifts with the next accepted list. 0 disables.
     std::uint32_t inputLossHoldLastCycles{0};
     std::uint32_t inputLossNoPredictionCycles{0};
-    std::size_t traceCapacityEvents{4096};
     std::int64_t watchdogPoll_ns{1'000'000};
 };
 
@@ -87,7 +87,7 @@ struct CycleReport {
 template <platform::Clock ClockT>
 class BasicExecutor {
 public:
-    /// Allocates the latency windows and trace ring. `overrunHandler` runs on the watchdog thread.
+    /// Allocates the latency windows. `overrunHandler` runs on the watchdog thread.
     /// `clock` times the cycles, the stages and the watchdog.
     BasicExecutor(const ExecutorSettings& settings, OverrunHandler overrunHandler, void* overrunContext,
                   ClockT clock = ClockT{});
@@ -97,6 +97,11 @@ public:
 
     /// Registers the runner for `stage` (init phase). Stages without a runner are skipped.
     void setStage(Stage stage, StageRunner* runner) noexcept;
+
+    /// Records every cycle into `buffer` from now on, as its one producer (init phase; null: no trace).
+    /// Per cycle: a Stage record per stage run, then the Cycle record, a DeadlineMiss for a missed
+    /// cycle and a ModeChange for a step of the ladder. A full buffer drops records and counts them.
+    void setTrace(TraceBuffer* buffer) noexcept { m_trace = buffer; }
 
     /// Starts the watchdog thread (init phase) at SCHED_FIFO `watchdogPriority` (0: inherited).
     platform::RealtimeOutcome start(int watchdogPriority = 0);
@@ -134,8 +139,8 @@ public:
     [[nodiscard]] std::uint64_t skippedPeriods() const noexcept { return m_skippedPeriods; }
     [[nodiscard]] const DegradationLadder& ladder() const noexcept { return m_ladder; }
     [[nodiscard]] DegradationLadder& ladder() noexcept { return m_ladder; }
-    [[nodiscard]] const TraceRing& trace() const noexcept { return m_trace; }
-    [[nodiscard]] TraceRing& trace() noexcept { return m_trace; }
+    /// The trace buffer cycles are recorded into (null: none).
+    [[nodiscard]] TraceBuffer* trace() const noexcept { return m_trace; }
     [[nodiscard]] const BasicWatchdog<ClockT>& watchdog() const noexcept { return m_watchdog; }
     /// The watchdog, for an owner on a synthetic clock that polls it (BasicWatchdog::poll).
     [[nodiscard]] BasicWatchdog<ClockT>& watchdog() noexcept { return m_watchdog; }
@@ -144,6 +149,8 @@ public:
 
 private:
     static bool runsThisCycle(Stage stage, std::uint64_t cycle, std::uint32_t platoonEvery) noexcept;
+    /// The cycle's Cycle, DeadlineMiss and ModeChange records (m_trace is set).
+    void recordTrace(const CycleReport& report, std::int64_t start_ns, std::int64_t end_ns) noexcept;
     /// The floor input loss sets after `m_cyclesWithoutInput` cycles without input.
     [[nodiscard]] RuntimeMode inputLossFloor() const noexcept;
 
@@ -154,7 +161,7 @@ private:
     DegradationLadder m_ladder;
     LatencyWindow m_cycleLatency;
     std::array<std::unique_ptr<LatencyWindow>, STAGE_COUNT> m_stageLatency;
-    TraceRing m_trace;
+    TraceBuffer* m_trace{nullptr};
     std::uint64_t m_nextCycle{0};
     std::uint64_t m_deadlineMisses{0};
     std::uint64_t m_stageFailures{0};

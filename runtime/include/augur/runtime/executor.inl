@@ -1,6 +1,7 @@
 // BasicExecutor's members (a template on the clock; the run phase's instantiation is in executor.cpp).
 #pragma once
 
+#include <algorithm>
 #include <memory>
 
 namespace augur::runtime {
@@ -13,8 +14,7 @@ BasicExecutor<ClockT>::BasicExecutor(const ExecutorSettings& settings, OverrunHa
       m_watchdog(WatchdogBudgets{settings.deadline_ns, settings.stageBudget_ns}, settings.watchdogPoll_ns,
                  overrunHandler, overrunContext, clock),
       m_ladder(LadderPolicy{settings.missesToStepDown, settings.goodCyclesToStepUp}),
-      m_cycleLatency(settings.healthWindowCycles),
-      m_trace(settings.traceCapacityEvents) {
+      m_cycleLatency(settings.healthWindowCycles) {
     for (auto& window : m_stageLatency) {
         window = std::make_unique<LatencyWindow>(settings.healthWindowCycles);
     }
@@ -94,11 +94,20 @@ CycleReport BasicExecutor<ClockT>::runCycle(std::int64_t start_ns) noexcept {
         }
         const std::int64_t end = m_clock.now_ns();
         m_stageLatency[i]->record(static_cast<float>(end - begin) * 1e-3F);
-        m_trace.record({cycle, begin, end, stage, TraceTrack::Cpu});
+        if (m_trace != nullptr) {
+            TraceRecord record{};
+            record.kind = TraceRecordKind::Stage;
+            record.begin_ns = begin;
+            record.end_ns = end;
+            record.cycle = cycle;
+            record.stage = stage;
+            (void)m_trace->push(record);
+        }
     }
     m_watchdog.endCycle();
 
-    const std::int64_t latency = m_clock.now_ns() - start_ns;
+    const std::int64_t end_ns = m_clock.now_ns();
+    const std::int64_t latency = end_ns - start_ns;
     m_cycleLatency.record(static_cast<float>(latency) * 1e-3F);
     report.latency_ns = latency;
     report.deadlineMissed = m_watchdog.deadlineMissed(cycle) || latency > m_settings.deadline_ns;
@@ -120,9 +129,40 @@ CycleReport BasicExecutor<ClockT>::runCycle(std::int64_t start_ns) noexcept {
             report.transition = ModeTransition{report.transition ? report.transition->from : forced->from, forced->to};
         }
     }
+    if (m_trace != nullptr) {
+        recordTrace(report, start_ns, end_ns);
+    }
     return report;
 }
 
+
+template <platform::Clock ClockT>
+void BasicExecutor<ClockT>::recordTrace(const CycleReport& report, std::int64_t start_ns, std::int64_t end_ns) noexcept {
+    TraceRecord cycle{};
+    cycle.kind = TraceRecordKind::Cycle;
+    cycle.begin_ns = start_ns;
+    cycle.end_ns = end_ns;
+    cycle.cycle = report.cycle;
+    cycle.count = report.deadlineMissed ? 1U : 0U;
+    cycle.from = report.mode;
+    (void)m_trace->push(cycle);
+    if (report.deadlineMissed) {
+        TraceRecord miss{};
+        miss.kind = TraceRecordKind::DeadlineMiss;
+        miss.begin_ns = std::min(end_ns, start_ns + m_settings.deadline_ns);  // when the deadline passed
+        miss.cycle = report.cycle;
+        (void)m_trace->push(miss);
+    }
+    if (report.transition) {
+        TraceRecord change{};
+        change.kind = TraceRecordKind::ModeChange;
+        change.begin_ns = end_ns;
+        change.cycle = report.cycle;
+        change.from = report.transition->from;
+        change.to = report.transition->to;
+        (void)m_trace->push(change);
+    }
+}
 
 template <platform::Clock ClockT>
 template <typename InputReady, typename AfterCycle>

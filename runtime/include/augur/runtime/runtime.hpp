@@ -17,6 +17,14 @@
 // (docs/design/runtime.md). A CUDA error makes that cycle's stage return GpuError (Intention restarts
 // its filters on the CPU, Motion publishes constant-velocity predictions), the ladder is forced down to
 // ConstantVelocity, and both stages run on the CPU from then on: a device that failed once is not trusted.
+// Wherever the CPU propagates the motion prediction (backend cpu, or after a GPU error), the CPU sizing
+// of motion.cpu applies: the nearest motion.cpu.full_chain_vehicles vehicles keep the deployment's chain,
+// the others take its coarser discretisation (MotionStage, docs/design/motion-prediction.md).
+//
+// Trace: with output.trace_path set, create() opens the file and starts its writer thread before the
+// real-time setup (so the writer keeps the default scheduling and cores); the executor records each
+// cycle's slice, stages, misses and mode changes, the runtime adds the counters and the GPU work after
+// each cycle, the watchdog thread its alarms (trace_writer.hpp, docs/design/runtime.md).
 //
 // Transport supervision: a runtime that registered with a RouDi daemon (RuntimeOptions::connectToRouDi)
 // checks every ROUDI_PROBE_INTERVAL_NS, after a cycle, that this RouDi still runs
@@ -35,8 +43,10 @@
 
 #include "augur/config/deployment.hpp"
 #include "augur/core/result.hpp"
+#include "augur/kernels/tuning_policy.hpp"
 #include "augur/runtime/executor.hpp"
 #include "augur/runtime/pipeline_state.hpp"
+#include "augur/runtime/trace_writer.hpp"
 
 namespace augur::runtime {
 
@@ -46,6 +56,7 @@ enum class RuntimeErrorKind : std::uint8_t {
     Transport,    ///< RouDi unreachable within the timeout, or a channel could not be created
     RealTime,     ///< the real-time setup was refused and on_rt_setup_failure is fail
     Kernel,       ///< a kernel rejected its configuration or could not allocate
+    Trace,        ///< output.trace_path could not be created
 };
 
 [[nodiscard]] const char* toString(RuntimeErrorKind kind) noexcept;
@@ -71,6 +82,14 @@ struct RuntimeOptions {
     /// results directly instead of copying them (zero copy). Unset: zero copy exactly on an integrated
     /// GPU (cudaDevAttrIntegrated: Jetson / Drive, one physical memory). Set: forced either way.
     std::optional<bool> gpuZeroCopy{};
+    /// CUDA backend: > 0 runs all of the runtime's GPU work in an SM partition of this many SMs
+    /// (platform::SmPartition, a CUDA green context made before any stream); its grids are sized for
+    /// those SMs. 0: the whole device. For measuring a smaller GPU's compute on a large one (docs/gpu.md,
+    /// "Orin-sized proxy"); create() fails with a Backend error saying why when the device cannot.
+    int gpuMultiprocessors{0};
+    /// CUDA backend: the kernel families take this architecture's launch-time tuning policy instead of
+    /// the device's (kernels::forceTuningArch, process-wide). Unset: the device's.
+    std::optional<kernels::TuningArch> gpuTuningPolicy{};
 };
 
 inline constexpr int MAX_AUTO_CPU_WORKERS = 8;
@@ -107,8 +126,14 @@ public:
     /// Runs one cycle now (tests and benchmarks drive the pipeline at their own pace). noexcept.
     CycleReport runCycle() noexcept;
 
-    /// Writes the stage trace as Chrome / Perfetto JSON (shutdown or on demand; allocates).
-    [[nodiscard]] Result<void, std::string> writeTrace(const std::string& path) const;
+    /// Whether a trace is written (output.trace_path set).
+    [[nodiscard]] bool tracing() const noexcept;
+    /// Trace records dropped so far because a trace ring was full (0 without a trace). Thread-safe.
+    [[nodiscard]] std::uint64_t traceRecordsDropped() const noexcept;
+    /// Shutdown: stops the watchdog, writes what the trace rings hold and closes the trace file's JSON
+    /// array; returns the events written and the records dropped ({0, 0} without a trace). After it, no
+    /// cycle may run. Idempotent; the destructor does it too.
+    TraceTotals closeTrace() noexcept;
 
     /// Whether the RouDi was found lost (final: iceoryx 2.0 cannot register again).
     [[nodiscard]] bool transportLost() const noexcept;
@@ -125,6 +150,9 @@ public:
     /// Whether the GPU carries the intention filters and the motion prediction now (CUDA chosen at init
     /// and no CUDA error since).
     [[nodiscard]] bool backendIsCuda() const noexcept;
+    /// Vehicles the last cycle's motion prediction propagated with the CPU sizing's coarser chain
+    /// (motion.cpu; 0 while the GPU propagates, and when every vehicle was among the nearest).
+    [[nodiscard]] std::uint32_t coarseMotionVehicles() const noexcept;
     /// CUDA graph replays so far, all stages (0 on the CPU backend).
     [[nodiscard]] std::uint64_t graphReplays() const noexcept;
     /// Test hook: the next GPU work of `stage` (Intention or Motion) fails as if a CUDA call had

@@ -1,8 +1,9 @@
 // Shared benchmark harness: timing by median over repetitions after warm-up, and Markdown output.
 //
 // Host timings use the monotonic clock; device timings use CUDA events around the enqueued work
-// (never a host clock around asynchronous work). Every benchmark prints rows of one Markdown table so
-// that scripts/gpu-check can collect them and docs/benchmarks.md can quote them.
+// (never a host clock around asynchronous work). Every benchmark prints rows of Markdown tables so
+// that scripts/gpu-check can collect them; a program that records its tables (recordTablesInto) also
+// writes each numeric cell to its result file (result_file.hpp), from which docs/benchmarks.md is made.
 #pragma once
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "augur/bench/result_file.hpp"
 #include "augur/platform/clock.hpp"
 #include "augur/platform/memory.hpp"
 #include "augur/platform/stream.hpp"
@@ -113,11 +115,30 @@ inline double measureCopyBandwidth_GBps(platform::StreamHandle stream, std::size
     return us > 0.0 ? 2.0 * static_cast<double>(bytes) / (us * 1e3) : -1.0;
 }
 
-/// A Markdown table printed as it fills, so partial output survives a timeout.
+/// The result file that Tables record their rows into (recordTablesInto); null: none.
+inline ResultFile*& tableResults() {
+    static ResultFile* results = nullptr;
+    return results;
+}
+
+/// From now on, every Table row adds its numeric cells to `results` (null: stop), one result per cell:
+/// metric "TITLE; KEY COLUMN VALUE, …: COLUMN" (ResultFile::addPrinted). Offline benchmark code, one thread.
+inline void recordTablesInto(ResultFile* results) { tableResults() = results; }
+
+/// A Markdown table printed as it fills, so partial output survives a timeout. The first `keyColumns`
+/// cells of a row name it (in the recorded metrics); the others are its figures.
 class Table {
 public:
-    Table(std::string title, std::vector<std::string> columns) : m_columns(std::move(columns)) {
-        std::printf("\n### %s\n\n|", title.c_str());
+    Table(std::string title, std::vector<std::string> columns, std::size_t keyColumns = 1)
+        : m_title(std::move(title)), m_columns(std::move(columns)), m_keyColumns(keyColumns) {
+        // A column named like an earlier one ("speed-up" after each time) is named after the column
+        // before it in the metrics, so that every metric of a row is distinct.
+        for (std::size_t i = 0; i < m_columns.size(); ++i) {
+            const bool repeated = std::find(m_columns.begin(), m_columns.begin() + static_cast<std::ptrdiff_t>(i),
+                                            m_columns[i]) != m_columns.begin() + static_cast<std::ptrdiff_t>(i);
+            m_metricColumns.push_back(repeated ? m_columns[i] + " (" + m_columns[i - 1] + ")" : m_columns[i]);
+        }
+        std::printf("\n### %s\n\n|", m_title.c_str());
         for (const auto& c : m_columns) {
             std::printf(" %s |", c.c_str());
         }
@@ -136,10 +157,22 @@ public:
         }
         std::printf("\n");
         std::fflush(stdout);
+        if (ResultFile* results = tableResults()) {
+            std::string key;
+            for (std::size_t i = 0; i < std::min(m_keyColumns, cells.size()); ++i) {
+                key += (i == 0 ? "; " : ", ") + (i < m_columns.size() ? m_columns[i] + " " : std::string()) + cells[i];
+            }
+            for (std::size_t i = m_keyColumns; i < cells.size() && i < m_columns.size(); ++i) {
+                results->addPrinted(m_title + key + ": " + m_metricColumns[i], cells[i]);
+            }
+        }
     }
 
 private:
+    std::string m_title;
     std::vector<std::string> m_columns;
+    std::vector<std::string> m_metricColumns;
+    std::size_t m_keyColumns;
 };
 
 /// Formats a number with `digits` significant decimals.

@@ -137,6 +137,16 @@ AUGUR_MARKOV_HD float initialStateProbability(const ChainConfig& c, const Corrid
     return initialSpeedProbability(c, iv, corridor.initialSpeed_mps, corridor.initialSpeedStd_mps) * pu;
 }
 
+/// The part of a tracked acceleration a (m/s², standard deviation σ) that is evidence of a pressed pedal:
+/// a·(1 − σ²/a²)⁺, the non-negative garrote. An estimate within its standard deviation of zero is the
+/// tracker's noise and gives 0 (a wrong initial input is held for seconds by ψ_sub); one several deviations
+/// from zero keeps nearly all its value (a car pulling away at 2.6 ± 0.8 m/s²: 2.35). σ ≤ 0: a itself.
+inline float evidentAcceleration(float accel_mps2, float std_mps2) noexcept {
+    const float a2 = accel_mps2 * accel_mps2;
+    const float s2 = std_mps2 > 0.0F ? std_mps2 * std_mps2 : 0.0F;
+    return a2 > s2 ? accel_mps2 * (1.0F - s2 / a2) : 0.0F;
+}
+
 /// P(u_j) at t0 for an acceleration estimate N(a0, σ²) along the corridor: the hat weights
 /// (hatExpectation) of the inputs' accelerations a_max·u_j, so that the expected input is a0 (clamped to
 /// [−a_max, a_max]). Writes p[0 … n_a), summing to 1: a CorridorInput::initialInput. O(n_a).
@@ -213,7 +223,7 @@ inline constexpr int RESIDENT_CLUSTER_SIZES = 4;
 
 /// How cuda::predict propagates the corridors.
 enum class Propagation {
-    Auto,      ///< both paths kept; each call picks Resident from tuning::RESIDENT_MIN_CORRIDORS
+    Auto,      ///< both paths kept; each call picks Resident from the tuning policy's RESIDENT_MIN_CORRIDORS
                ///< corridors (1: the resident path was faster at every count measured), Tiled below
     Resident,  ///< one launch for the whole horizon with p(t) in shared memory, each corridor on one
                ///< block or spread over a thread-block cluster of 2, 4 or 8 blocks (sm_90)
@@ -235,8 +245,8 @@ public:
     /// memory in one block (n ≤ ≈ 28,000 states on sm_90, 227 KB; the seed's 24,000 do not fit sm_87's
     /// 163 KB), n_v ≤ 32, a row stencil of at most tuning::MAX_RESIDENT_ENTRIES slots and n_v·n_a ≤ 512;
     /// Tiled needs a position row of at most 614 states (n_v·n_a; the step block's shared memory).
-    /// `clusterBlocks`: 0 lets each call spread a corridor over the largest thread-block cluster (up to
-    /// tuning::RESIDENT_MAX_CLUSTER_BLOCKS) with which all its corridors run at once; 1, 2, 4 or 8 fixes
+    /// `clusterBlocks`: 0 lets each call spread a corridor over the largest thread-block cluster (up to the
+    /// tuning policy's RESIDENT_MAX_CLUSTER_BLOCKS: 8 on sm_90, 1 before) with which all its corridors run at once; 1, 2, 4 or 8 fixes
     /// the cluster size (a resident path that cannot run clusters of that size on this device does not
     /// fit). Auto keeps every path that fits (propagation() says which: Auto when both do). Init phase:
     /// allocates device memory, synchronous. Fails with InvalidGrid when the requested path (for Auto:
@@ -274,6 +284,8 @@ private:
     ChainConfig m_config{};
     Propagation m_propagation{Propagation::Tiled};
     int m_clusterBlocks{0};            // 0: chosen per call
+    int m_maxClusterBlocks{1};         // the tuning policy's largest cluster (chosen per call up to it)
+    int m_residentMinCorridors{1};     // the tuning policy's Auto threshold
     int m_maxActiveClusters[RESIDENT_CLUSTER_SIZES]{};  // corridors at once on clusters of 1, 2, 4, 8 blocks
     int m_stepEntries{0};
     int m_intervalEntries{0};

@@ -305,6 +305,7 @@ private:
     /// the CDF, and draw its copy indices, before it waits (launchPartials).
     bool m_uploadLaunchedLast{false};
     std::uint32_t m_partialBlocks{0};  ///< blocks of the advance / reduce kernels = partial sums per channel
+    std::uint32_t m_spreadMaxBlocks{0};  ///< the tuning policy's differential-evolution spread blocks (create())
     std::uint32_t m_units{0};          ///< 32-particle groups (vehicle-parallel) or 256-particle chunks, shared evenly by the blocks
     platform::DeviceBuffer<float> m_states[2];
     platform::DeviceBuffer<float> m_logWeights;

@@ -38,6 +38,7 @@
 #include "augur/runtime/executor.hpp"
 #include "augur/runtime/pipeline_state.hpp"
 #include "augur/runtime/scene_frame.hpp"
+#include "augur/runtime/trace.hpp"
 
 namespace augur::runtime {
 
@@ -75,6 +76,9 @@ public:
     /// Moves the filters to the CPU for good (another stage saw a CUDA error: the device is not trusted).
     /// The next cycle restarts the CPU filters from its inputs.
     void fallBackToCpu() noexcept;
+    /// The latest GPU work of this stage (launch to observed completion; {0, 0} before any), for the
+    /// trace's GPU track. Cycle thread.
+    [[nodiscard]] GpuSpan lastGpuSpan() const noexcept { return m_lastGpuSpan; }
     /// CUDA graph replays so far.
     [[nodiscard]] std::uint64_t graphReplays() const noexcept;
     /// Test hook: the next GPU step fails as if a CUDA call had returned an error. Thread-safe.
@@ -129,6 +133,7 @@ private:
     std::uint64_t m_gpuErrors{0};
     std::uint64_t m_rejectedCycles{0};
     std::atomic<bool> m_injectGpuError{false};
+    GpuSpan m_lastGpuSpan{};
     std::vector<std::int32_t> m_slotOfFrame;  ///< per frame vehicle: global slot or −1
     bool m_nominalActive{true};
     bool m_initialized{false};

@@ -14,6 +14,14 @@
 // extrapolated at constant velocity: one straight "corridor" with probability 1, its spread growing
 // with the velocity covariance; no occupancy grid is published in that mode (frameCount 0).
 //
+// The CPU sizing (docs/design/motion-prediction.md, "CPU sizing"): whenever the CPU propagates (the CPU
+// backend, or from the first GPU error on), the cpuFullChainVehicles vehicles nearest the ego keep the
+// deployment's chain and every other vehicle is propagated with cpuChain, a coarser discretisation of the
+// same chain (same range, inputs, dynamics and rules; larger position and speed cells). Nearest by the
+// Euclidean distance from the ego at the cycle's input, ties to the lower frame index; the choice is
+// made per cycle and depends on the input only (not on timing), so the outputs stay deterministic.
+// The GPU propagates every vehicle with the deployment's chain.
+//
 // The corridors are propagated in fixed chunks of MOTION_CHUNK_CORRIDORS on a worker pool started at init
 // (cpuWorkers threads, the cycle thread being one of them). Each corridor's marginals and points do not
 // depend on the chunking; the grid is the integer sum of the chunks' grids, saturated at 65535, so it
@@ -28,9 +36,11 @@
 // Run phase: noexcept, allocation-free; scratch, worker threads and transition matrices are built at init.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +50,7 @@
 #include "augur/runtime/executor.hpp"
 #include "augur/runtime/pipeline_state.hpp"
 #include "augur/runtime/scene_frame.hpp"
+#include "augur/runtime/trace.hpp"
 
 namespace augur::kernels::detail {
 class WorkerPool;  // kernels/src/worker_pool.hpp
@@ -70,6 +81,11 @@ struct MotionStageSettings {
     bool gridEnabled{true};
     float gridFrameInterval_s{1.0F};
     int cpuWorkers{1};  ///< threads that propagate corridor chunks (≥ 1; the calling thread is one)
+    /// The CPU sizing's coarser chain: at most `chain`'s position and speed cells, every other field
+    /// equal to `chain`'s. Unset: the CPU propagates every vehicle with `chain`.
+    std::optional<kernels::markov::ChainConfig> cpuChain{};
+    /// With cpuChain set: the vehicles nearest the ego that the CPU still propagates with `chain`.
+    std::uint32_t cpuFullChainVehicles{0};
     std::int64_t gpuPoll_ns{20'000};            ///< completion event polling interval (CUDA backend)
     std::int64_t gpuTimeout_ns{1'000'000'000};  ///< a GPU that has not finished by then counts as failed
     bool gpuZeroCopy{false};  ///< CUDA backend: kernels address mapped staging / results (integrated GPUs)
@@ -97,10 +113,16 @@ public:
     [[nodiscard]] std::uint64_t gpuErrors() const noexcept { return m_gpuErrors; }
     /// Moves the propagation to the CPU for good (another stage saw a CUDA error).
     void fallBackToCpu() noexcept { m_gpuFailed = true; }
+    /// The latest GPU work of this stage (launch to observed completion; {0, 0} before any), for the
+    /// trace's GPU track. Cycle thread.
+    [[nodiscard]] GpuSpan lastGpuSpan() const noexcept { return m_lastGpuSpan; }
     /// CUDA graph replays so far (0 on the CPU).
     [[nodiscard]] std::uint64_t graphReplays() const noexcept;
     /// Test hook: the next GPU propagation fails as if a CUDA call had returned an error. Thread-safe.
     void injectGpuError() noexcept { m_injectGpuError.store(true, std::memory_order_relaxed); }
+    /// Vehicles the last Markov prediction propagated with the CPU sizing's coarser chain (0 on the GPU,
+    /// without a cpuChain, or when every vehicle was among the nearest).
+    [[nodiscard]] std::uint32_t coarseVehicles() const noexcept { return m_coarseVehicles; }
 
 private:
     /// One worker's scratch: cpu::predict's scratch for one chunk, the chunk's grid and the worker's
@@ -116,16 +138,26 @@ private:
     void predictConstantVelocity() noexcept;
     /// Markov prediction; false when the GPU failed (the caller falls back).
     [[nodiscard]] bool predictMarkov() noexcept;
-    [[nodiscard]] int gatherCorridors() noexcept;
+    /// The corridors of this cycle's vehicles into m_corridors: with `cpuSizing` and a cpuChain, those of
+    /// the nearest vehicles (the full chain) first, m_fullCorridorCount of them, then the others (the
+    /// coarse chain). Returns the corridor count.
+    [[nodiscard]] int gatherCorridors(bool cpuSizing) noexcept;
+    /// Marks m_fullChain[v] for the cpuFullChainVehicles vehicles nearest the ego (the others false).
+    void rankByDistanceToEgo() noexcept;
+    /// Appends vehicle v's corridors (up to maxCorridors in all) to m_corridors, set up for `chain`.
+    void gatherVehicle(std::uint32_t v, const kernels::markov::ChainConfig& chain, int& corridorCount) noexcept;
     [[nodiscard]] bool propagateGpu(int corridorCount) noexcept;
     void propagateCpu(int corridorCount) noexcept;
     void writeMarkovOutputs(int corridorCount) noexcept;
     void writeConstantVelocity(VehiclePrediction& out, const Track& track) const noexcept;
     /// Worker `worker`'s part of the propagation: takes chunks until none is left.
     void propagateChunks(int worker) noexcept;
+    /// Half a position cell of the chain corridor c was propagated with (gatherCorridors' shift).
+    [[nodiscard]] float halfCellOf(int corridor) const noexcept;
 
     MotionStageSettings m_settings;
     kernels::markov::MarkovChain m_chain;
+    std::optional<kernels::markov::MarkovChain> m_coarseChain;  ///< the CPU sizing's chain (cpuChain)
     kernels::markov::InputDynamics m_psi{};
     PipelineState& m_state;
     SceneFrame& m_frame;
@@ -143,12 +175,18 @@ private:
     std::unique_ptr<kernels::detail::WorkerPool> m_pool;
     std::atomic<int> m_nextChunk{0};
     int m_corridorCount{0};
+    int m_fullCorridorCount{0};  ///< corridors [0, this) use m_chain, the rest m_coarseChain
+    std::uint32_t m_coarseVehicles{0};
+    std::array<bool, MAX_PREDICTED_VEHICLES> m_fullChain{};          ///< per frame vehicle (CPU sizing)
+    std::array<std::uint32_t, MAX_PREDICTED_VEHICLES> m_byDistance{};  ///< frame vehicles, nearest first
+    std::array<float, MAX_PREDICTED_VEHICLES> m_distanceSq{};          ///< per frame vehicle, m²
     kernels::markov::GridPlacement m_placement{};
     EgoState m_ego{};
     std::unique_ptr<detail::MotionGpu> m_gpu;
     bool m_gpuFailed{false};
     std::uint64_t m_gpuErrors{0};
     std::atomic<bool> m_injectGpuError{false};
+    GpuSpan m_lastGpuSpan{};
 };
 
 }  // namespace augur::runtime

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "augur/kernels/flock/flock_finder.hpp"
@@ -39,6 +40,8 @@ public:
 private:
     PlatoonStage(const PlatoonStageSettings& settings, kernels::flock::FlockFinder finder, const TrackHistory& history,
                  platform::Publisher<PlatoonList>& publisher, PipelineState& state);
+    /// The distinct track ids of the window into m_ids, ascending; when there are more than m_ids holds,
+    /// those seen most recently (ties: the lower id). O(m log m) for the m entries of the window, in place.
     std::uint32_t collectEntities() noexcept;
 
     PlatoonStageSettings m_settings;
@@ -49,6 +52,8 @@ private:
     PipelineState& m_state;
     std::unique_ptr<PlatoonList> m_list;
     std::vector<std::uint32_t> m_ids;  ///< entity → track id (ascending)
+    /// Every (track id, age in cycles) of the window: δ · MAX_TRACKS, the scratch of collectEntities().
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> m_sightings;
     std::vector<double> m_x;
     std::vector<double> m_y;
     std::vector<std::uint8_t> m_present;
