@@ -1,7 +1,7 @@
 // Private to kernels/pf: the integer CDF of systematic resampling as device code — the layout of the
 // resampling scratch, one tile of the single-pass scan of the quantised weights, and the copies'
 // sources drawn from it — shared by the resampling kernels (resample_cuda.cu) and the filter's
-// kernels (filter_cuda.cu): its combine scans the CDF in the same launch as it combines the
+// agents (agent/): its combine scans the CDF in the same launch as it combines the
 // reduction, and its advance draws the copy indices of its own particles.
 #pragma once
 

@@ -1,5 +1,5 @@
 // Per-particle pieces of the particle filter step, shared verbatim by the CPU reference
-// (filter_cpu.cpp) and the CUDA kernels (filter_cuda.cu). Private to kernels/pf.
+// (filter_cpu.cpp) and the CUDA agents (agent/). Private to kernels/pf.
 #pragma once
 
 #include <cmath>

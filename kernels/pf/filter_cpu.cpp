@@ -10,6 +10,7 @@
 #include "augur/core/panic.hpp"
 #include "augur/kernels/pf/filter.hpp"
 #include "engine_detail.hpp"
+#include "filter_control.hpp"
 #include "../src/worker_pool.hpp"
 
 namespace augur::kernels::pf::cpu {
@@ -70,6 +71,7 @@ Result<ParticleFilter<Model>, FilterError> ParticleFilter<Model>::create(const F
     filter.m_chunkMax.assign(chunks, 0.0F);
     filter.m_chunkSums.assign(static_cast<std::size_t>(chunks) * (2 + outputCount<Model>(config.vehicles)), 0.0);
     filter.m_chunkMass.assign(chunks, 0U);
+    filter.m_control = std::make_unique<FilterControl>();
     const unsigned threads = config.cpuThreads == 0 ? std::max(1U, std::thread::hardware_concurrency()) : config.cpuThreads;
     filter.m_pool = std::make_unique<kernels::detail::WorkerPool>(static_cast<int>(std::min(threads, chunks)));
     return Result<ParticleFilter, FilterError>(std::move(filter));
@@ -95,7 +97,7 @@ Result<void, FilterError> ParticleFilter<Model>::initialize(std::span<const Inpu
     if (!stored) {
         return stored;
     }
-    m_control = FilterControl{};
+    *m_control = FilterControl{};
     for (std::uint32_t k = 0; k < m_config.particles; ++k) {
         Model::initialize(ref(0, k), m_config.vehicles, m_params, m_inputs.data(), m_config.seed);
     }
@@ -105,29 +107,30 @@ Result<void, FilterError> ParticleFilter<Model>::initialize(std::span<const Inpu
 
 template <typename Model>
 void ParticleFilter<Model>::predict() noexcept {
-    const std::uint32_t buffer = m_control.current ^ m_control.swap;
+    const std::uint32_t buffer = m_control->current ^ m_control->swap;
+    const std::uint32_t step = m_control->step;
     forEachChunk(*m_pool, m_config.particles, [&](std::uint32_t, std::uint32_t begin, std::uint32_t end) noexcept {
         for (std::uint32_t k = begin; k < end; ++k) {
-            Model::predict(ref(buffer, k), m_config.vehicles, m_params, m_inputs.data(), m_config.seed, m_control.step);
+            Model::predict(ref(buffer, k), m_config.vehicles, m_params, m_inputs.data(), m_config.seed, step);
         }
     });
 }
 
 template <typename Model>
 void ParticleFilter<Model>::update() noexcept {
-    const std::uint32_t buffer = m_control.current ^ m_control.swap;
+    const std::uint32_t buffer = m_control->current ^ m_control->swap;
     float* fitness = m_config.resampler == Resampler::DifferentialEvolution ? m_fitness.data() : nullptr;
     forEachChunk(*m_pool, m_config.particles, [&](std::uint32_t, std::uint32_t begin, std::uint32_t end) noexcept {
         for (std::uint32_t k = begin; k < end; ++k) {
             detail::updateParticle<Model>(ref(buffer, k), m_config.vehicles, m_params, m_inputs.data(),
-                                          m_control.maxLogWeight, m_logWeights.data(), fitness);
+                                          m_control->maxLogWeight, m_logWeights.data(), fitness);
         }
     });
 }
 
 template <typename Model>
 void ParticleFilter<Model>::reduce() noexcept {
-    const std::uint32_t buffer = m_control.current ^ m_control.swap;
+    const std::uint32_t buffer = m_control->current ^ m_control->swap;
     const std::uint32_t chunks = chunkCount(m_config.particles);
     forEachChunk(*m_pool, m_config.particles, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) noexcept {
         float chunkMax = -INFINITY;
@@ -173,29 +176,29 @@ void ParticleFilter<Model>::reduce() noexcept {
     for (std::size_t c = 0; c < m_outputs.size(); ++c) {
         m_outputs[c] = static_cast<float>(m_accumulators[c] / sum);
     }
-    m_control.sumWeights = sum;
-    m_control.effectiveSampleSize = static_cast<float>(sum * sum / sumSquares);
-    m_control.maxLogWeight = maxLogWeight;
-    m_control.current ^= m_control.swap;
-    m_control.swap = 0;
-    m_control.resample = m_control.effectiveSampleSize <
+    m_control->sumWeights = sum;
+    m_control->effectiveSampleSize = static_cast<float>(sum * sum / sumSquares);
+    m_control->maxLogWeight = maxLogWeight;
+    m_control->current ^= m_control->swap;
+    m_control->swap = 0;
+    m_control->resample = m_control->effectiveSampleSize <
                                  m_config.resampleThreshold * static_cast<float>(m_config.particles)
                              ? 1U
                              : 0U;
-    m_control.uniform = resampleUniform(m_config.seed, m_control.step);
-    m_control.deActive =
-        (m_control.resample != 0 && m_config.resampler == Resampler::DifferentialEvolution &&
+    m_control->uniform = resampleUniform(m_config.seed, m_control->step);
+    m_control->deActive =
+        (m_control->resample != 0 && m_config.resampler == Resampler::DifferentialEvolution &&
          m_config.particles >= 2 && m_config.de.maxGenerations > 0)
             ? 1U
             : 0U;
-    m_control.deParity = 0;
-    m_control.generations = 0;
-    m_control.step += 1;
+    m_control->deParity = 0;
+    m_control->generations = 0;
+    m_control->step += 1;
 }
 
 template <typename Model>
 void ParticleFilter<Model>::resample() noexcept {
-    if (m_control.resample == 0) {
+    if (m_control->resample == 0) {
         return;
     }
     if (m_config.resampler == Resampler::DifferentialEvolution) {
@@ -205,8 +208,8 @@ void ParticleFilter<Model>::resample() noexcept {
     // cpu::systematicResample, chunk-parallel: the integer CDF is exact in any order, and every source
     // writes its own copy range, so the copy indices are the same as the sequential function's.
     const std::uint32_t k = m_config.particles;
-    const float maxLogWeight = m_control.maxLogWeight;
-    const float u = m_control.uniform;
+    const float maxLogWeight = m_control->maxLogWeight;
+    const float u = m_control->uniform;
     forEachChunk(*m_pool, k, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) noexcept {
         std::uint64_t mass = 0;
         for (std::uint32_t i = begin; i < end; ++i) {
@@ -238,7 +241,7 @@ void ParticleFilter<Model>::resample() noexcept {
             }
         }
     });
-    const std::uint32_t from = m_control.current;
+    const std::uint32_t from = m_control->current;
     const float* src = m_states[from].data();
     float* dst = m_states[from ^ 1U].data();
     const std::size_t stride = m_stride;
@@ -260,20 +263,20 @@ void ParticleFilter<Model>::resample() noexcept {
         }
     });
     std::fill(m_logWeights.begin(), m_logWeights.end(), 0.0F);
-    m_control.maxLogWeight = 0.0F;
-    m_control.swap = 1;
+    m_control->maxLogWeight = 0.0F;
+    m_control->swap = 1;
 }
 
 template <typename Model>
 void ParticleFilter<Model>::differentialEvolution() noexcept {
-    if (m_control.deActive == 0) {
+    if (m_control->deActive == 0) {
         return;
     }
     std::fill(m_logWeights.begin(), m_logWeights.end(), 0.0F);
-    m_control.maxLogWeight = 0.0F;
-    const std::uint32_t step = m_control.step - 1;
-    for (std::uint32_t g = 0; g < m_config.de.maxGenerations && m_control.deActive != 0; ++g) {
-        const std::uint32_t src = m_control.current ^ m_control.deParity;
+    m_control->maxLogWeight = 0.0F;
+    const std::uint32_t step = m_control->step - 1;
+    for (std::uint32_t g = 0; g < m_config.de.maxGenerations && m_control->deActive != 0; ++g) {
+        const std::uint32_t src = m_control->current ^ m_control->deParity;
         forEachChunk(*m_pool, m_config.particles, [&](std::uint32_t, std::uint32_t begin, std::uint32_t end) noexcept {
             for (std::uint32_t k = begin; k < end; ++k) {
                 detail::evolveParticle<Model>(ref(src, k), ref(src ^ 1U, k), m_config.vehicles, m_params,
@@ -288,11 +291,11 @@ void ParticleFilter<Model>::differentialEvolution() noexcept {
         }
         const double n = m_config.particles;
         const double variance = std::max(0.0, sumSquares / n - (sum / n) * (sum / n));
-        m_control.deParity ^= 1U;
-        m_control.swap = m_control.deParity;
-        m_control.generations += 1;
-        if (!(std::sqrt(variance) >= m_config.de.minSpread) || m_control.generations >= m_config.de.maxGenerations) {
-            m_control.deActive = 0;
+        m_control->deParity ^= 1U;
+        m_control->swap = m_control->deParity;
+        m_control->generations += 1;
+        if (!(std::sqrt(variance) >= m_config.de.minSpread) || m_control->generations >= m_config.de.maxGenerations) {
+            m_control->deActive = 0;
         }
     }
 }
@@ -307,13 +310,16 @@ void ParticleFilter<Model>::step() noexcept {
 
 template <typename Model>
 StepSummary ParticleFilter<Model>::summary() const noexcept {
-    return StepSummary{m_control.sumWeights, m_control.effectiveSampleSize, m_control.maxLogWeight, m_control.step,
-                       m_control.resample, m_control.generations};
+    if (!m_control) {
+        return StepSummary{};  // not created (or moved from): no step yet
+    }
+    return StepSummary{m_control->sumWeights, m_control->effectiveSampleSize, m_control->maxLogWeight, m_control->step,
+                       m_control->resample, m_control->generations};
 }
 
 template <typename Model>
 void ParticleFilter<Model>::copyParticles(std::span<float> aos) const noexcept {
-    const std::uint32_t buffer = m_control.current ^ m_control.swap;
+    const std::uint32_t buffer = m_control->current ^ m_control->swap;
     const std::size_t k = m_config.particles;
     AUGUR_ASSERT(aos.size() >= k * m_stride, "copyParticles: destination smaller than K·stride");
     const std::vector<float>& state = m_states[buffer];

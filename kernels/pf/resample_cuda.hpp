@@ -1,6 +1,6 @@
 // Private to kernels/pf: the systematic-resampling launches of resample.hpp's API and of the filter's
 // diagnostics. The filter's step launches none of them: its combine kernel scans the CDF, and its
-// next advance draws the copy indices of its own particles and gathers them (filter_cuda.cu).
+// next advance draws the copy indices of its own particles and gathers them (agent/).
 #pragma once
 
 #include <cstddef>

@@ -22,7 +22,7 @@ namespace augur::kernels::pf::tuning {
 // PolicySm72 → PolicySm87 → PolicySm90 (tuning_policy.hpp). Values compiled into the kernels (launch
 // bounds, shared-memory windows, template arguments) are the same in every policy (asserted after the
 // chain) and are used through the names below the chain, where their measurements are described.
-// Launch-time values are chosen at create() (ParticleFilter::create: activeTuningArch()); the advance
+// Launch-time values are chosen at create() (dispatch::activeLaunchPolicy: activeTuningArch()); the advance
 // kernels' grids are not here: create() sizes them from the SMs the filter runs on.
 
 /// Xavier (sm_72, 8 SMs): the root of the chain.

@@ -46,13 +46,9 @@ std::string affinityText(const config::RuntimeConfig& runtime) {
     return text;
 }
 
-}  // namespace
-
-std::string describeDeployment(const config::Deployment& d) {
+/// The cycle, the stage budgets, the backend, the real-time setup and the watchdog.
+void describeRuntime(std::string& out, const config::RuntimeConfig& rt) {
     using config::toString;
-    std::string out = "deployment (configuration schema " + std::to_string(d.schemaVersion) + ")\n";
-
-    const config::RuntimeConfig& rt = d.runtime;
     line(out, "cycle", std::to_string(rt.cyclePeriod_ms) + " ms, trigger " + std::string(toString(rt.trigger)) +
                            ", deadline " + std::to_string(rt.deadline_ms) + " ms, inputs older than " +
                            (rt.maxInputAge_ms == 0 ? std::string("any age accepted")
@@ -72,7 +68,11 @@ std::string describeDeployment(const config::Deployment& d) {
                               ", recover after " + count(rt.watchdog.recoverAfterGoodCycles, "good cycle", "good cycles") +
                               ", hold last at most " + std::to_string(rt.watchdog.holdLastMaxAge_ms) +
                               " ms; health over " + count(rt.healthWindowCycles, "cycle", "cycles"));
+}
 
+/// The capacities and the map.
+void describeCapacitiesAndMap(std::string& out, const config::Deployment& d) {
+    using config::toString;
     const config::Capacities& cap = d.capacities;
     line(out, "capacities", std::to_string(cap.maxObjects) + " objects, " + std::to_string(cap.maxTracks) +
                                 " tracks, " + std::to_string(cap.maxPredictedVehicles) + " predicted vehicles x " +
@@ -85,7 +85,12 @@ std::string describeDeployment(const config::Deployment& d) {
         map += ", origin " + number(d.map.originLat_deg) + " deg N, " + number(d.map.originLon_deg) + " deg E";
     }
     line(out, "map", map + ")");
+}
 
+/// The tracking, intention and motion models.
+void describeModels(std::string& out, const config::Deployment& d) {
+    using config::toString;
+    const config::Capacities& cap = d.capacities;
     const config::TrackingConfig& tr = d.tracking;
     line(out, "tracking", std::string(toString(tr.model)) + ", noise density " + number(tr.accelNoiseDensity) +
                               ", gates d2 <= " + number(tr.gates.mahalanobisSq) + " and " +
@@ -128,7 +133,12 @@ std::string describeDeployment(const config::Deployment& d) {
              : "the " + std::to_string(mo.cpu.fullChainVehicles) + " vehicles nearest the ego on the chain above, the others on " +
                    std::to_string(cpuPositionCells) + " x " + std::to_string(cpuSpeedCells) +
                    " cells (whenever the CPU propagates)");
+}
 
+/// The grid, the flocks, the transport's channels and the output.
+void describeOutputs(std::string& out, const config::Deployment& d) {
+    using config::toString;
+    const config::MotionConfig& mo = d.motion;
     const config::GridConfig& gr = d.grid;
     line(out, "grid", gr.enabled ? std::to_string(gr.widthCells) + " x " + std::to_string(gr.heightCells) +
                                        " cells of " + number(gr.resolution_m) + " m, " +
@@ -151,6 +161,16 @@ std::string describeDeployment(const config::Deployment& d) {
                                ", platoons " + channel(tp.platoons));
     line(out, "output", "log level " + std::string(toString(d.output.logLevel)) + ", " +
                             (d.output.tracePath.empty() ? std::string("no trace") : "trace to " + d.output.tracePath));
+}
+
+}  // namespace
+
+std::string describeDeployment(const config::Deployment& d) {
+    std::string out = "deployment (configuration schema " + std::to_string(d.schemaVersion) + ")\n";
+    describeRuntime(out, d.runtime);
+    describeCapacitiesAndMap(out, d);
+    describeModels(out, d);
+    describeOutputs(out, d);
     return out;
 }
 

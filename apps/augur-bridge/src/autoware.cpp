@@ -85,6 +85,60 @@ AutowarePredictions::AutowarePredictions(std::string frameId)
 
 AutowarePredictions::~AutowarePredictions() = default;
 
+namespace {
+
+/// The predicted object's initial pose, twist and acceleration (with covariances) from its track;
+/// `yaw`: the heading of the track's velocity.
+void fillInitialKinematics(autoware_perception_msgs_msg_dds__PredictedObjectKinematics_& kin, const Track* track,
+                           double yaw) noexcept {
+    kin.initial_pose_with_covariance.pose = {{track->x_m, track->y_m, 0.0}, yawQuaternion(yaw)};
+    double* poseCov = kin.initial_pose_with_covariance.covariance;
+    std::fill(poseCov, poseCov + 36, 0.0);
+    poseCov[cov(0, 0)] = track->covXX_m2;
+    poseCov[cov(0, 1)] = track->covXY_m2;
+    poseCov[cov(1, 0)] = track->covXY_m2;
+    poseCov[cov(1, 1)] = track->covYY_m2;
+    // Autoware's twist is in the object's frame: x along its heading, which is the velocity's direction.
+    const double speed = std::hypot(static_cast<double>(track->vx_mps), static_cast<double>(track->vy_mps));
+    kin.initial_twist_with_covariance.twist = {{speed, 0.0, 0.0}, {0.0, 0.0, 0.0}};
+    double* twistCov = kin.initial_twist_with_covariance.covariance;
+    std::fill(twistCov, twistCov + 36, 0.0);
+    // Along the heading: the velocity covariance projected on the unit heading (cross term unknown: 0).
+    const double cy = std::cos(yaw);
+    const double sy = std::sin(yaw);
+    twistCov[cov(0, 0)] = cy * cy * track->covVxVx_m2ps2 + sy * sy * track->covVyVy_m2ps2;
+    twistCov[cov(1, 1)] = sy * sy * track->covVxVx_m2ps2 + cy * cy * track->covVyVy_m2ps2;
+    const double ax = static_cast<double>(track->ax_mps2);
+    const double ay = static_cast<double>(track->ay_mps2);
+    kin.initial_acceleration_with_covariance.accel = {{cy * ax + sy * ay, -sy * ax + cy * ay, 0.0}, {0.0, 0.0, 0.0}};
+    std::fill(kin.initial_acceleration_with_covariance.covariance,
+              kin.initial_acceleration_with_covariance.covariance + 36, 0.0);
+}
+
+/// One corridor's predicted path: a pose per step, heading along the path (the track's until it moves).
+void fillPath(autoware_perception_msgs_msg_dds__PredictedPath_& path, const CorridorPrediction& corridor,
+              const Track* track, double yaw, std::uint32_t steps, std::int64_t stepNs) noexcept {
+    const builtin_interfaces_msg_dds__Time_ step = toTime(stepNs);
+    path.time_step = {step.sec, step.nanosec};
+    path.confidence = corridor.probability;
+    double previousX = track->x_m;
+    double previousY = track->y_m;
+    double heading = yaw;
+    for (std::uint32_t k = 0; k < steps; ++k) {
+        const double x = corridor.points[k].x_m;
+        const double y = corridor.points[k].y_m;
+        if (std::hypot(x - previousX, y - previousY) > 1e-3) {
+            heading = std::atan2(y - previousY, x - previousX);
+        }
+        path.path._buffer[k] = {{x, y, 0.0}, yawQuaternion(heading)};
+        previousX = x;
+        previousY = y;
+    }
+    path.path._length = steps;
+}
+
+}  // namespace
+
 std::uint32_t AutowarePredictions::fill(const MotionPrediction& prediction, const TrackList& tracks) noexcept {
     Buffers& b = *m_buffers;
     m_sample.header.stamp = toTime(prediction.header.stamp_ns);
@@ -116,51 +170,11 @@ std::uint32_t AutowarePredictions::fill(const MotionPrediction& prediction, cons
 
         auto& kin = object.kinematics;
         const double yaw = std::atan2(static_cast<double>(track->vy_mps), static_cast<double>(track->vx_mps));
-        kin.initial_pose_with_covariance.pose = {{track->x_m, track->y_m, 0.0}, yawQuaternion(yaw)};
-        double* poseCov = kin.initial_pose_with_covariance.covariance;
-        std::fill(poseCov, poseCov + 36, 0.0);
-        poseCov[cov(0, 0)] = track->covXX_m2;
-        poseCov[cov(0, 1)] = track->covXY_m2;
-        poseCov[cov(1, 0)] = track->covXY_m2;
-        poseCov[cov(1, 1)] = track->covYY_m2;
-        // Autoware's twist is in the object's frame: x along its heading, which is the velocity's direction.
-        const double speed = std::hypot(static_cast<double>(track->vx_mps), static_cast<double>(track->vy_mps));
-        kin.initial_twist_with_covariance.twist = {{speed, 0.0, 0.0}, {0.0, 0.0, 0.0}};
-        double* twistCov = kin.initial_twist_with_covariance.covariance;
-        std::fill(twistCov, twistCov + 36, 0.0);
-        // Along the heading: the velocity covariance projected on the unit heading (cross term unknown: 0).
-        const double cy = std::cos(yaw);
-        const double sy = std::sin(yaw);
-        twistCov[cov(0, 0)] = cy * cy * track->covVxVx_m2ps2 + sy * sy * track->covVyVy_m2ps2;
-        twistCov[cov(1, 1)] = sy * sy * track->covVxVx_m2ps2 + cy * cy * track->covVyVy_m2ps2;
-        const double ax = static_cast<double>(track->ax_mps2);
-        const double ay = static_cast<double>(track->ay_mps2);
-        kin.initial_acceleration_with_covariance.accel = {{cy * ax + sy * ay, -sy * ax + cy * ay, 0.0}, {0.0, 0.0, 0.0}};
-        std::fill(kin.initial_acceleration_with_covariance.covariance,
-                  kin.initial_acceleration_with_covariance.covariance + 36, 0.0);
-
+        fillInitialKinematics(kin, track, yaw);
         const std::uint32_t corridors =
             std::min(vehicle.corridorCount, static_cast<std::uint32_t>(MAX_CORRIDORS_PER_VEHICLE));
         for (std::uint32_t c = 0; c < corridors; ++c) {
-            const CorridorPrediction& corridor = vehicle.corridors[c];
-            autoware_perception_msgs_msg_dds__PredictedPath_& path = kin.predicted_paths._buffer[c];
-            const builtin_interfaces_msg_dds__Time_ step = toTime(stepNs);
-            path.time_step = {step.sec, step.nanosec};
-            path.confidence = corridor.probability;
-            double previousX = track->x_m;
-            double previousY = track->y_m;
-            double heading = yaw;
-            for (std::uint32_t k = 0; k < steps; ++k) {
-                const double x = corridor.points[k].x_m;
-                const double y = corridor.points[k].y_m;
-                if (std::hypot(x - previousX, y - previousY) > 1e-3) {
-                    heading = std::atan2(y - previousY, x - previousX);
-                }
-                path.path._buffer[k] = {{x, y, 0.0}, yawQuaternion(heading)};
-                previousX = x;
-                previousY = y;
-            }
-            path.path._length = steps;
+            fillPath(kin.predicted_paths._buffer[c], vehicle.corridors[c], track, yaw, steps, stepNs);
         }
         kin.predicted_paths._length = corridors;
         object.shape.type = SHAPE_BOUNDING_BOX;

@@ -311,6 +311,116 @@ Bridge::~Bridge() = default;
 
 const BridgeStatus& Bridge::status() const noexcept { return m_impl->status; }
 
+namespace {
+
+/// Creates a participant's topics, writers and readers with the bridge's QoS; keeps the first failure.
+/// A writer or reader on a topic that failed is not created. Readers are also listed in `readers`
+/// (with a cleared ever-alive flag each) for the liveliness and deadline checks.
+struct DdsFactory {
+    dds_entity_t participant;
+    const config::BridgeConfig& cfg;
+    std::vector<dds_entity_t>& readers;
+    std::vector<std::uint8_t>& readerEverAlive;
+    std::vector<dds_entity_t>& dataWriters;  ///< the writers whose matched readers the status counts
+    std::string failure;
+
+    dds_entity_t topic(const dds_topic_descriptor_t* descriptor, const std::string& name) {
+        const dds_entity_t handle = dds_create_topic(participant, descriptor, name.c_str(), nullptr, nullptr);
+        if (handle < 0 && failure.empty()) {
+            failure = "topic " + name + ": " + dds_strretcode(handle);
+        }
+        return handle;
+    }
+    /// `deadlineScale`: the topic comes every that many deadlines (platoons).
+    dds_entity_t writer(dds_entity_t t, DdsReliability reliability, const std::string& name, std::uint32_t deadlineScale = 1) {
+        if (t < 0) {
+            return t;
+        }
+        dds_qos_t* qos = makeQos(cfg, reliability, deadlineScale);
+        const dds_entity_t handle = dds_create_writer(participant, t, qos, nullptr);
+        dds_delete_qos(qos);
+        if (handle < 0 && failure.empty()) {
+            failure = "writer " + name + ": " + dds_strretcode(handle);
+        }
+        if (handle > 0) {
+            dataWriters.push_back(handle);
+        }
+        return handle;
+    }
+    dds_entity_t reader(dds_entity_t t, DdsReliability reliability, const std::string& name, std::uint32_t deadlineScale = 1) {
+        if (t < 0) {
+            return t;
+        }
+        dds_qos_t* qos = makeQos(cfg, reliability, deadlineScale);
+        const dds_entity_t handle = dds_create_reader(participant, t, qos, nullptr);
+        dds_delete_qos(qos);
+        if (handle < 0 && failure.empty()) {
+            failure = "reader " + name + ": " + dds_strretcode(handle);
+        }
+        if (handle > 0) {
+            readers.push_back(handle);
+            readerEverAlive.push_back(0);
+        }
+        return handle;
+    }
+};
+
+/// Creates the iceoryx subscribers and publishers of the bridge's channels; keeps the first failure.
+struct IceoryxFactory {
+    std::optional<platform::TransportError> error;
+
+    template <typename Slot>
+    void subscribe(Slot& slot, const config::Channel& channel) {
+        auto created = Slot::value_type::create(serviceName(channel), 16, 0);
+        if (!created) {
+            error = error ? error : created.error();
+            return;
+        }
+        slot.emplace(std::move(created).value());
+    }
+    template <typename Slot>
+    void advertise(Slot& slot, const config::Channel& channel) {
+        auto created = Slot::value_type::create(serviceName(channel), 1);
+        if (!created) {
+            error = error ? error : created.error();
+            return;
+        }
+        slot.emplace(std::move(created).value());
+    }
+};
+
+/// The bridge's topics, named after the configured prefix.
+struct BridgeTopics {
+    std::string objectsName;
+    std::string tracksName;
+    std::string intentionsName;
+    std::string predictionName;
+    std::string healthName;
+    std::string platoonsName;
+    dds_entity_t objects;
+    dds_entity_t tracks;
+    dds_entity_t intentions;
+    dds_entity_t prediction;
+    dds_entity_t health;
+    dds_entity_t platoons;
+    dds_entity_t status;
+};
+
+BridgeTopics createTopics(DdsFactory& dds, const std::string& prefix) {
+    BridgeTopics t{prefix + "/objects", prefix + "/tracks", prefix + "/intentions", prefix + "/prediction",
+                   prefix + "/health", prefix + "/platoons", 0, 0, 0, 0, 0, 0, 0};
+    t.objects = dds.topic(&augur_msg_dds__ObjectList__desc, t.objectsName);
+    t.tracks = dds.topic(&augur_msg_dds__TrackList__desc, t.tracksName);
+    t.intentions = dds.topic(&augur_msg_dds__IntentionList__desc, t.intentionsName);
+    t.prediction = dds.topic(&augur_msg_dds__MotionPrediction__desc, t.predictionName);
+    t.health = dds.topic(&augur_msg_dds__Health__desc, t.healthName);
+    t.platoons = dds.topic(&augur_msg_dds__PlatoonList__desc, t.platoonsName);
+    t.status = dds.topic(&augur_msg_dds__BridgeStatus__desc, prefix + "/bridge_status");
+    return t;
+}
+
+}  // namespace
+
 Result<Bridge, BridgeInitError> Bridge::create(const config::Deployment& deployment, bool connectRouDi) {
     const config::BridgeConfig& cfg = deployment.bridge;
     const config::TransportConfig& transport = deployment.transport;
@@ -331,127 +441,54 @@ Result<Bridge, BridgeInitError> Bridge::create(const config::Deployment& deploym
         return fail(BridgeInitError{BridgeError::Dds, std::string("participant: ") +
                                                           dds_strretcode(impl.participant.handle)});
     }
-    const dds_entity_t pp = impl.participant.handle;
-    std::string failure;
-    auto topic = [&](const dds_topic_descriptor_t* descriptor, const std::string& name) -> dds_entity_t {
-        const dds_entity_t handle = dds_create_topic(pp, descriptor, name.c_str(), nullptr, nullptr);
-        if (handle < 0 && failure.empty()) {
-            failure = "topic " + name + ": " + dds_strretcode(handle);
-        }
-        return handle;
-    };
-    auto writer = [&](dds_entity_t t, DdsReliability reliability, const std::string& name,
-                      std::uint32_t deadlineScale = 1) -> dds_entity_t {
-        if (t < 0) {
-            return t;
-        }
-        dds_qos_t* qos = makeQos(cfg, reliability, deadlineScale);
-        const dds_entity_t handle = dds_create_writer(pp, t, qos, nullptr);
-        dds_delete_qos(qos);
-        if (handle < 0 && failure.empty()) {
-            failure = "writer " + name + ": " + dds_strretcode(handle);
-        }
-        if (handle > 0) {
-            impl.dataWriters.push_back(handle);
-        }
-        return handle;
-    };
-    auto reader = [&](dds_entity_t t, DdsReliability reliability, const std::string& name,
-                      std::uint32_t deadlineScale = 1) -> dds_entity_t {
-        if (t < 0) {
-            return t;
-        }
-        dds_qos_t* qos = makeQos(cfg, reliability, deadlineScale);
-        const dds_entity_t handle = dds_create_reader(pp, t, qos, nullptr);
-        dds_delete_qos(qos);
-        if (handle < 0 && failure.empty()) {
-            failure = "reader " + name + ": " + dds_strretcode(handle);
-        }
-        if (handle > 0) {
-            impl.readers.push_back(handle);
-            impl.readerEverAlive.push_back(0);
-        }
-        return handle;
-    };
-    const std::string& prefix = cfg.topicPrefix;
-    const std::string objectsName = prefix + "/objects";
-    const std::string tracksName = prefix + "/tracks";
-    const std::string intentionsName = prefix + "/intentions";
-    const std::string predictionName = prefix + "/prediction";
-    const std::string healthName = prefix + "/health";
-    const std::string platoonsName = prefix + "/platoons";
-    const dds_entity_t objectsTopic = topic(&augur_msg_dds__ObjectList__desc, objectsName);
-    const dds_entity_t tracksTopic = topic(&augur_msg_dds__TrackList__desc, tracksName);
-    const dds_entity_t intentionsTopic = topic(&augur_msg_dds__IntentionList__desc, intentionsName);
-    const dds_entity_t predictionTopic = topic(&augur_msg_dds__MotionPrediction__desc, predictionName);
-    const dds_entity_t healthTopic = topic(&augur_msg_dds__Health__desc, healthName);
-    const dds_entity_t platoonsTopic = topic(&augur_msg_dds__PlatoonList__desc, platoonsName);
+    DdsFactory dds{impl.participant.handle, cfg, impl.readers, impl.readerEverAlive, impl.dataWriters, {}};
+    const BridgeTopics topics = createTopics(dds, cfg.topicPrefix);
     // Platoons come every flocks.every_n_cycles cycles: their deadline is that many deadlines.
     const std::uint32_t platoonsEvery = std::max<std::uint32_t>(deployment.flocks.everyNCycles, 1);
-    const dds_entity_t statusTopic = topic(&augur_msg_dds__BridgeStatus__desc, prefix + "/bridge_status");
-    impl.statusWriter = writer(statusTopic, cfg.qos.health, "bridge_status");
+    impl.statusWriter = dds.writer(topics.status, cfg.qos.health, "bridge_status");
     impl.dataWriters.clear();  // the status's own readers (monitoring tools) are not counted
 
-    std::optional<platform::TransportError> transportError;
-    auto subscribe = [&](auto& slot, const config::Channel& channel) {
-        using Sub = typename std::remove_reference_t<decltype(slot)>::value_type;
-        auto created = Sub::create(serviceName(channel), 16, 0);
-        if (!created) {
-            transportError = transportError ? transportError : created.error();
-            return;
-        }
-        slot.emplace(std::move(created).value());
-    };
-    auto advertise = [&](auto& slot, const config::Channel& channel) {
-        using Pub = typename std::remove_reference_t<decltype(slot)>::value_type;
-        auto created = Pub::create(serviceName(channel), 1);
-        if (!created) {
-            transportError = transportError ? transportError : created.error();
-            return;
-        }
-        slot.emplace(std::move(created).value());
-    };
-
-    advertise(impl.linkStatusOut, transport.linkStatus);
+    IceoryxFactory iceoryx;
+    iceoryx.advertise(impl.linkStatusOut, transport.linkStatus);
     if (cfg.role == BridgeRole::Target) {
-        impl.objectsReader = reader(objectsTopic, cfg.qos.objects, objectsName);
-        impl.tracksWriter = writer(tracksTopic, cfg.qos.tracks, tracksName);
-        impl.intentionsWriter = writer(intentionsTopic, cfg.qos.intentions, intentionsName);
-        impl.predictionWriter = writer(predictionTopic, cfg.qos.prediction, predictionName);
-        impl.healthWriter = writer(healthTopic, cfg.qos.health, healthName);
-        impl.platoonsWriter = writer(platoonsTopic, cfg.qos.platoons, platoonsName, platoonsEvery);
-        advertise(impl.objectsOut, transport.objects);
-        subscribe(impl.tracksIn, transport.tracks);
-        subscribe(impl.intentionsIn, transport.intentions);
-        subscribe(impl.predictionIn, transport.prediction);
-        subscribe(impl.healthIn, transport.health);
-        subscribe(impl.platoonsIn, transport.platoons);
+        impl.objectsReader = dds.reader(topics.objects, cfg.qos.objects, topics.objectsName);
+        impl.tracksWriter = dds.writer(topics.tracks, cfg.qos.tracks, topics.tracksName);
+        impl.intentionsWriter = dds.writer(topics.intentions, cfg.qos.intentions, topics.intentionsName);
+        impl.predictionWriter = dds.writer(topics.prediction, cfg.qos.prediction, topics.predictionName);
+        impl.healthWriter = dds.writer(topics.health, cfg.qos.health, topics.healthName);
+        impl.platoonsWriter = dds.writer(topics.platoons, cfg.qos.platoons, topics.platoonsName, platoonsEvery);
+        iceoryx.advertise(impl.objectsOut, transport.objects);
+        iceoryx.subscribe(impl.tracksIn, transport.tracks);
+        iceoryx.subscribe(impl.intentionsIn, transport.intentions);
+        iceoryx.subscribe(impl.predictionIn, transport.prediction);
+        iceoryx.subscribe(impl.healthIn, transport.health);
+        iceoryx.subscribe(impl.platoonsIn, transport.platoons);
         if (cfg.autoware.enabled) {
             const dds_entity_t autowareTopic =
-                topic(&autoware_perception_msgs_msg_dds__PredictedObjects__desc, cfg.autoware.topic);
-            impl.autowareWriter = writer(autowareTopic, cfg.qos.prediction, cfg.autoware.topic);
+                dds.topic(&autoware_perception_msgs_msg_dds__PredictedObjects__desc, cfg.autoware.topic);
+            impl.autowareWriter = dds.writer(autowareTopic, cfg.qos.prediction, cfg.autoware.topic);
             impl.autoware = std::make_unique<AutowarePredictions>(cfg.autoware.frameId);
             impl.lastTracks = std::make_unique<TrackList>();
         }
     } else {
-        impl.objectsWriter = writer(objectsTopic, cfg.qos.objects, objectsName);
-        impl.tracksReader = reader(tracksTopic, cfg.qos.tracks, tracksName);
-        impl.intentionsReader = reader(intentionsTopic, cfg.qos.intentions, intentionsName);
-        impl.predictionReader = reader(predictionTopic, cfg.qos.prediction, predictionName);
-        impl.healthReader = reader(healthTopic, cfg.qos.health, healthName);
-        impl.platoonsReader = reader(platoonsTopic, cfg.qos.platoons, platoonsName, platoonsEvery);
-        subscribe(impl.objectsIn, transport.objects);
-        advertise(impl.tracksOut, transport.tracks);
-        advertise(impl.intentionsOut, transport.intentions);
-        advertise(impl.predictionOut, transport.prediction);
-        advertise(impl.healthOut, transport.health);
-        advertise(impl.platoonsOut, transport.platoons);
+        impl.objectsWriter = dds.writer(topics.objects, cfg.qos.objects, topics.objectsName);
+        impl.tracksReader = dds.reader(topics.tracks, cfg.qos.tracks, topics.tracksName);
+        impl.intentionsReader = dds.reader(topics.intentions, cfg.qos.intentions, topics.intentionsName);
+        impl.predictionReader = dds.reader(topics.prediction, cfg.qos.prediction, topics.predictionName);
+        impl.healthReader = dds.reader(topics.health, cfg.qos.health, topics.healthName);
+        impl.platoonsReader = dds.reader(topics.platoons, cfg.qos.platoons, topics.platoonsName, platoonsEvery);
+        iceoryx.subscribe(impl.objectsIn, transport.objects);
+        iceoryx.advertise(impl.tracksOut, transport.tracks);
+        iceoryx.advertise(impl.intentionsOut, transport.intentions);
+        iceoryx.advertise(impl.predictionOut, transport.prediction);
+        iceoryx.advertise(impl.healthOut, transport.health);
+        iceoryx.advertise(impl.platoonsOut, transport.platoons);
     }
-    if (!failure.empty()) {
-        return fail(BridgeInitError{BridgeError::Dds, failure});
+    if (!dds.failure.empty()) {
+        return fail(BridgeInitError{BridgeError::Dds, dds.failure});
     }
-    if (transportError) {
-        return fail(BridgeInitError{BridgeError::Transport, platform::toString(*transportError)});
+    if (iceoryx.error) {
+        return fail(BridgeInitError{BridgeError::Transport, platform::toString(*iceoryx.error)});
     }
     return Result<Bridge, BridgeInitError>(std::move(bridge));
 }

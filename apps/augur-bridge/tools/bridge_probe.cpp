@@ -197,6 +197,50 @@ int receive(const augur::config::Deployment& d, long count, double timeout_s, co
     return 0;
 }
 
+/// What a latency run measured: the latencies (µs) on each path, the DDS samples out of order, the
+/// bridge's resident memory (KiB; −1 unknown) before, warm and after.
+struct LatencyRun {
+    const std::vector<double>& iceoryx_us;
+    const std::vector<double>& dds_us;
+    long outOfOrder;
+    long rssBefore;
+    long rssWarm;
+    long rssAfter;
+};
+
+/// The run's figures as one JSON line on stdout (and into `out` unless empty).
+void reportLatency(const LatencyRun& r, long count, double rate_hz, std::uint32_t vehicles, bool withDds,
+                   const std::string& out) {
+    const std::vector<double>& iceoryx_us = r.iceoryx_us;
+    const std::vector<double>& dds_us = r.dds_us;
+    char json[1024];
+    std::snprintf(json, sizeof json,
+                  "{\"messages\": %ld, \"rate_hz\": %g, \"vehicles\": %u, \"iceoryx_received\": %zu, "
+                  "\"iceoryx_p50_us\": %.1f, \"iceoryx_p99_us\": %.1f, \"iceoryx_max_us\": %.1f, "
+                  "\"dds_received\": %zu, \"dds_lost\": %ld, \"dds_out_of_order\": %ld, \"dds_p50_us\": %.1f, "
+                  "\"dds_p99_us\": %.1f, \"dds_max_us\": %.1f, \"added_p99_us\": %.1f, "
+                  "\"bridge_rss_kib_before\": %ld, \"bridge_rss_kib_warm\": %ld, \"bridge_rss_kib_after\": %ld}",
+                  count, rate_hz, vehicles, iceoryx_us.size(), percentile(iceoryx_us, 0.5), percentile(iceoryx_us, 0.99),
+                  percentile(iceoryx_us, 1.0), dds_us.size(), withDds ? count - static_cast<long>(dds_us.size()) : 0L, r.outOfOrder,
+                  percentile(dds_us, 0.5), percentile(dds_us, 0.99), percentile(dds_us, 1.0),
+                  percentile(dds_us, 0.99) - percentile(iceoryx_us, 0.99), r.rssBefore, r.rssWarm, r.rssAfter);
+    std::printf("%s\n", json);
+    if (!out.empty()) {
+        std::ofstream(out) << json << "\n";
+    }
+}
+
+/// The predictions the bridge's iceoryx side received since the last call: their latency (µs) from the stamp.
+void drainIceoryx(augur::platform::Subscriber<augur::MotionPrediction>& predictionIn, std::vector<double>& iceoryx_us) {
+    for (;;) {
+        auto taken = predictionIn.take();
+        if (!taken) {
+            break;
+        }
+        iceoryx_us.push_back(static_cast<double>(monotonicNow_ns() - taken.value()->header.stamp_ns) / 1e3);
+    }
+}
+
 int latency(const augur::config::Deployment& d, long count, double rate_hz, std::uint32_t vehicles,
             std::uint32_t gridFrames, int bridgePid, bool withDds, const std::string& out) {
     auto connected = augur::platform::connectToRouDi("augur-bridge-probe", 5000);
@@ -258,13 +302,7 @@ int latency(const augur::config::Deployment& d, long count, double rate_hz, std:
                 stop_ns = now_ns + 2'000'000'000;  // two seconds for the last samples
             }
         }
-        for (;;) {
-            auto taken = predictionIn.value().take();
-            if (!taken) {
-                break;
-            }
-            iceoryx_us.push_back(static_cast<double>(monotonicNow_ns() - taken.value()->header.stamp_ns) / 1e3);
-        }
+        drainIceoryx(predictionIn.value(), iceoryx_us);
         if (withDds) {
             drainPredictions(reader, samples, dds_us, lastDdsSequence, outOfOrder);
         }
@@ -275,21 +313,8 @@ int latency(const augur::config::Deployment& d, long count, double rate_hz, std:
         dds_sleepfor(DDS_USECS(20));
     }
     const long rssAfter = bridgePid > 0 ? residentKiB(bridgePid) : -1;
-    char json[1024];
-    std::snprintf(json, sizeof json,
-                  "{\"messages\": %ld, \"rate_hz\": %g, \"vehicles\": %u, \"iceoryx_received\": %zu, "
-                  "\"iceoryx_p50_us\": %.1f, \"iceoryx_p99_us\": %.1f, \"iceoryx_max_us\": %.1f, "
-                  "\"dds_received\": %zu, \"dds_lost\": %ld, \"dds_out_of_order\": %ld, \"dds_p50_us\": %.1f, "
-                  "\"dds_p99_us\": %.1f, \"dds_max_us\": %.1f, \"added_p99_us\": %.1f, "
-                  "\"bridge_rss_kib_before\": %ld, \"bridge_rss_kib_warm\": %ld, \"bridge_rss_kib_after\": %ld}",
-                  count, rate_hz, vehicles, iceoryx_us.size(), percentile(iceoryx_us, 0.5), percentile(iceoryx_us, 0.99),
-                  percentile(iceoryx_us, 1.0), dds_us.size(), withDds ? count - static_cast<long>(dds_us.size()) : 0L, outOfOrder,
-                  percentile(dds_us, 0.5), percentile(dds_us, 0.99), percentile(dds_us, 1.0),
-                  percentile(dds_us, 0.99) - percentile(iceoryx_us, 0.99), rssBefore, rssWarm, rssAfter);
-    std::printf("%s\n", json);
-    if (!out.empty()) {
-        std::ofstream(out) << json << "\n";
-    }
+    reportLatency(LatencyRun{iceoryx_us, dds_us, outOfOrder, rssBefore, rssWarm, rssAfter}, count, rate_hz, vehicles,
+                  withDds, out);
     if (withDds) {
         dds_delete(participant);
     }
@@ -363,20 +388,14 @@ int peerLoss(const augur::config::Deployment& d, const std::string& listener, in
     return static_cast<int>(detect_ms.size()) == repeat ? 0 : 1;
 }
 
-int readerLoss(const augur::config::Deployment& d, const std::string& listener, int repeat, const std::string& out) {
-    const dds_entity_t participant = dds_create_participant(static_cast<dds_domainid_t>(d.bridge.domainId), nullptr, nullptr);
-    const std::string topicName = d.bridge.topicPrefix + "/bridge_status";
-    const dds_entity_t topic =
-        dds_create_topic(participant, &augur_msg_dds__BridgeStatus__desc, topicName.c_str(), nullptr, nullptr);
-    const dds_entity_t reader = dds_create_reader(participant, topic, nullptr, nullptr);
-    if (participant < 0 || topic < 0 || reader < 0) {
-        std::fprintf(stderr, "augur-bridge-probe: DDS setup failed\n");
-        return 1;
-    }
+/// The newest bridge status a DDS reader has taken (poll() takes what arrived since the last call).
+struct BridgeStatusReader {
+    dds_entity_t reader;
     augur_msg_dds__BridgeStatus_ status{};
-    augur_msg_dds__BridgeStatus_ taken{};
-    bool haveStatus = false;
-    auto poll = [&]() {
+    bool haveStatus{false};
+
+    void poll() {
+        augur_msg_dds__BridgeStatus_ taken{};
         for (;;) {
             void* buffer[1] = {&taken};
             dds_sample_info_t info{};
@@ -388,7 +407,42 @@ int readerLoss(const augur::config::Deployment& d, const std::string& listener, 
                 haveStatus = true;
             }
         }
-    };
+    }
+};
+
+/// The newest cycle health `health` has received since the last call (watchdog alarms carry no link
+/// state) into `newest`; false when none arrived.
+bool takeNewestCycleHealth(augur::platform::Subscriber<augur::Health>& health, augur::Health& newest) {
+    bool any = false;
+    for (;;) {
+        auto taken = health.take();
+        if (!taken) {
+            if (taken.error() == augur::platform::TransportError::PayloadSize) {
+                continue;
+            }
+            return any;
+        }
+        if (taken.value()->overrunAlarm == 0) {
+            newest = *taken.value();
+            any = true;
+        }
+    }
+}
+
+int readerLoss(const augur::config::Deployment& d, const std::string& listener, int repeat, const std::string& out) {
+    const dds_entity_t participant = dds_create_participant(static_cast<dds_domainid_t>(d.bridge.domainId), nullptr, nullptr);
+    const std::string topicName = d.bridge.topicPrefix + "/bridge_status";
+    const dds_entity_t topic =
+        dds_create_topic(participant, &augur_msg_dds__BridgeStatus__desc, topicName.c_str(), nullptr, nullptr);
+    const dds_entity_t reader = dds_create_reader(participant, topic, nullptr, nullptr);
+    if (participant < 0 || topic < 0 || reader < 0) {
+        std::fprintf(stderr, "augur-bridge-probe: DDS setup failed\n");
+        return 1;
+    }
+    BridgeStatusReader statusReader{reader};
+    const augur_msg_dds__BridgeStatus_& status = statusReader.status;
+    const bool& haveStatus = statusReader.haveStatus;
+    auto poll = [&]() { statusReader.poll(); };
     for (int k = 0; k < 1000 && !haveStatus; ++k) {  // at most 10 s for discovery
         poll();
         dds_sleepfor(DDS_MSECS(10));
@@ -468,24 +522,7 @@ int linkLoss(const augur::config::Deployment& d, const std::string& listener, in
         std::fprintf(stderr, "augur-bridge-probe: health subscriber: %s\n", augur::platform::toString(subscribed.error()));
         return 1;
     }
-    auto& health = subscribed.value();
-    // The newest cycle health (watchdog alarms carry no link state); false when none arrived.
-    auto latest = [&](Health& newest) {
-        bool any = false;
-        for (;;) {
-            auto taken = health.take();
-            if (!taken) {
-                if (taken.error() == augur::platform::TransportError::PayloadSize) {
-                    continue;
-                }
-                return any;
-            }
-            if (taken.value()->overrunAlarm == 0) {
-                newest = *taken.value();
-                any = true;
-            }
-        }
-    };
+    auto latest = [&](Health& newest) { return takeNewestCycleHealth(subscribed.value(), newest); };
     const std::uint32_t linkLost = augur::bit(HealthFault::LinkLost);
     std::vector<double> detect_ms;
     std::vector<double> bridgeToHealth_ms;

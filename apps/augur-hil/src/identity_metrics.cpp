@@ -24,7 +24,18 @@ IdentityAccumulator::IdentityAccumulator(double matchGate_m, double cutoff_m, do
 void IdentityAccumulator::addCycle(double t_s, std::span<const IdentifiedPosition> roadUsers,
                                    std::span<const IdentifiedPosition> tracks) {
     ++m_sums.cycles;
-    // GOSPA parts: in-range road users against every track.
+    addGospa(roadUsers, tracks);
+    // CLEAR MOT matching: keep last cycle's pairs still inside the gate, then assign the rest.
+    std::vector<int> trackOf(roadUsers.size(), -1);
+    std::vector<std::uint8_t> trackTaken(tracks.size(), 0);
+    keepPreviousPairs(roadUsers, tracks, trackOf, trackTaken);
+    assignFreePairs(roadUsers, tracks, trackOf, trackTaken);
+    countCycle(t_s, roadUsers, tracks, trackOf, trackTaken);
+}
+
+/// GOSPA parts: in-range road users against every track.
+void IdentityAccumulator::addGospa(std::span<const IdentifiedPosition> roadUsers,
+                                   std::span<const IdentifiedPosition> tracks) {
     std::vector<Point2> truthPoints;
     for (const IdentifiedPosition& r : roadUsers) {
         if (r.inRange) {
@@ -40,10 +51,12 @@ void IdentityAccumulator::addCycle(double t_s, std::span<const IdentifiedPositio
     m_sums.gospaLocalisation += g.localisationSum;
     m_sums.gospaMissed += penalty * static_cast<double>(g.missed);
     m_sums.gospaFalse += penalty * static_cast<double>(g.falseTargets);
+}
 
-    // CLEAR MOT matching: keep last cycle's pairs still inside the gate, then assign the rest.
-    std::vector<int> trackOf(roadUsers.size(), -1);
-    std::vector<std::uint8_t> trackTaken(tracks.size(), 0);
+/// Last cycle's pairs that are still inside the gate.
+void IdentityAccumulator::keepPreviousPairs(std::span<const IdentifiedPosition> roadUsers,
+                                            std::span<const IdentifiedPosition> tracks, std::vector<int>& trackOf,
+                                            std::vector<std::uint8_t>& trackTaken) const {
     for (std::size_t i = 0; i < roadUsers.size(); ++i) {
         const auto previous = m_previousPairs.find(roadUsers[i].id);
         if (previous == m_previousPairs.end()) {
@@ -58,6 +71,13 @@ void IdentityAccumulator::addCycle(double t_s, std::span<const IdentifiedPositio
             }
         }
     }
+}
+
+/// The unmatched road users and tracks by minimum-cost assignment of squared distances, pairs inside
+/// the gate only.
+void IdentityAccumulator::assignFreePairs(std::span<const IdentifiedPosition> roadUsers,
+                                          std::span<const IdentifiedPosition> tracks, std::vector<int>& trackOf,
+                                          std::vector<std::uint8_t>& trackTaken) const {
     std::vector<std::size_t> freeUsers;
     std::vector<std::size_t> freeTracks;
     for (std::size_t i = 0; i < roadUsers.size(); ++i) {
@@ -92,8 +112,13 @@ void IdentityAccumulator::addCycle(double t_s, std::span<const IdentifiedPositio
             }
         }
     }
+}
 
-    // Counts.
+/// Counts: ground truth, misses, matches and their distance, id switches, fragmentations, false
+/// positives; the track lifetimes and this cycle's pairs for the next.
+void IdentityAccumulator::countCycle(double t_s, std::span<const IdentifiedPosition> roadUsers,
+                                     std::span<const IdentifiedPosition> tracks, const std::vector<int>& trackOf,
+                                     const std::vector<std::uint8_t>& trackTaken) {
     m_previousPairs.clear();
     for (const IdentifiedPosition& t : tracks) {
         auto [life, born] = m_tracks.try_emplace(t.id, TrackLife{t_s, t_s, false});

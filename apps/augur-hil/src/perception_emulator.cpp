@@ -157,24 +157,8 @@ EmitStatus PerceptionEmulator::emit(std::size_t step, ObjectList& out) noexcept 
         return EmitStatus::EgoAbsent;
     }
     const auto states = m_scenario->frame(step);
-    std::size_t candidateCount = 0;
-    for (std::size_t i = 0; i < states.size(); ++i) {
-        const GroundTruthState& s = states[i];
-        if (s.id == m_config.egoId) {
-            continue;
-        }
-        const float distance_m = std::hypot(s.x_m - ego->x_m, s.y_m - ego->y_m);
-        if (distance_m <= m_config.range_m) {
-            m_candidates[candidateCount++] = Candidate{distance_m, static_cast<std::uint32_t>(i)};
-        }
-    }
-    // Nearest first; ties by id (state order) so the list is fully determined.
-    std::sort(m_candidates.begin(), m_candidates.begin() + static_cast<std::ptrdiff_t>(candidateCount),
-              [](const Candidate& a, const Candidate& b) {
-                  return a.distance_m != b.distance_m ? a.distance_m < b.distance_m : a.stateIndex < b.stateIndex;
-              });
+    const std::size_t candidateCount = gatherCandidates(*ego, states);
 
-    const std::uint64_t seed = m_config.seed;
     out.header.schemaVersion = MESSAGE_SCHEMA_VERSION;
     out.header.reserved = 0;
     out.header.sequence = m_nextSequence++;
@@ -182,6 +166,46 @@ EmitStatus PerceptionEmulator::emit(std::size_t step, ObjectList& out) noexcept 
                           static_cast<std::int64_t>(std::llround(static_cast<double>(step) * m_scenario->step_s() * 1e9));
     out.ego = EgoState{ego->x_m, ego->y_m, ego->heading_rad, ego->speed_mps};
     out.reserved = 0;
+    std::uint32_t count = emitTracked(step, states, candidateCount, out);
+    shuffleIds(step, count, out);
+    count = addClutter(step, *ego, count, out);
+    for (std::uint32_t i = 0; i < count; ++i) {
+        m_emitted[step * m_config.maxObjects + i].perceivedId = out.objects[i].id;
+    }
+    m_emittedCount[step] = count;
+    out.objectCount = count;
+    ++m_stats.listsEmitted;
+    m_stats.objectsEmitted += count;
+    return EmitStatus::Emitted;
+}
+
+/// The states within range of the ego (the ego itself aside) into m_candidates, nearest first; ties by
+/// id (state order) so the list is fully determined. Returns how many.
+std::size_t PerceptionEmulator::gatherCandidates(const GroundTruthState& ego,
+                                                 std::span<const GroundTruthState> states) noexcept {
+    std::size_t candidateCount = 0;
+    for (std::size_t i = 0; i < states.size(); ++i) {
+        const GroundTruthState& s = states[i];
+        if (s.id == m_config.egoId) {
+            continue;
+        }
+        const float distance_m = std::hypot(s.x_m - ego.x_m, s.y_m - ego.y_m);
+        if (distance_m <= m_config.range_m) {
+            m_candidates[candidateCount++] = Candidate{distance_m, static_cast<std::uint32_t>(i)};
+        }
+    }
+    std::sort(m_candidates.begin(), m_candidates.begin() + static_cast<std::ptrdiff_t>(candidateCount),
+              [](const Candidate& a, const Candidate& b) {
+                  return a.distance_m != b.distance_m ? a.distance_m < b.distance_m : a.stateIndex < b.stateIndex;
+              });
+    return candidateCount;
+}
+
+/// The candidates as perceived objects: id switches, dropouts, the list's capacity, new ids after a
+/// gap, and the measurement noise. Returns the objects written.
+std::uint32_t PerceptionEmulator::emitTracked(std::size_t step, std::span<const GroundTruthState> states,
+                                              std::size_t candidateCount, ObjectList& out) noexcept {
+    const std::uint64_t seed = m_config.seed;
     std::uint32_t count = 0;
     for (std::size_t k = 0; k < candidateCount; ++k) {
         const GroundTruthState& s = states[m_candidates[k].stateIndex];
@@ -229,8 +253,12 @@ EmitStatus PerceptionEmulator::emit(std::size_t step, ObjectList& out) noexcept 
         o.stdHeading_rad = std::max(m_config.stdHeading_rad, MIN_REPORTED_STD);
         o.stdSpeed_mps = std::max(m_config.stdSpeed_mps, MIN_REPORTED_STD);
     }
-    const std::uint32_t realCount = count;
-    // Shuffle: the real objects' ids permuted among them (Fisher–Yates), for this list only.
+    return count;
+}
+
+/// With idShuffleProbability, the real objects' ids permuted among them (Fisher–Yates), for this list only.
+void PerceptionEmulator::shuffleIds(std::size_t step, std::uint32_t realCount, ObjectList& out) noexcept {
+    const std::uint64_t seed = m_config.seed;
     if (realCount > 1 && uniformOpen(counterBits(seed, step, 0, Channel::Shuffle, 0)) < m_config.idShuffleProbability) {
         for (std::uint32_t i = realCount - 1; i > 0; --i) {
             const auto j = static_cast<std::uint32_t>(counterBits(seed, step, 0, Channel::Shuffle, i + 1) % (i + 1));
@@ -238,7 +266,13 @@ EmitStatus PerceptionEmulator::emit(std::size_t step, ObjectList& out) noexcept 
         }
         ++m_stats.listsShuffled;
     }
-    // Clutter: uniform in the sensor disc around the ego, under fresh ids.
+}
+
+/// Clutter: uniform in the sensor disc around the ego, under fresh ids, after the `count` objects
+/// already in the list. Returns the list's new count.
+std::uint32_t PerceptionEmulator::addClutter(std::size_t step, const GroundTruthState& ego, std::uint32_t count,
+                                             ObjectList& out) noexcept {
+    const std::uint64_t seed = m_config.seed;
     if (m_config.clutterRate > 0.0F) {
         const std::uint32_t clutter = poisson(m_config.clutterRate, seed, step, static_cast<std::uint32_t>(MAX_OBJECTS));
         for (std::uint32_t c = 0; c < clutter; ++c) {
@@ -254,8 +288,8 @@ EmitStatus PerceptionEmulator::emit(std::size_t step, ObjectList& out) noexcept 
             o.id = freshId(seed, step, CLUTTER_SLOT + c);
             o.objectClass = ObjectClass::Car;
             o.reserved[0] = o.reserved[1] = o.reserved[2] = 0;
-            o.x_m = ego->x_m + static_cast<float>(r * std::cos(bearing));
-            o.y_m = ego->y_m + static_cast<float>(r * std::sin(bearing));
+            o.x_m = ego.x_m + static_cast<float>(r * std::cos(bearing));
+            o.y_m = ego.y_m + static_cast<float>(r * std::sin(bearing));
             o.heading_rad = wrapAngle(static_cast<float>(2.0 * std::numbers::pi * draw(2)));
             o.speed_mps = CLUTTER_MAX_SPEED_MPS * static_cast<float>(draw(3));
             o.length_m = 4.5F;
@@ -267,14 +301,7 @@ EmitStatus PerceptionEmulator::emit(std::size_t step, ObjectList& out) noexcept 
             ++m_stats.clutterEmitted;
         }
     }
-    for (std::uint32_t i = 0; i < count; ++i) {
-        m_emitted[step * m_config.maxObjects + i].perceivedId = out.objects[i].id;
-    }
-    m_emittedCount[step] = count;
-    out.objectCount = count;
-    ++m_stats.listsEmitted;
-    m_stats.objectsEmitted += count;
-    return EmitStatus::Emitted;
+    return count;
 }
 
 std::uint32_t PerceptionEmulator::trueIdAt(std::size_t step, std::uint32_t perceivedId) const noexcept {

@@ -28,6 +28,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -170,6 +171,7 @@ bool parseUnsigned(const char* text, std::uint64_t& out) {
     return end != text && *end == '\0';
 }
 
+// long-function: one branch per command-line option, read as a table
 std::optional<Options> parse(int argc, char** argv) {
     Options o;
     for (int i = 0; i < argc; ++i) {
@@ -382,6 +384,183 @@ void printByMode(const BenchScore& score) {
     std::printf("\n");
 }
 
+/// Waits up to --wait-runtime-s for the runtime's first cycle; in demo mode, fails when the runtime
+/// child exits first. Returns 0 once a cycle was seen, else the exit status.
+int waitForRuntimeCycle(const Options& o, const config::TransportConfig& t, BenchIo& io, ChildProcess* runtime) {
+    std::fprintf(stderr, "augur-hil: waiting for the runtime (service %s/%s/%s)\n", t.objects.service.c_str(),
+                 t.objects.instance.c_str(), t.objects.event.c_str());
+    const std::int64_t waitEnd = platform::monotonicNow_ns() + static_cast<std::int64_t>(o.waitRuntime_s * 1e9);
+    bool up = false;
+    while (!up && !g_stop.load() && platform::monotonicNow_ns() < waitEnd) {
+        if (runtime != nullptr && !runtime->running()) {
+            std::fprintf(stderr, "augur-hil: augur-runtime exited with status %d before its first cycle\n",
+                         runtime->exitStatus().value_or(-1));
+            return EXIT_SETUP;
+        }
+        up = waitForRuntime(io, 250 * NS_PER_MS, g_stop);
+    }
+    if (!up) {
+        std::fprintf(stderr, "augur-hil: no runtime cycle seen within %.0f s (is augur-runtime running with %s?)\n",
+                     o.waitRuntime_s, o.config.c_str());
+        return EXIT_SETUP;
+    }
+    return 0;
+}
+
+/// Demo mode: stops the runtime child after the replay, so that its own summary covers the recorded
+/// cycles only. Returns 0 when it ran to the end and stopped cleanly, else the exit status.
+int stopRuntime(ChildProcess* runtime) {
+    if (runtime != nullptr) {
+        if (!runtime->running()) {
+            std::fprintf(stderr, "augur-hil: augur-runtime exited during the replay (status %d)\n",
+                         runtime->exitStatus().value_or(-1));
+            return EXIT_RUN_FAILED;
+        }
+        const int status = runtime->stop(SIGINT, RUNTIME_STOP_WAIT_MS);
+        std::fprintf(stderr, "augur-hil: augur-runtime stopped (status %d)\n", status);
+        if (status != 0) {
+            return EXIT_RUN_FAILED;
+        }
+    }
+    return 0;
+}
+
+/// What run.json records: the scenario, the device, the command, the acceptance thresholds, the
+/// replay window and the perception emulation's settings.
+RunInfo runInfoOf(const Options& o, const Scenario& scenario, const PerceptionConfig& perception,
+                  const BenchScore& score, const Verdict& verdict, const ScoringOptions& scoring, std::size_t first,
+                  std::size_t end) {
+    RunInfo info;
+    info.scenario = scenario.name();
+    info.scenarioDir = fs::absolute(o.scenario).lexically_normal().string();
+    info.mapPath = scenario.mapPath();
+    info.backend = score.backendIsCuda ? "cuda" : "cpu";
+    info.device = score.backendIsCuda ? gpuName() : cpuModel();
+    info.date = utcNow();
+    info.command = o.commandLine;
+    info.deadline_us = scoring.deadline_us;
+    info.speedFactor = o.speed;
+    info.maxDeadlineMisses = o.acceptance.maxDeadlineMisses;
+    info.maxAde4s_m = o.acceptance.maxAde4s_m;
+    const auto& p = perception;
+    info.extra = {{"ego_id", std::to_string(p.egoId)},
+                  {"replay_start_s", std::to_string(o.start_s)},
+                  {"replay_duration_s", std::to_string(static_cast<double>(end - first) * scenario.step_s())},
+                  {"warm_up_s", std::to_string(o.warmUp_s)},
+                  {"lane_following",
+                   scoring.laneFollowing != nullptr ? std::string("scored") : std::string("not scored")},
+                  {"perception_seed", std::to_string(p.seed)},
+                  {"perception_range_m", std::to_string(p.range_m)},
+                  {"perception_std_position_m", std::to_string(p.stdPosition_m)},
+                  {"perception_std_heading_rad", std::to_string(p.stdHeading_rad)},
+                  {"perception_std_speed_mps", std::to_string(p.stdSpeed_mps)},
+                  {"perception_dropout", std::to_string(p.dropoutProbability)},
+                  {"perception_false_id", std::to_string(p.falseIdProbability)},
+                  {"perception_new_id_on_reappearance", p.newIdOnReappearance ? "1" : "0"},
+                  {"perception_id_shuffle", std::to_string(p.idShuffleProbability)},
+                  {"perception_no_ids", p.noIds ? "1" : "0"},
+                  {"perception_clutter_rate", std::to_string(p.clutterRate)},
+                  {"config", fs::absolute(o.config).lexically_normal().string()},
+                  {"verdict", verdict.held ? std::string("held") : std::string("not held")}};
+    if (score.snapshot) {
+        info.extra.emplace_back("snapshot_mode", augur::toString(score.snapshot->mode));
+    }
+    return info;
+}
+
+/// The run's files in --out; false (after saying why) when one could not be written.
+bool writeRunFiles(const Options& o, const RunInfo& info, const BenchScore& score, const ReplayLog& log,
+                   const Recording& recording) {
+    const std::vector<MetricRecord> metrics = benchMetrics(score, log, recording);
+    std::vector<Result<void, RunWriteError>> writes;
+    writes.push_back(writeRunInfo(o.out, info));
+    writes.push_back(writeCycles(o.out, score.cycles));
+    writes.push_back(writeHorizonErrors(o.out, score.ours, score.cv, score.lf));
+    writes.push_back(writeHorizonErrorsByMode(o.out, score.byMode));
+    writes.push_back(writeHorizonErrorsByClass(o.out, score.byClass));
+    writes.push_back(writeMetrics(o.out, metrics));
+    writes.push_back(writePredictionSamples(o.out, score.samples));
+    if (score.snapshot) {
+        const BenchSnapshot& s = *score.snapshot;
+        writes.push_back(writeSnapshot(o.out, *s.grid, s.frame, s.t_s, s.horizon_s, s.paths));
+    }
+    for (const auto& w : writes) {
+        if (!w) {
+            std::fprintf(stderr, "augur-hil: %s\n", w.error().detail.c_str());
+            return false;
+        }
+    }
+    return true;
+}
+
+/// The report (hil_report.py) unless --no-report. Returns 0, or the exit status when the writer failed.
+int writeReport(const Options& o) {
+    if (o.report) {
+        auto writer = ChildProcess::spawn({o.python, std::string(AUGUR_HIL_SOURCE_DIR) + "/apps/augur-hil/report/hil_report.py", o.out});
+        const std::optional<int> status = writer ? writer.value().wait(120'000) : std::nullopt;
+        if (!status || *status != 0) {
+            std::fprintf(stderr, "augur-hil: the report writer failed (%s)\n",
+                         writer ? "see above" : writer.error().c_str());
+            return EXIT_RUN_FAILED;
+        }
+        std::fflush(stdout);
+        std::printf("\nfigures: %s/report/ (summary.md, latency.png, errors_vs_horizon.png, occupancy_snapshot.png)\n",
+                    fs::absolute(o.out).lexically_normal().c_str());
+    }
+    return 0;
+}
+
+/// The lane-following baseline on the scenario's map; false (after saying why) when the map cannot be read.
+bool loadLaneFollowing(const Scenario& scenario, std::optional<LaneFollowingPredictor>& laneFollowing) {
+    auto map = runtime::scene::readMap(scenario.mapPath(), runtime::scene::Lanelet2Options{});
+    if (!map) {
+        std::fprintf(stderr, "augur-hil: lane-following baseline: cannot read %s (--no-lane-following skips it)\n",
+                     scenario.mapPath().c_str());
+        return false;
+    }
+    laneFollowing.emplace(std::make_shared<const runtime::scene::RoadMap>(std::move(map).value()));
+    return true;
+}
+
+/// The replay's progress: one line per 10 s of scenario on a log, rewritten in place (every second)
+/// on a terminal.
+std::function<void(std::size_t, std::size_t, const Recording&)> progressReporter(const Scenario& scenario,
+                                                                                  bool terminal) {
+    const auto everySteps = static_cast<std::size_t>(std::llround((terminal ? 1.0 : 10.0) / scenario.step_s()));
+    return [everySteps, terminal, &scenario](std::size_t done, std::size_t total, const Recording& r) {
+        if (done % std::max<std::size_t>(everySteps, 1) != 0 || done == 0) return;
+        std::fprintf(stderr, "%saugur-hil: replay %.0f / %.0f s, %zu cycles, %zu predictions recorded%s",
+                     terminal ? "\r" : "", static_cast<double>(done) * scenario.step_s(),
+                     static_cast<double>(total) * scenario.step_s(), r.health.size(), r.predictions.size(),
+                     terminal ? "" : "\n");
+    };
+}
+
+/// How the run is scored: the deployment's deadline, the sensor range, the options' thresholds and the
+/// lane-following baseline (nullptr: not scored).
+ScoringOptions scoringOf(const Options& o, const config::Deployment& deployment, const PerceptionConfig& perception,
+                         const LaneFollowingPredictor* laneFollowing) {
+    ScoringOptions scoring;
+    scoring.deadline_us = static_cast<double>(deployment.runtime.deadline_ms) * 1e3;
+    scoring.sensorRange_m = perception.range_m;
+    scoring.occupancyThreshold = o.occupancyThreshold;
+    scoring.warmUp_s = o.warmUp_s;
+    scoring.laneFollowing = laneFollowing;
+    return scoring;
+}
+
+/// Prints whether the acceptance thresholds held (and which did not); returns the exit status.
+int printVerdict(const Verdict& verdict) {
+    if (verdict.held) {
+        std::printf("augur-hil: acceptance thresholds held\n");
+        return EXIT_HELD;
+    }
+    for (const auto& f : verdict.failures) {
+        std::printf("augur-hil: NOT HELD: %s\n", f.c_str());
+    }
+    return EXIT_NOT_HELD;
+}
+
 /// The bench proper: everything after RouDi (and, in demo mode, the runtime) is up.
 /// `runtime` is the child to watch in demo mode (nullptr in run mode).
 int bench(const Options& o, const config::Deployment& deployment, ChildProcess* runtime) {
@@ -419,154 +598,46 @@ int bench(const Options& o, const config::Deployment& deployment, ChildProcess* 
         std::fprintf(stderr, "augur-hil: iceoryx: %s\n", platform::toString(io.error()));
         return EXIT_SETUP;
     }
-    std::fprintf(stderr, "augur-hil: waiting for the runtime (service %s/%s/%s)\n", t.objects.service.c_str(),
-                 t.objects.instance.c_str(), t.objects.event.c_str());
-    const std::int64_t waitEnd = platform::monotonicNow_ns() + static_cast<std::int64_t>(o.waitRuntime_s * 1e9);
-    bool up = false;
-    while (!up && !g_stop.load() && platform::monotonicNow_ns() < waitEnd) {
-        if (runtime != nullptr && !runtime->running()) {
-            std::fprintf(stderr, "augur-hil: augur-runtime exited with status %d before its first cycle\n",
-                         runtime->exitStatus().value_or(-1));
-            return EXIT_SETUP;
-        }
-        up = waitForRuntime(io.value(), 250 * NS_PER_MS, g_stop);
-    }
-    if (!up) {
-        std::fprintf(stderr, "augur-hil: no runtime cycle seen within %.0f s (is augur-runtime running with %s?)\n",
-                     o.waitRuntime_s, o.config.c_str());
-        return EXIT_SETUP;
+    if (const int status = waitForRuntimeCycle(o, t, io.value(), runtime); status != 0) {
+        return status;
     }
     std::fprintf(stderr, "augur-hil: replaying %s steps %zu..%zu (%.1f s) at speed %.2f, ego %u\n", scenario.name().c_str(),
                  first, end - 1, static_cast<double>(end - first) * scenario.step_s(), o.speed, perception.egoId);
     // The lane-following baseline reads the scenario's map now, so that a bad map fails before the replay.
     std::optional<LaneFollowingPredictor> laneFollowing;
-    if (o.laneFollowing) {
-        auto map = runtime::scene::readMap(scenario.mapPath(), runtime::scene::Lanelet2Options{});
-        if (!map) {
-            std::fprintf(stderr, "augur-hil: lane-following baseline: cannot read %s (--no-lane-following skips it)\n",
-                         scenario.mapPath().c_str());
-            return EXIT_SETUP;
-        }
-        laneFollowing.emplace(std::make_shared<const runtime::scene::RoadMap>(std::move(map).value()));
+    if (o.laneFollowing && !loadLaneFollowing(scenario, laneFollowing)) {
+        return EXIT_SETUP;
     }
-    // Progress: one line per 10 s of scenario on a log, rewritten in place on a terminal.
     const bool terminal = ::isatty(STDERR_FILENO) == 1;
-    const auto everySteps = static_cast<std::size_t>(std::llround((terminal ? 1.0 : 10.0) / scenario.step_s()));
     if (!o.quiet) {
-        replayOptions.progress = [&](std::size_t done, std::size_t total, const Recording& r) {
-            if (done % std::max<std::size_t>(everySteps, 1) != 0 || done == 0) return;
-            std::fprintf(stderr, "%saugur-hil: replay %.0f / %.0f s, %zu cycles, %zu predictions recorded%s",
-                         terminal ? "\r" : "", static_cast<double>(done) * scenario.step_s(),
-                         static_cast<double>(total) * scenario.step_s(), r.health.size(), r.predictions.size(),
-                         terminal ? "" : "\n");
-        };
+        replayOptions.progress = progressReporter(scenario, terminal);
     }
     Recording recording;
     const ReplayLog log = replay(scenario, emulator.value(), io.value(), recording, replayOptions, g_stop);
     if (!o.quiet && terminal) std::fprintf(stderr, "\n");
-    if (runtime != nullptr) {
-        // Stop the runtime now, so that its own summary covers the recorded cycles only.
-        if (!runtime->running()) {
-            std::fprintf(stderr, "augur-hil: augur-runtime exited during the replay (status %d)\n",
-                         runtime->exitStatus().value_or(-1));
-            return EXIT_RUN_FAILED;
-        }
-        const int status = runtime->stop(SIGINT, RUNTIME_STOP_WAIT_MS);
-        std::fprintf(stderr, "augur-hil: augur-runtime stopped (status %d)\n", status);
-        if (status != 0) {
-            return EXIT_RUN_FAILED;
-        }
+    if (const int status = stopRuntime(runtime); status != 0) {
+        return status;
     }
     std::fprintf(stderr, "augur-hil: sent %llu lists (%llu late, max %.0f us after the deadline); recorded %zu cycles\n",
                  static_cast<unsigned long long>(log.published), static_cast<unsigned long long>(log.lateSends),
                  log.maxLateness_us, recording.health.size());
 
-    ScoringOptions scoring;
-    scoring.deadline_us = static_cast<double>(deployment.runtime.deadline_ms) * 1e3;
-    scoring.sensorRange_m = perception.range_m;
-    scoring.occupancyThreshold = o.occupancyThreshold;
-    scoring.warmUp_s = o.warmUp_s;
-    scoring.laneFollowing = laneFollowing ? &*laneFollowing : nullptr;
+    const ScoringOptions scoring = scoringOf(o, deployment, perception, laneFollowing ? &*laneFollowing : nullptr);
     const BenchScore score = scoreRun(scenario, emulator.value(), log, recording, scoring);
     const Verdict verdict = judge(score, o.acceptance);
 
     std::error_code error;
     fs::create_directories(o.out, error);
-    RunInfo info;
-    info.scenario = scenario.name();
-    info.scenarioDir = fs::absolute(o.scenario).lexically_normal().string();
-    info.mapPath = scenario.mapPath();
-    info.backend = score.backendIsCuda ? "cuda" : "cpu";
-    info.device = score.backendIsCuda ? gpuName() : cpuModel();
-    info.date = utcNow();
-    info.command = o.commandLine;
-    info.deadline_us = scoring.deadline_us;
-    info.speedFactor = o.speed;
-    info.maxDeadlineMisses = o.acceptance.maxDeadlineMisses;
-    info.maxAde4s_m = o.acceptance.maxAde4s_m;
-    const auto& p = perception;
-    info.extra = {{"ego_id", std::to_string(p.egoId)},
-                  {"replay_start_s", std::to_string(o.start_s)},
-                  {"replay_duration_s", std::to_string(static_cast<double>(end - first) * scenario.step_s())},
-                  {"warm_up_s", std::to_string(o.warmUp_s)},
-                  {"lane_following", laneFollowing ? std::string("scored") : std::string("not scored")},
-                  {"perception_seed", std::to_string(p.seed)},
-                  {"perception_range_m", std::to_string(p.range_m)},
-                  {"perception_std_position_m", std::to_string(p.stdPosition_m)},
-                  {"perception_std_heading_rad", std::to_string(p.stdHeading_rad)},
-                  {"perception_std_speed_mps", std::to_string(p.stdSpeed_mps)},
-                  {"perception_dropout", std::to_string(p.dropoutProbability)},
-                  {"perception_false_id", std::to_string(p.falseIdProbability)},
-                  {"perception_new_id_on_reappearance", p.newIdOnReappearance ? "1" : "0"},
-                  {"perception_id_shuffle", std::to_string(p.idShuffleProbability)},
-                  {"perception_no_ids", p.noIds ? "1" : "0"},
-                  {"perception_clutter_rate", std::to_string(p.clutterRate)},
-                  {"config", fs::absolute(o.config).lexically_normal().string()},
-                  {"verdict", verdict.held ? std::string("held") : std::string("not held")}};
-    if (score.snapshot) {
-        info.extra.emplace_back("snapshot_mode", augur::toString(score.snapshot->mode));
-    }
-    const std::vector<MetricRecord> metrics = benchMetrics(score, log, recording);
-    std::vector<Result<void, RunWriteError>> writes;
-    writes.push_back(writeRunInfo(o.out, info));
-    writes.push_back(writeCycles(o.out, score.cycles));
-    writes.push_back(writeHorizonErrors(o.out, score.ours, score.cv, score.lf));
-    writes.push_back(writeHorizonErrorsByMode(o.out, score.byMode));
-    writes.push_back(writeHorizonErrorsByClass(o.out, score.byClass));
-    writes.push_back(writeMetrics(o.out, metrics));
-    writes.push_back(writePredictionSamples(o.out, score.samples));
-    if (score.snapshot) {
-        const BenchSnapshot& s = *score.snapshot;
-        writes.push_back(writeSnapshot(o.out, *s.grid, s.frame, s.t_s, s.horizon_s, s.paths));
-    }
-    for (const auto& w : writes) {
-        if (!w) {
-            std::fprintf(stderr, "augur-hil: %s\n", w.error().detail.c_str());
-            return EXIT_RUN_FAILED;
-        }
+    const RunInfo info = runInfoOf(o, scenario, perception, score, verdict, scoring, first, end);
+    if (!writeRunFiles(o, info, score, log, recording)) {
+        return EXIT_RUN_FAILED;
     }
     std::fprintf(stderr, "augur-hil: run files in %s\n", o.out.c_str());
-    if (o.report) {
-        auto writer = ChildProcess::spawn({o.python, std::string(AUGUR_HIL_SOURCE_DIR) + "/apps/augur-hil/report/hil_report.py", o.out});
-        const std::optional<int> status = writer ? writer.value().wait(120'000) : std::nullopt;
-        if (!status || *status != 0) {
-            std::fprintf(stderr, "augur-hil: the report writer failed (%s)\n",
-                         writer ? "see above" : writer.error().c_str());
-            return EXIT_RUN_FAILED;
-        }
-        std::fflush(stdout);
-        std::printf("\nfigures: %s/report/ (summary.md, latency.png, errors_vs_horizon.png, occupancy_snapshot.png)\n",
-                    fs::absolute(o.out).lexically_normal().c_str());
+    if (const int status = writeReport(o); status != 0) {
+        return status;
     }
     printByMode(score);
-    if (verdict.held) {
-        std::printf("augur-hil: acceptance thresholds held\n");
-        return EXIT_HELD;
-    }
-    for (const auto& f : verdict.failures) {
-        std::printf("augur-hil: NOT HELD: %s\n", f.c_str());
-    }
-    return EXIT_NOT_HELD;
+    return printVerdict(verdict);
 }
 
 int runMode(const Options& o, const config::Deployment& deployment) {

@@ -140,8 +140,28 @@ void Supervisor::onCycleHealth(const Health& health) noexcept {
     }
     set(MonitorCondition::SequenceGap, gap);
 
-    // Deadline: the cycle's own latency against the deployment's deadline, and the runtime's counter
-    // (which also counts cycles whose health was lost).
+    checkDeadline(health, baseline);
+    checkStageBudgets(health);
+
+    // Logical supervision. A runtime that does not report its stages (stagesRun 0) is not checked.
+    const bool outOfOrder = health.stagesRun != 0 && !stagesInOrder(health);
+    if (outOfOrder) {
+        ++m_counters.orderViolations;
+    }
+    set(MonitorCondition::StageOrder, outOfOrder);
+
+    const std::uint64_t rejections = totalRejections(health);
+    checkInputsAndTransport(health, baseline, rejections);
+
+    ++m_counters.healthMessages;
+    m_last = health;
+    m_lastRejections = rejections;
+    m_haveHealth = true;
+}
+
+/// Deadline: the cycle's own latency against the deployment's deadline, and the runtime's counter
+/// (which also counts cycles whose health was lost).
+void Supervisor::checkDeadline(const Health& health, bool baseline) noexcept {
     const bool late = static_cast<double>(health.cycleLatency.last_us) * 1e3 > static_cast<double>(m_settings.deadline_ns);
     const std::uint64_t counted = baseline ? 0 : (health.deadlineMisses > m_last.deadlineMisses
                                                       ? health.deadlineMisses - m_last.deadlineMisses
@@ -150,8 +170,10 @@ void Supervisor::onCycleHealth(const Health& health) noexcept {
     m_counters.deadlineMisses += misses;
     set(MonitorCondition::DeadlineMiss, misses > 0);
     m_cycle.record(health.cycleLatency.last_us);
+}
 
-    // Stage budgets, for the stages that ran in this cycle.
+/// Stage budgets, for the stages that ran in this cycle.
+void Supervisor::checkStageBudgets(const Health& health) noexcept {
     m_overBudgetStage = Stage::Count;
     for (std::size_t i = 0; i < STAGE_COUNT; ++i) {
         if ((health.stagesRun & (1U << i)) == 0) {
@@ -169,15 +191,10 @@ void Supervisor::onCycleHealth(const Health& health) noexcept {
         }
     }
     set(MonitorCondition::StageOverBudget, m_overBudgetStage != Stage::Count);
+}
 
-    // Logical supervision. A runtime that does not report its stages (stagesRun 0) is not checked.
-    const bool outOfOrder = health.stagesRun != 0 && !stagesInOrder(health);
-    if (outOfOrder) {
-        ++m_counters.orderViolations;
-    }
-    set(MonitorCondition::StageOrder, outOfOrder);
-
-    // Input age and loss.
+/// Input age and loss, the mode, rejections (`rejections`: this message's total) and transport faults.
+void Supervisor::checkInputsAndTransport(const Health& health, bool baseline, std::uint64_t rejections) noexcept {
     m_inputAge_ns = health.newestInputStamp_ns > 0 && health.header.stamp_ns >= health.newestInputStamp_ns
                         ? health.header.stamp_ns - health.newestInputStamp_ns
                         : -1;
@@ -185,14 +202,11 @@ void Supervisor::onCycleHealth(const Health& health) noexcept {
                        (m_settings.maxInputAge_ns > 0 && m_inputAge_ns > m_settings.maxInputAge_ns);
     set(MonitorCondition::InputStale, stale);
 
-    // Mode.
     if (!baseline && health.mode != m_last.mode) {
         ++m_counters.modeChanges;
     }
     set(MonitorCondition::Degraded, health.mode != RuntimeMode::Nominal);
 
-    // Rejections and transport.
-    const std::uint64_t rejections = totalRejections(health);
     const std::uint64_t newRejections = !baseline && rejections > m_lastRejections ? rejections - m_lastRejections : 0;
     m_counters.rejections += newRejections;
     set(MonitorCondition::InputRejected, newRejections > 0);
@@ -205,11 +219,6 @@ void Supervisor::onCycleHealth(const Health& health) noexcept {
 
     // The DDS link of the runtime's bridge (Health::link*).
     set(MonitorCondition::LinkLost, (health.faults & bit(HealthFault::LinkLost)) != 0);
-
-    ++m_counters.healthMessages;
-    m_last = health;
-    m_lastRejections = rejections;
-    m_haveHealth = true;
 }
 
 void Supervisor::fillAlarm(MonitorAlarm& alarm, std::uint32_t raised, std::int64_t now_ns) const noexcept {

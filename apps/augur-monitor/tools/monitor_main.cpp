@@ -146,15 +146,9 @@ bool verdict(const Supervisor& sut, const Options& options) {
            (options.maxStageOverruns < 0 || c.stageOverruns <= static_cast<std::uint64_t>(options.maxStageOverruns));
 }
 
-int run(const Options& options) {
-    const auto loaded = augur::config::loadDeployment(options.config);
-    if (loaded.hasError()) {
-        std::fprintf(stderr, "%s\n", augur::config::format(loaded.error()).c_str());
-        return EXIT_INIT_FAILED;
-    }
-    const augur::config::Deployment& d = loaded.value();
-    const std::int64_t duration_ns = options.duration.empty() ? 0 : parseDuration(options.duration);
-
+/// The supervisor's settings: the deployment's period, deadline, budgets and input age, the options'
+/// alive periods and start-up timeout.
+augur::monitor::SupervisorSettings settingsOf(const augur::config::Deployment& d, const Options& options) {
     augur::monitor::SupervisorSettings settings;
     settings.period_ns = static_cast<std::int64_t>(d.runtime.cyclePeriod_ms) * MS;
     settings.deadline_ns = static_cast<std::int64_t>(d.runtime.deadline_ms) * MS;
@@ -164,44 +158,42 @@ int run(const Options& options) {
     settings.maxInputAge_ns = static_cast<std::int64_t>(d.runtime.maxInputAge_ms) * MS;
     settings.alivePeriods = options.alivePeriods;
     settings.startupTimeout_ns = static_cast<std::int64_t>(options.startupTimeout_s * 1e9);
+    return settings;
+}
 
-    augur::monitor::EventLog log;
-    if (!options.logPath.empty()) {
-        auto opened = log.open(options.logPath, options.logFormat);
-        if (!opened) {
-            std::fprintf(stderr, "augur-monitor: init failed: log %s\n", opened.error().c_str());
-            return EXIT_INIT_FAILED;
+/// Every health message queued since the last poll, into the supervisor and the log.
+void drainHealth(augur::platform::Subscriber<Health>& health, Supervisor& sut, augur::monitor::EventLog& log,
+                 std::int64_t now) {
+    for (;;) {
+        auto sample = health.take();
+        if (!sample) {
+            break;  // NoData, or a payload of another type (released unread)
         }
+        const std::uint32_t prior = sut.active();
+        sut.onHealth(*sample.value(), now);
+        log.write(sample.value()->overrunAlarm != 0 ? "alarm" : "health", nullptr, sut, now);
+        log.writeChanges(prior, sut.active(), sut, now);
     }
-    static_assert(static_cast<int>(augur::config::LogLevel::Debug) ==
-                  static_cast<int>(augur::platform::TransportLogLevel::Debug));
-    augur::platform::setTransportLogLevel(static_cast<augur::platform::TransportLogLevel>(d.output.logLevel));
-    const std::string name = options.name.empty() ? d.transport.applicationName + "-monitor" : options.name;
-    if (auto connected = augur::platform::connectToRouDi(name, d.transport.roudiConnectTimeout_ms); !connected) {
-        std::fprintf(stderr, "augur-monitor: init failed: transport: %s (RouDi: iox-roudi -c config/roudi.toml)\n",
-                     augur::platform::toString(connected.error()));
-        std::fflush(nullptr);
-        std::_Exit(EXIT_INIT_FAILED);  // iceoryx may hold a registration thread: no destructors
-    }
-    // Queue: a few periods of health (and alarms) between two polls at most.
-    auto health = augur::platform::Subscriber<Health>::create(serviceOf(d.transport.health), 16, 0);
-    auto alarms = augur::platform::Publisher<MonitorAlarm>::create(serviceOf(d.transport.monitorAlarm), 1);
-    if (!health || !alarms) {
-        std::fprintf(stderr, "augur-monitor: init failed: transport: %s\n",
-                     augur::platform::toString(!health ? health.error() : alarms.error()));
-        return EXIT_INIT_FAILED;
-    }
-    std::signal(SIGINT, onSignal);
-    std::signal(SIGTERM, onSignal);
-    const bool view = !options.quiet && isatty(STDOUT_FILENO) != 0;
-    static char stdoutBuffer[8192];  // the view's buffer, given now rather than allocated at the first draw
-    std::setvbuf(stdout, stdoutBuffer, _IOFBF, sizeof(stdoutBuffer));
-    std::fprintf(stderr, "augur-monitor: supervising %s/%s/%s (period %u ms, deadline %u ms, alive %u periods)%s\n",
-                 d.transport.health.service.c_str(), d.transport.health.instance.c_str(),
-                 d.transport.health.event.c_str(), d.runtime.cyclePeriod_ms, d.runtime.deadline_ms,
-                 options.alivePeriods, duration_ns > 0 ? "" : "; until SIGINT/SIGTERM");
+}
 
-    // ---- run phase: no allocation from here on ----
+/// One alarm message with the supervisor's state and the conditions raised since the last one; the
+/// sequence counts the messages published.
+void publishAlarm(augur::platform::Publisher<MonitorAlarm>& alarms, const Supervisor& sut, std::uint32_t raised,
+                  std::uint64_t& sequence, std::int64_t now) {
+    auto loan = alarms.loan();
+    if (loan) {
+        loan.value()->header.sequence = ++sequence;
+        sut.fillAlarm(*loan.value().get(), raised, now);
+        loan.value().publish();
+    }
+}
+
+/// The run phase: polls the health until --for ends, a signal, or RouDi is gone; publishes the alarms,
+/// logs, shows the view; then the summary. The run phase: no allocation from here on. Returns the
+/// exit status.
+int supervise(const Options& options, const augur::monitor::SupervisorSettings& settings,
+              augur::platform::Subscriber<Health>& health, augur::platform::Publisher<MonitorAlarm>& alarms,
+              augur::monitor::EventLog& log, bool view, std::int64_t duration_ns) {
     const std::int64_t start = augur::platform::monotonicNow_ns();
     const std::int64_t cpuStart = processCpu_ns();
     const std::int64_t end = duration_ns > 0 ? start + duration_ns : INT64_MAX;
@@ -220,16 +212,7 @@ int run(const Options& options) {
     while (!g_stop.load(std::memory_order_relaxed) && now < end && !rouDiLost) {
         const std::uint32_t before = sut.active();
         now = augur::platform::monotonicNow_ns();
-        for (;;) {
-            auto sample = health.value().take();
-            if (!sample) {
-                break;  // NoData, or a payload of another type (released unread)
-            }
-            const std::uint32_t prior = sut.active();
-            sut.onHealth(*sample.value(), now);
-            log.write(sample.value()->overrunAlarm != 0 ? "alarm" : "health", nullptr, sut, now);
-            log.writeChanges(prior, sut.active(), sut, now);
-        }
+        drainHealth(health, sut, log, now);
         const std::uint32_t afterHealth = sut.active();
         sut.onTick(now);
         if (options.pid > 0 && now >= nextPidCheck) {
@@ -246,12 +229,7 @@ int run(const Options& options) {
         log.writeChanges(afterHealth, sut.active(), sut, now);
         const std::uint32_t raised = sut.takeRaised();
         if (!rouDiLost && (raised != 0 || sut.active() != before || now >= nextAlarm)) {
-            auto loan = alarms.value().loan();
-            if (loan) {
-                loan.value()->header.sequence = ++alarmSequence;
-                sut.fillAlarm(*loan.value().get(), raised, now);
-                loan.value().publish();
-            }
+            publishAlarm(alarms, sut, raised, alarmSequence, now);
             nextAlarm = now + settings.period_ns;
         }
         if (raised != 0 && !view) {
@@ -289,6 +267,54 @@ int run(const Options& options) {
         std::_Exit(EXIT_TRANSPORT_LOST);  // iceoryx's clean-up would wait for the gone RouDi
     }
     return pass ? EXIT_PASS : EXIT_FAIL;
+}
+
+int run(const Options& options) {
+    const auto loaded = augur::config::loadDeployment(options.config);
+    if (loaded.hasError()) {
+        std::fprintf(stderr, "%s\n", augur::config::format(loaded.error()).c_str());
+        return EXIT_INIT_FAILED;
+    }
+    const augur::config::Deployment& d = loaded.value();
+    const std::int64_t duration_ns = options.duration.empty() ? 0 : parseDuration(options.duration);
+    const augur::monitor::SupervisorSettings settings = settingsOf(d, options);
+
+    augur::monitor::EventLog log;
+    if (!options.logPath.empty()) {
+        auto opened = log.open(options.logPath, options.logFormat);
+        if (!opened) {
+            std::fprintf(stderr, "augur-monitor: init failed: log %s\n", opened.error().c_str());
+            return EXIT_INIT_FAILED;
+        }
+    }
+    static_assert(static_cast<int>(augur::config::LogLevel::Debug) ==
+                  static_cast<int>(augur::platform::TransportLogLevel::Debug));
+    augur::platform::setTransportLogLevel(static_cast<augur::platform::TransportLogLevel>(d.output.logLevel));
+    const std::string name = options.name.empty() ? d.transport.applicationName + "-monitor" : options.name;
+    if (auto connected = augur::platform::connectToRouDi(name, d.transport.roudiConnectTimeout_ms); !connected) {
+        std::fprintf(stderr, "augur-monitor: init failed: transport: %s (RouDi: iox-roudi -c config/roudi.toml)\n",
+                     augur::platform::toString(connected.error()));
+        std::fflush(nullptr);
+        std::_Exit(EXIT_INIT_FAILED);  // iceoryx may hold a registration thread: no destructors
+    }
+    // Queue: a few periods of health (and alarms) between two polls at most.
+    auto health = augur::platform::Subscriber<Health>::create(serviceOf(d.transport.health), 16, 0);
+    auto alarms = augur::platform::Publisher<MonitorAlarm>::create(serviceOf(d.transport.monitorAlarm), 1);
+    if (!health || !alarms) {
+        std::fprintf(stderr, "augur-monitor: init failed: transport: %s\n",
+                     augur::platform::toString(!health ? health.error() : alarms.error()));
+        return EXIT_INIT_FAILED;
+    }
+    std::signal(SIGINT, onSignal);
+    std::signal(SIGTERM, onSignal);
+    const bool view = !options.quiet && isatty(STDOUT_FILENO) != 0;
+    static char stdoutBuffer[8192];  // the view's buffer, given now rather than allocated at the first draw
+    std::setvbuf(stdout, stdoutBuffer, _IOFBF, sizeof(stdoutBuffer));
+    std::fprintf(stderr, "augur-monitor: supervising %s/%s/%s (period %u ms, deadline %u ms, alive %u periods)%s\n",
+                 d.transport.health.service.c_str(), d.transport.health.instance.c_str(),
+                 d.transport.health.event.c_str(), d.runtime.cyclePeriod_ms, d.runtime.deadline_ms,
+                 options.alivePeriods, duration_ns > 0 ? "" : "; until SIGINT/SIGTERM");
+    return supervise(options, settings, health.value(), alarms.value(), log, view, duration_ns);
 }
 
 }  // namespace

@@ -218,6 +218,221 @@ int profileRun(const SyntheticSpec& spec, const FlockParams& params) {
     return 0;
 }
 
+struct SweepCase {
+    const Scenario* scenario;
+    FlockCapacities capacities;
+};
+
+/// The scenarios of the main table: the seed's shape with ε, μ and δ swept, and two scales.
+std::vector<Scenario> tableScenarios(int seedSteps, int scaleSteps) {
+    std::vector<Scenario> scenarios;
+    const double eps[] = {25.0, 50.0, 75.0, 100.0};
+    scenarios.push_back({"scale", atScale(2000, scaleSteps), {5, 10, 50.0}});
+    for (const double e : eps) {
+        scenarios.push_back({"seed ε sweep", seedShape(seedSteps), {5, 10, e}});
+    }
+    for (const int mu : {3, 4, 6}) {
+        scenarios.push_back({"seed μ sweep", seedShape(seedSteps), {mu, 10, 50.0}});
+    }
+    for (const int delta : {5, 20}) {
+        scenarios.push_back({"seed δ sweep", seedShape(seedSteps), {5, delta, 50.0}});
+    }
+    scenarios.push_back({"scale", atScale(20000, scaleSteps), {5, 10, 50.0}});
+    return scenarios;
+}
+
+/// Jetson AGX Orin's LPDDR5 bandwidth, GB/s: a call's bytes over it are its floor there.
+constexpr double ORIN_BANDWIDTH_GBPS = 205.0;
+
+/// Bytes a call must move at least: every sample read once (x and y as doubles, the presence byte) and
+/// each maximal potential flock written once and read once by the intersection stage with at least μ
+/// members of 4 bytes. Disks, grids and the intersection's intermediate families are not counted.
+double callBytes(const Scenario& sc, const FlockStats& stats) {
+    const double samples = static_cast<double>(sc.spec.entities) * static_cast<double>(sc.spec.steps) * (8.0 + 8.0 + 1.0);
+    const double family = 2.0 * static_cast<double>(stats.potentialFlocks) * 4.0 * static_cast<double>(sc.params.minEntities);
+    return samples + family;
+}
+
+/// The slowest seed-shaped runs of the main table, for the result file's summary (negative: none yet).
+struct SlowestSeed {
+    double resident_ms{-1.0};
+    double hostInput_ms{-1.0};
+};
+
+/// One scenario's figures in the result file: the CPU reference's and resident CUDA's times, at scale
+/// the speed-ups (`best`: the faster CUDA run from host input, 0 without one); the seed-shaped runs
+/// raise `slowest`.
+void addScenarioResults(bench::ResultFile& results, const Scenario& s, const Measured& cpu, const Measured& resident,
+                        double best, SlowestSeed& slowest) {
+    const std::string n = withThousands(s.spec.entities);
+    const std::string run = s.name == "scale" ? n + " entities x " + withThousands(s.spec.steps) + " steps"
+                                              : "seed-shaped, epsilon " + fmt(s.params.radius_m, 0) + ", mu " +
+                                                    std::to_string(s.params.minEntities) + ", delta " +
+                                                    std::to_string(s.params.windowSteps);
+    if (cpu.ok) {
+        results.add(run + ", CPU reference (all cores)", cpu.total_ms, cpu.total_ms < 10.0 ? 2 : 1, "ms");
+    }
+    if (resident.ok) {
+        results.add(run + ", GPU resident", resident.total_ms, resident.total_ms < 10.0 ? 2 : 1, "ms");
+    }
+    if (s.name == "scale" && cpu.ok && resident.ok) {
+        results.add(n + " entities, CPU reference / GPU resident", cpu.total_ms / resident.total_ms, 1, "x");
+    }
+    if (s.name == "scale" && cpu.ok && best > 0.0) {
+        results.add(n + " entities, CPU reference / GPU from host input", cpu.total_ms / best, 1, "x");
+    }
+    if (s.name != "scale" && resident.ok) {
+        slowest.resident_ms = std::max(slowest.resident_ms, resident.total_ms);
+        slowest.hostInput_ms = std::max(slowest.hostInput_ms, best);
+    }
+}
+
+/// The main table: every scenario on the CPU reference and, with a GPU, CUDA from host input, as a
+/// graph and from resident input; its figures also go to `results`. Returns the cases the sweeps reuse
+/// (the seed's at ε = 50 m, 2,000 entities) with their grown capacities.
+std::vector<SweepCase> mainTable(const std::vector<Scenario>& scenarios, bool gpu, platform::StreamHandle stream,
+                                 bench::ResultFile& results) {
+    std::vector<SweepCase> sweepCases;
+    SlowestSeed slowest;
+    bench::Table table("Maximal flocks: CUDA vs CPU reference (all cores), end to end, ms (median)",
+                       {"scenario", "n", "τ", "ε", "μ", "δ", "disks", "ΣF_t sets", "flocks", "CPU pot.", "CPU ∩", "CPU total",
+                        "GPU pot. (dev)", "GPU ∩ (dev)", "GPU total", "GPU graph total", "GPU resident graph total",
+                        "MB moved / 205 GB/s (Orin) ms", "speed-up (host input)", "speed-up (resident)", "same"});
+    for (const Scenario& s : scenarios) {
+        const SyntheticTrajectories t = generateTrajectories(s.spec);
+        const int batch = s.spec.entities <= 1000 ? 8192 : 1000;
+        const FlockCapacities capacities = capacitiesFor(s.spec, s.params, batch);
+        const int cpuReps = s.spec.entities >= 20000 ? 1 : 3;
+        const Measured cpu = measure(t, s.params, capacities, kernels::Backend::Cpu, false, cpuReps, nullptr);
+        Measured cuda;
+        Measured graph;
+        Measured resident;
+        if (gpu && stream != nullptr) {
+            cuda = measure(t, s.params, capacities, kernels::Backend::Cuda, false, 5, stream);
+            const FlockCapacities grown = cuda.ok ? cuda.capacities : capacities;
+            graph = measure(t, s.params, grown, kernels::Backend::Cuda, true, 5, stream);
+            DeviceTrajectories device;
+            if (DeviceTrajectories::upload(t.view(), device)) {
+                resident = measure(t, s.params, grown, kernels::Backend::Cuda, true, 5, stream, &device.view);
+            }
+            const bool seed50 = s.spec.entities == 145 && s.params.radius_m == 50.0 && s.params.minEntities == 5 && s.params.windowSteps == 10;
+            if (resident.ok && (seed50 || s.spec.entities == 2000)) {
+                sweepCases.push_back({&s, resident.capacities});
+            }
+        }
+        const auto ms = [](const Measured& m, double us) { return m.ok ? fmt(us * 1e-3, 2) : std::string(m.error.empty() ? "-" : m.error); };
+        const auto total = [](const Measured& m) { return m.ok ? fmt(m.total_ms, m.total_ms < 10.0 ? 2 : 1) : std::string("-"); };
+        const bool same = cpu.ok && cuda.ok && graph.ok && resident.ok && cpu.signature == cuda.signature &&
+                          cpu.signature == graph.signature && cpu.signature == resident.signature;
+        const double best = graph.ok && cuda.ok ? std::min(graph.total_ms, cuda.total_ms) : (cuda.ok ? cuda.total_ms : 0.0);
+        const auto speedUp = [&cpu](double gpu_ms) { return gpu_ms > 0.0 && cpu.ok ? fmt(cpu.total_ms / gpu_ms, 1) + "×" : std::string("-"); };
+        table.row({s.name, std::to_string(s.spec.entities), std::to_string(s.spec.steps), fmt(s.params.radius_m, 0),
+                   std::to_string(s.params.minEntities), std::to_string(s.params.windowSteps), std::to_string(cpu.stats.disks),
+                   std::to_string(cpu.stats.potentialFlocks), std::to_string(cpu.stats.flocks), ms(cpu, cpu.stats.potential_us),
+                   ms(cpu, cpu.stats.intersect_us), cpu.ok ? fmt(cpu.total_ms, 1) : cpu.error, ms(resident, resident.stats.potential_us),
+                   ms(resident, resident.stats.intersect_us), total(cuda), total(graph), total(resident),
+                   fmt(callBytes(s, cpu.stats) / 1e6, 1) + " / " + fmt(callBytes(s, cpu.stats) / (ORIN_BANDWIDTH_GBPS * 1e6), 3), speedUp(best),
+                   speedUp(resident.ok ? resident.total_ms : 0.0), gpu ? (same ? "yes" : "NO") : "-"});
+        addScenarioResults(results, s, cpu, resident, best, slowest);
+    }
+    if (slowest.resident_ms > 0.0) {
+        results.add("seed-shaped, slowest of the sweep, GPU resident", slowest.resident_ms, 1, "ms");
+        results.add("seed-shaped, slowest of the sweep, GPU from host input", slowest.hostInput_ms, 1, "ms");
+    }
+    return sweepCases;
+}
+
+/// Runs `run` on each sweep case, generated and copied to the device for that sweep.
+template <typename Run>
+void forEachResidentCase(const std::vector<SweepCase>& sweepCases, Run&& run) {
+    for (const SweepCase& c : sweepCases) {
+        const Scenario& s = *c.scenario;
+        const SyntheticTrajectories t = generateTrajectories(s.spec);
+        DeviceTrajectories resident;
+        if (DeviceTrajectories::upload(t.view(), resident)) {
+            run(c, s, t, resident.view);
+        }
+    }
+}
+
+/// --sweep: the launch shapes (threads per block, blocks per SM, window kernel threads).
+void sweepLaunchShapes(const std::vector<SweepCase>& sweepCases, platform::StreamHandle stream) {
+    bench::Table shapes("Launch shapes: CUDA, resident input, graphs, end to end, ms (median of 5)",
+                        {"scenario", "n", "τ", "threads/block", "blocks/SM", "∩ threads/block", "GPU pot. (dev)", "GPU ∩ (dev)",
+                         "total"});
+    forEachResidentCase(sweepCases, [&](const SweepCase& c, const Scenario& s, const SyntheticTrajectories& t, const TrajectoryView& device) {
+        for (const int block : {128, 256, 512}) {
+            for (const int blocksPerSm : {4, 8, 16}) {
+                for (const int windowBlock : {64, 128, 256}) {
+                    FlockOptions options;
+                    options.blockThreads = block;
+                    options.blocksPerMultiprocessor = blocksPerSm;
+                    options.windowBlockThreads = windowBlock;
+                    const Measured m = measure(t, s.params, c.capacities, kernels::Backend::Cuda, true, 5, stream, &device, options);
+                    shapes.row({s.name, std::to_string(s.spec.entities), std::to_string(s.spec.steps), std::to_string(block),
+                                std::to_string(blocksPerSm), std::to_string(windowBlock),
+                                m.ok ? fmt(m.stats.potential_us * 1e-3, 2) : m.error, m.ok ? fmt(m.stats.intersect_us * 1e-3, 2) : "-",
+                                m.ok ? fmt(m.total_ms, 2) : "-"});
+                }
+            }
+        }
+    });
+}
+
+/// --step-sweep: the per-step kernel's threads per block and blocks per SM.
+void sweepStepKernel(const std::vector<SweepCase>& sweepCases, platform::StreamHandle stream) {
+    bench::Table shapes("Per-step kernel: CUDA, resident input, graphs, end to end, ms (median of 5)",
+                        {"scenario", "n", "τ", "threads/block", "step blocks/SM", "steps over the shared budget", "of them in place", "GPU pot. (dev)",
+                         "GPU ∩ (dev)", "total"});
+    forEachResidentCase(sweepCases, [&](const SweepCase& c, const Scenario& s, const SyntheticTrajectories& t, const TrajectoryView& device) {
+        for (const int block : {128, 256, 512, 1024}) {
+            for (const int perSm : {1, 2, 3, 4}) {
+                if (block * perSm > 2048) {
+                    continue;  // more threads than an SM holds
+                }
+                FlockOptions options;
+                options.blockThreads = block;
+                options.stepBlocksPerMultiprocessor = perSm;
+                const Measured m = measure(t, s.params, c.capacities, kernels::Backend::Cuda, true, 5, stream, &device, options);
+                shapes.row({s.name, std::to_string(s.spec.entities), std::to_string(s.spec.steps), std::to_string(block),
+                            std::to_string(perSm), m.ok ? std::to_string(m.stats.stepsInWorkspace) : "-",
+                            m.ok ? std::to_string(m.stats.stepsInPlace) : "-", m.ok ? fmt(m.stats.potential_us * 1e-3, 2) : m.error, m.ok ? fmt(m.stats.intersect_us * 1e-3, 2) : "-",
+                            m.ok ? fmt(m.total_ms, 2) : "-"});
+            }
+        }
+    });
+}
+
+/// --grid: grid cells per step, on the CPU reference and (with a GPU) CUDA from resident input.
+void sweepGridCells(int scaleSteps, bool gpu, platform::StreamHandle stream) {
+    bench::Table cells("Grid cells per step: CPU reference (all cores) and CUDA (resident input, graphs), end to end, ms (median)",
+                       {"n", "τ", "cells per step", "cells per entity", "CPU pot.", "CPU total", "GPU pot. (dev)", "GPU ∩ (dev)",
+                        "GPU resident graph total", "speed-up", "same"});
+    for (const int entities : {2000, 20000}) {
+        const SyntheticSpec spec = atScale(entities, scaleSteps);
+        const FlockParams params{5, 10, 50.0};
+        const SyntheticTrajectories t = generateTrajectories(spec);
+        DeviceTrajectories device;
+        const bool onDevice = gpu && stream != nullptr && DeviceTrajectories::upload(t.view(), device);
+        for (const int perEntity : {1, 2, 4, 8}) {
+            FlockCapacities capacities = capacitiesFor(spec, params, 1000);
+            capacities.gridCellsPerStep = perEntity * entities;
+            const Measured cpu = measure(t, params, capacities, kernels::Backend::Cpu, false, entities >= 20000 ? 1 : 3, nullptr);
+            Measured resident;
+            if (onDevice) {
+                resident = measure(t, params, capacities, kernels::Backend::Cuda, true, 5, stream, &device.view);
+            }
+            const auto ms = [](const Measured& m, double v) { return m.ok ? fmt(v, 2) : std::string("-"); };
+            cells.row({std::to_string(entities), std::to_string(spec.steps), std::to_string(capacities.gridCellsPerStep),
+                       std::to_string(perEntity), ms(cpu, cpu.stats.potential_us * 1e-3), ms(cpu, cpu.total_ms),
+                       ms(resident, resident.stats.potential_us * 1e-3), ms(resident, resident.stats.intersect_us * 1e-3),
+                       ms(resident, resident.total_ms),
+                       cpu.ok && resident.ok ? fmt(cpu.total_ms / resident.total_ms, 1) + "×" : std::string("-"),
+                       cpu.ok && resident.ok ? (cpu.signature == resident.signature ? "yes" : "NO") : "-"});
+        }
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -252,188 +467,21 @@ int main(int argc, char** argv) {
         return profileRun(atScale(2000, scaleSteps), {5, 10, 50.0});
     }
 
-    std::vector<Scenario> scenarios;
-    const double eps[] = {25.0, 50.0, 75.0, 100.0};
-    scenarios.push_back({"scale", atScale(2000, scaleSteps), {5, 10, 50.0}});
-    for (const double e : eps) {
-        scenarios.push_back({"seed ε sweep", seedShape(seedSteps), {5, 10, e}});
-    }
-    for (const int mu : {3, 4, 6}) {
-        scenarios.push_back({"seed μ sweep", seedShape(seedSteps), {mu, 10, 50.0}});
-    }
-    for (const int delta : {5, 20}) {
-        scenarios.push_back({"seed δ sweep", seedShape(seedSteps), {5, delta, 50.0}});
-    }
-    scenarios.push_back({"scale", atScale(20000, scaleSteps), {5, 10, 50.0}});
-
-    struct SweepCase {
-        const Scenario* scenario;
-        FlockCapacities capacities;
-    };
-    std::vector<SweepCase> sweepCases;
-    // Jetson AGX Orin's LPDDR5 bandwidth, GB/s: a call's bytes over it are its floor there.
-    constexpr double ORIN_BANDWIDTH_GBPS = 205.0;
-    // Bytes a call must move at least: every sample read once (x and y as doubles, the presence byte) and
-    // each maximal potential flock written once and read once by the intersection stage with at least μ
-    // members of 4 bytes. Disks, grids and the intersection's intermediate families are not counted.
-    const auto callBytes = [](const Scenario& sc, const FlockStats& stats) {
-        const double samples = static_cast<double>(sc.spec.entities) * static_cast<double>(sc.spec.steps) * (8.0 + 8.0 + 1.0);
-        const double family = 2.0 * static_cast<double>(stats.potentialFlocks) * 4.0 * static_cast<double>(sc.params.minEntities);
-        return samples + family;
-    };
     auto stream = platform::Stream::create();
+    const platform::StreamHandle handle = stream ? stream->get() : nullptr;
     bench::ResultFile results("flocks", "Flock patterns", 40);
     results.setDevice(bench::describeDevice(gpu));
     results.setCommand(bench::commandLine(argc, argv));
-    double slowestSeedResident_ms = -1.0;
-    double slowestSeedHostInput_ms = -1.0;
-    bench::Table table("Maximal flocks: CUDA vs CPU reference (all cores), end to end, ms (median)",
-                       {"scenario", "n", "τ", "ε", "μ", "δ", "disks", "ΣF_t sets", "flocks", "CPU pot.", "CPU ∩", "CPU total",
-                        "GPU pot. (dev)", "GPU ∩ (dev)", "GPU total", "GPU graph total", "GPU resident graph total",
-                        "MB moved / 205 GB/s (Orin) ms", "speed-up (host input)", "speed-up (resident)", "same"});
-    for (const Scenario& s : scenarios) {
-        const SyntheticTrajectories t = generateTrajectories(s.spec);
-        const int batch = s.spec.entities <= 1000 ? 8192 : 1000;
-        const FlockCapacities capacities = capacitiesFor(s.spec, s.params, batch);
-        const int cpuReps = s.spec.entities >= 20000 ? 1 : 3;
-        const Measured cpu = measure(t, s.params, capacities, kernels::Backend::Cpu, false, cpuReps, nullptr);
-        Measured cuda;
-        Measured graph;
-        Measured resident;
-        if (gpu && stream) {
-            cuda = measure(t, s.params, capacities, kernels::Backend::Cuda, false, 5, stream->get());
-            const FlockCapacities grown = cuda.ok ? cuda.capacities : capacities;
-            graph = measure(t, s.params, grown, kernels::Backend::Cuda, true, 5, stream->get());
-            DeviceTrajectories device;
-            if (DeviceTrajectories::upload(t.view(), device)) {
-                resident = measure(t, s.params, grown, kernels::Backend::Cuda, true, 5, stream->get(), &device.view);
-            }
-            const bool seed50 = s.spec.entities == 145 && s.params.radius_m == 50.0 && s.params.minEntities == 5 && s.params.windowSteps == 10;
-            if (resident.ok && (seed50 || s.spec.entities == 2000)) {
-                sweepCases.push_back({&s, resident.capacities});
-            }
-        }
-        const auto ms = [](const Measured& m, double us) { return m.ok ? fmt(us * 1e-3, 2) : std::string(m.error.empty() ? "-" : m.error); };
-        const auto total = [](const Measured& m) { return m.ok ? fmt(m.total_ms, m.total_ms < 10.0 ? 2 : 1) : std::string("-"); };
-        const bool same = cpu.ok && cuda.ok && graph.ok && resident.ok && cpu.signature == cuda.signature &&
-                          cpu.signature == graph.signature && cpu.signature == resident.signature;
-        const double best = graph.ok && cuda.ok ? std::min(graph.total_ms, cuda.total_ms) : (cuda.ok ? cuda.total_ms : 0.0);
-        const auto speedUp = [&cpu](double gpu_ms) { return gpu_ms > 0.0 && cpu.ok ? fmt(cpu.total_ms / gpu_ms, 1) + "×" : std::string("-"); };
-        table.row({s.name, std::to_string(s.spec.entities), std::to_string(s.spec.steps), fmt(s.params.radius_m, 0),
-                   std::to_string(s.params.minEntities), std::to_string(s.params.windowSteps), std::to_string(cpu.stats.disks),
-                   std::to_string(cpu.stats.potentialFlocks), std::to_string(cpu.stats.flocks), ms(cpu, cpu.stats.potential_us),
-                   ms(cpu, cpu.stats.intersect_us), cpu.ok ? fmt(cpu.total_ms, 1) : cpu.error, ms(resident, resident.stats.potential_us),
-                   ms(resident, resident.stats.intersect_us), total(cuda), total(graph), total(resident),
-                   fmt(callBytes(s, cpu.stats) / 1e6, 1) + " / " + fmt(callBytes(s, cpu.stats) / (ORIN_BANDWIDTH_GBPS * 1e6), 3), speedUp(best),
-                   speedUp(resident.ok ? resident.total_ms : 0.0), gpu ? (same ? "yes" : "NO") : "-"});
-        const std::string n = withThousands(s.spec.entities);
-        const std::string run = s.name == "scale" ? n + " entities x " + withThousands(s.spec.steps) + " steps"
-                                                  : "seed-shaped, epsilon " + fmt(s.params.radius_m, 0) + ", mu " +
-                                                        std::to_string(s.params.minEntities) + ", delta " +
-                                                        std::to_string(s.params.windowSteps);
-        if (cpu.ok) {
-            results.add(run + ", CPU reference (all cores)", cpu.total_ms, cpu.total_ms < 10.0 ? 2 : 1, "ms");
-        }
-        if (resident.ok) {
-            results.add(run + ", GPU resident", resident.total_ms, resident.total_ms < 10.0 ? 2 : 1, "ms");
-        }
-        if (s.name == "scale" && cpu.ok && resident.ok) {
-            results.add(n + " entities, CPU reference / GPU resident", cpu.total_ms / resident.total_ms, 1, "x");
-        }
-        if (s.name == "scale" && cpu.ok && best > 0.0) {
-            results.add(n + " entities, CPU reference / GPU from host input", cpu.total_ms / best, 1, "x");
-        }
-        if (s.name != "scale" && resident.ok) {
-            slowestSeedResident_ms = std::max(slowestSeedResident_ms, resident.total_ms);
-            slowestSeedHostInput_ms = std::max(slowestSeedHostInput_ms, best);
-        }
-    }
-    if (slowestSeedResident_ms > 0.0) {
-        results.add("seed-shaped, slowest of the sweep, GPU resident", slowestSeedResident_ms, 1, "ms");
-        results.add("seed-shaped, slowest of the sweep, GPU from host input", slowestSeedHostInput_ms, 1, "ms");
-    }
-    // Runs `run` on each sweep scenario, generated and copied to the device for that sweep.
-    const auto forEachResidentCase = [&sweepCases](auto&& run) {
-        for (const SweepCase& c : sweepCases) {
-            const Scenario& s = *c.scenario;
-            const SyntheticTrajectories t = generateTrajectories(s.spec);
-            DeviceTrajectories resident;
-            if (DeviceTrajectories::upload(t.view(), resident)) {
-                run(c, s, t, resident.view);
-            }
-        }
-    };
+    const std::vector<Scenario> scenarios = tableScenarios(seedSteps, scaleSteps);  // the sweep cases point into it
+    const std::vector<SweepCase> sweepCases = mainTable(scenarios, gpu, handle, results);
     if (sweep && gpu && stream) {
-        bench::Table shapes("Launch shapes: CUDA, resident input, graphs, end to end, ms (median of 5)",
-                            {"scenario", "n", "τ", "threads/block", "blocks/SM", "∩ threads/block", "GPU pot. (dev)", "GPU ∩ (dev)",
-                             "total"});
-        forEachResidentCase([&](const SweepCase& c, const Scenario& s, const SyntheticTrajectories& t, const TrajectoryView& device) {
-            for (const int block : {128, 256, 512}) {
-                for (const int blocksPerSm : {4, 8, 16}) {
-                    for (const int windowBlock : {64, 128, 256}) {
-                        FlockOptions options;
-                        options.blockThreads = block;
-                        options.blocksPerMultiprocessor = blocksPerSm;
-                        options.windowBlockThreads = windowBlock;
-                        const Measured m = measure(t, s.params, c.capacities, kernels::Backend::Cuda, true, 5, stream->get(), &device, options);
-                        shapes.row({s.name, std::to_string(s.spec.entities), std::to_string(s.spec.steps), std::to_string(block),
-                                    std::to_string(blocksPerSm), std::to_string(windowBlock),
-                                    m.ok ? fmt(m.stats.potential_us * 1e-3, 2) : m.error, m.ok ? fmt(m.stats.intersect_us * 1e-3, 2) : "-",
-                                    m.ok ? fmt(m.total_ms, 2) : "-"});
-                    }
-                }
-            }
-        });
+        sweepLaunchShapes(sweepCases, handle);
     }
     if (stepSweep && gpu && stream) {
-        bench::Table shapes("Per-step kernel: CUDA, resident input, graphs, end to end, ms (median of 5)",
-                            {"scenario", "n", "τ", "threads/block", "step blocks/SM", "steps over the shared budget", "of them in place", "GPU pot. (dev)",
-                             "GPU ∩ (dev)", "total"});
-        forEachResidentCase([&](const SweepCase& c, const Scenario& s, const SyntheticTrajectories& t, const TrajectoryView& device) {
-            for (const int block : {128, 256, 512, 1024}) {
-                for (const int perSm : {1, 2, 3, 4}) {
-                    if (block * perSm > 2048) {
-                        continue;  // more threads than an SM holds
-                    }
-                    FlockOptions options;
-                    options.blockThreads = block;
-                    options.stepBlocksPerMultiprocessor = perSm;
-                    const Measured m = measure(t, s.params, c.capacities, kernels::Backend::Cuda, true, 5, stream->get(), &device, options);
-                    shapes.row({s.name, std::to_string(s.spec.entities), std::to_string(s.spec.steps), std::to_string(block),
-                                std::to_string(perSm), m.ok ? std::to_string(m.stats.stepsInWorkspace) : "-",
-                                m.ok ? std::to_string(m.stats.stepsInPlace) : "-", m.ok ? fmt(m.stats.potential_us * 1e-3, 2) : m.error, m.ok ? fmt(m.stats.intersect_us * 1e-3, 2) : "-",
-                                m.ok ? fmt(m.total_ms, 2) : "-"});
-                }
-            }
-        });
+        sweepStepKernel(sweepCases, handle);
     }
     if (gridSweep) {
-        bench::Table cells("Grid cells per step: CPU reference (all cores) and CUDA (resident input, graphs), end to end, ms (median)",
-                           {"n", "τ", "cells per step", "cells per entity", "CPU pot.", "CPU total", "GPU pot. (dev)", "GPU ∩ (dev)",
-                            "GPU resident graph total", "speed-up", "same"});
-        for (const int entities : {2000, 20000}) {
-            const SyntheticSpec spec = atScale(entities, scaleSteps);
-            const FlockParams params{5, 10, 50.0};
-            const SyntheticTrajectories t = generateTrajectories(spec);
-            DeviceTrajectories device;
-            const bool onDevice = gpu && stream && DeviceTrajectories::upload(t.view(), device);
-            for (const int perEntity : {1, 2, 4, 8}) {
-                FlockCapacities capacities = capacitiesFor(spec, params, 1000);
-                capacities.gridCellsPerStep = perEntity * entities;
-                const Measured cpu = measure(t, params, capacities, kernels::Backend::Cpu, false, entities >= 20000 ? 1 : 3, nullptr);
-                Measured resident;
-                if (onDevice) {
-                    resident = measure(t, params, capacities, kernels::Backend::Cuda, true, 5, stream->get(), &device.view);
-                }
-                const auto ms = [](const Measured& m, double v) { return m.ok ? fmt(v, 2) : std::string("-"); };
-                cells.row({std::to_string(entities), std::to_string(spec.steps), std::to_string(capacities.gridCellsPerStep),
-                           std::to_string(perEntity), ms(cpu, cpu.stats.potential_us * 1e-3), ms(cpu, cpu.total_ms),
-                           ms(resident, resident.stats.potential_us * 1e-3), ms(resident, resident.stats.intersect_us * 1e-3),
-                           ms(resident, resident.total_ms),
-                           cpu.ok && resident.ok ? fmt(cpu.total_ms / resident.total_ms, 1) + "×" : std::string("-"),
-                           cpu.ok && resident.ok ? (cpu.signature == resident.signature ? "yes" : "NO") : "-"});
-            }
-        }
+        sweepGridCells(scaleSteps, gpu, handle);
     }
     return bench::writeResults(results, json) ? 0 : apps::cli::EXIT_INPUT;
 }

@@ -509,6 +509,362 @@ double horizonBytes(const ChainConfig& c, const Scenario& sc, const MarkovChain&
     return outputs + inputs + stencil;
 }
 
+/// What benchGpu's measurements share: the chain, the repetitions, a stream, the input dynamics ψ, a
+/// corridor's constraints and λ (with Γ's buffer), the memory a queued call waits behind, and the
+/// cuSPARSE baseline.
+struct GpuBench {
+    const MarkovChain& chain;
+    bool quick;
+    int warmup;
+    int reps;
+    const ChainConfig& c;
+    int na;
+    int n;
+    int cells;
+    platform::Stream& stream;
+    const InputDynamics& psi;
+    const CorridorConstraints& constraints;
+    platform::DeviceBuffer<float>& lambda;
+    platform::DeviceBuffer<float>& gamma;
+    const platform::DeviceMemory& busy;
+    SpGemmBaseline& spgemm;
+};
+
+/// The combination's timings (µs): Γ = diag(λ)·ψ, with renormalisation, one cell (the floor), and the
+/// cuSPARSE baselines; single calls, back to back, graph-replayed, queued behind a memset, host enqueue.
+struct CombinationTimes {
+    double combineOne{0.0};
+    double combineMany{0.0};
+    double combineGraph{0.0};
+    double normOne{0.0};
+    double normMany{0.0};
+    double normGraph{0.0};
+    double floorOne{0.0};
+    double floorMany{0.0};
+    double floorGraph{0.0};
+    double fullOne{0.0};
+    double fullMany{0.0};
+    double numericOne{0.0};
+    double numericMany{0.0};
+    double combineQueued{0.0};
+    double normQueued{0.0};
+    double floorQueued{0.0};
+    double fullQueued{0.0};
+    double numericQueued{0.0};
+    double combineHost{0.0};
+    double fullHost{0.0};
+};
+
+/// Measures the combination and its baselines; false when a call failed.
+bool measureCombination(GpuBench& g, CombinationTimes& t) {
+    const int warmup = g.warmup;
+    const int reps = g.reps;
+    platform::Stream& stream = g.stream;
+    SpGemmBaseline& spgemm = g.spgemm;
+    constexpr int BATCH = 20;
+    bool ok = true;
+    auto combineCells = [&](bool renormalise, int count) {
+        return [&, renormalise, count](platform::StreamHandle s) {
+            ok = cuda::combineInputTransition(g.lambda.data(), g.psi, g.na, count, g.gamma.data(), renormalise, s)
+                     .hasValue() &&
+                 ok;
+        };
+    };
+    auto combine = [&](bool renormalise) { return combineCells(renormalise, g.cells); };
+    auto full = [&](platform::StreamHandle) { ok = spgemm.full() && ok; };
+    auto numeric = [&](platform::StreamHandle) { ok = spgemm.numeric() && ok; };
+    auto single = [&](auto fn) { return bench::deviceMedian_us(stream.get(), fn, warmup, reps); };
+    auto batched = [&](auto fn) {
+        return bench::deviceMedian_us(
+                   stream.get(),
+                   [&](platform::StreamHandle s) {
+                       for (int i = 0; i < BATCH; ++i) {
+                           fn(s);
+                       }
+                   },
+                   warmup / 2 + 1, reps / 2 + 1) /
+               BATCH;
+    };
+    // BATCH calls captured into one graph, the replay timed (our kernels only: cuSPARSE's SpGEMM
+    // creates descriptors and sizes buffers on the host between its phases).
+    auto graphed = [&](auto fn) {
+        auto graph = platform::Graph::capture(stream.get(), [&](platform::StreamHandle s) -> platform::GpuStatus {
+            for (int i = 0; i < BATCH; ++i) {
+                fn(s);
+            }
+            return {};
+        });
+        if (!graph) {
+            ok = false;
+            return -1.0;
+        }
+        return bench::deviceMedian_us(
+                   stream.get(), [&](platform::StreamHandle s) { ok = graph->launch(s).hasValue() && ok; },
+                   warmup / 2 + 1, reps / 2 + 1) /
+               BATCH;
+    };
+    t.combineOne = single(combine(false));
+    t.combineMany = batched(combine(false));
+    t.combineGraph = graphed(combine(false));
+    t.normOne = single(combine(true));
+    t.normMany = batched(combine(true));
+    t.normGraph = graphed(combine(true));
+    t.floorOne = single(combineCells(false, 1));
+    t.floorMany = batched(combineCells(false, 1));
+    t.floorGraph = graphed(combineCells(false, 1));
+    t.fullOne = single(full);
+    t.fullMany = batched(full);
+    t.numericOne = single(numeric);
+    t.numericMany = batched(numeric);
+    // One call queued behind other work (the device busy with a memset when the call's launches
+    // arrive): the device time of a single call without the host's submission latency.
+    auto queued = [&](auto fn) {
+        return bench::queuedDeviceMedian_us(stream.get(), g.busy, fn, warmup, reps);
+    };
+    t.combineQueued = queued(combine(false));
+    t.normQueued = queued(combine(true));
+    t.floorQueued = queued(combineCells(false, 1));
+    t.fullQueued = queued(full);
+    t.numericQueued = queued(numeric);
+    // Host time to enqueue one call (what a caller's thread pays per launch).
+    auto enqueueCost = [&](auto fn) {
+        const double us = bench::hostMedian_us([&] { fn(stream.get()); }, warmup, reps);
+        ok = stream.synchronize().hasValue() && ok;
+        return us;
+    };
+    t.combineHost = enqueueCost(combine(false));
+    t.fullHost = enqueueCost(full);
+    return ok;
+}
+
+/// The combination's table and the H100 target's verdicts.
+void printCombination(const CombinationTimes& t) {
+    Table table("Combination Γ = diag(λ)·ψ, n_s = 200, n_v = 20, n_a = 6 (24,000 × 24,000, 144,000 non-zeros)",
+                {"method", "µs per call, single call (median)", "speed-up of the combination",
+                 "µs per call, 20 back-to-back (median)", "speed-up of the combination",
+                 "µs per call, 20 in one CUDA graph (median)", "speed-up vs SpGEMM back-to-back",
+                 "µs, single call queued behind a memset (median)", "speed-up of the combination",
+                 "host µs to enqueue one call (median)"});
+    table.row({"combination (Eq. 4), this work", fmt(t.combineOne), "1.0×", fmt(t.combineMany), "1.0×", fmt(t.combineGraph),
+               fmt(t.fullMany / t.combineGraph, 1) + "×", fmt(t.combineQueued), "1.0×", fmt(t.combineHost)});
+    table.row({"combination + column renormalisation, this work", fmt(t.normOne), fmt(t.combineOne / t.normOne, 2) + "×",
+               fmt(t.normMany), fmt(t.combineMany / t.normMany, 2) + "×", fmt(t.normGraph), fmt(t.fullMany / t.normGraph, 1) + "×",
+               fmt(t.normQueued), fmt(t.combineQueued / t.normQueued, 2) + "×", ""});
+    table.row({"same kernel, one (s, v) cell (launch and timing floor)", fmt(t.floorOne), "", fmt(t.floorMany), "",
+               fmt(t.floorGraph), "", fmt(t.floorQueued), "", ""});
+    table.row({"cuSPARSE SpGEMM, full product per call (seed's baseline)", fmt(t.fullOne), fmt(t.fullOne / t.combineOne, 1) + "×",
+               fmt(t.fullMany), fmt(t.fullMany / t.combineMany, 1) + "×", "not capturable", "", fmt(t.fullQueued),
+               fmt(t.fullQueued / t.combineQueued, 1) + "×", fmt(t.fullHost)});
+    table.row({"cuSPARSE SpGEMMreuse_compute (structure analysed once)", fmt(t.numericOne),
+               fmt(t.numericOne / t.combineOne, 1) + "×", fmt(t.numericMany), fmt(t.numericMany / t.combineMany, 1) + "×", "", "",
+               fmt(t.numericQueued), fmt(t.numericQueued / t.combineQueued, 1) + "×", ""});
+    auto verdict = [](double ratio) { return ratio >= 108.6 ? "MET" : "NOT met"; };
+    std::printf("\nTarget (H100): combination ≥ 108.6× faster than the SpGEMM baseline (full product): "
+                "single call %s (%.1f×), back-to-back %s (%.1f×), graph-replayed combination vs SpGEMM back-to-back "
+                "%s (%.1f×), single call queued behind other work %s (%.1f×)\n",
+                verdict(t.fullOne / t.combineOne), t.fullOne / t.combineOne, verdict(t.fullMany / t.combineMany),
+                t.fullMany / t.combineMany, verdict(t.fullMany / t.combineGraph), t.fullMany / t.combineGraph,
+                verdict(t.fullQueued / t.combineQueued), t.fullQueued / t.combineQueued);
+}
+
+/// The combination Γ = diag(λ)·ψ against cuSPARSE SpGEMM.
+bool benchCombination(GpuBench& g) {
+    CombinationTimes t;
+    if (!measureCombination(g, t)) {
+        std::printf("combination benchmark failed\n");
+        return false;
+    }
+    printCombination(t);
+    return true;
+}
+
+/// The one-corridor table (µs); `blocks` names the fused path's cluster.
+void printStep(const std::string& blocks, double fusedStep, double baseFull, double baseReuse, double fusedHorizon,
+               double baseHorizon) {
+    Table table("One corridor: fused propagation vs λ + SpGEMM + SpMV (Υ(τ)·p, Γ·(Υp), Υ([0,τ])·p)",
+                {"method", "µs (median)", "speed-up of the fused path"});
+    table.row({"fused, 1 step (whole predict call: p0, step, marginals, splat, grid; " + blocks + ")", fmt(fusedStep),
+               "1.0×"});
+    table.row({"λ kernel + SpGEMM full + 3 SpMV, 1 step", fmt(baseFull), fmt(baseFull / fusedStep, 1) + "×"});
+    table.row({"λ kernel + SpGEMMreuse_compute + 3 SpMV, 1 step", fmt(baseReuse), fmt(baseReuse / fusedStep, 1) + "×"});
+    table.row({"fused, 40 steps incl. marginals and splat (" + blocks + ")", fmt(fusedHorizon), "1.0×"});
+    table.row({"λ + SpGEMMreuse_compute + 3 SpMV, 40 steps (no marginals, no splat)", fmt(baseHorizon),
+               fmt(baseHorizon / fusedHorizon, 1) + "×"});
+}
+
+/// One propagation step for one corridor: fused kernel vs λ + SpGEMM + SpMV.
+bool benchStep(GpuBench& g) {
+    const int warmup = g.warmup;
+    const int reps = g.reps;
+    const ChainConfig& c = g.c;
+    const int n = g.n;
+    platform::Stream& stream = g.stream;
+    const InputDynamics& psi = g.psi;
+    const CorridorConstraints& constraints = g.constraints;
+    SpGemmBaseline& spgemm = g.spgemm;
+    std::vector<int> o, col;
+    std::vector<float> val;
+    DeviceCsr upsilon, upsilonInterval;
+    ellToCsr(g.chain.stepTransition(), o, col, val);
+    if (!upsilon.upload(n, n, o, col, val)) {
+        return false;
+    }
+    ellToCsr(g.chain.intervalTransition(), o, col, val);
+    if (!upsilonInterval.upload(n, n, o, col, val)) {
+        return false;
+    }
+    auto p = platform::DeviceBuffer<float>::create(static_cast<std::size_t>(n)).value();
+    auto q = platform::DeviceBuffer<float>::create(static_cast<std::size_t>(n)).value();
+    auto next = platform::DeviceBuffer<float>::create(static_cast<std::size_t>(n)).value();
+    auto interval = platform::DeviceBuffer<float>::create(static_cast<std::size_t>(n)).value();
+    std::vector<float> p0(static_cast<std::size_t>(n));
+    Scenario one(c, 1);
+    initialDistribution(c, one.corridors[0], p0.data());
+    if (!p.upload(p0).hasValue()) {
+        return false;
+    }
+    SpMv stepMv, gammaMv, intervalMv;
+    if (!stepMv.setUp(spgemm.handle, upsilon.descr, p.data(), q.data(), n) ||
+        !gammaMv.setUp(spgemm.handle, spgemm.gamma, q.data(), next.data(), n) ||
+        !intervalMv.setUp(spgemm.handle, upsilonInterval.descr, p.data(), interval.data(), n)) {
+        return false;
+    }
+    bool ok = true;
+    auto baselineStep = [&](platform::StreamHandle s, bool fullProduct) {
+        ok = cuda::priorityVector(c, constraints, PriorityRules{}, 1.0F, spgemm.lambda.values, s).hasValue() && ok;
+        ok = (fullProduct ? spgemm.full() : spgemm.numeric()) && ok;
+        ok = stepMv.run(spgemm.handle, upsilon.descr) && gammaMv.run(spgemm.handle, spgemm.gamma) &&
+             intervalMv.run(spgemm.handle, upsilonInterval.descr) && ok;
+    };
+    const double baseFull = bench::deviceMedian_us(stream.get(), [&](platform::StreamHandle s) { baselineStep(s, true); }, warmup, reps);
+    const double baseReuse = bench::deviceMedian_us(stream.get(), [&](platform::StreamHandle s) { baselineStep(s, false); }, warmup, reps);
+
+    Scenario step1(c, 1);
+    step1.config.horizonSteps = 1;
+    step1.config.gridFrames = 1;
+    DeviceScenario d1;
+    Scenario horizon1(c, 1);
+    DeviceScenario dh;
+    if (!d1.create(c, step1) || !dh.create(c, horizon1)) {
+        return false;
+    }
+    auto deviceChain = cuda::DeviceChain::create(g.chain, cuda::Propagation::Resident);
+    if (!deviceChain) {
+        return false;
+    }
+    const double fusedStep = bench::deviceMedian_us(
+        stream.get(), [&](platform::StreamHandle s) { ok = d1.enqueue(*deviceChain, step1, psi, s).hasValue() && ok; }, warmup, reps);
+    const double fusedHorizon = bench::deviceMedian_us(
+        stream.get(), [&](platform::StreamHandle s) { ok = dh.enqueue(*deviceChain, horizon1, psi, s).hasValue() && ok; }, warmup, reps);
+    const double baseHorizon = bench::deviceMedian_us(
+        stream.get(),
+        [&](platform::StreamHandle s) {
+            for (int t = 0; t < 40; ++t) {
+                baselineStep(s, false);
+            }
+        },
+        g.quick ? 1 : 3, g.quick ? 5 : 20);
+    if (!ok) {
+        std::printf("step benchmark failed\n");
+        return false;
+    }
+    printStep(std::to_string(deviceChain->residentClusterBlocks(1)) + "-block cluster", fusedStep, baseFull, baseReuse,
+              fusedHorizon, baseHorizon);
+    return true;
+}
+
+/// The resident path's device chains with a fixed cluster size of 1, 2, 4 and 8 blocks, those the device
+/// can make; their sizes in `blocks`.
+std::vector<cuda::DeviceChain> fixedClusterChains(const MarkovChain& chain, std::vector<int>& blocks) {
+    std::vector<cuda::DeviceChain> fixed;
+    for (const int b : {1, 2, 4, 8}) {
+        auto dc = cuda::DeviceChain::create(chain, cuda::Propagation::Resident, b);
+        if (dc) {
+            fixed.push_back(std::move(dc).value());
+            blocks.push_back(b);
+        }
+    }
+    return fixed;
+}
+
+/// The whole horizon for many corridors: the resident path with the cluster size chosen per call
+/// (direct launches and graph replay), with each fixed cluster size, and the tiled path (the
+/// one-launch-per-step design, kept for chains that do not fit one block).
+bool benchHorizon(GpuBench& g) {
+    const MarkovChain& chain = g.chain;
+    const int warmup = g.warmup;
+    const int reps = g.reps;
+    const ChainConfig& c = g.c;
+    platform::Stream& stream = g.stream;
+    const InputDynamics& psi = g.psi;
+    auto automatic = cuda::DeviceChain::create(chain, cuda::Propagation::Resident);
+    auto tiled = cuda::DeviceChain::create(chain, cuda::Propagation::Tiled);
+    if (!automatic || !tiled) {
+        std::printf("device chain creation failed\n");
+        return false;
+    }
+    std::vector<int> fixedBlocks;
+    const std::vector<cuda::DeviceChain> fixed = fixedClusterChains(chain, fixedBlocks);
+    std::printf("\nResident block: %zu bytes of shared memory; corridors resident at once:", automatic->residentSharedBytes());
+    for (const int blocks : {1, 2, 4, 8}) {
+        std::printf(" %d on %d-block clusters;", automatic->maxActiveResidentCorridors(blocks), blocks);
+    }
+    std::printf("\n");
+    std::vector<std::string> columns{"corridors", "resident, cluster chosen per call: blocks", "direct launches µs (median)",
+                                     "CUDA graph replay µs (median)"};
+    for (const int blocks : fixedBlocks) {
+        columns.push_back("resident, " + std::to_string(blocks) + "-block clusters: graph µs");
+    }
+    columns.push_back("tiled: graph µs");
+    columns.push_back("MB moved / 205 GB/s (Orin) µs");
+    columns.push_back("target ≤ 1000 µs (64)");
+    Table table("Whole horizon (4 s, τ = 0.1 s, 40 steps) incl. marginals, corridor points and grid splat (128×128, 8 frames)",
+                columns);
+    for (const int count : {1, 16, 64, 132, 256}) {
+        Scenario sc(c, count);
+        DeviceScenario d;
+        if (!d.create(c, sc)) {
+            return false;
+        }
+        bool ok = true;
+        auto direct = [&](const cuda::DeviceChain& dc) {
+            return bench::deviceMedian_us(
+                stream.get(), [&](platform::StreamHandle s) { ok = d.enqueue(dc, sc, psi, s).hasValue() && ok; }, warmup, reps);
+        };
+        auto replay = [&](const cuda::DeviceChain& dc) {
+            auto graph = platform::Graph::capture(stream.get(), [&](platform::StreamHandle s) { return d.enqueue(dc, sc, psi, s); });
+            if (!graph) {
+                return -1.0;
+            }
+            return bench::deviceMedian_us(
+                stream.get(), [&](platform::StreamHandle s) { ok = graph->launch(s).hasValue() && ok; }, warmup, reps);
+        };
+        auto shown = [](double us) { return us > 0 ? fmt(us) : std::string("capture failed"); };
+        const double autoDirect = direct(*automatic);
+        const double autoReplay = replay(*automatic);
+        std::vector<std::string> row{std::to_string(count), std::to_string(automatic->residentClusterBlocks(count)),
+                                     fmt(autoDirect), shown(autoReplay)};
+        for (const cuda::DeviceChain& dc : fixed) {
+            row.push_back(shown(replay(dc)));
+        }
+        row.push_back(shown(replay(*tiled)));
+        const double bytes = horizonBytes(c, sc, chain);
+        row.push_back(fmt(bytes / 1e6, 2) + " / " + fmt(bytes / (ORIN_BANDWIDTH_GBPS * 1e3), 1));
+        if (!ok) {
+            std::printf("horizon benchmark failed at %d corridors\n", count);
+            return false;
+        }
+        std::string verdict;
+        if (count == 64) {
+            const double best = autoReplay > 0 ? std::min(autoDirect, autoReplay) : autoDirect;
+            verdict = best <= 1000.0 ? "MET" : "NOT met";
+        }
+        row.push_back(verdict);
+        table.row(row);
+    }
+    return true;
+}
+
 bool benchGpu(const MarkovChain& chain, bool quick) {
     const int warmup = quick ? 3 : 10;
     const int reps = quick ? 20 : 100;
@@ -549,268 +905,8 @@ bool benchGpu(const MarkovChain& chain, bool quick) {
     if (!spgemm.setUp(c, psi, lambdaHost.data(), cs) || !spgemm.prepareReuse()) {
         return false;
     }
-    {
-        Table table("Combination Γ = diag(λ)·ψ, n_s = 200, n_v = 20, n_a = 6 (24,000 × 24,000, 144,000 non-zeros)",
-                    {"method", "µs per call, single call (median)", "speed-up of the combination",
-                     "µs per call, 20 back-to-back (median)", "speed-up of the combination",
-                     "µs per call, 20 in one CUDA graph (median)", "speed-up vs SpGEMM back-to-back",
-                     "µs, single call queued behind a memset (median)", "speed-up of the combination",
-                     "host µs to enqueue one call (median)"});
-        constexpr int BATCH = 20;
-        bool ok = true;
-        auto combineCells = [&](bool renormalise, int count) {
-            return [&, renormalise, count](platform::StreamHandle s) {
-                ok = cuda::combineInputTransition(lambda.data(), psi, na, count, gamma.data(), renormalise, s).hasValue() && ok;
-            };
-        };
-        auto combine = [&](bool renormalise) { return combineCells(renormalise, cells); };
-        auto full = [&](platform::StreamHandle) { ok = spgemm.full() && ok; };
-        auto numeric = [&](platform::StreamHandle) { ok = spgemm.numeric() && ok; };
-        auto single = [&](auto fn) { return bench::deviceMedian_us(stream.get(), fn, warmup, reps); };
-        auto batched = [&](auto fn) {
-            return bench::deviceMedian_us(
-                       stream.get(),
-                       [&](platform::StreamHandle s) {
-                           for (int i = 0; i < BATCH; ++i) {
-                               fn(s);
-                           }
-                       },
-                       warmup / 2 + 1, reps / 2 + 1) /
-                   BATCH;
-        };
-        // BATCH calls captured into one graph, the replay timed (our kernels only: cuSPARSE's SpGEMM
-        // creates descriptors and sizes buffers on the host between its phases).
-        auto graphed = [&](auto fn) {
-            auto graph = platform::Graph::capture(stream.get(), [&](platform::StreamHandle s) -> platform::GpuStatus {
-                for (int i = 0; i < BATCH; ++i) {
-                    fn(s);
-                }
-                return {};
-            });
-            if (!graph) {
-                ok = false;
-                return -1.0;
-            }
-            return bench::deviceMedian_us(
-                       stream.get(), [&](platform::StreamHandle s) { ok = graph->launch(s).hasValue() && ok; },
-                       warmup / 2 + 1, reps / 2 + 1) /
-                   BATCH;
-        };
-        const double combineOne = single(combine(false));
-        const double combineMany = batched(combine(false));
-        const double combineGraph = graphed(combine(false));
-        const double normOne = single(combine(true));
-        const double normMany = batched(combine(true));
-        const double normGraph = graphed(combine(true));
-        const double floorOne = single(combineCells(false, 1));
-        const double floorMany = batched(combineCells(false, 1));
-        const double floorGraph = graphed(combineCells(false, 1));
-        const double fullOne = single(full);
-        const double fullMany = batched(full);
-        const double numericOne = single(numeric);
-        const double numericMany = batched(numeric);
-        // One call queued behind other work (the device busy with a memset when the call's launches
-        // arrive): the device time of a single call without the host's submission latency.
-        auto queued = [&](auto fn) {
-            return bench::queuedDeviceMedian_us(stream.get(), busy, fn, warmup, reps);
-        };
-        const double combineQueued = queued(combine(false));
-        const double normQueued = queued(combine(true));
-        const double floorQueued = queued(combineCells(false, 1));
-        const double fullQueued = queued(full);
-        const double numericQueued = queued(numeric);
-        // Host time to enqueue one call (what a caller's thread pays per launch).
-        auto enqueueCost = [&](auto fn) {
-            const double us = bench::hostMedian_us([&] { fn(stream.get()); }, warmup, reps);
-            ok = stream.synchronize().hasValue() && ok;
-            return us;
-        };
-        const double combineHost = enqueueCost(combine(false));
-        const double fullHost = enqueueCost(full);
-        if (!ok) {
-            std::printf("combination benchmark failed\n");
-            return false;
-        }
-        table.row({"combination (Eq. 4), this work", fmt(combineOne), "1.0×", fmt(combineMany), "1.0×", fmt(combineGraph),
-                   fmt(fullMany / combineGraph, 1) + "×", fmt(combineQueued), "1.0×", fmt(combineHost)});
-        table.row({"combination + column renormalisation, this work", fmt(normOne), fmt(combineOne / normOne, 2) + "×",
-                   fmt(normMany), fmt(combineMany / normMany, 2) + "×", fmt(normGraph), fmt(fullMany / normGraph, 1) + "×",
-                   fmt(normQueued), fmt(combineQueued / normQueued, 2) + "×", ""});
-        table.row({"same kernel, one (s, v) cell (launch and timing floor)", fmt(floorOne), "", fmt(floorMany), "",
-                   fmt(floorGraph), "", fmt(floorQueued), "", ""});
-        table.row({"cuSPARSE SpGEMM, full product per call (seed's baseline)", fmt(fullOne), fmt(fullOne / combineOne, 1) + "×",
-                   fmt(fullMany), fmt(fullMany / combineMany, 1) + "×", "not capturable", "", fmt(fullQueued),
-                   fmt(fullQueued / combineQueued, 1) + "×", fmt(fullHost)});
-        table.row({"cuSPARSE SpGEMMreuse_compute (structure analysed once)", fmt(numericOne),
-                   fmt(numericOne / combineOne, 1) + "×", fmt(numericMany), fmt(numericMany / combineMany, 1) + "×", "", "",
-                   fmt(numericQueued), fmt(numericQueued / combineQueued, 1) + "×", ""});
-        auto verdict = [](double ratio) { return ratio >= 108.6 ? "MET" : "NOT met"; };
-        std::printf("\nTarget (H100): combination ≥ 108.6× faster than the SpGEMM baseline (full product): "
-                    "single call %s (%.1f×), back-to-back %s (%.1f×), graph-replayed combination vs SpGEMM back-to-back "
-                    "%s (%.1f×), single call queued behind other work %s (%.1f×)\n",
-                    verdict(fullOne / combineOne), fullOne / combineOne, verdict(fullMany / combineMany),
-                    fullMany / combineMany, verdict(fullMany / combineGraph), fullMany / combineGraph,
-                    verdict(fullQueued / combineQueued), fullQueued / combineQueued);
-    }
-
-    // One propagation step for one corridor: fused kernel vs λ + SpGEMM + SpMV.
-    {
-        std::vector<int> o, col;
-        std::vector<float> val;
-        DeviceCsr upsilon, upsilonInterval;
-        ellToCsr(chain.stepTransition(), o, col, val);
-        if (!upsilon.upload(n, n, o, col, val)) {
-            return false;
-        }
-        ellToCsr(chain.intervalTransition(), o, col, val);
-        if (!upsilonInterval.upload(n, n, o, col, val)) {
-            return false;
-        }
-        auto p = platform::DeviceBuffer<float>::create(static_cast<std::size_t>(n)).value();
-        auto q = platform::DeviceBuffer<float>::create(static_cast<std::size_t>(n)).value();
-        auto next = platform::DeviceBuffer<float>::create(static_cast<std::size_t>(n)).value();
-        auto interval = platform::DeviceBuffer<float>::create(static_cast<std::size_t>(n)).value();
-        std::vector<float> p0(static_cast<std::size_t>(n));
-        Scenario one(c, 1);
-        initialDistribution(c, one.corridors[0], p0.data());
-        if (!p.upload(p0).hasValue()) {
-            return false;
-        }
-        SpMv stepMv, gammaMv, intervalMv;
-        if (!stepMv.setUp(spgemm.handle, upsilon.descr, p.data(), q.data(), n) ||
-            !gammaMv.setUp(spgemm.handle, spgemm.gamma, q.data(), next.data(), n) ||
-            !intervalMv.setUp(spgemm.handle, upsilonInterval.descr, p.data(), interval.data(), n)) {
-            return false;
-        }
-        bool ok = true;
-        auto baselineStep = [&](platform::StreamHandle s, bool fullProduct) {
-            ok = cuda::priorityVector(c, constraints, PriorityRules{}, 1.0F, spgemm.lambda.values, s).hasValue() && ok;
-            ok = (fullProduct ? spgemm.full() : spgemm.numeric()) && ok;
-            ok = stepMv.run(spgemm.handle, upsilon.descr) && gammaMv.run(spgemm.handle, spgemm.gamma) &&
-                 intervalMv.run(spgemm.handle, upsilonInterval.descr) && ok;
-        };
-        const double baseFull = bench::deviceMedian_us(stream.get(), [&](platform::StreamHandle s) { baselineStep(s, true); }, warmup, reps);
-        const double baseReuse = bench::deviceMedian_us(stream.get(), [&](platform::StreamHandle s) { baselineStep(s, false); }, warmup, reps);
-
-        Scenario step1(c, 1);
-        step1.config.horizonSteps = 1;
-        step1.config.gridFrames = 1;
-        DeviceScenario d1;
-        Scenario horizon1(c, 1);
-        DeviceScenario dh;
-        if (!d1.create(c, step1) || !dh.create(c, horizon1)) {
-            return false;
-        }
-        auto deviceChain = cuda::DeviceChain::create(chain, cuda::Propagation::Resident);
-        if (!deviceChain) {
-            return false;
-        }
-        const double fusedStep = bench::deviceMedian_us(
-            stream.get(), [&](platform::StreamHandle s) { ok = d1.enqueue(*deviceChain, step1, psi, s).hasValue() && ok; }, warmup, reps);
-        const double fusedHorizon = bench::deviceMedian_us(
-            stream.get(), [&](platform::StreamHandle s) { ok = dh.enqueue(*deviceChain, horizon1, psi, s).hasValue() && ok; }, warmup, reps);
-        const double baseHorizon = bench::deviceMedian_us(
-            stream.get(),
-            [&](platform::StreamHandle s) {
-                for (int t = 0; t < 40; ++t) {
-                    baselineStep(s, false);
-                }
-            },
-            quick ? 1 : 3, quick ? 5 : 20);
-        if (!ok) {
-            std::printf("step benchmark failed\n");
-            return false;
-        }
-        Table table("One corridor: fused propagation vs λ + SpGEMM + SpMV (Υ(τ)·p, Γ·(Υp), Υ([0,τ])·p)",
-                    {"method", "µs (median)", "speed-up of the fused path"});
-        const std::string blocks = std::to_string(deviceChain->residentClusterBlocks(1)) + "-block cluster";
-        table.row({"fused, 1 step (whole predict call: p0, step, marginals, splat, grid; " + blocks + ")", fmt(fusedStep),
-                   "1.0×"});
-        table.row({"λ kernel + SpGEMM full + 3 SpMV, 1 step", fmt(baseFull), fmt(baseFull / fusedStep, 1) + "×"});
-        table.row({"λ kernel + SpGEMMreuse_compute + 3 SpMV, 1 step", fmt(baseReuse), fmt(baseReuse / fusedStep, 1) + "×"});
-        table.row({"fused, 40 steps incl. marginals and splat (" + blocks + ")", fmt(fusedHorizon), "1.0×"});
-        table.row({"λ + SpGEMMreuse_compute + 3 SpMV, 40 steps (no marginals, no splat)", fmt(baseHorizon),
-                   fmt(baseHorizon / fusedHorizon, 1) + "×"});
-    }
-
-    // The whole horizon for many corridors: the resident path with the cluster size chosen per call
-    // (direct launches and graph replay), with each fixed cluster size, and the tiled path (the
-    // one-launch-per-step design, kept for chains that do not fit one block).
-    {
-        auto automatic = cuda::DeviceChain::create(chain, cuda::Propagation::Resident);
-        auto tiled = cuda::DeviceChain::create(chain, cuda::Propagation::Tiled);
-        if (!automatic || !tiled) {
-            std::printf("device chain creation failed\n");
-            return false;
-        }
-        std::vector<cuda::DeviceChain> fixed;
-        std::vector<int> fixedBlocks;
-        for (const int blocks : {1, 2, 4, 8}) {
-            auto dc = cuda::DeviceChain::create(chain, cuda::Propagation::Resident, blocks);
-            if (dc) {
-                fixed.push_back(std::move(dc).value());
-                fixedBlocks.push_back(blocks);
-            }
-        }
-        std::printf("\nResident block: %zu bytes of shared memory; corridors resident at once:", automatic->residentSharedBytes());
-        for (const int blocks : {1, 2, 4, 8}) {
-            std::printf(" %d on %d-block clusters;", automatic->maxActiveResidentCorridors(blocks), blocks);
-        }
-        std::printf("\n");
-        std::vector<std::string> columns{"corridors", "resident, cluster chosen per call: blocks", "direct launches µs (median)",
-                                         "CUDA graph replay µs (median)"};
-        for (const int blocks : fixedBlocks) {
-            columns.push_back("resident, " + std::to_string(blocks) + "-block clusters: graph µs");
-        }
-        columns.push_back("tiled: graph µs");
-        columns.push_back("MB moved / 205 GB/s (Orin) µs");
-        columns.push_back("target ≤ 1000 µs (64)");
-        Table table("Whole horizon (4 s, τ = 0.1 s, 40 steps) incl. marginals, corridor points and grid splat (128×128, 8 frames)",
-                    columns);
-        for (const int count : {1, 16, 64, 132, 256}) {
-            Scenario sc(c, count);
-            DeviceScenario d;
-            if (!d.create(c, sc)) {
-                return false;
-            }
-            bool ok = true;
-            auto direct = [&](const cuda::DeviceChain& dc) {
-                return bench::deviceMedian_us(
-                    stream.get(), [&](platform::StreamHandle s) { ok = d.enqueue(dc, sc, psi, s).hasValue() && ok; }, warmup, reps);
-            };
-            auto replay = [&](const cuda::DeviceChain& dc) {
-                auto graph = platform::Graph::capture(stream.get(), [&](platform::StreamHandle s) { return d.enqueue(dc, sc, psi, s); });
-                if (!graph) {
-                    return -1.0;
-                }
-                return bench::deviceMedian_us(
-                    stream.get(), [&](platform::StreamHandle s) { ok = graph->launch(s).hasValue() && ok; }, warmup, reps);
-            };
-            auto shown = [](double us) { return us > 0 ? fmt(us) : std::string("capture failed"); };
-            const double autoDirect = direct(*automatic);
-            const double autoReplay = replay(*automatic);
-            std::vector<std::string> row{std::to_string(count), std::to_string(automatic->residentClusterBlocks(count)),
-                                         fmt(autoDirect), shown(autoReplay)};
-            for (const cuda::DeviceChain& dc : fixed) {
-                row.push_back(shown(replay(dc)));
-            }
-            row.push_back(shown(replay(*tiled)));
-            const double bytes = horizonBytes(c, sc, chain);
-            row.push_back(fmt(bytes / 1e6, 2) + " / " + fmt(bytes / (ORIN_BANDWIDTH_GBPS * 1e3), 1));
-            if (!ok) {
-                std::printf("horizon benchmark failed at %d corridors\n", count);
-                return false;
-            }
-            std::string verdict;
-            if (count == 64) {
-                const double best = autoReplay > 0 ? std::min(autoDirect, autoReplay) : autoDirect;
-                verdict = best <= 1000.0 ? "MET" : "NOT met";
-            }
-            row.push_back(verdict);
-            table.row(row);
-        }
-    }
-    return true;
+    GpuBench g{chain, quick, warmup, reps, c, na, n, cells, stream, psi, constraints, lambda, gamma, busy, spgemm};
+    return benchCombination(g) && benchStep(g) && benchHorizon(g);
 }
 
 /// --profile: each GPU case enqueued a few times and nothing timed, so that a profiler run over this

@@ -33,6 +33,7 @@
 #include "augur/platform/memory.hpp"
 #include "augur/platform/stream.hpp"
 #if AUGUR_HAVE_CUDA
+#include "augur/kernels/pf/testing/filter_probe.hpp"
 #include "augur/kernels/pf/testing/gather_baseline.hpp"
 #include "baselines.hpp"
 #endif
@@ -133,10 +134,11 @@ StageTimes gpuStages(std::uint32_t particles, std::uint32_t vehicles, StateLayou
     (void)f.initialize(in, stream);
     (void)f.setInputs(in);
     (void)f.step(stream);  // a resampling is pending: advance draws the copy indices and reads through them
-    t.upload = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)f.uploadInputs(s); });
-    t.advance = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)f.advance(s); });
-    t.combine = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)f.combine(s); });
-    t.reduce = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)f.reduce(s); });
+    kernels::pf::testing::FilterProbe stages(f);
+    t.upload = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)stages.uploadInputs(s); });
+    t.advance = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)stages.advance(s); });
+    t.combine = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)stages.combine(s); });
+    t.reduce = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)stages.reduce(s); });
     t.step = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)f.step(s); });
     const ReplayTimes replay = graphReplay_us(stream, busy, [&f](StreamHandle s) { return f.step(s); });
     t.graph = replay.idle;
@@ -196,19 +198,20 @@ void nodeTable(StreamHandle stream, const platform::DeviceMemory& busy) {
         (void)f->initialize(in, stream);
         (void)f->setInputs(in);
         (void)f->step(stream);
+        kernels::pf::testing::FilterProbe stages(*f);
         const std::vector<Enqueue> graphs = {
-            [&](StreamHandle s) { return f->uploadInputs(s); },
+            [&](StreamHandle s) { return stages.uploadInputs(s); },
             [&](StreamHandle s) -> platform::GpuStatus {
-                AUGUR_CUDA_TRY(f->uploadInputs(s));
-                return f->advance(s);
+                AUGUR_CUDA_TRY(stages.uploadInputs(s));
+                return stages.advance(s);
             },
             [&](StreamHandle s) { return f->step(s); },
             [&](StreamHandle s) -> platform::GpuStatus {
-                AUGUR_CUDA_TRY(f->advance(s));
-                return f->combine(s);
+                AUGUR_CUDA_TRY(stages.advance(s));
+                return stages.combine(s);
             },
             [&](StreamHandle s) -> platform::GpuStatus {
-                AUGUR_CUDA_TRY(f->uploadInputs(s));
+                AUGUR_CUDA_TRY(stages.uploadInputs(s));
                 for (int i = 0; i < 2; ++i) {
                     AUGUR_CUDA_TRY(bench::emptyKernel(s));
                 }
@@ -299,7 +302,8 @@ double advance_us(std::uint32_t particles, std::uint32_t vehicles, StateLayout l
     (void)f->initialize(in, stream);
     (void)f->setInputs(in);
     (void)f->step(stream);
-    return bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)f->advance(s); });
+    kernels::pf::testing::FilterProbe stages(*f);
+    return bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)stages.advance(s); });
 }
 
 std::vector<float> randomFloats(std::size_t n, float lo, float hi, std::uint32_t seed) {
@@ -373,7 +377,8 @@ void baselineTables(StreamHandle stream) {
             (void)bench::sceneOutputsAtomicAdd(src->data(), lw->data(), K, vehicles, StateLayout::ArrayOfStructs,
                                                out->data(), s);
         });
-        const double deterministic = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)aos->reduce(s); });
+        kernels::pf::testing::FilterProbe stages(*aos);
+        const double deterministic = bench::deviceMedian_us(stream, [&](StreamHandle s) { (void)stages.reduce(s); });
         reduceRows.push_back({std::to_string(vehicles),
                               std::to_string(1 + vehicles * SceneModel::OUTPUTS_PER_VEHICLE), bench::fmt(atomic),
                               bench::fmt(deterministic), bench::fmt(atomic / deterministic, 1) + "x"});
@@ -571,7 +576,7 @@ void profileSteps(StreamHandle stream) {
         for (int i = 0; i < 4; ++i) {
             (void)f->step(stream);
         }
-        (void)f->reduce(stream);
+        (void)kernels::pf::testing::FilterProbe(*f).reduce(stream);
         const auto summary = f->summary(stream);
         std::printf("profiled K = %u, %u vehicles, %s: %s\n", c.k, c.vehicles, layoutName(c.layout),
                     summary ? "ok" : "failed");
@@ -624,38 +629,11 @@ void cpuOnlyTable() {
     }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    bool profile = false;
-    std::string only;
-    std::string json;
-    const std::vector<std::string> sections = {"baselines", "stages", "nodes", "floor", "scan", "reduce", "ungm"};
-    CLI::App app{"augur-bench-pf: particle filter stages and step (CUDA and the CPU reference), baselines, scan and reduce.",
-                 "augur-bench-pf"};
-    apps::cli::useConventions(app);
-    app.add_flag("--quick", g_quick, "fewer sizes and repetitions");
-    app.add_flag("--profile", profile, "only a few plain steps, for a kernel profiler (CUDA)");
-    app.add_option("--only", only, "run one section")->type_name("SECTION")->check(CLI::IsMember(sections));
-    bench::addJsonOption(app, json);
-    if (const auto exit = bench::parseArguments(app, argc, argv)) {
-        return *exit;
-    }
-    const bool cudaAvailable = kernels::available(kernels::Backend::Cuda);
-    bench::ResultFile results("particle-filter", "Particle filter and scan / reduce primitives", 10);
-    results.setDevice(bench::describeDevice(cudaAvailable));
-    results.setCommand(bench::commandLine(argc, argv));
-    bench::recordTablesInto(&results);
-    char date[32];
-    const std::time_t now = std::time(nullptr);
-    std::strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
-    std::printf("augur-bench-pf, %s\n", date);
-    if (!cudaAvailable) {
-        std::printf("no CUDA device: CPU reference only%s\n", profile ? " (--profile needs one)" : "");
-        cpuOnlyTable();
-        return bench::writeResults(results, json) ? 0 : apps::cli::EXIT_INPUT;
-    }
 #if AUGUR_HAVE_CUDA
+/// The CUDA sections (`only`: one of them; empty: all), or with `profile` only a few plain steps. An
+/// exit status when the program ends here (profile, or a stream or buffer that could not be made);
+/// nullopt when the result file is to be written.
+std::optional<int> cudaSections(const std::string& only, bool profile) {
     auto runs = [&](const char* section) { return only.empty() || only == section; };
     if (auto gpu = platform::queryGpu(0)) {
         std::printf("device: %s (sm_%d%d, %d SMs)\n", gpu->name, gpu->computeMajor, gpu->computeMinor,
@@ -703,6 +681,45 @@ int main(int argc, char** argv) {
     }
     if (runs("ungm")) {
         ungmTable(stream->get());
+    }
+    return std::nullopt;
+}
+#endif  // AUGUR_HAVE_CUDA
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    bool profile = false;
+    std::string only;
+    std::string json;
+    const std::vector<std::string> sections = {"baselines", "stages", "nodes", "floor", "scan", "reduce", "ungm"};
+    CLI::App app{"augur-bench-pf: particle filter stages and step (CUDA and the CPU reference), baselines, scan and reduce.",
+                 "augur-bench-pf"};
+    apps::cli::useConventions(app);
+    app.add_flag("--quick", g_quick, "fewer sizes and repetitions");
+    app.add_flag("--profile", profile, "only a few plain steps, for a kernel profiler (CUDA)");
+    app.add_option("--only", only, "run one section")->type_name("SECTION")->check(CLI::IsMember(sections));
+    bench::addJsonOption(app, json);
+    if (const auto exit = bench::parseArguments(app, argc, argv)) {
+        return *exit;
+    }
+    const bool cudaAvailable = kernels::available(kernels::Backend::Cuda);
+    bench::ResultFile results("particle-filter", "Particle filter and scan / reduce primitives", 10);
+    results.setDevice(bench::describeDevice(cudaAvailable));
+    results.setCommand(bench::commandLine(argc, argv));
+    bench::recordTablesInto(&results);
+    char date[32];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+    std::printf("augur-bench-pf, %s\n", date);
+    if (!cudaAvailable) {
+        std::printf("no CUDA device: CPU reference only%s\n", profile ? " (--profile needs one)" : "");
+        cpuOnlyTable();
+        return bench::writeResults(results, json) ? 0 : apps::cli::EXIT_INPUT;
+    }
+#if AUGUR_HAVE_CUDA
+    if (const std::optional<int> exit = cudaSections(only, profile)) {
+        return *exit;
     }
 #endif
     return bench::writeResults(results, json) ? 0 : apps::cli::EXIT_INPUT;

@@ -229,9 +229,17 @@ private:
         return MapError{code, m_doc.fileName(), m_doc.element(element).line, id, std::move(message)};
     }
 
+    /// Nodes first (ways may precede nodes in hand-written files), then ways and relations.
     Result<void, MapError> readPrimitives() {
+        if (auto nodes = readNodes(); nodes.hasError()) {
+            return nodes;
+        }
+        return readWaysAndRelations();
+    }
+
+    /// Every <node>: its id and position; a map's nodes are all local (local_x/local_y) or all geodetic.
+    Result<void, MapError> readNodes() {
         const std::uint32_t root = m_doc.root();
-        // Nodes first (ways may precede nodes in hand-written files).
         bool anyLocal = false;
         bool anyGeodetic = false;
         for (std::uint32_t e = m_doc.element(root).firstChild; e != XmlDocument::NONE; e = m_doc.element(e).nextSibling) {
@@ -243,56 +251,12 @@ private:
             if (id == nullptr) {
                 return fail(error(MapErrorCode::MissingAttribute, e, "node", "node without id"));
             }
-            double localX = 0.0;
-            double localY = 0.0;
-            bool hasLocalX = false;
-            bool hasLocalY = false;
-            for (std::uint32_t t = el.firstChild; t != XmlDocument::NONE; t = m_doc.element(t).nextSibling) {
-                const std::string* k = m_doc.attribute(t, "k");
-                const std::string* v = m_doc.attribute(t, "v");
-                if (m_doc.element(t).name != "tag" || k == nullptr || v == nullptr) {
-                    continue;
-                }
-                if (*k == "local_x") {
-                    hasLocalX = parseDouble(*v, localX);
-                    if (!hasLocalX) {
-                        return fail(error(MapErrorCode::BadValue, t, "node " + *id, "local_x '" + *v + "' is not a number"));
-                    }
-                } else if (*k == "local_y") {
-                    hasLocalY = parseDouble(*v, localY);
-                    if (!hasLocalY) {
-                        return fail(error(MapErrorCode::BadValue, t, "node " + *id, "local_y '" + *v + "' is not a number"));
-                    }
-                }
+            bool local = false;
+            auto position = nodePosition(e, *id, local);
+            if (position.hasError()) {
+                return fail(std::move(position).error());
             }
-            Point2 p;
-            if (hasLocalX && hasLocalY) {
-                if (std::abs(localX) > MAX_MAP_COORDINATE_M || std::abs(localY) > MAX_MAP_COORDINATE_M) {
-                    return fail(error(MapErrorCode::BadValue, e, "node " + *id,
-                                      "local_x/local_y beyond the coordinate range [-2e7, 2e7] m"));
-                }
-                anyLocal = true;
-                p = Point2{localX, localY};
-            } else {
-                anyGeodetic = true;
-                const std::string* lat = m_doc.attribute(e, "lat");
-                const std::string* lon = m_doc.attribute(e, "lon");
-                if (lat == nullptr || lon == nullptr) {
-                    return fail(error(MapErrorCode::MissingAttribute, e, "node " + *id, "node without lat/lon"));
-                }
-                double latDeg = 0.0;
-                double lonDeg = 0.0;
-                if (!parseDouble(*lat, latDeg) || !parseDouble(*lon, lonDeg) || std::abs(latDeg) > 90.0 ||
-                    std::abs(lonDeg) > 180.0) {
-                    return fail(error(MapErrorCode::BadValue, e, "node " + *id,
-                                      "lat/lon not numbers in [-90, 90] and [-180, 180] degrees"));
-                }
-                auto projected = project(latDeg, lonDeg);
-                if (projected.hasError()) {
-                    return fail(error(MapErrorCode::BadValue, e, "node " + *id, "lat/lon " + projected.error()));
-                }
-                p = *projected;
-            }
+            (local ? anyLocal : anyGeodetic) = true;
             if (anyLocal && anyGeodetic) {
                 return fail(error(MapErrorCode::BadValue, e, "node " + *id,
                                   "mixes nodes with and without local_x/local_y tags"));
@@ -300,8 +264,68 @@ private:
             if (!m_nodeIndex.emplace(*id, static_cast<std::uint32_t>(m_nodes.size())).second) {
                 return fail(error(MapErrorCode::DuplicateId, e, "node " + *id, "node id used twice"));
             }
-            m_nodes.push_back(p);
+            m_nodes.push_back(*position);
         }
+        return {};
+    }
+
+    /// Node e's position: its local_x/local_y tags when it has both (local = true), else its lat/lon
+    /// projected (project).
+    Result<Point2, MapError> nodePosition(std::uint32_t e, const std::string& id, bool& local) {
+        double localX = 0.0;
+        double localY = 0.0;
+        bool hasLocalX = false;
+        bool hasLocalY = false;
+        for (std::uint32_t t = m_doc.element(e).firstChild; t != XmlDocument::NONE; t = m_doc.element(t).nextSibling) {
+            const std::string* k = m_doc.attribute(t, "k");
+            const std::string* v = m_doc.attribute(t, "v");
+            if (m_doc.element(t).name != "tag" || k == nullptr || v == nullptr) {
+                continue;
+            }
+            if (*k == "local_x") {
+                hasLocalX = parseDouble(*v, localX);
+                if (!hasLocalX) {
+                    return fail(error(MapErrorCode::BadValue, t, "node " + id, "local_x '" + *v + "' is not a number"));
+                }
+            } else if (*k == "local_y") {
+                hasLocalY = parseDouble(*v, localY);
+                if (!hasLocalY) {
+                    return fail(error(MapErrorCode::BadValue, t, "node " + id, "local_y '" + *v + "' is not a number"));
+                }
+            }
+        }
+        if (hasLocalX && hasLocalY) {
+            if (std::abs(localX) > MAX_MAP_COORDINATE_M || std::abs(localY) > MAX_MAP_COORDINATE_M) {
+                return fail(error(MapErrorCode::BadValue, e, "node " + id,
+                                  "local_x/local_y beyond the coordinate range [-2e7, 2e7] m"));
+            }
+            local = true;
+            return Point2{localX, localY};
+        }
+        local = false;
+        const std::string* lat = m_doc.attribute(e, "lat");
+        const std::string* lon = m_doc.attribute(e, "lon");
+        if (lat == nullptr || lon == nullptr) {
+            return fail(error(MapErrorCode::MissingAttribute, e, "node " + id, "node without lat/lon"));
+        }
+        double latDeg = 0.0;
+        double lonDeg = 0.0;
+        if (!parseDouble(*lat, latDeg) || !parseDouble(*lon, lonDeg) || std::abs(latDeg) > 90.0 ||
+            std::abs(lonDeg) > 180.0) {
+            return fail(error(MapErrorCode::BadValue, e, "node " + id,
+                              "lat/lon not numbers in [-90, 90] and [-180, 180] degrees"));
+        }
+        auto projected = project(latDeg, lonDeg);
+        if (projected.hasError()) {
+            return fail(error(MapErrorCode::BadValue, e, "node " + id, "lat/lon " + projected.error()));
+        }
+        return *projected;
+    }
+
+    /// The <way> and <relation> elements (after the nodes they refer to); other elements but <bounds>
+    /// count as warnings.
+    Result<void, MapError> readWaysAndRelations() {
+        const std::uint32_t root = m_doc.root();
         for (std::uint32_t e = m_doc.element(root).firstChild; e != XmlDocument::NONE; e = m_doc.element(e).nextSibling) {
             const auto& el = m_doc.element(e);
             if (el.name == "node") {
@@ -520,62 +544,17 @@ private:
             }
             BoundRef left{};
             BoundRef right{};
-            int leftCount = 0;
-            int rightCount = 0;
-            for (const Member& m : rel.members) {
-                if (m.role != "left" && m.role != "right") {
-                    continue;
-                }
-                auto it = m_wayIndex.find(m.ref);
-                if (m.type != "way" || it == m_wayIndex.end()) {
-                    return fail(relError(MapErrorCode::DanglingReference, rel,
-                                         m.role + " bound refers to missing way " + m.ref));
-                }
-                (m.role == "left" ? left : right).way = it->second;
-                ++(m.role == "left" ? leftCount : rightCount);
-            }
-            if (leftCount != 1 || rightCount != 1) {
-                return fail(relError(MapErrorCode::MissingAttribute, rel, "lanelet needs exactly one left and one right bound"));
-            }
-            if (m_ways[left.way].nodes.size() < 2 || m_ways[right.way].nodes.size() < 2) {
-                return fail(relError(MapErrorCode::BadGeometry, rel, "lanelet bound with fewer than two nodes"));
+            if (auto bounds = laneletBounds(rel, left, right); bounds.hasError()) {
+                return bounds;
             }
             std::vector<std::uint32_t> l = m_ways[left.way].nodes;
             std::vector<std::uint32_t> rt = m_ways[right.way].nodes;
-            auto d = [&](std::uint32_t a, std::uint32_t b) {
-                return std::hypot(m_nodes[a].x_m - m_nodes[b].x_m, m_nodes[a].y_m - m_nodes[b].y_m);
-            };
-            if (d(l.front(), rt.front()) + d(l.back(), rt.back()) > d(l.front(), rt.back()) + d(l.back(), rt.front())) {
-                std::reverse(rt.begin(), rt.end());
-                right.inverted = true;
+            orientBounds(l, rt, left, right);
+            auto speed = laneletSpeed(rel);
+            if (speed.hasError()) {
+                return fail(std::move(speed).error());
             }
-            // The roles fix the sides; the driving direction is the one that puts `left` on the left.
-            const Point2 a{0.5 * (m_nodes[l.front()].x_m + m_nodes[rt.front()].x_m),
-                           0.5 * (m_nodes[l.front()].y_m + m_nodes[rt.front()].y_m)};
-            const Point2 b{0.5 * (m_nodes[l.back()].x_m + m_nodes[rt.back()].x_m),
-                           0.5 * (m_nodes[l.back()].y_m + m_nodes[rt.back()].y_m)};
-            const double ox = m_nodes[l.front()].x_m + m_nodes[l.back()].x_m - m_nodes[rt.front()].x_m - m_nodes[rt.back()].x_m;
-            const double oy = m_nodes[l.front()].y_m + m_nodes[l.back()].y_m - m_nodes[rt.front()].y_m - m_nodes[rt.back()].y_m;
-            if ((b.x_m - a.x_m) * oy - (b.y_m - a.y_m) * ox < 0.0) {
-                std::reverse(l.begin(), l.end());
-                std::reverse(rt.begin(), rt.end());
-                left.inverted = !left.inverted;
-                right.inverted = !right.inverted;
-            }
-            double speed = defaultSpeed(rel);
-            if (const std::string v = rel.tag("speed_limit"); !v.empty()) {
-                if (!parseSpeed(v, speed)) {
-                    return fail(relError(MapErrorCode::BadValue, rel, "speed_limit '" + v + "' is not a speed"));
-                }
-            } else {
-                for (const Member& m : rel.members) {
-                    auto it = m_regIndex.find(m.ref);
-                    if (m.role == "regulatory_element" && it != m_regIndex.end() && m_regs[it->second].speed_mps > 0.0) {
-                        speed = m_regs[it->second].speed_mps;
-                    }
-                }
-            }
-            if (auto res = addLane(r, false, l, rt, left, right, speed); res.hasError()) {
+            if (auto res = addLane(r, false, l, rt, left, right, *speed); res.hasError()) {
                 return res;
             }
             const std::string oneWay = rel.tag("one_way");
@@ -584,7 +563,7 @@ private:
                 std::reverse(rt.begin(), rt.end());
                 const auto forward = static_cast<std::uint32_t>(m_records.size() - 1);
                 if (auto res = addLane(r, true, rt, l, BoundRef{right.way, !right.inverted},
-                                       BoundRef{left.way, !left.inverted}, speed);
+                                       BoundRef{left.way, !left.inverted}, *speed);
                     res.hasError()) {
                     return res;
                 }
@@ -592,6 +571,75 @@ private:
             }
         }
         return {};
+    }
+
+    /// The lanelet's left and right bound: exactly one way each, of at least two nodes.
+    Result<void, MapError> laneletBounds(const Relation& rel, BoundRef& left, BoundRef& right) const {
+        int leftCount = 0;
+        int rightCount = 0;
+        for (const Member& m : rel.members) {
+            if (m.role != "left" && m.role != "right") {
+                continue;
+            }
+            auto it = m_wayIndex.find(m.ref);
+            if (m.type != "way" || it == m_wayIndex.end()) {
+                return fail(relError(MapErrorCode::DanglingReference, rel,
+                                     m.role + " bound refers to missing way " + m.ref));
+            }
+            (m.role == "left" ? left : right).way = it->second;
+            ++(m.role == "left" ? leftCount : rightCount);
+        }
+        if (leftCount != 1 || rightCount != 1) {
+            return fail(relError(MapErrorCode::MissingAttribute, rel, "lanelet needs exactly one left and one right bound"));
+        }
+        if (m_ways[left.way].nodes.size() < 2 || m_ways[right.way].nodes.size() < 2) {
+            return fail(relError(MapErrorCode::BadGeometry, rel, "lanelet bound with fewer than two nodes"));
+        }
+        return {};
+    }
+
+    /// Turns the bounds' node lists `l` and `rt` to run side by side in the driving direction: `rt`
+    /// the way `l` runs, then both the way that puts `left` on the left (the roles fix the sides).
+    void orientBounds(std::vector<std::uint32_t>& l, std::vector<std::uint32_t>& rt, BoundRef& left,
+                      BoundRef& right) const {
+        auto d = [&](std::uint32_t a, std::uint32_t b) {
+            return std::hypot(m_nodes[a].x_m - m_nodes[b].x_m, m_nodes[a].y_m - m_nodes[b].y_m);
+        };
+        if (d(l.front(), rt.front()) + d(l.back(), rt.back()) > d(l.front(), rt.back()) + d(l.back(), rt.front())) {
+            std::reverse(rt.begin(), rt.end());
+            right.inverted = true;
+        }
+        const Point2 a{0.5 * (m_nodes[l.front()].x_m + m_nodes[rt.front()].x_m),
+                       0.5 * (m_nodes[l.front()].y_m + m_nodes[rt.front()].y_m)};
+        const Point2 b{0.5 * (m_nodes[l.back()].x_m + m_nodes[rt.back()].x_m),
+                       0.5 * (m_nodes[l.back()].y_m + m_nodes[rt.back()].y_m)};
+        const double ox = m_nodes[l.front()].x_m + m_nodes[l.back()].x_m - m_nodes[rt.front()].x_m - m_nodes[rt.back()].x_m;
+        const double oy = m_nodes[l.front()].y_m + m_nodes[l.back()].y_m - m_nodes[rt.front()].y_m - m_nodes[rt.back()].y_m;
+        if ((b.x_m - a.x_m) * oy - (b.y_m - a.y_m) * ox < 0.0) {
+            std::reverse(l.begin(), l.end());
+            std::reverse(rt.begin(), rt.end());
+            left.inverted = !left.inverted;
+            right.inverted = !right.inverted;
+        }
+    }
+
+    /// The lanelet's speed limit: its speed_limit tag, else a speed-limit regulatory element's, else
+    /// the default of its location (defaultSpeed).
+    Result<double, MapError> laneletSpeed(const Relation& rel) const {
+        double speed = defaultSpeed(rel);
+        if (const std::string v = rel.tag("speed_limit"); !v.empty()) {
+            if (!parseSpeed(v, speed)) {
+                return fail(relError(MapErrorCode::BadValue, rel, "speed_limit '" + v + "' is not a speed"));
+            }
+        } else {
+            for (const Member& m : rel.members) {
+                auto it = m_regIndex.find(m.ref);
+                if (m.role == "regulatory_element" && it != m_regIndex.end() && m_regs[it->second].speed_mps > 0.0) {
+                    speed = m_regs[it->second].speed_mps;
+                }
+            }
+        }
+        return speed;
     }
 
     Result<void, MapError> addLane(std::uint32_t r, bool reversed, const std::vector<std::uint32_t>& l,

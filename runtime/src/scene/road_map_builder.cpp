@@ -117,19 +117,70 @@ void RoadMapBuilder::setTwins(std::uint32_t a, std::uint32_t b) {
     m_twin.at(b) = a;
 }
 
+/// What build() carries from step to step.
+struct RoadMapBuilder::Build {
+    RoadMap map;
+    std::uint32_t laneCount{0};
+    std::vector<Box> boxes;                                    ///< per lane: its centreline's bounding box
+    std::vector<std::vector<std::uint32_t>> predecessors;      ///< per lane
+    std::vector<std::vector<std::uint32_t>> conflictsOfLane;   ///< per lane: indices into map.m_conflicts
+
+    void addConflict(std::uint32_t a, std::uint32_t b, double sA, double sB, Point2 point, ConflictKind kind) {
+        Conflict c;
+        c.first = std::min(a, b);
+        c.second = std::max(a, b);
+        c.firstS_m = a < b ? sA : sB;
+        c.secondS_m = a < b ? sB : sA;
+        c.point = point;
+        c.kind = kind;
+        const auto index = static_cast<std::uint32_t>(conflicts().size());
+        conflicts().push_back(c);
+        conflictsOfLane[a].push_back(index);
+        conflictsOfLane[b].push_back(index);
+    }
+    [[nodiscard]] bool haveConflict(std::uint32_t a, std::uint32_t b) {
+        for (const std::uint32_t c : conflictsOfLane[a]) {
+            if (conflicts()[c].first == std::min(a, b) && conflicts()[c].second == std::max(a, b)) {
+                return true;
+            }
+        }
+        return false;
+    }
+    std::vector<Conflict>& conflicts() { return map.m_conflicts; }
+};
+
 Result<RoadMap, MapError> RoadMapBuilder::build() {
     if (m_specs.empty()) {
         return fail(MapError{MapErrorCode::Empty, m_file, 0, "", "no drivable lane in the map"});
     }
-    RoadMap map;
-    const auto laneCount = static_cast<std::uint32_t>(m_specs.size());
+    Build b;
+    b.laneCount = static_cast<std::uint32_t>(m_specs.size());
+    if (auto geometry = addLaneGeometry(b); !geometry) {
+        return fail(geometry.error());
+    }
+    linkLanes(b);
+    addCrossings(b);
+    addMerges(b);
+    assignJunctions(b);
+    orderConflicts(b);
+
+    m_summary.lanes = b.laneCount;
+    m_summary.junctions = static_cast<std::uint32_t>(b.map.m_junctions.size());
+    m_summary.conflicts = static_cast<std::uint32_t>(b.map.m_conflicts.size());
+    b.map.m_summary = m_summary;
+    return Result<RoadMap, MapError>(std::move(b.map));
+}
+
+/// Geometry: drops repeated points, takes the cumulative arc length and the bounding boxes; fails on
+/// non-finite coordinates, fewer than two distinct points, or a non-positive width or speed limit.
+Result<void, MapError> RoadMapBuilder::addLaneGeometry(Build& b) const {
+    RoadMap& map = b.map;
+    const std::uint32_t laneCount = b.laneCount;
     map.m_lanes.resize(laneCount);
     map.m_laneIds.reserve(laneCount);
     map.m_min = Point2{1e300, 1e300};
     map.m_max = Point2{-1e300, -1e300};
-    std::vector<Box> boxes(laneCount);
-
-    // Geometry: drop repeated points, cumulative arc length, bounding boxes.
+    b.boxes.resize(laneCount);
     for (std::uint32_t l = 0; l < laneCount; ++l) {
         const LaneSpec& spec = m_specs[l];
         Lane& lane = map.m_lanes[l];
@@ -170,67 +221,54 @@ Result<RoadMap, MapError> RoadMapBuilder::build() {
         lane.right = m_right[l];
         lane.junction = m_junctionOfLane[l];
         lane.stopLine_s = m_stopLine[l] < 0.0 ? -1.0 : std::min(m_stopLine[l], s);
-        boxes[l] = box;
+        b.boxes[l] = box;
         map.m_min = Point2{std::min(map.m_min.x_m, box.minX), std::min(map.m_min.y_m, box.minY)};
         map.m_max = Point2{std::max(map.m_max.x_m, box.maxX), std::max(map.m_max.y_m, box.maxY)};
         map.m_laneIds.push_back(spec.id);
     }
+    return {};
+}
 
-    // Links: successors then predecessors, each lane's range contiguous.
-    std::vector<std::vector<std::uint32_t>> predecessors(laneCount);
-    for (std::uint32_t l = 0; l < laneCount; ++l) {
+/// Links: successors then predecessors, each lane's range contiguous.
+void RoadMapBuilder::linkLanes(Build& b) const {
+    RoadMap& map = b.map;
+    b.predecessors.resize(b.laneCount);
+    for (std::uint32_t l = 0; l < b.laneCount; ++l) {
         for (const std::uint32_t to : m_successors[l]) {
-            predecessors[to].push_back(l);
+            b.predecessors[to].push_back(l);
         }
     }
-    for (std::uint32_t l = 0; l < laneCount; ++l) {
+    for (std::uint32_t l = 0; l < b.laneCount; ++l) {
         Lane& lane = map.m_lanes[l];
         lane.firstSuccessor = static_cast<std::uint32_t>(map.m_links.size());
         lane.successorCount = static_cast<std::uint32_t>(m_successors[l].size());
         map.m_links.insert(map.m_links.end(), m_successors[l].begin(), m_successors[l].end());
         lane.firstPredecessor = static_cast<std::uint32_t>(map.m_links.size());
-        lane.predecessorCount = static_cast<std::uint32_t>(predecessors[l].size());
-        map.m_links.insert(map.m_links.end(), predecessors[l].begin(), predecessors[l].end());
+        lane.predecessorCount = static_cast<std::uint32_t>(b.predecessors[l].size());
+        map.m_links.insert(map.m_links.end(), b.predecessors[l].begin(), b.predecessors[l].end());
     }
+}
 
-    auto isSuccessor = [&](std::uint32_t a, std::uint32_t b) {
-        return std::find(m_successors[a].begin(), m_successors[a].end(), b) != m_successors[a].end();
+/// Whether lanes a and b are linked, twins or neighbours: such lanes never conflict.
+bool RoadMapBuilder::related(std::uint32_t a, std::uint32_t b) const {
+    auto isSuccessor = [&](std::uint32_t from, std::uint32_t to) {
+        return std::find(m_successors[from].begin(), m_successors[from].end(), to) != m_successors[from].end();
     };
-    auto related = [&](std::uint32_t a, std::uint32_t b) {
-        return isSuccessor(a, b) || isSuccessor(b, a) || m_twin[a] == b || m_left[a].lane == b ||
-               m_right[a].lane == b || m_left[b].lane == a || m_right[b].lane == a;
-    };
+    return isSuccessor(a, b) || isSuccessor(b, a) || m_twin[a] == b || m_left[a].lane == b || m_right[a].lane == b ||
+           m_left[b].lane == a || m_right[b].lane == a;
+}
 
-    // Conflicts: crossings and merges of unrelated lanes.
-    std::vector<std::vector<std::uint32_t>> conflictsOfLane(laneCount);
-    auto addConflict = [&](std::uint32_t a, std::uint32_t b, double sA, double sB, Point2 point, ConflictKind kind) {
-        Conflict c;
-        c.first = std::min(a, b);
-        c.second = std::max(a, b);
-        c.firstS_m = a < b ? sA : sB;
-        c.secondS_m = a < b ? sB : sA;
-        c.point = point;
-        c.kind = kind;
-        const auto index = static_cast<std::uint32_t>(map.m_conflicts.size());
-        map.m_conflicts.push_back(c);
-        conflictsOfLane[a].push_back(index);
-        conflictsOfLane[b].push_back(index);
-    };
-    auto haveConflict = [&](std::uint32_t a, std::uint32_t b) {
-        for (const std::uint32_t c : conflictsOfLane[a]) {
-            if (map.m_conflicts[c].first == std::min(a, b) && map.m_conflicts[c].second == std::max(a, b)) {
-                return true;
-            }
-        }
-        return false;
-    };
-    for (std::uint32_t a = 0; a < laneCount; ++a) {
-        const Lane& la = map.m_lanes[a];
-        for (std::uint32_t b = a + 1; b < laneCount; ++b) {
-            if (!boxes[a].overlaps(boxes[b]) || related(a, b)) {
+/// Conflicts: crossings of unrelated lanes whose centrelines cross away from their ends.
+void RoadMapBuilder::addCrossings(Build& b) const {
+    const RoadMap& map = b.map;
+    b.conflictsOfLane.resize(b.laneCount);
+    for (std::uint32_t i = 0; i < b.laneCount; ++i) {
+        const Lane& la = map.m_lanes[i];
+        for (std::uint32_t j = i + 1; j < b.laneCount; ++j) {
+            if (!b.boxes[i].overlaps(b.boxes[j]) || related(i, j)) {
                 continue;
             }
-            const Lane& lb = map.m_lanes[b];
+            const Lane& lb = map.m_lanes[j];
             const Crossing x = firstCrossing(map.m_points.data() + la.firstPoint, map.m_pointS.data() + la.firstPoint,
                                              la.pointCount, map.m_points.data() + lb.firstPoint,
                                              map.m_pointS.data() + lb.firstPoint, lb.pointCount);
@@ -243,31 +281,39 @@ Result<RoadMap, MapError> RoadMapBuilder::build() {
             const bool bEnd = x.sB > lb.length_m - END_TOLERANCE_M;
             if (aStart || aEnd || bStart || bEnd) {
                 // Touching at an end: diverging from one point, one lane ending where the other begins,
-                // or two lanes ending at one point. Real merges share a successor and are added below;
-                // lanes meeting end to end without one (a two-way lanelet and the reverse of its
-                // neighbour in the chain) drive head-on into a boundary, not into each other.
+                // or two lanes ending at one point. Real merges share a successor and are added by
+                // addMerges; lanes meeting end to end without one (a two-way lanelet and the reverse of
+                // its neighbour in the chain) drive head-on into a boundary, not into each other.
                 continue;
             }
-            addConflict(a, b, x.sA, x.sB, x.point, ConflictKind::Crossing);
+            b.addConflict(i, j, x.sA, x.sB, x.point, ConflictKind::Crossing);
         }
     }
-    // Merges: lanes that share a successor meet at its start even where the geometry is tangent.
-    for (std::uint32_t l = 0; l < laneCount; ++l) {
-        const auto& preds = predecessors[l];
+}
+
+/// Merges: lanes that share a successor meet at its start even where the geometry is tangent.
+void RoadMapBuilder::addMerges(Build& b) const {
+    for (std::uint32_t l = 0; l < b.laneCount; ++l) {
+        const auto& preds = b.predecessors[l];
         for (std::size_t i = 0; i < preds.size(); ++i) {
             for (std::size_t j = i + 1; j < preds.size(); ++j) {
-                const std::uint32_t a = preds[i];
-                const std::uint32_t b = preds[j];
-                if (related(a, b) || haveConflict(a, b)) {
+                const std::uint32_t first = preds[i];
+                const std::uint32_t second = preds[j];
+                if (related(first, second) || b.haveConflict(first, second)) {
                     continue;
                 }
-                addConflict(a, b, map.m_lanes[a].length_m, map.m_lanes[b].length_m,
-                            map.m_points[map.m_lanes[l].firstPoint], ConflictKind::Merge);
+                b.addConflict(first, second, b.map.m_lanes[first].length_m, b.map.m_lanes[second].length_m,
+                              b.map.m_points[b.map.m_lanes[l].firstPoint], ConflictKind::Merge);
             }
         }
     }
+}
 
-    // Junctions: given by the format, or clusters of conflicting lanes.
+/// Junctions: given by the format, or clusters of conflicting lanes (deriveJunctions); each with its
+/// lanes and the centre of their points.
+void RoadMapBuilder::assignJunctions(Build& b) {
+    RoadMap& map = b.map;
+    const std::uint32_t laneCount = b.laneCount;
     if (m_deriveJunctions) {
         std::vector<std::uint32_t> parent(laneCount);
         std::iota(parent.begin(), parent.end(), 0U);
@@ -315,16 +361,19 @@ Result<RoadMap, MapError> RoadMapBuilder::build() {
         }
         map.m_junctionIds.push_back(std::move(id));
     }
+}
 
-    // Priority and junction of each conflict; per-lane conflict lists ordered by s.
+/// Priority and junction of each conflict; per-lane conflict lists ordered by s.
+void RoadMapBuilder::orderConflicts(Build& b) const {
+    RoadMap& map = b.map;
     for (Conflict& c : map.m_conflicts) {
         c.priority = m_rule ? m_rule(c.first, c.second, c.kind) : Priority::Unregulated;
         const std::uint32_t ja = m_junctionOfLane[c.first];
         const std::uint32_t jb = m_junctionOfLane[c.second];
         c.junction = ja != NO_INDEX ? ja : jb;
     }
-    for (std::uint32_t l = 0; l < laneCount; ++l) {
-        auto& list = conflictsOfLane[l];
+    for (std::uint32_t l = 0; l < b.laneCount; ++l) {
+        auto& list = b.conflictsOfLane[l];
         auto sOn = [&](std::uint32_t c) {
             const Conflict& x = map.m_conflicts[c];
             return x.first == l ? x.firstS_m : x.secondS_m;
@@ -334,12 +383,6 @@ Result<RoadMap, MapError> RoadMapBuilder::build() {
         map.m_lanes[l].conflictCount = static_cast<std::uint32_t>(list.size());
         map.m_laneConflicts.insert(map.m_laneConflicts.end(), list.begin(), list.end());
     }
-
-    m_summary.lanes = laneCount;
-    m_summary.junctions = static_cast<std::uint32_t>(map.m_junctions.size());
-    m_summary.conflicts = static_cast<std::uint32_t>(map.m_conflicts.size());
-    map.m_summary = m_summary;
-    return Result<RoadMap, MapError>(std::move(map));
 }
 
 }  // namespace augur::runtime::scene

@@ -132,6 +132,13 @@ private:
         return MapError{code, m_doc.fileName(), m_doc.element(element).line, id, std::move(message)};
     }
 
+    /// An edge's drivable lanes as readEdge adds them, for pairing the neighbours.
+    struct EdgeLanes {
+        std::vector<std::pair<int, std::uint32_t>> byIndex;  // (SUMO index, lane)
+        std::vector<bool> changeLeft;
+        std::vector<bool> changeRight;
+    };
+
     Result<void, MapError> readEdge(std::uint32_t e) {
         const std::string* id = m_doc.attribute(e, "id");
         if (id == nullptr) {
@@ -140,87 +147,105 @@ private:
         const std::string* function = m_doc.attribute(e, "function");
         const bool internal = function != nullptr && *function == "internal";
         if (function != nullptr && *function != "internal" && *function != "normal") {
-            for (std::uint32_t c = m_doc.element(e).firstChild; c != XmlDocument::NONE; c = m_doc.element(c).nextSibling) {
-                if (m_doc.element(c).name == "lane") {
-                    ++m_builder.summary().skippedNonVehicle;  // crossings, walking areas, connectors
-                    if (const std::string* laneId = m_doc.attribute(c, "id")) {
-                        m_skippedLanes.insert(*laneId);
-                    }
-                }
-            }
+            skipLanesOf(e);
             return {};
         }
-        std::vector<std::pair<int, std::uint32_t>> lanesByIndex;  // (index, lane) for neighbours
-        std::vector<bool> changeLeft;
-        std::vector<bool> changeRight;
+        EdgeLanes lanes;
         for (std::uint32_t c = m_doc.element(e).firstChild; c != XmlDocument::NONE; c = m_doc.element(c).nextSibling) {
             if (m_doc.element(c).name != "lane") {
                 continue;
             }
-            const std::string* laneId = m_doc.attribute(c, "id");
-            const std::string* index = m_doc.attribute(c, "index");
-            const std::string* speed = m_doc.attribute(c, "speed");
-            const std::string* shape = m_doc.attribute(c, "shape");
-            const std::string where = "lane " + (laneId != nullptr ? *laneId : "of edge " + *id);
-            if (laneId == nullptr || index == nullptr || speed == nullptr || shape == nullptr) {
-                return fail(error(MapErrorCode::MissingAttribute, c, where, "lane needs id, index, speed and shape"));
-            }
-            const std::string* allow = m_doc.attribute(c, "allow");
-            const std::string* disallow = m_doc.attribute(c, "disallow");
-            if ((allow != nullptr && !listsPassengerCars(*allow)) ||
-                (disallow != nullptr && (listsPassengerCars(*disallow)))) {
-                ++m_builder.summary().skippedNonVehicle;
-                m_skippedLanes.insert(*laneId);
-                continue;
-            }
-            LaneSpec spec;
-            spec.id = *laneId;
-            spec.sourceLine = m_doc.element(c).line;
-            int laneIndex = 0;
-            if (!parseIndex(*index, MAX_SUMO_LANE_INDEX, laneIndex)) {
-                return fail(error(MapErrorCode::BadValue, c, where,
-                                  "index '" + *index + "' is not an integer in [0, " + std::to_string(MAX_SUMO_LANE_INDEX) + "]"));
-            }
-            if (!parseNumber(*speed, spec.speedLimit_mps) || !(spec.speedLimit_mps > 0.0)) {
-                return fail(error(MapErrorCode::BadValue, c, where, "speed '" + *speed + "' is not a positive number"));
-            }
-            spec.width_m = SUMO_DEFAULT_LANE_WIDTH_M;
-            if (const std::string* width = m_doc.attribute(c, "width")) {
-                if (!parseNumber(*width, spec.width_m) || !(spec.width_m > 0.0)) {
-                    return fail(error(MapErrorCode::BadValue, c, where, "width '" + *width + "' is not a positive number"));
-                }
-            }
-            for (const auto& [otherIndex, otherLane] : lanesByIndex) {
-                if (otherIndex == laneIndex) {
-                    return fail(error(MapErrorCode::DuplicateId, c, where,
-                                      "index " + *index + " is also the index of lane " + m_builder.spec(otherLane).id +
-                                          " of this edge"));
-                }
-            }
-            if (std::string problem = parseShape(*shape, spec.centreline); !problem.empty()) {
-                return fail(error(MapErrorCode::BadValue, c, where, std::move(problem)));
-            }
-            const std::uint32_t lane = m_builder.addLane(std::move(spec));
-            if (!m_laneIndex.emplace(*laneId, lane).second) {
-                return fail(error(MapErrorCode::DuplicateId, c, where, "lane id used twice"));
-            }
-            m_internal.push_back(internal);
-            m_linkIndex.push_back(-1);
-            lanesByIndex.emplace_back(laneIndex, lane);
-            changeLeft.push_back(!internal && laneChangePermitted(m_doc.attribute(c, "changeLeft")));
-            changeRight.push_back(!internal && laneChangePermitted(m_doc.attribute(c, "changeRight")));
-        }
-        // SUMO numbers lanes from the right (index 0); index + 1 is the left neighbour. The indices of an
-        // edge are distinct and at most MAX_SUMO_LANE_INDEX, so this pairing is bounded.
-        for (std::size_t i = 0; i < lanesByIndex.size(); ++i) {
-            for (std::size_t j = 0; j < lanesByIndex.size(); ++j) {
-                if (lanesByIndex[j].first == lanesByIndex[i].first + 1) {
-                    m_builder.setNeighbour(lanesByIndex[i].second, Side::Left, lanesByIndex[j].second, changeLeft[i]);
-                    m_builder.setNeighbour(lanesByIndex[j].second, Side::Right, lanesByIndex[i].second, changeRight[j]);
-                }
+            if (auto lane = readLane(c, *id, internal, lanes); lane.hasError()) {
+                return lane;
             }
         }
+        pairNeighbours(lanes);
         return {};
+    }
+
+    /// The lanes of an edge that is not for vehicles (crossings, walking areas, connectors): counted
+    /// and remembered as skipped.
+    void skipLanesOf(std::uint32_t e) {
+        for (std::uint32_t c = m_doc.element(e).firstChild; c != XmlDocument::NONE; c = m_doc.element(c).nextSibling) {
+            if (m_doc.element(c).name == "lane") {
+                ++m_builder.summary().skippedNonVehicle;
+                if (const std::string* laneId = m_doc.attribute(c, "id")) {
+                    m_skippedLanes.insert(*laneId);
+                }
+            }
+        }
+    }
+
+    /// Lane element c of edge `edgeId`: added to the builder and to `lanes` unless passenger cars may
+    /// not use it (then counted and remembered as skipped).
+    Result<void, MapError> readLane(std::uint32_t c, const std::string& edgeId, bool internal, EdgeLanes& lanes) {
+        const std::string* laneId = m_doc.attribute(c, "id");
+        const std::string* index = m_doc.attribute(c, "index");
+        const std::string* speed = m_doc.attribute(c, "speed");
+        const std::string* shape = m_doc.attribute(c, "shape");
+        const std::string where = "lane " + (laneId != nullptr ? *laneId : "of edge " + edgeId);
+        if (laneId == nullptr || index == nullptr || speed == nullptr || shape == nullptr) {
+            return fail(error(MapErrorCode::MissingAttribute, c, where, "lane needs id, index, speed and shape"));
+        }
+        const std::string* allow = m_doc.attribute(c, "allow");
+        const std::string* disallow = m_doc.attribute(c, "disallow");
+        if ((allow != nullptr && !listsPassengerCars(*allow)) ||
+            (disallow != nullptr && (listsPassengerCars(*disallow)))) {
+            ++m_builder.summary().skippedNonVehicle;
+            m_skippedLanes.insert(*laneId);
+            return {};
+        }
+        LaneSpec spec;
+        spec.id = *laneId;
+        spec.sourceLine = m_doc.element(c).line;
+        int laneIndex = 0;
+        if (!parseIndex(*index, MAX_SUMO_LANE_INDEX, laneIndex)) {
+            return fail(error(MapErrorCode::BadValue, c, where,
+                              "index '" + *index + "' is not an integer in [0, " + std::to_string(MAX_SUMO_LANE_INDEX) + "]"));
+        }
+        if (!parseNumber(*speed, spec.speedLimit_mps) || !(spec.speedLimit_mps > 0.0)) {
+            return fail(error(MapErrorCode::BadValue, c, where, "speed '" + *speed + "' is not a positive number"));
+        }
+        spec.width_m = SUMO_DEFAULT_LANE_WIDTH_M;
+        if (const std::string* width = m_doc.attribute(c, "width")) {
+            if (!parseNumber(*width, spec.width_m) || !(spec.width_m > 0.0)) {
+                return fail(error(MapErrorCode::BadValue, c, where, "width '" + *width + "' is not a positive number"));
+            }
+        }
+        for (const auto& [otherIndex, otherLane] : lanes.byIndex) {
+            if (otherIndex == laneIndex) {
+                return fail(error(MapErrorCode::DuplicateId, c, where,
+                                  "index " + *index + " is also the index of lane " + m_builder.spec(otherLane).id +
+                                      " of this edge"));
+            }
+        }
+        if (std::string problem = parseShape(*shape, spec.centreline); !problem.empty()) {
+            return fail(error(MapErrorCode::BadValue, c, where, std::move(problem)));
+        }
+        const std::uint32_t lane = m_builder.addLane(std::move(spec));
+        if (!m_laneIndex.emplace(*laneId, lane).second) {
+            return fail(error(MapErrorCode::DuplicateId, c, where, "lane id used twice"));
+        }
+        m_internal.push_back(internal);
+        m_linkIndex.push_back(-1);
+        lanes.byIndex.emplace_back(laneIndex, lane);
+        lanes.changeLeft.push_back(!internal && laneChangePermitted(m_doc.attribute(c, "changeLeft")));
+        lanes.changeRight.push_back(!internal && laneChangePermitted(m_doc.attribute(c, "changeRight")));
+        return {};
+    }
+
+    /// SUMO numbers lanes from the right (index 0); index + 1 is the left neighbour. The indices of an
+    /// edge are distinct and at most MAX_SUMO_LANE_INDEX, so this pairing is bounded.
+    void pairNeighbours(const EdgeLanes& lanes) {
+        const auto& byIndex = lanes.byIndex;
+        for (std::size_t i = 0; i < byIndex.size(); ++i) {
+            for (std::size_t j = 0; j < byIndex.size(); ++j) {
+                if (byIndex[j].first == byIndex[i].first + 1) {
+                    m_builder.setNeighbour(byIndex[i].second, Side::Left, byIndex[j].second, lanes.changeLeft[i]);
+                    m_builder.setNeighbour(byIndex[j].second, Side::Right, byIndex[i].second, lanes.changeRight[j]);
+                }
+            }
+        }
     }
 
     Result<void, MapError> readJunction(std::uint32_t e) {

@@ -90,6 +90,96 @@ platform::GpuStatus enqueueCycle(MotionGpu::Impl& g, int corridorCount, platform
 std::string gpuFailure(const char* step, const platform::GpuError& error) {
     return std::string("motion prediction on the GPU: ") + step + ": " + platform::describe(error);
 }
+
+/// The page-locked staging of the inputs and the results (mapped when zero copy), zeroed.
+Result<void, std::string> allocateStaging(MotionGpu::Impl& g) {
+    const auto corridors = static_cast<std::size_t>(g.prediction.maxCorridors);
+    const auto steps = static_cast<std::size_t>(g.prediction.horizonSteps);
+    const std::size_t gridCells = static_cast<std::size_t>(g.prediction.gridFrames) * g.frameCells;
+    struct PinnedRequest {
+        platform::PinnedMemory* memory;
+        std::size_t bytes;
+        const char* what;
+    };
+    const PinnedRequest pinned[] = {
+        {&g.stagingCorridors, corridors * sizeof(markov::CorridorInput), "page-locked corridor staging"},
+        {&g.stagingPolylines, 3 * g.polylineFloats() * sizeof(float), "page-locked centreline staging"},
+        {&g.resultPoints, corridors * steps * sizeof(CorridorPoint), "page-locked corridor points"},
+        {&g.resultGrid, gridCells * sizeof(std::uint16_t), "page-locked grid"},
+    };
+    for (const PinnedRequest& request : pinned) {
+        auto memory = platform::PinnedMemory::allocate(request.bytes, g.zeroCopy);
+        if (!memory) {
+            return fail(gpuFailure(request.what, memory.error()));
+        }
+        *request.memory = std::move(memory).value();
+        std::memset(request.memory->get(), 0, request.bytes);
+    }
+    return {};
+}
+
+/// The device memory of the prediction (marginals, scratch) and, unless zero copy, the device copies of
+/// the staging and the results; then the addresses the kernels use.
+Result<void, std::string> allocateDeviceBuffers(MotionGpu::Impl& g, const markov::MarkovChain& chain) {
+    const auto corridors = static_cast<std::size_t>(g.prediction.maxCorridors);
+    const auto steps = static_cast<std::size_t>(g.prediction.horizonSteps);
+    const std::size_t gridCells = static_cast<std::size_t>(g.prediction.gridFrames) * g.frameCells;
+    auto positionMarginal = platform::DeviceBuffer<float>::create(
+        corridors * steps * static_cast<std::size_t>(chain.config().positionCells));
+    auto speedMarginal = platform::DeviceBuffer<float>::create(
+        corridors * steps * static_cast<std::size_t>(chain.config().speedCells));
+    auto scratch = platform::DeviceMemory::allocate(markov::cuda::predictScratchBytes(chain.config(), g.prediction));
+    const auto memoryFailure = [corridors] {
+        return std::string("motion prediction on the GPU: device memory for ") + std::to_string(corridors) +
+               " corridors could not be allocated";
+    };
+    if (!positionMarginal || !speedMarginal || !scratch) {
+        return fail(memoryFailure());
+    }
+    g.positionMarginal = std::move(positionMarginal).value();
+    g.speedMarginal = std::move(speedMarginal).value();
+    g.scratch = std::move(scratch).value();
+    if (g.zeroCopy) {
+        g.deviceCorridors = static_cast<markov::CorridorInput*>(g.stagingCorridors.devicePointer());
+        g.devicePolylines = static_cast<float*>(g.stagingPolylines.devicePointer());
+        g.devicePoints = static_cast<CorridorPoint*>(g.resultPoints.devicePointer());
+        g.deviceGrid = static_cast<std::uint16_t*>(g.resultGrid.devicePointer());
+        return {};
+    }
+    auto deviceCorridors = platform::DeviceBuffer<markov::CorridorInput>::create(corridors);
+    auto polylines = platform::DeviceBuffer<float>::create(3 * g.polylineFloats());
+    auto points = platform::DeviceBuffer<CorridorPoint>::create(corridors * steps);
+    auto grid = platform::DeviceBuffer<std::uint16_t>::create(gridCells);
+    if (!deviceCorridors || !polylines || !points || !grid) {
+        return fail(memoryFailure());
+    }
+    g.corridors = std::move(deviceCorridors).value();
+    g.polylines = std::move(polylines).value();
+    g.points = std::move(points).value();
+    g.grid = std::move(grid).value();
+    g.deviceCorridors = g.corridors.data();
+    g.devicePolylines = g.polylines.data();
+    g.devicePoints = g.points.data();
+    g.deviceGrid = g.grid.data();
+    return {};
+}
+
+/// One graph of the cycle per corridor-count bucket: FIRST_BUCKET_CORRIDORS, doubling, up to the capacity.
+Result<void, std::string> captureGraphs(MotionGpu::Impl& g) {
+    for (int bucket = FIRST_BUCKET_CORRIDORS;; bucket *= 2) {
+        const int count = std::min(bucket, g.prediction.maxCorridors);
+        auto graph = platform::Graph::capture(
+            g.lane.stream.get(), [&g, count](platform::StreamHandle s) { return enqueueCycle(g, count, s); });
+        if (!graph) {
+            return fail(gpuFailure("capturing the cycle's graph", graph.error()));
+        }
+        g.bucketCorridors.push_back(count);
+        g.graphs.push_back(std::move(graph).value());
+        if (count == g.prediction.maxCorridors) {
+            return {};
+        }
+    }
+}
 }  // namespace
 
 Result<std::unique_ptr<MotionGpu>, std::string> MotionGpu::create(const markov::MarkovChain& chain,
@@ -111,80 +201,14 @@ Result<std::unique_ptr<MotionGpu>, std::string> MotionGpu::create(const markov::
         return fail(lane.error());
     }
     impl->lane = std::move(lane).value();
-
-    const auto corridors = static_cast<std::size_t>(prediction.maxCorridors);
-    const auto steps = static_cast<std::size_t>(prediction.horizonSteps);
-    const std::size_t gridCells = static_cast<std::size_t>(prediction.gridFrames) * impl->frameCells;
-    struct PinnedRequest {
-        platform::PinnedMemory* memory;
-        std::size_t bytes;
-        const char* what;
-    };
-    const PinnedRequest pinned[] = {
-        {&impl->stagingCorridors, corridors * sizeof(markov::CorridorInput), "page-locked corridor staging"},
-        {&impl->stagingPolylines, 3 * impl->polylineFloats() * sizeof(float), "page-locked centreline staging"},
-        {&impl->resultPoints, corridors * steps * sizeof(CorridorPoint), "page-locked corridor points"},
-        {&impl->resultGrid, gridCells * sizeof(std::uint16_t), "page-locked grid"},
-    };
-    for (const PinnedRequest& request : pinned) {
-        auto memory = platform::PinnedMemory::allocate(request.bytes, zeroCopy);
-        if (!memory) {
-            return fail(gpuFailure(request.what, memory.error()));
-        }
-        *request.memory = std::move(memory).value();
-        std::memset(request.memory->get(), 0, request.bytes);
+    if (auto staging = allocateStaging(*impl); !staging) {
+        return fail(staging.error());
     }
-    auto positionMarginal = platform::DeviceBuffer<float>::create(
-        corridors * steps * static_cast<std::size_t>(chain.config().positionCells));
-    auto speedMarginal = platform::DeviceBuffer<float>::create(
-        corridors * steps * static_cast<std::size_t>(chain.config().speedCells));
-    auto scratch = platform::DeviceMemory::allocate(markov::cuda::predictScratchBytes(chain.config(), prediction));
-    const auto memoryFailure = [corridors] {
-        return std::string("motion prediction on the GPU: device memory for ") + std::to_string(corridors) +
-               " corridors could not be allocated";
-    };
-    if (!positionMarginal || !speedMarginal || !scratch) {
-        return fail(memoryFailure());
+    if (auto buffers = allocateDeviceBuffers(*impl, chain); !buffers) {
+        return fail(buffers.error());
     }
-    impl->positionMarginal = std::move(positionMarginal).value();
-    impl->speedMarginal = std::move(speedMarginal).value();
-    impl->scratch = std::move(scratch).value();
-    if (zeroCopy) {
-        impl->deviceCorridors = static_cast<markov::CorridorInput*>(impl->stagingCorridors.devicePointer());
-        impl->devicePolylines = static_cast<float*>(impl->stagingPolylines.devicePointer());
-        impl->devicePoints = static_cast<CorridorPoint*>(impl->resultPoints.devicePointer());
-        impl->deviceGrid = static_cast<std::uint16_t*>(impl->resultGrid.devicePointer());
-    } else {
-        auto deviceCorridors = platform::DeviceBuffer<markov::CorridorInput>::create(corridors);
-        auto polylines = platform::DeviceBuffer<float>::create(3 * impl->polylineFloats());
-        auto points = platform::DeviceBuffer<CorridorPoint>::create(corridors * steps);
-        auto grid = platform::DeviceBuffer<std::uint16_t>::create(gridCells);
-        if (!deviceCorridors || !polylines || !points || !grid) {
-            return fail(memoryFailure());
-        }
-        impl->corridors = std::move(deviceCorridors).value();
-        impl->polylines = std::move(polylines).value();
-        impl->points = std::move(points).value();
-        impl->grid = std::move(grid).value();
-        impl->deviceCorridors = impl->corridors.data();
-        impl->devicePolylines = impl->polylines.data();
-        impl->devicePoints = impl->points.data();
-        impl->deviceGrid = impl->grid.data();
-    }
-
-    for (int bucket = FIRST_BUCKET_CORRIDORS;; bucket *= 2) {
-        const int count = std::min(bucket, prediction.maxCorridors);
-        Impl& g = *impl;
-        auto graph = platform::Graph::capture(
-            g.lane.stream.get(), [&g, count](platform::StreamHandle s) { return enqueueCycle(g, count, s); });
-        if (!graph) {
-            return fail(gpuFailure("capturing the cycle's graph", graph.error()));
-        }
-        impl->bucketCorridors.push_back(count);
-        impl->graphs.push_back(std::move(graph).value());
-        if (count == prediction.maxCorridors) {
-            break;
-        }
+    if (auto captured = captureGraphs(*impl); !captured) {
+        return fail(captured.error());
     }
     return Result<std::unique_ptr<MotionGpu>, std::string>(std::unique_ptr<MotionGpu>(new MotionGpu(std::move(impl))));
 }

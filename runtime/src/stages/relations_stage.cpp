@@ -33,6 +33,89 @@ void describeSpeedLimits(const scene::RoadMap& map, const scene::Corridor& corri
     }
 }
 
+/// Where a corridor's path moves over from a dropped lane to the lane it merges into.
+struct PathMerge {
+    double at_m{0.0};  ///< corridor s of the merge
+    double over_m{0.0};
+    scene::Point2 offset;  ///< from the dropped lane's end to the merged-into lane abreast of it
+};
+
+/// A corridor's path as a vehicle drives it. Neither a lane change nor a merge jumps. A lane change
+/// leaves the vehicle's position and joins the target lane's centreline linearly over
+/// LANE_CHANGE_DURATION_S of travel (the offset at s = 0 fades out). A merge at the end of a dropped
+/// lane moves over linearly during the same travel before the end (or from the vehicle on, when it
+/// is nearer): the offset to the merged-into lane fades in.
+class CorridorPath {
+public:
+    CorridorPath(const scene::RoadMap& map, const scene::Corridor& corridor,
+                 const scene::SceneVehicle& vehicle) noexcept
+        : m_map(map),
+          m_corridor(corridor),
+          m_join_m(std::max(LANE_CHANGE_MIN_M, static_cast<double>(vehicle.speed_mps) * LANE_CHANGE_DURATION_S)) {
+        if (corridor.laneChange) {
+            scene::Point2 start;
+            double heading = 0.0;
+            scene::corridorPointAt(map, corridor, 0.0, start, heading);
+            m_changeOffset = scene::Point2{vehicle.x_m - start.x_m, vehicle.y_m - start.y_m};
+        }
+        for (std::size_t i = 1; i < corridor.segments.size(); ++i) {
+            const scene::CorridorSegment& seg = corridor.segments[i];
+            if (!seg.merge) {
+                continue;
+            }
+            const scene::CorridorSegment& dropped = corridor.segments[i - 1];
+            scene::Point2 from;
+            scene::Point2 to;
+            double heading = 0.0;
+            map.pointAt(dropped.lane, dropped.sEnd_m, from, heading);
+            map.pointAt(seg.lane, seg.sBegin_m, to, heading);
+            (void)m_merges.pushBack(PathMerge{seg.corridorS_m, std::min(m_join_m, static_cast<double>(seg.corridorS_m)),
+                                          scene::Point2{to.x_m - from.x_m, to.y_m - from.y_m}});
+        }
+    }
+
+    /// The path's point at corridor arc length s and the lane's heading there.
+    void pointAt(double s, scene::Point2& p, double& laneHeading) const noexcept {
+        scene::corridorPointAt(m_map, m_corridor, s, p, laneHeading);
+        if (m_corridor.laneChange && s < m_join_m) {
+            const double w = 1.0 - s / m_join_m;
+            p.x_m += w * m_changeOffset.x_m;
+            p.y_m += w * m_changeOffset.y_m;
+        }
+        for (const PathMerge& m : m_merges) {
+            if (s < m.at_m && s > m.at_m - m.over_m) {
+                const double w = 1.0 - (m.at_m - s) / m.over_m;
+                p.x_m += w * m.offset.x_m;
+                p.y_m += w * m.offset.y_m;
+            }
+        }
+    }
+
+private:
+    const scene::RoadMap& m_map;
+    const scene::Corridor& m_corridor;
+    double m_join_m;
+    scene::Point2 m_changeOffset;
+    FixedVector<PathMerge, scene::MAX_SEGMENTS_PER_CORRIDOR> m_merges;
+};
+
+/// The road at the vehicle: the direction (the lane's, or for a lane change the path's towards the
+/// target lane), the curvature over CURVATURE_BASE_M and the first lane's speed limit.
+void describeRoad(const scene::RoadMap& map, const scene::Corridor& corridor, const CorridorPath& path,
+                  kernels::pf::SceneCorridor& road) noexcept {
+    scene::Point2 p0;
+    scene::Point2 p1;
+    double heading0 = 0.0;
+    double heading1 = 0.0;
+    path.pointAt(0.0, p0, heading0);
+    path.pointAt(CURVATURE_BASE_M, p1, heading1);
+    const double pathHeading = corridor.laneChange ? std::atan2(p1.y_m - p0.y_m, p1.x_m - p0.x_m) : heading0;
+    road.heading_rad = static_cast<float>(pathHeading);
+    road.curvature_1pm = static_cast<float>(scene::wrapAngle(heading1 - heading0) / CURVATURE_BASE_M);
+    const double limit = corridor.segments.empty() ? 0.0 : map.lane(corridor.segments[0].lane).speedLimit_mps;
+    road.speedLimit_mps = limit > 0.0 ? static_cast<float>(limit) : DEFAULT_SPEED_LIMIT_MPS;
+}
+
 }  // namespace
 
 bool isPredictedClass(ObjectClass objectClass) noexcept {
@@ -63,56 +146,8 @@ void RelationsStage::describeCorridor(std::uint32_t v, std::uint32_t k) noexcept
         out.route[i] = corridor.segments[i].lane;
     }
 
-    // Neither a lane change nor a merge jumps. A lane change leaves the vehicle's position and joins the
-    // target lane's centreline linearly over LANE_CHANGE_DURATION_S of travel (the offset at s = 0 fades
-    // out). A merge at the end of a dropped lane moves over linearly during the same travel before the end
-    // (or from the vehicle on, when it is nearer): the offset to the merged-into lane fades in.
-    const scene::SceneVehicle& vehicle = m_vehicles[v];
-    const double join_m = std::max(LANE_CHANGE_MIN_M, static_cast<double>(vehicle.speed_mps) * LANE_CHANGE_DURATION_S);
-    scene::Point2 changeOffset;
-    if (corridor.laneChange) {
-        scene::Point2 start;
-        double heading = 0.0;
-        scene::corridorPointAt(map, corridor, 0.0, start, heading);
-        changeOffset = scene::Point2{vehicle.x_m - start.x_m, vehicle.y_m - start.y_m};
-    }
-    struct Merge {
-        double at_m{0.0};  ///< corridor s of the merge
-        double over_m{0.0};
-        scene::Point2 offset;  ///< from the dropped lane's end to the merged-into lane abreast of it
-    };
-    FixedVector<Merge, scene::MAX_SEGMENTS_PER_CORRIDOR> merges;
-    for (std::size_t i = 1; i < corridor.segments.size(); ++i) {
-        const scene::CorridorSegment& seg = corridor.segments[i];
-        if (!seg.merge) {
-            continue;
-        }
-        const scene::CorridorSegment& dropped = corridor.segments[i - 1];
-        scene::Point2 from;
-        scene::Point2 to;
-        double heading = 0.0;
-        map.pointAt(dropped.lane, dropped.sEnd_m, from, heading);
-        map.pointAt(seg.lane, seg.sBegin_m, to, heading);
-        (void)merges.pushBack(Merge{seg.corridorS_m, std::min(join_m, static_cast<double>(seg.corridorS_m)),
-                                    scene::Point2{to.x_m - from.x_m, to.y_m - from.y_m}});
-    }
-    const auto pathPoint = [&](double s, scene::Point2& p, double& laneHeading) {
-        scene::corridorPointAt(map, corridor, s, p, laneHeading);
-        if (corridor.laneChange && s < join_m) {
-            const double w = 1.0 - s / join_m;
-            p.x_m += w * changeOffset.x_m;
-            p.y_m += w * changeOffset.y_m;
-        }
-        for (const Merge& m : merges) {
-            if (s < m.at_m && s > m.at_m - m.over_m) {
-                const double w = 1.0 - (m.at_m - s) / m.over_m;
-                p.x_m += w * m.offset.x_m;
-                p.y_m += w * m.offset.y_m;
-            }
-        }
-    };
-
     // Centreline, resampled evenly over the corridor.
+    const CorridorPath path(map, corridor, m_vehicles[v]);
     const std::size_t base = polylineOffset(v, k);
     const auto points = static_cast<std::int32_t>(FRAME_POLYLINE_POINTS);
     const double spacing = corridor.length_m > 0.0F ? corridor.length_m / static_cast<double>(points - 1) : 0.0;
@@ -120,26 +155,21 @@ void RelationsStage::describeCorridor(std::uint32_t v, std::uint32_t k) noexcept
         scene::Point2 p;
         double heading = 0.0;
         const double s = spacing * static_cast<double>(i);
-        pathPoint(s, p, heading);
+        path.pointAt(s, p, heading);
         m_frame.polyX_m[base + static_cast<std::size_t>(i)] = static_cast<float>(p.x_m);
         m_frame.polyY_m[base + static_cast<std::size_t>(i)] = static_cast<float>(p.y_m);
         m_frame.polyS_m[base + static_cast<std::size_t>(i)] = static_cast<float>(s);
     }
     out.polylinePoints = points;
 
-    scene::Point2 p0;
-    scene::Point2 p1;
-    double heading0 = 0.0;
-    double heading1 = 0.0;
-    pathPoint(0.0, p0, heading0);
-    pathPoint(CURVATURE_BASE_M, p1, heading1);
-    // The direction at the vehicle: the lane's, or for a lane change the path's towards the target lane.
-    const double pathHeading = corridor.laneChange ? std::atan2(p1.y_m - p0.y_m, p1.x_m - p0.x_m) : heading0;
-    out.road.heading_rad = static_cast<float>(pathHeading);
-    out.road.curvature_1pm = static_cast<float>(scene::wrapAngle(heading1 - heading0) / CURVATURE_BASE_M);
-    const double limit = corridor.segments.empty() ? 0.0 : map.lane(corridor.segments[0].lane).speedLimit_mps;
-    out.road.speedLimit_mps = limit > 0.0 ? static_cast<float>(limit) : DEFAULT_SPEED_LIMIT_MPS;
+    describeRoad(map, corridor, path, out.road);
+    describeYielding(v, global, out);
+    out.limits.speedLimit_mps = out.road.speedLimit_mps;
+    describeSpeedLimits(map, corridor, out.limits);
+}
 
+void RelationsStage::describeYielding(std::uint32_t v, std::uint32_t global, FrameCorridor& out) const noexcept {
+    const scene::Corridor& corridor = m_scene.corridor(global);
     // The next stop point: a stop line before a junction, else the point where a vehicle with priority crosses.
     float stop = NO_STOP_M;
     for (const scene::IntersectionRelation& junction : m_scene.intersections(global)) {
@@ -174,8 +204,6 @@ void RelationsStage::describeCorridor(std::uint32_t v, std::uint32_t k) noexcept
         out.road.mustGiveWay = 1;  // a stop line with nobody in particular to yield to (a sign)
     }
     out.road.distanceToStop_m = stop;
-    out.limits.speedLimit_mps = out.road.speedLimit_mps;
-    describeSpeedLimits(map, corridor, out.limits);
     out.limits.stopDistance_m = stop < NO_STOP_M ? stop : kernels::markov::NO_LIMIT;
     out.limits.leadGap_m = leadGap;
     out.limits.leadSpeed_mps = leadSpeed;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "augur/kernels/pf/filter.hpp"
+#include "augur/kernels/pf/testing/filter_probe.hpp"
 #include "augur/kernels/pf/testing/gather_baseline.hpp"
 #include "augur/kernels/pf/resample.hpp"
 #include "augur/platform/memory.hpp"
@@ -26,6 +27,7 @@ using platform::DeviceMemory;
 using platform::Graph;
 using platform::Stream;
 using platform::StreamHandle;
+using testing::FilterProbe;
 
 std::vector<float> randomLogWeights(std::size_t k, std::uint32_t seed) {
     std::mt19937 gen(seed);
@@ -409,14 +411,14 @@ void checkPendingSteps(const FilterConfig& config, int steps) {
             expectClose(p, stream->get(), 2e-3F, 0.01);
         }
         if (step > 1) {
-            ASSERT_TRUE(twin->copyAppliedCopyIndices(appliedIndex, stream->get()));
+            ASSERT_TRUE(FilterProbe(*twin).copyAppliedCopyIndices(appliedIndex, stream->get()));
             std::size_t appliedMismatches = 0;
             for (std::size_t j = 0; j < k; ++j) {
                 appliedMismatches += appliedIndex[j] != previousIndex[j] ? 1 : 0;
             }
             EXPECT_EQ(appliedMismatches, 0U) << "copy indices the advance drew that differ from the resampling's";
         }
-        const auto pending = p.gpu.copyWeightedParticles(weighted, logWeights, copyIndex, stream->get());
+        const auto pending = FilterProbe(p.gpu).copyWeightedParticles(weighted, logWeights, copyIndex, stream->get());
         ASSERT_TRUE(pending.hasValue());
         ASSERT_TRUE(*pending) << "a threshold of 2 resamples every step";
         const float maxLogWeight = *std::max_element(logWeights.begin(), logWeights.end());
@@ -542,13 +544,13 @@ TEST(SceneFilterGpu, StagesWithoutTheUploadLeaveTheFilterUsable) {
             if (step % 10 == 1) {
                 ASSERT_TRUE(f->step(stream->get()));
             } else {
-                ASSERT_TRUE(f->advance(stream->get()));
-                ASSERT_TRUE(f->combine(stream->get()));
+                ASSERT_TRUE(FilterProbe(*f).advance(stream->get()));
+                ASSERT_TRUE(FilterProbe(*f).combine(stream->get()));
             }
             ASSERT_TRUE(stream->synchronize()) << "step " << step;
         }
         std::vector<std::uint32_t> copyIndex(config.particles);
-        ASSERT_TRUE(f->copyAppliedCopyIndices(copyIndex, stream->get()));
+        ASSERT_TRUE(FilterProbe(*f).copyAppliedCopyIndices(copyIndex, stream->get()));
         EXPECT_LT(*std::max_element(copyIndex.begin(), copyIndex.end()), config.particles);
         ASSERT_TRUE(f->setInputs(sceneInputs(vehicles, 31)));
         ASSERT_TRUE(f->step(stream->get()));
@@ -607,7 +609,7 @@ TEST(SceneFilterGpu, ReduceAloneReproducesTheStepsOutputs) {
         ASSERT_TRUE(sut->step(stream->get()));
         std::vector<float> fromStep(outputCount<SceneModel>(vehicles));
         ASSERT_TRUE(sut->copyOutputs(fromStep, stream->get()));
-        ASSERT_TRUE(sut->reduce(stream->get()));
+        ASSERT_TRUE(FilterProbe(*sut).reduce(stream->get()));
         std::vector<float> fromReduce(fromStep.size());
         ASSERT_TRUE(sut->copyOutputs(fromReduce, stream->get()));
         EXPECT_EQ(fromReduce, fromStep) << vehicles << " vehicles";
@@ -636,7 +638,7 @@ TEST(SceneFilterGpu, AReduceBetweenStepsLeavesThePendingResamplingAsItWas) {
             ASSERT_TRUE(f->setInputs(sceneInputs(vehicles, 1)));
             ASSERT_TRUE(f->step(stream->get()));
         }
-        ASSERT_TRUE(reduced->reduce(stream->get()));
+        ASSERT_TRUE(FilterProbe(*reduced).reduce(stream->get()));
         ASSERT_TRUE(stream->synchronize());
         for (auto* f : {&*plain, &*reduced}) {
             ASSERT_TRUE(f->setInputs(sceneInputs(vehicles, 2)));

@@ -70,7 +70,7 @@ std::vector<std::vector<float>> run() {
 }
 
 TEST(RecordedReplay, SceneEstimatesMatchTheRecording) {
-    const std::string path = testing::sourcePath("tests/kernels/pf/data/scene_replay.csv");
+    const std::string path = augur::testing::sourcePath("tests/kernels/pf/data/scene_replay.csv");
     const auto actual = run();
     if (const char* update = std::getenv("AUGUR_UPDATE_RECORDINGS"); update != nullptr && update[0] == '1') {
         std::ofstream out(path);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "augur/kernels/pf/filter.hpp"
+#include "augur/kernels/pf/testing/filter_probe.hpp"
 
 namespace augur::kernels::pf {
 namespace {
@@ -136,7 +137,7 @@ TEST(SceneModel, GivingWayToAVehicleThatGoesRaisesTheExpectationToStop) {
         in[1].v_mps = 13.9F;
         EXPECT_TRUE(sut.initialize(in));
         EXPECT_TRUE(sut.setInputs(in));
-        sut.predict();
+        kernels::pf::testing::FilterProbe(sut).predict();
         std::vector<float> particles(PARTICLES * 2 * SceneModel::SLOT_FLOATS);
         sut.copyParticles(particles);
         double expectStop = 0.0;

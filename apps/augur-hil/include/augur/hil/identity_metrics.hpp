@@ -69,6 +69,16 @@ public:
     [[nodiscard]] IdentitySummary summary() const;
 
 private:
+    // The steps of addCycle, in order. trackOf[i]: the track matched to road user i (−1: none);
+    // trackTaken[j]: track j is matched.
+    void addGospa(std::span<const IdentifiedPosition> roadUsers, std::span<const IdentifiedPosition> tracks);
+    void keepPreviousPairs(std::span<const IdentifiedPosition> roadUsers, std::span<const IdentifiedPosition> tracks,
+                           std::vector<int>& trackOf, std::vector<std::uint8_t>& trackTaken) const;
+    void assignFreePairs(std::span<const IdentifiedPosition> roadUsers, std::span<const IdentifiedPosition> tracks,
+                         std::vector<int>& trackOf, std::vector<std::uint8_t>& trackTaken) const;
+    void countCycle(double t_s, std::span<const IdentifiedPosition> roadUsers,
+                    std::span<const IdentifiedPosition> tracks,
+                    const std::vector<int>& trackOf, const std::vector<std::uint8_t>& trackTaken);
     struct RoadUserHistory {
         std::uint32_t lastTrack{0};  ///< 0: never matched
         bool matchedLastTime{false};

@@ -29,6 +29,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "augur/core/messages.hpp"
@@ -122,6 +123,14 @@ private:
     };
 
     PerceptionEmulator(const Scenario& scenario, const PerceptionConfig& config);
+
+    // The steps of emit(), in order.
+    std::size_t gatherCandidates(const GroundTruthState& ego, std::span<const GroundTruthState> states) noexcept;
+    std::uint32_t emitTracked(std::size_t step, std::span<const GroundTruthState> states, std::size_t candidateCount,
+                              ObjectList& out) noexcept;
+    void shuffleIds(std::size_t step, std::uint32_t realCount, ObjectList& out) noexcept;
+    std::uint32_t addClutter(std::size_t step, const GroundTruthState& ego, std::uint32_t count,
+                             ObjectList& out) noexcept;
 
     const Scenario* m_scenario;
     PerceptionConfig m_config;

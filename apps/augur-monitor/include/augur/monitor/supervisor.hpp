@@ -111,6 +111,10 @@ public:
 private:
     void set(MonitorCondition condition, bool on) noexcept;
     void onCycleHealth(const Health& health) noexcept;
+    // The checks of onCycleHealth; `baseline`: the first health message, or the first after a restart.
+    void checkDeadline(const Health& health, bool baseline) noexcept;
+    void checkStageBudgets(const Health& health) noexcept;
+    void checkInputsAndTransport(const Health& health, bool baseline, std::uint64_t rejections) noexcept;
     [[nodiscard]] static bool stagesInOrder(const Health& health) noexcept;
 
     SupervisorSettings m_settings;

@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "augur/core/result.hpp"
-#include "augur/kernels/pf/detail/filter_control.hpp"
 #include "augur/kernels/pf/models.hpp"
 #include "augur/kernels/pf/particles.hpp"
 #include "augur/kernels/pf/resample.hpp"
@@ -30,6 +29,16 @@
 namespace augur::kernels::detail {
 class WorkerPool;  // kernels/src/worker_pool.hpp
 }  // namespace augur::kernels::detail
+
+namespace augur::kernels::pf::detail {
+struct FilterControl;  // the step's decisions (kernels/pf/filter_control.hpp)
+}  // namespace augur::kernels::pf::detail
+
+namespace augur::kernels::pf::testing {
+/// The stages and diagnostics only tests and benchmarks call (augur::kernels_testing, filter_probe.hpp).
+template <typename Filter>
+class FilterProbe;
+}  // namespace augur::kernels::pf::testing
 
 namespace augur::kernels::pf {
 
@@ -158,12 +167,6 @@ public:
     /// One whole step with the stored inputs. O(K · vehicles); allocation-free.
     void step() noexcept;
 
-    // The stages step() runs, in order (exposed for benchmarks and tests).
-    void predict() noexcept;
-    void update() noexcept;
-    void reduce() noexcept;
-    void resample() noexcept;
-
     [[nodiscard]] StepSummary summary() const noexcept;
     /// Weighted means, outputCount<Model>(vehicles) values (vehicle-major).
     [[nodiscard]] std::span<const float> outputs() const noexcept { return m_outputs; }
@@ -173,6 +176,14 @@ public:
     [[nodiscard]] const FilterConfig& config() const noexcept { return m_config; }
 
 private:
+    friend class testing::FilterProbe<ParticleFilter>;
+
+    // The stages step() runs, in order (tests reach them through testing::FilterProbe).
+    void predict() noexcept;
+    void update() noexcept;
+    void reduce() noexcept;
+    void resample() noexcept;
+
     ParticleRef ref(std::uint32_t buffer, std::uint32_t k) noexcept;
     void differentialEvolution() noexcept;
 
@@ -191,7 +202,7 @@ private:
     std::vector<double> m_chunkSums;     ///< per chunk: Σw, Σw², Σw·output (2 + outputCount entries)
     std::vector<std::uint64_t> m_chunkMass;  ///< per chunk: Σ quantised weights, then its CDF offset
     std::unique_ptr<kernels::detail::WorkerPool> m_pool;
-    detail::FilterControl m_control{};
+    std::unique_ptr<detail::FilterControl> m_control;  ///< allocated by create()
 };
 
 }  // namespace cpu
@@ -227,8 +238,27 @@ public:
     /// copyParticles() and summary() report the resampled state either way.
     [[nodiscard]] platform::GpuStatus step(platform::StreamHandle stream) noexcept;
 
-    // The stages step() runs, in this order (exposed for benchmarks; call them in this order, once
-    // each — another order measures the same work but need not leave a meaningful filter state).
+    /// Synchronises `stream` and reads the control block. Not for the run phase's critical path.
+    [[nodiscard]] Result<StepSummary, platform::GpuError> summary(platform::StreamHandle stream) const noexcept;
+    /// Synchronises `stream` and copies the outputs (hostOutputs()) into `outputs` (as many as fit).
+    [[nodiscard]] platform::GpuStatus copyOutputs(std::span<float> outputs, platform::StreamHandle stream) const noexcept;
+    /// Particles in array-of-structs order (K · stride floats) and the log-weights (K); synchronises.
+    [[nodiscard]] platform::GpuStatus copyParticles(std::span<float> aos, std::span<float> logWeights,
+                                                    platform::StreamHandle stream) const noexcept;
+    /// The outputs (outputCount values) live in mapped page-locked memory, which the combine kernel
+    /// writes: no copy node brings them to the host. They belong to the last step whose work has
+    /// completed — read them after waiting on the stream or an event recorded after the step.
+    [[nodiscard]] std::span<const float> hostOutputs() const noexcept {
+        return {static_cast<const float*>(m_outputs.get()), m_outputs.bytes() / sizeof(float)};
+    }
+    [[nodiscard]] const FilterConfig& config() const noexcept { return m_config; }
+
+private:
+    friend class testing::FilterProbe<ParticleFilter>;
+
+    // The stages step() runs, in this order (benchmarks and tests reach them through
+    // testing::FilterProbe; call them in this order, once each — another order measures the same work
+    // but need not leave a meaningful filter state).
     [[nodiscard]] platform::GpuStatus uploadInputs(platform::StreamHandle stream) noexcept;
     /// Predict and update of every particle (reading it through the copy indices of a pending
     /// resampling, which it draws first, writing it to the other state buffer) and the block partials
@@ -244,13 +274,6 @@ public:
     /// without a commit): what the output-reduction comparison measures.
     [[nodiscard]] platform::GpuStatus reduce(platform::StreamHandle stream) noexcept;
 
-    /// Synchronises `stream` and reads the control block. Not for the run phase's critical path.
-    [[nodiscard]] Result<StepSummary, platform::GpuError> summary(platform::StreamHandle stream) const noexcept;
-    /// Synchronises `stream` and copies the outputs (hostOutputs()) into `outputs` (as many as fit).
-    [[nodiscard]] platform::GpuStatus copyOutputs(std::span<float> outputs, platform::StreamHandle stream) const noexcept;
-    /// Particles in array-of-structs order (K · stride floats) and the log-weights (K); synchronises.
-    [[nodiscard]] platform::GpuStatus copyParticles(std::span<float> aos, std::span<float> logWeights,
-                                                    platform::StreamHandle stream) const noexcept;
     /// Diagnostics: the particles (array-of-structs order) and log-weights as the last step weighted
     /// them — before its pending resampling is applied — and that resampling's copy indices (K
     /// entries; left untouched when none is pending). Returns whether one is pending. Synchronises.
@@ -264,15 +287,6 @@ public:
     /// same buffer. Synchronises.
     [[nodiscard]] platform::GpuStatus copyAppliedCopyIndices(std::span<std::uint32_t> copyIndex,
                                                              platform::StreamHandle stream) const noexcept;
-    /// The outputs (outputCount values) live in mapped page-locked memory, which the combine kernel
-    /// writes: no copy node brings them to the host. They belong to the last step whose work has
-    /// completed — read them after waiting on the stream or an event recorded after the step.
-    [[nodiscard]] std::span<const float> hostOutputs() const noexcept {
-        return {static_cast<const float*>(m_outputs.get()), m_outputs.bytes() / sizeof(float)};
-    }
-    [[nodiscard]] const FilterConfig& config() const noexcept { return m_config; }
-
-private:
     [[nodiscard]] platform::GpuStatus launchPartials(bool advance, platform::StreamHandle stream) noexcept;
     [[nodiscard]] platform::GpuStatus launchCombine(bool commit, platform::StreamHandle stream) noexcept;
     /// The copy indices of the pending systematic resampling, into m_copyIndex (as the next advance

@@ -62,6 +62,16 @@ public:
     [[nodiscard]] Result<RoadMap, MapError> build();
 
 private:
+    struct Build;  // the map being built and the per-lane tables of its steps (road_map_builder.cpp)
+    // The steps of build(), in order.
+    [[nodiscard]] Result<void, MapError> addLaneGeometry(Build& b) const;
+    void linkLanes(Build& b) const;
+    void addCrossings(Build& b) const;
+    void addMerges(Build& b) const;
+    void assignJunctions(Build& b);
+    void orderConflicts(Build& b) const;
+    [[nodiscard]] bool related(std::uint32_t a, std::uint32_t b) const;
+
     std::string m_file;
     std::vector<LaneSpec> m_specs;
     std::vector<std::vector<std::uint32_t>> m_successors;

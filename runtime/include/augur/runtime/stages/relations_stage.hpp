@@ -33,6 +33,8 @@ public:
 
 private:
     void describeCorridor(std::uint32_t vehicle, std::uint32_t k) noexcept;
+    /// The stop point and whom vehicle v yields to on corridor `global`, and the vehicle it follows.
+    void describeYielding(std::uint32_t vehicle, std::uint32_t global, FrameCorridor& out) const noexcept;
 
     scene::Scene& m_scene;
     const PipelineState& m_state;

@@ -1,5 +1,7 @@
-// Implementation detail of the particle filter (filter.hpp holds one by value, so it is declared
-// here rather than in a source file); not part of the API: only filter_cpu.cpp and filter_cuda.cu use it.
+// The particle filter's control block: the step's decisions (N_eff, resample or not, the state buffer,
+// a pending resampling, the differential-evolution generations). Private to kernels/pf: filter.hpp
+// declares it only, the CPU reference (filter_cpu.cpp) holds one on the host, the CUDA path
+// (filter_cuda.cu and its agents) one in device memory.
 #pragma once
 
 #include <cstdint>
