@@ -117,6 +117,7 @@ struct Runtime::Parts {
     /// The SM partition all GPU streams are made in (RuntimeOptions::gpuMultiprocessors), if any. First
     /// member: destroyed last, after every stream made in it.
     std::unique_ptr<platform::SmPartition> smPartition;
+    bool forcedTuningPolicy{false};  ///< this runtime forced the kernels' tuning policy: it lifts it when it ends
     config::Deployment deployment;
     std::function<void(config::LogLevel, const std::string&)> log;
     std::unique_ptr<scene::RoadMap> map;
@@ -212,6 +213,9 @@ Runtime::~Runtime() {
     }
     if (m_parts && m_parts->trace) {
         (void)m_parts->trace->close();
+    }
+    if (m_parts && m_parts->forcedTuningPolicy) {
+        kernels::forceTuningArch(std::nullopt);  // a later runtime without the option takes the device's policy
     }
 }
 
@@ -532,6 +536,7 @@ Step useSmPartition(Runtime::Parts& parts, const RuntimeOptions& options, bool w
         return {};
     }
     kernels::forceTuningArch(options.gpuTuningPolicy);
+    parts.forcedTuningPolicy = options.gpuTuningPolicy.has_value();
     if (options.gpuTuningPolicy) {
         parts.log(config::LogLevel::Info, std::string("kernel tuning policy forced to ") +
                                               kernels::toString(*options.gpuTuningPolicy));

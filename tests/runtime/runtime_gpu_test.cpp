@@ -48,6 +48,10 @@ config::Deployment gpuDeployment(const std::string& instance, config::Backend ba
     d.runtime.deadline_ms = 10'000;
     d.runtime.watchdog.recoverAfterGoodCycles = 2;
     d.grid.resolution_m = 2.0;
+    // Every vehicle on the chain on both backends (the CPU sizing gives far vehicles a coarser one), so
+    // that the backends compute the same model.
+    d.motion.cpu.positionCells = d.motion.positionCells;
+    d.motion.cpu.speedCells = d.motion.speedCells;
     return d;
 }
 
