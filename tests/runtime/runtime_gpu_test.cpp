@@ -48,10 +48,6 @@ config::Deployment gpuDeployment(const std::string& instance, config::Backend ba
     d.runtime.deadline_ms = 10'000;
     d.runtime.watchdog.recoverAfterGoodCycles = 2;
     d.grid.resolution_m = 2.0;
-    // Every vehicle on the chain on both backends (the CPU sizing gives far vehicles a coarser one), so
-    // that the backends compute the same model.
-    d.motion.cpu.positionCells = d.motion.positionCells;
-    d.motion.cpu.speedCells = d.motion.speedCells;
     return d;
 }
 
@@ -70,7 +66,11 @@ struct GpuShape {
 std::unique_ptr<SceneOutputs> runScene(config::Backend backend, const std::string& instance,
                                        std::optional<bool> zeroCopy = std::nullopt, std::string* log = nullptr,
                                        GpuShape shape = {}) {
-    const config::Deployment d = gpuDeployment(instance, backend);
+    config::Deployment d = gpuDeployment(instance, backend);
+    // Every vehicle on the chain on both backends (the CPU sizing gives far vehicles a coarser one), so
+    // that the scenes compare the same model.
+    d.motion.cpu.positionCells = d.motion.positionCells;
+    d.motion.cpu.speedCells = d.motion.speedCells;
     RuntimeOptions options;
     options.connectToRouDi = false;
     options.cpuWorkers = 2;
