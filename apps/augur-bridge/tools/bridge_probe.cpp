@@ -164,6 +164,14 @@ void drainPredictions(dds_entity_t reader, augur::bridge::SampleSet& samples, st
     }
 }
 
+/// A run's figures, one JSON line: on stdout, and into `out` unless empty.
+void printResult(const char* json, const std::string& out) {
+    std::printf("%s\n", json);
+    if (!out.empty()) {
+        std::ofstream(out) << json << "\n";
+    }
+}
+
 int receive(const augur::config::Deployment& d, long count, double timeout_s, const std::string& out) {
     const dds_entity_t participant = dds_create_participant(static_cast<dds_domainid_t>(d.bridge.domainId), nullptr, nullptr);
     const dds_entity_t reader = participant < 0 ? participant : predictionReader(d, participant);
@@ -189,10 +197,7 @@ int receive(const augur::config::Deployment& d, long count, double timeout_s, co
                   "\"dds_p50_us\": %.1f, \"dds_p99_us\": %.1f, \"dds_max_us\": %.1f}",
                   count, dds_us.size(), count - static_cast<long>(dds_us.size()), outOfOrder, percentile(dds_us, 0.5),
                   percentile(dds_us, 0.99), percentile(dds_us, 1.0));
-    std::printf("%s\n", json);
-    if (!out.empty()) {
-        std::ofstream(out) << json << "\n";
-    }
+    printResult(json, out);
     dds_delete(participant);
     return 0;
 }
@@ -224,10 +229,7 @@ void reportLatency(const LatencyRun& r, long count, double rate_hz, std::uint32_
                   percentile(iceoryx_us, 1.0), dds_us.size(), withDds ? count - static_cast<long>(dds_us.size()) : 0L, r.outOfOrder,
                   percentile(dds_us, 0.5), percentile(dds_us, 0.99), percentile(dds_us, 1.0),
                   percentile(dds_us, 0.99) - percentile(iceoryx_us, 0.99), r.rssBefore, r.rssWarm, r.rssAfter);
-    std::printf("%s\n", json);
-    if (!out.empty()) {
-        std::ofstream(out) << json << "\n";
-    }
+    printResult(json, out);
 }
 
 /// The predictions the bridge's iceoryx side received since the last call: their latency (µs) from the stamp.
@@ -380,10 +382,7 @@ int peerLoss(const augur::config::Deployment& d, const std::string& listener, in
                   "\"liveliness_lease_ms\": %u, \"deadline_ms\": %u}",
                   repeat, detect_ms.size(), percentile(detect_ms, 0.5), percentile(detect_ms, 1.0),
                   d.bridge.livelinessLease_ms, d.bridge.deadline_ms);
-    std::printf("%s\n", json);
-    if (!out.empty()) {
-        std::ofstream(out) << json << "\n";
-    }
+    printResult(json, out);
     dds_delete(participant);
     return static_cast<int>(detect_ms.size()) == repeat ? 0 : 1;
 }
@@ -501,10 +500,7 @@ int readerLoss(const augur::config::Deployment& d, const std::string& listener, 
                   "\"false_losses\": %llu, \"deadline_ms\": %u}",
                   repeat, detect_ms.size(), percentile(detect_ms, 0.5), percentile(detect_ms, 1.0),
                   static_cast<unsigned long long>(falseLosses), d.bridge.deadline_ms);
-    std::printf("%s\n", json);
-    if (!out.empty()) {
-        std::ofstream(out) << json << "\n";
-    }
+    printResult(json, out);
     dds_delete(participant);
     return static_cast<int>(detect_ms.size()) == repeat ? 0 : 1;
 }
@@ -570,10 +566,7 @@ int linkLoss(const augur::config::Deployment& d, const std::string& listener, in
                   repeat, detect_ms.size(), percentile(detect_ms, 0.5), percentile(detect_ms, 1.0),
                   percentile(bridgeToHealth_ms, 1.0), d.bridge.livelinessLease_ms, d.runtime.deadline_ms,
                   d.runtime.cyclePeriod_ms);
-    std::printf("%s\n", json);
-    if (!out.empty()) {
-        std::ofstream(out) << json << "\n";
-    }
+    printResult(json, out);
     return static_cast<int>(detect_ms.size()) == repeat ? 0 : 1;
 }
 

@@ -397,25 +397,15 @@ TEST(MarkovPrediction, VehicleLeavingATurnRegainsTheRoadsSpeedAndDoesNotOvershoo
     EXPECT_GT(sut.travelled_m(LAST_STEP), TURN_LIMIT_MPS * HORIZON_S + 5.0F);
 }
 
-TEST(MarkovPrediction, VehicleCruisingBelowTheLimitKeepsItsOwnSpeed) {
+TEST(MarkovPrediction, VehicleCruisingBelowOrAboveTheLimitKeepsItsOwnSpeed) {
     constexpr int LAST_STEP = 39;
     constexpr float HORIZON_S = 4.0F;
     // A driver who chose 80 % of the motorway's limit, and one at 60 % of a town's: each keeps its speed,
     // it is not pulled up to the limit (the slower of the two cells its speed is spread over is lifted
-    // towards its own speed only).
-    for (const auto& [speed, limit] : {std::pair{26.7F, 33.33F}, std::pair{8.3F, 13.89F}}) {
-        const RuntimeRun sut(speed, 0.0F, limit);
-        EXPECT_NEAR(sut.meanSpeed_mps(LAST_STEP), speed, 0.5F) << "speed " << speed;
-        EXPECT_NEAR(sut.travelled_m(LAST_STEP), speed * HORIZON_S, 1.5F) << "speed " << speed;
-    }
-}
-
-TEST(MarkovPrediction, DriverFasterThanTheLimitKeepsItsPace) {
-    constexpr int LAST_STEP = 39;
-    constexpr float HORIZON_S = 4.0F;
-    // 10 % over a motorway's and a town's limit: holding a speed above the limit is allowed, and the
-    // driver's wish is its own speed.
-    for (const auto& [speed, limit] : {std::pair{30.5F, 27.78F}, std::pair{15.3F, 13.89F}}) {
+    // towards its own speed only). 10 % over a motorway's and a town's limit: holding a speed above the
+    // limit is allowed, and the driver's wish is its own speed.
+    for (const auto& [speed, limit] : {std::pair{26.7F, 33.33F}, std::pair{8.3F, 13.89F}, std::pair{30.5F, 27.78F},
+                                       std::pair{15.3F, 13.89F}}) {
         const RuntimeRun sut(speed, 0.0F, limit);
         EXPECT_NEAR(sut.meanSpeed_mps(LAST_STEP), speed, 0.5F) << "speed " << speed;
         EXPECT_NEAR(sut.travelled_m(LAST_STEP), speed * HORIZON_S, 1.5F) << "speed " << speed;
