@@ -3,10 +3,12 @@
 one, bench-tables makes its table and compares it with the committed docs/results/association.csv.
 
   bench_json_test.py BENCH_PROGRAM SOURCE_DIR WORK_DIR
+  (AUGUR_TEST_EMULATOR: the command that runs a cross-compiled BENCH_PROGRAM, e.g. qemu-aarch64 -L SYSROOT)
 """
 import json
 import os
 import shutil
+import shlex
 import subprocess
 import sys
 import unittest
@@ -22,8 +24,9 @@ class BenchJson(unittest.TestCase):
         shutil.rmtree(cls.results, ignore_errors=True)
         os.makedirs(cls.results)
         cls.path = os.path.join(cls.results, "association.json")
-        cls.bench = subprocess.run([PROGRAM, "--quick", "--json", cls.path], capture_output=True, text=True,
-                                 timeout=120)
+        emulator = shlex.split(os.environ.get("AUGUR_TEST_EMULATOR", ""))
+        cls.bench = subprocess.run(emulator + [PROGRAM, "--quick", "--json", cls.path], capture_output=True,
+                                   text=True, timeout=120)
 
     def test_the_benchmark_writes_its_rows_with_device_date_commit_and_command(self):
         self.assertEqual(self.bench.returncode, 0, self.bench.stderr)
