@@ -457,11 +457,18 @@ std::vector<KeySpec> buildSchema() {
                 "Monte-Carlo samples per cell when the transition matrices are built at init.",
                 AUGUR_FIELD(motion.samplesPerCell)),
         number("motion.free_road_exponent", closed(0.0, 16.0), "",
-               "How drivers tend to their desired speed, the fraction of the limit they drive at now carried to "
-               "the limit ahead (speeding up after a turn or onto a faster road, easing off above it): the "
-               "exponent δ of the Intelligent Driver Model's free-road term 1 − (v/v0)^δ (4 in the model); 0 "
-               "predicts that they hold their speed.",
+               "How drivers below their desired speed (the fraction of the limit they drive at now, carried to "
+               "the limit ahead) want to speed up, after a turn or onto a faster road: the exponent δ of the "
+               "Intelligent Driver Model's free-road term 1 − (v/v0)^δ (4 in the model); 0 predicts that they "
+               "hold their speed.",
                AUGUR_FIELD(motion.freeRoadExponent)),
+        number("motion.press_reaction_s", closed(0.0, 10.0), "s",
+               "How soon a driver with the full urge to speed up (motion.free_road_exponent) presses the "
+               "accelerator: each step a share 1 − exp(−urge·step/press_reaction_s) of the mass that does not "
+               "accelerate moves to the gentlest accelerating input. 0: no press; the urge then only re-weights "
+               "the rare departures from cruise (about one per 30 s), and a vehicle leaving a turn speeds up "
+               "seconds late.",
+               AUGUR_FIELD(motion.pressReaction_s)),
         integer("motion.cpu.position_cells", 2, 100'000, "",
                 "Position cells of the coarser chain the CPU propagates the vehicles beyond "
                 "motion.cpu.full_chain_vehicles with, whenever the CPU carries the motion prediction (backend "

@@ -33,7 +33,7 @@ using primitives::detail::warpAllSum;
 
 constexpr int CPT = tuning::CORRIDORS_PER_THREAD;
 constexpr int COMBINE_THREADS = tuning::COMBINE_THREADS;
-constexpr int STEP_SHARED_ARRAYS_BYTES_PER_STATE = 5 * sizeof(float);  // λ, q, brake, interval, mass
+constexpr int STEP_SHARED_ARRAYS_BYTES_PER_STATE = 6 * sizeof(float);  // λ, q, brake, press, interval, mass
 constexpr int BLOCK = tuning::BLOCK_THREADS;
 constexpr std::size_t SCRATCH_ALIGN = 256;
 constexpr std::size_t MAX_STEP_SHARED_BYTES = 48 * 1024;  // without opting in to more
@@ -134,8 +134,9 @@ struct StepArgs {
 /// One step of Eq. (2) for a tile of whole position rows of CPT corridors. Thread ↔ state row, so the
 /// slot-major ELL loads and the writes of p(t_{k+1}) are coalesced.
 ///   phase 1: q = Υ(τ)·p and Υ([0,τ])·p for the row, λ for the row;
-///   phase 2: per column u' of the cell's Γ block, the renormaliser Σ_w λ_w ψ[w,u'];
-///   phase 3: p'_(c,u) = λ_u Σ_u' ψ[u,u'] q_u'/Σ_u' (+ the empty columns' mass at u = 0);
+///   phase 2: per column u' of the cell's Γ block, the renormaliser Σ_w λ_w ψ[w,u'] and the press π·q_u';
+///   phase 3: p'_(c,u) = λ_u Σ_u' ψ[u,u'] (q_u' − π·q_u')/Σ_u' (+ the empty columns' mass at u = 0, the
+///            pressed mass at the gentlest accelerating input);
 ///   phase 4: position marginals (one warp per (corridor, row)) and speed partial sums, fixed order.
 __global__ void __launch_bounds__(BLOCK) stepKernel(const StepArgs a) {
     extern __shared__ float shared[];
@@ -155,7 +156,8 @@ __global__ void __launch_bounds__(BLOCK) stepKernel(const StepArgs a) {
     float* lambdaS = shared;                       // [CPT][tileRows]
     float* qS = lambdaS + CPT * tileRows;          // q, then q / Σ
     float* brakeS = qS + CPT * tileRows;           // q of empty columns
-    float* intervalS = brakeS + CPT * tileRows;    // (Υ([0,τ])·p) per row
+    float* pressS = brakeS + CPT * tileRows;       // π·q pressed off the inputs that do not accelerate
+    float* intervalS = pressS + CPT * tileRows;    // (Υ([0,τ])·p) per row
     float* massS = intervalS + CPT * tileRows;     // p(t_{k+1}) per row
     const int tid = static_cast<int>(threadIdx.x);
 
@@ -207,18 +209,30 @@ __global__ void __launch_bounds__(BLOCK) stepKernel(const StepArgs a) {
         }
     }
     __syncthreads();
+    const int probe = gentlestAcceleration(na);
     for (int local = tid; local < tileStates; local += BLOCK) {
         const int up = local % na;
         const int cellBase = local - up;
+        const int cell = (stateBase + local) / na;
+        const float sFar = positionCellUpper_m(cell / c.speedCells, c);
+        const float vFar = speedCellUpper_mps(cell % c.speedCells, c);
 #pragma unroll
         for (int k = 0; k < CPT; ++k) {
             float sum = 0.0F;
             for (int w = 0; w < na; ++w) {
                 sum += lambdaS[k * tileRows + cellBase + w] * a.psi.psi[w * na + up];
             }
+            float press = 0.0F;
+            if (k < count && up < probe && probe < na && sum > 0.0F) {
+                const float probeLambda = lambdaS[k * tileRows + cellBase + probe];
+                const float urge = freeRoadUrge(vFar, probeLambda, sFar, time_s,
+                                                a.corridors[corridorBegin + k].constraints, a.rules, c);
+                press = pressProbability(urge, probeLambda, a.rules, c);
+            }
             const float q = qS[k * tileRows + local];
             brakeS[k * tileRows + local] = sum > 0.0F ? 0.0F : q;
-            qS[k * tileRows + local] = sum > 0.0F ? q * (1.0F / sum) : 0.0F;
+            pressS[k * tileRows + local] = press * q;
+            qS[k * tileRows + local] = sum > 0.0F ? (q - press * q) * (1.0F / sum) : 0.0F;
         }
     }
     __syncthreads();
@@ -235,6 +249,11 @@ __global__ void __launch_bounds__(BLOCK) stepKernel(const StepArgs a) {
             if (u == 0) {
                 for (int up = 0; up < na; ++up) {
                     value += brakeS[k * tileRows + cellBase + up];
+                }
+            }
+            if (u == probe) {
+                for (int up = 0; up < probe; ++up) {
+                    value += pressS[k * tileRows + cellBase + up];
                 }
             }
             massS[k * tileRows + local] = value;

@@ -160,9 +160,9 @@ void predict(const MarkovChain& chain, const PredictionConfig& pc, const InputDy
                         intMass += rowTimes(interval, cell * na + j, s.p);
                         lambda[j] = priorityAt(terms[j], sFar, reach, corridor.constraints);
                     }
-                    applyFreeRoad(lambda, terms, na, movingSpeed_mps(speedCellUpper_mps(iv, c), pc.rules, c), sFar,
-                                  time_s, corridor.constraints, pc.rules, c);
-                    inputTransitionBlock(lambda, psi.psi, na, gamma);
+                    const float press = applyFreeRoad(lambda, terms, na, speedCellUpper_mps(iv, c), sFar, time_s,
+                                                      corridor.constraints, pc.rules, c);
+                    inputTransitionBlock(lambda, psi.psi, na, press, gamma);
                     float cellMass = 0.0F;
                     for (int u = 0; u < na; ++u) {
                         float value = 0.0F;

@@ -189,12 +189,15 @@ __device__ __forceinline__ void storeCell(float* to, const float (&from)[NA]) {
 }
 
 /// p(t_{k+1}) of one (s, v) cell from its q: Γ = diag(λ)·ψ with each column u' divided by
-/// Σ_w λ_w ψ[w, u'], or "brake" (all of q_u' to u = 0) where that sum is 0 (inputTransitionBlock).
+/// Σ_w λ_w ψ[w, u'], or "brake" (all of q_u' to u = 0) where that sum is 0, and the cell's press π taking
+/// π·q_u' of every input that does not accelerate to the gentlest accelerating one (inputTransitionBlock).
 template <int NA>
 __device__ __forceinline__ void applyInputTransition(const float (&q)[NA], const float (&lambda)[NA], const InputDynamics& psi,
-                                                     float (&next)[NA]) {
+                                                     float press, float (&next)[NA]) {
+    constexpr int PROBE = gentlestAcceleration(NA);
     float scaled[NA];
     float brake = 0.0F;
+    float pressed = 0.0F;
 #pragma unroll
     for (int up = 0; up < NA; ++up) {
         float sum = 0.0F;
@@ -202,8 +205,10 @@ __device__ __forceinline__ void applyInputTransition(const float (&q)[NA], const
         for (int w = 0; w < NA; ++w) {
             sum = fmaf(lambda[w], psi.psi[w * NA + up], sum);
         }
+        const float kept = up < PROBE && sum > 0.0F ? press * q[up] : 0.0F;  // pressed off this input
+        pressed += kept;
         // The correctly rounded reciprocal: the same value as 1.0F / sum.
-        scaled[up] = sum > 0.0F ? q[up] * __frcp_rn(sum) : 0.0F;
+        scaled[up] = sum > 0.0F ? (q[up] - kept) * __frcp_rn(sum) : 0.0F;
         brake += sum > 0.0F ? 0.0F : q[up];
     }
 #pragma unroll
@@ -213,7 +218,7 @@ __device__ __forceinline__ void applyInputTransition(const float (&q)[NA], const
         for (int up = 0; up < NA; ++up) {
             value = fmaf(psi.psi[u * NA + up], scaled[up], value);
         }
-        next[u] = value * lambda[u] + (u == 0 ? brake : 0.0F);
+        next[u] = value * lambda[u] + (u == 0 ? brake : 0.0F) + (u == PROBE ? pressed : 0.0F);
     }
 }
 
@@ -299,7 +304,7 @@ __global__ void __launch_bounds__(THREADS, 1) residentKernel(const Args a) {
     for (int j = 0; j < NA; ++j) {
         terms[j] = priorityTerms(speedCellUpper_mps(iv < nv ? iv : 0, c), j, a.rules, c);
     }
-    const float moving_mps = movingSpeed_mps(speedCellUpper_mps(iv < nv ? iv : 0, c), a.rules, c);
+    const float vFar_mps = speedCellUpper_mps(iv < nv ? iv : 0, c);
     const int next = (place.rank + 1) % place.blocks;  // the block whose halo this block's chunk ends are
     // Every block of the cluster has started and zeroed its arrays before any block writes into them.
     clusterBarrier(place.blocks);
@@ -367,8 +372,8 @@ __global__ void __launch_bounds__(THREADS, 1) residentKernel(const Args a) {
                 for (int j = 0; j < NA; ++j) {
                     lambda[j] = priorityAt(terms[j], sFar, reach_m, constraints);
                 }
-                applyFreeRoad(lambda, terms, NA, moving_mps, sFar, time_s, constraints, a.rules, c);
-                applyInputTransition<NA>(q, lambda, a.psi, value);
+                const float press = applyFreeRoad(lambda, terms, NA, vFar_mps, sFar, time_s, constraints, a.rules, c);
+                applyInputTransition<NA>(q, lambda, a.psi, press, value);
                 storeCell<NA>(pS + base, value);
                 if (haloTarget != nullptr && rows.inChunk(is) >= rows.chunk() - a.maxShift) {
                     storeCell<NA>(haloTarget + base, value);

@@ -474,6 +474,7 @@ MotionStageSettings motionSettings(const config::Deployment& d, int workers) {
     prediction.gridFrames = d.grid.enabled ? static_cast<int>(config::gridFrames(d.grid, d.motion)) : 1;
     prediction.rules.speed = kernels::markov::RuleSpeed::Typical;  // predict typical behaviour, not the reachable set
     prediction.rules.freeRoadExponent = static_cast<float>(d.motion.freeRoadExponent);
+    prediction.rules.pressReaction_s = static_cast<float>(d.motion.pressReaction_s);
     settings.maxVehicles = vehicles;
     settings.cpuWorkers = workers;
     settings.gridEnabled = d.grid.enabled;

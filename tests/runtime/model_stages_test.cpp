@@ -326,6 +326,38 @@ TEST(MotionStage, ACarCruisingAlongAStraightRoadIsPredictedAtItsSpeedFromItsOwnP
     EXPECT_NEAR(points[39].y_m, 0.0F, 1e-3F);
 }
 
+TEST(MotionStage, ACarPullingAwayIsPredictedToSpeedUpTowardsTheLimit) {
+    const scene::RoadMap map = laneDropMap();
+    Pipeline sut(map);
+    MotionStageSettings settings = defaultMotionSettings(4);
+    settings.prediction.rules.freeRoadExponent = 4.0F;  // config/default.yaml's motion.free_road_exponent
+    settings.prediction.rules.pressReaction_s = 0.5F;   // and motion.press_reaction_s
+    auto motion = MotionStage::create(settings, *sut.state, *sut.frame).value();
+    constexpr float SPEED_MPS = 5.0F;
+    constexpr float ACCEL_MPS2 = 2.5F;  // 5 deviations of the track's estimate: evidently speeding up
+    sut.setCar(10.0F, 0.0F, SPEED_MPS);
+    sut.frame->measurements[0].trackAccel_mps2 = ACCEL_MPS2;
+    ASSERT_EQ(sut.relate(), StageStatus::Ok);
+    sut.frame->vehicles[0].corridorProbability[0] = 1.0F;
+    CycleContext context;
+    context.hadInput = true;
+
+    ASSERT_EQ(motion->run(context), StageStatus::Ok);
+
+    ASSERT_EQ(sut.state->prediction.vehicleCount, 1U);
+    const CorridorPoint* points = sut.state->prediction.vehicles[0].corridors[0].points;
+    // After 4 s the Intelligent Driver Model's driver (a = 2.67 m/s², the gentlest accelerating input; δ = 4;
+    // v0 the limit, 13.89 m/s) is at 12.7 m/s and 38.3 m on; SUMO's Krauss driver (full acceleration up to
+    // the limit) at the limit and 40.8 m on. One whose wish were its speed now (5 m/s) stops accelerating
+    // when its pedal is released: about 10 m/s and 36 m. The chain's speed cells are 4.4 m/s wide, and the
+    // limit lies in the upper half of the cell pair around it, so the mean may end up to half a cell above.
+    const float finalSpeed_mps = (points[39].sMean_m - points[38].sMean_m) / 0.1F;
+    EXPECT_GT(finalSpeed_mps, 11.5F);
+    EXPECT_LT(finalSpeed_mps, LIMIT_MPS + 2.2F);
+    EXPECT_GT(points[39].sMean_m, 38.0F);
+    EXPECT_LT(points[39].sMean_m, 45.0F);
+}
+
 /// Cars on the lane-drop map's main lane, the ego at the origin: the nearest first in distance, listed
 /// out of that order so that the ranking, not the frame order, decides.
 const std::vector<float> CARS_X_M{150.0F, 20.0F, 90.0F, 50.0F};

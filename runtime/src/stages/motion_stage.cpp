@@ -288,9 +288,8 @@ void MotionStage::gatherVehicle(std::uint32_t v, const markov::ChainConfig& chai
     // The evidence in the tracked acceleration (markov::evidentAcceleration) split over the two nearest
     // inputs (its mean kept; its uncertainty is not spread further: symmetric input noise, cut by the speed
     // bounds and the limit, biases the mean speed).
-    markov::inputDistribution(m_settings.chain,
-                              standing ? 0.0F : markov::evidentAcceleration(m.trackAccel_mps2, m.trackAccelStd_mps2),
-                              0.0F, inputs);
+    const float evident = standing ? 0.0F : markov::evidentAcceleration(m.trackAccel_mps2, m.trackAccelStd_mps2);
+    markov::inputDistribution(m_settings.chain, evident, 0.0F, inputs);
     // Corridors the intention filter all but rules out are not propagated (each costs a whole
     // horizon of the chain); the kept ones share their probability mass.
     float kept = 0.0F;
@@ -310,11 +309,14 @@ void MotionStage::gatherVehicle(std::uint32_t v, const markov::ChainConfig& chai
         std::copy(inputs, inputs + m_settings.chain.inputCells, in.initialInput);
         in.constraints = fc.limits;
         in.constraints.standing = standing;
+        in.constraints.startSpeed_mps = fv.speed_mps;
         // The driver's chosen fraction of the limit where the vehicle is (the free-road rule's desired
-        // speed is this fraction of the limit ahead).
+        // speed is this fraction of the limit ahead). A driver who is still speeding up has not reached the
+        // speed they want: at least the limit.
         const float limit = fc.limits.speedLimit_mps;
+        const float fraction = evident > 0.0F ? std::max(fv.speed_mps / limit, 1.0F) : fv.speed_mps / limit;
         in.constraints.desiredSpeedFactor =
-            limit > 0.0F && limit < markov::NO_LIMIT ? std::min(fv.speed_mps / limit, MAX_DESIRED_SPEED_FACTOR) : 1.0F;
+            limit > 0.0F && limit < markov::NO_LIMIT ? std::min(fraction, MAX_DESIRED_SPEED_FACTOR) : 1.0F;
         in.constraints.stopProbability = fc.road.mustGiveWay != 0 ? fv.stopProbability : 0.0F;
         in.constraints.stopDistance_m += halfCell_m;  // NO_LIMIT stays NO_LIMIT
         in.constraints.leadGap_m += halfCell_m;

@@ -379,11 +379,34 @@ TEST(InputTransition, ColumnWithNoAllowedInputBecomesBraking) {
     const InputDynamics psi = identityInputDynamics(NA);
     const float lambda[NA] = {1.0F, 0.0F, 0.0F};  // the coasting and accelerating inputs are forbidden
     float sut[NA * NA];
-    inputTransitionBlock(lambda, psi.psi, NA, sut);
+    inputTransitionBlock(lambda, psi.psi, NA, 0.0F, sut);
     for (int up = 0; up < NA; ++up) {
         EXPECT_EQ(sut[0 * NA + up], 1.0F);
         EXPECT_EQ(sut[1 * NA + up], 0.0F);
         EXPECT_EQ(sut[2 * NA + up], 0.0F);
+    }
+}
+
+TEST(InputTransition, ThePressMovesItsShareOfEveryInputThatDoesNotAccelerateToTheGentlestAcceleration) {
+    constexpr int NA = 7;  // −1 … 1 in thirds: inputs 0 … 3 do not accelerate, 4 is the gentlest that does
+    constexpr float PRESS = 0.25F;
+    const InputDynamics psi = relaxingInputDynamics(NA, 0.01F, 0.05F, 0.001F);
+    const float lambda[NA] = {1.0F, 1.0F, 0.5F, 0.5F, 1.0F, 1.0F, 0.0F};
+    float without[NA * NA];
+    float sut[NA * NA];
+    inputTransitionBlock(lambda, psi.psi, NA, 0.0F, without);
+    inputTransitionBlock(lambda, psi.psi, NA, PRESS, sut);
+    const int probe = gentlestAcceleration(NA);
+    ASSERT_EQ(probe, 4);
+    for (int up = 0; up < NA; ++up) {
+        float sum = 0.0F;
+        for (int u = 0; u < NA; ++u) {
+            const float kept = up < probe ? (1.0F - PRESS) * without[u * NA + up] : without[u * NA + up];
+            const float expected = kept + (up < probe && u == probe ? PRESS : 0.0F);
+            EXPECT_NEAR(sut[u * NA + up], expected, 1e-6F) << u << "," << up;
+            sum += sut[u * NA + up];
+        }
+        EXPECT_NEAR(sum, 1.0F, 1e-6F) << "column " << up;
     }
 }
 

@@ -209,14 +209,19 @@ TEST_P(MarkovGpu, CapturedGraphReplayEqualsTheCpuReferenceAndTheDirectLaunch) {
     expectGraphReplayMatches(*deviceChain, psi, reference, direct, sut, CORRIDORS, 2, *stream);
 }
 
-// The rules and ψ the runtime predicts with (cells' representative speeds, cruise-and-release inputs).
+// The rules and ψ the runtime predicts with (cells' representative speeds, the free-road rule and its
+// press, cruise-and-release inputs).
 TEST_P(MarkovGpu, RuntimeRulesAndInputDynamicsEqualTheCpuReference) {
     const InputDynamics runtimePsi = relaxingInputDynamics(6, 0.1F / 30.0F, 0.1F / 2.0F, 0.001F);
+    PriorityRules rules;
+    rules.speed = RuleSpeed::Typical;
+    rules.freeRoadExponent = 4.0F;
+    rules.pressReaction_s = 0.5F;
     PredictionHarness reference = harness(CORRIDORS, 59);
-    reference.config.rules.speed = RuleSpeed::Typical;
+    reference.config.rules = rules;
     reference.run(*chain, runtimePsi);
     PredictionHarness sut = harness(CORRIDORS, 59);
-    sut.config.rules.speed = RuleSpeed::Typical;
+    sut.config.rules = rules;
     const auto device = DevicePrediction::upload(sut, chain->config());
     const auto status = device.enqueue(*deviceChain, sut, runtimePsi, stream->get());
     ASSERT_TRUE(status.hasValue()) << platform::describe(status.error());

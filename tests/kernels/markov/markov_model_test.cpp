@@ -25,6 +25,7 @@ using testing::predictionFor;
 constexpr double PROBABILITY_TOLERANCE = 1e-5;
 constexpr float STEP_S = 0.1F;
 constexpr float RUNTIME_FREE_ROAD_EXPONENT = 4.0F;  // config/default.yaml's motion.free_road_exponent
+constexpr float RUNTIME_PRESS_REACTION_S = 0.5F;    // config/default.yaml's motion.press_reaction_s
 
 /// config/default.yaml's chain: 100 × 2 m, 10 speed cells up to 40 m/s (4.4 m/s), 7 inputs of ±8 m/s².
 ChainConfig runtimeChain() {
@@ -306,9 +307,10 @@ struct RuntimeRun {
 
     /// `limitFrom_m` / `limitAfter_mps`: one change of the speed limit, from the vehicle's position.
     RuntimeRun(float v0_mps, float a0_mps2, float speedLimit_mps, float leadGap_m = NO_LIMIT, float leadSpeed_mps = 0.0F,
-               float limitFrom_m = NO_LIMIT, float limitAfter_mps = NO_LIMIT) {
+               float limitFrom_m = NO_LIMIT, float limitAfter_mps = NO_LIMIT, float pressReaction_s = RUNTIME_PRESS_REACTION_S) {
         harness.config.rules.speed = RuleSpeed::Typical;
         harness.config.rules.freeRoadExponent = RUNTIME_FREE_ROAD_EXPONENT;
+        harness.config.rules.pressReaction_s = pressReaction_s;
         CorridorInput& in = harness.corridors[0];
         in.initialSpeed_mps = v0_mps;
         in.initialSpeedStd_mps = 0.2F;
@@ -323,6 +325,7 @@ struct RuntimeRun {
         // As the motion stage sets them: standing, and the driver's fraction of the limit where it is.
         in.constraints.standing = v0_mps == 0.0F && a0_mps2 == 0.0F;
         in.constraints.desiredSpeedFactor = std::min(v0_mps / speedLimit_mps, 1.5F);
+        in.constraints.startSpeed_mps = v0_mps;
         harness.run(runtime(), runtimePsi(harness.chainConfig.inputCells));
     }
     /// Mean distance travelled after step t.

@@ -212,6 +212,7 @@ struct MotionConfig {
     double maxDecel_mps2{8.0};
     std::uint32_t samplesPerCell{10};  ///< Monte-Carlo samples per cell when building the transition matrix
     double freeRoadExponent{4.0};      ///< δ of the drivers' tendency towards the speed limit (IDM); 0: off
+    double pressReaction_s{0.5};       ///< how soon a driver with the full urge presses the accelerator; 0: off
     MotionCpuSizing cpu{};
     bool operator==(const MotionConfig&) const = default;
 };

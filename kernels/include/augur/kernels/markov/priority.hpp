@@ -26,10 +26,19 @@
 //                  vehicle there, weighted by P_stop; no minGap), T the desired headway, a the gentlest
 //                  accelerating input; every input that does not accelerate, j = 0 included, gets
 //                  λ ×= 1 − λ_probe·w⁺, λ_probe the λ of the gentlest accelerating input in the same cell (0
-//                  where a rule above forbids speeding up). Moving cells of vehicles that move at t0 only
-//                  (CorridorConstraints::standing); δ = 0 turns the rule off.
+//                  where a rule above forbids speeding up). The urge is judged at the cell's far corner, and
+//                  only where v0 is above the vehicle's speed at t0 (a vehicle at its desired speed is spread
+//                  over the two speed cells around it; pushing the slower one up would make it creep). Moving
+//                  cells of vehicles that move at t0 only (CorridorConstraints::standing); δ = 0 turns the
+//                  rule off.
+//   press        : the driver acts on the urge: from every input that does not accelerate, a share
+//                  π = λ_probe·(1 − exp(−w⁺·τ/pressReaction_s)) of the mass goes to the gentlest accelerating
+//                  input each step, on top of ψ_sub (which leaves cruise only every few tens of seconds). This
+//                  is a per-cell change of the input dynamics, not a weight: λ only re-weights the inputs ψ_sub
+//                  proposes. pressReaction_s = 0 turns it off.
 // Column renormalisation: Γ_c[u, u'] = λ_u ψ[u, u'] / Σ_w λ_w ψ[w, u'], and where that sum is 0 the
-// column becomes "brake" (all mass to j = 0), so every column of Γ sums to 1.
+// column becomes "brake" (all mass to j = 0), so every column of Γ sums to 1. With the press, the columns of
+// the inputs that do not accelerate are (1 − π)·Γ_c[·, u'] + π·e_probe, still stochastic.
 #pragma once
 
 #include <cmath>
@@ -94,6 +103,9 @@ struct PriorityRules {
     RuleSpeed speed{RuleSpeed::FarCorner};
     float freeRoadExponent{0.0F};   ///< δ of the free-road rule (IDM: 4); 0: no free-road rule
     float desiredHeadway_s{1.0F};   ///< T of the free-road rule: the time gap a driver closes up to
+    /// How soon a driver with the full urge to speed up presses the accelerator (s): the press's rate is
+    /// w⁺ / pressReaction_s. 0: no press (the urge only re-weights what ψ_sub proposes).
+    float pressReaction_s{0.0F};
 };
 
 inline constexpr float NO_LIMIT = std::numeric_limits<float>::infinity();
@@ -121,6 +133,8 @@ struct CorridorConstraints {
     /// when its intention or its tracked acceleration says so; the rare unexplained departures of ψ_sub
     /// from standstill are not pushed on).
     bool standing{false};
+    /// The vehicle's speed at t0: the free-road rule pushes only where its desired speed is above it.
+    float startSpeed_mps{0.0F};
     /// The free-road rule's f: the vehicle's speed over the limit where it is at t0 (its driver's chosen
     /// fraction of the limit), so that its desired speed at s is f · (the limit at s).
     float desiredSpeedFactor{1.0F};
@@ -147,7 +161,7 @@ AUGUR_MARKOV_HD float movingSpeed_mps(float v_mps, const PriorityRules& rules, c
 }
 
 /// The gentlest accelerating input (the free-road rule's probe); inputCells when there is none.
-AUGUR_MARKOV_HD int gentlestAcceleration(int inputCells) { return inputCells < 2 ? inputCells : (inputCells + 1) / 2; }
+AUGUR_MARKOV_HD constexpr int gentlestAcceleration(int inputCells) { return inputCells < 2 ? inputCells : (inputCells + 1) / 2; }
 
 /// `v_mps` is the cell's far-corner speed (speedCellUpper_mps); see RuleSpeed.
 AUGUR_MARKOV_HD PriorityTerms priorityTerms(float v_mps, int j, const PriorityRules& rules, const ChainConfig& c) {
@@ -229,18 +243,21 @@ AUGUR_MARKOV_HD float priorityAt(const PriorityTerms& terms, float s_m, float le
     return lambda;
 }
 
-/// The free-road rule's factor for the inputs of a cell that do not accelerate: 1 − λ_probe·w⁺ (the rule
-/// above) with v = `moving_mps` (movingSpeed_mps of the cell) at s_m and time_s, λ_probe the λ of the
-/// gentlest accelerating input in the cell. 1 when the rule does not apply (off, standstill, a standing
-/// vehicle, at or above the desired speed).
-AUGUR_MARKOV_HD float freeRoadFactor(float moving_mps, float probeLambda, float s_m, float time_s,
-                                     const CorridorConstraints& k, const PriorityRules& rules, const ChainConfig& c) {
+/// The free-road rule's urge w⁺ ∈ [0, 1] of a cell whose far corner (its fastest speed) is `v_mps`, at s_m
+/// and time_s (the rule above). The rule judges the far corner, and only where the desired speed is above the
+/// vehicle's speed at t0 (CorridorConstraints::startSpeed_mps): a vehicle at its desired speed is spread over
+/// the two speed cells around it (initialSpeedProbability), and pushing the slower of the two up would make
+/// it creep; a cell is pushed up when the speed it reaches in the next cell is nearer the desired speed than
+/// its own. 0 when the rule does not apply (off, standstill, a standing vehicle) and where a rule forbids
+/// speeding up (probeLambda = 0: the λ of the gentlest accelerating input).
+AUGUR_MARKOV_HD float freeRoadUrge(float v_mps, float probeLambda, float s_m, float time_s, const CorridorConstraints& k,
+                                   const PriorityRules& rules, const ChainConfig& c) {
     const float desired = k.desiredSpeedFactor * limitAt_mps(s_m, k);
-    if (k.standing || !(rules.freeRoadExponent > 0.0F) || !(moving_mps > 0.0F) || !(moving_mps < desired) ||
+    const float v = v_mps;
+    if (k.standing || !(rules.freeRoadExponent > 0.0F) || !(v > 0.0F) || !(v < desired) || !(desired > k.startSpeed_mps) ||
         !(desired < NO_LIMIT) || !(probeLambda > 0.0F)) {
-        return 1.0F;
+        return 0.0F;
     }
-    const float v = moving_mps;
     const float accel_mps2 = c.accelMax_mps2 * inputValue(gentlestAcceleration(c.inputCells), c.inputCells);
     const float brakeTerm = v / (2.0F * sqrtf(accel_mps2 * rules.comfortDecel_mps2));
     float urge = 1.0F - powf(v / desired, rules.freeRoadExponent);
@@ -254,24 +271,41 @@ AUGUR_MARKOV_HD float freeRoadFactor(float moving_mps, float probeLambda, float 
         const float wanted = v * rules.desiredHeadway_s + brakeTerm * v;
         urge -= k.stopProbability * wanted * wanted / (gap * gap);
     }
-    return urge > 0.0F ? 1.0F - probeLambda * urge : 1.0F;
+    return urge > 0.0F ? urge : 0.0F;
+}
+
+/// The free-road rule's factor for the inputs of a cell that do not accelerate: 1 − λ_probe·w⁺.
+AUGUR_MARKOV_HD float freeRoadFactor(float urge, float probeLambda) { return 1.0F - probeLambda * urge; }
+
+/// The press: the share of the mass on each input that does not accelerate that moves to the gentlest
+/// accelerating input in one step, π = λ_probe·(1 − exp(−w⁺·τ/pressReaction_s)); 0 without a press.
+AUGUR_MARKOV_HD float pressProbability(float urge, float probeLambda, const PriorityRules& rules,
+                                       const ChainConfig& c) {
+    if (!(rules.pressReaction_s > 0.0F) || !(urge > 0.0F)) {
+        return 0.0F;
+    }
+    return probeLambda * (1.0F - expf(-urge * c.step_s / rules.pressReaction_s));
 }
 
 /// The free-road rule on a cell's λ (lambda[0 … n_a), from priorityAt with `terms`): the inputs that do not
-/// accelerate are weighted by freeRoadFactor with the probe's λ of the same cell. `moving_mps` is the cell's
-/// movingSpeed_mps (0: the rule does not apply). Used wherever a whole cell's λ is at hand (the CPU reference,
-/// the resident CUDA path); priority() gives the same for one input.
-AUGUR_MARKOV_HD void applyFreeRoad(float* lambda, const PriorityTerms* terms, int na, float moving_mps, float s_m,
-                                   float time_s, const CorridorConstraints& k, const PriorityRules& rules,
-                                   const ChainConfig& c) {
+/// accelerate are weighted by freeRoadFactor with the probe's λ of the same cell. `v_mps` is the cell's far
+/// corner (speedCellUpper_mps; 0: standstill, the rule does not apply). Returns the cell's press
+/// (pressProbability) for inputTransitionBlock. Used wherever a whole cell's λ is at hand (the CPU reference,
+/// the resident CUDA path); priority() gives the same λ for one input.
+AUGUR_MARKOV_HD float applyFreeRoad(float* lambda, const PriorityTerms* terms, int na, float v_mps, float s_m,
+                                    float time_s, const CorridorConstraints& k, const PriorityRules& rules,
+                                    const ChainConfig& c) {
     const int probe = gentlestAcceleration(na);
-    if (!(moving_mps > 0.0F) || probe >= na || !(rules.freeRoadExponent > 0.0F)) {
-        return;
+    if (!(v_mps > 0.0F) || probe >= na || !(rules.freeRoadExponent > 0.0F)) {
+        return 0.0F;
     }
-    const float free = freeRoadFactor(moving_mps, lambda[probe], s_m, time_s, k, rules, c);
+    const float probeLambda = lambda[probe];
+    const float urge = freeRoadUrge(v_mps, probeLambda, s_m, time_s, k, rules, c);
+    const float free = freeRoadFactor(urge, probeLambda);
     for (int j = 0; j < na; ++j) {
         lambda[j] *= terms[j].accelerates ? 1.0F : free;
     }
+    return pressProbability(urge, probeLambda, rules, c);
 }
 
 /// λ for input j in a cell represented by (s_m, v_mps) at time time_s (the rules above, the free-road rule
@@ -284,23 +318,29 @@ AUGUR_MARKOV_HD float priority(float s_m, float v_mps, int j, float time_s, cons
     const int probe = gentlestAcceleration(c.inputCells);
     if (!terms.accelerates && rules.freeRoadExponent > 0.0F && probe < c.inputCells) {
         const float probeLambda = priorityAt(priorityTerms(v_mps, probe, rules, c), s_m, reach, k);
-        lambda *= freeRoadFactor(movingSpeed_mps(v_mps, rules, c), probeLambda, s_m, time_s, k, rules, c);
+        lambda *= freeRoadFactor(freeRoadUrge(v_mps, probeLambda, s_m, time_s, k, rules, c), probeLambda);
     }
     return lambda;
 }
 
 /// Γ's block for one cell: gamma[u·n_a + u'] from lambda[0 … n_a) and ψ_sub, columns renormalised
-/// (falls back to "brake" where a column's weight is 0). Allocation-free, O(n_a²).
-AUGUR_MARKOV_HD void inputTransitionBlock(const float* lambda, const float* psi, int na, float* gamma) {
+/// (falls back to "brake" where a column's weight is 0), and the cell's press π (applyFreeRoad): the
+/// columns of the inputs that do not accelerate become (1 − π)·column + π·e_probe. Allocation-free, O(n_a²).
+AUGUR_MARKOV_HD void inputTransitionBlock(const float* lambda, const float* psi, int na, float press, float* gamma) {
+    const int probe = gentlestAcceleration(na);
     for (int up = 0; up < na; ++up) {
+        const float kept = up < probe ? 1.0F - press : 1.0F;
         float sum = 0.0F;
         for (int u = 0; u < na; ++u) {
             sum += lambda[u] * psi[u * na + up];
         }
         if (sum > 0.0F) {
-            const float inv = 1.0F / sum;
+            const float inv = kept / sum;
             for (int u = 0; u < na; ++u) {
                 gamma[u * na + up] = lambda[u] * psi[u * na + up] * inv;
+            }
+            if (up < probe && probe < na) {
+                gamma[probe * na + up] += press;
             }
         } else {
             for (int u = 0; u < na; ++u) {
