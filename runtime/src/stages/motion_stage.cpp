@@ -310,10 +310,11 @@ void MotionStage::gatherVehicle(std::uint32_t v, const markov::ChainConfig& chai
         in.constraints = fc.limits;
         in.constraints.standing = standing;
         in.constraints.startSpeed_mps = fv.speed_mps;
-        // The driver's chosen fraction of the limit where the vehicle is (the free-road rule's desired
-        // speed is this fraction of the limit ahead). A driver who is still speeding up has not reached the
-        // speed they want: at least the limit.
-        const float limit = fc.limits.speedLimit_mps;
+        // The driver's chosen fraction of the limit that binds where the vehicle is (the free-road rule's
+        // desired speed is this fraction of the limit ahead): the limit here, or lower when a slower
+        // stretch ahead (a turn) already holds the vehicle down. A driver who is still speeding up has not
+        // reached the speed they want: at least the limit.
+        const float limit = markov::bindingLimit_mps(fc.limits, pc.rules.comfortDecel_mps2);
         const float fraction = evident > 0.0F ? std::max(fv.speed_mps / limit, 1.0F) : fv.speed_mps / limit;
         in.constraints.desiredSpeedFactor =
             limit > 0.0F && limit < markov::NO_LIMIT ? std::min(fraction, MAX_DESIRED_SPEED_FACTOR) : 1.0F;

@@ -206,6 +206,28 @@ TEST(RelaxingInputDynamics, EvenInputCountsCruiseOnBothMiddleInputs) {
     EXPECT_FLOAT_EQ(sut.psi[3 * NA + 4], RELAX);  // one above to the upper middle one
 }
 
+TEST(BindingLimit, IsTheFastestSpeedFromWhichEveryLowerLimitAheadCanStillBeMetComfortably) {
+    constexpr float COMFORT_MPS2 = 3.0F;
+    CorridorConstraints k{};
+    k.speedLimit_mps = 11.1F;
+    EXPECT_FLOAT_EQ(bindingLimit_mps(k, COMFORT_MPS2), 11.1F) << "nothing ahead: the limit here";
+    // A turn limited to 7.1 m/s 4.7 m ahead: from √(7.1² + 2·3·4.7) = 8.87 m/s a driver just slows in time.
+    k.limitFrom_m[0] = 4.7F;
+    k.limitAfter_mps[0] = 7.1F;
+    EXPECT_NEAR(bindingLimit_mps(k, COMFORT_MPS2), std::sqrt(7.1F * 7.1F + 2.0F * COMFORT_MPS2 * 4.7F), 1e-4F);
+    // Then the road after the turn at 13.9 m/s: a higher limit binds nothing.
+    k.limitFrom_m[1] = 20.0F;
+    k.limitAfter_mps[1] = 13.9F;
+    EXPECT_NEAR(bindingLimit_mps(k, COMFORT_MPS2), std::sqrt(7.1F * 7.1F + 2.0F * COMFORT_MPS2 * 4.7F), 1e-4F);
+    // A turn far enough ahead leaves the limit here binding.
+    k.limitFrom_m[0] = 60.0F;
+    k.limitFrom_m[1] = 80.0F;
+    EXPECT_FLOAT_EQ(bindingLimit_mps(k, COMFORT_MPS2), 11.1F);
+    // Already in the slower stretch: its limit.
+    k.limitFrom_m[0] = 0.0F;
+    EXPECT_FLOAT_EQ(bindingLimit_mps(k, COMFORT_MPS2), 7.1F);
+}
+
 TEST(TypicalBehaviourRule, AFollowerAtItsHeadwayBehindAComfortableLeadCruises) {
     const ChainConfig c = runtimeChain();
     constexpr int CRUISE = 3;

@@ -140,6 +140,20 @@ struct CorridorConstraints {
     float desiredSpeedFactor{1.0F};
 };
 
+/// The fastest speed at s = 0 from which a driver can still slow comfortably (comfortDecel_mps2) to every
+/// limit ahead: min(v_lim(0), min_i √(L_i² + 2·comfortDecel·d_i)). A driver approaching a turn drives no faster
+/// than this whatever speed they wish for (the lower-limit-ahead rule), so it is the limit their speed now
+/// is a fraction of.
+AUGUR_MARKOV_HD float bindingLimit_mps(const CorridorConstraints& k, float comfortDecel_mps2) {
+    float binding = k.speedLimit_mps;
+    for (int i = 0; i < MAX_SPEED_LIMIT_CHANGES; ++i) {
+        const float reach_mps2 = 2.0F * comfortDecel_mps2 * (k.limitFrom_m[i] > 0.0F ? k.limitFrom_m[i] : 0.0F);
+        const float slowing = sqrtf(k.limitAfter_mps[i] * k.limitAfter_mps[i] + reach_mps2);
+        binding = slowing < binding ? slowing : binding;
+    }
+    return binding;
+}
+
 /// The parts of λ that depend on the cell's speed and the input only (not on s, not on t, not on the
 /// corridor): computed once per (i_v, j), then combined with each cell's position and the corridor's
 /// constraints by priorityAt.
