@@ -89,6 +89,7 @@ TrackStage::TrackStage(const TrackStageSettings& settings, kf::Associator associ
     m_age.assign(n, 0);
     m_class.assign(n, ObjectClass::Unknown);
     m_measurement.assign(n, TrackMeasurement{});
+    m_speedRate.assign(n, kf::SpeedRateState{});
 }
 
 std::uint32_t TrackStage::allocateSlot() noexcept {
@@ -152,6 +153,7 @@ void TrackStage::track(const ObjectList& list) noexcept {
             m_dt[t] = static_cast<float>(std::max<std::int64_t>(stamp_ns - m_lastStamp_ns[t], 0)) / NS_PER_S;
             m_lastStamp_ns[t] = stamp_ns;
             ++m_age[t];
+            kf::predictSpeedRate(m_speedRate[t], m_dt[t], m_settings.noiseDensity);
         } else {
             m_dt[t] = 0.0F;
         }
@@ -197,6 +199,7 @@ void TrackStage::track(const ObjectList& list) noexcept {
                                              INITIAL_ACCEL_VAR_M2PS4);
             m_mean[2 * n + t] = o.speed_mps * std::cos(o.heading_rad);
             m_mean[3 * n + t] = o.speed_mps * std::sin(o.heading_rad);
+            m_speedRate[t] = kf::initialSpeedRate(o.speed_mps, speedVar, INITIAL_ACCEL_VAR_M2PS4);
             m_lastStamp_ns[t] = stamp_ns;
             setMeasurement(t, o, stamp_ns);
             m_update[t] = 0;  // initialised from this object: updating with it again would count it twice
@@ -210,6 +213,12 @@ void TrackStage::track(const ObjectList& list) noexcept {
     const kf::CycleInput<float> input{m_dt.data(),   m_z.data(),      m_var.data(),     m_update.data(),
                                       nullptr,       m_zVel.data(),   m_velCov.data(),  m_update.data()};
     kf::cpu::step<float>(params, bank, input);
+    for (std::uint32_t t = 0; t < n; ++t) {
+        if (m_update[t] != 0) {
+            const TrackMeasurement& measured = m_measurement[t];
+            kf::updateSpeedRate(m_speedRate[t], measured.speed_mps, measured.stdSpeed_mps * measured.stdSpeed_mps);
+        }
+    }
     manageTracks();
     mergeDuplicates();
 }
@@ -361,6 +370,10 @@ std::uint32_t TrackStage::dropNonFiniteTracks() noexcept {
         for (std::size_t i = 0; i < packed; ++i) {
             finite = finite && std::isfinite(m_cov[i * n + t]);
         }
+        const kf::SpeedRateState& speedRate = m_speedRate[t];
+        finite = finite && std::isfinite(speedRate.speed_mps) && std::isfinite(speedRate.rate_mps2) &&
+                 std::isfinite(speedRate.varSpeed_m2ps2) && std::isfinite(speedRate.covSpeedRate_m2ps3) &&
+                 std::isfinite(speedRate.varRate_m2ps4);
         if (!finite) {
             removeTrack(t);
             ++dropped;
@@ -399,7 +412,7 @@ void TrackStage::writeTrackList() noexcept {
         track.covVyVy_m2ps2 = m_cov[static_cast<std::size_t>(kf::packedIndex(m_dim, 3, 3)) * n + t];
         TrackMeasurement& measurement = m_frame.measurements[count];
         measurement = m_measurement[t];
-        // Speed and acceleration along the measured heading, with their variances (cᵀ P c, c = (cos, sin)).
+        // The speed's deviation along the measured heading (cᵀ P c, c = (cos, sin)).
         const float c = std::cos(measurement.heading_rad);
         const float s = std::sin(measurement.heading_rad);
         const auto along = [&](int i) {
@@ -410,8 +423,10 @@ void TrackStage::writeTrackList() noexcept {
         };
         measurement.trackSpeedStd_mps = std::sqrt(std::max(along(2), 0.0F));
         if (m_dim == kf::stateDim(kf::MotionModel::ConstantAcceleration)) {
-            measurement.trackAccel_mps2 = c * track.ax_mps2 + s * track.ay_mps2;
-            measurement.trackAccelStd_mps2 = std::sqrt(std::max(along(4), 0.0F));
+            // The rate of change of the speed, not the bank's acceleration along the heading: that one
+            // holds part of the centripetal acceleration of a turn (kf/speed_rate_filter.hpp).
+            measurement.trackAccel_mps2 = m_speedRate[t].rate_mps2;
+            measurement.trackAccelStd_mps2 = std::sqrt(std::max(m_speedRate[t].varRate_m2ps4, 0.0F));
         } else {
             measurement.trackAccel_mps2 = 0.0F;
             measurement.trackAccelStd_mps2 = 0.0F;

@@ -20,8 +20,9 @@ namespace augur::runtime {
 /// Centreline points kept per corridor (the motion prediction's polylines).
 inline constexpr std::size_t FRAME_POLYLINE_POINTS = 32;
 
-/// Per published track: the last measurement's pose, speed, size and standard deviations, and the
-/// Kalman state's speed and longitudinal acceleration along the measured heading with their deviations.
+/// Per published track: the last measurement's pose, speed, size and standard deviations, the Kalman
+/// state's speed deviation along the measured heading, and the longitudinal acceleration (the speed-rate
+/// filter's rate of change of the speed, kf/speed_rate_filter.hpp) with its deviation.
 struct TrackMeasurement {
     float heading_rad{0.0F};
     float speed_mps{0.0F};
@@ -33,7 +34,7 @@ struct TrackMeasurement {
     float stdSpeed_mps{0.5F};
     std::int64_t stamp_ns{0};  ///< sensor time of the last measurement
     float trackSpeedStd_mps{0.5F};     ///< standard deviation of the track's velocity along the heading
-    float trackAccel_mps2{0.0F};       ///< the track's acceleration along the heading (0 for CV tracks)
+    float trackAccel_mps2{0.0F};       ///< rate of change of the track's speed (0 for CV tracks)
     float trackAccelStd_mps2{1.0F};    ///< its standard deviation
 };
 

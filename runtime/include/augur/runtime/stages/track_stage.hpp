@@ -19,6 +19,10 @@
 //      gate of any live track (one born from this list included) is a second report of a tracked road
 //      user and starts nothing (counted, duplicatesSuppressed); any other unassigned object starts a
 //      tentative track with a new augur id, initialised from the object (not updated with it again);
+//      beside the bank, each track's measured speed updates its speed-rate filter (kf/speed_rate_filter.hpp:
+//      a 1-D constant-acceleration filter on |v| with the bank's jerk density, predicted with the track,
+//      started with it), whose rate is the longitudinal acceleration the frame carries (trackAccel_mps2:
+//      the rate of change of the speed, which a turn at constant speed does not move);
 //   4. track management: a tentative track is confirmed once associated in confirmAfterHits of its last
 //      confirmWindow lists, and deleted when its first confirmWindow lists pass without that; a track
 //      missed more lists in a row than it was associated in, or than maxMissedCycles, is deleted (a track
@@ -37,6 +41,7 @@
 #include "augur/core/result.hpp"
 #include "augur/kernels/kf/kalman_bank.hpp"
 #include "augur/kernels/kf/association.hpp"
+#include "augur/kernels/kf/speed_rate_filter.hpp"
 #include "augur/runtime/executor.hpp"
 #include "augur/runtime/pipeline_state.hpp"
 #include "augur/runtime/scene_frame.hpp"
@@ -166,6 +171,7 @@ private:
     std::vector<std::uint32_t> m_age;
     std::vector<ObjectClass> m_class;
     std::vector<TrackMeasurement> m_measurement;
+    std::vector<kernels::kf::SpeedRateState> m_speedRate;  ///< per slot: speed and its rate of change
 };
 
 }  // namespace augur::runtime
