@@ -14,7 +14,7 @@ constexpr double INFINITE_COST = std::numeric_limits<double>::infinity();
 /// Passes of the augmenting row reduction over the rows still free (Jonker & Volgenant use two).
 constexpr std::size_t REDUCTION_PASSES = 2;
 /// Bids per row and pass before a pass ends (bounds the reduction; what it leaves, the paths finish).
-/// 2 to 4 are fastest on the pile-up scene of augur-bench-association (AMD EPYC); never measured on Orin.
+/// Chosen on the pile-up scene of augur-bench-association (AMD EPYC); never measured on Orin.
 constexpr std::size_t REDUCTION_STEPS_PER_ROW = 4;
 
 }  // namespace
