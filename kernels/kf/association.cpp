@@ -154,6 +154,74 @@ std::size_t Associator::reduceRows(std::size_t rows) noexcept {
     return freeCount;
 }
 
+void Associator::augment(std::uint32_t row) noexcept {
+    // One shortest augmenting path from the free `row` (see solveSparse); m_minv holds the distances of
+    // the columns reached, m_used marks the scanned ones, m_way the path back.
+    m_p[0] = row;
+    m_minv[0] = 0.0;
+    m_used[0] = 1;
+    m_usedList[0] = 0;
+    std::size_t scanned = 1;
+    std::size_t open = 0;
+    std::size_t j0 = 0;
+    double distance = 0.0;  // of column j0
+    for (;;) {
+        const std::size_t i0 = m_p[j0];
+        const double base = distance - m_u[i0];
+        for (std::uint32_t e = m_entryBegin[i0 - 1]; e < m_entryBegin[i0]; ++e) {
+            const std::size_t j = m_entryCol[e] + 1U;
+            if (m_used[j] != 0) {
+                continue;
+            }
+            const double reached = base + m_entryCost[e] - m_v[j];
+            if (reached < m_minv[j]) {
+                if (m_minv[j] == INFINITE_COST) {
+                    m_touched[open++] = static_cast<std::uint32_t>(j);
+                }
+                m_minv[j] = reached;
+                m_way[j] = static_cast<std::uint32_t>(j0);
+            }
+        }
+        // The nearest reached column (the root's own "unassigned" column is always reached).
+        std::size_t nearest = 0;
+        for (std::size_t k = 1; k < open; ++k) {
+            if (m_minv[m_touched[k]] < m_minv[m_touched[nearest]]) {
+                nearest = k;
+            }
+        }
+        j0 = m_touched[nearest];
+        m_touched[nearest] = m_touched[--open];
+        distance = m_minv[j0];
+        if (m_p[j0] == 0) {
+            break;  // a free column: the path ends here
+        }
+        m_used[j0] = 1;
+        m_usedList[scanned++] = static_cast<std::uint32_t>(j0);
+    }
+    // Potentials: every scanned column (and its row) moves by how much nearer than the path's end it was.
+    for (std::size_t k = 0; k < scanned; ++k) {
+        const std::size_t j = m_usedList[k];
+        const double shift = distance - m_minv[j];
+        m_u[m_p[j]] += shift;
+        m_v[j] -= shift;
+    }
+    const std::size_t end = j0;
+    do {
+        const std::size_t j1 = m_way[j0];
+        m_p[j0] = m_p[j1];
+        j0 = j1;
+    } while (j0 != 0);
+    // Back to "unreached" for the next row.
+    for (std::size_t k = 0; k < scanned; ++k) {
+        m_minv[m_usedList[k]] = INFINITE_COST;
+        m_used[m_usedList[k]] = 0;
+    }
+    for (std::size_t k = 0; k < open; ++k) {
+        m_minv[m_touched[k]] = INFINITE_COST;
+    }
+    m_minv[end] = INFINITE_COST;
+}
+
 void Associator::solveSparse(std::size_t rows, std::size_t cols) noexcept {
     // 1-based rows and columns; column 0 is the virtual start. Row i's finite entries are
     // m_entryCol/m_entryCost[m_entryBegin[i−1] … m_entryBegin[i]); every other entry is +∞ and is never
@@ -174,69 +242,7 @@ void Associator::solveSparse(std::size_t rows, std::size_t cols) noexcept {
     m_u[0] = 0.0;
     const std::size_t freeRows = reduceRows(rows);
     for (std::size_t f = 0; f < freeRows; ++f) {
-        m_p[0] = m_freeRows[f];
-        m_minv[0] = 0.0;
-        m_used[0] = 1;
-        m_usedList[0] = 0;
-        std::size_t scanned = 1;
-        std::size_t open = 0;
-        std::size_t j0 = 0;
-        double distance = 0.0;  // of column j0
-        for (;;) {
-            const std::size_t i0 = m_p[j0];
-            const double base = distance - m_u[i0];
-            for (std::uint32_t e = m_entryBegin[i0 - 1]; e < m_entryBegin[i0]; ++e) {
-                const std::size_t j = m_entryCol[e] + 1U;
-                if (m_used[j] != 0) {
-                    continue;
-                }
-                const double reached = base + m_entryCost[e] - m_v[j];
-                if (reached < m_minv[j]) {
-                    if (m_minv[j] == INFINITE_COST) {
-                        m_touched[open++] = static_cast<std::uint32_t>(j);
-                    }
-                    m_minv[j] = reached;
-                    m_way[j] = static_cast<std::uint32_t>(j0);
-                }
-            }
-            // The nearest reached column (the root's own "unassigned" column is always reached).
-            std::size_t nearest = 0;
-            for (std::size_t k = 1; k < open; ++k) {
-                if (m_minv[m_touched[k]] < m_minv[m_touched[nearest]]) {
-                    nearest = k;
-                }
-            }
-            j0 = m_touched[nearest];
-            m_touched[nearest] = m_touched[--open];
-            distance = m_minv[j0];
-            if (m_p[j0] == 0) {
-                break;  // a free column: the path ends here
-            }
-            m_used[j0] = 1;
-            m_usedList[scanned++] = static_cast<std::uint32_t>(j0);
-        }
-        // Potentials: every scanned column (and its row) moves by how much nearer than the path's end it was.
-        for (std::size_t k = 0; k < scanned; ++k) {
-            const std::size_t j = m_usedList[k];
-            const double shift = distance - m_minv[j];
-            m_u[m_p[j]] += shift;
-            m_v[j] -= shift;
-        }
-        const std::size_t end = j0;
-        do {
-            const std::size_t j1 = m_way[j0];
-            m_p[j0] = m_p[j1];
-            j0 = j1;
-        } while (j0 != 0);
-        // Back to "unreached" for the next row.
-        for (std::size_t k = 0; k < scanned; ++k) {
-            m_minv[m_usedList[k]] = INFINITE_COST;
-            m_used[m_usedList[k]] = 0;
-        }
-        for (std::size_t k = 0; k < open; ++k) {
-            m_minv[m_touched[k]] = INFINITE_COST;
-        }
-        m_minv[end] = INFINITE_COST;
+        augment(m_freeRows[f]);
     }
     for (std::size_t j = 1; j <= cols; ++j) {
         if (m_p[j] != 0) {

@@ -117,6 +117,8 @@ private:
     [[nodiscard]] std::uint32_t findRoot(std::uint32_t node) noexcept;
     /// Solves the component's r × (c + r) problem held in m_entry*; writes m_rowToCol[0 … r−1].
     void solveSparse(std::size_t rows, std::size_t cols) noexcept;
+    /// One shortest augmenting path of solveSparse from the free row `row` (1-based), then the flip.
+    void augment(std::uint32_t row) noexcept;
     /// The augmenting row reduction that starts solveSparse: assigns rows and sets m_u, m_v, m_p; leaves
     /// the rows still free (1-based) in m_freeRows[0 … returned count).
     [[nodiscard]] std::size_t reduceRows(std::size_t rows) noexcept;
