@@ -251,16 +251,11 @@ void Associator::solveSparse(std::size_t rows, std::size_t cols) noexcept {
     }
 }
 
-AssociationStats Associator::associate(const PredictedTracks& tracks, const Detections& objects,
-                                       std::span<std::uint32_t> objectToTrack, std::span<std::uint8_t> gated) noexcept {
-    AssociationStats stats;
-    const std::size_t objectCount = std::min(objects.count, m_config.maxObjects);
-    const std::size_t trackCount = std::min(tracks.count, m_config.maxTracks);
-    const std::size_t maxObjects = m_config.maxObjects;
+std::uint32_t Associator::gatePairs(const PredictedTracks& tracks, const Detections& objects, std::size_t objectCount,
+                                    std::size_t trackCount, AssociationStats& stats) noexcept {
     const float gateSq = m_config.mahalanobisGateSq;
     const float distanceSq = m_config.distanceGate_m * m_config.distanceGate_m;
-
-    // 1. Gating: candidate pairs, object-major. The Euclidean pre-gate branches (in traffic it rejects
+    // The Euclidean pre-gate branches (in traffic it rejects
     // nearly every pair, in a crowd it passes nearly every one: either way predictable); the Mahalanobis
     // gate does not: a pair is written in any case and counted only when inside, because in a dense scene
     // whether it is inside is a coin toss a branch predictor keeps losing. The tracks' arrays are read
@@ -301,6 +296,19 @@ AssociationStats Associator::associate(const PredictedTracks& tracks, const Dete
         stats.contestedObjects += edges - m_edgeBegin[j] > 1 ? 1U : 0U;
     }
     m_edgeBegin[objectCount] = edges;
+    return edges;
+}
+
+AssociationStats Associator::associate(const PredictedTracks& tracks, const Detections& objects,
+                                       std::span<std::uint32_t> objectToTrack, std::span<std::uint8_t> gated) noexcept {
+    AssociationStats stats;
+    const std::size_t objectCount = std::min(objects.count, m_config.maxObjects);
+    const std::size_t trackCount = std::min(tracks.count, m_config.maxTracks);
+    const std::size_t maxObjects = m_config.maxObjects;
+    const float gateSq = m_config.mahalanobisGateSq;
+
+    // 1. Gating: candidate pairs, object-major.
+    const std::uint32_t edges = gatePairs(tracks, objects, objectCount, trackCount, stats);
     stats.candidatePairs = edges;
 
     // 2. Connected components of the candidate graph.

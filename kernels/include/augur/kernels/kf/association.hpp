@@ -115,6 +115,10 @@ public:
 private:
     Associator() = default;
     [[nodiscard]] std::uint32_t findRoot(std::uint32_t node) noexcept;
+    /// Step 1 of associate: the candidate pairs of every object into m_edgeBegin/m_edgeTrack/m_edgeCost
+    /// (object-major); counts the contested objects into `stats`; returns the number of pairs.
+    std::uint32_t gatePairs(const PredictedTracks& tracks, const Detections& objects, std::size_t objectCount,
+                            std::size_t trackCount, AssociationStats& stats) noexcept;
     /// Solves the component's r × (c + r) problem held in m_entry*; writes m_rowToCol[0 … r−1].
     void solveSparse(std::size_t rows, std::size_t cols) noexcept;
     /// One shortest augmenting path of solveSparse from the free row `row` (1-based), then the flip.
