@@ -325,6 +325,43 @@ void TrackStage::manageTracks() noexcept {
     }
 }
 
+bool TrackStage::footprintsOverlap(std::uint32_t a, std::uint32_t b) const noexcept {
+    // Boxes of the last measured length and width, both taken along a's heading (the merge also asks for
+    // velocities within MERGE_SPEED_MPS, so the headings of moving tracks agree).
+    const std::size_t n = m_settings.capacity;
+    const TrackMeasurement& ma = m_measurement[a];
+    const TrackMeasurement& mb = m_measurement[b];
+    const float dx = m_mean[b] - m_mean[a];
+    const float dy = m_mean[n + b] - m_mean[n + a];
+    const float c = std::cos(ma.heading_rad);
+    const float s = std::sin(ma.heading_rad);
+    const float along = std::fabs(c * dx + s * dy);
+    const float across = std::fabs(-s * dx + c * dy);
+    return along < 0.5F * (ma.length_m + mb.length_m) && across < 0.5F * (ma.width_m + mb.width_m);
+}
+
+void TrackStage::takeOverState(std::uint32_t keep, std::uint32_t from) noexcept {
+    const std::size_t n = m_settings.capacity;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(m_dim); ++i) {
+        m_mean[i * n + keep] = m_mean[i * n + from];
+    }
+    const auto packed = static_cast<std::size_t>(kf::packedSize(m_dim));
+    for (std::size_t i = 0; i < packed; ++i) {
+        m_cov[i * n + keep] = m_cov[i * n + from];
+    }
+    m_lastStamp_ns[keep] = m_lastStamp_ns[from];
+    m_perceptionId[keep] = m_perceptionId[from];
+    m_class[keep] = m_class[from];
+    m_measurement[keep] = m_measurement[from];
+    // The kept track was associated in this list after all (through the other): a hit, not a miss.
+    m_measured[keep] = 1;
+    m_hitWindow[keep] |= 1U;
+    if (m_missed[keep] > 0) {
+        ++m_hits[keep];
+    }
+    m_missed[keep] = 0;
+}
+
 void TrackStage::mergeDuplicates() noexcept {
     const std::size_t n = m_settings.capacity;
     const auto at = [&](int a, int b, std::uint32_t t) {
@@ -335,21 +372,32 @@ void TrackStage::mergeDuplicates() noexcept {
             if (m_live[b] == 0) {
                 continue;
             }
-            const float dx = m_mean[b] - m_mean[a];
-            const float dy = m_mean[n + b] - m_mean[n + a];
-            const float d2 = kf::Associator::mahalanobisSq(dx, dy, at(0, 0, a) + at(0, 0, b), at(0, 1, a) + at(0, 1, b),
-                                                           at(1, 1, a) + at(1, 1, b));
-            if (!(d2 <= MERGE_GATE_SQ)) {
-                continue;
-            }
             const float dvx = m_mean[2 * n + b] - m_mean[2 * n + a];
             const float dvy = m_mean[3 * n + b] - m_mean[3 * n + a];
             if (!(dvx * dvx + dvy * dvy <= MERGE_SPEED_MPS * MERGE_SPEED_MPS)) {
                 continue;
             }
-            // Keep the confirmed one, then the older one (ties: the lower slot).
+            const float dx = m_mean[b] - m_mean[a];
+            const float dy = m_mean[n + b] - m_mean[n + a];
+            const float d2 = kf::Associator::mahalanobisSq(dx, dy, at(0, 0, a) + at(0, 0, b), at(0, 1, a) + at(0, 1, b),
+                                                           at(1, 1, a) + at(1, 1, b));
+            // One road user, two tracks: their estimates agree, or one followed this list's object while
+            // the other coasted inside its footprint (two road users do not overlap). The second is what a
+            // jump of the detections leaves: a track born where the objects now are, beside the old one
+            // whose covariance is too small for the estimates to agree.
+            const bool oneCoasted = m_measured[a] != m_measured[b];
+            if (!(d2 <= MERGE_GATE_SQ) && !(oneCoasted && footprintsOverlap(a, b))) {
+                continue;
+            }
+            // Keep the confirmed one, then the older one (ties: the lower slot); if it coasted, it goes on
+            // from the state of the one that followed the object.
             const bool keepA = m_confirmed[a] != m_confirmed[b] ? m_confirmed[a] != 0 : m_age[a] >= m_age[b];
-            removeTrack(keepA ? b : a);
+            const std::uint32_t keep = keepA ? a : b;
+            const std::uint32_t drop = keepA ? b : a;
+            if (m_measured[keep] == 0 && m_measured[drop] != 0) {
+                takeOverState(keep, drop);
+            }
+            removeTrack(drop);
             ++m_tracksMerged;
         }
     }

@@ -1,5 +1,6 @@
 // Measurement-to-track association: the gates, the global (not greedy) optimum, the id as a hint and
-// never a key, empty and full inputs, and the assignment against brute force on random small problems.
+// never a key, empty and full inputs, and the assignment against brute force on random small problems
+// and against a dense reference solver on pile-ups where every pair is a candidate.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "augur/kernels/kf/association.hpp"
@@ -266,6 +268,178 @@ TEST(Association, RandomSmallProblemsReachTheBruteForceOptimum) {
         }
         EXPECT_NEAR(achieved, expected, TOLERANCE) << "problem " << p;
     }
+}
+
+/// The pairs' costs as the associator defines them (+∞ outside the gates), objects × tracks.
+std::vector<std::vector<double>> pairCosts(const Scene& scene) {
+    std::vector<std::vector<double>> cost(scene.ox.size(), std::vector<double>(scene.tx.size()));
+    for (std::size_t j = 0; j < cost.size(); ++j) {
+        for (std::size_t t = 0; t < cost[j].size(); ++t) {
+            const float dx = scene.ox[j] - scene.tx[t];
+            const float dy = scene.oy[j] - scene.ty[t];
+            const float d2 = Associator::mahalanobisSq(dx, dy, scene.txx[t] + scene.ovx[j], 0.0F, scene.tyy[t] + scene.ovy[j]);
+            const bool inside = d2 <= GATE_SQ && dx * dx + dy * dy <= DISTANCE_GATE_M * DISTANCE_GATE_M;
+            const bool sameId = scene.objectIds[j] != 0 && scene.objectIds[j] == scene.trackIds[t];
+            cost[j][t] = inside ? d2 - (sameId ? ID_BONUS : 0.0F) : std::numeric_limits<double>::infinity();
+        }
+    }
+    return cost;
+}
+
+/// The summed cost of an outcome (an unassigned object costs the gate); fails on an invalid assignment.
+double summedCost(const std::vector<std::vector<double>>& cost, const Outcome& out, std::size_t tracks) {
+    double sum = 0.0;
+    std::vector<int> taken(tracks, 0);
+    for (std::size_t j = 0; j < cost.size(); ++j) {
+        if (out.track[j] == Associator::NO_TRACK) {
+            sum += GATE_SQ;
+            continue;
+        }
+        EXPECT_TRUE(std::isfinite(cost[j][out.track[j]])) << "object " << j << ": a pair outside the gates";
+        EXPECT_EQ(taken[out.track[j]]++, 0) << "track " << out.track[j] << " taken twice";
+        sum += cost[j][out.track[j]];
+    }
+    return sum;
+}
+
+/// Reference optimum of the same problem: the textbook dense O(n²m) Hungarian (Kuhn–Munkres with
+/// potentials, no row reduction, no components) on the objects × (tracks + objects) matrix whose last
+/// columns leave an object unassigned at the gate's cost.
+double denseHungarian(const std::vector<std::vector<double>>& cost, std::size_t tracks) {
+    const std::size_t n = cost.size();
+    const std::size_t m = tracks + n;
+    constexpr double INF = std::numeric_limits<double>::infinity();
+    const auto at = [&](std::size_t i, std::size_t j) {  // 1-based
+        if (j <= tracks) {
+            return cost[i - 1][j - 1];
+        }
+        return j - tracks == i ? static_cast<double>(GATE_SQ) : INF;
+    };
+    std::vector<double> u(n + 1, 0.0), v(m + 1, 0.0), minv(m + 1);
+    std::vector<std::size_t> p(m + 1, 0), way(m + 1, 0);
+    std::vector<std::uint8_t> used(m + 1);
+    for (std::size_t i = 1; i <= n; ++i) {
+        p[0] = i;
+        std::size_t j0 = 0;
+        std::fill(minv.begin(), minv.end(), INF);
+        std::fill(used.begin(), used.end(), 0);
+        do {
+            used[j0] = 1;
+            const std::size_t i0 = p[j0];
+            double delta = INF;
+            std::size_t j1 = 0;
+            for (std::size_t j = 1; j <= m; ++j) {
+                if (used[j] == 0) {
+                    const double reduced = at(i0, j) - u[i0] - v[j];
+                    if (reduced < minv[j]) {
+                        minv[j] = reduced;
+                        way[j] = j0;
+                    }
+                    if (minv[j] < delta) {
+                        delta = minv[j];
+                        j1 = j;
+                    }
+                }
+            }
+            for (std::size_t j = 0; j <= m; ++j) {
+                if (used[j] != 0) {
+                    u[p[j]] += delta;
+                    v[j] -= delta;
+                } else {
+                    minv[j] -= delta;
+                }
+            }
+            j0 = j1;
+        } while (p[j0] != 0);
+        do {
+            const std::size_t j1 = way[j0];
+            p[j0] = p[j1];
+            j0 = j1;
+        } while (j0 != 0);
+    }
+    double sum = 0.0;
+    for (std::size_t j = 1; j <= m; ++j) {
+        if (p[j] != 0) {
+            sum += at(p[j], j);
+        }
+    }
+    return sum;
+}
+
+/// Tracks and objects uniform in a disc of `radius_m` around the origin, half the objects under the id
+/// of a track.
+Scene pileUp(std::size_t tracks, std::size_t objects, float radius_m, std::mt19937& rng) {
+    std::uniform_real_distribution<float> unit(0.0F, 1.0F);
+    const auto point = [&] {
+        const float r = radius_m * std::sqrt(unit(rng));
+        const float a = 6.2831853F * unit(rng);
+        return std::pair{r * std::cos(a), r * std::sin(a)};
+    };
+    Scene scene;
+    for (std::size_t t = 0; t < tracks; ++t) {
+        const auto [x, y] = point();
+        scene.addTrack(x, y, static_cast<std::uint32_t>(t + 1));
+    }
+    for (std::size_t j = 0; j < objects; ++j) {
+        const auto [x, y] = point();
+        scene.addObject(x, y, j % 2 == 0 ? static_cast<std::uint32_t>(j + 1) : 0U);
+    }
+    return scene;
+}
+
+// One component in which every pair is a candidate: the row reduction evicts and re-bids, and the
+// augmenting paths finish what it leaves; the result is the exact optimum, not an approximation.
+TEST(Association, DenseComponentsReachTheBruteForceOptimum) {
+    constexpr int PROBLEMS = 200;
+    constexpr double TOLERANCE = 1e-3;
+    constexpr float DISC_M = 0.8F;
+    auto sut = makeAssociator(7, 7);
+    std::mt19937 rng(23);
+    std::uniform_int_distribution<std::size_t> size(2, 7);
+    for (int p = 0; p < PROBLEMS; ++p) {
+        const Scene scene = pileUp(size(rng), size(rng), DISC_M, rng);
+        const auto cost = pairCosts(scene);
+        std::vector<std::uint8_t> used(scene.tx.size(), 0);
+        const double expected = bruteForce(cost, 0, used);
+        const Outcome out = run(sut, scene);
+        EXPECT_EQ(out.stats.components, 1U) << "problem " << p;
+        EXPECT_NEAR(summedCost(cost, out, scene.tx.size()), expected, TOLERANCE) << "problem " << p;
+    }
+}
+
+TEST(Association, APileUpAtFullCapacityReachesTheOptimumOfADenseReference) {
+    constexpr std::size_t SIDE = 128;
+    constexpr int SCENES = 8;
+    constexpr double TOLERANCE = 1e-3;
+    constexpr float DISC_M = 1.0F;
+    auto sut = makeAssociator(SIDE, SIDE);
+    std::mt19937 rng(29);
+    for (int k = 0; k < SCENES; ++k) {
+        const Scene scene = pileUp(SIDE, SIDE, DISC_M, rng);
+        const auto cost = pairCosts(scene);
+        const Outcome out = run(sut, scene);
+        EXPECT_EQ(out.stats.components, 1U) << "scene " << k;
+        EXPECT_NEAR(summedCost(cost, out, SIDE), denseHungarian(cost, SIDE), TOLERANCE) << "scene " << k;
+    }
+}
+
+TEST(Association, EqualCostsEverywhereStillAssignEveryObjectOnce) {
+    // Every pair costs the same: the row reduction meets ties in every bid and must neither cycle nor
+    // give a track twice. More objects than tracks: the rest stay unassigned.
+    constexpr std::size_t TRACKS = 32;
+    constexpr std::size_t OBJECTS = 40;
+    auto sut = makeAssociator(OBJECTS, TRACKS);
+    Scene scene;
+    for (std::size_t t = 0; t < TRACKS; ++t) {
+        scene.addTrack(0.0F, 0.0F);
+    }
+    for (std::size_t j = 0; j < OBJECTS; ++j) {
+        scene.addObject(0.5F, 0.0F);
+    }
+    const auto cost = pairCosts(scene);
+    const Outcome out = run(sut, scene);
+    EXPECT_EQ(out.stats.assigned, TRACKS);
+    EXPECT_NEAR(summedCost(cost, out, TRACKS), denseHungarian(cost, TRACKS), 1e-3);
 }
 
 }  // namespace

@@ -15,12 +15,15 @@
 //
 // Solution: candidate pairs form a bipartite graph; its connected components (union-find) are solved
 // independently. A component of one object and one track is assigned directly; a larger one by the
-// shortest-augmenting-path algorithm with row and column potentials (Jonker & Volgenant, "A shortest
-// augmenting path algorithm for dense and sparse linear assignment problems", Computing 38, 1987) on an
-// r × (c + r) matrix held sparsely: its r objects against its c tracks (the candidate pairs) and r
-// "unassigned" columns, one per object (only its own is finite). Each augmentation scans only the columns
-// its search has reached. Worst case (every pair a candidate) O(r²(c + r)); a traffic scene splits into
-// components of a few objects.
+// Jonker–Volgenant algorithm ("A shortest augmenting path algorithm for dense and sparse linear assignment
+// problems", Computing 38, 1987) on an r × (c + r) matrix held sparsely: its r objects against its c
+// tracks (the candidate pairs) and r "unassigned" columns, one per object (only its own is finite).
+// An augmenting row reduction (the auction algorithm with ε = 0, a bounded number of bids) assigns most
+// rows of a contested component; shortest augmenting paths (Dijkstra on the reduced costs, scanning only
+// the columns reached) assign the rest. The result is the exact optimum: the reduction keeps
+// complementary slackness and leaves the columns it never assigned at potential 0, which is all the paths
+// need. Worst case (every pair a candidate) O(r²(c + r)); a traffic scene splits into components of a
+// few objects. Measured with augur-bench-association (docs/results/association.csv).
 //
 // Run phase: associate() is noexcept and allocation-free (all scratch is sized at create for
 // maxObjects × maxTracks), not thread-safe (one Associator per caller).
@@ -28,6 +31,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -99,14 +103,29 @@ public:
 
     /// Squared Mahalanobis distance of a position innovation (dx, dy) under S = [sxx sxy; sxy syy];
     /// +∞ when S is not positive definite. noexcept, O(1).
-    [[nodiscard]] static float mahalanobisSq(float dx, float dy, float sxx, float sxy, float syy) noexcept;
+    [[nodiscard]] static float mahalanobisSq(float dx, float dy, float sxx, float sxy, float syy) noexcept {
+        const float det = sxx * syy - sxy * sxy;
+        if (!(det > 0.0F) || !(sxx > 0.0F)) {
+            return std::numeric_limits<float>::infinity();
+        }
+        // νᵀ S⁻¹ ν with the closed-form 2×2 inverse.
+        return (syy * dx * dx - 2.0F * sxy * dx * dy + sxx * dy * dy) / det;
+    }
 
 private:
     Associator() = default;
     [[nodiscard]] std::uint32_t findRoot(std::uint32_t node) noexcept;
-    void unite(std::uint32_t a, std::uint32_t b) noexcept;
+    /// Step 1 of associate: the candidate pairs of every object into m_edgeBegin/m_edgeTrack/m_edgeCost
+    /// (object-major); counts the contested objects into `stats`; returns the number of pairs.
+    std::uint32_t gatePairs(const PredictedTracks& tracks, const Detections& objects, std::size_t objectCount,
+                            std::size_t trackCount, AssociationStats& stats) noexcept;
     /// Solves the component's r × (c + r) problem held in m_entry*; writes m_rowToCol[0 … r−1].
     void solveSparse(std::size_t rows, std::size_t cols) noexcept;
+    /// One shortest augmenting path of solveSparse from the free row `row` (1-based), then the flip.
+    void augment(std::uint32_t row) noexcept;
+    /// The augmenting row reduction that starts solveSparse: assigns rows and sets m_u, m_v, m_p; leaves
+    /// the rows still free (1-based) in m_freeRows[0 … returned count).
+    [[nodiscard]] std::size_t reduceRows(std::size_t rows) noexcept;
 
     AssociationConfig m_config{};
     // Candidate pairs, object-major: object j's pairs are m_edgeTrack/m_edgeCost[m_edgeBegin[j] … m_edgeBegin[j+1]).
@@ -135,6 +154,7 @@ private:
     std::vector<std::uint32_t> m_way;  // cols + 1
     std::vector<std::uint8_t> m_used;  // cols + 1
     std::vector<std::uint32_t> m_rowToCol;  // rows
+    std::vector<std::uint32_t> m_freeRows;  // rows left free by the row reduction (1-based), rows
 };
 
 }  // namespace augur::kernels::kf

@@ -26,9 +26,12 @@
 //   4. track management: a tentative track is confirmed once associated in confirmAfterHits of its last
 //      confirmWindow lists, and deleted when its first confirmWindow lists pass without that; a track
 //      missed more lists in a row than it was associated in, or than maxMissedCycles, is deleted (a track
-//      coasts on the evidence it has); of two live tracks that have become one
-//      (positions within MERGE_GATE_SQ of their summed covariance, velocities within MERGE_SPEED_MPS) the
-//      younger is deleted (counted, tracksMerged).
+//      coasts on the evidence it has); of two live tracks that have become one (velocities within
+//      MERGE_SPEED_MPS, and positions within MERGE_GATE_SQ of their summed covariance or, when one followed
+//      this list's object and the other coasted, footprints that overlap) the younger is deleted
+//      (counted, tracksMerged); a kept track that coasted goes on from the state of the one that
+//      followed the object. A jump of a road user's detections beyond the rescue gate starts a track
+//      where the objects now are; this rule folds it into the old track's id within the list.
 // The TrackList holds the confirmed tracks in slot order; Track::id is augur's id (assigned at birth,
 // never reused while 2³² births have not passed), Track::perceptionId the perception id last associated.
 // Every cycle it is appended to the TrackHistory. Run phase: noexcept, allocation-free,
@@ -65,8 +68,10 @@ struct TrackStageSettings {
 /// beyond it is 5σ off).
 inline constexpr float RESCUE_GATE_FACTOR = 3.0F;
 
-/// Two live tracks closer than this squared Mahalanobis distance (position difference under the sum of
-/// their position covariances) and MERGE_SPEED_MPS in velocity follow one road user: the younger goes.
+/// Two live tracks within MERGE_SPEED_MPS in velocity follow one road user, and the younger goes, when their
+/// positions are closer than this squared Mahalanobis distance (position difference under the sum of their
+/// position covariances), or when one of them was associated in this list, the other coasted, and their
+/// footprints (last measured length and width) overlap.
 inline constexpr float MERGE_GATE_SQ = 4.0F;
 inline constexpr float MERGE_SPEED_MPS = 3.0F;
 
@@ -107,8 +112,15 @@ private:
     void setMeasurement(std::uint32_t t, const PerceivedObject& o, std::int64_t stamp_ns) noexcept;
     /// Counts hits and misses of this list, confirms and deletes tracks.
     void manageTracks() noexcept;
-    /// Deletes the younger of every pair of live tracks that follow one road user.
+    /// Deletes the younger of every pair of live tracks that follow one road user (see MERGE_GATE_SQ); a
+    /// kept track that coasted in this list takes over the state of the deleted one that was associated.
     void mergeDuplicates() noexcept;
+    /// Whether the boxes of the two tracks' last measured length and width, centred on their estimated
+    /// positions and aligned with a's measured heading, overlap. O(1).
+    [[nodiscard]] bool footprintsOverlap(std::uint32_t a, std::uint32_t b) const noexcept;
+    /// Slot `keep` goes on from slot `from`'s filter state and last measurement, counted as associated in
+    /// this list; its augur id, age and confirmation stay.
+    void takeOverState(std::uint32_t keep, std::uint32_t from) noexcept;
     void writeTrackList() noexcept;
     /// Deletes every live track whose state or covariance is no longer finite; returns how many.
     std::uint32_t dropNonFiniteTracks() noexcept;
