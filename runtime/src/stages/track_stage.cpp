@@ -189,20 +189,7 @@ void TrackStage::track(const ObjectList& list) noexcept {
                 ++m_duplicatesSuppressed;
                 continue;
             }
-            t = allocateSlot();
-            if (t == NO_SLOT) {
-                ++m_overflows;
-                continue;
-            }
-            const float speedVar = o.stdSpeed_mps * o.stdSpeed_mps + 1.0F;
-            kf::cpu::initializeTarget<float>(m_settings.model, bank, t, o.x_m, o.y_m, o.stdX_m * o.stdX_m, speedVar,
-                                             INITIAL_ACCEL_VAR_M2PS4);
-            m_mean[2 * n + t] = o.speed_mps * std::cos(o.heading_rad);
-            m_mean[3 * n + t] = o.speed_mps * std::sin(o.heading_rad);
-            m_speedRate[t] = kf::initialSpeedRate(o.speed_mps, speedVar, INITIAL_ACCEL_VAR_M2PS4);
-            m_lastStamp_ns[t] = stamp_ns;
-            setMeasurement(t, o, stamp_ns);
-            m_update[t] = 0;  // initialised from this object: updating with it again would count it twice
+            startTrack(o, bank, stamp_ns);
             continue;
         }
         setMeasurement(t, o, stamp_ns);
@@ -221,6 +208,24 @@ void TrackStage::track(const ObjectList& list) noexcept {
     }
     manageTracks();
     mergeDuplicates();
+}
+
+void TrackStage::startTrack(const PerceivedObject& o, const kf::BankState<float>& bank, std::int64_t stamp_ns) noexcept {
+    const std::size_t n = m_settings.capacity;
+    const std::uint32_t t = allocateSlot();
+    if (t == NO_SLOT) {
+        ++m_overflows;
+        return;
+    }
+    const float speedVar = o.stdSpeed_mps * o.stdSpeed_mps + 1.0F;
+    kf::cpu::initializeTarget<float>(m_settings.model, bank, t, o.x_m, o.y_m, o.stdX_m * o.stdX_m, speedVar,
+                                     INITIAL_ACCEL_VAR_M2PS4);
+    m_mean[2 * n + t] = o.speed_mps * std::cos(o.heading_rad);
+    m_mean[3 * n + t] = o.speed_mps * std::sin(o.heading_rad);
+    m_speedRate[t] = kf::initialSpeedRate(o.speed_mps, speedVar, INITIAL_ACCEL_VAR_M2PS4);
+    m_lastStamp_ns[t] = stamp_ns;
+    setMeasurement(t, o, stamp_ns);
+    m_update[t] = 0;  // initialised from this object: updating with it again would count it twice
 }
 
 void TrackStage::rescueLeftovers(std::uint32_t objects) noexcept {

@@ -99,6 +99,8 @@ public:
 private:
     TrackStage(const TrackStageSettings& settings, kernels::kf::Associator associator, kernels::kf::Associator rescue,
                PipelineState& state, SceneFrame& frame, TrackHistory& history);
+    /// A new track in a free slot from object `o` (counted as an overflow when none is free).
+    void startTrack(const PerceivedObject& o, const kernels::kf::BankState<float>& bank, std::int64_t stamp_ns) noexcept;
     /// Second pass: objects the first left unassigned against the live tracks it left unmeasured, with the
     /// widened gate; writes the pairs it finds into m_objectToTrack.
     void rescueLeftovers(std::uint32_t objects) noexcept;
