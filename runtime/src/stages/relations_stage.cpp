@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "augur/kernels/markov/prediction.hpp"
+
 namespace augur::runtime {
 
 namespace {
@@ -183,6 +185,7 @@ void RelationsStage::describeYielding(std::uint32_t v, std::uint32_t global, Fra
     const auto relations = m_scene.relations(global);
     float leadGap = kernels::markov::NO_LIMIT;
     float leadSpeed = 0.0F;
+    float leadAccel = 0.0F;
     if (influencer != scene::NO_INDEX && influencer < relations.size()) {
         const scene::CorridorRelation& r = relations[influencer];
         const bool yields = r.priority == scene::RelativePriority::OtherHasPriority ||
@@ -198,6 +201,9 @@ void RelationsStage::describeYielding(std::uint32_t v, std::uint32_t global, Fra
         if (ahead.vehicle != scene::NO_INDEX) {
             leadGap = std::max(ahead.gap_m, 0.0F);
             leadSpeed = ahead.speed_mps;
+            // The evidence in the lead's tracked acceleration, as for the vehicle itself (motion stage).
+            const TrackMeasurement& lead = m_frame.measurements[m_frame.vehicles[ahead.vehicle].trackIndex];
+            leadAccel = kernels::markov::evidentAcceleration(lead.trackAccel_mps2, lead.trackAccelStd_mps2);
         }
     }
     if (out.road.mustGiveWay == 0 && stop < NO_STOP_M) {
@@ -207,6 +213,7 @@ void RelationsStage::describeYielding(std::uint32_t v, std::uint32_t global, Fra
     out.limits.stopDistance_m = stop < NO_STOP_M ? stop : kernels::markov::NO_LIMIT;
     out.limits.leadGap_m = leadGap;
     out.limits.leadSpeed_mps = leadSpeed;
+    out.limits.leadAccel_mps2 = leadAccel;
 }
 
 StageStatus RelationsStage::run(CycleContext& context) noexcept {

@@ -206,6 +206,39 @@ TEST(RelaxingInputDynamics, EvenInputCountsCruiseOnBothMiddleInputs) {
     EXPECT_FLOAT_EQ(sut.psi[3 * NA + 4], RELAX);  // one above to the upper middle one
 }
 
+TEST(LeadAt, KeepsItsAccelerationUntilItStandsOrReachesTheFastestLimit) {
+    CorridorConstraints k{};
+    k.leadGap_m = 10.0F;
+    k.leadSpeed_mps = 5.0F;
+    LeadState sut = leadAt(2.0F, k);
+    EXPECT_FLOAT_EQ(sut.rear_m, 20.0F) << "no acceleration: its speed now";
+    EXPECT_FLOAT_EQ(sut.speed_mps, 5.0F);
+    // Leaving a turn (limit 7) onto a road of 13: at 2 m/s² it reaches 13 m/s after 4 s and holds it.
+    k.speedLimit_mps = 7.0F;
+    k.limitFrom_m[0] = 15.0F;
+    k.limitAfter_mps[0] = 13.0F;
+    k.leadAccel_mps2 = 2.0F;
+    sut = leadAt(2.0F, k);
+    EXPECT_FLOAT_EQ(sut.speed_mps, 9.0F);
+    EXPECT_FLOAT_EQ(sut.rear_m, 10.0F + 10.0F + 4.0F);
+    sut = leadAt(6.0F, k);
+    EXPECT_FLOAT_EQ(sut.speed_mps, 13.0F);
+    EXPECT_FLOAT_EQ(sut.rear_m, 10.0F + 20.0F + 16.0F + 13.0F * 2.0F);
+    // Braking at 2 m/s² from 5 m/s: it stands after 2.5 s, 6.25 m on, and stays there.
+    k.leadAccel_mps2 = -2.0F;
+    sut = leadAt(4.0F, k);
+    EXPECT_FLOAT_EQ(sut.speed_mps, 0.0F);
+    EXPECT_FLOAT_EQ(sut.rear_m, 16.25F);
+    // Without any limit it keeps accelerating.
+    k = CorridorConstraints{};
+    k.leadGap_m = 10.0F;
+    k.leadSpeed_mps = 5.0F;
+    k.leadAccel_mps2 = 1.0F;
+    sut = leadAt(4.0F, k);
+    EXPECT_FLOAT_EQ(sut.speed_mps, 9.0F);
+    EXPECT_FLOAT_EQ(sut.rear_m, 10.0F + 20.0F + 8.0F);
+}
+
 TEST(BindingLimit, IsTheFastestSpeedFromWhichEveryLowerLimitAheadCanStillBeMetComfortably) {
     constexpr float COMFORT_MPS2 = 3.0F;
     CorridorConstraints k{};
@@ -488,6 +521,41 @@ TEST(MarkovPrediction, VehicleFollowingItsLeadAtASafeHeadwayKeepsTheLeadsSpeed) 
         const RuntimeRun sut(speed, 0.0F, 1.2F * speed, HEADWAY_S * speed, speed);
         EXPECT_NEAR(sut.travelled_m(LAST_STEP), speed * HORIZON_S, DISTANCE_TOLERANCE_M) << "speed " << speed;
     }
+}
+
+/// A follower 4 m behind a lead in a queue that moves off: both at 5 m/s, both speeding up at 2 m/s² (the
+/// evidence in their tracks), a 13.89 m/s road. Returns the follower's mean travel at 4 s with the lead's
+/// acceleration known (`leadAccel_mps2`) or not (0).
+float queueFollowerTravel_m(float leadAccel_mps2) {
+    PredictionHarness harness{runtimeChain(), predictionFor(1), 1};
+    harness.config.rules.speed = RuleSpeed::Typical;
+    harness.config.rules.freeRoadExponent = RUNTIME_FREE_ROAD_EXPONENT;
+    harness.config.rules.pressReaction_s = RUNTIME_PRESS_REACTION_S;
+    CorridorInput& in = harness.corridors[0];
+    in.initialSpeed_mps = 5.0F;
+    in.initialSpeedStd_mps = 0.2F;
+    inputDistribution(harness.chainConfig, 2.0F, 0.0F, in.initialInput);
+    const float halfCell_m = 0.5F * positionCellSize_m(runtimeChain());
+    in.constraints.speedLimit_mps = 13.89F;
+    in.constraints.startSpeed_mps = 5.0F;
+    in.constraints.desiredSpeedFactor = 1.0F;  // speeding up: at least the limit (motion stage)
+    in.constraints.leadGap_m = 4.0F + halfCell_m;
+    in.constraints.leadSpeed_mps = 5.0F;
+    in.constraints.leadAccel_mps2 = leadAccel_mps2;
+    in.constraints.leadDecel_mps2 = harness.config.rules.comfortDecel_mps2;
+    harness.run(runtime(), runtimePsi(harness.chainConfig.inputCells));
+    return harness.pointAt(0, 39).sMean_m - halfCell_m;
+}
+
+TEST(MarkovPrediction, VehicleFollowingALeadThatMovesOffMovesOffToo) {
+    // The lead covers 5·4 + ½·2·4² = 36 m in 4 s; the follower keeps a few metres more than its 4 m gap
+    // behind it (minGap + headway·v grows with the speed). Taken to keep its 5 m/s, the lead would hold
+    // the follower to about 20 m.
+    const float held = queueFollowerTravel_m(0.0F);
+    const float movingOff = queueFollowerTravel_m(2.0F);
+    EXPECT_LT(held, 23.0F);
+    EXPECT_GT(movingOff, held + 6.0F);
+    EXPECT_LT(movingOff, 36.0F + 4.0F) << "not past the lead";
 }
 
 TEST(MarkovPrediction, VehicleApproachingAStandingQueueStopsBehindIt) {

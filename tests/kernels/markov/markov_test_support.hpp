@@ -209,6 +209,7 @@ inline void randomiseCorridors(std::vector<CorridorInput>& corridors, const Chai
             in.constraints.leadGap_m = in.initialPosition_m + 5.0F + 30.0F * unit(rng);
             in.constraints.leadSpeed_mps = c.speedMax_mps * 0.5F * unit(rng);
             in.constraints.leadDecel_mps2 = k % 8 == 1 ? 0.0F : 3.0F;  // a_max, or a comfortable lead
+            in.constraints.leadAccel_mps2 = 4.0F * (unit(rng) - 0.5F);   // speeding up or slowing down
         }
     }
 }

@@ -120,7 +120,10 @@ struct CorridorConstraints {
     float stopProbability{0.0F};     ///< P(the vehicle stops at stopDistance), from the intention filter
     float stopDistance_m{NO_LIMIT};  ///< stop line / stop point
     float leadGap_m{NO_LIMIT};       ///< rear of the vehicle ahead (same or conflicting corridor) at t0
-    float leadSpeed_mps{0.0F};       ///< its speed along this corridor, assumed constant
+    float leadSpeed_mps{0.0F};       ///< its speed along this corridor at t0
+    /// Its acceleration (m/s²), kept until it stands or reaches the fastest limit on the corridor (leadAt);
+    /// 0: it keeps its speed.
+    float leadAccel_mps2{0.0F};
     /// Deceleration the vehicle ahead is assumed to stop with (m/s², > 0); 0: a_max (the worst case).
     /// Predicting typical behaviour, the caller gives the follower's own comfortable deceleration: a
     /// follower at the lead's speed then keeps minGap + headway·v, as car-following models do.
@@ -206,11 +209,39 @@ AUGUR_MARKOV_HD PriorityTerms priorityTerms(float v_mps, int j, const PriorityRu
     return terms;
 }
 
-/// The gap rule's bound, metres: where the rear of the vehicle ahead is at time_s + τ (constant speed)
-/// plus its stopping distance under leadDecel (a_max when 0). One value per step.
+/// Where the vehicle ahead is at time_s: its rear (m along the corridor) and its speed.
+struct LeadState {
+    float rear_m{NO_LIMIT};
+    float speed_mps{0.0F};
+};
+
+/// The vehicle ahead at time_s: it keeps its acceleration leadAccel_mps2 until it stands or reaches the
+/// fastest limit on the corridor (the most it would speed up to), then holds that speed; without an
+/// acceleration it keeps its speed. A lead leaving a turn or a queue speeds up too, and a follower held
+/// behind a lead taken to keep its speed falls back by metres within the horizon.
+AUGUR_MARKOV_HD LeadState leadAt(float time_s, const CorridorConstraints& k) {
+    const float a = k.leadAccel_mps2;
+    const float v0 = k.leadSpeed_mps;
+    if (!(a > 0.0F) && !(a < 0.0F)) {
+        return LeadState{k.leadGap_m + v0 * time_s, v0};
+    }
+    float top = k.speedLimit_mps;
+    for (int i = 0; i < MAX_SPEED_LIMIT_CHANGES; ++i) {
+        top = k.limitAfter_mps[i] < NO_LIMIT && k.limitAfter_mps[i] > top ? k.limitAfter_mps[i] : top;
+    }
+    const float target = a > 0.0F ? (top > v0 ? top : v0) : 0.0F;
+    const float reach_s = (target - v0) / a;  // ≥ 0; infinite without a limit
+    const float t = time_s < reach_s ? time_s : reach_s;
+    const float v = v0 + a * t;
+    return LeadState{k.leadGap_m + v0 * t + 0.5F * a * t * t + v * (time_s - t), v};
+}
+
+/// The gap rule's bound, metres: where the rear of the vehicle ahead is at time_s + τ (leadAt) plus its
+/// stopping distance from its speed then under leadDecel (a_max when 0). One value per step.
 AUGUR_MARKOV_HD float leadReach_m(float time_s, const CorridorConstraints& k, const ChainConfig& c) {
     const float decel = k.leadDecel_mps2 > 0.0F ? k.leadDecel_mps2 : c.accelMax_mps2;
-    return k.leadGap_m + k.leadSpeed_mps * (time_s + c.step_s) + k.leadSpeed_mps * k.leadSpeed_mps / (2.0F * decel);
+    const LeadState lead = leadAt(time_s + c.step_s, k);
+    return lead.rear_m + lead.speed_mps * lead.speed_mps / (2.0F * decel);
 }
 
 /// The speed limit at corridor position s_m.
@@ -276,8 +307,9 @@ AUGUR_MARKOV_HD float freeRoadUrge(float v_mps, float probeLambda, float s_m, fl
     const float brakeTerm = v / (2.0F * sqrtf(accel_mps2 * rules.comfortDecel_mps2));
     float urge = 1.0F - powf(v / desired, rules.freeRoadExponent);
     if (k.leadGap_m < NO_LIMIT) {
-        const float gap = k.leadGap_m + k.leadSpeed_mps * time_s - s_m;
-        const float wanted = rules.minGap_m + v * rules.desiredHeadway_s + brakeTerm * (v - k.leadSpeed_mps);
+        const LeadState lead = leadAt(time_s, k);
+        const float gap = lead.rear_m - s_m;
+        const float wanted = rules.minGap_m + v * rules.desiredHeadway_s + brakeTerm * (v - lead.speed_mps);
         urge = gap > 0.0F ? urge - (wanted > 0.0F ? wanted * wanted / (gap * gap) : 0.0F) : 0.0F;
     }
     if (k.stopProbability > 0.0F && k.stopDistance_m < NO_LIMIT && s_m < k.stopDistance_m) {
