@@ -120,9 +120,10 @@ struct Pipeline {
         settings.particlesReduced = particles / 4;
         return IntentionStage::create(settings, *state, *frame).value();
     }
-    StageStatus relate() {
+    StageStatus relate(RuntimeMode mode = RuntimeMode::Nominal) {
         CycleContext context;
         context.hadInput = true;
+        context.mode = mode;
         return relations->run(context);
     }
 
@@ -201,6 +202,43 @@ TEST(RelationsStage, ADroppedLaneMergesGraduallyBeforeItsEndAndNeitherItNorTheMa
     ASSERT_EQ(sut.relate(), StageStatus::Ok);
     ASSERT_EQ(sut.frame->vehicles[0].corridorCount, 1U);
     EXPECT_EQ(sut.frame->vehicles[0].corridors[0].limits.stopDistance_m, kernels::markov::NO_LIMIT);
+}
+
+/// True when every corridor of the first vehicle starts on lane `id`.
+bool allStartOn(const Pipeline& p, const scene::RoadMap& map, const char* id) {
+    const FrameVehicle& v = p.frame->vehicles[0];
+    bool all = v.corridorCount > 0;
+    for (std::uint32_t k = 0; k < v.corridorCount; ++k) {
+        all = all && v.corridors[k].routeLanes > 0 && map.laneId(v.corridors[k].route[0]) == id;
+    }
+    return all;
+}
+
+TEST(RelationsStage, AfterASkippedCycleLanesAreMatchedWithoutTheMemoryOfTheCyclesBefore) {
+    const scene::RoadMap map = forkMap();
+    Pipeline sut(map);
+    constexpr float SPEED_MPS = 5.0F;
+    // On the left branch, clear of the right one; then a track lagging towards the right branch, outside
+    // the left one's gate (half a lane plus 1 m) and inside the right one's.
+    constexpr float ON_LEFT_X_M = 112.0F;
+    constexpr float ON_LEFT_Y_M = 3.0F;
+    constexpr float LAGGING_X_M = 112.5F;
+    constexpr float LAGGING_Y_M = -0.5F;
+    sut.setCar(ON_LEFT_X_M, ON_LEFT_Y_M, SPEED_MPS);
+    ASSERT_EQ(sut.relate(), StageStatus::Ok);
+    ASSERT_TRUE(allStartOn(sut, map, "left"));
+
+    sut.setCar(LAGGING_X_M, LAGGING_Y_M, SPEED_MPS);
+    ASSERT_EQ(sut.relate(), StageStatus::Ok);
+    EXPECT_TRUE(allStartOn(sut, map, "left"));  // the track's memory: it entered the left branch
+
+    // A cycle in a degraded mode skips the stage; its memory is no longer the previous cycle's.
+    sut.setCar(ON_LEFT_X_M, ON_LEFT_Y_M, SPEED_MPS);
+    ASSERT_EQ(sut.relate(), StageStatus::Ok);
+    ASSERT_EQ(sut.relate(RuntimeMode::ConstantVelocity), StageStatus::Skipped);
+    sut.setCar(LAGGING_X_M, LAGGING_Y_M, SPEED_MPS);
+    ASSERT_EQ(sut.relate(), StageStatus::Ok);
+    EXPECT_TRUE(allStartOn(sut, map, "right"));  // as without memory
 }
 
 TEST(IntentionStage, AVehicleWhoseCorridorsChangeHasItsParticlesRedrawnOverTheNewOnes) {

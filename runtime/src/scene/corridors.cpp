@@ -139,9 +139,15 @@ bool dropsInto(const RoadMap& map, std::uint32_t lane, std::uint32_t into) noexc
 
 CorridorSearchResult searchCorridors(const LaneLocator& locator, const SceneVehicle& vehicle, std::uint32_t vehicleIndex,
                                      const CorridorSearchParams& params, std::span<Corridor> out) noexcept {
-    CorridorSearchResult result;
     LaneMatches matches;
     (void)locator.locate(vehicle.x_m, vehicle.y_m, vehicle.heading_rad, params.gates, matches);
+    return searchCorridors(locator, vehicle, vehicleIndex, params, matches, out);
+}
+
+CorridorSearchResult searchCorridors(const LaneLocator& locator, const SceneVehicle& vehicle, std::uint32_t vehicleIndex,
+                                     const CorridorSearchParams& params, const LaneMatches& matches,
+                                     std::span<Corridor> out) noexcept {
+    CorridorSearchResult result;
     if (matches.empty()) {
         return result;
     }

@@ -141,6 +141,33 @@ std::uint32_t LaneLocator::locate(double x_m, double y_m, double heading_rad, co
     return overflow;
 }
 
+bool LaneLocator::matchLane(std::uint32_t lane, double x_m, double y_m, double heading_rad,
+                            const LocalisationGates& gates, LaneMatch& out) const noexcept {
+    // As locate(): the nearest of the lane's segments that pass both gates.
+    const auto pts = m_map->centreline(lane);
+    const auto ss = m_map->centrelineS(lane);
+    const double reach = m_map->lane(lane).width_m * 0.5 + gates.lateralMargin_m;
+    bool found = false;
+    for (std::size_t k = 0; k + 1 < pts.size(); ++k) {
+        const double dx = pts[k + 1].x_m - pts[k].x_m;
+        const double dy = pts[k + 1].y_m - pts[k].y_m;
+        const double len2 = dx * dx + dy * dy;
+        const double t = std::clamp(((x_m - pts[k].x_m) * dx + (y_m - pts[k].y_m) * dy) / len2, 0.0, 1.0);
+        const double d = std::hypot(pts[k].x_m + t * dx - x_m, pts[k].y_m + t * dy - y_m);
+        const double headingError = wrapAngle(heading_rad - std::atan2(dy, dx));
+        if (d > reach || std::abs(headingError) > gates.maxHeading_rad || (found && d >= out.distance_m)) {
+            continue;
+        }
+        found = true;
+        out.lane = lane;
+        out.s_m = static_cast<float>(ss[k] + t * (ss[k + 1] - ss[k]));
+        out.lateral_m = static_cast<float>((dx * (y_m - pts[k].y_m) - dy * (x_m - pts[k].x_m)) / std::sqrt(len2));
+        out.headingError_rad = static_cast<float>(headingError);
+        out.distance_m = static_cast<float>(d);
+    }
+    return found;
+}
+
 void LaneLocator::projectOnLane(std::uint32_t lane, double x_m, double y_m, double& s_m, double& lateral_m) const noexcept {
     const auto pts = m_map->centreline(lane);
     const auto ss = m_map->centrelineS(lane);

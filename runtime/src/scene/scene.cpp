@@ -26,9 +26,14 @@ Result<Scene, SceneError> Scene::create(const RoadMap& map, const SceneCapacitie
 }
 
 Scene::Scene(const RoadMap& map, const SceneCapacities& capacities, const CorridorSearchParams& params)
-    : m_map(&map), m_locator(map, params.gates.lateralMargin_m), m_capacities(capacities), m_params(params) {
+    : m_map(&map),
+      m_locator(map, params.gates.lateralMargin_m),
+      m_laneMemory(capacities.maxVehicles),
+      m_capacities(capacities),
+      m_params(params) {
     const std::size_t corridors = static_cast<std::size_t>(capacities.maxVehicles) * capacities.corridorsPerVehicle;
     m_located.resize(capacities.maxVehicles);
+    m_idUnique.resize(capacities.maxVehicles);
     m_corridors.resize(corridors);
     m_corridorCount.resize(capacities.maxVehicles);
     m_lateral.resize(capacities.maxVehicles);
@@ -47,15 +52,30 @@ SceneStats Scene::update(std::span<const SceneVehicle> vehicles) noexcept {
     m_stats.vehiclesDropped = static_cast<std::uint32_t>(vehicles.size() - n);
     m_vehicleCount = n;
     const std::uint32_t cap = m_capacities.corridorsPerVehicle;
+    // The lane memory is keyed by the track id: an id on more than one vehicle says nothing of either.
+    for (std::uint32_t v = 0; v < n; ++v) {
+        m_idUnique[v] = 1;
+        for (std::uint32_t w = 0; w < v; ++w) {
+            if (vehicles[w].id == vehicles[v].id) {
+                m_idUnique[v] = 0;
+                m_idUnique[w] = 0;
+            }
+        }
+    }
+    m_laneMemory.beginUpdate();
     for (std::uint32_t v = 0; v < n; ++v) {
         const std::span<Corridor> out(m_corridors.data() + static_cast<std::size_t>(v) * cap, cap);
-        const CorridorSearchResult r = searchCorridors(m_locator, vehicles[v], v, m_params, out);
+        LaneMatches matches;
+        (void)m_laneMemory.match(m_locator, vehicles[v], m_idUnique[v] != 0, m_params.gates, matches);
+        m_laneMemory.remember(vehicles[v], m_idUnique[v] != 0, matches);
+        const CorridorSearchResult r = searchCorridors(m_locator, vehicles[v], v, m_params, matches, out);
         m_corridorCount[v] = r.count;
         m_located[v] = r.located;
         m_stats.corridors += r.count;
         m_stats.corridorsDropped += r.overflow;
         m_stats.unlocalised += r.located.lane == NO_INDEX ? 1U : 0U;
     }
+    m_stats.laneMemory = m_laneMemory.counts();
     buildOccupancy();
     for (std::uint32_t v = 0; v < n; ++v) {
         for (std::uint32_t k = 0; k < m_corridorCount[v]; ++k) {

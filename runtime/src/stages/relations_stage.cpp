@@ -219,6 +219,7 @@ void RelationsStage::describeYielding(std::uint32_t v, std::uint32_t global, Fra
 StageStatus RelationsStage::run(CycleContext& context) noexcept {
     if (context.mode >= RuntimeMode::ConstantVelocity) {
         m_frame.vehicleCount = 0;  // the degraded modes predict from the tracks alone
+        m_scene.forgetLanes();     // the next update's memory would not be of the update before it
         return StageStatus::Skipped;
     }
     const TrackList& tracks = m_state.tracks;

@@ -38,7 +38,10 @@ std::size_t allocationsDuringUpdate(const RoadMap& map) {
     const SceneStats warm = sut->update(vehicles);
     EXPECT_GT(warm.corridors, 0U);
     EXPECT_GT(warm.relations, 0U);
-    return static_cast<std::size_t>(augur::testing::allocationsDuring([&] { (void)sut->update(vehicles); }));
+    SceneStats counted;
+    const auto allocations = augur::testing::allocationsDuring([&] { counted = sut->update(vehicles); });
+    EXPECT_GT(counted.laneMemory.remembered, 0U);  // the update matched with the memory of the one before
+    return static_cast<std::size_t>(allocations);
 }
 
 TEST(SceneNoAllocation, UpdateOnTheLanelet2ExampleAllocatesNothing) {

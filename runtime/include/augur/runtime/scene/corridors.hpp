@@ -30,7 +30,7 @@ inline constexpr std::size_t MAX_SEGMENTS_PER_CORRIDOR = 24;
 
 /// A road user as the scene sees it (map frame; speeds ≥ 0).
 struct SceneVehicle {
-    std::uint32_t id{0};
+    std::uint32_t id{0};  ///< the tracker's track id (the scene's lane memory is keyed by it)
     float x_m{0.0F};
     float y_m{0.0F};
     float heading_rad{0.0F};
@@ -83,6 +83,12 @@ struct CorridorSearchResult {
 /// lane that ends with no neighbour going on (the edge of the map) ends a corridor short of its length.
 CorridorSearchResult searchCorridors(const LaneLocator& locator, const SceneVehicle& vehicle, std::uint32_t vehicleIndex,
                                      const CorridorSearchParams& params, std::span<Corridor> out) noexcept;
+
+/// As above from lane matches the caller made (nearest first, one per lane): the scene's matching with
+/// the track's memory (lane_memory.hpp). `located` of the result is matches[0].
+CorridorSearchResult searchCorridors(const LaneLocator& locator, const SceneVehicle& vehicle, std::uint32_t vehicleIndex,
+                                     const CorridorSearchParams& params, const LaneMatches& matches,
+                                     std::span<Corridor> out) noexcept;
 
 /// Centreline point and heading at corridor arc length s (clamped to [0, length]). O(segments + log points).
 void corridorPointAt(const RoadMap& map, const Corridor& corridor, double s_m, Point2& point,

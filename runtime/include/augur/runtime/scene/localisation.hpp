@@ -44,6 +44,11 @@ public:
     std::uint32_t locate(double x_m, double y_m, double heading_rad, const LocalisationGates& gates,
                          LaneMatches& out) const noexcept;
 
+    /// The pose matched against one given lane under `gates` (nearest centreline segment, as locate()
+    /// judges it); false when it lies outside them. O(points of the lane).
+    bool matchLane(std::uint32_t lane, double x_m, double y_m, double heading_rad, const LocalisationGates& gates,
+                   LaneMatch& out) const noexcept;
+
     /// Projection of (x, y) on `lane`: arc length and signed lateral offset (+ left). O(points).
     void projectOnLane(std::uint32_t lane, double x_m, double y_m, double& s_m, double& lateral_m) const noexcept;
 

@@ -2,8 +2,9 @@
 // (seed paper §3.1–3.2) — the inputs of the intention filter's expectation model and of the motion
 // prediction's priority vector λ.
 //
-// Per update: localise and search corridors per vehicle (corridors.hpp); index which corridor
-// segments cover which lane; then, through that index,
+// Per update: match each vehicle to lanes with the memory of its track (lane_memory.hpp: the lanes it
+// was matched to in the previous update keep it on the lane sequence it entered) and search its corridors
+// from them (corridors.hpp); index which corridor segments cover which lane; then, through that index,
 //   * lateral relations: for each vehicle, the nearest vehicle ahead/behind on its own lane sequence
 //     and on the neighbouring lanes (bumper-to-bumper gap along the lane, other's speed);
 //   * corridor-to-intersection: for each corridor, the junctions it passes (entry/exit s, stop line,
@@ -28,6 +29,7 @@
 #include "augur/core/fixed_vector.hpp"
 #include "augur/core/result.hpp"
 #include "augur/runtime/scene/corridors.hpp"
+#include "augur/runtime/scene/lane_memory.hpp"
 #include "augur/runtime/scene/localisation.hpp"
 #include "augur/runtime/scene/relations.hpp"
 #include "augur/runtime/scene/road_map.hpp"
@@ -55,6 +57,7 @@ struct SceneStats {
     std::uint32_t relations{0};
     std::uint32_t relationsDropped{0};
     std::uint32_t intersectionsDropped{0};
+    LaneMemoryCounts laneMemory;  ///< how the vehicles' lanes were matched (lane_memory.hpp)
 };
 
 class Scene {
@@ -63,9 +66,16 @@ public:
     [[nodiscard]] static Result<Scene, SceneError> create(const RoadMap& map, const SceneCapacities& capacities,
                                                           const CorridorSearchParams& params);
 
-    /// Run phase: recomputes corridors and relations for `vehicles` (the first maxVehicles of them).
-    /// noexcept, allocation-free. Cost: O(V·corridor search + Σ lane occupancy · conflicts per lane).
+    /// Run phase: recomputes corridors and relations for `vehicles` (the first maxVehicles of them), each
+    /// matched to lanes with the memory of its track from the previous update (SceneVehicle::id: the
+    /// tracker's track id; a vehicle absent from an update is forgotten).
+    /// noexcept, allocation-free. Cost: O(V·(lane matching + corridor search) + V² id comparisons +
+    /// Σ lane occupancy · conflicts per lane).
     SceneStats update(std::span<const SceneVehicle> vehicles) noexcept;
+
+    /// Run phase: clears the lane memory of every track; the next update matches without it (after
+    /// updates were skipped, the lanes remembered are no longer last update's).
+    void forgetLanes() noexcept { m_laneMemory.forget(); }
 
     [[nodiscard]] std::uint32_t vehicleCount() const noexcept { return m_vehicleCount; }
     /// The vehicle's best lane match; lane == NO_INDEX when it is not on the map.
@@ -112,11 +122,13 @@ private:
 
     const RoadMap* m_map;
     LaneLocator m_locator;
+    LaneMemory m_laneMemory;
     SceneCapacities m_capacities;
     CorridorSearchParams m_params;
     std::uint32_t m_vehicleCount{0};
     SceneStats m_stats;
     std::vector<LaneMatch> m_located;
+    std::vector<std::uint8_t> m_idUnique;  ///< per vehicle of the update: no other vehicle has its id
     std::vector<Corridor> m_corridors;
     std::vector<std::uint32_t> m_corridorCount;
     std::vector<LateralRelations> m_lateral;

@@ -7,7 +7,9 @@
 // A lane-change corridor's centreline leaves the vehicle's position and joins the target lane linearly
 // over max(20 m, v·4 s), and its road heading is that path's; the end of a dropped lane (no successor while
 // a neighbour goes on, e.g. an acceleration lane) is a certain stop; each corridor carries its first lanes
-// (FrameCorridor::route) so that the intention stage can tell when a vehicle's corridors changed.
+// (FrameCorridor::route) so that the intention stage can tell when a vehicle's corridors changed. Each
+// vehicle is matched to lanes with the memory of its track from the previous cycle (scene/lane_memory.hpp);
+// a cycle that skips the stage (a degraded mode) clears that memory.
 //
 // Run phase: noexcept, allocation-free; cost dominated by Scene::update.
 #pragma once
