@@ -17,8 +17,9 @@
 //       lost; K times.
 //   augur-bridge-probe link-loss --config FILE --listener PATH [--repeat K] [--out FILE]
 //       the same kill, timed until the runtime's own health (transport.health on iceoryx, from an
-//       augur-runtime next to the bridge) carries link_lost; the publisher counts as alive once that
-//       health reports an alive link peer and no link_lost.
+//       augur-runtime next to the bridge: a cycle's health or a link update) carries link_lost; the
+//       publisher counts as alive once that health reports an alive link peer and no link_lost. One line
+//       per kill on stderr says which kind of health carried it.
 //   augur-bridge-probe reader-loss --config FILE --listener PATH [--repeat K] [--out FILE]
 //       starts `PATH predictions …` (a remote planner reading <prefix>/prediction), waits until the bridge
 //       reports one more matched reader, kills it with SIGKILL and measures the time until
@@ -409,9 +410,9 @@ struct BridgeStatusReader {
     }
 };
 
-/// The newest cycle health `health` has received since the last call (watchdog alarms carry no link
-/// state) into `newest`; false when none arrived.
-bool takeNewestCycleHealth(augur::platform::Subscriber<augur::Health>& health, augur::Health& newest) {
+/// The newest health with the link's state `health` has received since the last call (a cycle's own
+/// health or a link update; watchdog alarms carry no link state) into `newest`; false when none arrived.
+bool takeNewestLinkHealth(augur::platform::Subscriber<augur::Health>& health, augur::Health& newest) {
     bool any = false;
     for (;;) {
         auto taken = health.take();
@@ -518,10 +519,11 @@ int linkLoss(const augur::config::Deployment& d, const std::string& listener, in
         std::fprintf(stderr, "augur-bridge-probe: health subscriber: %s\n", augur::platform::toString(subscribed.error()));
         return 1;
     }
-    auto latest = [&](Health& newest) { return takeNewestCycleHealth(subscribed.value(), newest); };
+    auto latest = [&](Health& newest) { return takeNewestLinkHealth(subscribed.value(), newest); };
     const std::uint32_t linkLost = augur::bit(HealthFault::LinkLost);
     std::vector<double> detect_ms;
     std::vector<double> bridgeToHealth_ms;
+    int byLinkUpdate = 0;  // detections by a link update rather than a cycle's health
     Health newest{};
     for (int i = 0; i < repeat; ++i) {
         const pid_t child = fork();
@@ -553,6 +555,12 @@ int linkLoss(const augur::config::Deployment& d, const std::string& listener, in
                 detect_ms.push_back(static_cast<double>(seen_ns - kill_ns) / 1e6);
                 // The bridge's own notice (its monotonic clock, shared on one host) to the health that carries it.
                 bridgeToHealth_ms.push_back(static_cast<double>(newest.header.stamp_ns - newest.linkLastPeerLoss_ns) / 1e6);
+                byLinkUpdate += newest.linkUpdate != 0 ? 1 : 0;
+                std::fprintf(stderr,
+                             "link-loss %d: %.1f ms after the kill, by %s (cycle %llu), %.2f ms after the bridge's "
+                             "notice\n",
+                             i + 1, detect_ms.back(), newest.linkUpdate != 0 ? "a link update" : "the cycle's health",
+                             static_cast<unsigned long long>(newest.cycle), bridgeToHealth_ms.back());
             }
             usleep(200);
         }
@@ -561,10 +569,11 @@ int linkLoss(const augur::config::Deployment& d, const std::string& listener, in
     char json[640];
     std::snprintf(json, sizeof json,
                   "{\"repeats\": %d, \"detected\": %zu, \"detect_p50_ms\": %.1f, \"detect_max_ms\": %.1f, "
-                  "\"bridge_to_health_max_ms\": %.1f, \"liveliness_lease_ms\": %u, \"deadline_ms\": %u, "
-                  "\"cycle_period_ms\": %u}",
+                  "\"bridge_to_health_p50_ms\": %.2f, \"bridge_to_health_max_ms\": %.2f, \"by_link_update\": %d, "
+                  "\"liveliness_lease_ms\": %u, \"deadline_ms\": %u, \"cycle_period_ms\": %u}",
                   repeat, detect_ms.size(), percentile(detect_ms, 0.5), percentile(detect_ms, 1.0),
-                  percentile(bridgeToHealth_ms, 1.0), d.bridge.livelinessLease_ms, d.runtime.deadline_ms,
+                  percentile(bridgeToHealth_ms, 0.5), percentile(bridgeToHealth_ms, 1.0), byLinkUpdate,
+                  d.bridge.livelinessLease_ms, d.runtime.deadline_ms,
                   d.runtime.cyclePeriod_ms);
     printResult(json, out);
     return static_cast<int>(detect_ms.size()) == repeat ? 0 : 1;
