@@ -6,7 +6,8 @@
 //       the full horizon, F occupancy frames of 128 x 128 cells) on the deployment's iceoryx channels, stamped with the monotonic clock, and
 //       receives each prediction twice: from iceoryx directly and from <prefix>/prediction through the
 //       bridge. Prints one JSON object: latency p50/p99/max of both paths, lost messages, the bridge's
-//       resident memory (VmRSS of PID) before, after a tenth of the messages and at the end.
+//       resident memory (VmRSS of PID) before, after a tenth of the messages and at the end, sampled
+//       every hundredth of the messages, and its largest sample from the tenth on.
 //       --no-dds: publish and measure the iceoryx path only (the DDS side is a `receive` elsewhere).
 //   augur-bridge-probe receive --config FILE --count N [--timeout-s T] [--out FILE]
 //       the DDS side alone (another network namespace or host sharing the clock): takes N predictions from
@@ -204,7 +205,8 @@ int receive(const augur::config::Deployment& d, long count, double timeout_s, co
 }
 
 /// What a latency run measured: the latencies (µs) on each path, the DDS samples out of order, the
-/// bridge's resident memory (KiB; −1 unknown) before, warm and after.
+/// bridge's resident memory (KiB; −1 unknown) before, warm and after, and sampled every hundredth of the
+/// messages (RSS_SAMPLES samples).
 struct LatencyRun {
     const std::vector<double>& iceoryx_us;
     const std::vector<double>& dds_us;
@@ -212,25 +214,39 @@ struct LatencyRun {
     long rssBefore;
     long rssWarm;
     long rssAfter;
+    const std::vector<long>& rssSamples;
 };
+
+constexpr long RSS_SAMPLES = 100;
 
 /// The run's figures as one JSON line on stdout (and into `out` unless empty).
 void reportLatency(const LatencyRun& r, long count, double rate_hz, std::uint32_t vehicles, bool withDds,
                    const std::string& out) {
     const std::vector<double>& iceoryx_us = r.iceoryx_us;
     const std::vector<double>& dds_us = r.dds_us;
+    // The largest resident size from the warm sample (a tenth of the messages) on.
+    long rssMaxAfterWarm = r.rssWarm;
+    for (std::size_t i = static_cast<std::size_t>(RSS_SAMPLES / 10) - 1; i < r.rssSamples.size(); ++i) {
+        rssMaxAfterWarm = std::max(rssMaxAfterWarm, r.rssSamples[i]);
+    }
+    std::string samples;
+    for (const long kib : r.rssSamples) {
+        samples += (samples.empty() ? "" : ", ") + std::to_string(kib);
+    }
     char json[1024];
     std::snprintf(json, sizeof json,
                   "{\"messages\": %ld, \"rate_hz\": %g, \"vehicles\": %u, \"iceoryx_received\": %zu, "
                   "\"iceoryx_p50_us\": %.1f, \"iceoryx_p99_us\": %.1f, \"iceoryx_max_us\": %.1f, "
                   "\"dds_received\": %zu, \"dds_lost\": %ld, \"dds_out_of_order\": %ld, \"dds_p50_us\": %.1f, "
                   "\"dds_p99_us\": %.1f, \"dds_max_us\": %.1f, \"added_p99_us\": %.1f, "
-                  "\"bridge_rss_kib_before\": %ld, \"bridge_rss_kib_warm\": %ld, \"bridge_rss_kib_after\": %ld}",
+                  "\"bridge_rss_kib_before\": %ld, \"bridge_rss_kib_warm\": %ld, \"bridge_rss_kib_after\": %ld, "
+                  "\"bridge_rss_kib_max_after_warm\": %ld, ",
                   count, rate_hz, vehicles, iceoryx_us.size(), percentile(iceoryx_us, 0.5), percentile(iceoryx_us, 0.99),
                   percentile(iceoryx_us, 1.0), dds_us.size(), withDds ? count - static_cast<long>(dds_us.size()) : 0L, r.outOfOrder,
                   percentile(dds_us, 0.5), percentile(dds_us, 0.99), percentile(dds_us, 1.0),
-                  percentile(dds_us, 0.99) - percentile(iceoryx_us, 0.99), r.rssBefore, r.rssWarm, r.rssAfter);
-    printResult(json, out);
+                  percentile(dds_us, 0.99) - percentile(iceoryx_us, 0.99), r.rssBefore, r.rssWarm, r.rssAfter,
+                  rssMaxAfterWarm);
+    printResult((json + ("\"bridge_rss_kib_samples\": [" + samples + "]}")).c_str(), out);
 }
 
 /// The predictions the bridge's iceoryx side received since the last call: their latency (µs) from the stamp.
@@ -282,6 +298,8 @@ int latency(const augur::config::Deployment& d, long count, double rate_hz, std:
     long sent = 0;
     std::int64_t stop_ns = 0;
     long rssWarm = -1;  // after a tenth of the messages: Cyclone's buffers have grown to their working size
+    std::vector<long> rssSamples;
+    rssSamples.reserve(static_cast<std::size_t>(RSS_SAMPLES));
     for (;;) {
         const std::int64_t now_ns = monotonicNow_ns();
         if (sent < count && now_ns >= next_ns) {
@@ -301,6 +319,10 @@ int latency(const augur::config::Deployment& d, long count, double rate_hz, std:
             if (bridgePid > 0 && sent == std::max(1L, count / 10)) {
                 rssWarm = residentKiB(bridgePid);
             }
+            if (bridgePid > 0 && count >= RSS_SAMPLES && sent % (count / RSS_SAMPLES) == 0 &&
+                static_cast<long>(rssSamples.size()) < RSS_SAMPLES) {
+                rssSamples.push_back(residentKiB(bridgePid));
+            }
             if (sent == count) {
                 stop_ns = now_ns + 2'000'000'000;  // two seconds for the last samples
             }
@@ -316,7 +338,7 @@ int latency(const augur::config::Deployment& d, long count, double rate_hz, std:
         dds_sleepfor(DDS_USECS(20));
     }
     const long rssAfter = bridgePid > 0 ? residentKiB(bridgePid) : -1;
-    reportLatency(LatencyRun{iceoryx_us, dds_us, outOfOrder, rssBefore, rssWarm, rssAfter}, count, rate_hz, vehicles,
+    reportLatency(LatencyRun{iceoryx_us, dds_us, outOfOrder, rssBefore, rssWarm, rssAfter, rssSamples}, count, rate_hz, vehicles,
                   withDds, out);
     if (withDds) {
         dds_delete(participant);
