@@ -6,8 +6,9 @@
 //       the full horizon, F occupancy frames of 128 x 128 cells) on the deployment's iceoryx channels, stamped with the monotonic clock, and
 //       receives each prediction twice: from iceoryx directly and from <prefix>/prediction through the
 //       bridge. Prints one JSON object: latency p50/p99/max of both paths, lost messages, the bridge's
-//       resident memory (VmRSS of PID) before, after a tenth of the messages and at the end, sampled
-//       every hundredth of the messages, and its largest sample from the tenth on.
+//       resident memory (VmRSS of PID) before, after a tenth of the messages and at the end; its private
+//       part (RssAnon) every hundredth of the messages, at the tenth and the largest from there on; its
+//       shared-memory part (RssShmem: iceoryx chunks it read, bounded by RouDi's pools) at the end.
 //       --no-dds: publish and measure the iceoryx path only (the DDS side is a `receive` elsewhere).
 //   augur-bridge-probe receive --config FILE --count N [--timeout-s T] [--out FILE]
 //       the DDS side alone (another network namespace or host sharing the clock): takes N predictions from
@@ -59,12 +60,15 @@ double percentile(std::vector<double> values, double q) {
     return values[std::min(index, values.size() - 1)];
 }
 
-long residentKiB(int pid) {
+/// A resident size of process `pid` in KiB from /proc/PID/status (−1 unknown): `key` VmRSS (all of it),
+/// RssAnon (its private memory: heap, stacks) or RssShmem (the shared-memory pages it touched: iceoryx's
+/// chunks it read, bounded by RouDi's pools).
+long residentKiB(int pid, const std::string& key = "VmRSS") {
     std::ifstream status("/proc/" + std::to_string(pid) + "/status");
     std::string line;
     while (std::getline(status, line)) {
-        if (line.rfind("VmRSS:", 0) == 0) {
-            return std::stol(line.substr(6));
+        if (line.rfind(key + ":", 0) == 0) {
+            return std::stol(line.substr(key.size() + 1));
         }
     }
     return -1;
@@ -205,8 +209,8 @@ int receive(const augur::config::Deployment& d, long count, double timeout_s, co
 }
 
 /// What a latency run measured: the latencies (µs) on each path, the DDS samples out of order, the
-/// bridge's resident memory (KiB; −1 unknown) before, warm and after, and sampled every hundredth of the
-/// messages (RSS_SAMPLES samples).
+/// bridge's resident memory (KiB; −1 unknown) before, warm and after, its private part (RssAnon) sampled
+/// every hundredth of the messages (RSS_SAMPLES samples), and its shared-memory part at the end.
 struct LatencyRun {
     const std::vector<double>& iceoryx_us;
     const std::vector<double>& dds_us;
@@ -214,7 +218,8 @@ struct LatencyRun {
     long rssBefore;
     long rssWarm;
     long rssAfter;
-    const std::vector<long>& rssSamples;
+    const std::vector<long>& anonSamples;
+    long shmemAfter;
 };
 
 constexpr long RSS_SAMPLES = 100;
@@ -224,13 +229,15 @@ void reportLatency(const LatencyRun& r, long count, double rate_hz, std::uint32_
                    const std::string& out) {
     const std::vector<double>& iceoryx_us = r.iceoryx_us;
     const std::vector<double>& dds_us = r.dds_us;
-    // The largest resident size from the warm sample (a tenth of the messages) on.
-    long rssMaxAfterWarm = r.rssWarm;
-    for (std::size_t i = static_cast<std::size_t>(RSS_SAMPLES / 10) - 1; i < r.rssSamples.size(); ++i) {
-        rssMaxAfterWarm = std::max(rssMaxAfterWarm, r.rssSamples[i]);
+    // The private memory at the warm sample (a tenth of the messages) and the largest from there on.
+    const auto warmIndex = static_cast<std::size_t>(RSS_SAMPLES / 10) - 1;
+    const long anonWarm = r.anonSamples.size() > warmIndex ? r.anonSamples[warmIndex] : -1;
+    long anonMaxAfterWarm = anonWarm;
+    for (std::size_t i = warmIndex; i < r.anonSamples.size(); ++i) {
+        anonMaxAfterWarm = std::max(anonMaxAfterWarm, r.anonSamples[i]);
     }
     std::string samples;
-    for (const long kib : r.rssSamples) {
+    for (const long kib : r.anonSamples) {
         samples += (samples.empty() ? "" : ", ") + std::to_string(kib);
     }
     char json[1024];
@@ -240,13 +247,14 @@ void reportLatency(const LatencyRun& r, long count, double rate_hz, std::uint32_
                   "\"dds_received\": %zu, \"dds_lost\": %ld, \"dds_out_of_order\": %ld, \"dds_p50_us\": %.1f, "
                   "\"dds_p99_us\": %.1f, \"dds_max_us\": %.1f, \"added_p99_us\": %.1f, "
                   "\"bridge_rss_kib_before\": %ld, \"bridge_rss_kib_warm\": %ld, \"bridge_rss_kib_after\": %ld, "
-                  "\"bridge_rss_kib_max_after_warm\": %ld, ",
+                  "\"bridge_anon_kib_warm\": %ld, \"bridge_anon_kib_max_after_warm\": %ld, "
+                  "\"bridge_shmem_kib_after\": %ld, ",
                   count, rate_hz, vehicles, iceoryx_us.size(), percentile(iceoryx_us, 0.5), percentile(iceoryx_us, 0.99),
                   percentile(iceoryx_us, 1.0), dds_us.size(), withDds ? count - static_cast<long>(dds_us.size()) : 0L, r.outOfOrder,
                   percentile(dds_us, 0.5), percentile(dds_us, 0.99), percentile(dds_us, 1.0),
                   percentile(dds_us, 0.99) - percentile(iceoryx_us, 0.99), r.rssBefore, r.rssWarm, r.rssAfter,
-                  rssMaxAfterWarm);
-    printResult((json + ("\"bridge_rss_kib_samples\": [" + samples + "]}")).c_str(), out);
+                  anonWarm, anonMaxAfterWarm, r.shmemAfter);
+    printResult((json + ("\"bridge_anon_kib_samples\": [" + samples + "]}")).c_str(), out);
 }
 
 /// The predictions the bridge's iceoryx side received since the last call: their latency (µs) from the stamp.
@@ -298,8 +306,8 @@ int latency(const augur::config::Deployment& d, long count, double rate_hz, std:
     long sent = 0;
     std::int64_t stop_ns = 0;
     long rssWarm = -1;  // after a tenth of the messages: Cyclone's buffers have grown to their working size
-    std::vector<long> rssSamples;
-    rssSamples.reserve(static_cast<std::size_t>(RSS_SAMPLES));
+    std::vector<long> anonSamples;
+    anonSamples.reserve(static_cast<std::size_t>(RSS_SAMPLES));
     for (;;) {
         const std::int64_t now_ns = monotonicNow_ns();
         if (sent < count && now_ns >= next_ns) {
@@ -320,8 +328,8 @@ int latency(const augur::config::Deployment& d, long count, double rate_hz, std:
                 rssWarm = residentKiB(bridgePid);
             }
             if (bridgePid > 0 && count >= RSS_SAMPLES && sent % (count / RSS_SAMPLES) == 0 &&
-                static_cast<long>(rssSamples.size()) < RSS_SAMPLES) {
-                rssSamples.push_back(residentKiB(bridgePid));
+                static_cast<long>(anonSamples.size()) < RSS_SAMPLES) {
+                anonSamples.push_back(residentKiB(bridgePid, "RssAnon"));
             }
             if (sent == count) {
                 stop_ns = now_ns + 2'000'000'000;  // two seconds for the last samples
@@ -338,8 +346,9 @@ int latency(const augur::config::Deployment& d, long count, double rate_hz, std:
         dds_sleepfor(DDS_USECS(20));
     }
     const long rssAfter = bridgePid > 0 ? residentKiB(bridgePid) : -1;
-    reportLatency(LatencyRun{iceoryx_us, dds_us, outOfOrder, rssBefore, rssWarm, rssAfter, rssSamples}, count, rate_hz, vehicles,
-                  withDds, out);
+    const long shmemAfter = bridgePid > 0 ? residentKiB(bridgePid, "RssShmem") : -1;
+    reportLatency(LatencyRun{iceoryx_us, dds_us, outOfOrder, rssBefore, rssWarm, rssAfter, anonSamples, shmemAfter},
+                  count, rate_hz, vehicles, withDds, out);
     if (withDds) {
         dds_delete(participant);
     }
