@@ -24,6 +24,8 @@
 #include "iceoryx_posh/mepoo/chunk_header.hpp"
 #include "iceoryx_posh/popo/untyped_publisher.hpp"
 #include "iceoryx_posh/popo/untyped_subscriber.hpp"
+#include "iceoryx_posh/popo/user_trigger.hpp"
+#include "iceoryx_posh/popo/wait_set.hpp"
 #include "iceoryx_hoofs/log/logmanager.hpp"
 #include "iceoryx_posh/runtime/posh_runtime.hpp"
 
@@ -177,6 +179,8 @@ const char* toString(TransportError error) noexcept {
         case TransportError::NoData: return "no new message";
         case TransportError::TooManyChunksHeld: return "subscriber holds too many messages";
         case TransportError::PayloadSize: return "received payload is not the size of the subscribed type";
+        case TransportError::WaitUnavailable:
+            return "no wait set: this process has no iceoryx runtime, or RouDi has no condition variable left";
     }
     return "unknown transport error";
 }
@@ -358,5 +362,57 @@ void RawSubscriber::release(const void* payload) noexcept { m_impl->subscriber.r
 bool RawSubscriber::hasMissedData() noexcept { return m_impl->subscriber.hasMissedData(); }
 
 bool RawSubscriber::hasData() const noexcept { return m_impl->subscriber.hasData(); }
+
+// ---- DataWait --------------------------------------------------------------------------------------
+
+struct DataWait::Impl {
+    explicit Impl(iox::popo::UntypedSubscriber& watched) : subscriber(watched) {}
+    iox::popo::UntypedSubscriber& subscriber;
+    iox::popo::WaitSet<> waitSet;  // destroyed after the trigger, which detaches itself first
+    iox::popo::UserTrigger wake;
+};
+
+DataWait::DataWait() = default;
+DataWait::DataWait(DataWait&&) noexcept = default;
+DataWait& DataWait::operator=(DataWait&&) noexcept = default;
+DataWait::~DataWait() = default;
+
+Result<DataWait, TransportError> DataWait::create(RawSubscriber& subscriber) noexcept {
+    {
+        std::lock_guard<std::mutex> lock(g_runtimeMutex);
+        if (g_runtimeName.empty() || g_abandoned.load(std::memory_order_relaxed)) {
+            return fail(TransportError::WaitUnavailable);  // iceoryx would end the process without a runtime
+        }
+    }
+    DataWait wait;
+    try {
+        wait.m_impl = std::make_unique<Impl>(subscriber.m_impl->subscriber);
+    } catch (...) {
+        return fail(TransportError::WaitUnavailable);
+    }
+    Impl& impl = *wait.m_impl;
+    if (impl.waitSet.attachState(impl.subscriber, iox::popo::SubscriberState::HAS_DATA).has_error() ||
+        impl.waitSet.attachEvent(impl.wake).has_error()) {
+        return fail(TransportError::WaitUnavailable);
+    }
+    return Result<DataWait, TransportError>(std::move(wait));
+}
+
+WaitOutcome DataWait::waitUntil(std::int64_t deadline_ns) noexcept {
+    Impl& impl = *m_impl;
+    const std::int64_t remaining_ns = std::max<std::int64_t>(0, deadline_ns - monotonicNow_ns());
+    const auto notifications =
+        impl.waitSet.timedWait(iox::units::Duration::fromNanoseconds(static_cast<std::uint64_t>(remaining_ns)));
+    bool woken = false;
+    for (const iox::popo::NotificationInfo* notification : notifications) {
+        woken = woken || notification->doesOriginateFrom(&impl.wake);
+    }
+    if (impl.subscriber.hasData()) {
+        return WaitOutcome::Data;
+    }
+    return woken ? WaitOutcome::Woken : WaitOutcome::Timeout;
+}
+
+void DataWait::wakeUp() noexcept { m_impl->wake.trigger(); }
 
 }  // namespace augur::platform

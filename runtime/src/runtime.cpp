@@ -13,7 +13,7 @@
 #include "augur/platform/sm_partition.hpp"
 #include "augur/platform/transport.hpp"
 #include "augur/runtime/health.hpp"
-#include "augur/runtime/link_supervision.hpp"
+#include "augur/runtime/link_reporter.hpp"
 #include "augur/runtime/scene/map_readers.hpp"
 #include "augur/runtime/scene/scene.hpp"
 #include "augur/runtime/scene_frame.hpp"
@@ -129,8 +129,6 @@ struct Runtime::Parts {
     std::unique_ptr<platform::Publisher<Health>> healthOut;
     std::unique_ptr<platform::Publisher<Health>> alarmOut;  ///< the watchdog thread's own health publisher
     std::unique_ptr<platform::Publisher<PlatoonList>> platoonsOut;
-    std::unique_ptr<platform::Subscriber<LinkStatus>> linkStatusIn;  ///< augur-bridge's link state (if one runs)
-    std::unique_ptr<LinkSupervision> link;
     std::unique_ptr<PipelineState> state;
     std::unique_ptr<SceneFrame> frame;
     std::unique_ptr<TrackHistory> history;
@@ -163,6 +161,9 @@ struct Runtime::Parts {
     bool notifyService{false};
     bool notifiedReady{false};
     bool journal{false};  ///< output.log_sink: journald (and libsystemd compiled in)
+    /// augur-bridge's link state and the link thread's updates (last member: stopped and destroyed
+    /// first, before the health sequence it numbers with).
+    std::unique_ptr<LinkReporter> linkReporter;
 };
 
 namespace {
@@ -208,6 +209,9 @@ void onOverrun(void* context, const Overrun& overrun) noexcept {
 Runtime::Runtime(std::unique_ptr<Parts> parts) noexcept : m_parts(std::move(parts)) {}
 
 Runtime::~Runtime() {
+    if (m_parts && m_parts->linkReporter) {
+        m_parts->linkReporter->stop();
+    }
     if (m_parts && m_parts->executor) {
         m_parts->executor->stop();
     }
@@ -331,10 +335,27 @@ Step createEndpoints(Runtime::Parts& p, const config::TransportConfig& t) {
     step = step ? createEndpoint(p.healthOut, "health publisher", serviceOf(t.health)) : step;
     step = step ? createEndpoint(p.alarmOut, "health alarm publisher", serviceOf(t.health)) : step;
     step = step ? createEndpoint(p.platoonsOut, "platoons publisher", serviceOf(t.platoons)) : step;
-    step = step ? createEndpoint(p.linkStatusIn, "link status subscriber", serviceOf(t.linkStatus),
-                                 LINK_STATUS_QUEUE_CAPACITY, std::uint64_t{1})
-                : step;
     return step;
+}
+
+/// The link thread (LinkReporter): before the real-time setup, so it keeps the normal scheduler and may
+/// run on any core, below every real-time thread of the runtime.
+Step startLinkReporter(Runtime::Parts& p, const config::Deployment& d) {
+    // augur-bridge publishes its link status at least once per bridge.deadline_ms (1 s without one).
+    const std::int64_t statusPeriod_ns =
+        static_cast<std::int64_t>(d.bridge.deadline_ms > 0 ? d.bridge.deadline_ms : 1000) * NS_PER_MS;
+    LinkReporterSettings settings{};
+    settings.linkStatus = serviceOf(d.transport.linkStatus);
+    settings.health = serviceOf(d.transport.health);
+    settings.staleAfter_ns = LINK_STALE_AFTER_DEADLINES * statusPeriod_ns;
+    settings.statusQueueCapacity = LINK_STATUS_QUEUE_CAPACITY;
+    auto reporter = LinkReporter::create(settings, p.healthSequence);
+    if (!reporter) {
+        return fail(RuntimeError{RuntimeErrorKind::Transport,
+                                 std::string("iceoryx link status: ") + platform::toString(reporter.error())});
+    }
+    p.linkReporter = std::move(reporter).value();
+    return {};
 }
 
 /// The trace file and its writer thread (output.trace_path), before the real-time setup: the writer
@@ -692,12 +713,7 @@ Result<std::unique_ptr<Runtime>, RuntimeError> Runtime::create(const config::Dep
     step = step && options.connectToRouDi ? connectToRouDi(*parts, d) : step;
     step = step ? createEndpoints(*parts, d.transport) : step;
     step = step ? openTrace(*parts, d) : step;
-    {
-        // augur-bridge publishes its link status at least once per bridge.deadline_ms (1 s without one).
-        const std::int64_t statusPeriod_ns =
-            static_cast<std::int64_t>(d.bridge.deadline_ms > 0 ? d.bridge.deadline_ms : 1000) * NS_PER_MS;
-        parts->link = std::make_unique<LinkSupervision>(LINK_STALE_AFTER_DEADLINES * statusPeriod_ns);
-    }
+    step = step ? startLinkReporter(*parts, d) : step;
     step = step ? applyRealtimeSetup(d, parts->log) : step;
     step = step ? createInputStages(*parts, d) : step;
     step = step ? useSmPartition(*parts, options, *wantCuda) : step;
@@ -784,20 +800,27 @@ void Runtime::afterCycle(const CycleReport& report) noexcept {
         faults |= bit(HealthFault::TransportLost);  // may reach no one; the log line and run()'s outcome do
     }
     p.health.faults |= faults;
-    takeLinkStatus();
-    p.link->fill(p.health, platform::monotonicNow_ns());
-    p.health.loanFailures += p.alarmLoanFailures.load(std::memory_order_relaxed);
+    p.health.loanFailures +=
+        p.alarmLoanFailures.load(std::memory_order_relaxed) + p.linkReporter->loanFailures();
     constexpr std::uint32_t NO_OUTPUT = bit(HealthFault::OutputBlocked) | bit(HealthFault::TransportLost);
     p.executor->setExternalFloor((faults & NO_OUTPUT) != 0 ? RuntimeMode::NoPrediction : RuntimeMode::Nominal);
-    p.health.header = MessageHeader{MESSAGE_SCHEMA_VERSION, 0, p.healthSequence.fetch_add(1) + 1, platform::monotonicNow_ns()};
     p.mode.store(report.transition ? report.transition->to : report.mode, std::memory_order_relaxed);
     p.backendIsCuda.store(backendIsCuda(), std::memory_order_relaxed);
-    auto loan = p.healthOut->loan();
-    if (loan) {
-        *loan->get() = p.health;
-        loan->publish();
-    } else {
-        ++p.state->counters.loanFailures;
+    {
+        // The link's newest state (the link thread's), and the health published before the window
+        // closes: a link update from a newer state waits for it (link_reporter.hpp).
+        const LinkReporter::CycleHealthWindow link = p.linkReporter->openCycleHealth();
+        const std::int64_t now_ns = platform::monotonicNow_ns();
+        link.fill(p.health, now_ns);
+        p.health.header = MessageHeader{MESSAGE_SCHEMA_VERSION, 0, p.healthSequence.fetch_add(1) + 1, now_ns};
+        p.linkReporter->noteCycleHealth(p.health);
+        auto loan = p.healthOut->loan();
+        if (loan) {
+            *loan->get() = p.health;
+            loan->publish();
+        } else {
+            ++p.state->counters.loanFailures;
+        }
     }
     if (p.notifyService) {
         // From the cycle thread: a cycle thread that hangs stops the pings, and systemd's WatchdogSec=
@@ -818,22 +841,6 @@ CycleReport Runtime::runCycle() noexcept {
     const CycleReport report = m_parts->executor->runCycle(platform::monotonicNow_ns());
     afterCycle(report);
     return report;
-}
-
-void Runtime::takeLinkStatus() noexcept {
-    Parts& p = *m_parts;
-    for (;;) {
-        auto status = p.linkStatusIn->take();
-        if (!status) {
-            if (status.error() == platform::TransportError::PayloadSize) {
-                continue;  // a payload of another type on the channel, released by take
-            }
-            return;
-        }
-        if (status.value()->header.schemaVersion == MESSAGE_SCHEMA_VERSION) {
-            p.link->onStatus(*status.value(), platform::monotonicNow_ns());
-        }
-    }
 }
 
 bool Runtime::rouDiLost() noexcept {

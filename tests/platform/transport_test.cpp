@@ -5,8 +5,10 @@
 #include <memory>
 #include <regex>
 #include <sstream>
+#include <thread>
 
 #include "augur/core/messages.hpp"
+#include "augur/platform/clock.hpp"
 #include "augur/platform/roudi.hpp"
 #include "augur/testing/embedded_roudi.hpp"
 #include "augur/platform/transport.hpp"
@@ -138,6 +140,84 @@ TEST(Transport, EverySubscriberReceivesEachSample) {
     ASSERT_TRUE(a.hasValue() && b.hasValue());
     EXPECT_EQ((*a)->cycle, 5U);
     EXPECT_EQ((*b)->cycle, 5U);
+}
+
+TEST(DataWait, ReturnsDataAtOnceWhenTheSubscriberHasSome) {
+    AUGUR_REQUIRE_ICEORYX();
+    const auto name = uniqueService("wait-queued");
+    auto subscriber = Subscriber<LinkStatus>::create(name, QUEUE_CAPACITY);
+    auto publisher = Publisher<LinkStatus>::create(name);
+    ASSERT_TRUE(subscriber && publisher);
+    auto sut = DataWait::create(subscriber.value());
+    ASSERT_TRUE(sut.hasValue());
+    auto loan = publisher->loan();
+    ASSERT_TRUE(loan.hasValue());
+    loan->publish();
+
+    // The deadline is already past: only queued data makes the wait report Data.
+    EXPECT_EQ(sut->waitUntil(monotonicNow_ns() - 1), WaitOutcome::Data);
+    ASSERT_TRUE(subscriber->take().hasValue());
+    EXPECT_EQ(sut->waitUntil(monotonicNow_ns() - 1), WaitOutcome::Timeout);
+}
+
+TEST(DataWait, WithoutDataOrWakeUpTheDeadlineEndsTheWait) {
+    AUGUR_REQUIRE_ICEORYX();
+    constexpr std::int64_t WAIT_NS = 20'000'000;
+    auto subscriber = Subscriber<LinkStatus>::create(uniqueService("wait-timeout"), QUEUE_CAPACITY);
+    ASSERT_TRUE(subscriber);
+    auto sut = DataWait::create(subscriber.value());
+    ASSERT_TRUE(sut.hasValue());
+    const std::int64_t deadline_ns = monotonicNow_ns() + WAIT_NS;
+
+    const WaitOutcome outcome = sut->waitUntil(deadline_ns);
+
+    EXPECT_EQ(outcome, WaitOutcome::Timeout);
+    EXPECT_GE(monotonicNow_ns(), deadline_ns) << "returned before its deadline";
+}
+
+TEST(DataWait, APublishFromAnotherThreadEndsTheWait) {
+    AUGUR_REQUIRE_ICEORYX();
+    constexpr std::int64_t FAR_NS = 60'000'000'000;
+    const auto name = uniqueService("wait-publish");
+    auto subscriber = Subscriber<LinkStatus>::create(name, QUEUE_CAPACITY);
+    auto publisher = Publisher<LinkStatus>::create(name);
+    ASSERT_TRUE(subscriber && publisher);
+    auto sut = DataWait::create(subscriber.value());
+    ASSERT_TRUE(sut.hasValue());
+    std::thread bridge([&] {
+        sleepUntil_ns(monotonicNow_ns() + 10'000'000);
+        auto loan = publisher->loan();
+        if (loan) {
+            loan->publish();
+        }
+    });
+
+    const WaitOutcome outcome = sut->waitUntil(monotonicNow_ns() + FAR_NS);
+    bridge.join();
+
+    EXPECT_EQ(outcome, WaitOutcome::Data);
+    EXPECT_TRUE(subscriber->take().hasValue());
+}
+
+TEST(DataWait, AWakeUpEndsTheWaitAndOneBeforeTheWaitIsKept) {
+    AUGUR_REQUIRE_ICEORYX();
+    constexpr std::int64_t FAR_NS = 60'000'000'000;
+    auto subscriber = Subscriber<LinkStatus>::create(uniqueService("wait-wake"), QUEUE_CAPACITY);
+    ASSERT_TRUE(subscriber);
+    auto sut = DataWait::create(subscriber.value());
+    ASSERT_TRUE(sut.hasValue());
+
+    sut->wakeUp();
+    const WaitOutcome early = sut->waitUntil(monotonicNow_ns() + FAR_NS);
+    std::thread stopper([&] {
+        sleepUntil_ns(monotonicNow_ns() + 10'000'000);
+        sut->wakeUp();
+    });
+    const WaitOutcome woken = sut->waitUntil(monotonicNow_ns() + FAR_NS);
+    stopper.join();
+
+    EXPECT_EQ(early, WaitOutcome::Woken);
+    EXPECT_EQ(woken, WaitOutcome::Woken);
 }
 
 TEST(Transport, InvalidNamesAreRejected) {

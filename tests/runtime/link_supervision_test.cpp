@@ -82,6 +82,19 @@ TEST(LinkSupervision, AStatusOlderThanTheLimitIsLinkLostAndTheLimitItselfIsNot) 
     EXPECT_EQ(pastLimit.linkStatusAge_ns, STALE_AFTER_NS + 1);
 }
 
+TEST(LinkSupervision, ABridgeGoesStaleOneNanosecondPastTheLimitAndNeverWithoutAStatus) {
+    LinkSupervision sut(STALE_AFTER_NS);
+    const std::int64_t withoutStatus = sut.staleAt_ns();
+    sut.onStatus(statusWith(0, 1, 0), T0);
+
+    const std::int64_t staleAt = sut.staleAt_ns();
+
+    EXPECT_EQ(withoutStatus, INT64_MAX);
+    EXPECT_EQ(staleAt, T0 + STALE_AFTER_NS + 1);
+    EXPECT_FALSE(sut.lost(staleAt - 1));
+    EXPECT_TRUE(sut.lost(staleAt));
+}
+
 TEST(LinkSupervision, FillKeepsTheCyclesOtherFaults) {
     LinkSupervision sut(STALE_AFTER_NS);
     sut.onStatus(statusWith(bit(LinkFault::PeerLost), 0, 1), T0);

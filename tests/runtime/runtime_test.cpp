@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -473,14 +474,41 @@ TEST(RuntimeWatchdog, ACycleStuckPastItsDeadlinePublishesAHealthAlarmBeforeItEnd
     EXPECT_EQ(own.cycle, alarm.cycle) << "the alarm names the stuck cycle";
 }
 
-TEST(RuntimeLink, TheBridgesLinkStatusReachesTheCyclesHealth) {
+/// The next link update on `health` (Health::linkUpdate), waiting up to `giveUp_ns` of the monotonic
+/// clock; cycle health that arrives before it is skipped. nullopt when none came.
+std::optional<Health> nextLinkUpdate(platform::Subscriber<Health>& health, std::int64_t giveUp_ns) {
+    while (platform::monotonicNow_ns() < giveUp_ns) {
+        if (auto sample = health.take()) {
+            if (sample.value()->linkUpdate != 0) {
+                return *sample.value();
+            }
+        } else {
+            platform::sleepUntil_ns(platform::monotonicNow_ns() + 1'000'000);
+        }
+    }
+    return std::nullopt;
+}
+
+/// The newest cycle health queued on `health` (link updates skipped); nullopt when none is queued.
+std::optional<Health> newestCycleHealth(platform::Subscriber<Health>& health) {
+    std::optional<Health> newest;
+    while (auto sample = health.take()) {
+        if (sample.value()->linkUpdate == 0 && sample.value()->overrunAlarm == 0) {
+            newest = *sample.value();
+        }
+    }
+    return newest;
+}
+
+TEST(RuntimeLink, ALostPeerIsALinkUpdateAtOnceAndInEveryCyclesHealthUntilItIsBack) {
     AUGUR_REQUIRE_ICEORYX();
     constexpr std::uint64_t PEER_LOSSES = 3;
+    constexpr std::int64_t GIVE_UP_NS = 5'000'000'000;  // no timing is asserted: only that it comes
     const config::Deployment d = testDeployment("link-status");
     auto sut = makeRuntime(d);
     ASSERT_NE(sut, nullptr);
     auto bridge = platform::Publisher<LinkStatus>::create(service(d.transport.linkStatus)).value();
-    Newest<Health> health(d.transport.health);
+    auto health = platform::Subscriber<Health>::create(service(d.transport.health), 16).value();
     auto publishStatus = [&](std::uint32_t faults, std::uint32_t alivePeers) {
         auto loan = bridge.loan().value();
         *loan = LinkStatus{};
@@ -492,25 +520,58 @@ TEST(RuntimeLink, TheBridgesLinkStatusReachesTheCyclesHealth) {
     };
 
     (void)sut->runCycle();
-    ASSERT_GT(health.drain(), 0);
-    const Health withoutBridge = health.value();
+    const std::optional<Health> withoutBridge = newestCycleHealth(health);
     publishStatus(bit(LinkFault::PeerLost), 0);
+    const std::optional<Health> lostUpdate = nextLinkUpdate(health, platform::monotonicNow_ns() + GIVE_UP_NS);
     (void)sut->runCycle();
-    ASSERT_GT(health.drain(), 0);
-    const Health peerLost = health.value();
+    const std::optional<Health> lostCycle = newestCycleHealth(health);
     publishStatus(0, 1);
+    const std::optional<Health> backUpdate = nextLinkUpdate(health, platform::monotonicNow_ns() + GIVE_UP_NS);
     (void)sut->runCycle();
-    ASSERT_GT(health.drain(), 0);
-    const Health peerBack = health.value();
+    const std::optional<Health> backCycle = newestCycleHealth(health);
 
-    EXPECT_EQ(withoutBridge.faults & bit(HealthFault::LinkLost), 0U);
-    EXPECT_EQ(withoutBridge.linkStatusAge_ns, -1);
-    EXPECT_NE(peerLost.faults & bit(HealthFault::LinkLost), 0U);
-    EXPECT_EQ(peerLost.linkFaults, bit(LinkFault::PeerLost));
-    EXPECT_EQ(peerLost.linkPeerLosses, PEER_LOSSES);
-    EXPECT_GE(peerLost.linkStatusAge_ns, 0);
-    EXPECT_EQ(peerBack.faults & bit(HealthFault::LinkLost), 0U);
-    EXPECT_EQ(peerBack.linkAlivePeers, 1U);
+    ASSERT_TRUE(withoutBridge && lostUpdate && lostCycle && backUpdate && backCycle);
+    EXPECT_EQ(withoutBridge->faults & bit(HealthFault::LinkLost), 0U);
+    EXPECT_EQ(withoutBridge->linkStatusAge_ns, -1);
+    EXPECT_NE(lostUpdate->faults & bit(HealthFault::LinkLost), 0U) << "published before any cycle ran";
+    EXPECT_EQ(lostUpdate->linkFaults, bit(LinkFault::PeerLost));
+    EXPECT_EQ(lostUpdate->linkPeerLosses, PEER_LOSSES);
+    EXPECT_EQ(lostUpdate->cycle, withoutBridge->cycle) << "an update names the last cycle that ended";
+    EXPECT_GT(lostUpdate->header.sequence, withoutBridge->header.sequence);
+    EXPECT_NE(lostCycle->faults & bit(HealthFault::LinkLost), 0U);
+    EXPECT_EQ(lostCycle->linkFaults, bit(LinkFault::PeerLost));
+    EXPECT_GE(lostCycle->linkStatusAge_ns, 0);
+    EXPECT_EQ(backUpdate->faults & bit(HealthFault::LinkLost), 0U);
+    EXPECT_EQ(backUpdate->linkAlivePeers, 1U);
+    EXPECT_EQ(backCycle->faults & bit(HealthFault::LinkLost), 0U);
+    EXPECT_EQ(backCycle->linkAlivePeers, 1U);
+}
+
+TEST(RuntimeLink, ABridgeThatFallsSilentIsALinkUpdateWithoutAnyCycle) {
+    AUGUR_REQUIRE_ICEORYX();
+    constexpr std::uint32_t BRIDGE_DEADLINE_MS = 20;  // stale after two: 40 ms
+    constexpr std::int64_t GIVE_UP_NS = 5'000'000'000;
+    config::Deployment d = testDeployment("link-silent");
+    d.bridge.deadline_ms = BRIDGE_DEADLINE_MS;
+    d.bridge.livelinessLease_ms = BRIDGE_DEADLINE_MS / 2;
+    auto sut = makeRuntime(d);
+    ASSERT_NE(sut, nullptr);
+    auto bridge = platform::Publisher<LinkStatus>::create(service(d.transport.linkStatus)).value();
+    auto health = platform::Subscriber<Health>::create(service(d.transport.health), 16).value();
+    auto loan = bridge.loan().value();
+    *loan = LinkStatus{};
+    loan->header = MessageHeader{MESSAGE_SCHEMA_VERSION, 0, 1, platform::monotonicNow_ns()};
+    loan->alivePeers = 1;
+    const std::int64_t published_ns = platform::monotonicNow_ns();
+    loan.publish();
+
+    const std::optional<Health> update = nextLinkUpdate(health, platform::monotonicNow_ns() + GIVE_UP_NS);
+
+    ASSERT_TRUE(update.has_value()) << "no link update after the bridge's status stopped";
+    EXPECT_NE(update->faults & bit(HealthFault::LinkLost), 0U);
+    EXPECT_EQ(update->linkFaults, 0U) << "the bridge reported no fault: it went quiet";
+    EXPECT_GT(update->header.stamp_ns - published_ns, 2 * BRIDGE_DEADLINE_MS * 1'000'000LL)
+        << "stale only past two bridge deadlines";
 }
 
 TEST(RuntimeInput, EveryRejectionReasonReachesItsCounterWhileTheRuntimeKeepsItsRate) {
@@ -760,7 +821,7 @@ std::string taskStatus(const std::string& tid, const std::string& key) {
     return {};
 }
 
-TEST(RuntimeInit, TheWorkerAndWatchdogThreadsInheritTheCycleThreadsCpuAffinity) {
+TEST(RuntimeInit, TheWorkerAndWatchdogThreadsInheritTheCycleThreadsCpuAffinityAndTheLinkThreadDoesNot) {
     AUGUR_REQUIRE_ICEORYX();
     constexpr int PINNED_CORE = 0;
     constexpr int WORKERS = 2;
@@ -769,23 +830,32 @@ TEST(RuntimeInit, TheWorkerAndWatchdogThreadsInheritTheCycleThreadsCpuAffinity) 
     config::Deployment d = testDeployment("rt-affinity");
     d.runtime.cpuAffinity = {PINNED_CORE};
     const std::set<std::string> before = threadIds();
+    const std::string unpinned = taskStatus(std::to_string(::gettid()), "Cpus_allowed_list");
 
     auto sut = makeRuntime(d, WORKERS);
 
     ASSERT_NE(sut, nullptr);
-    // The runtime's own threads (CPU workers, the watchdog) are named "augur-…"; the CUDA driver's or
-    // iceoryx's helper threads started on the way are not the runtime's to pin.
+    // The runtime's own threads (CPU workers, the watchdog, the link thread) are named "augur-…"; the
+    // CUDA driver's or iceoryx's helper threads started on the way are not the runtime's to pin.
     std::size_t workers = 0;
     std::size_t watchdogs = 0;
+    std::size_t linkThreads = 0;
     for (const std::string& tid : threadIds()) {
         const std::string name = taskStatus(tid, "Name");
         if (before.count(tid) != 0 || name.rfind("augur-", 0) != 0) {
+            continue;
+        }
+        if (name == "augur-link") {
+            // Started before the real-time setup: it keeps the affinity the runtime was created with.
+            ++linkThreads;
+            EXPECT_EQ(taskStatus(tid, "Cpus_allowed_list"), unpinned) << name << " " << tid;
             continue;
         }
         workers += name == "augur-worker" ? 1 : 0;
         watchdogs += name == "augur-watchdog" ? 1 : 0;
         EXPECT_EQ(taskStatus(tid, "Cpus_allowed_list"), std::to_string(PINNED_CORE)) << name << " " << tid;
     }
+    EXPECT_EQ(linkThreads, 1U);
     EXPECT_EQ(watchdogs, 1U);
     EXPECT_GE(workers, static_cast<std::size_t>(WORKERS - 1));
     sut.reset();

@@ -323,6 +323,7 @@ void toDds(const Health& in, augur_msg_dds__Health_& out) noexcept {
     out.link_peer_losses = in.linkPeerLosses;
     out.link_last_peer_loss_ns = in.linkLastPeerLoss_ns;
     out.link_status_age_ns = in.linkStatusAge_ns;
+    out.link_update = in.linkUpdate != 0;
 }
 
 // ---- DDS → iceoryx ---------------------------------------------------------------------------------
@@ -510,13 +511,13 @@ bool fromDds(const augur_msg_dds__Health_& in, Health& out, ConversionError& err
     }
     out.overrunAlarm = in.overrun_alarm ? 1U : 0U;
     out.overrunStage = static_cast<Stage>(in.overrun_stage);
-    std::fill(std::begin(out.reserved2), std::end(out.reserved2), std::uint8_t{0});
     out.overrunElapsed_ns = in.overrun_elapsed_ns;
     out.linkFaults = in.link_faults;
     out.linkAlivePeers = in.link_alive_peers;
     out.linkPeerLosses = in.link_peer_losses;
     out.linkLastPeerLoss_ns = in.link_last_peer_loss_ns;
     out.linkStatusAge_ns = in.link_status_age_ns;
+    out.linkUpdate = in.link_update ? 1U : 0U;
     return true;
 }
 

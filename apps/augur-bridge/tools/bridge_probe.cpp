@@ -6,7 +6,9 @@
 //       the full horizon, F occupancy frames of 128 x 128 cells) on the deployment's iceoryx channels, stamped with the monotonic clock, and
 //       receives each prediction twice: from iceoryx directly and from <prefix>/prediction through the
 //       bridge. Prints one JSON object: latency p50/p99/max of both paths, lost messages, the bridge's
-//       resident memory (VmRSS of PID) before, after a tenth of the messages and at the end.
+//       resident memory (VmRSS of PID) before, after a tenth of the messages and at the end; its private
+//       part (RssAnon) every hundredth of the messages, at the tenth and the largest from there on; its
+//       shared-memory part (RssShmem: iceoryx chunks it read, bounded by RouDi's pools) at the end.
 //       --no-dds: publish and measure the iceoryx path only (the DDS side is a `receive` elsewhere).
 //   augur-bridge-probe receive --config FILE --count N [--timeout-s T] [--out FILE]
 //       the DDS side alone (another network namespace or host sharing the clock): takes N predictions from
@@ -17,8 +19,9 @@
 //       lost; K times.
 //   augur-bridge-probe link-loss --config FILE --listener PATH [--repeat K] [--out FILE]
 //       the same kill, timed until the runtime's own health (transport.health on iceoryx, from an
-//       augur-runtime next to the bridge) carries link_lost; the publisher counts as alive once that
-//       health reports an alive link peer and no link_lost.
+//       augur-runtime next to the bridge: a cycle's health or a link update) carries link_lost; the
+//       publisher counts as alive once that health reports an alive link peer and no link_lost. One line
+//       per kill on stderr says which kind of health carried it.
 //   augur-bridge-probe reader-loss --config FILE --listener PATH [--repeat K] [--out FILE]
 //       starts `PATH predictions …` (a remote planner reading <prefix>/prediction), waits until the bridge
 //       reports one more matched reader, kills it with SIGKILL and measures the time until
@@ -57,12 +60,15 @@ double percentile(std::vector<double> values, double q) {
     return values[std::min(index, values.size() - 1)];
 }
 
-long residentKiB(int pid) {
+/// A resident size of process `pid` in KiB from /proc/PID/status (−1 unknown): `key` VmRSS (all of it),
+/// RssAnon (its private memory: heap, stacks) or RssShmem (the shared-memory pages it touched: iceoryx's
+/// chunks it read, bounded by RouDi's pools).
+long residentKiB(int pid, const std::string& key = "VmRSS") {
     std::ifstream status("/proc/" + std::to_string(pid) + "/status");
     std::string line;
     while (std::getline(status, line)) {
-        if (line.rfind("VmRSS:", 0) == 0) {
-            return std::stol(line.substr(6));
+        if (line.rfind(key + ":", 0) == 0) {
+            return std::stol(line.substr(key.size() + 1));
         }
     }
     return -1;
@@ -203,7 +209,8 @@ int receive(const augur::config::Deployment& d, long count, double timeout_s, co
 }
 
 /// What a latency run measured: the latencies (µs) on each path, the DDS samples out of order, the
-/// bridge's resident memory (KiB; −1 unknown) before, warm and after.
+/// bridge's resident memory (KiB; −1 unknown) before, warm and after, its private part (RssAnon) sampled
+/// every hundredth of the messages (RSS_SAMPLES samples), and its shared-memory part at the end.
 struct LatencyRun {
     const std::vector<double>& iceoryx_us;
     const std::vector<double>& dds_us;
@@ -211,25 +218,43 @@ struct LatencyRun {
     long rssBefore;
     long rssWarm;
     long rssAfter;
+    const std::vector<long>& anonSamples;
+    long shmemAfter;
 };
+
+constexpr long RSS_SAMPLES = 100;
 
 /// The run's figures as one JSON line on stdout (and into `out` unless empty).
 void reportLatency(const LatencyRun& r, long count, double rate_hz, std::uint32_t vehicles, bool withDds,
                    const std::string& out) {
     const std::vector<double>& iceoryx_us = r.iceoryx_us;
     const std::vector<double>& dds_us = r.dds_us;
+    // The private memory at the warm sample (a tenth of the messages) and the largest from there on.
+    const auto warmIndex = static_cast<std::size_t>(RSS_SAMPLES / 10) - 1;
+    const long anonWarm = r.anonSamples.size() > warmIndex ? r.anonSamples[warmIndex] : -1;
+    long anonMaxAfterWarm = anonWarm;
+    for (std::size_t i = warmIndex; i < r.anonSamples.size(); ++i) {
+        anonMaxAfterWarm = std::max(anonMaxAfterWarm, r.anonSamples[i]);
+    }
+    std::string samples;
+    for (const long kib : r.anonSamples) {
+        samples += (samples.empty() ? "" : ", ") + std::to_string(kib);
+    }
     char json[1024];
     std::snprintf(json, sizeof json,
                   "{\"messages\": %ld, \"rate_hz\": %g, \"vehicles\": %u, \"iceoryx_received\": %zu, "
                   "\"iceoryx_p50_us\": %.1f, \"iceoryx_p99_us\": %.1f, \"iceoryx_max_us\": %.1f, "
                   "\"dds_received\": %zu, \"dds_lost\": %ld, \"dds_out_of_order\": %ld, \"dds_p50_us\": %.1f, "
                   "\"dds_p99_us\": %.1f, \"dds_max_us\": %.1f, \"added_p99_us\": %.1f, "
-                  "\"bridge_rss_kib_before\": %ld, \"bridge_rss_kib_warm\": %ld, \"bridge_rss_kib_after\": %ld}",
+                  "\"bridge_rss_kib_before\": %ld, \"bridge_rss_kib_warm\": %ld, \"bridge_rss_kib_after\": %ld, "
+                  "\"bridge_anon_kib_warm\": %ld, \"bridge_anon_kib_max_after_warm\": %ld, "
+                  "\"bridge_shmem_kib_after\": %ld, ",
                   count, rate_hz, vehicles, iceoryx_us.size(), percentile(iceoryx_us, 0.5), percentile(iceoryx_us, 0.99),
                   percentile(iceoryx_us, 1.0), dds_us.size(), withDds ? count - static_cast<long>(dds_us.size()) : 0L, r.outOfOrder,
                   percentile(dds_us, 0.5), percentile(dds_us, 0.99), percentile(dds_us, 1.0),
-                  percentile(dds_us, 0.99) - percentile(iceoryx_us, 0.99), r.rssBefore, r.rssWarm, r.rssAfter);
-    printResult(json, out);
+                  percentile(dds_us, 0.99) - percentile(iceoryx_us, 0.99), r.rssBefore, r.rssWarm, r.rssAfter,
+                  anonWarm, anonMaxAfterWarm, r.shmemAfter);
+    printResult((json + ("\"bridge_anon_kib_samples\": [" + samples + "]}")).c_str(), out);
 }
 
 /// The predictions the bridge's iceoryx side received since the last call: their latency (µs) from the stamp.
@@ -281,6 +306,8 @@ int latency(const augur::config::Deployment& d, long count, double rate_hz, std:
     long sent = 0;
     std::int64_t stop_ns = 0;
     long rssWarm = -1;  // after a tenth of the messages: Cyclone's buffers have grown to their working size
+    std::vector<long> anonSamples;
+    anonSamples.reserve(static_cast<std::size_t>(RSS_SAMPLES));
     for (;;) {
         const std::int64_t now_ns = monotonicNow_ns();
         if (sent < count && now_ns >= next_ns) {
@@ -300,6 +327,10 @@ int latency(const augur::config::Deployment& d, long count, double rate_hz, std:
             if (bridgePid > 0 && sent == std::max(1L, count / 10)) {
                 rssWarm = residentKiB(bridgePid);
             }
+            if (bridgePid > 0 && count >= RSS_SAMPLES && sent % (count / RSS_SAMPLES) == 0 &&
+                static_cast<long>(anonSamples.size()) < RSS_SAMPLES) {
+                anonSamples.push_back(residentKiB(bridgePid, "RssAnon"));
+            }
             if (sent == count) {
                 stop_ns = now_ns + 2'000'000'000;  // two seconds for the last samples
             }
@@ -315,8 +346,9 @@ int latency(const augur::config::Deployment& d, long count, double rate_hz, std:
         dds_sleepfor(DDS_USECS(20));
     }
     const long rssAfter = bridgePid > 0 ? residentKiB(bridgePid) : -1;
-    reportLatency(LatencyRun{iceoryx_us, dds_us, outOfOrder, rssBefore, rssWarm, rssAfter}, count, rate_hz, vehicles,
-                  withDds, out);
+    const long shmemAfter = bridgePid > 0 ? residentKiB(bridgePid, "RssShmem") : -1;
+    reportLatency(LatencyRun{iceoryx_us, dds_us, outOfOrder, rssBefore, rssWarm, rssAfter, anonSamples, shmemAfter},
+                  count, rate_hz, vehicles, withDds, out);
     if (withDds) {
         dds_delete(participant);
     }
@@ -409,9 +441,9 @@ struct BridgeStatusReader {
     }
 };
 
-/// The newest cycle health `health` has received since the last call (watchdog alarms carry no link
-/// state) into `newest`; false when none arrived.
-bool takeNewestCycleHealth(augur::platform::Subscriber<augur::Health>& health, augur::Health& newest) {
+/// The newest health with the link's state `health` has received since the last call (a cycle's own
+/// health or a link update; watchdog alarms carry no link state) into `newest`; false when none arrived.
+bool takeNewestLinkHealth(augur::platform::Subscriber<augur::Health>& health, augur::Health& newest) {
     bool any = false;
     for (;;) {
         auto taken = health.take();
@@ -518,10 +550,11 @@ int linkLoss(const augur::config::Deployment& d, const std::string& listener, in
         std::fprintf(stderr, "augur-bridge-probe: health subscriber: %s\n", augur::platform::toString(subscribed.error()));
         return 1;
     }
-    auto latest = [&](Health& newest) { return takeNewestCycleHealth(subscribed.value(), newest); };
+    auto latest = [&](Health& newest) { return takeNewestLinkHealth(subscribed.value(), newest); };
     const std::uint32_t linkLost = augur::bit(HealthFault::LinkLost);
     std::vector<double> detect_ms;
     std::vector<double> bridgeToHealth_ms;
+    int byLinkUpdate = 0;  // detections by a link update rather than a cycle's health
     Health newest{};
     for (int i = 0; i < repeat; ++i) {
         const pid_t child = fork();
@@ -553,6 +586,12 @@ int linkLoss(const augur::config::Deployment& d, const std::string& listener, in
                 detect_ms.push_back(static_cast<double>(seen_ns - kill_ns) / 1e6);
                 // The bridge's own notice (its monotonic clock, shared on one host) to the health that carries it.
                 bridgeToHealth_ms.push_back(static_cast<double>(newest.header.stamp_ns - newest.linkLastPeerLoss_ns) / 1e6);
+                byLinkUpdate += newest.linkUpdate != 0 ? 1 : 0;
+                std::fprintf(stderr,
+                             "link-loss %d: %.1f ms after the kill, by %s (cycle %llu), %.2f ms after the bridge's "
+                             "notice\n",
+                             i + 1, detect_ms.back(), newest.linkUpdate != 0 ? "a link update" : "the cycle's health",
+                             static_cast<unsigned long long>(newest.cycle), bridgeToHealth_ms.back());
             }
             usleep(200);
         }
@@ -561,10 +600,11 @@ int linkLoss(const augur::config::Deployment& d, const std::string& listener, in
     char json[640];
     std::snprintf(json, sizeof json,
                   "{\"repeats\": %d, \"detected\": %zu, \"detect_p50_ms\": %.1f, \"detect_max_ms\": %.1f, "
-                  "\"bridge_to_health_max_ms\": %.1f, \"liveliness_lease_ms\": %u, \"deadline_ms\": %u, "
-                  "\"cycle_period_ms\": %u}",
+                  "\"bridge_to_health_p50_ms\": %.2f, \"bridge_to_health_max_ms\": %.2f, \"by_link_update\": %d, "
+                  "\"liveliness_lease_ms\": %u, \"deadline_ms\": %u, \"cycle_period_ms\": %u}",
                   repeat, detect_ms.size(), percentile(detect_ms, 0.5), percentile(detect_ms, 1.0),
-                  percentile(bridgeToHealth_ms, 1.0), d.bridge.livelinessLease_ms, d.runtime.deadline_ms,
+                  percentile(bridgeToHealth_ms, 0.5), percentile(bridgeToHealth_ms, 1.0), byLinkUpdate,
+                  d.bridge.livelinessLease_ms, d.runtime.deadline_ms,
                   d.runtime.cyclePeriod_ms);
     printResult(json, out);
     return static_cast<int>(detect_ms.size()) == repeat ? 0 : 1;

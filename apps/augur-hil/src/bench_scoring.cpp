@@ -110,12 +110,13 @@ std::unordered_map<std::uint64_t, std::int64_t> cycleStarts(const Recording& rec
 }
 
 void scoreTiming(const Recording& recording, const ScoringOptions& options, BenchScore& score) {
-    // Watchdog alarms (published while a cycle overran) are counted; the cycles are the cycles' own health.
+    // Watchdog alarms (published while a cycle overran) are counted; the cycles are the cycles' own health
+    // (link updates, published between cycles when the DDS link changed, are neither).
     std::vector<Health> health;
     for (const Health& h : recording.health) {
         if (h.overrunAlarm != 0) {
             ++score.watchdogAlarms;
-        } else {
+        } else if (h.linkUpdate == 0) {
             health.push_back(h);
         }
     }

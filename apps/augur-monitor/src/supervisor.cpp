@@ -98,6 +98,12 @@ void Supervisor::onHealth(const Health& health, std::int64_t now_ns) noexcept {
         set(MonitorCondition::DeadlineMiss, true);
         return;
     }
+    if (health.linkUpdate != 0) {
+        // The runtime's link thread saw link_lost change between two cycles: the link condition now;
+        // the cycle's accounting waits for the cycle's own health.
+        set(MonitorCondition::LinkLost, (health.faults & bit(HealthFault::LinkLost)) != 0);
+        return;
+    }
     onCycleHealth(health);
 }
 

@@ -199,6 +199,7 @@ TEST(DdsMessages, TrackIntentionAndHealthSurviveTheRoundTrip) {
     health->linkPeerLosses = 2;
     health->linkLastPeerLoss_ns = 41;
     health->linkStatusAge_ns = 120'000'000;
+    health->linkUpdate = 1;
     SampleSet sut;
     auto tracksOut = std::make_unique<TrackList>();
     auto intentionsOut = std::make_unique<IntentionList>();

@@ -2,8 +2,9 @@
 """augur-bridge's link in the runtime's health: iox-roudi, augur-runtime and augur-bridge (role target) with
 config/default.yaml, and a DDS publisher of object lists (augur-dds-listener publish-objects, a remote
 perception) that is killed with SIGKILL; the runtime's own health on iceoryx must carry link_lost (the bridge
-publishes its link status on transport.link_status, the runtime reads it into Health). augur-bridge-probe
-link-loss does the kills and times them. Then a DDS reader of predictions (augur-dds-listener predictions, a
+publishes its link status on transport.link_status, the runtime's link thread takes it and publishes a link
+update at once, and every cycle's Health carries it). augur-bridge-probe link-loss does the kills and times
+them. Then a DDS reader of predictions (augur-dds-listener predictions, a
 remote planner) is killed the same way and the bridge must count the reader lost (augur-bridge-probe
 reader-loss): within the reader participant's lease, Discovery/LeaseDuration of config/cyclonedds-loopback.xml.
 

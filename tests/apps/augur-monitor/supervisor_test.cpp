@@ -320,6 +320,29 @@ TEST(Supervisor, ALostLinkIsRaisedWhileTheRuntimeReportsIt) {
     EXPECT_EQ(sut.active() & bit(MonitorCondition::LinkLost), 0U);
 }
 
+TEST(Supervisor, ALinkUpdateSetsTheLinkBetweenCyclesWithoutCountingACycle) {
+    Supervisor sut(settings(), T0);
+    feedHealthy(sut, 2);
+    Health update{};
+    update.linkUpdate = 1;
+    update.cycle = 1;  // the last cycle that ended
+    update.faults = bit(HealthFault::LinkLost);
+    update.linkFaults = bit(LinkFault::PeerLost);
+
+    sut.onHealth(update, T0 + PERIOD_NS + 50 * MS);
+    const std::uint32_t afterUpdate = sut.active();
+    const std::uint32_t raised = sut.takeRaised();
+    Health next = healthyCycle(2);
+    next.faults = bit(HealthFault::LinkLost);
+    sut.onHealth(next, T0 + 2 * PERIOD_NS);
+
+    EXPECT_NE(afterUpdate & bit(MonitorCondition::LinkLost), 0U);
+    EXPECT_NE(raised & bit(MonitorCondition::LinkLost), 0U);
+    EXPECT_EQ(sut.takeRaised() & bit(MonitorCondition::LinkLost), 0U) << "raised once, by the update";
+    EXPECT_EQ(sut.counters().restarts, 0U) << "the update repeats the last cycle's number";
+    EXPECT_EQ(sut.counters().healthMessages, 3U);
+}
+
 TEST(Supervisor, TheAlarmCarriesTheStateAndTheRaisedBits) {
     Supervisor sut(settings(), T0);
     const std::int64_t last = feedHealthy(sut, 4);

@@ -422,6 +422,22 @@ TEST(BenchScoring, CyclesComeFromHealthWithStaleWhereTheRuntimesMissCounterRose)
     EXPECT_EQ(sut.modeChanges, 1U);
 }
 
+TEST(BenchScoring, ALinkUpdateBetweenCyclesIsNotACycle) {
+    Fixture f;
+    addCycle(f.recording, 1, 10, {0.0}, RuntimeMode::Nominal, false, 1000.0F, 0);
+    Health update{};
+    update.linkUpdate = 1;
+    update.cycle = 1;  // the last cycle that ended, again
+    update.faults = bit(HealthFault::LinkLost);
+    f.recording.health.push_back(update);
+    addCycle(f.recording, 2, 12, {0.0}, RuntimeMode::Nominal, false, 1000.0F, 0);
+
+    const BenchScore sut = scoreRun(f.scenario, f.perception, f.log, f.recording, f.options);
+
+    ASSERT_EQ(sut.cycles.size(), 2U);
+    EXPECT_DOUBLE_EQ(sut.latency.max_us, 1000.0) << "the update's zero latency is no cycle's";
+}
+
 TEST(BenchScoring, EmptyRecordingScoresNothing) {
     Fixture f;
 

@@ -279,7 +279,12 @@ struct Health {
     /// Bit i set: stage i (augur::Stage) ran in this cycle, so stageLatency[i].last_us is this cycle's
     /// time of that stage. 0 in an alarm.
     std::uint8_t stagesRun{0};
-    std::uint8_t reserved2[1]{};
+    /// 1 in a link update: a health message the runtime's link thread publishes as soon as link_lost
+    /// changes (a DDS peer lost or back, augur-bridge's status stale), between two cycles' health. A link
+    /// update fills header, cycle (the last one that ended), mode, backendIsCuda, faults (the last
+    /// cycle's, with LinkLost as it is now) and the link fields; its other counters and latencies are 0.
+    /// The next cycle's own health carries the same link state with linkUpdate = 0.
+    std::uint8_t linkUpdate{0};
     /// The stages of this cycle in the order they ran, for logical supervision: nibble k (bits 4k..4k+3)
     /// holds 1 + the Stage of the k-th stage run, 0 after the last (see stageTrailEntry). 0 in an alarm.
     std::uint32_t stageTrail{0};

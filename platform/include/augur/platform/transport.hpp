@@ -1,6 +1,7 @@
 // Zero-copy publish/subscribe over iceoryx shared memory, without iceoryx types in the interface.
 //
-// Init phase: connectToRouDi() (or an EmbeddedRouDi), then create publishers and subscribers.
+// Init phase: connectToRouDi() (or an EmbeddedRouDi), then create publishers and subscribers (and a
+// DataWait for a thread that sleeps until a subscriber has data).
 // Run phase: loan → fill → publish; take → read → release. No allocation, no blocking, noexcept;
 // registeredRouDiAlive() tells whether the RouDi this process registered with still runs.
 // A failed loan (all chunks in use, or the iceoryx limit of 8 outstanding loans per publisher) is a
@@ -29,6 +30,7 @@ enum class TransportError {
     NoData,              ///< nothing new to take
     TooManyChunksHeld,   ///< the subscriber holds the maximum number of samples
     PayloadSize,         ///< a received payload is not the size of the subscribed type (released unread)
+    WaitUnavailable,     ///< no iceoryx runtime in this process, or RouDi refused a wait set's condition variable
 };
 
 [[nodiscard]] const char* toString(TransportError error) noexcept;
@@ -115,6 +117,8 @@ private:
     std::unique_ptr<Impl> m_impl;
 };
 
+class DataWait;
+
 /// Untyped subscriber; see Subscriber<T>.
 class RawSubscriber {
 public:
@@ -136,6 +140,7 @@ public:
     [[nodiscard]] bool hasData() const noexcept;
 
 private:
+    friend class DataWait;
     struct Impl;
     std::unique_ptr<Impl> m_impl;
 };
@@ -255,7 +260,48 @@ public:
     [[nodiscard]] bool hasData() const noexcept { return m_raw.hasData(); }
 
 private:
+    friend class DataWait;
     RawSubscriber m_raw;
+};
+
+/// Why DataWait::waitUntil returned.
+enum class WaitOutcome : std::uint8_t {
+    Data,     ///< the subscriber has data queued
+    Timeout,  ///< the deadline passed with no data
+    Woken,    ///< another thread called wakeUp()
+};
+
+/// Puts one thread to sleep until a subscriber has data, a deadline passes or another thread wakes it
+/// (an iceoryx WaitSet with the subscriber's has-data state and a user trigger attached): a thread that
+/// reacts to a message at once without polling. Init phase: create() (asks RouDi for a condition
+/// variable; the subscriber must outlive the wait). Run phase: waitUntil() and wakeUp() are noexcept and
+/// allocation-free. One waiting thread; wakeUp() from any thread.
+class DataWait {
+public:
+    DataWait();
+    DataWait(DataWait&&) noexcept;
+    DataWait& operator=(DataWait&&) noexcept;
+    ~DataWait();
+
+    template <typename T>
+    [[nodiscard]] static Result<DataWait, TransportError> create(Subscriber<T>& subscriber) noexcept {
+        return create(subscriber.m_raw);
+    }
+    [[nodiscard]] static Result<DataWait, TransportError> create(RawSubscriber& subscriber) noexcept;
+
+    /// Blocks until the subscriber has data (returns at once if it has), until `deadline_ns` (monotonic)
+    /// or until wakeUp(). A wake-up that came while no thread waited makes the next call return Woken at
+    /// once. Data takes precedence over a wake-up, a wake-up over the timeout. The wait is iceoryx's
+    /// futex-backed condition variable: the thread is runnable again within the scheduler's wake-up
+    /// latency of the publish.
+    WaitOutcome waitUntil(std::int64_t deadline_ns) noexcept;
+
+    /// Wakes the waiting thread (or the next call of waitUntil). Thread-safe.
+    void wakeUp() noexcept;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
 };
 
 }  // namespace augur::platform

@@ -5,7 +5,7 @@
 // published at least once per bridge deadline, has not arrived for `staleAfter_ns` after one did. A
 // runtime without a bridge never receives a status and never reports the link. Time is injected
 // (monotonic nanoseconds), so the logic is tested without sleeping. Run phase: noexcept,
-// allocation-free; one thread (the cycle thread).
+// allocation-free; trivially copyable, so the link thread hands copies to the cycle thread (LinkReporter).
 #pragma once
 
 #include <cstdint>
@@ -30,6 +30,12 @@ public:
     [[nodiscard]] bool lost(std::int64_t now_ns) const noexcept {
         return m_haveStatus &&
                ((m_status.faults & bit(LinkFault::PeerLost)) != 0 || now_ns - m_received_ns > m_staleAfter_ns);
+    }
+
+    /// The first time at which a bridge that has gone quiet counts as gone (lost() turns true without a
+    /// new status); INT64_MAX while no status has arrived. O(1).
+    [[nodiscard]] std::int64_t staleAt_ns() const noexcept {
+        return m_haveStatus ? m_received_ns + m_staleAfter_ns + 1 : INT64_MAX;
     }
 
     /// Writes Health's link fields and sets HealthFault::LinkLost in `health.faults` while the link is

@@ -33,9 +33,11 @@
 // ladder's floor becomes NoPrediction, one line goes to stderr, and run() stops after the cycle and
 // returns RunOutcome::TransportLost (augur-runtime exits with status 4, for a supervisor to restart it).
 //
-// Link supervision: after each cycle the runtime takes the link statuses augur-bridge publishes on
-// transport.link_status (LinkSupervision); the cycle's health carries the newest one's counters and
-// HealthFault::LinkLost while the bridge reports a lost DDS peer or its status stopped arriving.
+// Link supervision: the link thread (LinkReporter, started by create() before the real-time setup)
+// takes the link statuses augur-bridge publishes on transport.link_status as they arrive
+// (LinkSupervision). Each cycle's health carries the newest one's counters and HealthFault::LinkLost
+// while the bridge reports a lost DDS peer or its status stopped arriving; when link_lost changes, the
+// link thread publishes a link update (Health::linkUpdate) at once, without waiting for the cycle.
 #pragma once
 
 #include <atomic>
@@ -170,8 +172,6 @@ private:
     void afterCycle(const CycleReport& report) noexcept;
     /// Whether the RouDi is found lost now (checked at most every ROUDI_PROBE_INTERVAL_NS).
     bool rouDiLost() noexcept;
-    /// Takes every queued augur-bridge link status into the link supervision (Health::link*).
-    void takeLinkStatus() noexcept;
 
     std::unique_ptr<Parts> m_parts;
 };

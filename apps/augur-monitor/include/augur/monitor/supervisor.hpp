@@ -73,7 +73,8 @@ public:
     /// period_ns > 0, alivePeriods ≥ 1.
     Supervisor(const SupervisorSettings& settings, std::int64_t start_ns) noexcept;
 
-    /// A health message (a per-cycle one, or a watchdog alarm with overrunAlarm = 1) taken at `now_ns`.
+    /// A health message (a per-cycle one, a watchdog alarm with overrunAlarm = 1, or a link update with
+    /// linkUpdate = 1, which only sets link_lost) taken at `now_ns`.
     void onHealth(const Health& health, std::int64_t now_ns) noexcept;
     /// Alive supervision at `now_ns`: call at least every tenth of a period.
     void onTick(std::int64_t now_ns) noexcept;
