@@ -268,6 +268,24 @@ void drainIceoryx(augur::platform::Subscriber<augur::MotionPrediction>& predicti
     }
 }
 
+/// Publishes message `sequence`: its track list stamped `now_ns`, then its prediction (the grid filled
+/// before the stamp: the latency starts at publication).
+void publishCycle(augur::platform::Publisher<augur::TrackList>& tracksOut,
+                  augur::platform::Publisher<augur::MotionPrediction>& predictionOut, std::uint64_t sequence,
+                  std::uint32_t vehicles, std::uint32_t gridFrames, std::int64_t now_ns) {
+    auto tracks = tracksOut.loan();
+    if (tracks) {
+        fillTracks(*tracks.value(), sequence, vehicles, now_ns);
+        tracks.value().publish();
+    }
+    auto loan = predictionOut.loan();
+    if (loan) {
+        fillGrid(loan.value()->grid, gridFrames);
+        fillPrediction(*loan.value(), sequence, vehicles, monotonicNow_ns());
+        loan.value().publish();
+    }
+}
+
 int latency(const augur::config::Deployment& d, long count, double rate_hz, std::uint32_t vehicles,
             std::uint32_t gridFrames, int bridgePid, bool withDds, const std::string& out) {
     auto connected = augur::platform::connectToRouDi("augur-bridge-probe", 5000);
@@ -312,17 +330,8 @@ int latency(const augur::config::Deployment& d, long count, double rate_hz, std:
         const std::int64_t now_ns = monotonicNow_ns();
         if (sent < count && now_ns >= next_ns) {
             ++sent;
-            auto tracks = tracksOut.value().loan();
-            if (tracks) {
-                fillTracks(*tracks.value(), static_cast<std::uint64_t>(sent), vehicles, now_ns);
-                tracks.value().publish();
-            }
-            auto loan = predictionOut.value().loan();
-            if (loan) {
-                fillGrid(loan.value()->grid, gridFrames);  // before the stamp: the latency starts at publication
-                fillPrediction(*loan.value(), static_cast<std::uint64_t>(sent), vehicles, monotonicNow_ns());
-                loan.value().publish();
-            }
+            publishCycle(tracksOut.value(), predictionOut.value(), static_cast<std::uint64_t>(sent), vehicles, gridFrames,
+                         now_ns);
             next_ns += period_ns;
             if (bridgePid > 0 && sent == std::max(1L, count / 10)) {
                 rssWarm = residentKiB(bridgePid);
