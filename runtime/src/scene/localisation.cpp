@@ -9,6 +9,29 @@ namespace augur::runtime::scene {
 namespace {
 constexpr double PI = 3.14159265358979323846;
 constexpr std::uint32_t MAX_CELLS = 1U << 22U;  // grids larger than this use coarser cells
+
+/// The point of the segment a → b nearest (x, y): its parameter t ∈ [0, 1], its distance, the segment's
+/// direction (dx, dy) and the signed offset of (x, y) from the segment's line (left positive).
+struct SegmentFoot {
+    double dx{0.0};
+    double dy{0.0};
+    double t{0.0};
+    double distance_m{0.0};
+    double lateral_m{0.0};
+};
+
+SegmentFoot footOnSegment(const Point2& a, const Point2& b, double x_m, double y_m) noexcept {
+    SegmentFoot f;
+    f.dx = b.x_m - a.x_m;
+    f.dy = b.y_m - a.y_m;
+    const double len2 = f.dx * f.dx + f.dy * f.dy;
+    f.t = std::clamp(((x_m - a.x_m) * f.dx + (y_m - a.y_m) * f.dy) / len2, 0.0, 1.0);
+    const double px = a.x_m + f.t * f.dx - x_m;
+    const double py = a.y_m + f.t * f.dy - y_m;
+    f.distance_m = std::sqrt(px * px + py * py);
+    f.lateral_m = (f.dx * (y_m - a.y_m) - f.dy * (x_m - a.x_m)) / std::sqrt(len2);
+    return f;
+}
 }  // namespace
 
 double wrapAngle(double angle_rad) noexcept {
@@ -94,25 +117,17 @@ std::uint32_t LaneLocator::locate(double x_m, double y_m, double heading_rad, co
     for (std::uint32_t i = m_cellStart[cell]; i < m_cellStart[cell + 1]; ++i) {
         const std::uint32_t k = m_cellSegments[i];
         const std::uint32_t lane = m_laneOfPoint[k];
-        const Point2 a = points[k];
-        const Point2 b = points[k + 1];
-        const double dx = b.x_m - a.x_m;
-        const double dy = b.y_m - a.y_m;
-        const double len2 = dx * dx + dy * dy;
-        const double t = std::clamp(((x_m - a.x_m) * dx + (y_m - a.y_m) * dy) / len2, 0.0, 1.0);
-        const double px = a.x_m + t * dx - x_m;
-        const double py = a.y_m + t * dy - y_m;
-        const double distance = std::sqrt(px * px + py * py);
+        const SegmentFoot foot = footOnSegment(points[k], points[k + 1], x_m, y_m);
+        const double distance = foot.distance_m;
         if (distance > m_map->lane(lane).width_m * 0.5 + std::min(gates.lateralMargin_m, m_reach_m)) {
             continue;
         }
-        const double segHeading = std::atan2(dy, dx);
-        const double headingError = wrapAngle(heading_rad - segHeading);
+        const double headingError = wrapAngle(heading_rad - std::atan2(foot.dy, foot.dx));
         if (std::abs(headingError) > gates.maxHeading_rad) {
             continue;
         }
-        const double lateral = (dx * (y_m - a.y_m) - dy * (x_m - a.x_m)) / std::sqrt(len2);
-        const double s = pointS[k] + t * (pointS[k + 1] - pointS[k]);
+        const double lateral = foot.lateral_m;
+        const double s = pointS[k] + foot.t * (pointS[k + 1] - pointS[k]);
         std::size_t j = 0;
         while (j < count && candidates[j].lane != lane) {
             ++j;
@@ -149,19 +164,16 @@ bool LaneLocator::matchLane(std::uint32_t lane, double x_m, double y_m, double h
     const double reach = m_map->lane(lane).width_m * 0.5 + gates.lateralMargin_m;
     bool found = false;
     for (std::size_t k = 0; k + 1 < pts.size(); ++k) {
-        const double dx = pts[k + 1].x_m - pts[k].x_m;
-        const double dy = pts[k + 1].y_m - pts[k].y_m;
-        const double len2 = dx * dx + dy * dy;
-        const double t = std::clamp(((x_m - pts[k].x_m) * dx + (y_m - pts[k].y_m) * dy) / len2, 0.0, 1.0);
-        const double d = std::hypot(pts[k].x_m + t * dx - x_m, pts[k].y_m + t * dy - y_m);
-        const double headingError = wrapAngle(heading_rad - std::atan2(dy, dx));
+        const SegmentFoot foot = footOnSegment(pts[k], pts[k + 1], x_m, y_m);
+        const double d = foot.distance_m;
+        const double headingError = wrapAngle(heading_rad - std::atan2(foot.dy, foot.dx));
         if (d > reach || std::abs(headingError) > gates.maxHeading_rad || (found && d >= out.distance_m)) {
             continue;
         }
         found = true;
         out.lane = lane;
-        out.s_m = static_cast<float>(ss[k] + t * (ss[k + 1] - ss[k]));
-        out.lateral_m = static_cast<float>((dx * (y_m - pts[k].y_m) - dy * (x_m - pts[k].x_m)) / std::sqrt(len2));
+        out.s_m = static_cast<float>(ss[k] + foot.t * (ss[k + 1] - ss[k]));
+        out.lateral_m = static_cast<float>(foot.lateral_m);
         out.headingError_rad = static_cast<float>(headingError);
         out.distance_m = static_cast<float>(d);
     }
@@ -175,15 +187,11 @@ void LaneLocator::projectOnLane(std::uint32_t lane, double x_m, double y_m, doub
     s_m = 0.0;
     lateral_m = 0.0;
     for (std::size_t k = 0; k + 1 < pts.size(); ++k) {
-        const double dx = pts[k + 1].x_m - pts[k].x_m;
-        const double dy = pts[k + 1].y_m - pts[k].y_m;
-        const double len2 = dx * dx + dy * dy;
-        const double t = std::clamp(((x_m - pts[k].x_m) * dx + (y_m - pts[k].y_m) * dy) / len2, 0.0, 1.0);
-        const double d = std::hypot(pts[k].x_m + t * dx - x_m, pts[k].y_m + t * dy - y_m);
-        if (d < best) {
-            best = d;
-            s_m = ss[k] + t * (ss[k + 1] - ss[k]);
-            lateral_m = (dx * (y_m - pts[k].y_m) - dy * (x_m - pts[k].x_m)) / std::sqrt(len2);
+        const SegmentFoot foot = footOnSegment(pts[k], pts[k + 1], x_m, y_m);
+        if (foot.distance_m < best) {
+            best = foot.distance_m;
+            s_m = ss[k] + foot.t * (ss[k + 1] - ss[k]);
+            lateral_m = foot.lateral_m;
         }
     }
 }
