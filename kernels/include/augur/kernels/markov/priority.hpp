@@ -16,7 +16,7 @@
 // and λ = 1 otherwise. The strongest braking input (j = 0) always keeps λ = 1 under these rules.
 //   free road    : a driver below the desired speed v0(s) = f·L(s) tends to it as the Intelligent Driver
 //                  Model's free-road term says (Treiber, Hennecke and Helbing 2000), f the vehicle's speed
-//                  over the limit where it is at t0 (CorridorConstraints::desiredSpeedFactor: drivers keep
+//                  over the limit that binds it at t0 (CorridorConstraints::desiredSpeedFactor: drivers keep
 //                  their chosen fraction of the limit, so a limit that rises ahead, after a turn or onto a
 //                  faster road, is a reason to speed up; a driver cruising below the limit is not pulled up
 //                  to it). The urge
@@ -138,8 +138,8 @@ struct CorridorConstraints {
     bool standing{false};
     /// The vehicle's speed at t0: the free-road rule pushes only where its desired speed is above it.
     float startSpeed_mps{0.0F};
-    /// The free-road rule's f: the vehicle's speed over the limit where it is at t0 (its driver's chosen
-    /// fraction of the limit), so that its desired speed at s is f · (the limit at s).
+    /// The free-road rule's f: the vehicle's speed over the limit that binds it at t0 (bindingLimit_mps; its
+    /// driver's chosen fraction of the limit), so that its desired speed at s is f · (the limit at s).
     float desiredSpeedFactor{1.0F};
 };
 
