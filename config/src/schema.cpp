@@ -430,11 +430,12 @@ std::vector<KeySpec> buildSchema() {
         number("motion.step_s", leftOpen(0.0, 10.0), "s", "Time step of the Markov chains.",
                AUGUR_FIELD(motion.step_s)),
         integer("motion.position_cells", 2, 100'000, "",
-                "Cells of the position along a corridor. The default (2 m cells over 200 m) is sized for the CPU "
-                "backend; 200 with 20 speed cells (1 m, 2 m/s) is four times the Markov work and suits the CUDA backend.",
+                "Cells of the position along a corridor (default: 1 m cells over 200 m). The GPU propagates every "
+                "vehicle with this chain; the CPU takes the larger cells of motion.cpu, with which two cores meet "
+                "the deadline at 64 vehicles (docs/benchmarks.md).",
                 AUGUR_FIELD(motion.positionCells)),
         integer("motion.speed_cells", 2, 10'000, "",
-                "Cells of the speed (default: 4 m/s cells up to 40 m/s; see position_cells).",
+                "Cells of the speed (default: 2.1 m/s cells up to 40 m/s; see position_cells).",
                 AUGUR_FIELD(motion.speedCells)),
         integer("motion.input_cells", 1, 1000, "",
                 "Cells of the acceleration input, spread evenly over ±max(max_accel_mps2, max_decel_mps2); odd, so "
@@ -469,21 +470,27 @@ std::vector<KeySpec> buildSchema() {
                "the rare departures from cruise (about one per 30 s), and a vehicle leaving a turn speeds up "
                "seconds late.",
                AUGUR_FIELD(motion.pressReaction_s)),
+        integer("motion.cpu.full_position_cells", 2, 100'000, "",
+                "Position cells of the CPU's full chain, which the CPU propagates the "
+                "motion.cpu.full_chain_vehicles nearest vehicles with whenever it carries the motion prediction "
+                "(backend cpu, or after a GPU error): the same corridor length, inputs and rules as motion's chain "
+                "in larger cells. A count above motion.position_cells takes motion.position_cells.",
+                AUGUR_FIELD(motion.cpu.fullPositionCells)),
+        integer("motion.cpu.full_speed_cells", 2, 10'000, "",
+                "Speed cells of the CPU's full chain (up to the same motion.max_speed_mps); a count above "
+                "motion.speed_cells takes motion.speed_cells.",
+                AUGUR_FIELD(motion.cpu.fullSpeedCells)),
         integer("motion.cpu.position_cells", 2, 100'000, "",
                 "Position cells of the coarser chain the CPU propagates the vehicles beyond "
-                "motion.cpu.full_chain_vehicles with, whenever the CPU carries the motion prediction (backend "
-                "cpu, or after a GPU error): the same corridor length, inputs and rules in larger cells. A count above "
-                "motion.position_cells takes motion.position_cells; when both counts come out as the chain's, every "
-                "vehicle keeps the full chain.",
+                "motion.cpu.full_chain_vehicles with. A count above the full chain's takes the full chain's; when "
+                "both counts come out as the full chain's, every vehicle takes the full chain on the CPU.",
                 AUGUR_FIELD(motion.cpu.positionCells)),
         integer("motion.cpu.speed_cells", 2, 10'000, "",
-                "Speed cells of the CPU's coarser chain (up to the same motion.max_speed_mps); a count above "
-                "motion.speed_cells takes motion.speed_cells.",
+                "Speed cells of the CPU's coarser chain; a count above the full chain's takes the full chain's.",
                 AUGUR_FIELD(motion.cpu.speedCells)),
         integer("motion.cpu.full_chain_vehicles", 0, static_cast<std::int64_t>(MAX_PREDICTED_VEHICLES), "vehicles",
-                "Vehicles nearest the ego (at most MAX_PREDICTED_VEHICLES) that the CPU still propagates with the "
-                "full chain (motion.position_cells × motion.speed_cells); the others take the coarser one. 0: "
-                "every vehicle takes the coarser chain on the CPU.",
+                "Vehicles nearest the ego (at most MAX_PREDICTED_VEHICLES) that the CPU propagates with its full "
+                "chain; the others take the coarser one. 0: every vehicle takes the coarser chain on the CPU.",
                 AUGUR_FIELD(motion.cpu.fullChainVehicles)),
 
         // grid
@@ -659,8 +666,9 @@ constexpr SectionSpec SECTIONS[] = {
     {"intention.noise", "Process noise of the particles' motion along their corridor."},
     {"motion", "Markov-chain motion prediction along each vehicle's corridors."},
     {"motion.cpu", "The motion prediction's sizing whenever the CPU propagates it (backend cpu, or after a GPU error): "
-                   "the vehicles nearest the ego keep the chain, the others take a coarser discretisation of the same "
-                   "chain (docs/design/motion-prediction.md, \"CPU sizing\")."},
+                   "the vehicles nearest the ego take the CPU's full chain, the others a coarser one; both are "
+                   "discretisations of the same chain in larger cells (docs/design/motion-prediction.md, \"CPU "
+                   "sizing\")."},
     {"grid", "The ego-centred occupancy grid published with the motion prediction."},
     {"flocks", "Maximal flock (platoon) reporting f(δ, μ, ε)."},
     {"transport", "iceoryx transport: RouDi connection and the channels' service / instance / event names."},

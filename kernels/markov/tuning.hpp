@@ -107,8 +107,8 @@ inline constexpr int BLOCK_THREADS = PolicySm90::BLOCK_THREADS;
 /// swept.
 inline constexpr int RESIDENT_THREADS = PolicySm90::RESIDENT_THREADS;
 
-/// Resident path: most stencil slots per row kept in registers (6 at the seed's size and for
-/// config/default.yaml's 100 × 10 chain, 10 for config/jetson-orin.yaml's 200 × 20 chain at 40 m/s).
+/// Resident path: most stencil slots per row kept in registers (6 at the seed's size and for a 100 × 10
+/// chain, 10 for the shipped deployments' 200 × 20 chain at 40 m/s).
 inline constexpr int MAX_RESIDENT_ENTRIES = PolicySm90::MAX_RESIDENT_ENTRIES;
 
 /// Threads per block of the combination kernel (one thread per 16 bytes of Γ).

@@ -125,13 +125,18 @@ void describeModels(std::string& out, const config::Deployment& d) {
                             number(inputRange_mps2) + ", " + number(inputRange_mps2) + "] m/s2 (braking to " +
                             number(mo.maxDecel_mps2) + ", accelerating to " + number(mo.maxAccel_mps2) + "), " +
                             std::to_string(mo.samplesPerCell) + " samples per cell");
-    const std::uint32_t cpuPositionCells = std::min(mo.cpu.positionCells, mo.positionCells);
-    const std::uint32_t cpuSpeedCells = std::min(mo.cpu.speedCells, mo.speedCells);
+    const std::uint32_t fullPositionCells = std::min(mo.cpu.fullPositionCells, mo.positionCells);
+    const std::uint32_t fullSpeedCells = std::min(mo.cpu.fullSpeedCells, mo.speedCells);
+    const std::uint32_t cpuPositionCells = std::min(mo.cpu.positionCells, fullPositionCells);
+    const std::uint32_t cpuSpeedCells = std::min(mo.cpu.speedCells, fullSpeedCells);
+    const std::string full = fullPositionCells == mo.positionCells && fullSpeedCells == mo.speedCells
+                                 ? std::string("the chain above")
+                                 : std::to_string(fullPositionCells) + " x " + std::to_string(fullSpeedCells) + " cells";
     line(out, "motion cpu",
-         cpuPositionCells == mo.positionCells && cpuSpeedCells == mo.speedCells
-             ? std::string("every vehicle on the chain above")
-             : "the " + std::to_string(mo.cpu.fullChainVehicles) + " vehicles nearest the ego on the chain above, the others on " +
-                   std::to_string(cpuPositionCells) + " x " + std::to_string(cpuSpeedCells) +
+         cpuPositionCells == fullPositionCells && cpuSpeedCells == fullSpeedCells
+             ? "every vehicle on " + full + " (whenever the CPU propagates)"
+             : "the " + std::to_string(mo.cpu.fullChainVehicles) + " vehicles nearest the ego on " + full +
+                   ", the others on " + std::to_string(cpuPositionCells) + " x " + std::to_string(cpuSpeedCells) +
                    " cells (whenever the CPU propagates)");
 }
 

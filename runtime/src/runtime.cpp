@@ -473,12 +473,21 @@ MotionStageSettings motionSettings(const config::Deployment& d, int workers) {
     chain.accelMax_mps2 = static_cast<float>(std::max(d.motion.maxAccel_mps2, d.motion.maxDecel_mps2));
     chain.step_s = static_cast<float>(d.motion.step_s);
     chain.samplesPerAxis = static_cast<int>(d.motion.samplesPerCell);
-    // The CPU sizing: a coarser discretisation of the same chain for the vehicles beyond the nearest
-    // fullChainVehicles whenever the CPU propagates (none when it comes out as the same chain). Cell
-    // counts above the chain's take the chain's (docs/configuration.md, motion.cpu).
-    const std::uint32_t coarsePositionCells = std::min(d.motion.cpu.positionCells, d.motion.positionCells);
-    const std::uint32_t coarseSpeedCells = std::min(d.motion.cpu.speedCells, d.motion.speedCells);
-    if (coarsePositionCells != d.motion.positionCells || coarseSpeedCells != d.motion.speedCells) {
+    // The CPU sizing, whenever the CPU propagates: the CPU's full chain for the fullChainVehicles nearest
+    // the ego and a coarser one for the others, both discretisations of the same chain (none where it
+    // comes out as the chain before it). Cell counts above the chain before take that chain's
+    // (docs/configuration.md, motion.cpu).
+    const std::uint32_t fullPositionCells = std::min(d.motion.cpu.fullPositionCells, d.motion.positionCells);
+    const std::uint32_t fullSpeedCells = std::min(d.motion.cpu.fullSpeedCells, d.motion.speedCells);
+    kernels::markov::ChainConfig cpuFull = chain;
+    cpuFull.positionCells = static_cast<int>(fullPositionCells);
+    cpuFull.speedCells = static_cast<int>(fullSpeedCells);
+    if (fullPositionCells != d.motion.positionCells || fullSpeedCells != d.motion.speedCells) {
+        settings.cpuFullChain = cpuFull;
+    }
+    const std::uint32_t coarsePositionCells = std::min(d.motion.cpu.positionCells, fullPositionCells);
+    const std::uint32_t coarseSpeedCells = std::min(d.motion.cpu.speedCells, fullSpeedCells);
+    if (coarsePositionCells != fullPositionCells || coarseSpeedCells != fullSpeedCells) {
         kernels::markov::ChainConfig coarse = chain;
         coarse.positionCells = static_cast<int>(coarsePositionCells);
         coarse.speedCells = static_cast<int>(coarseSpeedCells);
@@ -537,13 +546,18 @@ Step createModelStages(Runtime::Parts& parts, const config::Deployment& d, int w
                                                                kernels::markov::toString(motion.error())});
     }
     parts.motion = std::move(motion).value();
+    const kernels::markov::ChainConfig& cpuFullChain = settings.cpuFullChain ? *settings.cpuFullChain : settings.chain;
+    const std::string cpuFullCells =
+        std::to_string(cpuFullChain.positionCells) + " x " + std::to_string(cpuFullChain.speedCells);
     if (settings.cpuChain) {
         parts.log(config::LogLevel::Info,
                   "motion on the CPU (backend cpu, or after a GPU error): the " +
                       std::to_string(settings.cpuFullChainVehicles) + " vehicles nearest the ego with the " +
-                      std::to_string(settings.chain.positionCells) + " x " + std::to_string(settings.chain.speedCells) +
-                      " chain, the others with " + std::to_string(settings.cpuChain->positionCells) + " x " +
-                      std::to_string(settings.cpuChain->speedCells));
+                      cpuFullCells + " chain, the others with " + std::to_string(settings.cpuChain->positionCells) +
+                      " x " + std::to_string(settings.cpuChain->speedCells));
+    } else if (settings.cpuFullChain) {
+        parts.log(config::LogLevel::Info,
+                  "motion on the CPU (backend cpu, or after a GPU error): every vehicle with the " + cpuFullCells + " chain");
     }
     return {};
 }

@@ -479,6 +479,60 @@ TEST(MotionStage, MoreFullChainVehiclesThanVehiclesLeavesNoneOnTheCoarserChain) 
     EXPECT_EQ(motion->coarseVehicles(), 0U);
 }
 
+/// config/default.yaml's sizing: the deployment's chain in 200 x 20 cells (the GPU's), the CPU's full chain
+/// in 100 x 10 for the `fullChainVehicles` nearest and 50 x 5 beyond them.
+MotionStageSettings gpuChainMotionSettings(std::uint32_t vehicles, std::uint32_t fullChainVehicles) {
+    MotionStageSettings settings = cpuSizedMotionSettings(vehicles, fullChainVehicles);
+    settings.cpuFullChain = settings.chain;
+    settings.chain.positionCells = 200;
+    settings.chain.speedCells = 20;
+    return settings;
+}
+
+TEST(MotionStage, OnTheCpuTheDeploymentsFinerChainGivesWayToTheCpusFullChain) {
+    const scene::RoadMap map = laneDropMap();
+    Pipeline reference(map);
+    auto cpuSized = MotionStage::create(cpuSizedMotionSettings(4, 2), *reference.state, *reference.frame).value();
+    predictCars(reference, *cpuSized);
+    Pipeline sut(map);
+    auto motion = MotionStage::create(gpuChainMotionSettings(4, 2), *sut.state, *sut.frame).value();
+    ASSERT_FALSE(motion->onGpu());
+
+    predictCars(sut, *motion);
+
+    // The same two chains on the same input: the same numbers, whatever the chain the GPU would take.
+    EXPECT_EQ(motion->coarseVehicles(), 2U);
+    ASSERT_EQ(sut.state->prediction.vehicleCount, 4U);
+    for (std::uint32_t v = 0; v < sut.state->prediction.vehicleCount; ++v) {
+        ASSERT_EQ(sut.state->prediction.vehicles[v].corridorCount, 1U);
+        EXPECT_EQ(std::memcmp(sut.state->prediction.vehicles[v].corridors[0].points,
+                              reference.state->prediction.vehicles[v].corridors[0].points, 40 * sizeof(CorridorPoint)),
+                  0)
+            << "vehicle at x " << sut.frame->vehicles[v].x_m;
+    }
+}
+
+TEST(MotionStage, WithoutACoarseChainEveryVehicleTakesTheCpusFullChain) {
+    const scene::RoadMap map = laneDropMap();
+    Pipeline reference(map);
+    auto plain = MotionStage::create(defaultMotionSettings(4), *reference.state, *reference.frame).value();
+    predictCars(reference, *plain);
+    Pipeline sut(map);
+    MotionStageSettings settings = gpuChainMotionSettings(4, 2);
+    settings.cpuChain.reset();
+    auto motion = MotionStage::create(settings, *sut.state, *sut.frame).value();
+
+    predictCars(sut, *motion);
+
+    EXPECT_EQ(motion->coarseVehicles(), 0U);
+    for (std::uint32_t v = 0; v < sut.state->prediction.vehicleCount; ++v) {
+        EXPECT_EQ(std::memcmp(sut.state->prediction.vehicles[v].corridors[0].points,
+                              reference.state->prediction.vehicles[v].corridors[0].points, 40 * sizeof(CorridorPoint)),
+                  0)
+            << "vehicle at x " << sut.frame->vehicles[v].x_m;
+    }
+}
+
 TEST(MotionStage, ACpuChainFinerThanTheChainOrOfAnotherModelIsRejectedAtInit) {
     const scene::RoadMap map = laneDropMap();
     Pipeline sut(map);
@@ -494,6 +548,23 @@ TEST(MotionStage, ACpuChainFinerThanTheChainOrOfAnotherModelIsRejectedAtInit) {
     EXPECT_EQ(finerStage.error(), kernels::markov::MarkovError::InvalidGrid);
     ASSERT_TRUE(otherStage.hasError());
     EXPECT_EQ(otherStage.error(), kernels::markov::MarkovError::InvalidGrid);
+}
+
+TEST(MotionStage, ACpuFullChainFinerThanTheChainOrACoarseChainFinerThanItIsRejectedAtInit) {
+    const scene::RoadMap map = laneDropMap();
+    Pipeline sut(map);
+    MotionStageSettings finerFull = gpuChainMotionSettings(4, 2);
+    finerFull.cpuFullChain->speedCells = 40;
+    MotionStageSettings coarseFinerThanFull = gpuChainMotionSettings(4, 2);
+    coarseFinerThanFull.cpuChain->positionCells = 150;  // finer than the CPU's full chain, not than the chain
+
+    const auto finerFullStage = MotionStage::create(finerFull, *sut.state, *sut.frame);
+    const auto coarseStage = MotionStage::create(coarseFinerThanFull, *sut.state, *sut.frame);
+
+    ASSERT_TRUE(finerFullStage.hasError());
+    EXPECT_EQ(finerFullStage.error(), kernels::markov::MarkovError::InvalidGrid);
+    ASSERT_TRUE(coarseStage.hasError());
+    EXPECT_EQ(coarseStage.error(), kernels::markov::MarkovError::InvalidGrid);
 }
 
 }  // namespace

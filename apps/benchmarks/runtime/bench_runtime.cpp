@@ -15,9 +15,9 @@
 // and graph replay); more than N with --sms N ends the benchmark with exit status 5.
 //
 // Defaults: 64 vehicles, 20,000 particles, 4 s, the shipped config/default.yaml's chain and CPU sizing
-// (motion.cpu: the --full-chain-vehicles nearest the ego with the chain, the others with the
-// --cpu-position-cells x --cpu-speed-cells chain whenever the CPU propagates; the same cells as the chain
-// turn it off), W = 0 (the runtime's automatic count: one CPU worker per hardware thread).
+// (motion.cpu: the --full-chain-vehicles nearest the ego with the CPU's full chain, the others with the
+// --cpu-position-cells x --cpu-speed-cells chain whenever the CPU propagates; the same cells as the full
+// chain turn it off), W = 0 (the runtime's automatic count: one CPU worker per hardware thread).
 //
 // Part 1, cycle latency: C cycles back to back, one fresh object list before each; p50 / p99 / max of
 // the cycle latency over all C cycles and the deadline misses against the configured 200 ms. Exit status 6

@@ -35,25 +35,37 @@ Result<std::unique_ptr<MotionStage>, markov::MarkovError> MotionStage::create(co
         return fail(chain.error());
     }
     std::unique_ptr<MotionStage> stage(new MotionStage(settings, std::move(chain).value(), state, frame));
-    if (settings.cpuChain) {
-        const markov::ChainConfig& full = settings.chain;
-        const markov::ChainConfig& coarse = *settings.cpuChain;
-        const bool sameModel = coarse.positionMax_m == full.positionMax_m && coarse.speedMax_mps == full.speedMax_mps &&
-                               coarse.inputCells == full.inputCells && coarse.accelMax_mps2 == full.accelMax_mps2 &&
-                               coarse.step_s == full.step_s && coarse.samplesPerAxis == full.samplesPerAxis &&
-                               coarse.intervalSamples == full.intervalSamples;
-        if (!sameModel || coarse.positionCells > full.positionCells || coarse.speedCells > full.speedCells) {
+    // The CPU sizing's chains: each a coarser discretisation of the chain before it (deployment → the CPU's
+    // full chain → the coarse one).
+    const auto coarser = [&settings](const markov::ChainConfig& fine,
+                                     const markov::ChainConfig& coarse) -> Result<markov::MarkovChain, markov::MarkovError> {
+        const bool sameModel = coarse.positionMax_m == fine.positionMax_m && coarse.speedMax_mps == fine.speedMax_mps &&
+                               coarse.inputCells == fine.inputCells && coarse.accelMax_mps2 == fine.accelMax_mps2 &&
+                               coarse.step_s == fine.step_s && coarse.samplesPerAxis == fine.samplesPerAxis &&
+                               coarse.intervalSamples == fine.intervalSamples;
+        if (!sameModel || coarse.positionCells > fine.positionCells || coarse.speedCells > fine.speedCells) {
             return fail(markov::MarkovError::InvalidGrid);  // not a coarser discretisation of the same chain
         }
         auto coarseValid = markov::validate(coarse, settings.prediction);
         if (!coarseValid) {
             return fail(coarseValid.error());
         }
-        auto coarseChain = markov::MarkovChain::build(coarse);
-        if (!coarseChain) {
-            return fail(coarseChain.error());
+        return markov::MarkovChain::build(coarse);
+    };
+    const markov::ChainConfig& cpuFull = settings.cpuFullChain ? *settings.cpuFullChain : settings.chain;
+    if (settings.cpuFullChain) {
+        auto built = coarser(settings.chain, cpuFull);
+        if (!built) {
+            return fail(built.error());
         }
-        stage->m_coarseChain.emplace(std::move(coarseChain).value());
+        stage->m_cpuFullChain.emplace(std::move(built).value());
+    }
+    if (settings.cpuChain) {
+        auto built = coarser(cpuFull, *settings.cpuChain);
+        if (!built) {
+            return fail(built.error());
+        }
+        stage->m_coarseChain.emplace(std::move(built).value());
     }
     const auto& p = settings.prediction;
     const auto corridors = static_cast<std::size_t>(p.maxCorridors);
@@ -73,7 +85,7 @@ Result<std::unique_ptr<MotionStage>, markov::MarkovError> MotionStage::create(co
     const auto gridCells = static_cast<std::size_t>(p.gridFrames) * static_cast<std::size_t>(p.gridWidthCells) *
                            static_cast<std::size_t>(p.gridHeightCells);
     stage->m_workers.resize(static_cast<std::size_t>(workers));
-    // The coarse chain has no more cells than the full one: the full chain's scratch fits both.
+    // The CPU's chains have no more cells than the deployment's: its scratch fits them all.
     const std::size_t predictBytes = markov::cpu::predictScratchBytes(settings.chain, stage->m_chunkConfig);
     for (WorkerScratch& w : stage->m_workers) {
         w.predict.assign(predictBytes + 16, std::byte{0});
@@ -123,7 +135,7 @@ void MotionStage::propagateChunks(int worker) noexcept {
                                  : chunk * MOTION_CHUNK_CORRIDORS;
         const int end = coarse ? m_corridorCount : m_fullCorridorCount;
         const int count = std::min(MOTION_CHUNK_CORRIDORS, end - first);
-        const markov::MarkovChain& chain = coarse ? *m_coarseChain : m_chain;
+        const markov::MarkovChain& chain = coarse ? *m_coarseChain : *m_fullChainUsed;
         const auto c0 = static_cast<std::size_t>(first);
         const markov::PredictionOutputs outputs{&m_positionMarginal[c0 * steps * ns], &m_speedMarginal[c0 * steps * nv],
                                                 &m_points[c0 * steps], w.chunkGrid.data(), frameCells};
@@ -248,9 +260,11 @@ void MotionStage::rankByDistanceToEgo() noexcept {
 int MotionStage::gatherCorridors(bool cpuSizing) noexcept {
     int corridorCount = 0;
     m_coarseVehicles = 0;
+    m_fullChainUsed = cpuSizing && m_cpuFullChain ? &*m_cpuFullChain : &m_chain;
+    const markov::ChainConfig& full = m_fullChainUsed->config();
     if (!cpuSizing || !m_coarseChain) {
         for (std::uint32_t v = 0; v < m_frame.vehicleCount; ++v) {
-            gatherVehicle(v, m_settings.chain, corridorCount);
+            gatherVehicle(v, full, corridorCount);
         }
         m_fullCorridorCount = corridorCount;
         return corridorCount;
@@ -258,7 +272,7 @@ int MotionStage::gatherCorridors(bool cpuSizing) noexcept {
     rankByDistanceToEgo();
     for (std::uint32_t v = 0; v < m_frame.vehicleCount; ++v) {
         if (m_fullChain[v]) {
-            gatherVehicle(v, m_settings.chain, corridorCount);
+            gatherVehicle(v, full, corridorCount);
         }
     }
     m_fullCorridorCount = corridorCount;
@@ -341,7 +355,7 @@ void MotionStage::gatherVehicle(std::uint32_t v, const markov::ChainConfig& chai
 }
 
 float MotionStage::halfCellOf(int corridor) const noexcept {
-    const markov::ChainConfig& chain = corridor < m_fullCorridorCount ? m_settings.chain : m_coarseChain->config();
+    const markov::ChainConfig& chain = corridor < m_fullCorridorCount ? m_fullChainUsed->config() : m_coarseChain->config();
     return 0.5F * markov::positionCellSize_m(chain);
 }
 

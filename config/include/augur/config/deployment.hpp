@@ -190,12 +190,15 @@ struct IntentionConfig {
 };
 
 /// How the motion prediction is sized when the CPU propagates it (the CPU backend, or after a GPU error):
-/// the vehicles nearest the ego keep the chain of MotionConfig, the others are propagated with a coarser
-/// discretisation of the same chain (docs/design/motion-prediction.md, "CPU sizing").
+/// the vehicles nearest the ego take the CPU's full chain, the others a coarser one, both discretisations
+/// of MotionConfig's chain in larger cells (docs/design/motion-prediction.md, "CPU sizing"). A count above
+/// the one before it in the chain MotionConfig → full → coarse takes that one.
 struct MotionCpuSizing {
-    std::uint32_t positionCells{50};     ///< over the same range; above MotionConfig::positionCells: that
-    std::uint32_t speedCells{5};         ///< up to the same speed; above MotionConfig::speedCells: that
-    std::uint32_t fullChainVehicles{4};  ///< nearest vehicles that keep MotionConfig's chain
+    std::uint32_t fullPositionCells{100};  ///< the full chain's, over the same range
+    std::uint32_t fullSpeedCells{10};      ///< the full chain's, up to the same speed
+    std::uint32_t positionCells{50};       ///< the coarse chain's
+    std::uint32_t speedCells{5};           ///< the coarse chain's
+    std::uint32_t fullChainVehicles{4};    ///< nearest vehicles that take the full chain
     bool operator==(const MotionCpuSizing&) const = default;
 };
 
@@ -203,8 +206,8 @@ struct MotionCpuSizing {
 struct MotionConfig {
     double horizon_s{4.0};
     double step_s{0.1};
-    std::uint32_t positionCells{100};
-    std::uint32_t speedCells{10};
+    std::uint32_t positionCells{200};
+    std::uint32_t speedCells{20};
     std::uint32_t inputCells{7};  ///< odd: the middle input is zero acceleration (holding the speed)
     double positionRange_m{200.0};  ///< corridor length covered by the position cells
     double maxSpeed_mps{40.0};

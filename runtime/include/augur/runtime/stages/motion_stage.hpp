@@ -15,9 +15,9 @@
 // with the velocity covariance; no occupancy grid is published in that mode (frameCount 0).
 //
 // The CPU sizing (docs/design/motion-prediction.md, "CPU sizing"): whenever the CPU propagates (the CPU
-// backend, or from the first GPU error on), the cpuFullChainVehicles vehicles nearest the ego keep the
-// deployment's chain and every other vehicle is propagated with cpuChain, a coarser discretisation of the
-// same chain (same range, inputs, dynamics and rules; larger position and speed cells). Nearest by the
+// backend, or from the first GPU error on), the cpuFullChainVehicles vehicles nearest the ego take
+// cpuFullChain (the deployment's chain when unset) and every other vehicle cpuChain, a coarser
+// discretisation (same range, inputs, dynamics and rules; larger position and speed cells). Nearest by the
 // Euclidean distance from the ego at the cycle's input, ties to the lower frame index; the choice is
 // made per cycle and depends on the input only (not on timing), so the outputs stay deterministic.
 // The GPU propagates every vehicle with the deployment's chain.
@@ -81,10 +81,13 @@ struct MotionStageSettings {
     bool gridEnabled{true};
     float gridFrameInterval_s{1.0F};
     int cpuWorkers{1};  ///< threads that propagate corridor chunks (≥ 1; the calling thread is one)
-    /// The CPU sizing's coarser chain: at most `chain`'s position and speed cells, every other field
-    /// equal to `chain`'s. Unset: the CPU propagates every vehicle with `chain`.
+    /// The CPU's full chain: at most `chain`'s position and speed cells, every other field equal to
+    /// `chain`'s. Unset: `chain`.
+    std::optional<kernels::markov::ChainConfig> cpuFullChain{};
+    /// The CPU sizing's coarser chain: at most the CPU's full chain's position and speed cells, every other
+    /// field equal to `chain`'s. Unset: the CPU propagates every vehicle with its full chain.
     std::optional<kernels::markov::ChainConfig> cpuChain{};
-    /// With cpuChain set: the vehicles nearest the ego that the CPU still propagates with `chain`.
+    /// With cpuChain set: the vehicles nearest the ego that the CPU propagates with its full chain.
     std::uint32_t cpuFullChainVehicles{0};
     std::int64_t gpuPoll_ns{20'000};            ///< completion event polling interval (CUDA backend)
     std::int64_t gpuTimeout_ns{1'000'000'000};  ///< a GPU that has not finished by then counts as failed
@@ -138,9 +141,10 @@ private:
     void predictConstantVelocity() noexcept;
     /// Markov prediction; false when the GPU failed (the caller falls back).
     [[nodiscard]] bool predictMarkov() noexcept;
-    /// The corridors of this cycle's vehicles into m_corridors: with `cpuSizing` and a cpuChain, those of
-    /// the nearest vehicles (the full chain) first, m_fullCorridorCount of them, then the others (the
-    /// coarse chain). Returns the corridor count.
+    /// The corridors of this cycle's vehicles into m_corridors: with `cpuSizing` those of the nearest
+    /// vehicles (the CPU's full chain) first, m_fullCorridorCount of them, then the others (the coarse
+    /// chain, where there is one); without, every vehicle's on the deployment's chain. Returns the corridor
+    /// count.
     [[nodiscard]] int gatherCorridors(bool cpuSizing) noexcept;
     /// Marks m_fullChain[v] for the cpuFullChainVehicles vehicles nearest the ego (the others false).
     void rankByDistanceToEgo() noexcept;
@@ -157,7 +161,11 @@ private:
 
     MotionStageSettings m_settings;
     kernels::markov::MarkovChain m_chain;
-    std::optional<kernels::markov::MarkovChain> m_coarseChain;  ///< the CPU sizing's chain (cpuChain)
+    std::optional<kernels::markov::MarkovChain> m_cpuFullChain;  ///< the CPU's full chain (cpuFullChain)
+    std::optional<kernels::markov::MarkovChain> m_coarseChain;   ///< the CPU sizing's chain (cpuChain)
+    /// The chain of corridors [0, m_fullCorridorCount) this cycle: m_chain on the GPU, the CPU's full chain
+    /// on the CPU.
+    const kernels::markov::MarkovChain* m_fullChainUsed{nullptr};
     kernels::markov::InputDynamics m_psi{};
     PipelineState& m_state;
     SceneFrame& m_frame;
@@ -175,7 +183,7 @@ private:
     std::unique_ptr<kernels::detail::WorkerPool> m_pool;
     std::atomic<int> m_nextChunk{0};
     int m_corridorCount{0};
-    int m_fullCorridorCount{0};  ///< corridors [0, this) use m_chain, the rest m_coarseChain
+    int m_fullCorridorCount{0};  ///< corridors [0, this) use *m_fullChainUsed, the rest m_coarseChain
     std::uint32_t m_coarseVehicles{0};
     std::array<bool, MAX_PREDICTED_VEHICLES> m_fullChain{};          ///< per frame vehicle (CPU sizing)
     std::array<std::uint32_t, MAX_PREDICTED_VEHICLES> m_byDistance{};  ///< frame vehicles, nearest first
