@@ -50,6 +50,22 @@ scene::RoadMap forkMap() {
     return b.build().value();
 }
 
+/// Eastbound motorway of two lanes, `right` (y = 0) and `left` (y = 3.2), 3 km, limited to 33.3 m/s;
+/// changes allowed both ways; both continue.
+scene::RoadMap twoLaneMap() {
+    constexpr float MOTORWAY_LIMIT_MPS = 33.33F;
+    scene::RoadMapBuilder b("two-lanes");
+    const auto right = b.addLane({"right", {{0.0, 0.0}, {3000.0, 0.0}}, LANE_WIDTH_M, MOTORWAY_LIMIT_MPS, 0});
+    const auto left = b.addLane({"left", {{0.0, LANE_WIDTH_M}, {3000.0, LANE_WIDTH_M}}, LANE_WIDTH_M, MOTORWAY_LIMIT_MPS, 0});
+    const auto rightOn = b.addLane({"right-on", {{3000.0, 0.0}, {4000.0, 0.0}}, LANE_WIDTH_M, MOTORWAY_LIMIT_MPS, 0});
+    const auto leftOn = b.addLane({"left-on", {{3000.0, LANE_WIDTH_M}, {4000.0, LANE_WIDTH_M}}, LANE_WIDTH_M, MOTORWAY_LIMIT_MPS, 0});
+    b.setNeighbour(right, scene::Side::Left, left, true);
+    b.setNeighbour(left, scene::Side::Right, right, true);
+    b.addSuccessor(right, rightOn);
+    b.addSuccessor(left, leftOn);
+    return b.build().value();
+}
+
 /// The pipeline's state and frame with the stages under test on one map.
 struct Pipeline {
     explicit Pipeline(const scene::RoadMap& roadMap) : map(roadMap) {
@@ -273,6 +289,48 @@ TEST(IntentionStage, AVehicleWhoseCorridorsChangeHasItsParticlesRedrawnOverTheNe
     EXPECT_GT(v.corridorProbability[0], FAIR_SHARE_MIN);
     EXPECT_GT(v.corridorProbability[1], FAIR_SHARE_MIN);
     EXPECT_NEAR(v.corridorProbability[0] + v.corridorProbability[1], 1.0F, 1e-5F);
+}
+
+TEST(IntentionStage, ACarHoldingItsSpeedBelowTheLimitKeepsItsLaneOnAMotorway) {
+    const scene::RoadMap map = twoLaneMap();
+    // A bus at 24 m/s, a car at 26 m/s and one in a queue at 8 m/s on a 33.3 m/s motorway: none speeds
+    // up; each is in the right lane, measured with 0.3 m and 0.05 rad of noise, for 12 s.
+    for (const float speed : {8.0F, 24.0F, 26.0F}) {
+        Pipeline sut(map);
+        auto intention = sut.intention(1024);
+        CycleContext context;
+        context.hadInput = true;
+        std::uint32_t state = 12345U;
+        auto noise = [&state](float amplitude) {  // uniform in [−amplitude, amplitude)
+            state = state * 1664525U + 1013904223U;
+            return (static_cast<float>(state >> 8) / 16777216.0F * 2.0F - 1.0F) * amplitude;
+        };
+        float keepAtTheEnd = 0.0F;
+        float keepLeast = 1.0F;
+        constexpr int CYCLES = 60;
+        for (int cycle = 0; cycle < CYCLES; ++cycle) {
+            const float x = 10.0F + speed * 0.2F * static_cast<float>(cycle);
+            sut.setCar(x + noise(0.3F), noise(0.3F), speed, static_cast<std::int64_t>(cycle) * 200'000'000);
+            sut.frame->measurements[0].heading_rad = noise(0.05F);
+            ASSERT_EQ(sut.relate(), StageStatus::Ok);
+            ASSERT_EQ(intention->run(context), StageStatus::Ok);
+            const FrameVehicle& v = sut.frame->vehicles[0];
+            ASSERT_EQ(v.corridorCount, 2U) << "keep the lane, change to the left";
+            float keep = 0.0F;
+            for (std::uint32_t k = 0; k < v.corridorCount; ++k) {
+                keep += v.corridors[k].laneChange ? 0.0F : v.corridorProbability[k];
+            }
+            keepLeast = std::min(keepLeast, keep);
+            keepAtTheEnd = keep;
+        }
+        // Each of the two causes alone fails this: a go intention that aims at the limit (the particles
+        // run ahead of the car, and the lane change, whose heading turns some of that surplus sideways,
+        // takes the weight), and a first cycle that steps particles drawn from its own measurement
+        // (those that move least win, again the lane change's). With both, keeping the lane got 0.00
+        // at 24 and 26 m/s from the first cycle on.
+        EXPECT_GT(keepAtTheEnd, 0.9F) << "speed " << speed;
+        EXPECT_GT(keepLeast, 0.3F) << "speed " << speed;
+    }
 }
 
 TEST(IntentionStage, AnInputTheFiltersWouldRejectFailsTheCycleAndTheFiltersStartOverOnTheNext) {

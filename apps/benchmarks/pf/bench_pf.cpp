@@ -61,8 +61,8 @@ std::vector<SceneVehicleInput> sceneInputs(std::uint32_t vehicles) {
         v.y_m = 3.5F * static_cast<float>(n % 4);
         v.v_mps = 0.0F;
         v.corridorCount = 2;
-        v.corridors[0].speedLimit_mps = 0.0F;
-        v.corridors[1].speedLimit_mps = 0.0F;
+        v.corridors[0].goSpeed_mps = 0.0F;
+        v.corridors[1].goSpeed_mps = 0.0F;
         v.corridors[1].heading_rad = 0.3F;
         v.corridors[1].distanceToStop_m = 35.0F;
         v.corridors[1].mustGiveWay = 1;

@@ -102,7 +102,8 @@ private:
 };
 
 /// The road at the vehicle: the direction (the lane's, or for a lane change the path's towards the
-/// target lane), the curvature over CURVATURE_BASE_M and the first lane's speed limit.
+/// target lane), the curvature over CURVATURE_BASE_M and, as the go intention's speed until the
+/// intention stage knows the driver's, the first lane's speed limit.
 void describeRoad(const scene::RoadMap& map, const scene::Corridor& corridor, const CorridorPath& path,
                   kernels::pf::SceneCorridor& road) noexcept {
     scene::Point2 p0;
@@ -115,7 +116,7 @@ void describeRoad(const scene::RoadMap& map, const scene::Corridor& corridor, co
     road.heading_rad = static_cast<float>(pathHeading);
     road.curvature_1pm = static_cast<float>(scene::wrapAngle(heading1 - heading0) / CURVATURE_BASE_M);
     const double limit = corridor.segments.empty() ? 0.0 : map.lane(corridor.segments[0].lane).speedLimit_mps;
-    road.speedLimit_mps = limit > 0.0 ? static_cast<float>(limit) : DEFAULT_SPEED_LIMIT_MPS;
+    road.goSpeed_mps = limit > 0.0 ? static_cast<float>(limit) : DEFAULT_SPEED_LIMIT_MPS;
 }
 
 }  // namespace
@@ -166,7 +167,7 @@ void RelationsStage::describeCorridor(std::uint32_t v, std::uint32_t k) noexcept
 
     describeRoad(map, corridor, path, out.road);
     describeYielding(v, global, out);
-    out.limits.speedLimit_mps = out.road.speedLimit_mps;
+    out.limits.speedLimit_mps = out.road.goSpeed_mps;  // the first lane's limit (describeRoad)
     describeSpeedLimits(map, corridor, out.limits);
 }
 

@@ -259,7 +259,7 @@ std::vector<SceneVehicleInput> sceneInputs(std::uint32_t vehicles, int step) {
         v.corridorCount = 1 + static_cast<std::int32_t>(n % 3);
         for (int c = 0; c < v.corridorCount; ++c) {
             v.corridors[c].heading_rad = 0.2F * static_cast<float>(c);
-            v.corridors[c].speedLimit_mps = 8.0F;
+            v.corridors[c].goSpeed_mps = 8.0F;
             v.corridors[c].distanceToStop_m = c == 1 ? 40.0F - 6.0F * t : 1e9F;
             v.corridors[c].mustGiveWay = c == 1 ? 1 : 0;
             v.corridors[c].giveWayTo = c == 1 ? static_cast<std::int32_t>((n + 1) % vehicles) : -1;

@@ -32,7 +32,7 @@ std::vector<SceneVehicleInput> sceneInputs(std::uint32_t vehicles, float t) {
         v.theta_rad = 0.0F;
         v.v_mps = 8.0F;
         v.corridorCount = 2;
-        v.corridors[0].speedLimit_mps = 8.0F;
+        v.corridors[0].goSpeed_mps = 8.0F;
         v.corridors[1].heading_rad = 0.3F;
         v.corridors[1].distanceToStop_m = 30.0F;
         v.corridors[1].mustGiveWay = 1;
@@ -95,7 +95,7 @@ TEST(ParticleFilter, SceneInputsTheModelCannotStepWithAreRejected) {
         {"corridor heading NaN", [](SceneVehicleInput& z) { z.corridors[1].heading_rad = NAN; }},
         {"curvature -inf", [](SceneVehicleInput& z) { z.corridors[0].curvature_1pm = -INFINITY; }},
         {"stop distance NaN", [](SceneVehicleInput& z) { z.corridors[1].distanceToStop_m = NAN; }},
-        {"negative speed limit", [](SceneVehicleInput& z) { z.corridors[0].speedLimit_mps = -1.0F; }},
+        {"negative go speed", [](SceneVehicleInput& z) { z.corridors[0].goSpeed_mps = -1.0F; }},
         {"gives way to a vehicle past the filter's", [](SceneVehicleInput& z) { z.corridors[1].giveWayTo = VEHICLES; }},
         {"gives way to vehicle -2", [](SceneVehicleInput& z) { z.corridors[1].giveWayTo = -2; }},
     };

@@ -39,13 +39,13 @@ std::vector<SceneVehicleInput> inputs(int step) {
     in[1].theta_rad = 1.5707963F;
     in[1].v_mps = 8.0F;
     in[1].corridors[0].heading_rad = 1.5707963F;
-    in[1].corridors[0].speedLimit_mps = 8.0F;
+    in[1].corridors[0].goSpeed_mps = 8.0F;
     in[2].x_m = -20.0F + 9.0F * t;
     in[2].y_m = 4.0F;
     in[2].v_mps = 9.0F;
     in[2].corridorCount = 2;
-    in[2].corridors[0].speedLimit_mps = 9.0F;
-    in[2].corridors[1].speedLimit_mps = 9.0F;
+    in[2].corridors[0].goSpeed_mps = 9.0F;
+    in[2].corridors[1].goSpeed_mps = 9.0F;
     in[2].corridors[1].heading_rad = in[2].x_m > -10.0F ? -0.4F : 0.0F;
     return in;
 }

@@ -43,7 +43,7 @@ TEST(SceneModel, DeceleratingToAStopLineRaisesStopProbabilityBeforeItStops) {
         in.corridorCount = 1;
         in.corridors[0].distanceToStop_m = STOP_LINE_M - in.x_m;
         in.corridors[0].mustGiveWay = 1;
-        in.corridors[0].speedLimit_mps = 13.9F;
+        in.corridors[0].goSpeed_mps = 13.9F;
         return in;
     };
     auto in = measure(0.0F);
@@ -70,8 +70,8 @@ TEST(SceneModel, VehicleAtAForkEndsOnTheCorridorItTakes) {
         in.x_m = SPEED_MPS * t;
         in.v_mps = SPEED_MPS;
         in.corridorCount = 2;
-        in.corridors[0].speedLimit_mps = SPEED_MPS;
-        in.corridors[1].speedLimit_mps = SPEED_MPS;
+        in.corridors[0].goSpeed_mps = SPEED_MPS;
+        in.corridors[1].goSpeed_mps = SPEED_MPS;
         in.corridors[1].heading_rad = in.x_m > 20.0F ? BRANCH_HEADING_RAD : 0.0F;
         return in;
     };
@@ -98,7 +98,7 @@ TEST(SceneModel, EstimateFollowsTheMeasuredVehicles) {
             in[n].x_m = 5.0F * t + 15.0F * static_cast<float>(n);
             in[n].y_m = 4.0F * static_cast<float>(n % 4);
             in[n].v_mps = 5.0F;
-            in[n].corridors[0].speedLimit_mps = 5.0F;
+            in[n].corridors[0].goSpeed_mps = 5.0F;
         }
     };
     measure(0.0F);

@@ -13,8 +13,10 @@
 //   I_t = I_{t−1} with probability `persistence`, else E_t   (persistent Markov transition)
 //   corridor changes to another candidate when the lateral intention is `change`
 //   a = −v²/(2·d_stop) when intending to stop before a stop point at distance d_stop, else
-//       a = gain·(v_limit − v), clamped to [−maxDecel, maxAccel]; unicycle kinematics with the
-//       heading pulled towards the corridor heading (+ curvature·v), plus Gaussian noise.
+//       a = gain·(v_go − v), clamped to [−maxDecel, maxAccel], v_go the speed the corridor's go
+//       intention tends to (the paper's speed limit; SceneCorridor::goSpeed_mps); unicycle
+//       kinematics with the heading pulled towards the corridor heading (+ curvature·v), plus
+//       Gaussian noise.
 // Update (Hortelano et al. 2023 section 4.2.2): log w = Σ_n Σ_{s∈{x,y,θ,v}} −½((s − z_s)/σ_s)², a sum of log terms
 // so 20 vehicles × 4 Gaussians never underflow (the engine normalises with a max-shifted log-sum-exp).
 #pragma once
@@ -34,7 +36,9 @@ struct SceneCorridor {
     float heading_rad{0.0F};           ///< corridor direction at the vehicle
     float curvature_1pm{0.0F};         ///< signed curvature at the vehicle
     float distanceToStop_m{1e9F};      ///< distance to the next stop/yield point; ≥ 1e8 means none
-    float speedLimit_mps{13.9F};
+    /// The speed the go intention tends to. Hortelano et al. take the speed limit; a driver who holds
+    /// a speed below it is then a misfit whose particles run ahead of every measurement.
+    float goSpeed_mps{13.9F};
     std::int32_t mustGiveWay{0};       ///< 1: the vehicle must stop or yield at that point
     std::int32_t giveWayTo{-1};        ///< index of the vehicle it yields to (−1: none / a stop sign)
 };
@@ -119,7 +123,7 @@ struct SceneModel {
 
     /// Whether `z` is an input the model can step with: a finite measurement, finite standard
     /// deviations above zero, 1 … MAX_CORRIDORS corridors, and for each of them a finite heading,
-    /// curvature and speed limit (≥ 0), a distance to the stop point that is not NaN (+∞: none), and
+    /// curvature and go speed (≥ 0), a distance to the stop point that is not NaN (+∞: none), and
     /// a vehicle to give way to that is −1 or one of the filter's `vehicles`. Anything else would
     /// index past the corridors or turn every weight into NaN; setInputs rejects it.
     static bool validInput(const VehicleInput& z, std::uint32_t vehicles) noexcept {
@@ -133,7 +137,7 @@ struct SceneModel {
         for (std::int32_t k = 0; k < z.corridorCount; ++k) {
             const SceneCorridor& c = z.corridors[k];
             if (!finite(c.heading_rad) || !finite(c.curvature_1pm) || std::isnan(c.distanceToStop_m) ||
-                !finite(c.speedLimit_mps) || c.speedLimit_mps < 0.0F || c.giveWayTo < -1 ||
+                !finite(c.goSpeed_mps) || c.goSpeed_mps < 0.0F || c.giveWayTo < -1 ||
                 c.giveWayTo >= static_cast<std::int64_t>(vehicles)) {
                 return false;
             }
@@ -279,7 +283,7 @@ struct SceneModel {
         const SceneCorridor& c = z.corridors[corridor];
 
         const float v = s[V];
-        float accel = params.speedGain_1ps * (c.speedLimit_mps - v);
+        float accel = params.speedGain_1ps * (c.goSpeed_mps - v);
         if (s[INTENT_STOP] > 0.5F && c.distanceToStop_m < 1e8F) {
             // Distance from this particle (not the measurement) to the stop point along the corridor.
             float sinHeading = 0.0F;
