@@ -8,6 +8,7 @@
 #include <cstring>
 #include <iterator>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "augur/runtime/pipeline_state.hpp"
@@ -547,6 +548,18 @@ MotionStageSettings gpuChainMotionSettings(std::uint32_t vehicles, std::uint32_t
     return settings;
 }
 
+/// Every vehicle's one corridor predicted alike in `sut` and `reference`, to the bit.
+void expectSamePaths(const Pipeline& sut, const Pipeline& reference) {
+    ASSERT_EQ(sut.state->prediction.vehicleCount, reference.state->prediction.vehicleCount);
+    for (std::uint32_t v = 0; v < sut.state->prediction.vehicleCount; ++v) {
+        ASSERT_EQ(sut.state->prediction.vehicles[v].corridorCount, 1U);
+        EXPECT_EQ(std::memcmp(sut.state->prediction.vehicles[v].corridors[0].points,
+                              reference.state->prediction.vehicles[v].corridors[0].points, 40 * sizeof(CorridorPoint)),
+                  0)
+            << "vehicle at x " << sut.frame->vehicles[v].x_m;
+    }
+}
+
 TEST(MotionStage, OnTheCpuTheDeploymentsFinerChainGivesWayToTheCpusFullChain) {
     const scene::RoadMap map = laneDropMap();
     Pipeline reference(map);
@@ -561,13 +574,7 @@ TEST(MotionStage, OnTheCpuTheDeploymentsFinerChainGivesWayToTheCpusFullChain) {
     // The same two chains on the same input: the same numbers, whatever the chain the GPU would take.
     EXPECT_EQ(motion->coarseVehicles(), 2U);
     ASSERT_EQ(sut.state->prediction.vehicleCount, 4U);
-    for (std::uint32_t v = 0; v < sut.state->prediction.vehicleCount; ++v) {
-        ASSERT_EQ(sut.state->prediction.vehicles[v].corridorCount, 1U);
-        EXPECT_EQ(std::memcmp(sut.state->prediction.vehicles[v].corridors[0].points,
-                              reference.state->prediction.vehicles[v].corridors[0].points, 40 * sizeof(CorridorPoint)),
-                  0)
-            << "vehicle at x " << sut.frame->vehicles[v].x_m;
-    }
+    expectSamePaths(sut, reference);
 }
 
 TEST(MotionStage, WithoutACoarseChainEveryVehicleTakesTheCpusFullChain) {
@@ -583,46 +590,28 @@ TEST(MotionStage, WithoutACoarseChainEveryVehicleTakesTheCpusFullChain) {
     predictCars(sut, *motion);
 
     EXPECT_EQ(motion->coarseVehicles(), 0U);
-    for (std::uint32_t v = 0; v < sut.state->prediction.vehicleCount; ++v) {
-        EXPECT_EQ(std::memcmp(sut.state->prediction.vehicles[v].corridors[0].points,
-                              reference.state->prediction.vehicles[v].corridors[0].points, 40 * sizeof(CorridorPoint)),
-                  0)
-            << "vehicle at x " << sut.frame->vehicles[v].x_m;
+    expectSamePaths(sut, reference);
+}
+
+TEST(MotionStage, ACpuChainThatIsNotACoarserDiscretisationOfTheOneBeforeItIsRejectedAtInit) {
+    const scene::RoadMap map = laneDropMap();
+    Pipeline sut(map);
+    std::vector<std::pair<const char*, MotionStageSettings>> cases;
+    cases.emplace_back("coarse chain finer than the chain", cpuSizedMotionSettings(4, 2));
+    cases.back().second.cpuChain->positionCells = 200;
+    cases.emplace_back("coarse chain over another range", cpuSizedMotionSettings(4, 2));
+    cases.back().second.cpuChain->positionMax_m = 100.0F;
+    cases.emplace_back("CPU full chain finer than the chain", gpuChainMotionSettings(4, 2));
+    cases.back().second.cpuFullChain->speedCells = 40;
+    cases.emplace_back("coarse chain finer than the CPU full chain, not than the chain", gpuChainMotionSettings(4, 2));
+    cases.back().second.cpuChain->positionCells = 150;
+
+    for (const auto& [name, settings] : cases) {
+        const auto stage = MotionStage::create(settings, *sut.state, *sut.frame);
+
+        ASSERT_TRUE(stage.hasError()) << name;
+        EXPECT_EQ(stage.error(), kernels::markov::MarkovError::InvalidGrid) << name;
     }
-}
-
-TEST(MotionStage, ACpuChainFinerThanTheChainOrOfAnotherModelIsRejectedAtInit) {
-    const scene::RoadMap map = laneDropMap();
-    Pipeline sut(map);
-    MotionStageSettings finer = cpuSizedMotionSettings(4, 2);
-    finer.cpuChain->positionCells = 200;
-    MotionStageSettings otherRange = cpuSizedMotionSettings(4, 2);
-    otherRange.cpuChain->positionMax_m = 100.0F;
-
-    const auto finerStage = MotionStage::create(finer, *sut.state, *sut.frame);
-    const auto otherStage = MotionStage::create(otherRange, *sut.state, *sut.frame);
-
-    ASSERT_TRUE(finerStage.hasError());
-    EXPECT_EQ(finerStage.error(), kernels::markov::MarkovError::InvalidGrid);
-    ASSERT_TRUE(otherStage.hasError());
-    EXPECT_EQ(otherStage.error(), kernels::markov::MarkovError::InvalidGrid);
-}
-
-TEST(MotionStage, ACpuFullChainFinerThanTheChainOrACoarseChainFinerThanItIsRejectedAtInit) {
-    const scene::RoadMap map = laneDropMap();
-    Pipeline sut(map);
-    MotionStageSettings finerFull = gpuChainMotionSettings(4, 2);
-    finerFull.cpuFullChain->speedCells = 40;
-    MotionStageSettings coarseFinerThanFull = gpuChainMotionSettings(4, 2);
-    coarseFinerThanFull.cpuChain->positionCells = 150;  // finer than the CPU's full chain, not than the chain
-
-    const auto finerFullStage = MotionStage::create(finerFull, *sut.state, *sut.frame);
-    const auto coarseStage = MotionStage::create(coarseFinerThanFull, *sut.state, *sut.frame);
-
-    ASSERT_TRUE(finerFullStage.hasError());
-    EXPECT_EQ(finerFullStage.error(), kernels::markov::MarkovError::InvalidGrid);
-    ASSERT_TRUE(coarseStage.hasError());
-    EXPECT_EQ(coarseStage.error(), kernels::markov::MarkovError::InvalidGrid);
 }
 
 }  // namespace
