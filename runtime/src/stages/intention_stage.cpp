@@ -24,9 +24,8 @@ constexpr float OFF_MAP_SPEED_LIMIT_MPS = 13.9F;
 /// the limit. The limit itself as every driver's aim made a vehicle cruising below it a misfit: its
 /// particles ran ahead of the measurements, and on a straight multi-lane road the corridor of a lane
 /// change, whose heading turns part of that surplus sideways, took the weight of the one it kept.
-float goSpeed(const FrameVehicle& v, const TrackMeasurement& m, float limit_mps) noexcept {
-    const bool speedingUp = kernels::markov::evidentAcceleration(m.trackAccel_mps2, m.trackAccelStd_mps2) > 0.0F;
-    return speedingUp ? std::max(v.speed_mps, limit_mps) : std::max(v.speed_mps, 0.0F);
+float goSpeed(float speed_mps, bool speedingUp, float limit_mps) noexcept {
+    return speedingUp ? std::max(speed_mps, limit_mps) : std::max(speed_mps, 0.0F);
 }
 
 /// The input of an unused slot: far away, never measured, one straight corridor.
@@ -207,19 +206,20 @@ void IntentionStage::buildInputs(bool measured, bool restart) noexcept {
         // measurement stands still, and the ones that move least (the slowest, those turned away from
         // the road) would take the weight.
         in.redraw = slot.fresh || restart ? 1 : 0;
+        const bool speedingUp = kernels::markov::evidentAcceleration(m.trackAccel_mps2, m.trackAccelStd_mps2) > 0.0F;
         const std::uint32_t corridors =
             std::min<std::uint32_t>(v.corridorCount, static_cast<std::uint32_t>(pf::SceneVehicleInput::MAX_CORRIDORS));
         if (corridors == 0) {
             // Off the map: one corridor straight along the measured heading, no stop point.
             in.corridorCount = 1;
-            in.corridors[0] = pf::SceneCorridor{v.heading_rad, 0.0F, 1e9F, goSpeed(v, m, OFF_MAP_SPEED_LIMIT_MPS), 0, -1};
+            in.corridors[0] = pf::SceneCorridor{v.heading_rad, 0.0F, 1e9F, goSpeed(v.speed_mps, speedingUp, OFF_MAP_SPEED_LIMIT_MPS), 0, -1};
             continue;
         }
         in.corridorCount = static_cast<std::int32_t>(corridors);
         const std::size_t filter = s / m_vehiclesPerFilter;
         for (std::uint32_t k = 0; k < corridors; ++k) {
             pf::SceneCorridor c = v.corridors[k].road;
-            c.goSpeed_mps = goSpeed(v, m, c.goSpeed_mps);
+            c.goSpeed_mps = goSpeed(v.speed_mps, speedingUp, c.goSpeed_mps);
             // Yielding to a vehicle of another filter (or not predicted) is yielding to nobody in particular.
             if (c.giveWayTo >= 0) {
                 const std::int32_t other = m_slotOfFrame[static_cast<std::size_t>(c.giveWayTo)];

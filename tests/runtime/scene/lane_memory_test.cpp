@@ -162,12 +162,25 @@ void driveTurnUpTo(Scene& sut, const RoadMap& map, std::size_t index) {
     }
 }
 
-TEST(LaneMemory, ATrackThatJumpsFarOffIsMatchedWithoutMemory) {
+/// A track driven through the left turn up to `lagging`, the first pose of it that matching without
+/// memory gives only corridors straight on.
+class LaneMemoryAfterATurn : public ::testing::Test {
+protected:
+    void SetUp() override { driveTurnUpTo(sut, map, index); }
+
+    /// The update was matched as without memory: nothing remembered, restored or left, and no turn.
+    void expectMatchedWithoutMemory(const SceneStats& stats) const {
+        EXPECT_EQ(stats.laneMemory.remembered + stats.laneMemory.restored + stats.laneMemory.leftMemory, 0U);
+        EXPECT_FALSE(onLane(map, sut.corridors(0), TURN_EXIT));
+    }
+
     const RoadMap map = fourWay();
     Scene sut = makeScene(map);
     std::size_t index = 0;
-    (void)firstStraightOnlyPose(map, index);
-    driveTurnUpTo(sut, map, index);
+    SceneVehicle lagging = firstStraightOnlyPose(map, index);
+};
+
+TEST_F(LaneMemoryAfterATurn, ATrackThatJumpsFarOffIsMatchedWithoutMemory) {
     // The same track now 40 m up the north arm, over 50 m away: further than a vehicle drives between two
     // updates, whatever lanes lead there.
     const std::uint32_t north = testing::laneOrFail(map, "A0top0_0");
@@ -178,12 +191,7 @@ TEST(LaneMemory, ATrackThatJumpsFarOffIsMatchedWithoutMemory) {
     EXPECT_TRUE(onLane(map, sut.corridors(0), "A0top0_0"));
 }
 
-TEST(LaneMemory, AVehicleThatLeftItsTurnForTheBranchNotTakenIsMatchedWithoutMemory) {
-    const RoadMap map = fourWay();
-    Scene sut = makeScene(map);
-    std::size_t index = 0;
-    (void)firstStraightOnlyPose(map, index);
-    driveTurnUpTo(sut, map, index);
+TEST_F(LaneMemoryAfterATurn, AVehicleThatLeftItsTurnForTheBranchNotTakenIsMatchedWithoutMemory) {
     // The track turns up past the junction on the through lane's exit after all, beyond the widened gates
     // of the turn: the memory was wrong.
     const std::uint32_t exit = testing::laneOrFail(map, THROUGH_EXIT);
@@ -193,79 +201,45 @@ TEST(LaneMemory, AVehicleThatLeftItsTurnForTheBranchNotTakenIsMatchedWithoutMemo
     EXPECT_EQ(sut.located(0).lane, exit);
 }
 
-TEST(LaneMemory, ALaneNoForkBehindTheVehicleLeadsToIsKept) {
+TEST_F(LaneMemoryAfterATurn, ALaneNoForkBehindTheVehicleLeadsToIsKept) {
     // Memory drops only the branches the vehicle did not take: a lane that no remembered lane forks into
     // (here the opposite direction's through lane, as a track might jump to) is matched as without memory.
-    const RoadMap map = fourWay();
-    Scene sut = makeScene(map);
-    std::size_t index = 0;
-    (void)firstStraightOnlyPose(map, index);
-    driveTurnUpTo(sut, map, index);
     const SceneVehicle off = testing::vehicleOnLane(map, testing::laneOrFail(map, ":A0_1_0"), 12.0, 5.0F, TRACK_ID);
     const SceneStats stats = sut.update(std::span<const SceneVehicle>(&off, 1));
     EXPECT_EQ(stats.laneMemory.candidatesDropped, 0U);
     EXPECT_EQ(map.laneId(sut.located(0).lane), ":A0_1_0");
 }
 
-TEST(LaneMemory, AnIdThatComesBackAfterItsTrackEndedCarriesNoMemory) {
-    const RoadMap map = fourWay();
-    Scene sut = makeScene(map);
-    std::size_t index = 0;
-    const SceneVehicle lagging = firstStraightOnlyPose(map, index);
-    driveTurnUpTo(sut, map, index);
+TEST_F(LaneMemoryAfterATurn, AnIdThatComesBackAfterItsTrackEndedCarriesNoMemory) {
     // The track ends (an update without it); a vehicle under the same id afterwards is another road user.
     const SceneVehicle other = testing::vehicleOnLane(map, testing::laneOrFail(map, "A0top0_0"), 40.0, 10.0F, 99);
     (void)sut.update(std::span<const SceneVehicle>(&other, 1));
     const SceneStats stats = sut.update(std::span<const SceneVehicle>(&lagging, 1));
-    EXPECT_EQ(stats.laneMemory.remembered + stats.laneMemory.restored + stats.laneMemory.leftMemory, 0U);
-    EXPECT_FALSE(onLane(map, sut.corridors(0), TURN_EXIT));  // as without memory
+    expectMatchedWithoutMemory(stats);
 }
 
-TEST(LaneMemory, TheMemoryOfOneTrackIsNotAnothers) {
-    const RoadMap map = fourWay();
-    Scene sut = makeScene(map);
-    std::size_t index = 0;
-    SceneVehicle lagging = firstStraightOnlyPose(map, index);
-    driveTurnUpTo(sut, map, index);
+TEST_F(LaneMemoryAfterATurn, TheMemoryOfOneTrackIsNotAnothers) {
     // Another track at the lagging pose while the turning one is gone: matched without memory.
     lagging.id = TRACK_ID + 1;
     const SceneStats stats = sut.update(std::span<const SceneVehicle>(&lagging, 1));
-    EXPECT_EQ(stats.laneMemory.remembered + stats.laneMemory.restored + stats.laneMemory.leftMemory, 0U);
-    EXPECT_FALSE(onLane(map, sut.corridors(0), TURN_EXIT));
+    expectMatchedWithoutMemory(stats);
 }
 
-TEST(LaneMemory, AnIdGivenToTwoVehiclesOfOneUpdateCarriesNoMemory) {
-    const RoadMap map = fourWay();
-    Scene sut = makeScene(map);
-    std::size_t index = 0;
-    const SceneVehicle lagging = firstStraightOnlyPose(map, index);
-    driveTurnUpTo(sut, map, index);
+TEST_F(LaneMemoryAfterATurn, AnIdGivenToTwoVehiclesOfOneUpdateCarriesNoMemory) {
     const SceneVehicle twice[2] = {lagging, testing::vehicleOnLane(map, testing::laneOrFail(map, "A0top0_0"), 40.0,
                                                                     10.0F, TRACK_ID)};
     const SceneStats stats = sut.update(twice);
-    EXPECT_EQ(stats.laneMemory.remembered + stats.laneMemory.restored + stats.laneMemory.leftMemory, 0U);
-    EXPECT_FALSE(onLane(map, sut.corridors(0), TURN_EXIT));
+    expectMatchedWithoutMemory(stats);
 }
 
-TEST(LaneMemory, ForgetClearsEveryTracksMemory) {
-    const RoadMap map = fourWay();
-    Scene sut = makeScene(map);
-    std::size_t index = 0;
-    const SceneVehicle lagging = firstStraightOnlyPose(map, index);
-    driveTurnUpTo(sut, map, index);
+TEST_F(LaneMemoryAfterATurn, ForgetClearsEveryTracksMemory) {
     sut.forgetLanes();
     const SceneStats stats = sut.update(std::span<const SceneVehicle>(&lagging, 1));
-    EXPECT_EQ(stats.laneMemory.remembered + stats.laneMemory.restored + stats.laneMemory.leftMemory, 0U);
-    EXPECT_FALSE(onLane(map, sut.corridors(0), TURN_EXIT));
+    expectMatchedWithoutMemory(stats);
 }
 
-TEST(LaneMemory, TheSameTrackAtTheLaggingPoseKeepsItsTurn) {
+TEST_F(LaneMemoryAfterATurn, TheSameTrackAtTheLaggingPoseKeepsItsTurn) {
     // The counterpart of the tests above: with its own memory the lagging pose keeps the turn.
-    const RoadMap map = fourWay();
-    Scene sut = makeScene(map);
-    std::size_t index = 0;
-    const SceneVehicle lagging = firstStraightOnlyPose(map, index);
-    driveTurnUpTo(sut, map, index);
     const SceneStats stats = sut.update(std::span<const SceneVehicle>(&lagging, 1));
     EXPECT_EQ(stats.laneMemory.restored, 1U);
     EXPECT_TRUE(onLane(map, sut.corridors(0), TURN_EXIT));
