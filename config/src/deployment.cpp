@@ -1,5 +1,6 @@
 #include "augur/config/deployment.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -38,6 +39,15 @@ std::uint32_t horizonSteps(const MotionConfig& motion) noexcept { return rounded
 
 std::uint32_t gridFrames(const GridConfig& grid, const MotionConfig& motion) noexcept {
     return grid.enabled ? roundedRatio(motion.horizon_s, grid.frameInterval_s) : 0U;
+}
+
+CpuChainCells cpuChainCells(const MotionConfig& motion) noexcept {
+    CpuChainCells cells;
+    cells.fullPosition = std::min(motion.cpu.fullPositionCells, motion.positionCells);
+    cells.fullSpeed = std::min(motion.cpu.fullSpeedCells, motion.speedCells);
+    cells.coarsePosition = std::min(motion.cpu.positionCells, cells.fullPosition);
+    cells.coarseSpeed = std::min(motion.cpu.speedCells, cells.fullSpeed);
+    return cells;
 }
 
 double stageBudgetSum_ms(const RuntimeConfig& runtime) noexcept {

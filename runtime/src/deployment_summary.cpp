@@ -125,18 +125,15 @@ void describeModels(std::string& out, const config::Deployment& d) {
                             number(inputRange_mps2) + ", " + number(inputRange_mps2) + "] m/s2 (braking to " +
                             number(mo.maxDecel_mps2) + ", accelerating to " + number(mo.maxAccel_mps2) + "), " +
                             std::to_string(mo.samplesPerCell) + " samples per cell");
-    const std::uint32_t fullPositionCells = std::min(mo.cpu.fullPositionCells, mo.positionCells);
-    const std::uint32_t fullSpeedCells = std::min(mo.cpu.fullSpeedCells, mo.speedCells);
-    const std::uint32_t cpuPositionCells = std::min(mo.cpu.positionCells, fullPositionCells);
-    const std::uint32_t cpuSpeedCells = std::min(mo.cpu.speedCells, fullSpeedCells);
-    const std::string full = fullPositionCells == mo.positionCells && fullSpeedCells == mo.speedCells
+    const config::CpuChainCells cells = config::cpuChainCells(mo);
+    const std::string full = cells.fullPosition == mo.positionCells && cells.fullSpeed == mo.speedCells
                                  ? std::string("the chain above")
-                                 : std::to_string(fullPositionCells) + " x " + std::to_string(fullSpeedCells) + " cells";
+                                 : std::to_string(cells.fullPosition) + " x " + std::to_string(cells.fullSpeed) + " cells";
     line(out, "motion cpu",
-         cpuPositionCells == fullPositionCells && cpuSpeedCells == fullSpeedCells
+         cells.coarsePosition == cells.fullPosition && cells.coarseSpeed == cells.fullSpeed
              ? "every vehicle on " + full + " (whenever the CPU propagates)"
              : "the " + std::to_string(mo.cpu.fullChainVehicles) + " vehicles nearest the ego on " + full +
-                   ", the others on " + std::to_string(cpuPositionCells) + " x " + std::to_string(cpuSpeedCells) +
+                   ", the others on " + std::to_string(cells.coarsePosition) + " x " + std::to_string(cells.coarseSpeed) +
                    " cells (whenever the CPU propagates)");
 }
 

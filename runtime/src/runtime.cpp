@@ -477,20 +477,17 @@ MotionStageSettings motionSettings(const config::Deployment& d, int workers) {
     // the ego and a coarser one for the others, both discretisations of the same chain (none where it
     // comes out as the chain before it). Cell counts above the chain before take that chain's
     // (docs/configuration.md, motion.cpu).
-    const std::uint32_t fullPositionCells = std::min(d.motion.cpu.fullPositionCells, d.motion.positionCells);
-    const std::uint32_t fullSpeedCells = std::min(d.motion.cpu.fullSpeedCells, d.motion.speedCells);
-    kernels::markov::ChainConfig cpuFull = chain;
-    cpuFull.positionCells = static_cast<int>(fullPositionCells);
-    cpuFull.speedCells = static_cast<int>(fullSpeedCells);
-    if (fullPositionCells != d.motion.positionCells || fullSpeedCells != d.motion.speedCells) {
+    const config::CpuChainCells cells = config::cpuChainCells(d.motion);
+    if (cells.fullPosition != d.motion.positionCells || cells.fullSpeed != d.motion.speedCells) {
+        kernels::markov::ChainConfig cpuFull = chain;
+        cpuFull.positionCells = static_cast<int>(cells.fullPosition);
+        cpuFull.speedCells = static_cast<int>(cells.fullSpeed);
         settings.cpuFullChain = cpuFull;
     }
-    const std::uint32_t coarsePositionCells = std::min(d.motion.cpu.positionCells, fullPositionCells);
-    const std::uint32_t coarseSpeedCells = std::min(d.motion.cpu.speedCells, fullSpeedCells);
-    if (coarsePositionCells != fullPositionCells || coarseSpeedCells != fullSpeedCells) {
+    if (cells.coarsePosition != cells.fullPosition || cells.coarseSpeed != cells.fullSpeed) {
         kernels::markov::ChainConfig coarse = chain;
-        coarse.positionCells = static_cast<int>(coarsePositionCells);
-        coarse.speedCells = static_cast<int>(coarseSpeedCells);
+        coarse.positionCells = static_cast<int>(cells.coarsePosition);
+        coarse.speedCells = static_cast<int>(cells.coarseSpeed);
         settings.cpuChain = coarse;
         settings.cpuFullChainVehicles = d.motion.cpu.fullChainVehicles;
     }

@@ -172,6 +172,24 @@ TEST(DeploymentLoader, HorizonOfTheCompiledMaximumStepsIsAccepted) {
     EXPECT_EQ(horizonSteps(sut.value().motion), MAX_HORIZON_STEPS);
 }
 
+TEST(DeploymentLoader, CpuCellsAboveTheChainBeforeThemTakeThatChainsCells) {
+    const auto defaults = loadMinimalWith("");
+    const auto above = loadMinimalWith("motion:\n  position_cells: 80\n  speed_cells: 8\n  cpu:\n    speed_cells: 9\n");
+
+    ASSERT_TRUE(defaults.hasValue()) << format(defaults.error());
+    ASSERT_TRUE(above.hasValue()) << format(above.error());
+    const CpuChainCells sized = cpuChainCells(defaults.value().motion);  // 200 x 20, then 100 x 10, then 50 x 5
+    EXPECT_EQ(sized.fullPosition, 100U);
+    EXPECT_EQ(sized.fullSpeed, 10U);
+    EXPECT_EQ(sized.coarsePosition, 50U);
+    EXPECT_EQ(sized.coarseSpeed, 5U);
+    const CpuChainCells clamped = cpuChainCells(above.value().motion);  // 80 x 8: the full chain is the chain
+    EXPECT_EQ(clamped.fullPosition, 80U);
+    EXPECT_EQ(clamped.fullSpeed, 8U);
+    EXPECT_EQ(clamped.coarsePosition, 50U);
+    EXPECT_EQ(clamped.coarseSpeed, 8U) << "9 speed cells above the full chain's 8";
+}
+
 TEST(DeploymentLoader, RelativeMapPathIsResolvedAgainstTheFilesFolder) {
     const std::filesystem::path folder = std::filesystem::temp_directory_path() / "augur_config_loader_test";
     std::filesystem::create_directories(folder);

@@ -123,8 +123,6 @@ void applyOptions(const Options& o, augur::config::Deployment& d) {
     if (o.fullChainVehicles >= 0) {
         d.motion.cpu.fullChainVehicles = static_cast<std::uint32_t>(o.fullChainVehicles);
     }
-    d.motion.cpu.positionCells = std::min(d.motion.cpu.positionCells, d.motion.positionCells);
-    d.motion.cpu.speedCells = std::min(d.motion.cpu.speedCells, d.motion.speedCells);
     if (o.backend == "cuda") {
         d.runtime.backend = augur::config::Backend::Cuda;
     } else if (o.backend == "auto") {
@@ -236,10 +234,11 @@ void printRunHeader(const Options& o, const augur::config::Deployment& d, augur:
                 o.vehicles, o.particles, o.horizon_s, augur::config::horizonSteps(d.motion), d.motion.positionCells,
                 d.motion.speedCells, d.motion.inputCells, o.backend.c_str(), runtime.backendIsCuda() ? "GPU" : "CPU",
                 workers);
-    std::printf("CPU sizing (motion.cpu, applies while the CPU propagates): the %u nearest vehicles with the chain, the "
+    const augur::config::CpuChainCells cells = augur::config::cpuChainCells(d.motion);
+    std::printf("CPU sizing (motion.cpu, applies while the CPU propagates): the %u nearest vehicles %u x %u, the "
                 "others %u x %u; vehicles on the coarser chain in the last cycle: %u\n",
-                d.motion.cpu.fullChainVehicles, d.motion.cpu.positionCells, d.motion.cpu.speedCells,
-                runtime.coarseMotionVehicles());
+                d.motion.cpu.fullChainVehicles, cells.fullPosition, cells.fullSpeed, cells.coarsePosition,
+                cells.coarseSpeed, runtime.coarseMotionVehicles());
     std::printf("CUDA graph replays: %llu\n", static_cast<unsigned long long>(runtime.graphReplays()));
     if (runtime.backendIsCuda()) {
         const auto sms = augur::platform::activeMultiprocessors();

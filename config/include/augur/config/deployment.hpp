@@ -331,6 +331,16 @@ struct Deployment {
 /// (validated ≤ MAX_GRID_FRAMES by the loader); 0 when the grid is disabled.
 [[nodiscard]] std::uint32_t gridFrames(const GridConfig& grid, const MotionConfig& motion) noexcept;
 
+/// The cells the CPU propagates with (motion.cpu): its full chain has at most the chain's cells, its
+/// coarse chain at most the full chain's; equal counts mean that step of the sizing is left out.
+struct CpuChainCells {
+    std::uint32_t fullPosition{0};
+    std::uint32_t fullSpeed{0};
+    std::uint32_t coarsePosition{0};
+    std::uint32_t coarseSpeed{0};
+};
+[[nodiscard]] CpuChainCells cpuChainCells(const MotionConfig& motion) noexcept;
+
 /// Sum of the per-stage budgets, milliseconds.
 [[nodiscard]] double stageBudgetSum_ms(const RuntimeConfig& runtime) noexcept;
 
