@@ -277,6 +277,11 @@ int run(const CommandLine& c) {
         // or new, and wait for an answer that may never come.
         quickExit(EXIT_TRANSPORT_LOST);
     }
+    if (!augur::platform::registeredRouDiAlive()) {
+        // Stopped, and RouDi went away since (a bench that started both was killed): iceoryx's clean-up
+        // would wait for it as above, and the process would outlive its stop.
+        quickExit(0);
+    }
     return 0;
 }
 
