@@ -192,6 +192,24 @@ bool injectFaultsFromEnvironment(augur::runtime::Runtime& runtime) {
     std::_Exit(status);
 }
 
+/// The exit status after a run; without destructors where iceoryx's clean-up would wait for a RouDi
+/// that is gone.
+int exitStatus(augur::runtime::RunOutcome outcome) {
+    if (outcome == augur::runtime::RunOutcome::TransportLost) {
+        std::fprintf(stderr, "augur-runtime: exit status %d: transport lost; restart augur-runtime once RouDi runs again\n",
+                     EXIT_TRANSPORT_LOST);
+        // No destructors: iceoryx's runtime would send its termination request to a RouDi that is gone
+        // or new, and wait for an answer that may never come.
+        quickExit(EXIT_TRANSPORT_LOST);
+    }
+    if (!augur::platform::registeredRouDiAlive()) {
+        // Stopped, and RouDi went away since (a bench that started both was killed): the clean-up would
+        // wait for it as above, and the process would outlive its stop.
+        quickExit(0);
+    }
+    return 0;
+}
+
 /// Closes the trace (if one is written) and says where it went.
 void closeTrace(augur::runtime::Runtime& runtime, const std::string& path) {
     if (!runtime.tracing()) {
@@ -270,19 +288,7 @@ int run(const CommandLine& c) {
                  static_cast<unsigned long long>(counters.accepted), static_cast<unsigned long long>(rejected),
                  static_cast<unsigned long long>(counters.loanFailures), augur::toString(executor.ladder().mode()));
     closeTrace(runtime, deployment.output.tracePath);
-    if (outcome == augur::runtime::RunOutcome::TransportLost) {
-        std::fprintf(stderr, "augur-runtime: exit status %d: transport lost; restart augur-runtime once RouDi runs again\n",
-                     EXIT_TRANSPORT_LOST);
-        // No destructors: iceoryx's runtime would send its termination request to a RouDi that is gone
-        // or new, and wait for an answer that may never come.
-        quickExit(EXIT_TRANSPORT_LOST);
-    }
-    if (!augur::platform::registeredRouDiAlive()) {
-        // Stopped, and RouDi went away since (a bench that started both was killed): iceoryx's clean-up
-        // would wait for it as above, and the process would outlive its stop.
-        quickExit(0);
-    }
-    return 0;
+    return exitStatus(outcome);
 }
 
 }  // namespace
