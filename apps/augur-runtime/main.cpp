@@ -13,12 +13,14 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <chrono>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "augur_cli.hpp"
 #include "augur_version.hpp"
@@ -210,6 +212,23 @@ int exitStatus(augur::runtime::RunOutcome outcome) {
     return 0;
 }
 
+/// How long the clean-up after a run may take. iceoryx's runtime tells RouDi that the process ends and
+/// waits for the answer with no time-out; a RouDi that is itself shutting down at that moment (a bench
+/// that started both was killed, and both got their stop signal at once) never answers.
+constexpr std::chrono::seconds CLEANUP_DEADLINE{3};
+
+/// Ends the process with `status` if the clean-up that follows (destructors, iceoryx's runtime) has not
+/// ended it within CLEANUP_DEADLINE, so that no stopped runtime outlives its stop.
+void armCleanupDeadline(int status) {
+    std::thread([status] {
+        std::this_thread::sleep_for(CLEANUP_DEADLINE);
+        std::fprintf(stderr,
+                     "augur-runtime: clean-up did not end within %lld s (RouDi does not answer); ending without it\n",
+                     static_cast<long long>(CLEANUP_DEADLINE.count()));
+        quickExit(status);
+    }).detach();
+}
+
 /// Closes the trace (if one is written) and says where it went.
 void closeTrace(augur::runtime::Runtime& runtime, const std::string& path) {
     if (!runtime.tracing()) {
@@ -288,7 +307,9 @@ int run(const CommandLine& c) {
                  static_cast<unsigned long long>(counters.accepted), static_cast<unsigned long long>(rejected),
                  static_cast<unsigned long long>(counters.loanFailures), augur::toString(executor.ladder().mode()));
     closeTrace(runtime, deployment.output.tracePath);
-    return exitStatus(outcome);
+    const int status = exitStatus(outcome);
+    armCleanupDeadline(status);
+    return status;
 }
 
 }  // namespace

@@ -55,6 +55,11 @@ def main():
     print(result.stdout, result.stderr, sep="\n")
     children = result.stdout.split("children:", 1)[1].split()[:2] if "children:" in result.stdout else []
     assert len(children) >= 2, "the bench had not started RouDi and the runtime after 8 s"
+    if "left behind" in result.stdout:
+        runtime_log = os.path.join(out, "killed", "runtime.log")
+        if os.path.exists(runtime_log):
+            lines = open(runtime_log, encoding="utf-8").read().splitlines()
+            print("the killed bench's runtime log, last lines:", *lines[-20:], sep="\n")
     assert "left behind" not in result.stdout, "a child outlived the killed bench"
     print("roudi_race_test: PASS")
     return 0
