@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "augur/hil/assignment.hpp"
 #include "augur/kernels/kf/association.hpp"
 
 namespace augur::kernels::kf {
@@ -302,66 +303,29 @@ double summedCost(const std::vector<std::vector<double>>& cost, const Outcome& o
     return sum;
 }
 
-/// Reference optimum of the same problem: the textbook dense O(n²m) Hungarian (Kuhn–Munkres with
-/// potentials, no row reduction, no components) on the objects × (tracks + objects) matrix whose last
-/// columns leave an object unassigned at the gate's cost.
+/// Reference optimum of the same problem: the bench's dense Kuhn–Munkres (augur-hil's assignment.hpp,
+/// no gates, no components) on the objects × (tracks + objects) matrix whose last columns leave an
+/// object unassigned at the gate's cost. A pair outside the gates costs more there than leaving every
+/// object unassigned, so the optimum never takes one.
 double denseHungarian(const std::vector<std::vector<double>>& cost, std::size_t tracks) {
     const std::size_t n = cost.size();
     const std::size_t m = tracks + n;
-    constexpr double INF = std::numeric_limits<double>::infinity();
-    const auto at = [&](std::size_t i, std::size_t j) {  // 1-based
-        if (j <= tracks) {
-            return cost[i - 1][j - 1];
+    const double outside = 1e3 * static_cast<double>(GATE_SQ) * static_cast<double>(n + 1);
+    std::vector<double> matrix(n * m, outside);
+    for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t j = 0; j < tracks; ++j) {
+            if (std::isfinite(cost[i][j])) {
+                matrix[i * m + j] = cost[i][j];
+            }
         }
-        return j - tracks == i ? static_cast<double>(GATE_SQ) : INF;
-    };
-    std::vector<double> u(n + 1, 0.0), v(m + 1, 0.0), minv(m + 1);
-    std::vector<std::size_t> p(m + 1, 0), way(m + 1, 0);
-    std::vector<std::uint8_t> used(m + 1);
-    for (std::size_t i = 1; i <= n; ++i) {
-        p[0] = i;
-        std::size_t j0 = 0;
-        std::fill(minv.begin(), minv.end(), INF);
-        std::fill(used.begin(), used.end(), 0);
-        do {
-            used[j0] = 1;
-            const std::size_t i0 = p[j0];
-            double delta = INF;
-            std::size_t j1 = 0;
-            for (std::size_t j = 1; j <= m; ++j) {
-                if (used[j] == 0) {
-                    const double reduced = at(i0, j) - u[i0] - v[j];
-                    if (reduced < minv[j]) {
-                        minv[j] = reduced;
-                        way[j] = j0;
-                    }
-                    if (minv[j] < delta) {
-                        delta = minv[j];
-                        j1 = j;
-                    }
-                }
-            }
-            for (std::size_t j = 0; j <= m; ++j) {
-                if (used[j] != 0) {
-                    u[p[j]] += delta;
-                    v[j] -= delta;
-                } else {
-                    minv[j] -= delta;
-                }
-            }
-            j0 = j1;
-        } while (p[j0] != 0);
-        do {
-            const std::size_t j1 = way[j0];
-            p[j0] = p[j1];
-            j0 = j1;
-        } while (j0 != 0);
+        matrix[i * m + tracks + i] = GATE_SQ;
     }
+    const std::vector<int> column = hil::minimumCostAssignment(matrix, n, m);
     double sum = 0.0;
-    for (std::size_t j = 1; j <= m; ++j) {
-        if (p[j] != 0) {
-            sum += at(p[j], j);
-        }
+    for (std::size_t i = 0; i < n; ++i) {
+        const double c = matrix[i * m + static_cast<std::size_t>(column[i])];
+        EXPECT_LT(c, outside) << "object " << i << ": the reference took a pair outside the gates";
+        sum += c;
     }
     return sum;
 }
