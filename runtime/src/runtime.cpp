@@ -452,7 +452,6 @@ IntentionStageSettings intentionSettings(const config::Deployment& d, int worker
     settings.filter.de.scale = static_cast<float>(d.intention.de.scaleFactor);
     settings.filter.de.maxGenerations = d.intention.de.maxGenerations;
     settings.filter.de.minSpread = static_cast<float>(d.intention.de.minSpread);
-    settings.model.dt_s = static_cast<float>(d.runtime.cyclePeriod_ms) * 1e-3F;
     settings.model.noiseAccel_mps2 = static_cast<float>(d.intention.noise.accel_mps2);
     settings.model.noisePosition_m = static_cast<float>(d.intention.noise.lateral_m);
     settings.model.maxAccel_mps2 = static_cast<float>(d.motion.maxAccel_mps2);

@@ -334,6 +334,77 @@ TEST(IntentionStage, ACarHoldingItsSpeedBelowTheLimitKeepsItsLaneOnAMotorway) {
     }
 }
 
+/// The probability of keeping the lane (every corridor that is not a lane change) of frame vehicle 0.
+float keepProbability(const SceneFrame& frame) {
+    const FrameVehicle& v = frame.vehicles[0];
+    float keep = 0.0F;
+    for (std::uint32_t k = 0; k < v.corridorCount; ++k) {
+        keep += v.corridors[k].laneChange ? 0.0F : v.corridorProbability[k];
+    }
+    return keep;
+}
+
+TEST(IntentionStage, TheFiltersStepByTheSensorTimeBetweenListsNotByTheCycle) {
+    // A car at 26 m/s keeps the right lane of a motorway; its lists come from a 10 Hz sensor, each
+    // cycle takes one (the on_input trigger). Stepped by a fixed 0.2 s, the particles would run ahead
+    // of every list by 2.6 m.
+    const scene::RoadMap map = twoLaneMap();
+    constexpr float SPEED_MPS = 26.0F;
+    constexpr std::int64_t LIST_PERIOD_NS = 100'000'000;
+    Pipeline sut(map);
+    auto intention = sut.intention(1024);
+    CycleContext context;
+    context.hadInput = true;
+    std::uint32_t state = 777U;
+    auto noise = [&state](float amplitude) {  // uniform in [−amplitude, amplitude)
+        state = state * 1664525U + 1013904223U;
+        return (static_cast<float>(state >> 8) / 16777216.0F * 2.0F - 1.0F) * amplitude;
+    };
+    float keepLeast = 1.0F;
+    for (int list = 0; list < 100; ++list) {
+        const float x = 10.0F + SPEED_MPS * 0.1F * static_cast<float>(list);
+        sut.setCar(x + noise(0.3F), noise(0.3F), SPEED_MPS, list * LIST_PERIOD_NS);
+        sut.frame->measurements[0].heading_rad = noise(0.05F);
+        ASSERT_EQ(sut.relate(), StageStatus::Ok);
+        ASSERT_EQ(intention->run(context), StageStatus::Ok);
+        if (list >= 10) {
+            keepLeast = std::min(keepLeast, keepProbability(*sut.frame));
+        }
+    }
+    EXPECT_GT(keepLeast, 0.5F) << "after the first second the lane kept is the likelier";
+    EXPECT_GT(keepProbability(*sut.frame), 0.9F);
+}
+
+TEST(IntentionStage, ACycleWithoutANewerListKeepsTheEstimatesOfTheLastStep) {
+    // A car on the motorway; after 5 lists every cycle sees the same tracks (the sensor is late):
+    // the filters do not step again, so nothing moves on without a measurement.
+    const scene::RoadMap map = twoLaneMap();
+    Pipeline sut(map);
+    auto intention = sut.intention(1024);
+    CycleContext context;
+    context.hadInput = true;
+    for (int list = 0; list < 5; ++list) {
+        sut.setCar(10.0F + 5.2F * static_cast<float>(list), 0.1F, 26.0F, list * 200'000'000);
+        ASSERT_EQ(sut.relate(), StageStatus::Ok);
+        ASSERT_EQ(intention->run(context), StageStatus::Ok);
+    }
+    const IntentionEstimate before = sut.state->intentions.vehicles[0];
+    const float keepBefore = keepProbability(*sut.frame);
+    context.hadInput = false;
+    for (int cycle = 0; cycle < 3; ++cycle) {
+        ASSERT_EQ(sut.relate(), StageStatus::Ok);
+        ASSERT_EQ(intention->run(context), StageStatus::Ok);
+        const IntentionEstimate& now = sut.state->intentions.vehicles[0];
+        ASSERT_EQ(now.corridorCount, before.corridorCount);
+        for (std::uint32_t k = 0; k < now.corridorCount; ++k) {
+            EXPECT_EQ(now.corridorProbability[k], before.corridorProbability[k]) << "cycle " << cycle;
+        }
+        EXPECT_EQ(now.stopProbability, before.stopProbability);
+        EXPECT_EQ(now.laneChangeProbability, before.laneChangeProbability);
+        EXPECT_EQ(keepProbability(*sut.frame), keepBefore) << "the frame, which the motion stage reads, too";
+    }
+}
+
 TEST(IntentionStage, AnInputTheFiltersWouldRejectFailsTheCycleAndTheFiltersStartOverOnTheNext) {
     const scene::RoadMap map = forkMap();
     Pipeline sut(map);

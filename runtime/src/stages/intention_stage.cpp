@@ -17,6 +17,10 @@ using Model = pf::SceneModel;
 namespace {
 
 constexpr float OFF_MAP_SPEED_LIMIT_MPS = 13.9F;
+/// The longest step the filters take: after a longer gap in the input (a lost sensor) they start over
+/// from the measurements, as after a restart.
+constexpr std::int64_t MAX_STEP_NS = 1'000'000'000;
+constexpr float MIN_STEP_S = 1e-3F;  ///< lists stamped closer together step by this much
 
 /// The speed the go intention tends to on a lane limited to `limit_mps`: the driver's own speed, as the
 /// motion prediction's free-road rule takes it (drivers keep their chosen speed; one held below the
@@ -176,7 +180,7 @@ bool IntentionStage::keepsItsCorridors(Slot& slot, const FrameVehicle& vehicle) 
     return same;
 }
 
-void IntentionStage::buildInputs(bool measured, bool restart) noexcept {
+void IntentionStage::buildInputs(bool measured, bool restart, float dt_s) noexcept {
     for (std::size_t s = 0; s < m_slots.size(); ++s) {
         const Slot& slot = m_slots[s];
         if (!slot.occupied) {
@@ -198,6 +202,7 @@ void IntentionStage::buildInputs(bool measured, bool restart) noexcept {
         in.sigmaY_m = std::max(m.stdY_m, 0.05F);
         in.sigmaTheta_rad = std::max(m.stdHeading_rad, 0.01F);
         in.sigmaV_mps = std::max(m.stdSpeed_mps, 0.05F);
+        in.dt_s = dt_s;
         // Weighted only when this cycle's list saw the vehicle (a coasting track is a prediction, not a measurement).
         const bool seen = measured && m_state.tracks.tracks[v.trackIndex].missedCycles == 0;
         in.present = seen || slot.fresh ? 1 : 0;
@@ -338,8 +343,17 @@ StageStatus IntentionStage::run(CycleContext& context) noexcept {
     }
     const bool nominal = context.mode == RuntimeMode::Nominal;
     assignSlots();
-    const bool restart = !m_initialized || nominal != m_nominalActive;
-    buildInputs(context.hadInput, restart);
+    // The filters step by the sensor time since the tracks they last stepped with, not by the cycle
+    // period: lists come late, a cycle may have none, and a replay may run slower than real time.
+    const std::int64_t elapsed_ns = m_frame.sourceStamp_ns - m_steppedStamp_ns;
+    if (m_initialized && nominal == m_nominalActive && elapsed_ns == 0) {
+        readOutputs();  // no newer list: the tracks, and so the estimates, are those of the last step
+        return StageStatus::Ok;
+    }
+    const bool restart = !m_initialized || nominal != m_nominalActive || elapsed_ns < 0 || elapsed_ns > MAX_STEP_NS;
+    // A restart draws every slot from its measurement; the step's length is then not used.
+    const float dt_s = restart ? MIN_STEP_S : std::max(static_cast<float>(elapsed_ns) * 1e-9F, MIN_STEP_S);
+    buildInputs(context.hadInput, restart, dt_s);
     if (!inputsValid()) {
         // Nothing is stepped; the filters start over from the next cycle's inputs (a slot that took
         // a new vehicle this cycle would otherwise never be redrawn from its measurement).
@@ -353,7 +367,7 @@ StageStatus IntentionStage::run(CycleContext& context) noexcept {
         m_gpuFailed = true;  // from now on the CPU filters run, starting over from this cycle's inputs
         ++m_gpuErrors;
         ++m_state.counters.gpuErrors;
-        buildInputs(context.hadInput, true);
+        buildInputs(context.hadInput, true, dt_s);
         if (!stepCpu(nominal, true)) {
             return StageStatus::Failed;
         }
@@ -363,6 +377,7 @@ StageStatus IntentionStage::run(CycleContext& context) noexcept {
     }
     m_initialized = true;
     m_nominalActive = nominal;
+    m_steppedStamp_ns = m_frame.sourceStamp_ns;
     readOutputs();
     return status;
 }

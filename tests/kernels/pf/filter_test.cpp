@@ -87,6 +87,8 @@ TEST(ParticleFilter, SceneInputsTheModelCannotStepWithAreRejected) {
         {"speed +inf", [](SceneVehicleInput& z) { z.v_mps = INFINITY; }},
         {"sigma x 0", [](SceneVehicleInput& z) { z.sigmaX_m = 0.0F; }},
         {"sigma v negative", [](SceneVehicleInput& z) { z.sigmaV_mps = -0.5F; }},
+        {"step 0", [](SceneVehicleInput& z) { z.dt_s = 0.0F; }},
+        {"step NaN", [](SceneVehicleInput& z) { z.dt_s = NAN; }},
         {"sigma heading +inf", [](SceneVehicleInput& z) { z.sigmaTheta_rad = INFINITY; }},
         {"sigma y NaN", [](SceneVehicleInput& z) { z.sigmaY_m = NAN; }},
         {"no corridor", [](SceneVehicleInput& z) { z.corridorCount = 0; }},

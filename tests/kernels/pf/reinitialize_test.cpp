@@ -133,7 +133,7 @@ TEST_P(RedrawSlot, LaterStepsPredictAndWeightTheSlotAgain) {
     sut.step();
     // The newcomer drives on at 8 m/s: one step later the slot is predicted from its draw and weighted.
     std::vector<SceneVehicleInput> next = withNewcomer(false);
-    next[SLOT].x_m += 8.0F * SceneModel::Params{}.dt_s;
+    next[SLOT].x_m += 8.0F * next[SLOT].dt_s;
     ASSERT_TRUE(sut.setInputs(next).hasValue());
     sut.step();
     const std::size_t outX = SLOT * SceneModel::OUTPUTS_PER_VEHICLE + SceneModel::OUT_X;

@@ -60,7 +60,9 @@ struct SceneVehicleInput {
     /// measurement (as initialize() does) instead of predicting it, and does not weight it (the draw
     /// already comes from the measurement). The other slots and the weights are kept.
     std::int32_t redraw{0};
-    std::int32_t reserved{0};       ///< keeps the size a multiple of 8 bytes
+    /// The time this step advances the vehicle (s): from the measurement of the step before to this
+    /// one's, which the sensor's stamps give; > 0. Hortelano et al. step at a fixed 5 Hz.
+    float dt_s{0.2F};
     SceneCorridor corridors[MAX_CORRIDORS]{};
 };
 
@@ -103,7 +105,6 @@ struct SceneModel {
     static constexpr int OUTPUTS_PER_VEHICLE = OUT_P_CORRIDOR0 + SceneVehicleInput::MAX_CORRIDORS;
 
     struct Params {
-        float dt_s{0.2F};                   ///< 5 Hz cycle (Hortelano et al. 2023)
         float persistence{0.9F};            ///< P(I_t = I_{t−1})
         float pStopGiveWayConflict{0.95F};  ///< E_s = stop when yielding to a vehicle that intends to go
         float pStopGiveWayClear{0.3F};      ///< … to a vehicle that intends to stop
@@ -122,7 +123,7 @@ struct SceneModel {
     using VehicleInput = SceneVehicleInput;
 
     /// Whether `z` is an input the model can step with: a finite measurement, finite standard
-    /// deviations above zero, 1 … MAX_CORRIDORS corridors, and for each of them a finite heading,
+    /// deviations and step above zero, 1 … MAX_CORRIDORS corridors, and for each of them a finite heading,
     /// curvature and go speed (≥ 0), a distance to the stop point that is not NaN (+∞: none), and
     /// a vehicle to give way to that is −1 or one of the filter's `vehicles`. Anything else would
     /// index past the corridors or turn every weight into NaN; setInputs rejects it.
@@ -130,7 +131,7 @@ struct SceneModel {
         const auto finite = [](float f) { return std::isfinite(f); };
         const auto deviation = [](float f) { return std::isfinite(f) && f > 0.0F; };
         if (!finite(z.x_m) || !finite(z.y_m) || !finite(z.theta_rad) || !finite(z.v_mps) || !deviation(z.sigmaX_m) ||
-            !deviation(z.sigmaY_m) || !deviation(z.sigmaTheta_rad) || !deviation(z.sigmaV_mps) ||
+            !deviation(z.sigmaY_m) || !deviation(z.sigmaTheta_rad) || !deviation(z.sigmaV_mps) || !deviation(z.dt_s) ||
             z.corridorCount < 1 || z.corridorCount > VehicleInput::MAX_CORRIDORS) {
             return false;
         }
@@ -296,11 +297,11 @@ struct SceneModel {
             // vehicles (v = 0) took in most warps (51 of 766 instructions per 32 particles).
             accel = -(v * v) * fastReciprocal(2.0F * d);
             if (v < 0.5F) {
-                accel = -v * fastReciprocal(params.dt_s);  // stay stopped
+                accel = -v * fastReciprocal(z.dt_s);  // stay stopped
             }
         }
         accel = std::fmin(std::fmax(accel, -params.maxDecel_mps2), params.maxAccel_mps2);
-        const float dt = params.dt_s;
+        const float dt = z.dt_s;
         const float vNext = std::fmax(0.0F, v + (accel + params.noiseAccel_mps2 * n[0]) * dt);
         const float headingError = wrapAngle(c.heading_rad - s[THETA]);
         const float thetaNext = wrapAngle(s[THETA] + params.headingGain * headingError +

@@ -108,8 +108,9 @@ private:
     void assignSlots() noexcept;
     /// Whether slot `slot`'s particles still mean the frame vehicle's corridors, index by index; records them.
     bool keepsItsCorridors(Slot& slot, const FrameVehicle& vehicle) noexcept;
-    /// This cycle's inputs; fresh slots are redrawn from their measurement unless the set restarts.
-    void buildInputs(bool measured, bool restart) noexcept;
+    /// This cycle's inputs, a step of `dt_s`; fresh slots are redrawn from their measurement unless the
+    /// set restarts.
+    void buildInputs(bool measured, bool restart, float dt_s) noexcept;
     /// Whether every filter accepts its share of m_inputs (kernels::pf::validateInputs).
     [[nodiscard]] bool inputsValid() const noexcept;
     /// One step of the set's CPU filters (drawn anew first when `restart`); outputs into m_outputs.
@@ -137,6 +138,7 @@ private:
     std::vector<std::int32_t> m_slotOfFrame;  ///< per frame vehicle: global slot or −1
     bool m_nominalActive{true};
     bool m_initialized{false};
+    std::int64_t m_steppedStamp_ns{0};  ///< sensor time of the tracks the filters last stepped with
     std::uint64_t m_unassigned{0};
 };
 
