@@ -46,13 +46,12 @@ pf::SceneVehicleInput idleInput() noexcept {
 Result<std::unique_ptr<IntentionStage>, pf::FilterError> IntentionStage::create(const IntentionStageSettings& settings,
                                                                                PipelineState& state, SceneFrame& frame) {
     std::unique_ptr<IntentionStage> stage(new IntentionStage(settings, state, frame));
-    const std::uint32_t vehicles = std::max<std::uint32_t>(1, settings.maxVehicles);
-    const std::uint32_t filters = (vehicles + Model::MAX_VEHICLES - 1) / Model::MAX_VEHICLES;
-    stage->m_vehiclesPerFilter = (vehicles + filters - 1) / filters;
+    const std::uint32_t filters = std::max<std::uint32_t>(1, settings.maxVehicles);  // one per vehicle slot
     for (std::uint32_t f = 0; f < filters; ++f) {
         for (const bool reduced : {false, true}) {
             pf::FilterConfig config = settings.filter;
-            config.vehicles = stage->m_vehiclesPerFilter;
+            config.vehicles = 1;
+            config.cpuThreads = 1;  // the filters run one after another on the cycle thread
             config.particles = reduced ? settings.particlesReduced : settings.particles;
             config.seed = settings.filter.seed + f;  // independent streams per filter, fixed per deployment
             auto filter = Filter::create(config, settings.model);
@@ -62,11 +61,10 @@ Result<std::unique_ptr<IntentionStage>, pf::FilterError> IntentionStage::create(
             (reduced ? stage->m_reduced : stage->m_nominal).push_back(std::move(filter).value());
         }
     }
-    const std::size_t slots = static_cast<std::size_t>(filters) * stage->m_vehiclesPerFilter;
-    stage->m_slots.assign(slots, Slot{});
-    stage->m_inputs.assign(slots, idleInput());
+    stage->m_slots.assign(filters, Slot{});
+    stage->m_inputs.assign(filters, idleInput());
     stage->m_slotOfFrame.assign(MAX_PREDICTED_VEHICLES, -1);
-    stage->m_outputs.assign(static_cast<std::size_t>(filters) * pf::outputCount<Model>(stage->m_vehiclesPerFilter), 0.0F);
+    stage->m_outputs.assign(static_cast<std::size_t>(filters) * pf::outputCount<Model>(1), 0.0F);
     return Result<std::unique_ptr<IntentionStage>, pf::FilterError>(std::move(stage));
 }
 
@@ -76,7 +74,7 @@ IntentionStage::IntentionStage(const IntentionStageSettings& settings, PipelineS
 IntentionStage::~IntentionStage() = default;
 
 Result<void, std::string> IntentionStage::enableGpu() {
-    const detail::IntentionGpu::Shape shape{static_cast<std::uint32_t>(m_nominal.size()), m_vehiclesPerFilter,
+    const detail::IntentionGpu::Shape shape{static_cast<std::uint32_t>(m_nominal.size()), 1,
                                             m_settings.particles, m_settings.particlesReduced};
     auto gpu = detail::IntentionGpu::create(shape, m_settings.filter, m_settings.model);
     if (!gpu) {
@@ -221,17 +219,10 @@ void IntentionStage::buildInputs(bool measured, bool restart, float dt_s) noexce
             continue;
         }
         in.corridorCount = static_cast<std::int32_t>(corridors);
-        const std::size_t filter = s / m_vehiclesPerFilter;
         for (std::uint32_t k = 0; k < corridors; ++k) {
             pf::SceneCorridor c = v.corridors[k].road;
             c.goSpeed_mps = goSpeed(v.speed_mps, speedingUp, c.goSpeed_mps);
-            // Yielding to a vehicle of another filter (or not predicted) is yielding to nobody in particular.
-            if (c.giveWayTo >= 0) {
-                const std::int32_t other = m_slotOfFrame[static_cast<std::size_t>(c.giveWayTo)];
-                c.giveWayTo = other >= 0 && static_cast<std::size_t>(other) / m_vehiclesPerFilter == filter
-                                  ? static_cast<std::int32_t>(static_cast<std::size_t>(other) % m_vehiclesPerFilter)
-                                  : -1;
-            }
+            c.giveWayTo = -1;  // the vehicle's filter holds no other vehicle: it yields to nobody in particular
             in.corridors[k] = c;
         }
     }
@@ -257,7 +248,7 @@ void IntentionStage::readOutputs() noexcept {
             }
             continue;
         }
-        // Slot s of filter f is vehicle s % vehiclesPerFilter there; the filters' outputs are contiguous.
+        // Slot s is filter s; the filters' outputs are contiguous.
         const std::span<const float> out(m_outputs);
         const std::size_t base = static_cast<std::size_t>(slot) * Model::OUTPUTS_PER_VEHICLE;
         e.stopProbability = out[base + Model::OUT_P_STOP];
@@ -282,8 +273,8 @@ void IntentionStage::readOutputs() noexcept {
 
 bool IntentionStage::inputsValid() const noexcept {
     const std::span<const pf::SceneVehicleInput> inputs(m_inputs);
-    for (std::size_t first = 0; first < inputs.size(); first += m_vehiclesPerFilter) {
-        if (!pf::validateInputs<Model>(inputs.subspan(first, m_vehiclesPerFilter), m_vehiclesPerFilter)) {
+    for (std::size_t slot = 0; slot < inputs.size(); ++slot) {
+        if (!pf::validateInputs<Model>(inputs.subspan(slot, 1), 1)) {
             return false;
         }
     }
@@ -292,9 +283,9 @@ bool IntentionStage::inputsValid() const noexcept {
 
 bool IntentionStage::stepCpu(bool nominal, bool restart) noexcept {
     std::vector<Filter>& filters = nominal ? m_nominal : m_reduced;
-    const std::size_t perFilter = pf::outputCount<Model>(m_vehiclesPerFilter);
+    const std::size_t perFilter = pf::outputCount<Model>(1);
     for (std::size_t f = 0; f < filters.size(); ++f) {
-        const std::span<const pf::SceneVehicleInput> inputs(m_inputs.data() + f * m_vehiclesPerFilter, m_vehiclesPerFilter);
+        const std::span<const pf::SceneVehicleInput> inputs(m_inputs.data() + f, 1);
         if (restart && !filters[f].initialize(inputs)) {
             return false;
         }

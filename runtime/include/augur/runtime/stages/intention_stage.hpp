@@ -2,11 +2,14 @@
 // vehicles — per vehicle P(corridor), P(stop) and P(lane change) — published as the IntentionList and
 // handed to the motion prediction through the SceneFrame.
 //
-// A particle of the scene model holds every vehicle of its filter (at most SceneModel::MAX_VEHICLES =
-// 32), so the predicted vehicles are split over ⌈maxVehicles / 32⌉ filters; a vehicle interacts (gives
-// way) only with vehicles of its own filter. Vehicles keep their filter slot while they are predicted;
-// a vehicle entering takes a free slot whose particles are redrawn from its measurement that cycle
-// (SceneVehicleInput::redraw), a slot whose vehicle left is predicted without weight until it is reused. A
+// Every predicted vehicle has a filter of its own (a slot): the scene model's particle could hold up to
+// SceneModel::MAX_VEHICLES vehicles, but a particle weighted by the measurements of tens of vehicles
+// keeps an effective sample size near 1, so each vehicle's corridor and intentions were those of
+// whichever few particles the other vehicles' measurements favoured (docs/design/runtime.md). A vehicle
+// therefore yields at a give-way to nobody in particular. Vehicles keep their slot while they are
+// predicted; a vehicle entering takes a free slot whose particles are redrawn from its measurement that
+// cycle (SceneVehicleInput::redraw), a slot whose vehicle left is predicted without weight until it is
+// reused. A
 // particle's corridor is an index into this cycle's corridor list, so a vehicle whose corridors are no
 // longer the same routes under the same indices (a fork came within reach, the vehicle entered a junction,
 // a lane change became possible) has its particles redrawn too: carrying them over would give a new route
@@ -15,7 +18,8 @@
 // `particlesReduced` (switching re-initialises the other set from the current inputs). Corridors beyond
 // the model's four per vehicle get probability 0.
 //
-// CPU backend: kernels/pf cpu::ParticleFilter on the worker threads. CUDA backend (enableGpu() at
+// CPU backend: kernels/pf cpu::ParticleFilter, the filters one after another on the cycle thread (a
+// worker pool per filter would start a set of threads per vehicle). CUDA backend (enableGpu() at
 // init): cuda::ParticleFilter, each set's step for all its filters captured into one CUDA graph on a
 // high-priority stream (runtime/src/stages/intention_gpu.hpp), completion observed by polling an event.
 // A CUDA error (or a GPU that does not finish within gpuTimeout_ns) makes that cycle's filters restart
@@ -24,7 +28,7 @@
 // deviation, say, from a diverged track) fail the cycle's stage (StageStatus::Failed, counted in the
 // Health message's stageFailures) before any filter steps: the cycle publishes no intentions and
 // the filters are drawn anew from the next cycle's inputs (`rejectedCycles()` counts such cycles).
-// Run phase: noexcept, allocation-free, O(K · vehicles).
+// Run phase: noexcept, allocation-free, O(K · slots).
 #pragma once
 
 #include <atomic>
@@ -123,12 +127,11 @@ private:
     IntentionStageSettings m_settings;
     PipelineState& m_state;
     SceneFrame& m_frame;
-    std::uint32_t m_vehiclesPerFilter{0};
     std::vector<Filter> m_nominal;
     std::vector<Filter> m_reduced;
-    std::vector<Slot> m_slots;  ///< filter f, slot s at f · vehiclesPerFilter + s
+    std::vector<Slot> m_slots;  ///< slot s: the vehicle of filter s
     std::vector<kernels::pf::SceneVehicleInput> m_inputs;
-    std::vector<float> m_outputs;  ///< filter f's outputs at f · outputCount<SceneModel>(vehiclesPerFilter)
+    std::vector<float> m_outputs;  ///< slot s's outputs at s · SceneModel::OUTPUTS_PER_VEHICLE
     std::unique_ptr<detail::IntentionGpu> m_gpu;
     bool m_gpuFailed{false};
     std::uint64_t m_gpuErrors{0};
