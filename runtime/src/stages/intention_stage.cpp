@@ -3,11 +3,14 @@
 #include "augur/runtime/corridor_groups.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <thread>
 
 #include "augur/kernels/markov/prediction.hpp"
 #include "augur/platform/clock.hpp"
 #include "intention_gpu.hpp"
+#include "../../../kernels/src/worker_pool.hpp"
 
 namespace augur::runtime {
 
@@ -51,7 +54,7 @@ Result<std::unique_ptr<IntentionStage>, pf::FilterError> IntentionStage::create(
         for (const bool reduced : {false, true}) {
             pf::FilterConfig config = settings.filter;
             config.vehicles = 1;
-            config.cpuThreads = 1;  // the filters run one after another on the cycle thread
+            config.cpuThreads = 1;  // the stage shares the filters among its workers
             config.particles = reduced ? settings.particlesReduced : settings.particles;
             config.seed = settings.filter.seed + f;  // independent streams per filter, fixed per deployment
             auto filter = Filter::create(config, settings.model);
@@ -61,6 +64,9 @@ Result<std::unique_ptr<IntentionStage>, pf::FilterError> IntentionStage::create(
             (reduced ? stage->m_reduced : stage->m_nominal).push_back(std::move(filter).value());
         }
     }
+    const unsigned workers = settings.filter.cpuThreads == 0 ? std::max(1U, std::thread::hardware_concurrency())
+                                                             : settings.filter.cpuThreads;
+    stage->m_pool = std::make_unique<kernels::detail::WorkerPool>(static_cast<int>(std::min(workers, filters)));
     stage->m_slots.assign(filters, Slot{});
     stage->m_inputs.assign(filters, idleInput());
     stage->m_slotOfFrame.assign(MAX_PREDICTED_VEHICLES, -1);
@@ -283,19 +289,22 @@ bool IntentionStage::inputsValid() const noexcept {
 
 bool IntentionStage::stepCpu(bool nominal, bool restart) noexcept {
     std::vector<Filter>& filters = nominal ? m_nominal : m_reduced;
-    const std::size_t perFilter = pf::outputCount<Model>(1);
-    for (std::size_t f = 0; f < filters.size(); ++f) {
-        const std::span<const pf::SceneVehicleInput> inputs(m_inputs.data() + f, 1);
-        if (restart && !filters[f].initialize(inputs)) {
-            return false;
+    std::atomic<bool> ok{true};
+    auto work = [&](int worker) noexcept {
+        const auto share = kernels::detail::shareOf(static_cast<std::int64_t>(filters.size()), worker, m_pool->size());
+        for (auto f = static_cast<std::size_t>(share.begin); f < static_cast<std::size_t>(share.end); ++f) {
+            const std::span<const pf::SceneVehicleInput> inputs(m_inputs.data() + f, 1);
+            if ((restart && !filters[f].initialize(inputs)) || !filters[f].setInputs(inputs)) {
+                ok.store(false, std::memory_order_relaxed);
+                continue;
+            }
+            filters[f].step();
+            std::copy(filters[f].outputs().begin(), filters[f].outputs().end(),
+                      m_outputs.begin() + static_cast<std::ptrdiff_t>(f * Model::OUTPUTS_PER_VEHICLE));
         }
-        if (!filters[f].setInputs(inputs)) {
-            return false;
-        }
-        filters[f].step();
-        std::copy(filters[f].outputs().begin(), filters[f].outputs().end(), m_outputs.begin() + static_cast<std::ptrdiff_t>(f * perFilter));
-    }
-    return true;
+    };
+    m_pool->forEach(work);
+    return ok.load(std::memory_order_relaxed);
 }
 
 bool IntentionStage::stepGpu(bool nominal, bool restart) noexcept {

@@ -18,8 +18,9 @@
 // `particlesReduced` (switching re-initialises the other set from the current inputs). Corridors beyond
 // the model's four per vehicle get probability 0.
 //
-// CPU backend: kernels/pf cpu::ParticleFilter, the filters one after another on the cycle thread (a
-// worker pool per filter would start a set of threads per vehicle). CUDA backend (enableGpu() at
+// CPU backend: kernels/pf cpu::ParticleFilter, the filters shared among the stage's worker threads
+// (`filter.cpuThreads`) by a fixed partition, each filter on one thread, so the result does not depend
+// on the thread count. CUDA backend (enableGpu() at
 // init): cuda::ParticleFilter, each set's step for all its filters captured into one CUDA graph on a
 // high-priority stream (runtime/src/stages/intention_gpu.hpp), completion observed by polling an event.
 // A CUDA error (or a GPU that does not finish within gpuTimeout_ns) makes that cycle's filters restart
@@ -43,6 +44,10 @@
 #include "augur/runtime/pipeline_state.hpp"
 #include "augur/runtime/scene_frame.hpp"
 #include "augur/runtime/trace.hpp"
+
+namespace augur::kernels::detail {
+class WorkerPool;  // kernels/src/worker_pool.hpp
+}
 
 namespace augur::runtime {
 
@@ -117,7 +122,8 @@ private:
     void buildInputs(bool measured, bool restart, float dt_s) noexcept;
     /// Whether every filter accepts its share of m_inputs (kernels::pf::validateInputs).
     [[nodiscard]] bool inputsValid() const noexcept;
-    /// One step of the set's CPU filters (drawn anew first when `restart`); outputs into m_outputs.
+    /// One step of the set's CPU filters (drawn anew first when `restart`) on the stage's workers;
+    /// outputs into m_outputs.
     [[nodiscard]] bool stepCpu(bool nominal, bool restart) noexcept;
     /// The same on the GPU; false on a CUDA error or timeout.
     [[nodiscard]] bool stepGpu(bool nominal, bool restart) noexcept;
@@ -129,6 +135,7 @@ private:
     SceneFrame& m_frame;
     std::vector<Filter> m_nominal;
     std::vector<Filter> m_reduced;
+    std::unique_ptr<kernels::detail::WorkerPool> m_pool;  ///< steps the CPU filters
     std::vector<Slot> m_slots;  ///< slot s: the vehicle of filter s
     std::vector<kernels::pf::SceneVehicleInput> m_inputs;
     std::vector<float> m_outputs;  ///< slot s's outputs at s · SceneModel::OUTPUTS_PER_VEHICLE
