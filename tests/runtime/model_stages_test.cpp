@@ -67,6 +67,13 @@ scene::RoadMap twoLaneMap() {
     return b.build().value();
 }
 
+/// A cycle that took an object list.
+CycleContext withInput() {
+    CycleContext context;
+    context.hadInput = true;
+    return context;
+}
+
 /// The pipeline's state and frame with the stages under test on one map.
 struct Pipeline {
     explicit Pipeline(const scene::RoadMap& roadMap) : map(roadMap) {
@@ -138,8 +145,7 @@ struct Pipeline {
         return IntentionStage::create(settings, *state, *frame).value();
     }
     StageStatus relate(RuntimeMode mode = RuntimeMode::Nominal) {
-        CycleContext context;
-        context.hadInput = true;
+        CycleContext context = withInput();
         context.mode = mode;
         return relations->run(context);
     }
@@ -264,8 +270,7 @@ TEST(IntentionStage, AVehicleWhoseCorridorsChangeHasItsParticlesRedrawnOverTheNe
     auto intention = sut.intention(512);
     constexpr float SPEED_MPS = 8.0F;
     constexpr std::int64_t STEP_NS = 200'000'000;
-    CycleContext context;
-    context.hadInput = true;
+    CycleContext context = withInput();
     // Far from the fork (corridors of 4 s · 8 m/s + ½ · 3 m/s² · 16 s² + 10 m = 66 m): one corridor. Then
     // close enough that both branches are within reach.
     float x = 0.0F;
@@ -292,6 +297,26 @@ TEST(IntentionStage, AVehicleWhoseCorridorsChangeHasItsParticlesRedrawnOverTheNe
     EXPECT_NEAR(v.corridorProbability[0] + v.corridorProbability[1], 1.0F, 1e-5F);
 }
 
+/// The probability of keeping the lane (every corridor that is not a lane change) of frame vehicle 0.
+float keepProbability(const SceneFrame& frame) {
+    const FrameVehicle& v = frame.vehicles[0];
+    float keep = 0.0F;
+    for (std::uint32_t k = 0; k < v.corridorCount; ++k) {
+        keep += v.corridors[k].laneChange ? 0.0F : v.corridorProbability[k];
+    }
+    return keep;
+}
+
+/// Noise uniform in [−amplitude, amplitude) from a linear congruential generator: the same numbers on
+/// every platform.
+struct UniformNoise {
+    std::uint32_t state;
+    float operator()(float amplitude) {
+        state = state * 1664525U + 1013904223U;
+        return (static_cast<float>(state >> 8) / 16777216.0F * 2.0F - 1.0F) * amplitude;
+    }
+};
+
 TEST(IntentionStage, ACarHoldingItsSpeedBelowTheLimitKeepsItsLaneOnAMotorway) {
     const scene::RoadMap map = twoLaneMap();
     // A bus at 24 m/s, a car at 26 m/s and one in a queue at 8 m/s on a 33.3 m/s motorway: none speeds
@@ -299,13 +324,8 @@ TEST(IntentionStage, ACarHoldingItsSpeedBelowTheLimitKeepsItsLaneOnAMotorway) {
     for (const float speed : {8.0F, 24.0F, 26.0F}) {
         Pipeline sut(map);
         auto intention = sut.intention(1024);
-        CycleContext context;
-        context.hadInput = true;
-        std::uint32_t state = 12345U;
-        auto noise = [&state](float amplitude) {  // uniform in [−amplitude, amplitude)
-            state = state * 1664525U + 1013904223U;
-            return (static_cast<float>(state >> 8) / 16777216.0F * 2.0F - 1.0F) * amplitude;
-        };
+        CycleContext context = withInput();
+        UniformNoise noise{12345U};
         float keepAtTheEnd = 0.0F;
         float keepLeast = 1.0F;
         constexpr int CYCLES = 60;
@@ -315,12 +335,8 @@ TEST(IntentionStage, ACarHoldingItsSpeedBelowTheLimitKeepsItsLaneOnAMotorway) {
             sut.frame->measurements[0].heading_rad = noise(0.05F);
             ASSERT_EQ(sut.relate(), StageStatus::Ok);
             ASSERT_EQ(intention->run(context), StageStatus::Ok);
-            const FrameVehicle& v = sut.frame->vehicles[0];
-            ASSERT_EQ(v.corridorCount, 2U) << "keep the lane, change to the left";
-            float keep = 0.0F;
-            for (std::uint32_t k = 0; k < v.corridorCount; ++k) {
-                keep += v.corridors[k].laneChange ? 0.0F : v.corridorProbability[k];
-            }
+            ASSERT_EQ(sut.frame->vehicles[0].corridorCount, 2U) << "keep the lane, change to the left";
+            const float keep = keepProbability(*sut.frame);
             keepLeast = std::min(keepLeast, keep);
             keepAtTheEnd = keep;
         }
@@ -334,16 +350,6 @@ TEST(IntentionStage, ACarHoldingItsSpeedBelowTheLimitKeepsItsLaneOnAMotorway) {
     }
 }
 
-/// The probability of keeping the lane (every corridor that is not a lane change) of frame vehicle 0.
-float keepProbability(const SceneFrame& frame) {
-    const FrameVehicle& v = frame.vehicles[0];
-    float keep = 0.0F;
-    for (std::uint32_t k = 0; k < v.corridorCount; ++k) {
-        keep += v.corridors[k].laneChange ? 0.0F : v.corridorProbability[k];
-    }
-    return keep;
-}
-
 TEST(IntentionStage, TheFiltersStepByTheSensorTimeBetweenListsNotByTheCycle) {
     // A car at 26 m/s keeps the right lane of a motorway; its lists come from a 10 Hz sensor, each
     // cycle takes one (the on_input trigger). Stepped by a fixed 0.2 s, the particles would run ahead
@@ -353,13 +359,8 @@ TEST(IntentionStage, TheFiltersStepByTheSensorTimeBetweenListsNotByTheCycle) {
     constexpr std::int64_t LIST_PERIOD_NS = 100'000'000;
     Pipeline sut(map);
     auto intention = sut.intention(1024);
-    CycleContext context;
-    context.hadInput = true;
-    std::uint32_t state = 777U;
-    auto noise = [&state](float amplitude) {  // uniform in [−amplitude, amplitude)
-        state = state * 1664525U + 1013904223U;
-        return (static_cast<float>(state >> 8) / 16777216.0F * 2.0F - 1.0F) * amplitude;
-    };
+    CycleContext context = withInput();
+    UniformNoise noise{777U};
     float keepLeast = 1.0F;
     for (int list = 0; list < 100; ++list) {
         const float x = 10.0F + SPEED_MPS * 0.1F * static_cast<float>(list);
@@ -381,8 +382,7 @@ TEST(IntentionStage, ACycleWithoutANewerListKeepsTheEstimatesOfTheLastStep) {
     const scene::RoadMap map = twoLaneMap();
     Pipeline sut(map);
     auto intention = sut.intention(1024);
-    CycleContext context;
-    context.hadInput = true;
+    CycleContext context = withInput();
     for (int list = 0; list < 5; ++list) {
         sut.setCar(10.0F + 5.2F * static_cast<float>(list), 0.1F, 26.0F, list * 200'000'000);
         ASSERT_EQ(sut.relate(), StageStatus::Ok);
@@ -409,8 +409,7 @@ TEST(IntentionStage, AnInputTheFiltersWouldRejectFailsTheCycleAndTheFiltersStart
     const scene::RoadMap map = forkMap();
     Pipeline sut(map);
     auto intention = sut.intention(256);
-    CycleContext context;
-    context.hadInput = true;
+    CycleContext context = withInput();
     constexpr float SPEED_MPS = 8.0F;
     constexpr std::int64_t STEP_NS = 200'000'000;
     sut.setCar(0.0F, 0.0F, SPEED_MPS, 0);
@@ -477,8 +476,7 @@ TEST(MotionStage, ACarCruisingAlongAStraightRoadIsPredictedAtItsSpeedFromItsOwnP
     sut.setCar(X0_M, 0.0F, SPEED_MPS);
     ASSERT_EQ(sut.relate(), StageStatus::Ok);
     sut.frame->vehicles[0].corridorProbability[0] = 1.0F;  // the intention stage's output, one corridor
-    CycleContext context;
-    context.hadInput = true;
+    CycleContext context = withInput();
 
     ASSERT_EQ(motion->run(context), StageStatus::Ok);
 
@@ -507,8 +505,7 @@ TEST(MotionStage, ACarPullingAwayIsPredictedToSpeedUpTowardsTheLimit) {
     sut.frame->measurements[0].trackAccel_mps2 = ACCEL_MPS2;
     ASSERT_EQ(sut.relate(), StageStatus::Ok);
     sut.frame->vehicles[0].corridorProbability[0] = 1.0F;
-    CycleContext context;
-    context.hadInput = true;
+    CycleContext context = withInput();
 
     ASSERT_EQ(motion->run(context), StageStatus::Ok);
 
@@ -540,8 +537,7 @@ void predictCars(Pipeline& sut, MotionStage& motion) {
         std::fill(std::begin(sut.frame->vehicles[v].corridorProbability), std::end(sut.frame->vehicles[v].corridorProbability), 0.0F);
         sut.frame->vehicles[v].corridorProbability[0] = 1.0F;
     }
-    CycleContext context;
-    context.hadInput = true;
+    CycleContext context = withInput();
     ASSERT_EQ(motion.run(context), StageStatus::Ok);
 }
 
