@@ -137,18 +137,18 @@ def stop_children(signum, _frame):
     os._exit(128 + signum)
 
 
-NAMESPACE_SCRIPT = 'mount -t tmpfs tmpfs /tmp && mount -t tmpfs tmpfs /dev/shm && exec "$0" "$@"'
-
-
-def namespace_prefix():
+def namespace_prefix(network=False):
     """The command prefix that runs a program in its own IPC and mount namespace with a private /tmp and
-    /dev/shm, or None when this machine does not allow it (not root and no user namespaces)."""
-    for prefix in (["unshare", "--ipc", "--mount", "--propagation", "private"],
-                   ["unshare", "--user", "--map-root-user", "--ipc", "--mount", "--propagation", "private"]):
-        probe = prefix + ["sh", "-c", NAMESPACE_SCRIPT, "true"]
+    /dev/shm (with `network`, also in its own network namespace with only the loopback interface, up), or
+    None when this machine does not allow it (not root and no user namespaces)."""
+    namespaces = ["--ipc", "--mount"] + (["--net"] if network else []) + ["--propagation", "private"]
+    script = ("mount -t tmpfs tmpfs /tmp && mount -t tmpfs tmpfs /dev/shm && "
+              + ("ip link set lo up && " if network else "") + 'exec "$0" "$@"')
+    for prefix in (["unshare"] + namespaces, ["unshare", "--user", "--map-root-user"] + namespaces):
+        probe = prefix + ["sh", "-c", script, "true"]
         try:
             if subprocess.run(probe, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=20).returncode == 0:
-                return prefix + ["sh", "-c", NAMESPACE_SCRIPT]
+                return prefix + ["sh", "-c", script]
         except (OSError, subprocess.TimeoutExpired):
             pass
     return None

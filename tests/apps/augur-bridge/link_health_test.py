@@ -21,28 +21,16 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "apps", "augur-hil", "tools"))
+import hil_suite  # noqa: E402
+
 SKIPPED = 77
-SETUP = ('mount -t tmpfs tmpfs /tmp && mount -t tmpfs tmpfs /dev/shm && ip link set lo up && exec "$@"')
-
-
-def namespace_prefix():
-    """unshare with IPC, mount and network namespaces (as root, or as a mapped root user), or None."""
-    for prefix in (["unshare", "--ipc", "--mount", "--net", "--propagation", "private"],
-                   ["unshare", "--user", "--map-root-user", "--ipc", "--mount", "--net", "--propagation", "private"]):
-        try:
-            probe = subprocess.run(prefix + ["sh", "-c", SETUP, "ns", "true"], stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL, timeout=20)
-            if probe.returncode == 0:
-                return prefix + ["sh", "-c", SETUP, "ns"]
-        except (OSError, subprocess.TimeoutExpired):
-            pass
-    return None
 
 
 def main():
     bindir, runtime, source, out = (os.path.abspath(x) for x in sys.argv[1:5])
     repeats = int(sys.argv[5]) if len(sys.argv) > 5 else 3
-    prefix = namespace_prefix()
+    prefix = hil_suite.namespace_prefix(network=True)
     if prefix is None:
         print("link_health_test: no private IPC, mount and network namespaces on this machine: skipped")
         return SKIPPED
