@@ -66,23 +66,13 @@ std::string plural(std::int64_t count, const char* one, const char* many) {
 
 }  // namespace
 
-std::string usage() {
-    Options o;
-    CLI::App app{"", "augur-flock"};
-    defineOptions(app, o);
-    return app.help();
-}
+std::string usage() { return cli::helpOf<Options>("augur-flock", defineOptions); }
 
 Result<Options, std::string> parseOptions(const std::vector<std::string>& args) {
     Options o;
-    CLI::App app{"", "augur-flock"};
-    defineOptions(app, o);
-    auto parsed = cli::parse(app, args);
-    if (!parsed) {
+    if (auto parsed = cli::parseInto("augur-flock", args, o, defineOptions); !parsed) {
         return fail(std::move(parsed).error());
     }
-    o.help = *parsed == cli::Parsed::Help;
-    o.version = *parsed == cli::Parsed::Version;
     if (!o.help && !o.version && o.batchSteps != 0 && o.batchSteps < o.params.windowSteps) {
         return fail("--batch-steps: " + std::to_string(o.batchSteps) + " is shorter than the window (--delta " +
                     std::to_string(o.params.windowSteps) + "); give at least " + std::to_string(o.params.windowSteps) +

@@ -91,24 +91,18 @@ void defineOptions(CLI::App& app, MapToolOptions& o, Texts& texts) {
 }  // namespace
 
 std::string mapUsage() {
-    MapToolOptions o;
     Texts texts;
-    CLI::App app{"", "augur-map"};
-    defineOptions(app, o, texts);
-    return app.help();
+    return apps::cli::helpOf<MapToolOptions>(
+        "augur-map", [&texts](CLI::App& app, MapToolOptions& o) { defineOptions(app, o, texts); });
 }
 
 Result<MapToolOptions, std::string> parseMapOptions(const std::vector<std::string>& args) {
     MapToolOptions o;
     Texts texts;
-    CLI::App app{"", "augur-map"};
-    defineOptions(app, o, texts);
-    auto parsed = apps::cli::parse(app, args);
-    if (!parsed) {
+    const auto define = [&texts](CLI::App& app, MapToolOptions& options) { defineOptions(app, options, texts); };
+    if (auto parsed = apps::cli::parseInto("augur-map", args, o, define); !parsed) {
         return fail(std::move(parsed).error());
     }
-    o.help = *parsed == apps::cli::Parsed::Help;
-    o.version = *parsed == apps::cli::Parsed::Version;
     std::vector<double> values;  // the validators accepted every given list
     if (!texts.origin.empty() && parseList(texts.origin, values)) {
         o.lanelet2.originLat_deg = values[0];

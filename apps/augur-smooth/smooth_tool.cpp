@@ -144,23 +144,13 @@ void defineOptions(CLI::App& app, Options& o) {
 
 }  // namespace
 
-std::string usage() {
-    Options o;
-    CLI::App app{"", "augur-smooth"};
-    defineOptions(app, o);
-    return app.help();
-}
+std::string usage() { return cli::helpOf<Options>("augur-smooth", defineOptions); }
 
 Result<Options, std::string> parseOptions(const std::vector<std::string>& args) {
     Options o;
-    CLI::App app{"", "augur-smooth"};
-    defineOptions(app, o);
-    auto parsed = cli::parse(app, args);
-    if (!parsed) {
+    if (auto parsed = cli::parseInto("augur-smooth", args, o, defineOptions); !parsed) {
         return fail(std::move(parsed).error());
     }
-    o.help = *parsed == cli::Parsed::Help;
-    o.version = *parsed == cli::Parsed::Version;
     return o;
 }
 

@@ -157,4 +157,29 @@ enum class Parsed : std::uint8_t {
     return parse(app, std::vector<std::string>(argv + std::min(argc, 1), argv + argc));
 }
 
+/// The help text of `program`, whose options define(app, options) declares on an Options.
+template <typename Options, typename Define>
+[[nodiscard]] std::string helpOf(const char* program, Define&& define) {
+    Options options;
+    CLI::App app{"", program};
+    define(app, options);
+    return app.help();
+}
+
+/// Parses `args` (argv[0] excluded) into `options` through the app define(app, options) declares, and
+/// sets options.help and options.version. Errors as parse().
+template <typename Options, typename Define>
+[[nodiscard]] Result<void, std::string> parseInto(const char* program, const std::vector<std::string>& args,
+                                                  Options& options, Define&& define) {
+    CLI::App app{"", program};
+    define(app, options);
+    auto parsed = parse(app, args);
+    if (!parsed) {
+        return fail(std::move(parsed).error());
+    }
+    options.help = *parsed == Parsed::Help;
+    options.version = *parsed == Parsed::Version;
+    return {};
+}
+
 }  // namespace augur::apps::cli
