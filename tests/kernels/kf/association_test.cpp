@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "augur/hil/assignment.hpp"
 #include "augur/kernels/kf/association.hpp"
+#include "augur/kernels/kf/dense_assignment.hpp"
 
 namespace augur::kernels::kf {
 namespace {
@@ -303,9 +303,9 @@ double summedCost(const std::vector<std::vector<double>>& cost, const Outcome& o
     return sum;
 }
 
-/// Reference optimum of the same problem: the bench's dense Kuhn–Munkres (augur-hil's assignment.hpp,
-/// no gates, no components) on the objects × (tracks + objects) matrix whose last columns leave an
-/// object unassigned at the gate's cost. A pair outside the gates costs more there than leaving every
+/// Reference optimum of the same problem: the dense Kuhn–Munkres (dense_assignment.hpp, no gates, no
+/// components) on the objects × (tracks + objects) matrix whose last columns leave an object unassigned
+/// at the gate's cost. A pair outside the gates costs more there than leaving every
 /// object unassigned, so the optimum never takes one.
 double denseHungarian(const std::vector<std::vector<double>>& cost, std::size_t tracks) {
     const std::size_t n = cost.size();
@@ -320,7 +320,7 @@ double denseHungarian(const std::vector<std::vector<double>>& cost, std::size_t 
         }
         matrix[i * m + tracks + i] = GATE_SQ;
     }
-    const std::vector<int> column = hil::minimumCostAssignment(matrix, n, m);
+    const std::vector<int> column = minimumCostAssignment(matrix, n, m);
     double sum = 0.0;
     for (std::size_t i = 0; i < n; ++i) {
         const double c = matrix[i * m + static_cast<std::size_t>(column[i])];

@@ -1,13 +1,8 @@
-// Minimum-cost assignment (the linear assignment problem) for the bench's metrics.
-//
-// Kuhn–Munkres ("Hungarian") algorithm with row/column potentials and shortest augmenting paths
-// (Kuhn 1955; Munkres 1957; the O(n²·m) formulation of Jonker & Volgenant 1987). Offline code:
-// allocates its working arrays on each call.
+// Matching for the bench's metrics: points in the map frame, their distance, and the minimum-cost
+// assignment (kernels/kf dense_assignment.hpp: Kuhn–Munkres over a dense cost matrix). Offline code.
 #pragma once
 
-#include <cstddef>
-#include <span>
-#include <vector>
+#include "augur/kernels/kf/dense_assignment.hpp"
 
 namespace augur::hil {
 
@@ -20,9 +15,6 @@ struct Point2 {
 /// Euclidean distance, metres.
 double distance(const Point2& a, const Point2& b) noexcept;
 
-/// Assigns rows to columns of the row-major `rows`×`cols` matrix `cost` (finite values) so that
-/// min(rows, cols) pairs are formed and the summed cost is minimal. Returns, for each row, its column,
-/// or -1 for rows left over when rows > cols. O(min³·max) time, O(rows + cols) extra memory.
-std::vector<int> minimumCostAssignment(std::span<const double> cost, std::size_t rows, std::size_t cols);
+using kernels::kf::minimumCostAssignment;
 
 }  // namespace augur::hil
