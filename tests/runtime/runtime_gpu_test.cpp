@@ -67,8 +67,10 @@ std::unique_ptr<SceneOutputs> runScene(config::Backend backend, const std::strin
                                        std::optional<bool> zeroCopy = std::nullopt, std::string* log = nullptr,
                                        GpuShape shape = {}) {
     config::Deployment d = gpuDeployment(instance, backend);
-    // Every vehicle on the chain on both backends (the CPU sizing gives far vehicles a coarser one), so
-    // that the scenes compare the same model.
+    // Every vehicle on the deployment's chain on both backends (the CPU sizing gives the nearest vehicles
+    // a full chain of its own and the others a coarser one), so that the scenes compare the same model.
+    d.motion.cpu.fullPositionCells = d.motion.positionCells;
+    d.motion.cpu.fullSpeedCells = d.motion.speedCells;
     d.motion.cpu.positionCells = d.motion.positionCells;
     d.motion.cpu.speedCells = d.motion.speedCells;
     RuntimeOptions options;
