@@ -401,6 +401,11 @@ std::vector<KeySpec> buildSchema() {
         integer("intention.seed", 0, std::numeric_limits<std::int64_t>::max(), "",
                 "Key of the counter-based random number generator: same input and seed, same output.",
                 AUGUR_FIELD(intention.seed)),
+        number("intention.lane_change_prior", closed(0.0, 1.0), "",
+               "Prior probability that a vehicle with corridors into a neighbouring lane is changing lanes: the "
+               "lane-change corridors share it, the corridors that keep a lane the rest; the measurements "
+               "move it from there.",
+               AUGUR_FIELD(intention.laneChangePrior)),
         number("intention.de.crossover", closed(0.0, 1.0), "", "Differential evolution crossover rate CR.",
                AUGUR_FIELD(intention.de.crossover)),
         integer("intention.de.max_generations", 1, 1000, "",

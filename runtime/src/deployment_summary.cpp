@@ -108,7 +108,7 @@ void describeModels(std::string& out, const config::Deployment& d) {
         intention += " (CR " + number(in.de.crossover) + ", F " + number(in.de.scaleFactor) + ", up to " +
                      std::to_string(in.de.maxGenerations) + " generations)";
     }
-    line(out, "intention", intention + ", seed " + std::to_string(in.seed));
+    line(out, "intention", intention + ", lane-change prior " + number(in.laneChangePrior) + ", seed " + std::to_string(in.seed));
     line(out, "noise", "longitudinal " + number(in.noise.longitudinal_m) + " m, lateral " +
                            number(in.noise.lateral_m) + " m, speed " + number(in.noise.speed_mps) + " m/s, accel " +
                            number(in.noise.accel_mps2) + " m/s2");

@@ -456,6 +456,7 @@ IntentionStageSettings intentionSettings(const config::Deployment& d, int worker
     settings.model.noisePosition_m = static_cast<float>(d.intention.noise.lateral_m);
     settings.model.maxAccel_mps2 = static_cast<float>(d.motion.maxAccel_mps2);
     settings.model.maxDecel_mps2 = static_cast<float>(d.motion.maxDecel_mps2);
+    settings.laneChangePrior = static_cast<float>(d.intention.laneChangePrior);
     return settings;
 }
 

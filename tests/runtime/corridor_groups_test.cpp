@@ -102,5 +102,42 @@ TEST(CorridorGroups, ACorridorTheFilterDidNotModelGetsItsShareOfItsGroup) {
     }
 }
 
+
+TEST(CorridorGroups, KeepingTheLaneTakesTheRestOfTheLaneChangePriorWhateverTheBranchCounts) {
+    constexpr float LANE_CHANGE_PRIOR = 0.1F;
+    FrameVehicle vehicle;
+    addCorridor(vehicle, {LANE_A, 20});          // on around the ring
+    addCorridor(vehicle, {LANE_B, 23, 30}, true);  // over to the outer lane, then three exits
+    addCorridor(vehicle, {LANE_B, 23, 31}, true);
+    addCorridor(vehicle, {LANE_B, 24}, true);
+    float prior[4]{};
+    corridorPriors(vehicle, LANE_CHANGE_PRIOR, prior);
+    EXPECT_NEAR(prior[0], 1.0F - LANE_CHANGE_PRIOR, TOLERANCE);
+    EXPECT_NEAR(prior[1], 0.25F * LANE_CHANGE_PRIOR, TOLERANCE);
+    EXPECT_NEAR(prior[2], 0.25F * LANE_CHANGE_PRIOR, TOLERANCE);
+    EXPECT_NEAR(prior[3], 0.5F * LANE_CHANGE_PRIOR, TOLERANCE);
+}
+
+TEST(CorridorGroups, LanesAndLaneChangesShareTheirKindsPriorEquallyAndOneKindAloneTakesAll) {
+    constexpr float LANE_CHANGE_PRIOR = 0.2F;
+    FrameVehicle twoLanes;  // localised on A and on B (near the line between them), a change from A to the right
+    addCorridor(twoLanes, {LANE_A, 20});
+    addCorridor(twoLanes, {LANE_B, 21});
+    addCorridor(twoLanes, {LANE_B + 1, 22}, true);
+    float prior[3]{};
+    corridorPriors(twoLanes, LANE_CHANGE_PRIOR, prior);
+    EXPECT_NEAR(prior[0], 0.4F, TOLERANCE);
+    EXPECT_NEAR(prior[1], 0.4F, TOLERANCE);
+    EXPECT_NEAR(prior[2], LANE_CHANGE_PRIOR, TOLERANCE);
+
+    FrameVehicle changesOnly;  // a lane that drops: every corridor starts with a change
+    addCorridor(changesOnly, {LANE_B, 23}, true);
+    addCorridor(changesOnly, {LANE_B, 24}, true);
+    float only[2]{};
+    corridorPriors(changesOnly, LANE_CHANGE_PRIOR, only);
+    EXPECT_NEAR(only[0] + only[1], 1.0F, TOLERANCE);
+    EXPECT_NEAR(only[0], 0.5F, TOLERANCE);
+}
+
 }  // namespace
 }  // namespace augur::runtime

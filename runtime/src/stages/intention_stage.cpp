@@ -3,6 +3,7 @@
 #include "augur/runtime/corridor_groups.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <thread>
@@ -225,10 +226,17 @@ void IntentionStage::buildInputs(bool measured, bool restart, float dt_s) noexce
             continue;
         }
         in.corridorCount = static_cast<std::int32_t>(corridors);
+        std::array<float, MAX_CORRIDORS_PER_VEHICLE> prior{};
+        corridorPriors(v, m_settings.laneChangePrior, std::span<float>(prior.data(), v.corridorCount));
+        float modelledPrior = 0.0F;
+        for (std::uint32_t k = 0; k < corridors; ++k) {
+            modelledPrior += prior[k];
+        }
         for (std::uint32_t k = 0; k < corridors; ++k) {
             pf::SceneCorridor c = v.corridors[k].road;
             c.goSpeed_mps = goSpeed(v.speed_mps, speedingUp, c.goSpeed_mps);
             c.giveWayTo = -1;  // the vehicle's filter holds no other vehicle: it yields to nobody in particular
+            c.prior = modelledPrior > 0.0F ? prior[k] : 1.0F;
             in.corridors[k] = c;
         }
     }

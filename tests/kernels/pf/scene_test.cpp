@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "augur/kernels/pf/filter.hpp"
@@ -87,6 +88,57 @@ TEST(SceneModel, VehicleAtAForkEndsOnTheCorridorItTakes) {
     EXPECT_GT(output(sut, 0, SceneModel::OUT_P_CORRIDOR0), REQUIRED_P_CORRIDOR);
     EXPECT_NEAR(output(sut, 0, SceneModel::OUT_P_CORRIDOR0) + output(sut, 0, SceneModel::OUT_P_CORRIDOR0 + 1), 1.0F,
                 1e-5F);
+}
+
+/// Three candidates that coincide (heading 0, no fork in sight): nothing in the measurements tells
+/// them apart, so the corridor estimate is the prior the candidates carry, through draws and changes.
+TEST(SceneModel, CandidatesTheMeasurementsCannotTellApartKeepTheirPriorWeights) {
+    constexpr float SPEED_MPS = 10.0F;
+    constexpr float PRIORS[3] = {0.8F, 0.1F, 0.1F};
+    constexpr float TOLERANCE = 0.05F;  // 2000 particles: a share's standard error is below 0.01
+    auto sut = makeFilter(1, 15);
+    auto measure = [&](float t) {
+        SceneVehicleInput in;
+        in.x_m = SPEED_MPS * t;
+        in.v_mps = SPEED_MPS;
+        in.corridorCount = 3;
+        for (int k = 0; k < 3; ++k) {
+            in.corridors[k].goSpeed_mps = SPEED_MPS;
+            in.corridors[k].prior = PRIORS[k];
+        }
+        return in;
+    };
+    auto in = measure(0.0F);
+    ASSERT_TRUE(sut.initialize({&in, 1}));
+    // Drawn from the prior, and changes of corridor drawn from it again: a hop to one of the others
+    // instead would drift the shares towards 1/3 each over the 5 s.
+    for (int step = 1; step <= 25; ++step) {
+        in = measure(DT_S * static_cast<float>(step));
+        ASSERT_TRUE(sut.setInputs({&in, 1}));
+        sut.step();
+        if (step == 1 || step == 25) {
+            for (int k = 0; k < 3; ++k) {
+                EXPECT_NEAR(output(sut, 0, SceneModel::OUT_P_CORRIDOR0 + k), PRIORS[k], TOLERANCE)
+                    << "step " << step << ", corridor " << k;
+            }
+        }
+    }
+}
+
+TEST(SceneModel, PriorWeightsThatAreNegativeNotFiniteOrAllZeroAreRejected) {
+    auto sut = makeFilter(1, 16);
+    SceneVehicleInput in;
+    in.corridorCount = 2;
+    ASSERT_TRUE(sut.initialize({&in, 1}));
+    for (const auto& [a, b] : {std::pair{-0.5F, 1.0F}, std::pair{NAN, 1.0F}, std::pair{INFINITY, 1.0F}, std::pair{0.0F, 0.0F}}) {
+        in.corridors[0].prior = a;
+        in.corridors[1].prior = b;
+        EXPECT_FALSE(SceneModel::validInput(in, 1)) << a << ", " << b;
+        EXPECT_FALSE(sut.setInputs({&in, 1})) << a << ", " << b;
+    }
+    in.corridors[0].prior = 0.0F;  // one candidate ruled out a priori: valid
+    in.corridors[1].prior = 1.0F;
+    EXPECT_TRUE(SceneModel::validInput(in, 1));
 }
 
 TEST(SceneModel, EstimateFollowsTheMeasuredVehicles) {

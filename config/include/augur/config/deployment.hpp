@@ -184,6 +184,7 @@ struct IntentionConfig {
     Resampling resampling{Resampling::Systematic};
     double resampleThreshold{0.5};  ///< resample when N_eff < threshold · N
     std::uint64_t seed{1};          ///< key of the counter-based random number generator
+    double laneChangePrior{0.1};    ///< prior probability that a vehicle that could change lanes does
     DifferentialEvolutionConfig de{};
     IntentionNoise noise{};
     bool operator==(const IntentionConfig&) const = default;

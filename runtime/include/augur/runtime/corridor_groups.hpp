@@ -25,6 +25,13 @@ namespace augur::runtime {
 /// each group). `share` has vehicle.corridorCount entries.
 void groupPriorShares(const FrameVehicle& vehicle, std::span<float> share) noexcept;
 
+/// The prior probability of each of `vehicle`'s corridors (sums to 1; `prior` has vehicle.corridorCount
+/// entries): the groups that keep a lane share 1 − laneChangePrior equally, the groups that start with a lane
+/// change share laneChangePrior equally (either takes all where the other kind is missing), and inside a
+/// group the route tree's shares (groupPriorShares). A uniform prior over corridors would make a lane
+/// change with three branches ahead three times as likely as keeping a lane with one.
+void corridorPriors(const FrameVehicle& vehicle, float laneChangePrior, std::span<float> prior) noexcept;
+
 /// Replaces the split inside each group of `probability` (one entry per corridor of `vehicle`) by the
 /// group's prior shares, keeping each group's total. Entries of corridors the filter did not model
 /// (probability 0) receive their share of their group's total too.

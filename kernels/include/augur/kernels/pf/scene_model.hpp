@@ -11,7 +11,8 @@
 //                                                   give-way, the other vehicle's intention in the
 //                                                   same particle (interaction)
 //   I_t = I_{t−1} with probability `persistence`, else E_t   (persistent Markov transition)
-//   corridor changes to another candidate when the lateral intention is `change`
+//   corridor drawn afresh from the candidates' prior weights when the lateral intention is `change`
+//   (a draw from the prior, which may land on the same corridor: the prior is the move's stationary law)
 //   a = −v²/(2·d_stop) when intending to stop before a stop point at distance d_stop, else
 //       a = gain·(v_go − v), clamped to [−maxDecel, maxAccel], v_go the speed the corridor's go
 //       intention tends to (the paper's speed limit; SceneCorridor::goSpeed_mps); unicycle
@@ -41,6 +42,9 @@ struct SceneCorridor {
     float goSpeed_mps{13.9F};
     std::int32_t mustGiveWay{0};       ///< 1: the vehicle must stop or yield at that point
     std::int32_t giveWayTo{-1};        ///< index of the vehicle it yields to (−1: none / a stop sign)
+    /// Prior weight of this candidate (≥ 0, relative to the vehicle's others): a fresh slot takes it, and a
+    /// change of corridor lands on it, in proportion. Equal weights: every candidate alike.
+    float prior{1.0F};
 };
 
 /// One vehicle's inputs for one step.
@@ -125,8 +129,9 @@ struct SceneModel {
     /// Whether `z` is an input the model can step with: a finite measurement, finite standard
     /// deviations and step above zero, 1 … MAX_CORRIDORS corridors, and for each of them a finite heading,
     /// curvature and go speed (≥ 0), a distance to the stop point that is not NaN (+∞: none), and
-    /// a vehicle to give way to that is −1 or one of the filter's `vehicles`. Anything else would
-    /// index past the corridors or turn every weight into NaN; setInputs rejects it.
+    /// a vehicle to give way to that is −1 or one of the filter's `vehicles`, and finite prior weights
+    /// (≥ 0) that are not all 0. Anything else would index past the corridors or turn every weight into
+    /// NaN; setInputs rejects it.
     static bool validInput(const VehicleInput& z, std::uint32_t vehicles) noexcept {
         const auto finite = [](float f) { return std::isfinite(f); };
         const auto deviation = [](float f) { return std::isfinite(f) && f > 0.0F; };
@@ -135,15 +140,17 @@ struct SceneModel {
             z.corridorCount < 1 || z.corridorCount > VehicleInput::MAX_CORRIDORS) {
             return false;
         }
+        float priors = 0.0F;
         for (std::int32_t k = 0; k < z.corridorCount; ++k) {
             const SceneCorridor& c = z.corridors[k];
             if (!finite(c.heading_rad) || !finite(c.curvature_1pm) || std::isnan(c.distanceToStop_m) ||
                 !finite(c.goSpeed_mps) || c.goSpeed_mps < 0.0F || c.giveWayTo < -1 ||
-                c.giveWayTo >= static_cast<std::int64_t>(vehicles)) {
+                c.giveWayTo >= static_cast<std::int64_t>(vehicles) || !finite(c.prior) || c.prior < 0.0F) {
                 return false;
             }
+            priors += c.prior;
         }
-        return true;
+        return priors > 0.0F;
     }
 
     AUGUR_HD_INLINE static float wrapAngle(float a) noexcept {
@@ -165,8 +172,30 @@ struct SceneModel {
         return i < 0 ? 0 : (i >= count ? count - 1 : i);
     }
 
-    /// A slot drawn from its measurement z: pose and speed Gaussian around z, the corridor uniform over
-    /// the candidates, the intentions {stop, change} from their priors (expectation = intention).
+    /// The candidate that the uniform u ∈ [0, 1) picks in proportion to the prior weights (validInput: not
+    /// all 0). A draw from the prior: changes of corridor drawn so leave the prior as it is.
+    AUGUR_HD_INLINE static std::int32_t pickCorridor(const VehicleInput& z, std::int32_t count, float u) noexcept {
+        float total = 0.0F;
+        for (std::int32_t k = 0; k < count; ++k) {
+            total += z.corridors[k].prior;
+        }
+        const float target = u * total;
+        float sum = 0.0F;
+        std::int32_t picked = 0;
+        for (std::int32_t k = 0; k < count; ++k) {
+            if (z.corridors[k].prior > 0.0F) {
+                picked = k;
+                sum += z.corridors[k].prior;
+                if (target < sum) {
+                    break;
+                }
+            }
+        }
+        return picked;
+    }
+
+    /// A slot drawn from its measurement z: pose and speed Gaussian around z, the corridor from the
+    /// candidates' prior weights, the intentions {stop, change} from their priors (expectation = intention).
     /// Two Philox blocks: four normals, then the three uniforms.
     template <typename Stream>  // BasicRandomStream<…>
     AUGUR_HD_INLINE static void drawSlot(float (&slot)[SLOT_FLOATS], const Params& params, const VehicleInput& z,
@@ -182,7 +211,7 @@ struct SceneModel {
         slot[THETA] = wrapAngle(z.theta_rad + z.sigmaTheta_rad * n[2]);
         slot[V] = std::fmax(0.0F, z.v_mps + z.sigmaV_mps * n[3]);
         const std::int32_t count = z.corridorCount < 1 ? 1 : z.corridorCount;
-        slot[CORRIDOR] = static_cast<float>(clampCorridor(uniform01(u.v[0]) * static_cast<float>(count), count));
+        slot[CORRIDOR] = static_cast<float>(pickCorridor(z, count, uniform01(u.v[0])));
         slot[INTENT_STOP] = uniform01(u.v[1]) < 0.5F ? 1.0F : 0.0F;
         slot[EXPECT_STOP] = slot[INTENT_STOP];
         slot[INTENT_CHANGE] = uniform01(u.v[2]) < params.pChangeMulti ? 1.0F : 0.0F;
@@ -229,7 +258,7 @@ struct SceneModel {
     ///   Pass 1: expectations E_s, E_c from the road and, for a give-way, the other vehicle's intention.
     ///   Pass 2: intentions (persistent Markov transition), corridor, kinematics.
     /// Two Philox-4x32-10 blocks, every word used: the decisions (four 24-bit uniforms from the top
-    /// bits, the corridor hop's two 16-bit uniforms from the low bytes), then four normals. The two
+    /// bits, the corridor change's two 16-bit uniforms from the low bytes), then four normals. The two
     /// are computed side by side (BasicRandomStream::blocks): the K = 10⁶ one-vehicle step measured
     /// 0.23–0.55 µs faster, the seed-scale step 0.15–0.19 µs (H200, augur-bench-pf).
     /// Headings are kept wrapped to [−π, π), where fastSinCos is accurate.
@@ -243,7 +272,7 @@ struct SceneModel {
             drawSlot(s, params, z, rng);
             return;
         }
-        // Words 0, 1 (top bits): pass 1; words 2, 3: pass 2; the low bytes of words 0–3: the hop.
+        // Words 0, 1 (top bits): pass 1; words 2, 3: pass 2; the low bytes of words 0–3: the corridor change.
         Philox4 decisions{};
         Philox4 gaussian{};
         rng.blocks(decisions, gaussian);
@@ -275,10 +304,7 @@ struct SceneModel {
         std::int32_t corridor = clampCorridor(s[CORRIDOR], count);
         if (s[INTENT_CHANGE] > 0.5F && count > 1 &&
             uniformLowBytes(decisions.v[0], decisions.v[1]) >= params.persistence) {
-            const auto others = static_cast<float>(count - 1);
-            const std::int32_t hop =
-                1 + clampCorridor(uniformLowBytes(decisions.v[2], decisions.v[3]) * others, count - 1);
-            corridor = (corridor + hop) % count;
+            corridor = pickCorridor(z, count, uniformLowBytes(decisions.v[2], decisions.v[3]));
         }
         s[CORRIDOR] = static_cast<float>(corridor);
         const SceneCorridor& c = z.corridors[corridor];

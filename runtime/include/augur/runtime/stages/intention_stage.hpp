@@ -61,6 +61,8 @@ struct IntentionStageSettings {
     std::uint32_t particlesReduced{256};
     kernels::pf::FilterConfig filter{};  ///< seed, threshold, resampler, DE; particles/vehicles set per filter
     kernels::pf::SceneModel::Params model{};
+    /// Prior probability that a vehicle with lane-change corridors is changing lanes (corridorPriors).
+    float laneChangePrior{0.1F};
     std::int64_t gpuPoll_ns{20'000};            ///< completion event polling interval (CUDA backend)
     std::int64_t gpuTimeout_ns{1'000'000'000};  ///< a GPU that has not finished by then counts as failed
 };
