@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 namespace augur::runtime {
 namespace {
@@ -90,18 +91,14 @@ void groupPriorShares(const FrameVehicle& vehicle, std::span<float> share) noexc
 void corridorPriors(const FrameVehicle& vehicle, float laneChangePrior, std::span<float> prior) noexcept {
     const std::uint32_t n = std::min<std::uint32_t>(vehicle.corridorCount, static_cast<std::uint32_t>(prior.size()));
     groupPriorShares(vehicle, prior.first(n));
-    // Groups of each kind: a corridor is its group's first when no earlier corridor shares its group.
-    std::uint32_t groups[2] = {0, 0};  // [keeps the lane, changes lane]
+    // Each group's shares sum to 1, so the shares of a kind add up to its number of groups.
+    float groups[2] = {0.0F, 0.0F};  // [keeps the lane, changes lane]
     for (std::uint32_t k = 0; k < n; ++k) {
-        bool first = true;
-        for (std::uint32_t j = 0; j < k && first; ++j) {
-            first = !sameGroup(vehicle.corridors[j], vehicle.corridors[k]);
-        }
-        groups[vehicle.corridors[k].laneChange ? 1 : 0] += first ? 1U : 0U;
+        groups[vehicle.corridors[k].laneChange ? 1 : 0] += prior[k];
     }
-    const float change = groups[0] == 0 ? 1.0F : (groups[1] == 0 ? 0.0F : laneChangePrior);
-    const float kind[2] = {groups[0] > 0 ? (1.0F - change) / static_cast<float>(groups[0]) : 0.0F,
-                           groups[1] > 0 ? change / static_cast<float>(groups[1]) : 0.0F};
+    const float change = groups[0] < 0.5F ? 1.0F : (groups[1] < 0.5F ? 0.0F : laneChangePrior);
+    const float kind[2] = {groups[0] < 0.5F ? 0.0F : (1.0F - change) / std::round(groups[0]),
+                           groups[1] < 0.5F ? 0.0F : change / std::round(groups[1])};
     for (std::uint32_t k = 0; k < n; ++k) {
         prior[k] *= kind[vehicle.corridors[k].laneChange ? 1 : 0];
     }
