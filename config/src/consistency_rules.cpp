@@ -127,6 +127,16 @@ Check positionRangeCoversHorizon(const Deployment& d, const ExplicitKeys& keys) 
                              " m; a fast vehicle would leave the chain before the horizon ends"};
 }
 
+Check brakingOnsetOrdered(const Deployment& d, const ExplicitKeys& keys) {
+    if (d.intention.braking.gentlest_mps2 < d.intention.braking.hardest_mps2) {
+        return std::nullopt;
+    }
+    return RuleViolation{reportAt(keys, {"intention.braking.gentlest_mps2", "intention.braking.hardest_mps2"}),
+                         "intention.braking.gentlest_mps2 = " + formatNumber(d.intention.braking.gentlest_mps2) +
+                             " m/s² is not below intention.braking.hardest_mps2 = " +
+                             formatNumber(d.intention.braking.hardest_mps2) + " m/s²"};
+}
+
 Check gridFramesOnSteps(const Deployment& d, const ExplicitKeys& keys) {
     if (!d.grid.enabled) {
         return std::nullopt;
@@ -283,6 +293,8 @@ const ConsistencyRule RULES[] = {
     {ConfigErrorKind::Inconsistent,
      "With both set, `input.loss.no_prediction_after_cycles` ≥ `input.loss.hold_last_after_cycles`.",
      &inputLossStepsDown},
+    {ConfigErrorKind::Inconsistent, "`intention.braking.gentlest_mps2` < `intention.braking.hardest_mps2`.",
+     &brakingOnsetOrdered},
     {ConfigErrorKind::Inconsistent, "`motion.horizon_s` is a whole multiple of `motion.step_s`.", &horizonWholeSteps},
     {ConfigErrorKind::OverCompiledLimit, "`motion.horizon_s` / `motion.step_s` ≤ `MAX_HORIZON_STEPS`.",
      &horizonWithinCompiledSteps},

@@ -427,6 +427,19 @@ std::vector<KeySpec> buildSchema() {
         number("intention.noise.accel_mps2", leftOpen(0.0, 100.0), "m/s²",
                "Process noise standard deviation of the acceleration per step.",
                AUGUR_FIELD(intention.noise.accel_mps2)),
+        number("intention.braking.gentlest_mps2", leftOpen(0.0, 30.0), "m/s²",
+               "The smallest deceleration a slower stretch ahead (a turn, a ramp) asks for at which drivers start "
+               "braking for it: the earliest, gentlest brakers. Corridors that coincide up to a fork split by "
+               "how well their braking explains the vehicle's tracked acceleration.",
+               AUGUR_FIELD(intention.braking.gentlest_mps2)),
+        number("intention.braking.hardest_mps2", leftOpen(0.0, 30.0), "m/s²",
+               "The largest such deceleration: the latest, firmest brakers. Drivers are spread evenly between "
+               "the two.",
+               AUGUR_FIELD(intention.braking.hardest_mps2)),
+        number("intention.braking.unexplained", closed(0.0, 1.0), "",
+               "Probability that a driver is braking for something the map does not show (yielding inside a "
+               "junction, traffic): braking is then weaker evidence for a turn.",
+               AUGUR_FIELD(intention.braking.unexplained)),
 
         // motion
         number("motion.horizon_s", leftOpen(0.0, 60.0), "s",
@@ -669,6 +682,8 @@ constexpr SectionSpec SECTIONS[] = {
     {"intention", "The intention particle filter (corridor, stop and lane-change probabilities)."},
     {"intention.de", "Differential-evolution resampling (used when resampling is differential_evolution)."},
     {"intention.noise", "Process noise of the particles' motion along their corridor."},
+    {"intention.braking", "How drivers brake for a slower stretch ahead (a turn, a ramp): the evidence that splits "
+                          "corridors which coincide up to a fork."},
     {"motion", "Markov-chain motion prediction along each vehicle's corridors."},
     {"motion.cpu", "The motion prediction's sizing whenever the CPU propagates it (backend cpu, or after a GPU error): "
                    "the vehicles nearest the ego take the CPU's full chain, the others a coarser one; both are "

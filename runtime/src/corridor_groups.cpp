@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <numbers>
 
 namespace augur::runtime {
 namespace {
@@ -104,8 +105,64 @@ void corridorPriors(const FrameVehicle& vehicle, float laneChangePrior, std::spa
     }
 }
 
-void spreadOverIndistinguishable(const FrameVehicle& vehicle, std::span<float> probability) noexcept {
-    const std::uint32_t n = std::min<std::uint32_t>(vehicle.corridorCount, static_cast<std::uint32_t>(probability.size()));
+void slowingLikelihoods(const FrameVehicle& vehicle, const SlowingEvidence& evidence, const SlowingModel& model,
+                        std::span<float> likelihood) noexcept {
+    const std::uint32_t n = std::min<std::uint32_t>(vehicle.corridorCount, static_cast<std::uint32_t>(likelihood.size()));
+    std::fill(likelihood.begin(), likelihood.begin() + n, 1.0F);
+    const double v = std::max(static_cast<double>(evidence.speed_mps), 0.0);
+    const double a = evidence.accel_mps2;
+    const double sigma = std::hypot(static_cast<double>(evidence.accelStd_mps2), static_cast<double>(model.noise_mps2));
+    const double onsetRange = static_cast<double>(model.hardest_mps2) - model.gentlest_mps2;
+    if (!(sigma > 0.0) || !std::isfinite(sigma) || !std::isfinite(a) || !std::isfinite(v) || !(onsetRange > 0.0)) {
+        return;
+    }
+    constexpr double INV_SQRT_2PI = 0.3989422804014327;
+    const auto normal = [sigma](double x) { return INV_SQRT_2PI / sigma * std::exp(-0.5 * (x / sigma) * (x / sigma)); };
+    const auto below = [sigma](double x) { return 0.5 * std::erfc(-x / (sigma * std::numbers::sqrt2)); };  // Φ(x/σ)
+    // The deceleration that slowing from v to `slower` over `distance` asks for (0 when not slower).
+    const auto needed = [v](double slower, double distance) {
+        return slower < v ? (v * v - slower * slower) / (2.0 * std::max(distance, 0.5)) : 0.0;
+    };
+    const double holding = normal(a);
+    std::array<double, MAX_CORRIDORS_PER_VEHICLE> density{};
+    for (std::uint32_t k = 0; k < n; ++k) {
+        const kernels::markov::CorridorConstraints& limits = vehicle.corridors[k].limits;
+        double required = 0.0;
+        for (int i = 0; i < kernels::markov::MAX_SPEED_LIMIT_CHANGES; ++i) {
+            if (limits.limitFrom_m[i] < kernels::markov::NO_LIMIT) {
+                required = std::max(required, needed(limits.limitAfter_mps[i], limits.limitFrom_m[i]));
+            }
+        }
+        if (limits.leadGap_m < kernels::markov::NO_LIMIT) {
+            required = std::max(required, needed(std::max(limits.leadSpeed_mps, 0.0F),
+                                                 static_cast<double>(limits.leadGap_m) - model.minGap_m));
+        }
+        const double firmest = std::max(required, static_cast<double>(model.maxDecel_mps2));
+        // a = −b + noise, b uniform over [required, firmest].
+        const double braking = firmest - required < 1e-3 ? normal(a + required)
+                                                         : (below(a + firmest) - below(a + required)) / (firmest - required);
+        const double onset = std::clamp((required - model.gentlest_mps2) / onsetRange, 0.0, 1.0);
+        const double brakes = model.unexplained + (1.0 - model.unexplained) * onset;
+        density[k] = (1.0 - brakes) * holding + brakes * braking;
+    }
+    const double stop = std::clamp(static_cast<double>(evidence.stopProbability), 0.0, 1.0);
+    for (std::uint32_t k = 0; k < n; ++k) {
+        double best = 0.0;
+        for (std::uint32_t j = 0; j < n; ++j) {
+            if (sameGroup(vehicle.corridors[k], vehicle.corridors[j])) {
+                best = std::max(best, density[j]);
+            }
+        }
+        if (best > 0.0 && std::isfinite(best)) {
+            likelihood[k] = static_cast<float>(stop + (1.0 - stop) * density[k] / best);
+        }
+    }
+}
+
+void splitWithinGroups(const FrameVehicle& vehicle, std::span<const float> likelihood,
+                       std::span<float> probability) noexcept {
+    const std::uint32_t n = std::min<std::uint32_t>(
+        vehicle.corridorCount, static_cast<std::uint32_t>(std::min(probability.size(), likelihood.size())));
     std::array<float, MAX_CORRIDORS_PER_VEHICLE> share{};
     groupPriorShares(vehicle, std::span<float>(share.data(), n));
     std::array<bool, MAX_CORRIDORS_PER_VEHICLE> done{};
@@ -114,14 +171,18 @@ void spreadOverIndistinguishable(const FrameVehicle& vehicle, std::span<float> p
             continue;
         }
         float total = 0.0F;
+        float weighted = 0.0F;
         for (std::uint32_t j = k; j < n; ++j) {
             if (sameGroup(vehicle.corridors[k], vehicle.corridors[j])) {
                 total += probability[j];
+                weighted += share[j] * likelihood[j];
             }
         }
         for (std::uint32_t j = k; j < n; ++j) {
             if (!done[j] && sameGroup(vehicle.corridors[k], vehicle.corridors[j])) {
-                probability[j] = total * share[j];
+                // The group's most likely member has likelihood 1 (slowingLikelihoods), so weighted > 0
+                // unless the caller's likelihoods are all 0: then the prior shares.
+                probability[j] = total * (weighted > 0.0F ? share[j] * likelihood[j] / weighted : share[j]);
                 done[j] = true;
             }
         }

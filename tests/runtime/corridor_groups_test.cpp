@@ -2,8 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cmath>
 #include <initializer_list>
+#include <limits>
 #include <numeric>
+#include <span>
 
 namespace augur::runtime {
 namespace {
@@ -11,6 +15,9 @@ namespace {
 constexpr float TOLERANCE = 1e-6F;
 constexpr std::uint32_t LANE_A = 10;  // the vehicle's lane
 constexpr std::uint32_t LANE_B = 11;  // its left neighbour
+
+/// Equal likelihoods: the split is the prior's.
+constexpr float EVEN[MAX_CORRIDORS_PER_VEHICLE] = {1.0F, 1.0F, 1.0F, 1.0F, 1.0F, 1.0F, 1.0F, 1.0F};
 
 /// Adds a corridor over `lanes` to `vehicle`.
 void addCorridor(FrameVehicle& vehicle, std::initializer_list<std::uint32_t> lanes, bool laneChange = false) {
@@ -25,7 +32,7 @@ TEST(CorridorGroups, ASingleCorridorKeepsItsProbability) {
     FrameVehicle vehicle;
     addCorridor(vehicle, {LANE_A, 20});
     float p[] = {1.0F};
-    spreadOverIndistinguishable(vehicle, p);
+    splitWithinGroups(vehicle, EVEN, p);
     EXPECT_FLOAT_EQ(p[0], 1.0F);
 }
 
@@ -35,7 +42,7 @@ TEST(CorridorGroups, BranchesOfOneForkShareTheirGroupEquallyWhateverTheFilterSam
     addCorridor(vehicle, {LANE_A, 21, 31});  // straight
     addCorridor(vehicle, {LANE_A, 22, 32});  // right
     float p[] = {0.0F, 1.0F, 0.0F};  // collapsed by resampling
-    spreadOverIndistinguishable(vehicle, p);
+    splitWithinGroups(vehicle, EVEN, p);
     for (const float value : p) {
         EXPECT_NEAR(value, 1.0F / 3.0F, TOLERANCE);
     }
@@ -60,7 +67,7 @@ TEST(CorridorGroups, TheFilterStillDecidesBetweenLanesAndLaneChanges) {
     addCorridor(vehicle, {LANE_B, 23}, true);  // change to the left lane
     addCorridor(vehicle, {LANE_B, 24}, true);
     float p[] = {0.7F, 0.1F, 0.2F, 0.0F};
-    spreadOverIndistinguishable(vehicle, p);
+    splitWithinGroups(vehicle, EVEN, p);
     EXPECT_NEAR(p[0], 0.4F, TOLERANCE);
     EXPECT_NEAR(p[1], 0.4F, TOLERANCE);
     EXPECT_NEAR(p[2], 0.1F, TOLERANCE);
@@ -73,7 +80,7 @@ TEST(CorridorGroups, ALaneChangeIsNotGroupedWithStayingOnThatLane) {
     addCorridor(vehicle, {LANE_B, 23}, false);  // localised on B already
     addCorridor(vehicle, {LANE_B, 23}, true);   // changing to B from A
     float p[] = {0.9F, 0.1F};
-    spreadOverIndistinguishable(vehicle, p);
+    splitWithinGroups(vehicle, EVEN, p);
     EXPECT_NEAR(p[0], 0.9F, TOLERANCE);
     EXPECT_NEAR(p[1], 0.1F, TOLERANCE);
 }
@@ -96,12 +103,11 @@ TEST(CorridorGroups, ACorridorTheFilterDidNotModelGetsItsShareOfItsGroup) {
         addCorridor(vehicle, {LANE_A, 20 + k});
     }
     float p[] = {0.25F, 0.25F, 0.25F, 0.25F, 0.0F};  // the filter models four corridors
-    spreadOverIndistinguishable(vehicle, p);
+    splitWithinGroups(vehicle, EVEN, p);
     for (const float value : p) {
         EXPECT_NEAR(value, 0.2F, TOLERANCE);
     }
 }
-
 
 TEST(CorridorGroups, KeepingTheLaneTakesTheRestOfTheLaneChangePriorWhateverTheBranchCounts) {
     constexpr float LANE_CHANGE_PRIOR = 0.1F;
@@ -137,6 +143,105 @@ TEST(CorridorGroups, LanesAndLaneChangesShareTheirKindsPriorEquallyAndOneKindAlo
     corridorPriors(changesOnly, LANE_CHANGE_PRIOR, only);
     EXPECT_NEAR(only[0] + only[1], 1.0F, TOLERANCE);
     EXPECT_NEAR(only[0], 0.5F, TOLERANCE);
+}
+
+/// A vehicle on lane A before a three-way fork 40 m ahead: left (a 8 m/s turn), straight on at the
+/// road's 13.9 m/s, right (a 6.5 m/s turn), as a SUMO junction has them.
+FrameVehicle forkAhead(float distance_m) {
+    FrameVehicle vehicle;
+    vehicle.speed_mps = 13.9F;
+    addCorridor(vehicle, {LANE_A, 20});
+    addCorridor(vehicle, {LANE_A, 21});
+    addCorridor(vehicle, {LANE_A, 22});
+    for (std::uint32_t k = 0; k < 3; ++k) {
+        vehicle.corridors[k].limits.speedLimit_mps = 13.9F;
+    }
+    vehicle.corridors[0].limits.limitFrom_m[0] = distance_m;
+    vehicle.corridors[0].limits.limitAfter_mps[0] = 8.0F;
+    vehicle.corridors[2].limits.limitFrom_m[0] = distance_m;
+    vehicle.corridors[2].limits.limitAfter_mps[0] = 6.5F;
+    return vehicle;
+}
+
+/// The group's split after the filter's collapse onto straight on, for the evidence given.
+std::array<float, 3> splitFor(const FrameVehicle& vehicle, const SlowingEvidence& evidence) {
+    std::array<float, 3> likelihood{};
+    slowingLikelihoods(vehicle, evidence, SlowingModel{}, likelihood);
+    std::array<float, 3> p{0.0F, 1.0F, 0.0F};
+    splitWithinGroups(vehicle, likelihood, p);
+    EXPECT_NEAR(p[0] + p[1] + p[2], 1.0F, TOLERANCE);
+    return p;
+}
+
+TEST(CorridorGroups, FarFromTheForkNoDriverBrakesYetAndThePriorSplitStands) {
+    // 13.9 → 6.5 m/s over 120 m asks for 0.63 m/s², below the gentlest onset: only the few drivers who
+    // brake for something unseen tell the corridors apart, by the braking each allows.
+    const auto p = splitFor(forkAhead(120.0F), SlowingEvidence{13.9F, 0.0F, 0.3F, 0.0F});
+    for (const float value : p) {
+        EXPECT_NEAR(value, 1.0F / 3.0F, 0.01F);
+    }
+}
+
+TEST(CorridorGroups, BrakingAsATurnAsksForMovesTheSplitToTheTurns) {
+    // 20 m before the fork the right turn asks for 3.8 m/s², the left one for 3.2: a vehicle braking
+    // at 3.5 is turning (straight on, only unexplained braking would explain it), one holding its speed
+    // goes straight on.
+    const auto braking = splitFor(forkAhead(20.0F), SlowingEvidence{13.9F, -3.5F, 0.3F, 0.0F});
+    EXPECT_LT(braking[1], 0.1F);
+    EXPECT_GT(braking[0], 0.3F);
+    EXPECT_GT(braking[2], 0.3F);
+    const auto holding = splitFor(forkAhead(20.0F), SlowingEvidence{13.9F, 0.0F, 0.3F, 0.0F});
+    EXPECT_GT(holding[1], 0.5F);
+    EXPECT_GT(holding[1], holding[0] + holding[2]);
+}
+
+TEST(CorridorGroups, AVehicleTooFastForATurnStillComfortablyAheadGoesStraightOn) {
+    // 8 m before the fork: the turns ask for 8.1 and 9.4 m/s², beyond any driver's onset.
+    const auto p = splitFor(forkAhead(8.0F), SlowingEvidence{13.9F, 0.0F, 0.3F, 0.0F});
+    EXPECT_GT(p[1], 0.99F);
+}
+
+TEST(CorridorGroups, BrakingThatAStopOrTheVehicleAheadExplainsSaysNothingOfTheTurn) {
+    const auto stopping = splitFor(forkAhead(20.0F), SlowingEvidence{13.9F, -3.5F, 0.3F, 1.0F});
+    for (const float value : stopping) {
+        EXPECT_NEAR(value, 1.0F / 3.0F, TOLERANCE);
+    }
+    // A vehicle 22 m ahead at 7 m/s asks every corridor for 3.6 m/s², about what the turns ask.
+    FrameVehicle following = forkAhead(20.0F);
+    for (std::uint32_t k = 0; k < 3; ++k) {
+        following.corridors[k].limits.leadGap_m = 22.0F;
+        following.corridors[k].limits.leadSpeed_mps = 7.0F;
+    }
+    const auto p = splitFor(following, SlowingEvidence{13.9F, -3.6F, 0.3F, 0.0F});
+    EXPECT_GT(p[1], 0.25F);
+    EXPECT_LT(p[1], 0.4F);
+}
+
+TEST(CorridorGroups, EvidenceMovesTheSplitInsideAGroupOnly) {
+    FrameVehicle vehicle = forkAhead(20.0F);
+    addCorridor(vehicle, {LANE_B, 23}, true);  // a change to the left lane: its own group
+    float likelihood[4]{};
+    slowingLikelihoods(vehicle, SlowingEvidence{13.9F, -3.5F, 0.3F, 0.0F}, SlowingModel{}, likelihood);
+    float p[] = {0.3F, 0.3F, 0.3F, 0.1F};
+    splitWithinGroups(vehicle, likelihood, p);
+    EXPECT_NEAR(p[0] + p[1] + p[2], 0.9F, TOLERANCE);
+    EXPECT_NEAR(p[3], 0.1F, TOLERANCE);
+    EXPECT_FLOAT_EQ(likelihood[3], 1.0F);  // alone in its group: the most likely of it
+}
+
+TEST(CorridorGroups, EvidenceItCannotWeighLeavesThePriorSplit) {
+    const FrameVehicle vehicle = forkAhead(20.0F);
+    for (const float accel : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+        const auto p = splitFor(vehicle, SlowingEvidence{13.9F, accel, 0.3F, 0.0F});
+        for (const float value : p) {
+            EXPECT_NEAR(value, 1.0F / 3.0F, TOLERANCE);
+        }
+    }
+    // A deceleration that no corridor explains: the likelihoods stay finite and the split sums to 1.
+    const auto p = splitFor(vehicle, SlowingEvidence{13.9F, -60.0F, 0.1F, 0.0F});
+    for (const float value : p) {
+        EXPECT_TRUE(std::isfinite(value));
+    }
 }
 
 }  // namespace

@@ -1,7 +1,5 @@
 #include "augur/runtime/stages/intention_stage.hpp"
 
-#include "augur/runtime/corridor_groups.hpp"
-
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -276,9 +274,14 @@ void IntentionStage::readOutputs() noexcept {
         for (std::uint32_t k = 0; k < fv.corridorCount; ++k) {
             fv.corridorProbability[k] = k < modelled && sum > 0.0F ? out[base + Model::OUT_P_CORRIDOR0 + k] / sum : 0.0F;
         }
-        // The filter separates lanes and lane changes; corridors that coincide up to a fork ahead keep
-        // their prior split (corridor_groups.hpp).
-        spreadOverIndistinguishable(fv, std::span<float>(fv.corridorProbability, fv.corridorCount));
+        // The filter separates lanes and lane changes; corridors that coincide up to a fork ahead split
+        // by their prior and by how the vehicle slows (corridor_groups.hpp).
+        const TrackMeasurement& m = m_frame.measurements[fv.trackIndex];
+        std::array<float, MAX_CORRIDORS_PER_VEHICLE> slowing{};
+        const std::span<float> likelihood(slowing.data(), fv.corridorCount);
+        slowingLikelihoods(fv, SlowingEvidence{fv.speed_mps, m.trackAccel_mps2, m.trackAccelStd_mps2, e.stopProbability},
+                           m_settings.slowing, likelihood);
+        splitWithinGroups(fv, likelihood, std::span<float>(fv.corridorProbability, fv.corridorCount));
         std::copy(fv.corridorProbability, fv.corridorProbability + fv.corridorCount, e.corridorProbability);
         fv.stopProbability = e.stopProbability;
     }

@@ -178,6 +178,16 @@ struct IntentionNoise {
     bool operator==(const IntentionNoise&) const = default;
 };
 
+/// How drivers slow for a slower stretch ahead (a junction's turn, a ramp): the deceleration it asks
+/// for at which a driver starts braking varies between drivers, uniformly over [gentlest, hardest];
+/// `unexplained`: the probability that a driver brakes for something the map does not show.
+struct IntentionBraking {
+    double gentlest_mps2{1.0};
+    double hardest_mps2{4.5};
+    double unexplained{0.1};
+    bool operator==(const IntentionBraking&) const = default;
+};
+
 /// The intention particle filter (paper 000).
 struct IntentionConfig {
     std::uint32_t particlesReduced{256};  ///< particles per vehicle in RuntimeMode::ReducedParticles
@@ -187,6 +197,7 @@ struct IntentionConfig {
     double laneChangePrior{0.1};    ///< prior probability that a vehicle that could change lanes does
     DifferentialEvolutionConfig de{};
     IntentionNoise noise{};
+    IntentionBraking braking{};
     bool operator==(const IntentionConfig&) const = default;
 };
 

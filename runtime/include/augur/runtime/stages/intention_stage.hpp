@@ -40,6 +40,7 @@
 #include "augur/core/result.hpp"
 #include "augur/kernels/pf/filter.hpp"
 #include "augur/kernels/pf/scene_model.hpp"
+#include "augur/runtime/corridor_groups.hpp"
 #include "augur/runtime/executor.hpp"
 #include "augur/runtime/pipeline_state.hpp"
 #include "augur/runtime/scene_frame.hpp"
@@ -63,6 +64,8 @@ struct IntentionStageSettings {
     kernels::pf::SceneModel::Params model{};
     /// Prior probability that a vehicle with lane-change corridors is changing lanes (corridorPriors).
     float laneChangePrior{0.1F};
+    /// How drivers slow for a slower stretch ahead: the split of corridors that coincide up to a fork.
+    SlowingModel slowing{};
     std::int64_t gpuPoll_ns{20'000};            ///< completion event polling interval (CUDA backend)
     std::int64_t gpuTimeout_ns{1'000'000'000};  ///< a GPU that has not finished by then counts as failed
 };
