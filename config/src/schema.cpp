@@ -601,6 +601,12 @@ std::vector<KeySpec> buildSchema() {
              "File the runtime writes its trace to as it runs (Chrome trace-event JSON for ui.perfetto.dev or "
              "chrome://tracing; relative to the working directory; augur-runtime --trace overrides it); empty: no trace.",
              AUGUR_FIELD(output.tracePath)),
+        integer("output.trace_buffer_records", 2, 1 << 20, "",
+                "Records each of the trace's rings (the cycle thread's, the watchdog's) holds until the trace's "
+                "writer thread drains them, every 10 ms (rounded up to a power of two); about a dozen records a "
+                "cycle. A record that finds its "
+                "ring full is dropped and counted: Health's trace_records_dropped and the fault trace_dropped.",
+                AUGUR_FIELD(output.traceBufferRecords)),
         enumeration("output.log_level", LOG_LEVEL_NAMES, "Least severe log message that is written.",
                     AUGUR_FIELD(output.logLevel)),
         enumeration("output.log_sink", LOG_SINK_NAMES,

@@ -72,6 +72,7 @@ const char* toString(HealthFault value) noexcept {
         case HealthFault::GpuFallback: return "gpu_fallback";
         case HealthFault::InputQueueOverflow: return "input_queue_overflow";
         case HealthFault::LinkLost: return "link_lost";
+        case HealthFault::TraceDropped: return "trace_dropped";
     }
     return "invalid";
 }

@@ -156,6 +156,7 @@ struct Runtime::Parts {
     bool superviseRouDi{false};           ///< registered with a RouDi daemon (not an in-process RouDi)
     std::int64_t nextRouDiProbe_ns{0};
     bool transportLost{false};            ///< final: iceoryx 2.0 cannot register this process again
+    std::uint64_t traceDroppedBefore{0};  ///< the trace's dropped records as the last cycle's health had them
     std::atomic<bool> transportLossInjected{false};  ///< test hook
     // systemd (platform/service_notify.hpp): READY=1 after the first cycle, WATCHDOG=1 after every cycle.
     bool notifyService{false};
@@ -366,6 +367,7 @@ Step openTrace(Runtime::Parts& parts, const config::Deployment& d) {
     }
     TraceWriterSettings settings{};
     settings.processName = "augur-runtime " + d.transport.applicationName;
+    settings.bufferRecords = d.output.traceBufferRecords;
     auto writer = TraceWriter::open(d.output.tracePath, settings);
     if (!writer) {
         return fail(RuntimeError{RuntimeErrorKind::Trace, writer.error() + " (output.trace_path)"});
@@ -814,6 +816,15 @@ void Runtime::afterCycle(const CycleReport& report) noexcept {
     }
     if (p.transportLost) {
         faults |= bit(HealthFault::TransportLost);  // may reach no one; the log line and run()'s outcome do
+    }
+    if (p.trace != nullptr) {
+        // The cycle's records and the watchdog's since the last health (its own thread's ring).
+        const std::uint64_t dropped = p.trace->dropped();
+        if (dropped != p.traceDroppedBefore) {
+            faults |= bit(HealthFault::TraceDropped);
+        }
+        p.traceDroppedBefore = dropped;
+        p.health.traceRecordsDropped = dropped;
     }
     p.health.faults |= faults;
     p.health.loanFailures +=

@@ -337,6 +337,47 @@ TEST(RuntimeAllocation, SteadyStateCyclesAllocateNothingWithTheTraceOn) {
     std::remove(d.output.tracePath.c_str());
 }
 
+TEST(RuntimeTrace, RecordsThatFindTheRingFullAreCountedInTheHealth) {
+    AUGUR_REQUIRE_ICEORYX();
+    constexpr int CYCLES = 8;
+    config::Deployment d = testDeployment("trace-dropped");
+    d.output.tracePath = ::testing::TempDir() + "augur_runtime_trace_dropped.json";
+    d.output.traceBufferRecords = 2;  // a cycle records at least 9 (6 stages, the cycle, 2 counters)
+    auto sut = makeRuntime(d);
+    ASSERT_NE(sut, nullptr);
+    Feeder feeder(d);
+    Newest<Health> health(d.transport.health);
+    testing::SyntheticScene scene(shippedMap(), VEHICLES);
+    int flagged = 0;
+    for (int k = 0; k < CYCLES; ++k) {
+        feeder.send([&](ObjectList& list) { scene.writeAt(list, static_cast<std::uint64_t>(k + 1), platform::monotonicNow_ns()); });
+        (void)sut->runCycle();
+        ASSERT_EQ(health.drain(), 1);
+        flagged += (health.value().faults & bit(HealthFault::TraceDropped)) != 0 ? 1 : 0;
+    }
+    EXPECT_GT(flagged, 0);
+    EXPECT_GT(health.value().traceRecordsDropped, 0U);
+    EXPECT_EQ(health.value().traceRecordsDropped, sut->traceRecordsDropped());
+    const TraceTotals totals = sut->closeTrace();
+    EXPECT_EQ(totals.dropped, health.value().traceRecordsDropped);
+    std::remove(d.output.tracePath.c_str());
+}
+
+TEST(RuntimeTrace, WithoutATraceNothingIsCountedDropped) {
+    AUGUR_REQUIRE_ICEORYX();
+    const config::Deployment d = testDeployment("trace-off");
+    auto sut = makeRuntime(d);
+    ASSERT_NE(sut, nullptr);
+    Feeder feeder(d);
+    Newest<Health> health(d.transport.health);
+    testing::SyntheticScene scene(shippedMap(), VEHICLES);
+    feeder.send([&](ObjectList& list) { scene.writeAt(list, 1, platform::monotonicNow_ns()); });
+    (void)sut->runCycle();
+    ASSERT_EQ(health.drain(), 1);
+    EXPECT_EQ(health.value().traceRecordsDropped, 0U);
+    EXPECT_EQ(health.value().faults & bit(HealthFault::TraceDropped), 0U);
+}
+
 /// The watchdog tests' deadline: room for a cold first cycle on a busy host (60 ms was missed once
 /// there), while their injected delays lie well past it.
 constexpr std::int64_t WATCHDOG_DEADLINE_MS = 120;

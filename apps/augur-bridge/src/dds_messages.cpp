@@ -324,6 +324,7 @@ void toDds(const Health& in, augur_msg_dds__Health_& out) noexcept {
     out.link_last_peer_loss_ns = in.linkLastPeerLoss_ns;
     out.link_status_age_ns = in.linkStatusAge_ns;
     out.link_update = in.linkUpdate != 0;
+    out.trace_records_dropped = in.traceRecordsDropped;
 }
 
 // ---- DDS → iceoryx ---------------------------------------------------------------------------------
@@ -518,6 +519,7 @@ bool fromDds(const augur_msg_dds__Health_& in, Health& out, ConversionError& err
     out.linkLastPeerLoss_ns = in.link_last_peer_loss_ns;
     out.linkStatusAge_ns = in.link_status_age_ns;
     out.linkUpdate = in.link_update ? 1U : 0U;
+    out.traceRecordsDropped = in.trace_records_dropped;
     return true;
 }
 

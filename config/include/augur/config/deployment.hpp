@@ -278,6 +278,7 @@ struct TransportConfig {
 /// Logging and tracing.
 struct OutputConfig {
     std::string tracePath{};  ///< per-cycle trace file; empty = no trace
+    std::uint32_t traceBufferRecords{4096};  ///< records each trace ring holds between two writes
     LogLevel logLevel{LogLevel::Info};
     LogSink logSink{LogSink::Stderr};
     bool operator==(const OutputConfig&) const = default;

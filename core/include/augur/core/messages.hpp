@@ -240,6 +240,8 @@ enum class HealthFault : std::uint32_t {
     InputQueueOverflow = 1U << 7,   ///< this cycle found object lists discarded unread by the queue
     LinkLost = 1U << 8,             ///< the DDS bridge reports a lost peer (LinkFault::PeerLost), or its
                                     ///< link status stopped arriving (see Health::link*)
+    TraceDropped = 1U << 9,         ///< this cycle's trace records did not all fit the trace's rings: the
+                                    ///< trace file has a gap (Health::traceRecordsDropped)
 };
 
 [[nodiscard]] constexpr std::uint32_t bit(HealthFault fault) noexcept { return static_cast<std::uint32_t>(fault); }
@@ -295,6 +297,9 @@ struct Health {
     std::uint64_t linkPeerLosses{0};     ///< peers the bridge saw vanish since it started
     std::int64_t linkLastPeerLoss_ns{0}; ///< monotonic time the bridge noticed the last loss (0: none)
     std::int64_t linkStatusAge_ns{0};    ///< time since the newest link status arrived (-1: none yet)
+    /// Trace records dropped since start because the trace's rings were full (output.trace_path; 0
+    /// without a trace). The file then lacks those records: a slow disk, or a writer starved of CPU.
+    std::uint64_t traceRecordsDropped{0};
 };
 
 /// The `k`-th stage recorded in Health::stageTrail, or Stage::Count past the last. Precondition: k < 8.
