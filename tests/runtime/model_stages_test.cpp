@@ -317,6 +317,37 @@ struct UniformNoise {
     }
 };
 
+TEST(IntentionStage, PastAForkTheBranchesStartFromTheSplitPublishedBeforeItNotFromTheParticles) {
+    const scene::RoadMap map = forkMap();
+    Pipeline sut(map);
+    auto intention = sut.intention(64);
+    constexpr float SPEED_MPS = 4.0F;
+    constexpr std::int64_t STEP_NS = 200'000'000;
+    CycleContext context = withInput();
+    UniformNoise noise{11};
+    // Cycles on the approach with both branches ahead and a noisy position: nothing tells the branches
+    // apart, so the published split stays even, while resampling lets the particles drift onto one.
+    float x = 40.0F;
+    std::int64_t stamp = 0;
+    for (; x < 99.0F; x += SPEED_MPS * 0.2F, stamp += STEP_NS) {
+        sut.setCar(x + noise(0.5F), noise(0.5F), SPEED_MPS, stamp);
+        ASSERT_EQ(sut.relate(), StageStatus::Ok);
+        ASSERT_EQ(intention->run(context), StageStatus::Ok);
+    }
+    const FrameVehicle& v = sut.frame->vehicles[0];
+    ASSERT_EQ(v.corridorCount, 2U);
+    EXPECT_NEAR(v.corridorProbability[0], 0.5F, 1e-5F);
+    // Just past the fork, on both branches' first metres: the corridors now start on different lanes.
+    sut.setCar(100.4F, 0.0F, SPEED_MPS, stamp);
+    ASSERT_EQ(sut.relate(), StageStatus::Ok);
+    ASSERT_EQ(v.corridorCount, 2U);
+    ASSERT_NE(v.corridors[0].route[0], v.corridors[1].route[0]);
+    ASSERT_EQ(intention->run(context), StageStatus::Ok);
+    constexpr float FAIR_SHARE_MIN = 0.3F;
+    EXPECT_GT(v.corridorProbability[0], FAIR_SHARE_MIN);
+    EXPECT_GT(v.corridorProbability[1], FAIR_SHARE_MIN);
+}
+
 TEST(IntentionStage, ACarHoldingItsSpeedBelowTheLimitKeepsItsLaneOnAMotorway) {
     const scene::RoadMap map = twoLaneMap();
     // A bus at 24 m/s, a car at 26 m/s and one in a queue at 8 m/s on a 33.3 m/s motorway: none speeds

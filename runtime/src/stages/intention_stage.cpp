@@ -175,12 +175,27 @@ bool IntentionStage::keepsItsCorridors(Slot& slot, const FrameVehicle& vehicle) 
     for (std::uint32_t k = 0; k < count && same; ++k) {
         same = continues(slot.routes[k], slot.routeLanes[k], vehicle.corridors[k].route, vehicle.corridors[k].routeLanes);
     }
+    // Two corridors of one group (the same first lane, the same lane change: corridor_groups.hpp) that
+    // now start differently.
+    slot.passedFork = false;
+    for (std::uint32_t k = 0; k < count && same && !slot.passedFork; ++k) {
+        for (std::uint32_t j = k + 1; j < count && !slot.passedFork; ++j) {
+            const bool grouped = slot.laneChange[k] == slot.laneChange[j] && slot.routeLanes[k] > 0 &&
+                                 slot.routeLanes[j] > 0 && slot.routes[k][0] == slot.routes[j][0];
+            const FrameCorridor& a = vehicle.corridors[k];
+            const FrameCorridor& b = vehicle.corridors[j];
+            const bool stillGrouped =
+                a.laneChange == b.laneChange && a.routeLanes > 0 && b.routeLanes > 0 && a.route[0] == b.route[0];
+            slot.passedFork = grouped && !stillGrouped;
+        }
+    }
     slot.corridorCount = count;
     for (std::uint32_t k = 0; k < count; ++k) {
         slot.routeLanes[k] = vehicle.corridors[k].routeLanes;
         std::copy(vehicle.corridors[k].route, vehicle.corridors[k].route + FRAME_ROUTE_LANES, slot.routes[k]);
+        slot.laneChange[k] = vehicle.corridors[k].laneChange;
     }
-    return same;
+    return same && !slot.passedFork;
 }
 
 void IntentionStage::buildInputs(bool measured, bool restart, float dt_s) noexcept {
@@ -229,6 +244,16 @@ void IntentionStage::buildInputs(bool measured, bool restart, float dt_s) noexce
         float modelledPrior = 0.0F;
         for (std::uint32_t k = 0; k < corridors; ++k) {
             modelledPrior += prior[k];
+        }
+        float published = 0.0F;
+        for (std::uint32_t k = 0; k < corridors && slot.passedFork; ++k) {
+            published += slot.published[k];
+        }
+        if (published > 0.0F) {
+            // Past a fork the redraw starts from what the last cycle published: the group's split by its
+            // prior and the braking evidence, not the filter's impoverished one.
+            std::copy(slot.published, slot.published + corridors, prior.begin());
+            modelledPrior = published;
         }
         for (std::uint32_t k = 0; k < corridors; ++k) {
             pf::SceneCorridor c = v.corridors[k].road;
@@ -282,6 +307,8 @@ void IntentionStage::readOutputs() noexcept {
         slowingLikelihoods(fv, SlowingEvidence{fv.speed_mps, m.trackAccel_mps2, m.trackAccelStd_mps2, e.stopProbability},
                            m_settings.slowing, likelihood);
         splitWithinGroups(fv, likelihood, std::span<float>(fv.corridorProbability, fv.corridorCount));
+        std::copy(fv.corridorProbability, fv.corridorProbability + modelled,
+                  m_slots[static_cast<std::size_t>(slot)].published);
         std::copy(fv.corridorProbability, fv.corridorProbability + fv.corridorCount, e.corridorProbability);
         fv.stopProbability = e.stopProbability;
     }

@@ -112,15 +112,23 @@ private:
         bool fresh{false};  ///< took this slot this cycle, or its corridors changed: redraw its particles
         std::uint32_t trackId{0};
         std::uint32_t frameIndex{0};
-        /// The corridors its particles refer to (FrameCorridor::route), as of the last cycle.
+        /// The corridors its particles refer to (FrameCorridor::route, ::laneChange), as of the last cycle.
         std::uint32_t corridorCount{0};
         std::uint32_t routeLanes[kernels::pf::SceneVehicleInput::MAX_CORRIDORS]{};
         std::uint32_t routes[kernels::pf::SceneVehicleInput::MAX_CORRIDORS][FRAME_ROUTE_LANES]{};
+        bool laneChange[kernels::pf::SceneVehicleInput::MAX_CORRIDORS]{};
+        /// The corridor probabilities the last cycle published for those corridors (corridor_groups).
+        float published[kernels::pf::SceneVehicleInput::MAX_CORRIDORS]{};
+        /// Its corridors are those of the last cycle, but two that shared a group (coincided up to a fork)
+        /// no longer do: the vehicle passed the fork. Its particles are redrawn with the corridors drawn
+        /// from `published`: their own split of such a group is impoverishment, not evidence.
+        bool passedFork{false};
     };
     IntentionStage(const IntentionStageSettings& settings, PipelineState& state, SceneFrame& frame);
 
     void assignSlots() noexcept;
-    /// Whether slot `slot`'s particles still mean the frame vehicle's corridors, index by index; records them.
+    /// Whether slot `slot`'s particles still mean the frame vehicle's corridors, index by index, and no
+    /// two that coincided up to a fork have parted (Slot::passedFork); records them.
     bool keepsItsCorridors(Slot& slot, const FrameVehicle& vehicle) noexcept;
     /// This cycle's inputs, a step of `dt_s`; fresh slots are redrawn from their measurement unless the
     /// set restarts.
