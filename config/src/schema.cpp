@@ -468,6 +468,14 @@ std::vector<KeySpec> buildSchema() {
                "Largest acceleration of the intention model; the motion chain's inputs span "
                "±max(max_accel_mps2, max_decel_mps2).",
                AUGUR_FIELD(motion.maxAccel_mps2)),
+        number("motion.top_speed_mps.truck", closed(0.0, 100.0), "m/s",
+               "The speed trucks keep below whatever the road allows, as a speed limiter holds them (EU: 25 m/s, "
+               "90 km/h): the motion prediction and the intention filter take the lower of it and each "
+               "stretch's limit. 0: none, trucks drive to the road's limit.",
+               AUGUR_FIELD(motion.truckTopSpeed_mps)),
+        number("motion.top_speed_mps.bus", closed(0.0, 100.0), "m/s",
+               "The same for buses (EU speed limiters and SUMO's bus type: 27.78 m/s, 100 km/h). 0: none.",
+               AUGUR_FIELD(motion.busTopSpeed_mps)),
         number("motion.max_decel_mps2", leftOpen(0.0, 30.0), "m/s²",
                "Largest deceleration (positive) of the intention model; with max_accel_mps2 it sets the "
                "chain's symmetric input range.",
@@ -691,6 +699,7 @@ constexpr SectionSpec SECTIONS[] = {
     {"intention.braking", "How drivers brake for a slower stretch ahead (a turn, a ramp): the evidence that splits "
                           "corridors which coincide up to a fork."},
     {"motion", "Markov-chain motion prediction along each vehicle's corridors."},
+    {"motion.top_speed_mps", "Top speeds by vehicle class: below the road's limit where a class is held lower."},
     {"motion.cpu", "The motion prediction's sizing whenever the CPU propagates it (backend cpu, or after a GPU error): "
                    "the vehicles nearest the ego take the CPU's full chain, the others a coarser one; both are "
                    "discretisations of the same chain in larger cells (docs/design/motion-prediction.md, \"CPU "

@@ -527,8 +527,10 @@ Step createInputStages(Runtime::Parts& parts, const config::Deployment& d) {
         return fail(RuntimeError{RuntimeErrorKind::Kernel, std::string("tracking: ") + kernels::kf::toString(track.error())});
     }
     parts.track = std::move(track).value();
+    const ClassTopSpeeds topSpeeds{static_cast<float>(d.motion.truckTopSpeed_mps), static_cast<float>(d.motion.busTopSpeed_mps)};
     parts.relations = std::make_unique<RelationsStage>(*parts.scene, *parts.state, *parts.frame,
-                                                       d.capacities.maxPredictedVehicles, d.capacities.maxCorridorsPerVehicle);
+                                                       d.capacities.maxPredictedVehicles, d.capacities.maxCorridorsPerVehicle,
+                                                       topSpeeds);
     return {};
 }
 

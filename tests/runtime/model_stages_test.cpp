@@ -554,6 +554,43 @@ TEST(MotionStage, ACarPullingAwayIsPredictedToSpeedUpTowardsTheLimit) {
     EXPECT_LT(points[39].sMean_m, 45.0F);
 }
 
+TEST(MotionStage, ABusPullingAwayOnAMotorwayIsPredictedUpToItsTopSpeedNotTheLimit) {
+    const scene::RoadMap map = twoLaneMap();  // 33.33 m/s
+    Pipeline sut(map);
+    constexpr float BUS_TOP_MPS = 27.78F;
+    sut.relations = std::make_unique<RelationsStage>(*sut.scenery, *sut.state, *sut.frame, MAX_PREDICTED_VEHICLES,
+                                                     MAX_CORRIDORS_PER_VEHICLE, ClassTopSpeeds{0.0F, BUS_TOP_MPS});
+    MotionStageSettings settings = defaultMotionSettings(4);
+    settings.prediction.rules.freeRoadExponent = 4.0F;
+    settings.prediction.rules.pressReaction_s = 0.5F;
+    auto motion = MotionStage::create(settings, *sut.state, *sut.frame).value();
+    constexpr float SPEED_MPS = 25.0F;
+    // Evidently speeding up: a driver who is takes at least the limit, here the bus's top speed.
+    auto finalSpeed = [&](ObjectClass objectClass) {
+        sut.setCar(100.0F, 0.0F, SPEED_MPS);
+        sut.state->tracks.tracks[0].objectClass = objectClass;
+        sut.frame->measurements[0].trackAccel_mps2 = 2.5F;
+        EXPECT_EQ(sut.relate(), StageStatus::Ok);
+        const FrameVehicle& v = sut.frame->vehicles[0];
+        for (std::uint32_t k = 0; k < v.corridorCount; ++k) {
+            sut.frame->vehicles[0].corridorProbability[k] = v.corridors[k].laneChange ? 0.0F : 1.0F;
+        }
+        CycleContext context = withInput();
+        EXPECT_EQ(motion->run(context), StageStatus::Ok);
+        const CorridorPoint* points = sut.state->prediction.vehicles[0].corridors[0].points;
+        return (points[39].sMean_m - points[38].sMean_m) / 0.1F;
+    };
+    const float bus = finalSpeed(ObjectClass::Bus);
+    const FrameVehicle& v = sut.frame->vehicles[0];
+    EXPECT_FLOAT_EQ(v.corridors[0].road.goSpeed_mps, BUS_TOP_MPS);
+    EXPECT_FLOAT_EQ(v.corridors[0].limits.speedLimit_mps, BUS_TOP_MPS);
+    const float car = finalSpeed(ObjectClass::Car);
+    EXPECT_NEAR(v.corridors[0].road.goSpeed_mps, 33.33F, 1e-3F);
+    // 2.1 m/s cells (defaultMotionSettings): the mean may end up to about a cell above the wish.
+    EXPECT_LT(bus, BUS_TOP_MPS + 2.2F);
+    EXPECT_GT(car, bus + 1.5F);
+}
+
 /// Cars on the lane-drop map's main lane, the ego at the origin: the nearest first in distance, listed
 /// out of that order so that the ranking, not the frame order, decides.
 const std::vector<float> CARS_X_M{150.0F, 20.0F, 90.0F, 50.0F};

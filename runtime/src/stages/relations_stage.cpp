@@ -127,12 +127,13 @@ bool isPredictedClass(ObjectClass objectClass) noexcept {
 }
 
 RelationsStage::RelationsStage(scene::Scene& scene, const PipelineState& state, SceneFrame& frame,
-                               std::uint32_t maxVehicles, std::uint32_t maxCorridors) noexcept
+                               std::uint32_t maxVehicles, std::uint32_t maxCorridors, ClassTopSpeeds topSpeeds) noexcept
     : m_scene(scene),
       m_state(state),
       m_frame(frame),
       m_maxVehicles(std::min<std::uint32_t>(maxVehicles, MAX_PREDICTED_VEHICLES)),
-      m_maxCorridors(std::min<std::uint32_t>(maxCorridors, MAX_CORRIDORS_PER_VEHICLE)) {}
+      m_maxCorridors(std::min<std::uint32_t>(maxCorridors, MAX_CORRIDORS_PER_VEHICLE)),
+      m_topSpeeds(topSpeeds) {}
 
 void RelationsStage::describeCorridor(std::uint32_t v, std::uint32_t k) noexcept {
     const scene::RoadMap& map = m_scene.map();
@@ -169,6 +170,16 @@ void RelationsStage::describeCorridor(std::uint32_t v, std::uint32_t k) noexcept
     describeYielding(v, global, out);
     out.limits.speedLimit_mps = out.road.goSpeed_mps;  // the first lane's limit (describeRoad)
     describeSpeedLimits(map, corridor, out.limits);
+    const float top = m_topSpeeds.of(m_state.tracks.tracks[m_frame.vehicles[v].trackIndex].objectClass);
+    if (top > 0.0F) {
+        out.road.goSpeed_mps = std::min(out.road.goSpeed_mps, top);
+        out.limits.speedLimit_mps = std::min(out.limits.speedLimit_mps, top);
+        for (int i = 0; i < kernels::markov::MAX_SPEED_LIMIT_CHANGES; ++i) {
+            if (out.limits.limitFrom_m[i] < kernels::markov::NO_LIMIT) {
+                out.limits.limitAfter_mps[i] = std::min(out.limits.limitAfter_mps[i], top);
+            }
+        }
+    }
 }
 
 void RelationsStage::describeYielding(std::uint32_t v, std::uint32_t global, FrameCorridor& out) const noexcept {

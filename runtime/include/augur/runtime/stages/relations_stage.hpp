@@ -21,12 +21,24 @@
 
 namespace augur::runtime {
 
+/// The speeds classes of vehicles keep below whatever the road allows (speed limiters; 0: none). A
+/// vehicle's corridors carry the lower of it and each stretch's limit, for the intention filter's go
+/// speed and the motion prediction's limits alike: to a bus held at 100 km/h a 120 km/h motorway is a
+/// 100 km/h road.
+struct ClassTopSpeeds {
+    float truck_mps{0.0F};
+    float bus_mps{0.0F};
+    [[nodiscard]] float of(ObjectClass objectClass) const noexcept {
+        return objectClass == ObjectClass::Truck ? truck_mps : (objectClass == ObjectClass::Bus ? bus_mps : 0.0F);
+    }
+};
+
 class RelationsStage final : public StageRunner {
 public:
     /// `scene` and the frame outlive the stage. `maxVehicles` ≤ MAX_PREDICTED_VEHICLES,
     /// `maxCorridors` ≤ MAX_CORRIDORS_PER_VEHICLE.
     RelationsStage(scene::Scene& scene, const PipelineState& state, SceneFrame& frame, std::uint32_t maxVehicles,
-                   std::uint32_t maxCorridors) noexcept;
+                   std::uint32_t maxCorridors, ClassTopSpeeds topSpeeds = {}) noexcept;
 
     StageStatus run(CycleContext& context) noexcept override;
 
@@ -43,6 +55,7 @@ private:
     SceneFrame& m_frame;
     std::uint32_t m_maxVehicles;
     std::uint32_t m_maxCorridors;
+    ClassTopSpeeds m_topSpeeds;
     std::array<scene::SceneVehicle, MAX_PREDICTED_VEHICLES> m_vehicles{};
 };
 
