@@ -63,6 +63,17 @@ dds_qos_t* makeQos(const config::BridgeConfig& bridge, DdsReliability reliabilit
     return qos;
 }
 
+/// One bridged topic in one direction: iceoryx → DDS (a subscriber and a writer) or DDS → iceoryx (a
+/// reader and a publisher), by the bridge's role; the other direction's entities stay unused.
+template <typename Message>
+struct Route {
+    bool toDds{false};
+    dds_entity_t writer{0};
+    dds_entity_t reader{0};
+    std::optional<platform::Subscriber<Message>> in;
+    std::optional<platform::Publisher<Message>> out;
+};
+
 }  // namespace
 
 const char* toString(BridgeError error) noexcept {
@@ -85,23 +96,14 @@ struct Bridge::Impl {
     dds_entity_t statusWriter{0};
     std::optional<platform::Publisher<LinkStatus>> linkStatusOut;  ///< the status on iceoryx, for the runtime
 
-    // One forwarding direction per topic; the other stays unused (0 / empty).
-    dds_entity_t objectsWriter{0}, tracksWriter{0}, intentionsWriter{0}, predictionWriter{0}, healthWriter{0},
-        platoonsWriter{0};
-    dds_entity_t objectsReader{0}, tracksReader{0}, intentionsReader{0}, predictionReader{0}, healthReader{0},
-        platoonsReader{0};
-    std::optional<platform::Subscriber<ObjectList>> objectsIn;
-    std::optional<platform::Subscriber<TrackList>> tracksIn;
-    std::optional<platform::Subscriber<IntentionList>> intentionsIn;
-    std::optional<platform::Subscriber<MotionPrediction>> predictionIn;
-    std::optional<platform::Subscriber<Health>> healthIn;
-    std::optional<platform::Subscriber<PlatoonList>> platoonsIn;
-    std::optional<platform::Publisher<ObjectList>> objectsOut;
-    std::optional<platform::Publisher<TrackList>> tracksOut;
-    std::optional<platform::Publisher<IntentionList>> intentionsOut;
-    std::optional<platform::Publisher<MotionPrediction>> predictionOut;
-    std::optional<platform::Publisher<Health>> healthOut;
-    std::optional<platform::Publisher<PlatoonList>> platoonsOut;
+    // The bridged topics, in the order a poll forwards them (tracks before the prediction of the same
+    // cycle: the Autoware topic joins the two).
+    Route<ObjectList> objects;
+    Route<TrackList> tracks;
+    Route<IntentionList> intentions;
+    Route<MotionPrediction> prediction;
+    Route<Health> health;
+    Route<PlatoonList> platoons;
 
     // The Autoware-shaped prediction joins the newest track list (a copy, allocated at init).
     std::unique_ptr<AutowarePredictions> autoware;
@@ -118,9 +120,15 @@ struct Bridge::Impl {
         transientFaults |= faultBit(BridgeFault::ForwardFailed);
     }
 
+    /// Forwards what `route` has waiting, in its direction, through `sample`.
     template <typename Message, typename DdsSample>
-    std::uint32_t toDdsAll(std::optional<platform::Subscriber<Message>>& in, dds_entity_t writer, DdsSample& sample,
-                           bool keepTracks = false) noexcept {
+    std::uint32_t forward(Route<Message>& route, DdsSample& sample) noexcept {
+        return route.toDds ? toDdsAll(route.in, route.writer, sample) : toIceoryxAll(route.reader, sample, route.out);
+    }
+
+    template <typename Message, typename DdsSample>
+    std::uint32_t toDdsAll(std::optional<platform::Subscriber<Message>>& in, dds_entity_t writer,
+                           DdsSample& sample) noexcept {
         std::uint32_t forwarded = 0;
         if (!in) {
             return 0;
@@ -144,7 +152,7 @@ struct Bridge::Impl {
                 ++forwarded;
             }
             if constexpr (std::is_same_v<Message, TrackList>) {
-                if (keepTracks && lastTracks) {
+                if (lastTracks) {
                     *lastTracks = message;
                 }
             }
@@ -406,6 +414,22 @@ struct BridgeTopics {
     dds_entity_t status;
 };
 
+/// Opens `route` towards DDS (`toDds`) or from it: the DDS entity on `topic` and the iceoryx endpoint on
+/// `channel`. `deadlineScale` as DdsFactory's.
+template <typename Message>
+void openRoute(Route<Message>& route, bool toDds, DdsFactory& dds, IceoryxFactory& iceoryx, dds_entity_t topic,
+               DdsReliability reliability, const std::string& name, const config::Channel& channel,
+               std::uint32_t deadlineScale = 1) {
+    route.toDds = toDds;
+    if (toDds) {
+        route.writer = dds.writer(topic, reliability, name, deadlineScale);
+        iceoryx.subscribe(route.in, channel);
+    } else {
+        route.reader = dds.reader(topic, reliability, name, deadlineScale);
+        iceoryx.advertise(route.out, channel);
+    }
+}
+
 BridgeTopics createTopics(DdsFactory& dds, const std::string& prefix) {
     BridgeTopics t{prefix + "/objects", prefix + "/tracks", prefix + "/intentions", prefix + "/prediction",
                    prefix + "/health", prefix + "/platoons", 0, 0, 0, 0, 0, 0, 0};
@@ -450,39 +474,24 @@ Result<Bridge, BridgeInitError> Bridge::create(const config::Deployment& deploym
 
     IceoryxFactory iceoryx;
     iceoryx.advertise(impl.linkStatusOut, transport.linkStatus);
-    if (cfg.role == BridgeRole::Target) {
-        impl.objectsReader = dds.reader(topics.objects, cfg.qos.objects, topics.objectsName);
-        impl.tracksWriter = dds.writer(topics.tracks, cfg.qos.tracks, topics.tracksName);
-        impl.intentionsWriter = dds.writer(topics.intentions, cfg.qos.intentions, topics.intentionsName);
-        impl.predictionWriter = dds.writer(topics.prediction, cfg.qos.prediction, topics.predictionName);
-        impl.healthWriter = dds.writer(topics.health, cfg.qos.health, topics.healthName);
-        impl.platoonsWriter = dds.writer(topics.platoons, cfg.qos.platoons, topics.platoonsName, platoonsEvery);
-        iceoryx.advertise(impl.objectsOut, transport.objects);
-        iceoryx.subscribe(impl.tracksIn, transport.tracks);
-        iceoryx.subscribe(impl.intentionsIn, transport.intentions);
-        iceoryx.subscribe(impl.predictionIn, transport.prediction);
-        iceoryx.subscribe(impl.healthIn, transport.health);
-        iceoryx.subscribe(impl.platoonsIn, transport.platoons);
-        if (cfg.autoware.enabled) {
-            const dds_entity_t autowareTopic =
-                dds.topic(&autoware_perception_msgs_msg_dds__PredictedObjects__desc, cfg.autoware.topic);
-            impl.autowareWriter = dds.writer(autowareTopic, cfg.qos.prediction, cfg.autoware.topic);
-            impl.autoware = std::make_unique<AutowarePredictions>(cfg.autoware.frameId);
-            impl.lastTracks = std::make_unique<TrackList>();
-        }
-    } else {
-        impl.objectsWriter = dds.writer(topics.objects, cfg.qos.objects, topics.objectsName);
-        impl.tracksReader = dds.reader(topics.tracks, cfg.qos.tracks, topics.tracksName);
-        impl.intentionsReader = dds.reader(topics.intentions, cfg.qos.intentions, topics.intentionsName);
-        impl.predictionReader = dds.reader(topics.prediction, cfg.qos.prediction, topics.predictionName);
-        impl.healthReader = dds.reader(topics.health, cfg.qos.health, topics.healthName);
-        impl.platoonsReader = dds.reader(topics.platoons, cfg.qos.platoons, topics.platoonsName, platoonsEvery);
-        iceoryx.subscribe(impl.objectsIn, transport.objects);
-        iceoryx.advertise(impl.tracksOut, transport.tracks);
-        iceoryx.advertise(impl.intentionsOut, transport.intentions);
-        iceoryx.advertise(impl.predictionOut, transport.prediction);
-        iceoryx.advertise(impl.healthOut, transport.health);
-        iceoryx.advertise(impl.platoonsOut, transport.platoons);
+    // The target (the vehicle) receives object lists and sends what the runtime publishes; the bench
+    // the other way round.
+    const bool target = cfg.role == BridgeRole::Target;
+    openRoute(impl.objects, !target, dds, iceoryx, topics.objects, cfg.qos.objects, topics.objectsName, transport.objects);
+    openRoute(impl.tracks, target, dds, iceoryx, topics.tracks, cfg.qos.tracks, topics.tracksName, transport.tracks);
+    openRoute(impl.intentions, target, dds, iceoryx, topics.intentions, cfg.qos.intentions, topics.intentionsName,
+              transport.intentions);
+    openRoute(impl.prediction, target, dds, iceoryx, topics.prediction, cfg.qos.prediction, topics.predictionName,
+              transport.prediction);
+    openRoute(impl.health, target, dds, iceoryx, topics.health, cfg.qos.health, topics.healthName, transport.health);
+    openRoute(impl.platoons, target, dds, iceoryx, topics.platoons, cfg.qos.platoons, topics.platoonsName,
+              transport.platoons, platoonsEvery);
+    if (target && cfg.autoware.enabled) {
+        const dds_entity_t autowareTopic =
+            dds.topic(&autoware_perception_msgs_msg_dds__PredictedObjects__desc, cfg.autoware.topic);
+        impl.autowareWriter = dds.writer(autowareTopic, cfg.qos.prediction, cfg.autoware.topic);
+        impl.autoware = std::make_unique<AutowarePredictions>(cfg.autoware.frameId);
+        impl.lastTracks = std::make_unique<TrackList>();
     }
     if (!dds.failure.empty()) {
         return fail(BridgeInitError{BridgeError::Dds, dds.failure});
@@ -497,22 +506,12 @@ std::uint32_t Bridge::poll(std::int64_t now_ns) noexcept {
     Impl& impl = *m_impl;
     SampleSet& s = impl.samples;
     std::uint32_t forwarded = 0;
-    if (impl.config.role == BridgeRole::Target) {
-        forwarded += impl.toIceoryxAll(impl.objectsReader, s.objects, impl.objectsOut);
-        // Tracks before the prediction of the same cycle: the Autoware topic joins the two.
-        forwarded += impl.toDdsAll(impl.tracksIn, impl.tracksWriter, s.tracks, true);
-        forwarded += impl.toDdsAll(impl.intentionsIn, impl.intentionsWriter, s.intentions);
-        forwarded += impl.toDdsAll(impl.predictionIn, impl.predictionWriter, s.prediction);
-        forwarded += impl.toDdsAll(impl.healthIn, impl.healthWriter, s.health);
-        forwarded += impl.toDdsAll(impl.platoonsIn, impl.platoonsWriter, s.platoons);
-    } else {
-        forwarded += impl.toDdsAll(impl.objectsIn, impl.objectsWriter, s.objects);
-        forwarded += impl.toIceoryxAll(impl.tracksReader, s.tracks, impl.tracksOut);
-        forwarded += impl.toIceoryxAll(impl.intentionsReader, s.intentions, impl.intentionsOut);
-        forwarded += impl.toIceoryxAll(impl.predictionReader, s.prediction, impl.predictionOut);
-        forwarded += impl.toIceoryxAll(impl.healthReader, s.health, impl.healthOut);
-        forwarded += impl.toIceoryxAll(impl.platoonsReader, s.platoons, impl.platoonsOut);
-    }
+    forwarded += impl.forward(impl.objects, s.objects);
+    forwarded += impl.forward(impl.tracks, s.tracks);
+    forwarded += impl.forward(impl.intentions, s.intentions);
+    forwarded += impl.forward(impl.prediction, s.prediction);
+    forwarded += impl.forward(impl.health, s.health);
+    forwarded += impl.forward(impl.platoons, s.platoons);
     impl.updateLiveliness(now_ns);
     impl.publishStatus(now_ns);
     return forwarded;
