@@ -64,7 +64,13 @@ if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(aarch64|arm64)$")
 else()
   set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE amd64)
 endif()
-# Run-time libraries of Debian 12 (bookworm); the CUDA runtime is linked statically by nvcc's default.
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "iceoryx, libyaml-cpp0.7, libssl3, libsystemd0, libstdc++6")
+# The packages of Debian 12 (bookworm) that hold the shared libraries the programs need (scripts/cross-build
+# checks the arm64 package's against them), and RouDi. The CUDA runtime is linked statically
+# (CUDA::cudart_static): a CUDA build needs only the NVIDIA driver on the target.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS
+    "iceoryx, libiceoryx-posh-roudi2, libiceoryx-posh2, libiceoryx-hoofs2, libyaml-cpp0.7, libssl3, libpugixml1v5, libgeographiclib23, libsystemd0, libstdc++6, libgcc-s1, libc6")
+if(TARGET augur-bridge)
+  string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libddsc0debian")
+endif()
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "systemd")
 include(CPack)
