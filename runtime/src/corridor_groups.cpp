@@ -70,6 +70,17 @@ void splitSubtree(const FrameVehicle& vehicle, const std::uint32_t* members, std
 
 }  // namespace
 
+void groupsOf(const FrameVehicle& vehicle, std::span<std::uint8_t> group) noexcept {
+    const std::uint32_t n = std::min<std::uint32_t>(vehicle.corridorCount, static_cast<std::uint32_t>(group.size()));
+    for (std::uint32_t k = 0; k < n; ++k) {
+        std::uint32_t first = 0;
+        while (!sameGroup(vehicle.corridors[first], vehicle.corridors[k])) {
+            ++first;  // stops at k at the latest
+        }
+        group[k] = static_cast<std::uint8_t>(first);
+    }
+}
+
 void groupPriorShares(const FrameVehicle& vehicle, std::span<float> share) noexcept {
     const std::uint32_t n = std::min<std::uint32_t>(vehicle.corridorCount, static_cast<std::uint32_t>(share.size()));
     std::array<bool, MAX_CORRIDORS_PER_VEHICLE> done{};

@@ -109,6 +109,20 @@ TEST(CorridorGroups, ACorridorTheFilterDidNotModelGetsItsShareOfItsGroup) {
     }
 }
 
+TEST(CorridorGroups, EachCorridorsGroupIsItsFirstMember) {
+    FrameVehicle vehicle;
+    addCorridor(vehicle, {LANE_A, 20});
+    addCorridor(vehicle, {LANE_B, 23}, true);
+    addCorridor(vehicle, {LANE_A, 21});
+    addCorridor(vehicle, {LANE_B, 23});  // on B already: not the change to it
+    std::uint8_t group[4]{};
+    groupsOf(vehicle, group);
+    EXPECT_EQ(group[0], 0);
+    EXPECT_EQ(group[1], 1);
+    EXPECT_EQ(group[2], 0);
+    EXPECT_EQ(group[3], 3);
+}
+
 TEST(CorridorGroups, KeepingTheLaneTakesTheRestOfTheLaneChangePriorWhateverTheBranchCounts) {
     constexpr float LANE_CHANGE_PRIOR = 0.1F;
     FrameVehicle vehicle;

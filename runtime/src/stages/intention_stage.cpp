@@ -175,25 +175,20 @@ bool IntentionStage::keepsItsCorridors(Slot& slot, const FrameVehicle& vehicle) 
     for (std::uint32_t k = 0; k < count && same; ++k) {
         same = continues(slot.routes[k], slot.routeLanes[k], vehicle.corridors[k].route, vehicle.corridors[k].routeLanes);
     }
-    // Two corridors of one group (the same first lane, the same lane change: corridor_groups.hpp) that
-    // now start differently.
+    // Two corridors of one group (corridor_groups.hpp) that now start differently.
+    std::array<std::uint8_t, pf::SceneVehicleInput::MAX_CORRIDORS> group{};
+    groupsOf(vehicle, std::span<std::uint8_t>(group.data(), count));
     slot.passedFork = false;
     for (std::uint32_t k = 0; k < count && same && !slot.passedFork; ++k) {
         for (std::uint32_t j = k + 1; j < count && !slot.passedFork; ++j) {
-            const bool grouped = slot.laneChange[k] == slot.laneChange[j] && slot.routeLanes[k] > 0 &&
-                                 slot.routeLanes[j] > 0 && slot.routes[k][0] == slot.routes[j][0];
-            const FrameCorridor& a = vehicle.corridors[k];
-            const FrameCorridor& b = vehicle.corridors[j];
-            const bool stillGrouped =
-                a.laneChange == b.laneChange && a.routeLanes > 0 && b.routeLanes > 0 && a.route[0] == b.route[0];
-            slot.passedFork = grouped && !stillGrouped;
+            slot.passedFork = slot.group[k] == slot.group[j] && group[k] != group[j];
         }
     }
     slot.corridorCount = count;
     for (std::uint32_t k = 0; k < count; ++k) {
         slot.routeLanes[k] = vehicle.corridors[k].routeLanes;
         std::copy(vehicle.corridors[k].route, vehicle.corridors[k].route + FRAME_ROUTE_LANES, slot.routes[k]);
-        slot.laneChange[k] = vehicle.corridors[k].laneChange;
+        slot.group[k] = group[k];
     }
     return same && !slot.passedFork;
 }

@@ -24,6 +24,10 @@
 
 namespace augur::runtime {
 
+/// The group of each of `vehicle`'s corridors: the index of its group's first corridor (`group` has
+/// vehicle.corridorCount entries). Corridors of one group start on the same lane the same way.
+void groupsOf(const FrameVehicle& vehicle, std::span<std::uint8_t> group) noexcept;
+
 /// The route tree's prior share of each of `vehicle`'s corridors within its group (sums to 1 over
 /// each group). `share` has vehicle.corridorCount entries.
 void groupPriorShares(const FrameVehicle& vehicle, std::span<float> share) noexcept;

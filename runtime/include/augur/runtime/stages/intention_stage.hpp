@@ -112,11 +112,12 @@ private:
         bool fresh{false};  ///< took this slot this cycle, or its corridors changed: redraw its particles
         std::uint32_t trackId{0};
         std::uint32_t frameIndex{0};
-        /// The corridors its particles refer to (FrameCorridor::route, ::laneChange), as of the last cycle.
+        /// The corridors its particles refer to (FrameCorridor::route) and their groups (groupsOf), as of
+        /// the last cycle.
         std::uint32_t corridorCount{0};
         std::uint32_t routeLanes[kernels::pf::SceneVehicleInput::MAX_CORRIDORS]{};
         std::uint32_t routes[kernels::pf::SceneVehicleInput::MAX_CORRIDORS][FRAME_ROUTE_LANES]{};
-        bool laneChange[kernels::pf::SceneVehicleInput::MAX_CORRIDORS]{};
+        std::uint8_t group[kernels::pf::SceneVehicleInput::MAX_CORRIDORS]{};
         /// The corridor probabilities the last cycle published for those corridors (corridor_groups).
         float published[kernels::pf::SceneVehicleInput::MAX_CORRIDORS]{};
         /// Its corridors are those of the last cycle, but two that shared a group (coincided up to a fork)
