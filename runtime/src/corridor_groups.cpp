@@ -156,16 +156,18 @@ void slowingLikelihoods(const FrameVehicle& vehicle, const SlowingEvidence& evid
         const double brakes = model.unexplained + (1.0 - model.unexplained) * onset;
         density[k] = (1.0 - brakes) * holding + brakes * braking;
     }
+    // Relative to the most likely corridor of each group.
+    std::array<std::uint8_t, MAX_CORRIDORS_PER_VEHICLE> group{};
+    groupsOf(vehicle, std::span<std::uint8_t>(group.data(), n));
+    std::array<double, MAX_CORRIDORS_PER_VEHICLE> best{};
+    for (std::uint32_t k = 0; k < n; ++k) {
+        best[group[k]] = std::max(best[group[k]], density[k]);
+    }
     const double stop = std::clamp(static_cast<double>(evidence.stopProbability), 0.0, 1.0);
     for (std::uint32_t k = 0; k < n; ++k) {
-        double best = 0.0;
-        for (std::uint32_t j = 0; j < n; ++j) {
-            if (sameGroup(vehicle.corridors[k], vehicle.corridors[j])) {
-                best = std::max(best, density[j]);
-            }
-        }
-        if (best > 0.0 && std::isfinite(best)) {
-            likelihood[k] = static_cast<float>(stop + (1.0 - stop) * density[k] / best);
+        const double top = best[group[k]];
+        if (top > 0.0 && std::isfinite(top)) {
+            likelihood[k] = static_cast<float>(stop + (1.0 - stop) * density[k] / top);
         }
     }
 }

@@ -4,8 +4,8 @@
 // with the same change) coincide from the vehicle's position up to their first fork: every measurement
 // the filter weighs — position, heading, speed relative to the centreline — has the same likelihood
 // under each of them. On that evidence their exact posterior split is their prior split, whatever the
-// particle filter's samples say (a discrete particle variable without process noise collapses onto one of them under
-// resampling: sample impoverishment, not evidence). The filter decides between such groups (lanes,
+// particle filter's samples say (a discrete particle variable without process noise collapses onto one
+// of them under resampling: sample impoverishment, not evidence). The filter decides between such groups (lanes,
 // lane changes); within a group the probability is shared by the route tree's prior: equal shares
 // among the distinct next lanes at each fork, recursively (a corridor behind two successive two-way
 // forks gets a quarter of its group). Once the vehicle is past a fork its corridors start on
@@ -60,7 +60,7 @@ struct SlowingModel {
     float maxDecel_mps2{8.0F};
     float unexplained{0.1F};
     float noise_mps2{0.8F};  ///< spread of the tracked acceleration about the driver's (1σ, with the track's)
-    float minGap_m{2.0F};    ///< standstill distance kept to the vehicle ahead
+    float minGap_m{kernels::markov::PriorityRules{}.minGap_m};  ///< standstill distance kept to the vehicle ahead
 };
 
 /// The likelihood of the vehicle's tracked acceleration under each of its corridors (relative: the
