@@ -472,10 +472,17 @@ std::vector<KeySpec> buildSchema() {
                "The speed trucks keep below whatever the road allows, as a speed limiter holds them (EU: 25 m/s, "
                "90 km/h): the motion prediction and the intention filter take the lower of it and each "
                "stretch's limit. 0: none, trucks drive to the road's limit.",
-               AUGUR_FIELD(motion.truckTopSpeed_mps)),
+               AUGUR_FIELD(motion.truck.topSpeed_mps)),
         number("motion.top_speed_mps.bus", closed(0.0, 100.0), "m/s",
                "The same for buses (EU speed limiters and SUMO's bus type: 27.78 m/s, 100 km/h). 0: none.",
-               AUGUR_FIELD(motion.busTopSpeed_mps)),
+               AUGUR_FIELD(motion.bus.topSpeed_mps)),
+        number("motion.top_accel_mps2.truck", closed(0.0, 10.0), "m/s²",
+               "The hardest trucks speed up: the motion prediction puts a truck no faster at t than its speed "
+               "now plus this times t (a loaded truck manages well under 1 m/s²). 0: no bound, a car's.",
+               AUGUR_FIELD(motion.truck.topAccel_mps2)),
+        number("motion.top_accel_mps2.bus", closed(0.0, 10.0), "m/s²",
+               "The same for buses (about 1.5 m/s², what standing passengers are asked to bear). 0: no bound.",
+               AUGUR_FIELD(motion.bus.topAccel_mps2)),
         number("motion.max_decel_mps2", leftOpen(0.0, 30.0), "m/s²",
                "Largest deceleration (positive) of the intention model; with max_accel_mps2 it sets the "
                "chain's symmetric input range.",
@@ -700,6 +707,8 @@ constexpr SectionSpec SECTIONS[] = {
                           "corridors which coincide up to a fork."},
     {"motion", "Markov-chain motion prediction along each vehicle's corridors."},
     {"motion.top_speed_mps", "Top speeds by vehicle class: below the road's limit where a class is held lower."},
+    {"motion.top_accel_mps2", "Top accelerations by vehicle class: heavy vehicles speed up more slowly than the motion "
+                              "chain's gentlest accelerating input."},
     {"motion.cpu", "The motion prediction's sizing whenever the CPU propagates it (backend cpu, or after a GPU error): "
                    "the vehicles nearest the ego take the CPU's full chain, the others a coarser one; both are "
                    "discretisations of the same chain in larger cells (docs/design/motion-prediction.md, \"CPU "

@@ -140,7 +140,7 @@ void predict(const MarkovChain& chain, const PredictionConfig& pc, const InputDy
         for (int t = 0; t < H; ++t) {
             // Γ(t_k) acts on the states reached at t_{k+1}: λ is evaluated there (docs/design/motion-prediction.md).
             const float time_s = static_cast<float>(t + 1) * c.step_s;
-            const float reach = leadReach_m(time_s, corridor.constraints, c);
+            const StepBounds bounds = stepBounds(time_s, corridor.constraints, c);
             float* posMarginal = out.positionMarginal + (static_cast<std::size_t>(k) * H + t) * ns;
             float* speedMarginal = out.speedMarginal + (static_cast<std::size_t>(k) * H + t) * nv;
             float* intMarginal = s.interval + (static_cast<std::size_t>(k) * H + t) * ns;
@@ -158,7 +158,7 @@ void predict(const MarkovChain& chain, const PredictionConfig& pc, const InputDy
                     for (int j = 0; j < na; ++j) {
                         q[j] = rowTimes(step, cell * na + j, s.p);
                         intMass += rowTimes(interval, cell * na + j, s.p);
-                        lambda[j] = priorityAt(terms[j], sFar, reach, corridor.constraints);
+                        lambda[j] = priorityAt(terms[j], sFar, bounds, corridor.constraints);
                     }
                     const float press = applyFreeRoad(lambda, terms, na, speedCellUpper_mps(iv, c), sFar, time_s,
                                                       corridor.constraints, pc.rules, c);

@@ -351,7 +351,7 @@ __global__ void __launch_bounds__(THREADS, 1) residentKernel(const Args a) {
         // --- phase B: p(t_{k+1}) = Γ·q in place, marginals, halo copies ---------------------------------
         // Γ(t_k) acts on the states reached at t_{k+1}: λ is evaluated there (as cpu::predict).
         const float time_s = static_cast<float>(t + 1) * c.step_s;
-        const float reach_m = leadReach_m(time_s, constraints, c);
+        const StepBounds bounds = stepBounds(time_s, constraints, c);
         const std::size_t at = static_cast<std::size_t>(k) * H + t;
         float* haloTarget = nullptr;  // where the next block reads this step's halo rows
         if (place.blocks > 1 && t + 1 < H) {
@@ -370,7 +370,7 @@ __global__ void __launch_bounds__(THREADS, 1) residentKernel(const Args a) {
                 loadCell<NA>(qS + base, q);
 #pragma unroll
                 for (int j = 0; j < NA; ++j) {
-                    lambda[j] = priorityAt(terms[j], sFar, reach_m, constraints);
+                    lambda[j] = priorityAt(terms[j], sFar, bounds, constraints);
                 }
                 const float press = applyFreeRoad(lambda, terms, NA, vFar_mps, sFar, time_s, constraints, a.rules, c);
                 applyInputTransition<NA>(q, lambda, a.psi, press, value);

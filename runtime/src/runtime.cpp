@@ -527,10 +527,13 @@ Step createInputStages(Runtime::Parts& parts, const config::Deployment& d) {
         return fail(RuntimeError{RuntimeErrorKind::Kernel, std::string("tracking: ") + kernels::kf::toString(track.error())});
     }
     parts.track = std::move(track).value();
-    const ClassTopSpeeds topSpeeds{static_cast<float>(d.motion.truckTopSpeed_mps), static_cast<float>(d.motion.busTopSpeed_mps)};
+    const auto bound = [](const config::MotionConfig::ClassBounds& b) {
+        return ClassBound{static_cast<float>(b.topSpeed_mps), static_cast<float>(b.topAccel_mps2)};
+    };
+    const ClassBounds classBounds{bound(d.motion.truck), bound(d.motion.bus)};
     parts.relations = std::make_unique<RelationsStage>(*parts.scene, *parts.state, *parts.frame,
                                                        d.capacities.maxPredictedVehicles, d.capacities.maxCorridorsPerVehicle,
-                                                       topSpeeds);
+                                                       classBounds);
     return {};
 }
 

@@ -554,41 +554,63 @@ TEST(MotionStage, ACarPullingAwayIsPredictedToSpeedUpTowardsTheLimit) {
     EXPECT_LT(points[39].sMean_m, 45.0F);
 }
 
-TEST(MotionStage, ABusPullingAwayOnAMotorwayIsPredictedUpToItsTopSpeedNotTheLimit) {
-    const scene::RoadMap map = twoLaneMap();  // 33.33 m/s
-    Pipeline sut(map);
-    constexpr float BUS_TOP_MPS = 27.78F;
+/// One vehicle of `objectClass` on twoLaneMap's motorway (33.33 m/s) at `speed_mps`, evidently speeding up at
+/// 2.5 m/s², its lane kept, with the class bounds `bounds`: its first corridor's prediction.
+const CorridorPoint* predictedSpeedingUp(Pipeline& sut, const ClassBounds& bounds, ObjectClass objectClass,
+                                         float speed_mps) {
     sut.relations = std::make_unique<RelationsStage>(*sut.scenery, *sut.state, *sut.frame, MAX_PREDICTED_VEHICLES,
-                                                     MAX_CORRIDORS_PER_VEHICLE, ClassTopSpeeds{0.0F, BUS_TOP_MPS});
+                                                     MAX_CORRIDORS_PER_VEHICLE, bounds);
     MotionStageSettings settings = defaultMotionSettings(4);
     settings.prediction.rules.freeRoadExponent = 4.0F;
     settings.prediction.rules.pressReaction_s = 0.5F;
     auto motion = MotionStage::create(settings, *sut.state, *sut.frame).value();
+    sut.setCar(100.0F, 0.0F, speed_mps);
+    sut.state->tracks.tracks[0].objectClass = objectClass;
+    sut.frame->measurements[0].trackAccel_mps2 = 2.5F;
+    EXPECT_EQ(sut.relate(), StageStatus::Ok);
+    const FrameVehicle& v = sut.frame->vehicles[0];
+    for (std::uint32_t k = 0; k < v.corridorCount; ++k) {
+        sut.frame->vehicles[0].corridorProbability[k] = v.corridors[k].laneChange ? 0.0F : 1.0F;
+    }
+    CycleContext context = withInput();
+    EXPECT_EQ(motion->run(context), StageStatus::Ok);
+    return sut.state->prediction.vehicles[0].corridors[0].points;
+}
+
+TEST(MotionStage, ABusPullingAwayOnAMotorwayIsPredictedUpToItsTopSpeedNotTheLimit) {
+    const scene::RoadMap map = twoLaneMap();  // 33.33 m/s
+    Pipeline sut(map);
+    constexpr float BUS_TOP_MPS = 27.78F;
+    const ClassBounds bounds{{}, {BUS_TOP_MPS, 0.0F}};
     constexpr float SPEED_MPS = 25.0F;
     // Evidently speeding up: a driver who is takes at least the limit, here the bus's top speed.
-    auto finalSpeed = [&](ObjectClass objectClass) {
-        sut.setCar(100.0F, 0.0F, SPEED_MPS);
-        sut.state->tracks.tracks[0].objectClass = objectClass;
-        sut.frame->measurements[0].trackAccel_mps2 = 2.5F;
-        EXPECT_EQ(sut.relate(), StageStatus::Ok);
-        const FrameVehicle& v = sut.frame->vehicles[0];
-        for (std::uint32_t k = 0; k < v.corridorCount; ++k) {
-            sut.frame->vehicles[0].corridorProbability[k] = v.corridors[k].laneChange ? 0.0F : 1.0F;
-        }
-        CycleContext context = withInput();
-        EXPECT_EQ(motion->run(context), StageStatus::Ok);
-        const CorridorPoint* points = sut.state->prediction.vehicles[0].corridors[0].points;
-        return (points[39].sMean_m - points[38].sMean_m) / 0.1F;
-    };
-    const float bus = finalSpeed(ObjectClass::Bus);
+    const auto finalSpeed = [](const CorridorPoint* points) { return (points[39].sMean_m - points[38].sMean_m) / 0.1F; };
+    const float bus = finalSpeed(predictedSpeedingUp(sut, bounds, ObjectClass::Bus, SPEED_MPS));
     const FrameVehicle& v = sut.frame->vehicles[0];
     EXPECT_FLOAT_EQ(v.corridors[0].road.goSpeed_mps, BUS_TOP_MPS);
     EXPECT_FLOAT_EQ(v.corridors[0].limits.speedLimit_mps, BUS_TOP_MPS);
-    const float car = finalSpeed(ObjectClass::Car);
+    const float car = finalSpeed(predictedSpeedingUp(sut, bounds, ObjectClass::Car, SPEED_MPS));
     EXPECT_NEAR(v.corridors[0].road.goSpeed_mps, 33.33F, 1e-3F);
     // 2.1 m/s cells (defaultMotionSettings): the mean may end up to about a cell above the wish.
     EXPECT_LT(bus, BUS_TOP_MPS + 2.2F);
     EXPECT_GT(car, bus + 1.5F);
+}
+
+TEST(MotionStage, ABusSpeedingUpIsPredictedNoFasterThanItsTopAccelerationAllows) {
+    const scene::RoadMap map = twoLaneMap();  // 33.33 m/s
+    Pipeline sut(map);
+    constexpr float BUS_TOP_ACCEL_MPS2 = 1.5F;
+    const ClassBounds bounds{{}, {0.0F, BUS_TOP_ACCEL_MPS2}};
+    constexpr float SPEED_MPS = 15.0F;
+    constexpr float HORIZON_S = 4.0F;
+    const float bus = predictedSpeedingUp(sut, bounds, ObjectClass::Bus, SPEED_MPS)[39].sMean_m;
+    EXPECT_FLOAT_EQ(sut.frame->vehicles[0].corridors[0].limits.topAccel_mps2, BUS_TOP_ACCEL_MPS2);
+    const float car = predictedSpeedingUp(sut, bounds, ObjectClass::Car, SPEED_MPS)[39].sMean_m;
+    EXPECT_EQ(sut.frame->vehicles[0].corridors[0].limits.topAccel_mps2, 0.0F);
+    // At most 15·4 + ½·1.5·4² = 72 m (2.1 m/s speed cells: within a metre); a car speeds up harder.
+    EXPECT_LT(bus, SPEED_MPS * HORIZON_S + 0.5F * BUS_TOP_ACCEL_MPS2 * HORIZON_S * HORIZON_S + 1.0F);
+    EXPECT_GT(bus, SPEED_MPS * HORIZON_S + 3.0F);
+    EXPECT_GT(car, bus + 4.0F);
 }
 
 /// Cars on the lane-drop map's main lane, the ego at the origin: the nearest first in distance, listed

@@ -127,13 +127,13 @@ bool isPredictedClass(ObjectClass objectClass) noexcept {
 }
 
 RelationsStage::RelationsStage(scene::Scene& scene, const PipelineState& state, SceneFrame& frame,
-                               std::uint32_t maxVehicles, std::uint32_t maxCorridors, ClassTopSpeeds topSpeeds) noexcept
+                               std::uint32_t maxVehicles, std::uint32_t maxCorridors, ClassBounds classBounds) noexcept
     : m_scene(scene),
       m_state(state),
       m_frame(frame),
       m_maxVehicles(std::min<std::uint32_t>(maxVehicles, MAX_PREDICTED_VEHICLES)),
       m_maxCorridors(std::min<std::uint32_t>(maxCorridors, MAX_CORRIDORS_PER_VEHICLE)),
-      m_topSpeeds(topSpeeds) {}
+      m_classBounds(classBounds) {}
 
 void RelationsStage::describeCorridor(std::uint32_t v, std::uint32_t k) noexcept {
     const scene::RoadMap& map = m_scene.map();
@@ -170,7 +170,9 @@ void RelationsStage::describeCorridor(std::uint32_t v, std::uint32_t k) noexcept
     describeYielding(v, global, out);
     out.limits.speedLimit_mps = out.road.goSpeed_mps;  // the first lane's limit (describeRoad)
     describeSpeedLimits(map, corridor, out.limits);
-    const float top = m_topSpeeds.of(m_state.tracks.tracks[m_frame.vehicles[v].trackIndex].objectClass);
+    const ClassBound bound = m_classBounds.of(m_state.tracks.tracks[m_frame.vehicles[v].trackIndex].objectClass);
+    out.limits.topAccel_mps2 = bound.topAccel_mps2;
+    const float top = bound.topSpeed_mps;
     if (top > 0.0F) {
         out.road.goSpeed_mps = std::min(out.road.goSpeed_mps, top);
         out.limits.speedLimit_mps = std::min(out.limits.speedLimit_mps, top);

@@ -341,17 +341,38 @@ TEST(TypicalBehaviourRule, OnlyInputsThatCannotSlowComfortablyForALowerLimitAhea
     EXPECT_EQ(priority(0.0F, vFar, CRUISE, 0.0F, k, typical, c), 1.0F);
 }
 
+TEST(TypicalBehaviourRule, AClassTopAccelerationForbidsAcceleratingPastTheSpeedItCouldHaveReached) {
+    const ChainConfig c = runtimeChain();
+    PriorityRules typical;
+    typical.speed = RuleSpeed::Typical;
+    const int probe = gentlestAcceleration(c.inputCells);
+    CorridorConstraints k{};
+    k.speedLimit_mps = 30.0F;
+    k.startSpeed_mps = 10.0F;
+    const float vFar = speedCellUpper_mps(3, c);  // representative 11.1 m/s, 11.1 + 0.27 after the step
+    EXPECT_EQ(priority(0.0F, vFar, probe, 0.5F, k, typical, c), 1.0F);  // no bound: a car
+    k.topAccel_mps2 = 1.5F;
+    // At 0.5 s the class can be at 10 + 1.5·0.6 = 10.9 m/s by the step's end: accelerating is forbidden,
+    // holding the speed is not; at 1.5 s (12.4 m/s) both are allowed.
+    EXPECT_EQ(priority(0.0F, vFar, probe, 0.5F, k, typical, c), 0.0F);
+    EXPECT_EQ(priority(0.0F, vFar, probe - 1, 0.5F, k, typical, c), 1.0F);
+    EXPECT_EQ(priority(0.0F, vFar, probe, 1.5F, k, typical, c), 1.0F);
+    EXPECT_FLOAT_EQ(stepBounds(0.5F, k, c).reachableSpeed_mps, 10.0F + 1.5F * (0.5F + c.step_s));
+    k.topAccel_mps2 = 0.0F;
+    EXPECT_EQ(stepBounds(0.5F, k, c).reachableSpeed_mps, NO_LIMIT);
+}
+
 TEST(TypicalBehaviourRule, LeadDecelerationZeroMeansTheStrongestInput) {
     const ChainConfig c = runtimeChain();
     CorridorConstraints k{};
     k.leadGap_m = 10.0F;
     k.leadSpeed_mps = 12.0F;
     constexpr float TIME_S = 1.0F;
-    const float byAMax = leadReach_m(TIME_S, k, c);
+    const float byAMax = stepBounds(TIME_S, k, c).leadReach_m;
     k.leadDecel_mps2 = c.accelMax_mps2;
-    EXPECT_FLOAT_EQ(leadReach_m(TIME_S, k, c), byAMax);
+    EXPECT_FLOAT_EQ(stepBounds(TIME_S, k, c).leadReach_m, byAMax);
     k.leadDecel_mps2 = 3.0F;
-    EXPECT_FLOAT_EQ(leadReach_m(TIME_S, k, c), 10.0F + 12.0F * (TIME_S + c.step_s) + 144.0F / 6.0F);
+    EXPECT_FLOAT_EQ(stepBounds(TIME_S, k, c).leadReach_m, 10.0F + 12.0F * (TIME_S + c.step_s) + 144.0F / 6.0F);
 }
 
 /// One straight corridor on the runtime's chain with the runtime's ψ and rules; the vehicle at the centre
@@ -453,6 +474,43 @@ TEST(MarkovPrediction, VehicleLeavingATurnRegainsTheRoadsSpeedAndDoesNotOvershoo
     EXPECT_GT(sut.meanSpeed_mps(LAST_STEP), TURN_LIMIT_MPS + 3.0F);
     EXPECT_LT(sut.meanSpeed_mps(LAST_STEP), ROAD_LIMIT_MPS + 0.5F * speedCellSize_mps(runtimeChain()));
     EXPECT_GT(sut.travelled_m(LAST_STEP), TURN_LIMIT_MPS * HORIZON_S + 5.0F);
+}
+
+/// Mean travel at 4 s of a vehicle at `speed_mps` evidently speeding up at 1.2 m/s² on a free road with
+/// `limit_mps`, as the motion stage sets it up (a driver still speeding up wishes for at least the limit),
+/// with its class's top acceleration (0: none).
+float speedingUpTravel_m(float speed_mps, float limit_mps, float topAccel_mps2) {
+    constexpr int LAST_STEP = 39;
+    PredictionHarness harness{runtimeChain(), predictionFor(1), 1};
+    harness.config.rules.speed = RuleSpeed::Typical;
+    harness.config.rules.freeRoadExponent = RUNTIME_FREE_ROAD_EXPONENT;
+    harness.config.rules.pressReaction_s = RUNTIME_PRESS_REACTION_S;
+    CorridorInput& in = harness.corridors[0];
+    in.initialSpeed_mps = speed_mps;
+    in.initialSpeedStd_mps = 0.2F;
+    inputDistribution(harness.chainConfig, 1.2F, 0.0F, in.initialInput);
+    in.constraints.speedLimit_mps = limit_mps;
+    in.constraints.leadDecel_mps2 = harness.config.rules.comfortDecel_mps2;
+    in.constraints.desiredSpeedFactor = 1.0F;
+    in.constraints.startSpeed_mps = speed_mps;
+    in.constraints.topAccel_mps2 = topAccel_mps2;
+    harness.run(runtime(), runtimePsi(harness.chainConfig.inputCells));
+    return harness.pointAt(0, LAST_STEP).sMean_m - 0.5F * positionCellSize_m(runtimeChain());
+}
+
+TEST(MarkovPrediction, AHeavyVehicleSpeedingUpIsNoFasterThanItsTopAccelerationAllows) {
+    constexpr float HORIZON_S = 4.0F;
+    constexpr float TOP_ACCEL_MPS2 = 1.5F;  // a bus (config/default.yaml's motion.top_accel_mps2)
+    // A car presses on at the chain's inputs (2.67 m/s² and up); the bus is held to at most its speed now
+    // + 1.5 m/s²·t, which its 4.4 m/s speed cells follow to within a metre at 4 s.
+    for (const auto& [speed, limit] : {std::pair{5.0F, 13.89F}, std::pair{15.0F, 27.78F}, std::pair{20.0F, 27.78F}}) {
+        const float bound_m = speed * HORIZON_S + 0.5F * TOP_ACCEL_MPS2 * HORIZON_S * HORIZON_S;
+        const float bus = speedingUpTravel_m(speed, limit, TOP_ACCEL_MPS2);
+        const float car = speedingUpTravel_m(speed, limit, 0.0F);
+        EXPECT_LT(bus, bound_m + 1.0F) << "speed " << speed;
+        EXPECT_GT(bus, speed * HORIZON_S + 2.0F) << "speed " << speed;  // it still speeds up
+        EXPECT_GT(car, bus + 5.0F) << "speed " << speed;
+    }
 }
 
 TEST(MarkovPrediction, VehicleCruisingBelowOrAboveTheLimitKeepsItsOwnSpeed) {

@@ -228,9 +228,15 @@ struct MotionConfig {
     std::uint32_t samplesPerCell{10};  ///< Monte-Carlo samples per cell when building the transition matrix
     double freeRoadExponent{4.0};      ///< δ of the drivers' tendency towards the speed limit (IDM); 0: off
     double pressReaction_s{0.5};       ///< how soon a driver with the full urge presses the accelerator; 0: off
-    /// The speed a class's vehicles keep below whatever the road allows (speed limiters); 0: none.
-    double truckTopSpeed_mps{0.0};
-    double busTopSpeed_mps{27.78};
+    /// What a class of vehicles cannot exceed whatever the road allows (motion.top_speed_mps,
+    /// motion.top_accel_mps2); 0: no bound.
+    struct ClassBounds {
+        double topSpeed_mps{0.0};   ///< a speed limiter
+        double topAccel_mps2{0.0};  ///< the hardest the class speeds up
+        bool operator==(const ClassBounds&) const = default;
+    };
+    ClassBounds truck{0.0, 1.5};
+    ClassBounds bus{27.78, 1.5};
     MotionCpuSizing cpu{};
     bool operator==(const MotionConfig&) const = default;
 };

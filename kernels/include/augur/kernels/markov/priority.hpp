@@ -141,6 +141,9 @@ struct CorridorConstraints {
     /// The free-road rule's f: the vehicle's speed over the limit that binds it at t0 (bindingLimit_mps; its
     /// driver's chosen fraction of the limit), so that its desired speed at s is f · (the limit at s).
     float desiredSpeedFactor{1.0F};
+    /// The hardest the vehicle's class speeds up (m/s², > 0; a bus or a truck): from startSpeed_mps it is no
+    /// faster at t than startSpeed_mps + topAccel_mps2·t (StepBounds). 0: no bound, the inputs' (a car).
+    float topAccel_mps2{0.0F};
 };
 
 /// The fastest speed at s = 0 from which a driver can still slow comfortably (comfortDecel_mps2) to every
@@ -236,12 +239,27 @@ AUGUR_MARKOV_HD LeadState leadAt(float time_s, const CorridorConstraints& k) {
     return LeadState{k.leadGap_m + v0 * t + 0.5F * a * t * t + v * (time_s - t), v};
 }
 
-/// The gap rule's bound, metres: where the rear of the vehicle ahead is at time_s + τ (leadAt) plus its
-/// stopping distance from its speed then under leadDecel (a_max when 0). One value per step.
-AUGUR_MARKOV_HD float leadReach_m(float time_s, const CorridorConstraints& k, const ChainConfig& c) {
+/// The bounds of one step that depend on its time only, not on the cell (stepBounds).
+struct StepBounds {
+    /// The gap rule's bound, metres: where the rear of the vehicle ahead is at time_s + τ (leadAt) plus its
+    /// stopping distance from its speed then under leadDecel (a_max when 0).
+    float leadReach_m{NO_LIMIT};
+    /// The fastest the vehicle's class can be at time_s + τ (CorridorConstraints::topAccel_mps2): no input
+    /// accelerates a cell beyond it. NO_LIMIT without a bound.
+    float reachableSpeed_mps{NO_LIMIT};
+};
+
+/// StepBounds of the step that starts at time_s: one value of each per step.
+AUGUR_MARKOV_HD StepBounds stepBounds(float time_s, const CorridorConstraints& k, const ChainConfig& c) {
     const float decel = k.leadDecel_mps2 > 0.0F ? k.leadDecel_mps2 : c.accelMax_mps2;
-    const LeadState lead = leadAt(time_s + c.step_s, k);
-    return lead.rear_m + lead.speed_mps * lead.speed_mps / (2.0F * decel);
+    const float end_s = time_s + c.step_s;
+    const LeadState lead = leadAt(end_s, k);
+    StepBounds bounds;
+    bounds.leadReach_m = lead.rear_m + lead.speed_mps * lead.speed_mps / (2.0F * decel);
+    if (k.topAccel_mps2 > 0.0F) {
+        bounds.reachableSpeed_mps = k.startSpeed_mps + k.topAccel_mps2 * end_s;
+    }
+    return bounds;
 }
 
 /// The speed limit at corridor position s_m.
@@ -255,9 +273,10 @@ AUGUR_MARKOV_HD float limitAt_mps(float s_m, const CorridorConstraints& k) {
     return limit;
 }
 
-/// λ of a cell whose far corner is at s_m, from its PriorityTerms and leadReach_m of the step (every rule
-/// but the free-road rule, which needs the probe's λ: freeRoadFactor).
-AUGUR_MARKOV_HD float priorityAt(const PriorityTerms& terms, float s_m, float leadReach, const CorridorConstraints& k) {
+/// λ of a cell whose far corner is at s_m, from its PriorityTerms and the step's StepBounds (every rule but
+/// the free-road rule, which needs the probe's λ: freeRoadFactor).
+AUGUR_MARKOV_HD float priorityAt(const PriorityTerms& terms, float s_m, const StepBounds& bounds,
+                                 const CorridorConstraints& k) {
     if (terms.exempt) {
         return 1.0F;
     }
@@ -276,13 +295,13 @@ AUGUR_MARKOV_HD float priorityAt(const PriorityTerms& terms, float s_m, float le
             }
         }
     }
-    if (terms.accelerates && terms.fastest_mps > limit) {
+    // Neither over the limit nor faster than the class can be by then.
+    if (terms.accelerates && (terms.fastest_mps > limit || terms.fastest_mps > bounds.reachableSpeed_mps)) {
         lambda = 0.0F;
-    }
-    if (k.stopProbability > 0.0F && s_m < k.stopDistance_m && nextS_m + terms.stopReach_m > k.stopDistance_m) {
+    }    if (k.stopProbability > 0.0F && s_m < k.stopDistance_m && nextS_m + terms.stopReach_m > k.stopDistance_m) {
         lambda *= 1.0F - k.stopProbability;
     }
-    if (nextS_m + terms.followerNeeds_m > leadReach) {
+    if (nextS_m + terms.followerNeeds_m > bounds.leadReach_m) {
         lambda = 0.0F;
     }
     return lambda;
@@ -358,12 +377,12 @@ AUGUR_MARKOV_HD float applyFreeRoad(float* lambda, const PriorityTerms* terms, i
 /// included). In [0, 1]. The state after τ is s' = s + displacement (the dynamics do not depend on s).
 AUGUR_MARKOV_HD float priority(float s_m, float v_mps, int j, float time_s, const CorridorConstraints& k,
                                const PriorityRules& rules, const ChainConfig& c) {
-    const float reach = leadReach_m(time_s, k, c);
+    const StepBounds bounds = stepBounds(time_s, k, c);
     const PriorityTerms terms = priorityTerms(v_mps, j, rules, c);
-    float lambda = priorityAt(terms, s_m, reach, k);
+    float lambda = priorityAt(terms, s_m, bounds, k);
     const int probe = gentlestAcceleration(c.inputCells);
     if (!terms.accelerates && rules.freeRoadExponent > 0.0F && probe < c.inputCells) {
-        const float probeLambda = priorityAt(priorityTerms(v_mps, probe, rules, c), s_m, reach, k);
+        const float probeLambda = priorityAt(priorityTerms(v_mps, probe, rules, c), s_m, bounds, k);
         lambda *= freeRoadFactor(freeRoadUrge(v_mps, probeLambda, s_m, time_s, k, rules, c), probeLambda);
     }
     return lambda;

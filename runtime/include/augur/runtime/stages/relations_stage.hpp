@@ -21,15 +21,22 @@
 
 namespace augur::runtime {
 
-/// The speeds classes of vehicles keep below whatever the road allows (speed limiters; 0: none). A
-/// vehicle's corridors carry the lower of it and each stretch's limit, for the intention filter's go
-/// speed and the motion prediction's limits alike: to a bus held at 100 km/h a 120 km/h motorway is a
-/// 100 km/h road.
-struct ClassTopSpeeds {
-    float truck_mps{0.0F};
-    float bus_mps{0.0F};
-    [[nodiscard]] float of(ObjectClass objectClass) const noexcept {
-        return objectClass == ObjectClass::Truck ? truck_mps : (objectClass == ObjectClass::Bus ? bus_mps : 0.0F);
+/// What one class of vehicles cannot exceed whatever the road allows (0: no bound).
+struct ClassBound {
+    /// A speed limiter: the class's corridors carry the lower of it and each stretch's limit, for the
+    /// intention filter's go speed and the motion prediction's limits alike (to a bus held at 100 km/h a
+    /// 120 km/h motorway is a 100 km/h road).
+    float topSpeed_mps{0.0F};
+    /// The hardest the class speeds up (markov::CorridorConstraints::topAccel_mps2).
+    float topAccel_mps2{0.0F};
+};
+
+/// The bounds of the classes that have them: trucks and buses.
+struct ClassBounds {
+    ClassBound truck;
+    ClassBound bus;
+    [[nodiscard]] ClassBound of(ObjectClass objectClass) const noexcept {
+        return objectClass == ObjectClass::Truck ? truck : (objectClass == ObjectClass::Bus ? bus : ClassBound{});
     }
 };
 
@@ -38,7 +45,7 @@ public:
     /// `scene` and the frame outlive the stage. `maxVehicles` ≤ MAX_PREDICTED_VEHICLES,
     /// `maxCorridors` ≤ MAX_CORRIDORS_PER_VEHICLE.
     RelationsStage(scene::Scene& scene, const PipelineState& state, SceneFrame& frame, std::uint32_t maxVehicles,
-                   std::uint32_t maxCorridors, ClassTopSpeeds topSpeeds = {}) noexcept;
+                   std::uint32_t maxCorridors, ClassBounds classBounds = {}) noexcept;
 
     StageStatus run(CycleContext& context) noexcept override;
 
@@ -55,7 +62,7 @@ private:
     SceneFrame& m_frame;
     std::uint32_t m_maxVehicles;
     std::uint32_t m_maxCorridors;
-    ClassTopSpeeds m_topSpeeds;
+    ClassBounds m_classBounds;
     std::array<scene::SceneVehicle, MAX_PREDICTED_VEHICLES> m_vehicles{};
 };
 
