@@ -1,5 +1,6 @@
 #include "augur/monitor/supervisor.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "augur/core/panic.hpp"
@@ -78,15 +79,24 @@ std::int64_t Supervisor::lastHealthAge_ns(std::int64_t now_ns) const noexcept {
     return m_haveAnything ? now_ns - m_lastArrival_ns : -1;
 }
 
-void Supervisor::onTick(std::int64_t now_ns) noexcept {
-    const bool missing =
-        m_haveAnything
-            ? now_ns - m_lastArrival_ns > static_cast<std::int64_t>(m_settings.alivePeriods) * m_settings.period_ns
-            : now_ns - m_start_ns > m_settings.startupTimeout_ns;
-    set(MonitorCondition::HealthMissing, missing);
+std::int64_t Supervisor::aliveDue_ns() const noexcept {
+    return m_haveAnything ? m_aliveFrom_ns + static_cast<std::int64_t>(m_settings.alivePeriods) * m_settings.period_ns
+                          : m_start_ns + m_settings.startupTimeout_ns;
 }
 
+void Supervisor::onTick(std::int64_t now_ns) noexcept { set(MonitorCondition::HealthMissing, now_ns > aliveDue_ns()); }
+
 void Supervisor::onHealth(const Health& health, std::int64_t now_ns) noexcept {
+    // When the message left: its stamp (the runtime's monotonic clock at publication) where that reads as
+    // this host's clock (at most a period old), else its arrival, which the polling can make up to a poll
+    // late. A cycle's own health within its deadline: its cycle started its latency before that.
+    const std::int64_t age_ns = now_ns - health.header.stamp_ns;
+    const std::int64_t sent_ns = age_ns >= 0 && age_ns <= m_settings.period_ns ? health.header.stamp_ns : now_ns;
+    const bool cycleHealth = health.overrunAlarm == 0 && health.linkUpdate == 0;
+    const double latency_ns = static_cast<double>(health.cycleLatency.last_us) * 1e3;
+    const bool inDeadline = cycleHealth && latency_ns >= 0.0 && latency_ns <= static_cast<double>(m_settings.deadline_ns);
+    const std::int64_t from = sent_ns - (inDeadline ? static_cast<std::int64_t>(latency_ns) : 0);
+    m_aliveFrom_ns = m_haveAnything ? std::max(m_aliveFrom_ns, from) : from;
     m_haveAnything = true;
     m_lastArrival_ns = now_ns;
     set(MonitorCondition::HealthMissing, false);

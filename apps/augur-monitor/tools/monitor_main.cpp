@@ -197,7 +197,7 @@ int supervise(const Options& options, const augur::monitor::SupervisorSettings& 
     const std::int64_t start = augur::platform::monotonicNow_ns();
     const std::int64_t cpuStart = processCpu_ns();
     const std::int64_t end = duration_ns > 0 ? start + duration_ns : INT64_MAX;
-    // Polling: a tenth of a period, at most 10 ms, bounds the detection delay of alive supervision.
+    // Polling: a tenth of a period, at most 10 ms, bounds the delay of every other condition.
     const std::int64_t poll_ns = std::min<std::int64_t>(settings.period_ns / 10, 10 * MS);
     Supervisor sut(settings, start);
     std::uint64_t alarmSequence = 0;
@@ -250,7 +250,11 @@ int supervise(const Options& options, const augur::monitor::SupervisorSettings& 
             nextFlush = now + LOG_FLUSH_EVERY_NS;
         }
         if (!rouDiLost) {
-            augur::platform::sleepUntil_ns(std::min(now + poll_ns, end));
+            // Wake at the alive due time too, so that health_missing rises on time, not up to a poll late.
+            std::int64_t wake = std::min(now + poll_ns, end);
+            const std::int64_t due = sut.aliveDue_ns() + 1;
+            wake = due > now && due < wake ? due : wake;
+            augur::platform::sleepUntil_ns(wake);
             now = augur::platform::monotonicNow_ns();
         }
     }

@@ -85,17 +85,82 @@ TEST(Supervisor, HealthEveryPeriodRaisesNothing) {
     EXPECT_EQ(sut.counters().healthMessages, 1000U);
 }
 
-TEST(Supervisor, AlivePeriodsWithoutHealthRaiseHealthMissing) {
+TEST(Supervisor, AlivePeriodsAfterTheLastReportedCycleStartedRaiseHealthMissing) {
     Supervisor sut(settings(), T0);
     const std::int64_t last = feedHealthy(sut, 5);
+    // The last health left at the end of its 10 ms cycle: the cycle started 10 ms before it arrived.
+    const std::int64_t started = last - 10 * MS;
 
-    sut.onTick(last + 2 * PERIOD_NS);
+    sut.onTick(started + 2 * PERIOD_NS);
     const std::uint32_t atTwoPeriods = sut.active();
-    sut.onTick(last + 2 * PERIOD_NS + 1);
+    sut.onTick(started + 2 * PERIOD_NS + 1);
 
+    EXPECT_EQ(sut.aliveDue_ns(), started + 2 * PERIOD_NS);
     EXPECT_EQ(atTwoPeriods & bit(MonitorCondition::HealthMissing), 0U);  // exactly k periods: not yet
     EXPECT_NE(sut.active() & bit(MonitorCondition::HealthMissing), 0U);
     EXPECT_EQ(sut.counters().aliveLosses, 1U);
+}
+
+/// A cycle's health as the runtime publishes it: at its end, `latency_ms` after it started at `start_ns`.
+Health cycleHealth(std::uint64_t cycle, std::int64_t start_ns, float latency_ms) {
+    Health h = healthyCycle(cycle);
+    h.cycleLatency.last_us = latency_ms * 1e3F;
+    h.header.stamp_ns = start_ns + static_cast<std::int64_t>(latency_ms * 1e6F);
+    return h;
+}
+
+TEST(Supervisor, CyclesEndingAnywhereWithinTheirDeadlinesAreNoAliveLoss) {
+    Supervisor sut(settings(), T0);
+    // Cycle 0 ends 1 ms into its period, cycle 1 a millisecond before its deadline: 399 ms between the
+    // two messages, within the two periods that a runtime keeping its deadlines always meets.
+    sut.onHealth(cycleHealth(0, T0, 1.0F), T0 + 1 * MS);
+    for (std::int64_t t = T0 + 1 * MS; t < T0 + PERIOD_NS + 199 * MS; t += MS) {
+        sut.onTick(t);
+    }
+    sut.onHealth(cycleHealth(1, T0 + PERIOD_NS, 199.0F), T0 + PERIOD_NS + 199 * MS);
+    sut.onTick(T0 + PERIOD_NS + 199 * MS);
+
+    EXPECT_EQ(sut.everRaised() & bit(MonitorCondition::HealthMissing), 0U);
+    EXPECT_EQ(sut.aliveDue_ns(), T0 + 3 * PERIOD_NS);
+}
+
+TEST(Supervisor, AHealthReadAPollLateCountsFromItsStamp) {
+    Supervisor sut(settings(), T0);
+    // Published 5 ms into its period, read 10 ms later: the cycle still started at T0.
+    sut.onHealth(cycleHealth(0, T0, 5.0F), T0 + 15 * MS);
+    EXPECT_EQ(sut.aliveDue_ns(), T0 + 2 * PERIOD_NS);
+
+    // A stamp that is not of this host's clock (from the future, or older than a period): the arrival.
+    Health future = cycleHealth(1, T0 + PERIOD_NS, 5.0F);
+    future.header.stamp_ns += 50 * MS;
+    sut.onHealth(future, T0 + PERIOD_NS + 10 * MS);
+    EXPECT_EQ(sut.aliveDue_ns(), T0 + PERIOD_NS + 5 * MS + 2 * PERIOD_NS);
+    Health old = cycleHealth(2, T0, 5.0F);
+    sut.onHealth(old, T0 + 2 * PERIOD_NS + 10 * MS);
+    EXPECT_EQ(sut.aliveDue_ns(), T0 + 2 * PERIOD_NS + 5 * MS + 2 * PERIOD_NS);
+}
+
+TEST(Supervisor, AlarmsAndCyclesOverTheirDeadlineCountFromWhenTheyLeft) {
+    Supervisor sut(settings(), T0);
+    // Over the 200 ms deadline: when the next cycle starts is not known.
+    sut.onHealth(cycleHealth(0, T0, 250.0F), T0 + 250 * MS);
+    EXPECT_EQ(sut.aliveDue_ns(), T0 + 250 * MS + 2 * PERIOD_NS);
+
+    Health alarm{};
+    alarm.cycle = 1;
+    alarm.overrunAlarm = 1;
+    alarm.header.stamp_ns = T0 + 700 * MS;
+    sut.onHealth(alarm, T0 + 700 * MS);
+    EXPECT_EQ(sut.aliveDue_ns(), T0 + 700 * MS + 2 * PERIOD_NS);
+
+    // A cycle's health that ended before the alarm arrived does not move the due time back.
+    sut.onHealth(cycleHealth(1, T0 + 650 * MS, 150.0F), T0 + 800 * MS);
+    EXPECT_EQ(sut.aliveDue_ns(), T0 + 700 * MS + 2 * PERIOD_NS);
+
+    Health garbled = cycleHealth(2, T0 + 1'100 * MS, 100.0F);
+    garbled.cycleLatency.last_us = std::numeric_limits<float>::quiet_NaN();
+    sut.onHealth(garbled, T0 + 1'200 * MS);
+    EXPECT_EQ(sut.aliveDue_ns(), T0 + 1'200 * MS + 2 * PERIOD_NS);
 }
 
 TEST(Supervisor, TheNextHealthClearsHealthMissing) {

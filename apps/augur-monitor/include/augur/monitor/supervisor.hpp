@@ -1,7 +1,8 @@
 // The supervision logic of augur-monitor, without transport or clock: it is fed the runtime's health
 // messages and the monitor's clock readings, and says which MonitorCondition holds.
 //
-//   alive       no health message for `alivePeriods` cycle periods (before the first one: for
+//   alive       no health message for `alivePeriods` cycle periods from the start of the newest cycle that
+//               reported (its health's arrival less its own latency; before the first message: for
 //               `startupTimeout_ns`) raises health_missing; the next message clears it
 //   deadline    a cycle over the deadline, a rise of the runtime's own miss counter, or a watchdog alarm
 //   budgets     a stage that ran this cycle (Health::stagesRun) over its runtime.stage_budgets_ms entry
@@ -28,7 +29,7 @@ struct SupervisorSettings {
     std::int64_t deadline_ns{200'000'000};  ///< runtime.deadline_ms
     std::array<std::int64_t, STAGE_COUNT> stageBudget_ns{};  ///< runtime.stage_budgets_ms; 0: unchecked
     std::int64_t maxInputAge_ns{0};         ///< runtime.max_input_age_ms; 0: only the input_lost fault counts
-    std::uint32_t alivePeriods{2};          ///< periods without health before health_missing (≥ 1)
+    std::uint32_t alivePeriods{2};          ///< periods without health before health_missing (≥ 1; aliveDue_ns)
     std::int64_t startupTimeout_ns{10'000'000'000};  ///< wait for the first health message
 };
 
@@ -76,8 +77,16 @@ public:
     /// A health message (a per-cycle one, a watchdog alarm with overrunAlarm = 1, or a link update with
     /// linkUpdate = 1, which only sets link_lost) taken at `now_ns`.
     void onHealth(const Health& health, std::int64_t now_ns) noexcept;
-    /// Alive supervision at `now_ns`: call at least every tenth of a period.
+    /// Alive supervision at `now_ns`: call at least every tenth of a period, and at aliveDue_ns.
     void onTick(std::int64_t now_ns) noexcept;
+    /// The time after which onTick raises health_missing unless a message arrives first: `alivePeriods`
+    /// periods after the newest cycle that reported started. A cycle's health leaves at its end (its
+    /// stamp, or its arrival where the stamp is not of this host's clock), so its start is that less
+    /// Health::cycleLatency.last_us; with alivePeriods = 2 that is the deadline
+    /// of the cycle after it, which a runtime that keeps its deadlines always meets, however late in its
+    /// period each cycle ends. Alarms, link updates and a cycle over its deadline count from their arrival.
+    /// Before the first message: the start-up timeout.
+    [[nodiscard]] std::int64_t aliveDue_ns() const noexcept;
     /// The runtime process no longer exists (true) or exists (false), from outside (e.g. its pid).
     void setRuntimeGone(bool gone) noexcept { set(MonitorCondition::RuntimeGone, gone); }
     /// The monitor's own RouDi went away; final.
@@ -121,6 +130,7 @@ private:
     SupervisorSettings m_settings;
     std::int64_t m_start_ns;
     std::int64_t m_lastArrival_ns{0};
+    std::int64_t m_aliveFrom_ns{0};  ///< start of the newest cycle that reported (aliveDue_ns)
     bool m_haveHealth{false};   ///< a per-cycle message arrived
     bool m_haveAnything{false}; ///< any message (alarm included) arrived
     Health m_last{};
