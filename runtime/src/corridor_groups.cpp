@@ -202,4 +202,63 @@ void splitWithinGroups(const FrameVehicle& vehicle, std::span<const float> likel
     }
 }
 
+bool continuesRoute(const std::uint32_t* before, std::uint32_t beforeLanes, const std::uint32_t* now,
+                    std::uint32_t nowLanes) noexcept {
+    if (nowLanes == 0 || beforeLanes == 0) {
+        return nowLanes == beforeLanes;
+    }
+    for (std::uint32_t i = 0; i < beforeLanes; ++i) {
+        if (before[i] != now[0]) {
+            continue;
+        }
+        for (std::uint32_t m = 1; i + m < beforeLanes && m < nowLanes; ++m) {
+            if (before[i + m] != now[m]) {
+                return false;
+            }
+        }
+        return true;
+    }
+    return false;
+}
+
+void carryOver(const PreviousCorridors& before, const FrameVehicle& vehicle, std::span<const float> prior,
+               std::span<float> carried) noexcept {
+    std::fill(carried.begin(), carried.end(), 0.0F);
+    const std::size_t count = std::min({carried.size(), prior.size(), static_cast<std::size_t>(vehicle.corridorCount)});
+    const std::uint32_t old = std::min<std::uint32_t>(before.count, MAX_CORRIDORS_PER_VEHICLE);
+    // continued[j]: bit k set when new corridor j continues old corridor k.
+    std::array<std::uint32_t, MAX_CORRIDORS_PER_VEHICLE> continued{};
+    std::array<float, MAX_CORRIDORS_PER_VEHICLE> continuingPrior{};  // per old corridor: its continuations' priors
+    for (std::size_t j = 0; j < count; ++j) {
+        const FrameCorridor& now = vehicle.corridors[j];
+        for (std::uint32_t k = 0; k < old; ++k) {
+            if (continuesRoute(before.routes[k], before.routeLanes[k], now.route, now.routeLanes)) {
+                continued[j] |= 1U << k;
+                continuingPrior[k] += prior[j];
+            }
+        }
+    }
+    float mass = 0.0F;
+    float orphanPrior = 0.0F;
+    float priorTotal = 0.0F;
+    for (std::size_t j = 0; j < count; ++j) {
+        for (std::uint32_t k = 0; k < old; ++k) {
+            if ((continued[j] >> k & 1U) != 0 && continuingPrior[k] > 0.0F && before.published[k] > 0.0F) {
+                carried[j] += before.published[k] * prior[j] / continuingPrior[k];
+            }
+        }
+        mass += carried[j];
+        orphanPrior += continued[j] == 0 ? prior[j] : 0.0F;
+        priorTotal += prior[j];
+    }
+    if (!(mass > 0.0F) || !(priorTotal > 0.0F) || !std::isfinite(mass)) {
+        std::fill(carried.begin(), carried.end(), 0.0F);
+        return;
+    }
+    const float orphanShare = orphanPrior / priorTotal;
+    for (std::size_t j = 0; j < count; ++j) {
+        carried[j] = continued[j] != 0 ? (1.0F - orphanShare) * carried[j] / mass : prior[j] / priorTotal;
+    }
+}
+
 }  // namespace augur::runtime

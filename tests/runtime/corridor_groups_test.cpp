@@ -258,5 +258,114 @@ TEST(CorridorGroups, EvidenceItCannotWeighLeavesThePriorSplit) {
     }
 }
 
+/// The last cycle's corridors of a vehicle, for carryOver.
+struct Before {
+    std::uint32_t routes[MAX_CORRIDORS_PER_VEHICLE][FRAME_ROUTE_LANES]{};
+    std::uint32_t routeLanes[MAX_CORRIDORS_PER_VEHICLE]{};
+    float published[MAX_CORRIDORS_PER_VEHICLE]{};
+    std::uint32_t count{0};
+    void add(std::initializer_list<std::uint32_t> lanes, float probability) {
+        for (const std::uint32_t lane : lanes) {
+            routes[count][routeLanes[count]++] = lane;
+        }
+        published[count++] = probability;
+    }
+    [[nodiscard]] PreviousCorridors view() const { return PreviousCorridors{count, routes, routeLanes, published}; }
+};
+
+/// carryOver onto `vehicle` with its corridorPriors (no lane change prior in these routes' way).
+std::array<float, MAX_CORRIDORS_PER_VEHICLE> carried(const Before& before, const FrameVehicle& vehicle) {
+    std::array<float, MAX_CORRIDORS_PER_VEHICLE> prior{};
+    std::array<float, MAX_CORRIDORS_PER_VEHICLE> out{};
+    corridorPriors(vehicle, 0.1F, std::span<float>(prior.data(), vehicle.corridorCount));
+    carryOver(before.view(), vehicle, std::span<const float>(prior.data(), vehicle.corridorCount),
+              std::span<float>(out.data(), vehicle.corridorCount));
+    return out;
+}
+
+TEST(CarryOver, CorridorsListedInAnotherOrderKeepTheirProbabilities) {
+    // Entering a junction: the approach lane is behind, the corridors now start on the turns' lanes and
+    // come in another order.
+    Before before;
+    before.add({LANE_A, 20, 30}, 0.04F);
+    before.add({LANE_A, 21, 31}, 0.92F);
+    before.add({LANE_A, 22, 23, 32}, 0.04F);
+    FrameVehicle vehicle;
+    addCorridor(vehicle, {22, 23, 32});
+    addCorridor(vehicle, {21, 31});
+    addCorridor(vehicle, {20, 30});
+    const auto p = carried(before, vehicle);
+    EXPECT_NEAR(p[0], 0.04F, TOLERANCE);
+    EXPECT_NEAR(p[1], 0.92F, TOLERANCE);
+    EXPECT_NEAR(p[2], 0.04F, TOLERANCE);
+}
+
+TEST(CarryOver, ABranchDroppedGivesItsProbabilityToTheRest) {
+    Before before;
+    before.add({20, 30}, 0.9F);
+    before.add({21, 31}, 0.06F);
+    before.add({22, 32}, 0.04F);
+    FrameVehicle vehicle;  // the lane matching dropped the branch the vehicle did not take
+    addCorridor(vehicle, {20, 30});
+    addCorridor(vehicle, {21, 31});
+    const auto p = carried(before, vehicle);
+    EXPECT_NEAR(p[0], 0.9F / 0.96F, TOLERANCE);
+    EXPECT_NEAR(p[1], 0.06F / 0.96F, TOLERANCE);
+}
+
+TEST(CarryOver, AForkComingIntoViewSplitsItsCorridorByTheRouteTree) {
+    Before before;
+    before.add({LANE_A, 20}, 0.8F);
+    before.add({LANE_A, 21}, 0.2F);
+    FrameVehicle vehicle;  // further on, the first corridor now reaches a two-way fork
+    addCorridor(vehicle, {LANE_A, 20, 40});
+    addCorridor(vehicle, {LANE_A, 20, 41});
+    addCorridor(vehicle, {LANE_A, 21});
+    const auto p = carried(before, vehicle);
+    EXPECT_NEAR(p[0], 0.4F, TOLERANCE);
+    EXPECT_NEAR(p[1], 0.4F, TOLERANCE);
+    EXPECT_NEAR(p[2], 0.2F, TOLERANCE);
+}
+
+TEST(CarryOver, ACorridorThatContinuesNoneTakesItsPriorShare) {
+    Before before;
+    before.add({LANE_A, 20}, 0.7F);
+    before.add({LANE_A, 21}, 0.3F);
+    FrameVehicle vehicle;
+    addCorridor(vehicle, {LANE_A, 20});
+    addCorridor(vehicle, {LANE_A, 21});
+    addCorridor(vehicle, {LANE_B, 25}, true);  // a lane change now in reach
+    const auto p = carried(before, vehicle);
+    // The lane change takes its prior (0.1); the others share the rest as they were.
+    EXPECT_NEAR(p[2], 0.1F, TOLERANCE);
+    EXPECT_NEAR(p[0], 0.9F * 0.7F, TOLERANCE);
+    EXPECT_NEAR(p[1], 0.9F * 0.3F, TOLERANCE);
+}
+
+TEST(CarryOver, NothingIsCarriedOntoCorridorsThatContinueNone) {
+    Before before;
+    before.add({LANE_A, 20}, 1.0F);
+    FrameVehicle vehicle;  // another road: nothing known about these
+    addCorridor(vehicle, {50, 60});
+    addCorridor(vehicle, {50, 61});
+    const auto p = carried(before, vehicle);
+    EXPECT_EQ(p[0], 0.0F);
+    EXPECT_EQ(p[1], 0.0F);
+
+    Before none;  // a new vehicle
+    EXPECT_EQ(carried(none, vehicle)[0], 0.0F);
+}
+
+TEST(CarryOver, ARouteContinuesWhereItsFirstLaneIsOnTheOldOneAndTheRestAgrees) {
+    const std::uint32_t before[] = {10, 20, 30};
+    const std::uint32_t onward[] = {20, 30, 40};
+    const std::uint32_t elsewhere[] = {20, 31};
+    const std::uint32_t unknown[] = {99};
+    EXPECT_TRUE(continuesRoute(before, 3, onward, 3));
+    EXPECT_FALSE(continuesRoute(before, 3, elsewhere, 2));
+    EXPECT_FALSE(continuesRoute(before, 3, unknown, 1));
+    EXPECT_TRUE(continuesRoute(before, 0, unknown, 0));
+}
+
 }  // namespace
 }  // namespace augur::runtime

@@ -143,37 +143,12 @@ void IntentionStage::assignSlots() noexcept {
     }
 }
 
-namespace {
-
-/// True when route `now` continues route `before` as the vehicle moves on: its first lane is one of
-/// `before`'s and from there on the two agree as far as both are known.
-bool continues(const std::uint32_t* before, std::uint32_t beforeLanes, const std::uint32_t* now,
-               std::uint32_t nowLanes) noexcept {
-    if (nowLanes == 0 || beforeLanes == 0) {
-        return nowLanes == beforeLanes;
-    }
-    for (std::uint32_t i = 0; i < beforeLanes; ++i) {
-        if (before[i] != now[0]) {
-            continue;
-        }
-        for (std::uint32_t m = 1; i + m < beforeLanes && m < nowLanes; ++m) {
-            if (before[i + m] != now[m]) {
-                return false;
-            }
-        }
-        return true;
-    }
-    return false;
-}
-
-}  // namespace
-
 bool IntentionStage::keepsItsCorridors(Slot& slot, const FrameVehicle& vehicle) noexcept {
     const std::uint32_t count =
         std::min<std::uint32_t>(vehicle.corridorCount, static_cast<std::uint32_t>(pf::SceneVehicleInput::MAX_CORRIDORS));
     bool same = count == slot.corridorCount;
     for (std::uint32_t k = 0; k < count && same; ++k) {
-        same = continues(slot.routes[k], slot.routeLanes[k], vehicle.corridors[k].route, vehicle.corridors[k].routeLanes);
+        same = continuesRoute(slot.routes[k], slot.routeLanes[k], vehicle.corridors[k].route, vehicle.corridors[k].routeLanes);
     }
     // Two corridors of one group (corridor_groups.hpp) that now start differently.
     std::array<std::uint8_t, pf::SceneVehicleInput::MAX_CORRIDORS> group{};
@@ -183,6 +158,13 @@ bool IntentionStage::keepsItsCorridors(Slot& slot, const FrameVehicle& vehicle) 
         for (std::uint32_t j = k + 1; j < count && !slot.passedFork; ++j) {
             slot.passedFork = slot.group[k] == slot.group[j] && group[k] != group[j];
         }
+    }
+    std::fill(std::begin(slot.carried), std::end(slot.carried), 0.0F);
+    if (!same || slot.passedFork) {
+        std::array<float, MAX_CORRIDORS_PER_VEHICLE> prior{};
+        corridorPriors(vehicle, m_settings.laneChangePrior, std::span<float>(prior.data(), vehicle.corridorCount));
+        const PreviousCorridors before{slot.corridorCount, slot.routes, slot.routeLanes, slot.published};
+        carryOver(before, vehicle, std::span<const float>(prior.data(), count), std::span<float>(slot.carried, count));
     }
     slot.corridorCount = count;
     for (std::uint32_t k = 0; k < count; ++k) {
@@ -240,15 +222,17 @@ void IntentionStage::buildInputs(bool measured, bool restart, float dt_s) noexce
         for (std::uint32_t k = 0; k < corridors; ++k) {
             modelledPrior += prior[k];
         }
-        float published = 0.0F;
-        for (std::uint32_t k = 0; k < corridors && slot.passedFork; ++k) {
-            published += slot.published[k];
+        float carried = 0.0F;
+        for (std::uint32_t k = 0; k < corridors; ++k) {
+            carried += slot.carried[k];
         }
-        if (published > 0.0F) {
-            // Past a fork the redraw starts from what the last cycle published: the group's split by its
-            // prior and the braking evidence, not the filter's impoverished one.
-            std::copy(slot.published, slot.published + corridors, prior.begin());
-            modelledPrior = published;
+        if (carried > 0.0F) {
+            // Where the corridors changed the redraw starts from what the last cycle published, carried
+            // onto them: past a fork, the group's split by its prior and the braking evidence, not the
+            // filter's impoverished one; elsewhere, what the filter had learnt about the corridors the
+            // vehicle is still on.
+            std::copy(slot.carried, slot.carried + corridors, prior.begin());
+            modelledPrior = carried;
         }
         for (std::uint32_t k = 0; k < corridors; ++k) {
             pf::SceneCorridor c = v.corridors[k].road;

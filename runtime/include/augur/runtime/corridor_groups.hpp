@@ -82,4 +82,29 @@ void slowingLikelihoods(const FrameVehicle& vehicle, const SlowingEvidence& evid
 void splitWithinGroups(const FrameVehicle& vehicle, std::span<const float> likelihood,
                        std::span<float> probability) noexcept;
 
+/// True when route `now` (`nowLanes` map lanes) continues route `before` as the vehicle moves on: its
+/// first lane is one of `before`'s and from there on the two agree as far as both are known. Two empty
+/// routes continue each other. Counts of at most FRAME_ROUTE_LANES.
+bool continuesRoute(const std::uint32_t* before, std::uint32_t beforeLanes, const std::uint32_t* now,
+                    std::uint32_t nowLanes) noexcept;
+
+/// A vehicle's corridors of the last cycle: their routes (FrameCorridor::route, routeLanes) and the
+/// probabilities published for them.
+struct PreviousCorridors {
+    std::uint32_t count{0};
+    const std::uint32_t (*routes)[FRAME_ROUTE_LANES]{nullptr};
+    const std::uint32_t* routeLanes{nullptr};
+    const float* published{nullptr};
+};
+
+/// The last cycle's published probabilities carried onto the vehicle's corridors, where its corridors
+/// changed as it moved on (reordered, a branch dropped, a fork come into view or passed): each old
+/// corridor's probability goes to the new corridors that continue its route (continuesRoute), shared
+/// by their `prior` (corridorPriors: a fork now in view splits it as the route tree does); an old corridor
+/// none continues drops out; new corridors that continue none take their prior's share of the whole.
+/// `prior` and `carried` have one entry per new corridor (the first carried.size() of `vehicle`'s). All 0
+/// when no new corridor continues an old one that had probability: nothing is known about them.
+void carryOver(const PreviousCorridors& before, const FrameVehicle& vehicle, std::span<const float> prior,
+               std::span<float> carried) noexcept;
+
 }  // namespace augur::runtime

@@ -122,14 +122,19 @@ private:
         float published[kernels::pf::SceneVehicleInput::MAX_CORRIDORS]{};
         /// Its corridors are those of the last cycle, but two that shared a group (coincided up to a fork)
         /// no longer do: the vehicle passed the fork. Its particles are redrawn with the corridors drawn
-        /// from `published`: their own split of such a group is impoverishment, not evidence.
+        /// from `carried`: their own split of such a group is impoverishment, not evidence.
         bool passedFork{false};
+        /// Where its corridors changed (reordered, a branch dropped or split as the vehicle moved on, or a
+        /// fork passed): `published` carried onto this cycle's corridors (corridor_groups' carryOver), the prior its
+        /// particles are redrawn from. All 0: nothing to carry (a new vehicle, or nothing it continues).
+        float carried[kernels::pf::SceneVehicleInput::MAX_CORRIDORS]{};
     };
     IntentionStage(const IntentionStageSettings& settings, PipelineState& state, SceneFrame& frame);
 
     void assignSlots() noexcept;
     /// Whether slot `slot`'s particles still mean the frame vehicle's corridors, index by index, and no
-    /// two that coincided up to a fork have parted (Slot::passedFork); records them.
+    /// two that coincided up to a fork have parted (Slot::passedFork); records them, and where they do
+    /// not, what the last cycle published carried onto them (Slot::carried).
     bool keepsItsCorridors(Slot& slot, const FrameVehicle& vehicle) noexcept;
     /// This cycle's inputs, a step of `dt_s`; fresh slots are redrawn from their measurement unless the
     /// set restarts.
