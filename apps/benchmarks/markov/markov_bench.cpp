@@ -9,7 +9,9 @@
 //      the CPU reference on all cores.
 // Options: --quick (fewer repetitions); --profile (no tables: each GPU case enqueued a few times, for a
 // profiler such as Nsight Compute to time kernel by kernel); --json FILE (every figure of the tables as a
-// result file, family markov; metrics named "TABLE; KEY COLUMNS: COLUMN", bench.hpp).
+// result file, family markov; metrics named "TABLE; KEY COLUMNS: COLUMN", bench.hpp; with them the headline
+// figures under the names, digits, units and targets of docs/results/markov.json, so that
+// scripts/bench-tables --compare pairs a new file with the committed one).
 #include <algorithm>
 #include <barrier>
 #include <cmath>
@@ -102,7 +104,10 @@ struct Scenario {
     }
 };
 
-void benchInit(bool quick) {
+/// The init table; at the seed's sampling (ChainConfig's default S = T) the build time is also a headline
+/// figure.
+void benchInit(bool quick, bench::ResultFile& results) {
+    const ChainConfig seed{};
     Table table("Init: Υ(τ) and Υ([0, τ]) by sampling, CPU, one thread",
                 {"n_s×n_v×n_a", "S (speed samples)", "T (time samples)", "entries/row Υ(τ)", "entries/row Υ([0,τ])",
                  "build ms (median)", "target ≤ 1000 ms"},
@@ -122,6 +127,11 @@ void benchInit(bool quick) {
             1, quick ? 3 : 7);
         table.row({"200×20×6", std::to_string(samples), std::to_string(samples), std::to_string(stepEntries),
                    std::to_string(intervalEntries), fmt(us * 1e-3, 1), us <= 1e6 ? "met" : "NOT met"});
+        if (samples == seed.samplesPerAxis && samples == seed.intervalSamples) {
+            results.add("transition tables built at the seed's size (S = T = " + std::to_string(samples) +
+                            "), CPU, one thread",
+                        us * 1e-3, 1, "ms", "<= 1000 ms");
+        }
     }
 }
 
@@ -195,6 +205,28 @@ void benchCpu(const MarkovChain& chain, bool quick) {
 }
 
 #if MARKOV_BENCH_CUDA
+
+/// The combination's target: the seed's speed-up over cuSPARSE csrgemm (Fig. 18).
+constexpr double SEED_SPGEMM_SPEEDUP = 108.6;
+/// The horizon's target: 64 corridors within 1000 µs.
+constexpr int HORIZON_TARGET_CORRIDORS = 64;
+constexpr double HORIZON_TARGET_US = 1000.0;
+
+/// A headline time as docs/results/markov.json writes it (µs, two decimals); a failed timing (negative)
+/// adds nothing, as its table cell is no measurement either.
+void addTime(bench::ResultFile& results, const std::string& metric, double us, const std::string& target = {}) {
+    if (us > 0.0) {
+        results.add(metric, us, 2, "us", target);
+    }
+}
+
+/// A headline speed-up `baseline / ours` ("x", one decimal); nothing when either timing failed.
+void addSpeedUp(bench::ResultFile& results, const std::string& metric, double baseline, double ours,
+                const std::string& target = {}) {
+    if (baseline > 0.0 && ours > 0.0) {
+        results.add(metric, baseline / ours, 1, "x", target);
+    }
+}
 
 #define BENCH_SPARSE(call)                                                                          \
     do {                                                                                            \
@@ -510,8 +542,8 @@ double horizonBytes(const ChainConfig& c, const Scenario& sc, const MarkovChain&
 }
 
 /// What benchGpu's measurements share: the chain, the repetitions, a stream, the input dynamics ψ, a
-/// corridor's constraints and λ (with Γ's buffer), the memory a queued call waits behind, and the
-/// cuSPARSE baseline.
+/// corridor's constraints and λ (with Γ's buffer), the memory a queued call waits behind, the
+/// cuSPARSE baseline, and the result file the headline figures go to.
 struct GpuBench {
     const MarkovChain& chain;
     bool quick;
@@ -528,6 +560,7 @@ struct GpuBench {
     platform::DeviceBuffer<float>& gamma;
     const platform::DeviceMemory& busy;
     SpGemmBaseline& spgemm;
+    bench::ResultFile& results;
 };
 
 /// The combination's timings (µs): Γ = diag(λ)·ψ, with renormalisation, one cell (the floor), and the
@@ -658,13 +691,23 @@ void printCombination(const CombinationTimes& t) {
     table.row({"cuSPARSE SpGEMMreuse_compute (structure analysed once)", fmt(t.numericOne),
                fmt(t.numericOne / t.combineOne, 1) + "×", fmt(t.numericMany), fmt(t.numericMany / t.combineMany, 1) + "×", "", "",
                fmt(t.numericQueued), fmt(t.numericQueued / t.combineQueued, 1) + "×", ""});
-    auto verdict = [](double ratio) { return ratio >= 108.6 ? "MET" : "NOT met"; };
+    auto verdict = [](double ratio) { return ratio >= SEED_SPGEMM_SPEEDUP ? "MET" : "NOT met"; };
     std::printf("\nTarget (H100): combination ≥ 108.6× faster than the SpGEMM baseline (full product): "
                 "single call %s (%.1f×), back-to-back %s (%.1f×), graph-replayed combination vs SpGEMM back-to-back "
                 "%s (%.1f×), single call queued behind other work %s (%.1f×)\n",
                 verdict(t.fullOne / t.combineOne), t.fullOne / t.combineOne, verdict(t.fullMany / t.combineMany),
                 t.fullMany / t.combineMany, verdict(t.fullMany / t.combineGraph), t.fullMany / t.combineGraph,
                 verdict(t.fullQueued / t.combineQueued), t.fullQueued / t.combineQueued);
+}
+
+/// The combination's headline figures: the graph-replayed call, and the seed's full SpGEMM against the
+/// combination graph-replayed (the target's ratio), back to back and per single call.
+void addCombinationResults(const CombinationTimes& t, bench::ResultFile& results) {
+    addTime(results, "combination, 20 calls in one CUDA graph, per call", t.combineGraph);
+    addSpeedUp(results, "combination in a graph against cuSPARSE SpGEMM back-to-back", t.fullMany, t.combineGraph,
+               ">= " + fmt(SEED_SPGEMM_SPEEDUP, 1) + "x");
+    addSpeedUp(results, "combination back-to-back against SpGEMM back-to-back", t.fullMany, t.combineMany);
+    addSpeedUp(results, "combination single call against SpGEMM single call", t.fullOne, t.combineOne);
 }
 
 /// The combination Γ = diag(λ)·ψ against cuSPARSE SpGEMM.
@@ -675,6 +718,7 @@ bool benchCombination(GpuBench& g) {
         return false;
     }
     printCombination(t);
+    addCombinationResults(t, g.results);
     return true;
 }
 
@@ -787,6 +831,18 @@ std::vector<cuda::DeviceChain> fixedClusterChains(const MarkovChain& chain, std:
     return fixed;
 }
 
+/// The horizon's headline figures at `count` corridors, the resident path with the cluster chosen per
+/// call: the target's corridors replayed (with the target) and launched directly; one corridor replayed.
+void addHorizonResults(bench::ResultFile& results, int count, double direct_us, double replay_us) {
+    const std::string metric = "horizon, " + std::to_string(count) + (count == 1 ? " corridor" : " corridors");
+    if (count == HORIZON_TARGET_CORRIDORS) {
+        addTime(results, metric + ", CUDA graph replay", replay_us, "<= " + fmt(HORIZON_TARGET_US, 0) + " us");
+        addTime(results, metric + ", direct launches", direct_us);
+    } else if (count == 1) {
+        addTime(results, metric + ", CUDA graph replay", replay_us);
+    }
+}
+
 /// The whole horizon for many corridors: the resident path with the cluster size chosen per call
 /// (direct launches and graph replay), with each fixed cluster size, and the tiled path (the
 /// one-launch-per-step design, kept for chains that do not fit one block).
@@ -855,17 +911,18 @@ bool benchHorizon(GpuBench& g) {
             return false;
         }
         std::string verdict;
-        if (count == 64) {
+        if (count == HORIZON_TARGET_CORRIDORS) {
             const double best = autoReplay > 0 ? std::min(autoDirect, autoReplay) : autoDirect;
-            verdict = best <= 1000.0 ? "MET" : "NOT met";
+            verdict = best <= HORIZON_TARGET_US ? "MET" : "NOT met";
         }
         row.push_back(verdict);
         table.row(row);
+        addHorizonResults(g.results, count, autoDirect, autoReplay);
     }
     return true;
 }
 
-bool benchGpu(const MarkovChain& chain, bool quick) {
+bool benchGpu(const MarkovChain& chain, bool quick, bench::ResultFile& results) {
     const int warmup = quick ? 3 : 10;
     const int reps = quick ? 20 : 100;
     const ChainConfig& c = chain.config();
@@ -905,7 +962,8 @@ bool benchGpu(const MarkovChain& chain, bool quick) {
     if (!spgemm.setUp(c, psi, lambdaHost.data(), cs) || !spgemm.prepareReuse()) {
         return false;
     }
-    GpuBench g{chain, quick, warmup, reps, c, na, n, cells, stream, psi, constraints, lambda, gamma, busy, spgemm};
+    GpuBench g{chain, quick, warmup, reps, c, na, n, cells, stream, psi, constraints, lambda, gamma, busy, spgemm,
+               results};
     return benchCombination(g) && benchStep(g) && benchHorizon(g);
 }
 
@@ -997,7 +1055,7 @@ int main(int argc, char** argv) {
         return 1;
 #endif
     }
-    benchInit(quick);
+    benchInit(quick, results);
     const auto chain = MarkovChain::build(ChainConfig{});
     if (!chain) {
         std::printf("chain build failed: %s\n", toString(chain.error()));
@@ -1011,7 +1069,7 @@ int main(int argc, char** argv) {
             std::printf("\nDevice: %s (sm_%d%d, %d SMs)\n", info->name, info->computeMajor, info->computeMinor,
                         info->multiprocessors);
         }
-        if (!benchGpu(*chain, quick)) {
+        if (!benchGpu(*chain, quick, results)) {
             std::printf("GPU benchmarks FAILED\n");
             return 1;
         }

@@ -9,7 +9,9 @@
 // (ncu) to time each kernel. --only runs one section: baselines, stages, nodes (the step's graph node
 // by node, and two filters with their outputs' copies), floor, scan (the scan variants and the
 // single-pass tile shapes), reduce or ungm. --json FILE writes every figure of the tables as a result
-// file (family particle-filter; metrics named "TABLE; KEY COLUMNS: COLUMN", bench.hpp).
+// file (family particle-filter; metrics named "TABLE; KEY COLUMNS: COLUMN", bench.hpp), and with them the
+// headline figures under the names, digits, units and targets of docs/results/particle-filter.json, so
+// that scripts/bench-tables --compare pairs a new file with the committed one.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -99,6 +101,43 @@ double cpuStep_us(std::uint32_t particles, std::uint32_t vehicles, StateLayout l
 
 #if AUGUR_HAVE_CUDA
 
+/// The seed's scale, where the headline step figures are taken: K = 20,000 particles, 20 vehicles.
+constexpr std::uint32_t SEED_PARTICLES = 20'000;
+constexpr std::uint32_t SEED_VEHICLES = 20;
+
+bool isSeedScale(std::uint32_t particles, std::uint32_t vehicles) {
+    return particles == SEED_PARTICLES && vehicles == SEED_VEHICLES;
+}
+
+/// The targets of docs/results/particle-filter.json, in its words.
+constexpr const char* SEED_STEP_TARGET = "<= 25 us";
+constexpr const char* RESAMPLING_COPY_TARGET = ">= 24x";
+constexpr const char* OUTPUT_REDUCTION_TARGET = ">= 8x";
+constexpr const char* SCAN_AGAINST_CUB_TARGET = "<= 1.10";
+constexpr const char* STEP_AGAINST_FLOOR_TARGET = "<= 1.5";
+constexpr const char* CPU_AGAINST_GRAPH_TARGET = ">= 5x";
+
+/// A headline time as the committed file writes it (µs, two decimals); a failed timing (negative) adds
+/// nothing, as its table cell is no measurement either.
+void addTime(bench::ResultFile& results, const std::string& metric, double us, const std::string& target = {}) {
+    if (us > 0.0) {
+        results.add(metric, us, 2, "us", target);
+    }
+}
+
+/// A headline ratio `numerator / denominator` ("x", `digits` decimals); nothing when either timing failed.
+void addRatio(bench::ResultFile& results, const std::string& metric, double numerator, double denominator, int digits,
+              const std::string& target = {}) {
+    if (numerator > 0.0 && denominator > 0.0) {
+        results.add(metric, numerator / denominator, digits, "x", target);
+    }
+}
+
+/// "1 vehicle", "20 vehicles": how the headline metrics name a vehicle count.
+std::string vehicleCount(std::uint32_t vehicles) {
+    return std::to_string(vehicles) + (vehicles == 1 ? " vehicle" : " vehicles");
+}
+
 using Enqueue = std::function<platform::GpuStatus(StreamHandle)>;
 
 /// One replay of the graph captured from `enqueue` (µs, median; −1: the capture failed), timed from an
@@ -146,14 +185,17 @@ StageTimes gpuStages(std::uint32_t particles, std::uint32_t vehicles, StateLayou
     return t;
 }
 
-void stageTable(StreamHandle stream, const platform::DeviceMemory& busy) {
+/// The stage table; at seed scale in the default layout (SoA) also the headline step and the CPU
+/// reference on every hardware thread against it.
+void stageTable(StreamHandle stream, const platform::DeviceMemory& busy, bench::ResultFile& results) {
+    const std::string hostThreads = std::to_string(std::thread::hardware_concurrency());
     bench::Table table("Scene model: stages and whole step, resampling every step (µs, device time, median)",
                        {"K", "vehicles", "layout", "upload",
                         "advance (copy indices + gather + predict + update + partials)", "combine (+ CDF scan)",
                         "reduce alone (partials + combine)",
                         "step (stream)", "step (graph replay)", "step (graph replay queued behind a memset)",
                         "CPU step, 1 core", "CPU 1 core / graph",
-                        "CPU step, all " + std::to_string(std::thread::hardware_concurrency()) + " threads",
+                        "CPU step, all " + hostThreads + " threads",
                         "CPU all threads / graph"}, 3);
     struct Case {
         std::uint32_t k;
@@ -171,6 +213,11 @@ void stageTable(StreamHandle stream, const platform::DeviceMemory& busy) {
                        bench::fmt(t.step), bench::fmt(t.graph), bench::fmt(t.queued), bench::fmt(cpu, 0),
                        cpu > 0 ? bench::fmt(cpu / t.graph, 1) + "x" : "-", bench::fmt(cpuAll, 0),
                        cpuAll > 0 ? bench::fmt(cpuAll / t.graph, 1) + "x" : "-"});
+            if (isSeedScale(c.k, c.vehicles) && layout == StateLayout::StructOfArrays) {
+                addTime(results, "seed-scale step, graph replay (stage table)", t.graph, SEED_STEP_TARGET);
+                addRatio(results, "CPU reference (" + hostThreads + " threads) / CUDA graph replay, seed scale", cpuAll,
+                         t.graph, 0, CPU_AGAINST_GRAPH_TARGET);
+            }
         }
     }
 }
@@ -179,8 +226,9 @@ void stageTable(StreamHandle stream, const platform::DeviceMemory& busy) {
 /// combine), the step without its upload, and the same shape with no work (the upload, then two
 /// empty kernels), so the difference between two columns is what a node adds to the replay, its
 /// launch and ramp included. Each timed from an idle device (the host's submission
-/// included) and queued behind a memset (the device time alone). Every graph resamples every step.
-void nodeTable(StreamHandle stream, const platform::DeviceMemory& busy) {
+/// included) and queued behind a memset (the device time alone). Every graph resamples every step. At
+/// seed scale the whole step's replay from idle is also the headline step.
+void nodeTable(StreamHandle stream, const platform::DeviceMemory& busy, bench::ResultFile& results) {
     bench::Table table("The step's graph node by node (SoA, graph replay, µs, device time, median)",
                        {"K", "vehicles", "timed", "upload", "+ advance (with the copy indices)",
                         "+ combine (the step)", "the step without upload", "upload + 2 empty kernels"}, 3);
@@ -199,6 +247,7 @@ void nodeTable(StreamHandle stream, const platform::DeviceMemory& busy) {
         (void)f->setInputs(in);
         (void)f->step(stream);
         kernels::pf::testing::FilterProbe stages(*f);
+        constexpr std::size_t WHOLE_STEP = 2;  // graphs[WHOLE_STEP]: the step, all three nodes
         const std::vector<Enqueue> graphs = {
             [&](StreamHandle s) { return stages.uploadInputs(s); },
             [&](StreamHandle s) -> platform::GpuStatus {
@@ -220,10 +269,13 @@ void nodeTable(StreamHandle stream, const platform::DeviceMemory& busy) {
         };
         std::vector<std::string> idle = {std::to_string(c.k), std::to_string(c.vehicles), "from idle"};
         std::vector<std::string> queued = {std::to_string(c.k), std::to_string(c.vehicles), "queued behind a memset"};
-        for (const Enqueue& enqueue : graphs) {
-            const ReplayTimes t = graphReplay_us(stream, busy, enqueue);
+        for (std::size_t g = 0; g < graphs.size(); ++g) {
+            const ReplayTimes t = graphReplay_us(stream, busy, graphs[g]);
             idle.push_back(bench::fmt(t.idle));
             queued.push_back(bench::fmt(t.queued));
+            if (g == WHOLE_STEP && isSeedScale(c.k, c.vehicles)) {
+                addTime(results, "seed-scale step, graph replay (node table)", t.idle, SEED_STEP_TARGET);
+            }
         }
         table.row(idle);
         table.row(queued);
@@ -316,8 +368,23 @@ std::vector<float> randomFloats(std::size_t n, float lo, float hi, std::uint32_t
     return v;
 }
 
-void baselineTables(StreamHandle stream) {
-    constexpr std::uint32_t K = 20'000;
+/// The baselines' headline speed-ups at `vehicles` (K = SEED_PARTICLES): Thrust's permutation-iterator
+/// copy against the resampling copy as the step does it, fused into the advance (`fused`: the cost of the
+/// fused copy indices and gather; 0 below the timer's resolution, which gives no ratio), and atomicAdd
+/// against the output reduction.
+void addBaselineResults(bench::ResultFile& results, std::uint32_t vehicles, double thrust, double fused, double atomic,
+                        double deterministic) {
+    addRatio(results, "resampling copy against Thrust permutation-iterator copy, " + vehicleCount(vehicles), thrust,
+             fused, 1, RESAMPLING_COPY_TARGET);
+    addRatio(results,
+             "output reduction against atomicAdd, K = " + bench::withThousands(SEED_PARTICLES) + ", " +
+                 vehicleCount(vehicles),
+             atomic, deterministic, 1, OUTPUT_REDUCTION_TARGET);
+}
+
+/// The seed papers' baselines; their speed-ups are also headline figures, per vehicle count.
+void baselineTables(StreamHandle stream, bench::ResultFile& results) {
+    constexpr std::uint32_t K = SEED_PARTICLES;
     bench::Table copy("Resampling copy vs Thrust permutation-iterator copy (Hortelano et al. 2023 §5.5: 24.2x), K = 20,000",
                       {"vehicles", "bytes/particle", "Thrust copy, AoS (µs)", "standalone gather, AoS (µs)",
                        "speed-up", "advance, resampled (µs)", "advance, not resampled (µs)",
@@ -382,6 +449,8 @@ void baselineTables(StreamHandle stream) {
         reduceRows.push_back({std::to_string(vehicles),
                               std::to_string(1 + vehicles * SceneModel::OUTPUTS_PER_VEHICLE), bench::fmt(atomic),
                               bench::fmt(deterministic), bench::fmt(atomic / deterministic, 1) + "x"});
+        addBaselineResults(results, vehicles, thrust, fused >= EVENT_RESOLUTION_US ? fused : 0.0, atomic,
+                           deterministic);
     }
     bench::Table reduce("Output reduction vs atomicAdd baseline (Hortelano et al. 2023 §5.5: 4.56x), K = 20,000, AoS",
                         {"vehicles", "channels", "atomicAdd (µs)", "ours: partials + combine, with N_eff (µs)",
@@ -452,7 +521,10 @@ void shapeTable(StreamHandle stream, PrimitiveInput& p) {
     }
 }
 
-void scanTables(StreamHandle stream, PrimitiveInput& p) {
+/// The scan variants' table (then the tile shapes'); at 2^26 floats the single-pass look-back scan,
+/// CUB and the best hand-written scan against CUB are also headline figures.
+void scanTables(StreamHandle stream, PrimitiveInput& p, bench::ResultFile& results) {
+    constexpr std::uint32_t HEADLINE_N = 1U << 26U;
     using kernels::primitives::ALL_SCAN_VARIANTS;
     using kernels::primitives::ScanVariant;
     const auto& sizes = p.sizes;
@@ -468,6 +540,7 @@ void scanTables(StreamHandle stream, PrimitiveInput& p) {
         std::vector<std::string> row = {std::to_string(n)};
         double best = 1e30;
         double cub = 0.0;
+        double singlePass = 0.0;
         for (const auto v : ALL_SCAN_VARIANTS) {
             auto scratch = platform::DeviceMemory::allocate(kernels::primitives::cuda::exclusiveScanScratchBytes(v, n));
             const double us = bench::deviceMedian_us(stream, [&](StreamHandle s) {
@@ -480,9 +553,18 @@ void scanTables(StreamHandle stream, PrimitiveInput& p) {
             } else {
                 best = std::min(best, us);
             }
+            if (v == ScanVariant::SinglePassLookback) {
+                singlePass = us;
+            }
         }
         row.push_back(bench::fmt(best / cub, 2));
         scan.row(row);
+        if (n == HEADLINE_N) {
+            const std::string metric = "exclusive scan at 2^26 floats, ";
+            addTime(results, metric + "single-pass look-back", singlePass);
+            addTime(results, metric + "CUB", cub);
+            addRatio(results, metric + "ours / CUB", best, cub, 2, SCAN_AGAINST_CUB_TARGET);
+        }
     }
     shapeTable(stream, p);
 }
@@ -512,7 +594,9 @@ void reduceTable(StreamHandle stream, PrimitiveInput& p) {
     }
 }
 
-void floorTable(StreamHandle stream, const platform::DeviceMemory& busy) {
+/// The K = 10^6 step against its floor; the copy bandwidth, both layouts' steps and their ratios to
+/// their floors are also headline figures.
+void floorTable(StreamHandle stream, const platform::DeviceMemory& busy, bench::ResultFile& results) {
     constexpr std::uint32_t K = 1'000'000;
     constexpr double ORIN_BANDWIDTH_GBPS = 205.0;  // Jetson AGX Orin's LPDDR5: the same bytes' floor there
     const double bandwidth = bench::measureCopyBandwidth_GBps(stream, std::size_t{512} << 20U);  // 512 MiB
@@ -540,6 +624,9 @@ void floorTable(StreamHandle stream, const platform::DeviceMemory& busy) {
                         "step / essential floor", "step / previous 292 B floor",
                         "step, graph replay queued behind a memset (µs)", "queued step / floor",
                         "bytes / 205 GB/s, Orin LPDDR5 (µs)"});
+    if (bandwidth > 0.0) {
+        results.add("device-to-device copy bandwidth", bandwidth, 0, "GB/s");
+    }
     for (const StateLayout layout : {StateLayout::ArrayOfStructs, StateLayout::StructOfArrays}) {
         const auto t = gpuStages(K, 1, layout, stream, busy);
         const double bytes = layout == StateLayout::ArrayOfStructs ? AOS_BYTES : SOA_BYTES;
@@ -550,6 +637,16 @@ void floorTable(StreamHandle stream, const platform::DeviceMemory& busy) {
                    bench::fmt(t.graph), bench::fmt(t.graph / floor_us, 2), bench::fmt(essential_us),
                    bench::fmt(t.graph / essential_us, 2), bench::fmt(t.graph / previous_us, 2), bench::fmt(t.queued),
                    bench::fmt(t.queued / floor_us, 2), bench::fmt(bytes * K / (ORIN_BANDWIDTH_GBPS * 1e3))});
+        // The target is the default layout's (SoA) against its floor; AoS is compared with its own bytes.
+        // A failed bandwidth measurement leaves a negative floor, which addTime and addRatio leave out.
+        const std::string metric = std::string("K = 10^6 single-vehicle step, ") + layoutName(layout);
+        addTime(results, metric, t.graph);
+        if (layout == StateLayout::StructOfArrays) {
+            addTime(results, metric + ", bytes-over-bandwidth floor", floor_us);
+            addRatio(results, metric + " / floor", t.graph, floor_us, 2, STEP_AGAINST_FLOOR_TARGET);
+        } else {
+            addRatio(results, metric + " / its " + bench::fmt(bytes, 0) + "-byte floor", t.graph, floor_us, 2);
+        }
     }
 }
 
@@ -632,8 +729,8 @@ void cpuOnlyTable() {
 #if AUGUR_HAVE_CUDA
 /// The CUDA sections (`only`: one of them; empty: all), or with `profile` only a few plain steps. An
 /// exit status when the program ends here (profile, or a stream or buffer that could not be made);
-/// nullopt when the result file is to be written.
-std::optional<int> cudaSections(const std::string& only, bool profile) {
+/// nullopt when the result file is to be written. The tables' headline figures go to `results`.
+std::optional<int> cudaSections(const std::string& only, bool profile, bench::ResultFile& results) {
     auto runs = [&](const char* section) { return only.empty() || only == section; };
     if (auto gpu = platform::queryGpu(0)) {
         std::printf("device: %s (sm_%d%d, %d SMs)\n", gpu->name, gpu->computeMajor, gpu->computeMinor,
@@ -649,7 +746,7 @@ std::optional<int> cudaSections(const std::string& only, bool profile) {
         return 0;
     }
     if (runs("baselines")) {
-        baselineTables(stream->get());
+        baselineTables(stream->get(), results);
     }
     auto busy = platform::DeviceMemory::allocate(bench::QUEUE_BEHIND_BYTES);
     if (!busy) {
@@ -657,14 +754,14 @@ std::optional<int> cudaSections(const std::string& only, bool profile) {
         return 1;
     }
     if (runs("stages")) {
-        stageTable(stream->get(), *busy);
+        stageTable(stream->get(), *busy, results);
     }
     if (runs("nodes")) {
-        nodeTable(stream->get(), *busy);
+        nodeTable(stream->get(), *busy, results);
         outputCopyTable(stream->get(), *busy);
     }
     if (runs("floor")) {
-        floorTable(stream->get(), *busy);
+        floorTable(stream->get(), *busy, results);
     }
     if (runs("scan") || runs("reduce")) {
         auto primitives = primitiveInput(stream->get());
@@ -673,7 +770,7 @@ std::optional<int> cudaSections(const std::string& only, bool profile) {
             return 1;
         }
         if (runs("scan")) {
-            scanTables(stream->get(), *primitives);
+            scanTables(stream->get(), *primitives, results);
         }
         if (runs("reduce")) {
             reduceTable(stream->get(), *primitives);
@@ -718,7 +815,7 @@ int main(int argc, char** argv) {
         return bench::writeResults(results, json) ? 0 : apps::cli::EXIT_INPUT;
     }
 #if AUGUR_HAVE_CUDA
-    if (const std::optional<int> exit = cudaSections(only, profile)) {
+    if (const std::optional<int> exit = cudaSections(only, profile, results)) {
         return *exit;
     }
 #endif
