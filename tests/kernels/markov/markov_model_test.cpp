@@ -377,6 +377,24 @@ TEST(TypicalBehaviourRule, LeadDecelerationZeroMeansTheStrongestInput) {
 
 /// One straight corridor on the runtime's chain with the runtime's ψ and rules; the vehicle at the centre
 /// of the first position cell (as the motion stage places it).
+/// The runtime's rules on `harness`, and its first corridor set up as the motion stage does for a vehicle
+/// at v0_mps with the tracked acceleration a0_mps2 on a road of speedLimit_mps (the rest of its constraints
+/// are the caller's).
+CorridorInput& runtimeCorridor(PredictionHarness& harness, float v0_mps, float a0_mps2, float speedLimit_mps,
+                               float pressReaction_s = RUNTIME_PRESS_REACTION_S) {
+    harness.config.rules.speed = RuleSpeed::Typical;
+    harness.config.rules.freeRoadExponent = RUNTIME_FREE_ROAD_EXPONENT;
+    harness.config.rules.pressReaction_s = pressReaction_s;
+    CorridorInput& in = harness.corridors[0];
+    in.initialSpeed_mps = v0_mps;
+    in.initialSpeedStd_mps = 0.2F;
+    inputDistribution(harness.chainConfig, a0_mps2, 0.0F, in.initialInput);
+    in.constraints.speedLimit_mps = speedLimit_mps;
+    in.constraints.leadDecel_mps2 = harness.config.rules.comfortDecel_mps2;
+    in.constraints.startSpeed_mps = v0_mps;
+    return in;
+}
+
 struct RuntimeRun {
     PredictionHarness harness{runtimeChain(), predictionFor(1), 1};
     float halfCell_m = 0.5F * positionCellSize_m(runtimeChain());
@@ -384,15 +402,7 @@ struct RuntimeRun {
     /// `limitFrom_m` / `limitAfter_mps`: one change of the speed limit, from the vehicle's position.
     RuntimeRun(float v0_mps, float a0_mps2, float speedLimit_mps, float leadGap_m = NO_LIMIT, float leadSpeed_mps = 0.0F,
                float limitFrom_m = NO_LIMIT, float limitAfter_mps = NO_LIMIT, float pressReaction_s = RUNTIME_PRESS_REACTION_S) {
-        harness.config.rules.speed = RuleSpeed::Typical;
-        harness.config.rules.freeRoadExponent = RUNTIME_FREE_ROAD_EXPONENT;
-        harness.config.rules.pressReaction_s = pressReaction_s;
-        CorridorInput& in = harness.corridors[0];
-        in.initialSpeed_mps = v0_mps;
-        in.initialSpeedStd_mps = 0.2F;
-        inputDistribution(harness.chainConfig, a0_mps2, 0.0F, in.initialInput);
-        in.constraints.speedLimit_mps = speedLimit_mps;
-        in.constraints.leadDecel_mps2 = harness.config.rules.comfortDecel_mps2;
+        CorridorInput& in = runtimeCorridor(harness, v0_mps, a0_mps2, speedLimit_mps, pressReaction_s);
         // As the motion stage does: distances from the vehicle, which sits at the first cell's centre.
         in.constraints.leadGap_m = leadGap_m + halfCell_m;
         in.constraints.leadSpeed_mps = leadSpeed_mps;
@@ -401,7 +411,6 @@ struct RuntimeRun {
         // As the motion stage sets them: standing, and the driver's fraction of the limit where it is.
         in.constraints.standing = v0_mps == 0.0F && a0_mps2 == 0.0F;
         in.constraints.desiredSpeedFactor = std::min(v0_mps / speedLimit_mps, 1.5F);
-        in.constraints.startSpeed_mps = v0_mps;
         harness.run(runtime(), runtimePsi(harness.chainConfig.inputCells));
     }
     /// Mean distance travelled after step t.
@@ -482,17 +491,8 @@ TEST(MarkovPrediction, VehicleLeavingATurnRegainsTheRoadsSpeedAndDoesNotOvershoo
 float speedingUpTravel_m(float speed_mps, float limit_mps, float topAccel_mps2) {
     constexpr int LAST_STEP = 39;
     PredictionHarness harness{runtimeChain(), predictionFor(1), 1};
-    harness.config.rules.speed = RuleSpeed::Typical;
-    harness.config.rules.freeRoadExponent = RUNTIME_FREE_ROAD_EXPONENT;
-    harness.config.rules.pressReaction_s = RUNTIME_PRESS_REACTION_S;
-    CorridorInput& in = harness.corridors[0];
-    in.initialSpeed_mps = speed_mps;
-    in.initialSpeedStd_mps = 0.2F;
-    inputDistribution(harness.chainConfig, 1.2F, 0.0F, in.initialInput);
-    in.constraints.speedLimit_mps = limit_mps;
-    in.constraints.leadDecel_mps2 = harness.config.rules.comfortDecel_mps2;
+    CorridorInput& in = runtimeCorridor(harness, speed_mps, 1.2F, limit_mps);
     in.constraints.desiredSpeedFactor = 1.0F;
-    in.constraints.startSpeed_mps = speed_mps;
     in.constraints.topAccel_mps2 = topAccel_mps2;
     harness.run(runtime(), runtimePsi(harness.chainConfig.inputCells));
     return harness.pointAt(0, LAST_STEP).sMean_m - 0.5F * positionCellSize_m(runtimeChain());
