@@ -188,6 +188,14 @@ void publishAlarm(augur::platform::Publisher<MonitorAlarm>& alarms, const Superv
     }
 }
 
+/// When the polling loop wakes next: a poll from `now`, the end of the run, or just after the alive due
+/// time where that comes first, so that health_missing rises on time rather than up to a poll late.
+std::int64_t nextWake(const Supervisor& sut, std::int64_t now, std::int64_t poll_ns, std::int64_t end) {
+    const std::int64_t wake = std::min(now + poll_ns, end);
+    const std::int64_t due = sut.aliveDue_ns() + 1;
+    return due > now && due < wake ? due : wake;
+}
+
 /// The run phase: polls the health until --for ends, a signal, or RouDi is gone; publishes the alarms,
 /// logs, shows the view; then the summary. The run phase: no allocation from here on. Returns the
 /// exit status.
@@ -250,11 +258,7 @@ int supervise(const Options& options, const augur::monitor::SupervisorSettings& 
             nextFlush = now + LOG_FLUSH_EVERY_NS;
         }
         if (!rouDiLost) {
-            // Wake at the alive due time too, so that health_missing rises on time, not up to a poll late.
-            std::int64_t wake = std::min(now + poll_ns, end);
-            const std::int64_t due = sut.aliveDue_ns() + 1;
-            wake = due > now && due < wake ? due : wake;
-            augur::platform::sleepUntil_ns(wake);
+            augur::platform::sleepUntil_ns(nextWake(sut, now, poll_ns, end));
             now = augur::platform::monotonicNow_ns();
         }
     }
