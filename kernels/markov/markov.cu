@@ -153,6 +153,26 @@ __global__ void __launch_bounds__(BLOCK) stepKernel(const StepArgs a) {
     const int corridorBegin = static_cast<int>(blockIdx.y) * CPT;
     const int count = min(CPT, a.corridorCount - corridorBegin);
     const float time_s = static_cast<float>(a.t + 1) * c.step_s;
+    // What the rules need of this step per corridor (stepBounds), once per block rather than per cell; as
+    // plain floats, since a __shared__ variable cannot have a constructor.
+    constexpr int BOUND_FLOATS = 4;
+    __shared__ float boundsS[CPT][BOUND_FLOATS];
+    if (threadIdx.x < static_cast<unsigned>(count)) {
+        const int k = static_cast<int>(threadIdx.x);
+        const StepBounds b = stepBounds(time_s, a.corridors[corridorBegin + k].constraints, c);
+        boundsS[k][0] = b.leadReach_m;
+        boundsS[k][1] = b.reachableSpeed_mps;
+        boundsS[k][2] = b.lead.rear_m;
+        boundsS[k][3] = b.lead.speed_mps;
+    }
+    __syncthreads();
+    const auto boundsOf = [&](int k) {
+        StepBounds b;
+        b.leadReach_m = boundsS[k][0];
+        b.reachableSpeed_mps = boundsS[k][1];
+        b.lead = LeadState{boundsS[k][2], boundsS[k][3]};
+        return b;
+    };
     float* lambdaS = shared;                       // [CPT][tileRows]
     float* qS = lambdaS + CPT * tileRows;          // q, then q / Σ
     float* brakeS = qS + CPT * tileRows;           // q of empty columns
@@ -202,7 +222,7 @@ __global__ void __launch_bounds__(BLOCK) stepKernel(const StepArgs a) {
 #pragma unroll
         for (int k = 0; k < CPT; ++k) {
             const float lambda =
-                k < count ? priority(sFar, vFar, j, time_s, a.corridors[corridorBegin + k].constraints, a.rules, c) : 0.0F;
+                k < count ? priority(sFar, vFar, j, boundsOf(k), a.corridors[corridorBegin + k].constraints, a.rules, c) : 0.0F;
             lambdaS[k * tileRows + local] = lambda;
             qS[k * tileRows + local] = q[k];
             intervalS[k * tileRows + local] = qi[k];
@@ -225,7 +245,7 @@ __global__ void __launch_bounds__(BLOCK) stepKernel(const StepArgs a) {
             float press = 0.0F;
             if (k < count && up < probe && probe < na && sum > 0.0F) {
                 const float probeLambda = lambdaS[k * tileRows + cellBase + probe];
-                const float urge = freeRoadUrge(vFar, probeLambda, sFar, time_s,
+                const float urge = freeRoadUrge(vFar, probeLambda, sFar, boundsOf(k),
                                                 a.corridors[corridorBegin + k].constraints, a.rules, c);
                 press = pressProbability(urge, probeLambda, a.rules, c);
             }

@@ -160,7 +160,7 @@ void predict(const MarkovChain& chain, const PredictionConfig& pc, const InputDy
                         intMass += rowTimes(interval, cell * na + j, s.p);
                         lambda[j] = priorityAt(terms[j], sFar, bounds, corridor.constraints);
                     }
-                    const float press = applyFreeRoad(lambda, terms, na, speedCellUpper_mps(iv, c), sFar, time_s,
+                    const float press = applyFreeRoad(lambda, terms, na, speedCellUpper_mps(iv, c), sFar, bounds,
                                                       corridor.constraints, pc.rules, c);
                     inputTransitionBlock(lambda, psi.psi, na, press, gamma);
                     float cellMass = 0.0F;

@@ -372,7 +372,7 @@ __global__ void __launch_bounds__(THREADS, 1) residentKernel(const Args a) {
                 for (int j = 0; j < NA; ++j) {
                     lambda[j] = priorityAt(terms[j], sFar, bounds, constraints);
                 }
-                const float press = applyFreeRoad(lambda, terms, NA, vFar_mps, sFar, time_s, constraints, a.rules, c);
+                const float press = applyFreeRoad(lambda, terms, NA, vFar_mps, sFar, bounds, constraints, a.rules, c);
                 applyInputTransition<NA>(q, lambda, a.psi, press, value);
                 storeCell<NA>(pS + base, value);
                 if (haloTarget != nullptr && rows.inChunk(is) >= rows.chunk() - a.maxShift) {

@@ -239,7 +239,8 @@ AUGUR_MARKOV_HD LeadState leadAt(float time_s, const CorridorConstraints& k) {
     return LeadState{k.leadGap_m + v0 * t + 0.5F * a * t * t + v * (time_s - t), v};
 }
 
-/// The bounds of one step that depend on its time only, not on the cell (stepBounds).
+/// What the rules need of one step that depends on its time and the corridor only, not on the cell
+/// (stepBounds): computed once per corridor and step, not per cell.
 struct StepBounds {
     /// The gap rule's bound, metres: where the rear of the vehicle ahead is at time_s + τ (leadAt) plus its
     /// stopping distance from its speed then under leadDecel (a_max when 0).
@@ -247,15 +248,18 @@ struct StepBounds {
     /// The fastest the vehicle's class can be at time_s + τ (CorridorConstraints::topAccel_mps2): no input
     /// accelerates a cell beyond it. NO_LIMIT without a bound.
     float reachableSpeed_mps{NO_LIMIT};
+    /// The vehicle ahead at time_s, for the free-road rule's gap (freeRoadUrge).
+    LeadState lead{};
 };
 
-/// StepBounds of the step that starts at time_s: one value of each per step.
+/// StepBounds of the step that starts at time_s.
 AUGUR_MARKOV_HD StepBounds stepBounds(float time_s, const CorridorConstraints& k, const ChainConfig& c) {
     const float decel = k.leadDecel_mps2 > 0.0F ? k.leadDecel_mps2 : c.accelMax_mps2;
     const float end_s = time_s + c.step_s;
     const LeadState lead = leadAt(end_s, k);
     StepBounds bounds;
     bounds.leadReach_m = lead.rear_m + lead.speed_mps * lead.speed_mps / (2.0F * decel);
+    bounds.lead = leadAt(time_s, k);
     if (k.topAccel_mps2 > 0.0F) {
         bounds.reachableSpeed_mps = k.startSpeed_mps + k.topAccel_mps2 * end_s;
     }
@@ -308,14 +312,14 @@ AUGUR_MARKOV_HD float priorityAt(const PriorityTerms& terms, float s_m, const St
 }
 
 /// The free-road rule's urge w⁺ ∈ [0, 1] of a cell whose far corner (its fastest speed) is `v_mps`, at s_m
-/// and time_s (the rule above). The rule judges the far corner, and only where the desired speed is above the
+/// in the step of `bounds` (the rule above). The rule judges the far corner, and only where the desired speed is above the
 /// vehicle's speed at t0 (CorridorConstraints::startSpeed_mps): a vehicle at its desired speed is spread over
 /// the two speed cells around it (initialSpeedProbability), and pushing the slower of the two up would make
 /// it creep; a cell is pushed up when the speed it reaches in the next cell is nearer the desired speed than
 /// its own. 0 when the rule does not apply (off, standstill, a standing vehicle) and where a rule forbids
 /// speeding up (probeLambda = 0: the λ of the gentlest accelerating input).
-AUGUR_MARKOV_HD float freeRoadUrge(float v_mps, float probeLambda, float s_m, float time_s, const CorridorConstraints& k,
-                                   const PriorityRules& rules, const ChainConfig& c) {
+AUGUR_MARKOV_HD float freeRoadUrge(float v_mps, float probeLambda, float s_m, const StepBounds& bounds,
+                                   const CorridorConstraints& k, const PriorityRules& rules, const ChainConfig& c) {
     const float desired = k.desiredSpeedFactor * limitAt_mps(s_m, k);
     const float v = v_mps;
     if (k.standing || !(rules.freeRoadExponent > 0.0F) || !(v > 0.0F) || !(v < desired) || !(desired > k.startSpeed_mps) ||
@@ -326,7 +330,7 @@ AUGUR_MARKOV_HD float freeRoadUrge(float v_mps, float probeLambda, float s_m, fl
     const float brakeTerm = v / (2.0F * sqrtf(accel_mps2 * rules.comfortDecel_mps2));
     float urge = 1.0F - powf(v / desired, rules.freeRoadExponent);
     if (k.leadGap_m < NO_LIMIT) {
-        const LeadState lead = leadAt(time_s, k);
+        const LeadState& lead = bounds.lead;
         const float gap = lead.rear_m - s_m;
         const float wanted = rules.minGap_m + v * rules.desiredHeadway_s + brakeTerm * (v - lead.speed_mps);
         urge = gap > 0.0F ? urge - (wanted > 0.0F ? wanted * wanted / (gap * gap) : 0.0F) : 0.0F;
@@ -358,14 +362,14 @@ AUGUR_MARKOV_HD float pressProbability(float urge, float probeLambda, const Prio
 /// (pressProbability) for inputTransitionBlock. Used wherever a whole cell's λ is at hand (the CPU reference,
 /// the resident CUDA path); priority() gives the same λ for one input.
 AUGUR_MARKOV_HD float applyFreeRoad(float* lambda, const PriorityTerms* terms, int na, float v_mps, float s_m,
-                                    float time_s, const CorridorConstraints& k, const PriorityRules& rules,
+                                    const StepBounds& bounds, const CorridorConstraints& k, const PriorityRules& rules,
                                     const ChainConfig& c) {
     const int probe = gentlestAcceleration(na);
     if (!(v_mps > 0.0F) || probe >= na || !(rules.freeRoadExponent > 0.0F)) {
         return 0.0F;
     }
     const float probeLambda = lambda[probe];
-    const float urge = freeRoadUrge(v_mps, probeLambda, s_m, time_s, k, rules, c);
+    const float urge = freeRoadUrge(v_mps, probeLambda, s_m, bounds, k, rules, c);
     const float free = freeRoadFactor(urge, probeLambda);
     for (int j = 0; j < na; ++j) {
         lambda[j] *= terms[j].accelerates ? 1.0F : free;
@@ -373,19 +377,25 @@ AUGUR_MARKOV_HD float applyFreeRoad(float* lambda, const PriorityTerms* terms, i
     return pressProbability(urge, probeLambda, rules, c);
 }
 
-/// λ for input j in a cell represented by (s_m, v_mps) at time time_s (the rules above, the free-road rule
-/// included). In [0, 1]. The state after τ is s' = s + displacement (the dynamics do not depend on s).
-AUGUR_MARKOV_HD float priority(float s_m, float v_mps, int j, float time_s, const CorridorConstraints& k,
+/// λ for input j in a cell represented by (s_m, v_mps) in the step of `bounds` (stepBounds; the rules above,
+/// the free-road rule included). In [0, 1]. The state after τ is s' = s + displacement (the dynamics do not
+/// depend on s).
+AUGUR_MARKOV_HD float priority(float s_m, float v_mps, int j, const StepBounds& bounds, const CorridorConstraints& k,
                                const PriorityRules& rules, const ChainConfig& c) {
-    const StepBounds bounds = stepBounds(time_s, k, c);
     const PriorityTerms terms = priorityTerms(v_mps, j, rules, c);
     float lambda = priorityAt(terms, s_m, bounds, k);
     const int probe = gentlestAcceleration(c.inputCells);
     if (!terms.accelerates && rules.freeRoadExponent > 0.0F && probe < c.inputCells) {
         const float probeLambda = priorityAt(priorityTerms(v_mps, probe, rules, c), s_m, bounds, k);
-        lambda *= freeRoadFactor(freeRoadUrge(v_mps, probeLambda, s_m, time_s, k, rules, c), probeLambda);
+        lambda *= freeRoadFactor(freeRoadUrge(v_mps, probeLambda, s_m, bounds, k, rules, c), probeLambda);
     }
     return lambda;
+}
+
+/// priority() at time time_s (the time of the state Γ acts on).
+AUGUR_MARKOV_HD float priority(float s_m, float v_mps, int j, float time_s, const CorridorConstraints& k,
+                               const PriorityRules& rules, const ChainConfig& c) {
+    return priority(s_m, v_mps, j, stepBounds(time_s, k, c), k, rules, c);
 }
 
 /// Γ's block for one cell: gamma[u·n_a + u'] from lambda[0 … n_a) and ψ_sub, columns renormalised
