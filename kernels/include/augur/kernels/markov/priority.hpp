@@ -302,7 +302,8 @@ AUGUR_MARKOV_HD float priorityAt(const PriorityTerms& terms, float s_m, const St
     // Neither over the limit nor faster than the class can be by then.
     if (terms.accelerates && (terms.fastest_mps > limit || terms.fastest_mps > bounds.reachableSpeed_mps)) {
         lambda = 0.0F;
-    }    if (k.stopProbability > 0.0F && s_m < k.stopDistance_m && nextS_m + terms.stopReach_m > k.stopDistance_m) {
+    }
+    if (k.stopProbability > 0.0F && s_m < k.stopDistance_m && nextS_m + terms.stopReach_m > k.stopDistance_m) {
         lambda *= 1.0F - k.stopProbability;
     }
     if (nextS_m + terms.followerNeeds_m > bounds.leadReach_m) {
@@ -312,11 +313,11 @@ AUGUR_MARKOV_HD float priorityAt(const PriorityTerms& terms, float s_m, const St
 }
 
 /// The free-road rule's urge w⁺ ∈ [0, 1] of a cell whose far corner (its fastest speed) is `v_mps`, at s_m
-/// in the step of `bounds` (the rule above). The rule judges the far corner, and only where the desired speed is above the
-/// vehicle's speed at t0 (CorridorConstraints::startSpeed_mps): a vehicle at its desired speed is spread over
-/// the two speed cells around it (initialSpeedProbability), and pushing the slower of the two up would make
-/// it creep; a cell is pushed up when the speed it reaches in the next cell is nearer the desired speed than
-/// its own. 0 when the rule does not apply (off, standstill, a standing vehicle) and where a rule forbids
+/// in the step of `bounds` (the rule above). The rule judges the far corner, and only where the desired
+/// speed is above the vehicle's speed at t0 (CorridorConstraints::startSpeed_mps): a vehicle at its desired
+/// speed is spread over the two speed cells around it (initialSpeedProbability), and pushing the slower of
+/// the two up would make it creep; a cell is pushed up when the speed it reaches in the next cell is nearer
+/// the desired speed than its own. 0 when the rule does not apply (off, standstill, a standing vehicle) and where a rule forbids
 /// speeding up (probeLambda = 0: the λ of the gentlest accelerating input).
 AUGUR_MARKOV_HD float freeRoadUrge(float v_mps, float probeLambda, float s_m, const StepBounds& bounds,
                                    const CorridorConstraints& k, const PriorityRules& rules, const ChainConfig& c) {
