@@ -143,7 +143,7 @@ void IntentionStage::assignSlots() noexcept {
     }
 }
 
-bool IntentionStage::keepsItsCorridors(Slot& slot, const FrameVehicle& vehicle) noexcept {
+bool IntentionStage::keepsItsCorridors(Slot& slot, const FrameVehicle& vehicle, std::span<const float> prior) noexcept {
     const std::uint32_t count =
         std::min<std::uint32_t>(vehicle.corridorCount, static_cast<std::uint32_t>(pf::SceneVehicleInput::MAX_CORRIDORS));
     bool same = count == slot.corridorCount;
@@ -161,10 +161,8 @@ bool IntentionStage::keepsItsCorridors(Slot& slot, const FrameVehicle& vehicle) 
     }
     std::fill(std::begin(slot.carried), std::end(slot.carried), 0.0F);
     if (!same || slot.passedFork) {
-        std::array<float, MAX_CORRIDORS_PER_VEHICLE> prior{};
-        corridorPriors(vehicle, m_settings.laneChangePrior, std::span<float>(prior.data(), vehicle.corridorCount));
         const PreviousCorridors before{slot.corridorCount, slot.routes, slot.routeLanes, slot.published};
-        carryOver(before, vehicle, std::span<const float>(prior.data(), count), std::span<float>(slot.carried, count));
+        carryOver(before, vehicle, prior.first(count), std::span<float>(slot.carried, count));
     }
     slot.corridorCount = count;
     for (std::uint32_t k = 0; k < count; ++k) {
@@ -184,7 +182,9 @@ void IntentionStage::buildInputs(bool measured, bool restart, float dt_s) noexce
         }
         const FrameVehicle& v = m_frame.vehicles[slot.frameIndex];
         const TrackMeasurement& m = m_frame.measurements[v.trackIndex];
-        if (!keepsItsCorridors(m_slots[s], v)) {
+        std::array<float, MAX_CORRIDORS_PER_VEHICLE> prior{};
+        corridorPriors(v, m_settings.laneChangePrior, std::span<float>(prior.data(), v.corridorCount));
+        if (!keepsItsCorridors(m_slots[s], v, std::span<const float>(prior.data(), v.corridorCount))) {
             m_slots[s].fresh = true;
         }
         pf::SceneVehicleInput& in = m_inputs[s];
@@ -216,8 +216,6 @@ void IntentionStage::buildInputs(bool measured, bool restart, float dt_s) noexce
             continue;
         }
         in.corridorCount = static_cast<std::int32_t>(corridors);
-        std::array<float, MAX_CORRIDORS_PER_VEHICLE> prior{};
-        corridorPriors(v, m_settings.laneChangePrior, std::span<float>(prior.data(), v.corridorCount));
         float modelledPrior = 0.0F;
         for (std::uint32_t k = 0; k < corridors; ++k) {
             modelledPrior += prior[k];

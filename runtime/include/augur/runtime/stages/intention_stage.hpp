@@ -134,8 +134,9 @@ private:
     void assignSlots() noexcept;
     /// Whether slot `slot`'s particles still mean the frame vehicle's corridors, index by index, and no
     /// two that coincided up to a fork have parted (Slot::passedFork); records them, and where they do
-    /// not, what the last cycle published carried onto them (Slot::carried).
-    bool keepsItsCorridors(Slot& slot, const FrameVehicle& vehicle) noexcept;
+    /// not, what the last cycle published carried onto them (Slot::carried) with the vehicle's corridor
+    /// `prior` (corridorPriors, one entry per corridor).
+    bool keepsItsCorridors(Slot& slot, const FrameVehicle& vehicle, std::span<const float> prior) noexcept;
     /// This cycle's inputs, a step of `dt_s`; fresh slots are redrawn from their measurement unless the
     /// set restarts.
     void buildInputs(bool measured, bool restart, float dt_s) noexcept;
