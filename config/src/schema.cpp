@@ -437,9 +437,15 @@ std::vector<KeySpec> buildSchema() {
                "the two.",
                AUGUR_FIELD(intention.braking.hardest_mps2)),
         number("intention.braking.unexplained", closed(0.0, 1.0), "",
-               "Probability that a driver is braking for something the map does not show (yielding inside a "
-               "junction, traffic): braking is then weaker evidence for a turn.",
+               "Probability that a driver is braking for something the map does not show (traffic, a "
+               "pedestrian): braking is then weaker evidence for a turn.",
                AUGUR_FIELD(intention.braking.unexplained)),
+        number("intention.braking.ready_to_yield", closed(0.0, 1.0), "",
+               "Probability that a driver whose corridor yields at a conflict ahead by the map's right of way "
+               "(a left turn across oncoming traffic, a minor road) slows as for a stop there, whoever is "
+               "around: they cannot tell it is clear until they see it. Braking is then evidence for that "
+               "corridor too.",
+               AUGUR_FIELD(intention.braking.readyToYield)),
 
         // motion
         number("motion.horizon_s", leftOpen(0.0, 60.0), "s",

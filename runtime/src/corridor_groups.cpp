@@ -135,9 +135,21 @@ void slowingLikelihoods(const FrameVehicle& vehicle, const SlowingEvidence& evid
         return slower < v ? (v * v - slower * slower) / (2.0 * std::max(distance, 0.5)) : 0.0;
     };
     const double holding = normal(a);
+    // The density of the tracked acceleration when the corridor asks for a deceleration of `required`.
+    const auto slowingFor = [&](double required) {
+        const double firmest = std::max(required, static_cast<double>(model.maxDecel_mps2));
+        // a = −b + noise, b uniform over [required, firmest].
+        const double braking = firmest - required < 1e-3 ? normal(a + required)
+                                                         : (below(a + firmest) - below(a + required)) / (firmest - required);
+        const double onset = std::clamp((required - model.gentlest_mps2) / onsetRange, 0.0, 1.0);
+        const double brakes = model.unexplained + (1.0 - model.unexplained) * onset;
+        return (1.0 - brakes) * holding + brakes * braking;
+    };
+    const double ready = std::clamp(static_cast<double>(model.readyToYield), 0.0, 1.0);
     std::array<double, MAX_CORRIDORS_PER_VEHICLE> density{};
     for (std::uint32_t k = 0; k < n; ++k) {
-        const kernels::markov::CorridorConstraints& limits = vehicle.corridors[k].limits;
+        const FrameCorridor& corridor = vehicle.corridors[k];
+        const kernels::markov::CorridorConstraints& limits = corridor.limits;
         double required = 0.0;
         for (int i = 0; i < kernels::markov::MAX_SPEED_LIMIT_CHANGES; ++i) {
             if (limits.limitFrom_m[i] < kernels::markov::NO_LIMIT) {
@@ -148,13 +160,11 @@ void slowingLikelihoods(const FrameVehicle& vehicle, const SlowingEvidence& evid
             required = std::max(required, needed(std::max(limits.leadSpeed_mps, 0.0F),
                                                  static_cast<double>(limits.leadGap_m) - model.minGap_m));
         }
-        const double firmest = std::max(required, static_cast<double>(model.maxDecel_mps2));
-        // a = −b + noise, b uniform over [required, firmest].
-        const double braking = firmest - required < 1e-3 ? normal(a + required)
-                                                         : (below(a + firmest) - below(a + required)) / (firmest - required);
-        const double onset = std::clamp((required - model.gentlest_mps2) / onsetRange, 0.0, 1.0);
-        const double brakes = model.unexplained + (1.0 - model.unexplained) * onset;
-        density[k] = (1.0 - brakes) * holding + brakes * braking;
+        density[k] = slowingFor(required);
+        if (corridor.yield_m < kernels::markov::NO_LIMIT && ready > 0.0) {
+            const double yielding = std::max(required, needed(0.0, static_cast<double>(corridor.yield_m) - model.minGap_m));
+            density[k] = (1.0 - ready) * density[k] + ready * slowingFor(yielding);
+        }
     }
     // Relative to the most likely corridor of each group.
     std::array<std::uint8_t, MAX_CORRIDORS_PER_VEHICLE> group{};

@@ -462,6 +462,7 @@ IntentionStageSettings intentionSettings(const config::Deployment& d, int worker
     settings.slowing.gentlest_mps2 = static_cast<float>(d.intention.braking.gentlest_mps2);
     settings.slowing.hardest_mps2 = static_cast<float>(d.intention.braking.hardest_mps2);
     settings.slowing.unexplained = static_cast<float>(d.intention.braking.unexplained);
+    settings.slowing.readyToYield = static_cast<float>(d.intention.braking.readyToYield);
     settings.slowing.maxDecel_mps2 = static_cast<float>(d.motion.maxDecel_mps2);
     settings.slowing.noise_mps2 = static_cast<float>(d.intention.noise.accel_mps2);
     return settings;

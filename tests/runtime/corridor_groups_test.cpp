@@ -231,6 +231,31 @@ TEST(CorridorGroups, BrakingThatAStopOrTheVehicleAheadExplainsSaysNothingOfTheTu
     EXPECT_LT(p[1], 0.4F);
 }
 
+TEST(CorridorGroups, BrakingBelowATurnsSpeedIsExplainedWhereTheMapHasTheTurnYield) {
+    // 6 m before the fork at 8.5 m/s, braking at 4.6 m/s²: the left turn (8 m/s) asks for 0.7 m/s², the
+    // right one (6.5 m/s) for 2.5, so the right turn explains the braking best. A left turn that yields
+    // to oncoming traffic 14 m ahead explains it too: a stop there asks for 3.1 m/s².
+    FrameVehicle vehicle = forkAhead(6.0F);
+    vehicle.speed_mps = 8.5F;
+    const SlowingEvidence braking{8.5F, -4.6F, 0.3F, 0.0F};
+    const auto mapSilent = splitFor(vehicle, braking);
+    EXPECT_LT(mapSilent[0], 0.25F * mapSilent[2]);
+    vehicle.corridors[0].yield_m = 14.0F;
+    const auto yielding = splitFor(vehicle, braking);
+    EXPECT_GT(yielding[0], 3.0F * mapSilent[0]);
+    EXPECT_GT(yielding[0], 2.0F * yielding[1]);  // straight on explains it by unexplained braking only
+    // Drivers who never slow for a yield point ahead: the map's yield says nothing.
+    SlowingModel unready;
+    unready.readyToYield = 0.0F;
+    std::array<float, 3> likelihood{};
+    slowingLikelihoods(vehicle, braking, unready, likelihood);
+    std::array<float, 3> p{0.0F, 1.0F, 0.0F};
+    splitWithinGroups(vehicle, likelihood, p);
+    for (std::size_t k = 0; k < p.size(); ++k) {
+        EXPECT_NEAR(p[k], mapSilent[k], TOLERANCE);
+    }
+}
+
 TEST(CorridorGroups, EvidenceMovesTheSplitInsideAGroupOnly) {
     FrameVehicle vehicle = forkAhead(20.0F);
     addCorridor(vehicle, {LANE_B, 23}, true);  // a change to the left lane: its own group

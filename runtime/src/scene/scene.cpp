@@ -127,16 +127,21 @@ void Scene::computeIntersections(std::uint32_t global) noexcept {
         }
         const float segEnd = seg.corridorS_m + (seg.sEnd_m - seg.sBegin_m);
         float firstConflict = -1.0F;
+        float firstYield = -1.0F;
         std::uint32_t conflicts = 0;
         for (const std::uint32_t x : m_map->laneConflicts(seg.lane)) {
             const Conflict& conflict = m_map->conflicts()[x];
-            const double s = conflict.first == seg.lane ? conflict.firstS_m : conflict.secondS_m;
+            const bool isFirst = conflict.first == seg.lane;
+            const double s = isFirst ? conflict.firstS_m : conflict.secondS_m;
             if (s < seg.sBegin_m - S_TOLERANCE_M || s > seg.sEnd_m + S_TOLERANCE_M) {
                 continue;
             }
             ++conflicts;
-            if (firstConflict < 0.0F) {
-                firstConflict = static_cast<float>(seg.corridorS_m + s - seg.sBegin_m);
+            const float at = static_cast<float>(seg.corridorS_m + s - seg.sBegin_m);
+            // The lane's conflicts are in order along it: the first found is the nearest.
+            firstConflict = firstConflict < 0.0F ? at : firstConflict;
+            if (firstYield < 0.0F && m_map->hasPriority(x, isFirst ? conflict.second : conflict.first)) {
+                firstYield = at;
             }
         }
         if (!out.empty() && out[out.size() - 1].junction == lane.junction) {
@@ -146,6 +151,9 @@ void Scene::computeIntersections(std::uint32_t global) noexcept {
             if (last.firstConflict_m < 0.0F) {
                 last.firstConflict_m = firstConflict;
             }
+            if (last.firstYield_m < 0.0F) {
+                last.firstYield_m = firstYield;
+            }
             continue;
         }
         IntersectionRelation relation;
@@ -154,6 +162,7 @@ void Scene::computeIntersections(std::uint32_t global) noexcept {
         relation.exit_m = segEnd;
         relation.stopLine_m = pendingStop;
         relation.firstConflict_m = firstConflict;
+        relation.firstYield_m = firstYield;
         relation.conflictCount = conflicts;
         pendingStop = -1.0F;
         if (!out.pushBack(relation)) {

@@ -188,9 +188,13 @@ void RelationsStage::describeYielding(std::uint32_t v, std::uint32_t global, Fra
     const scene::Corridor& corridor = m_scene.corridor(global);
     // The next stop point: a stop line before a junction, else the point where a vehicle with priority crosses.
     float stop = NO_STOP_M;
+    out.yield_m = kernels::markov::NO_LIMIT;
     for (const scene::IntersectionRelation& junction : m_scene.intersections(global)) {
         if (junction.stopLine_m >= 0.0F) {
             stop = std::min(stop, junction.stopLine_m);
+        }
+        if (junction.firstYield_m >= 0.0F) {
+            out.yield_m = std::min(out.yield_m, junction.firstYield_m);
         }
     }
     out.road.mustGiveWay = 0;

@@ -112,6 +112,19 @@ TEST_F(TJunctionScene, IntersectionRelationsGiveDistancesToJunctionAndStopLine) 
     ASSERT_EQ(main.size(), 1U);
     EXPECT_NEAR(main[0].entry_m, 20.0, 1e-3);
     EXPECT_LT(main[0].stopLine_m, 0.0);
+    EXPECT_LT(main[0].firstYield_m, 0.0);  // the main road has priority at every conflict
+}
+
+TEST_F(TJunctionScene, AYieldPointIsWhereTheMapHasTheCorridorYieldWhoeverIsAround) {
+    // The stem's vehicle alone: nobody to yield to, but the map has both its turns yield to the main road.
+    const std::vector<SceneVehicle> vehicles = {on("2007", 30.0, 8.0F, 1)};
+    (void)sut->update(vehicles);
+    for (const char* last : {"2006", "2003"}) {
+        const auto stem = sut->intersections(corridorEndingOn(0, last));
+        ASSERT_EQ(stem.size(), 1U) << last;
+        EXPECT_GE(stem[0].firstYield_m, stem[0].firstConflict_m) << last;
+        EXPECT_LE(stem[0].firstYield_m, stem[0].exit_m) << last;  // a merge lies at the junction lane's end
+    }
 }
 
 TEST_F(TJunctionScene, FollowerOnASharedLaneIsInfluencedByItsLeader) {

@@ -180,11 +180,14 @@ struct IntentionNoise {
 
 /// How drivers slow for a slower stretch ahead (a junction's turn, a ramp): the deceleration it asks
 /// for at which a driver starts braking varies between drivers, uniformly over [gentlest, hardest];
-/// `unexplained`: the probability that a driver brakes for something the map does not show.
+/// `unexplained`: the probability that a driver brakes for something the map does not show;
+/// `readyToYield`: the probability that a driver whose corridor yields ahead by the map's right of way
+/// slows as for a stop there, whoever is around.
 struct IntentionBraking {
     double gentlest_mps2{1.0};
     double hardest_mps2{4.5};
     double unexplained{0.1};
+    double readyToYield{0.5};
     bool operator==(const IntentionBraking&) const = default;
 };
 

@@ -53,12 +53,16 @@ struct SlowingEvidence {
 /// drivers evenly from `gentlest_mps2` (early, gentle) to `hardest_mps2` (late, firm). From then on
 /// they brake with at least the deceleration it asks for, and anywhere up to `maxDecel_mps2`: a driver
 /// may slow below the limit (to yield inside the junction, or by habit). With probability
-/// `unexplained` a driver brakes anyway (up to maxDecel_mps2) for something the map does not show.
+/// `unexplained` a driver brakes anyway (up to maxDecel_mps2) for something the map does not show. A
+/// driver whose corridor yields at a conflict ahead by the map's right of way (FrameCorridor::yield_m)
+/// cannot tell whether it will be clear until they see it: with probability `readyToYield` they slow as
+/// for a stop there (minGap short of the conflict point), whoever is around.
 struct SlowingModel {
     float gentlest_mps2{1.0F};
     float hardest_mps2{4.5F};
     float maxDecel_mps2{8.0F};
     float unexplained{0.1F};
+    float readyToYield{0.5F};
     float noise_mps2{0.8F};  ///< spread of the tracked acceleration about the driver's (1σ, with the track's)
     float minGap_m{kernels::markov::PriorityRules{}.minGap_m};  ///< standstill distance kept to the vehicle ahead
 };
@@ -69,7 +73,9 @@ struct SlowingModel {
 /// distances d ahead on k and the vehicle ahead (at its speed, minGap short of it). They are braking
 /// with probability β_k = q + (1 − q)·clamp((r_k − gentlest) / (hardest − gentlest), 0, 1), q =
 /// `unexplained`, with a deceleration uniform over [r_k, max(r_k, maxDecel)], else holding their
-/// speed; the tracked acceleration scatters about that by √(σ_track² + noise²). A stop explains any
+/// speed; the tracked acceleration scatters about that by √(σ_track² + noise²). Where k yields ahead by
+/// the map, the density is a mixture: with probability readyToYield the same with r_k raised to what a
+/// stop at the yield point asks for. A stop explains any
 /// braking: P(stop) of every corridor's likelihood is 1. Evidence it cannot weigh (non-finite, or no
 /// corridor giving it a density above 0) leaves every likelihood 1.
 void slowingLikelihoods(const FrameVehicle& vehicle, const SlowingEvidence& evidence, const SlowingModel& model,

@@ -48,6 +48,9 @@ struct FrameCorridor {
     bool laneChange{false};                      ///< starts with a change to a neighbour of the vehicle's lane
     kernels::pf::SceneCorridor road{};           ///< summary at the vehicle's position (intention filter)
     kernels::markov::CorridorConstraints limits{};  ///< speed limit, stop point, lead vehicle (motion)
+    /// Distance to the first conflict ahead where the map has this corridor yield, whoever comes (a left
+    /// turn across oncoming traffic, a minor road); kernels::markov::NO_LIMIT when none.
+    float yield_m{kernels::markov::NO_LIMIT};
     float length_m{0.0F};
     std::int32_t polylinePoints{0};
 };

@@ -38,6 +38,9 @@ struct IntersectionRelation {
     float exit_m{0.0F};
     float stopLine_m{-1.0F};      ///< the stop line before this junction on the corridor, < 0 when none
     float firstConflict_m{-1.0F}; ///< the first conflict point of the corridor inside it, < 0 when none
+    /// The first conflict point inside it where the map gives the other lane priority (this corridor yields
+    /// there, whoever comes), < 0 when none.
+    float firstYield_m{-1.0F};
     std::uint32_t conflictCount{0};
 };
 
