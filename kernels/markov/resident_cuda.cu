@@ -470,7 +470,7 @@ bool shapeFits(const ChainConfig& c, const ShiftStencil& st) noexcept {
            st.minShift >= 0 && !st.stepWeight.empty() && kernelFor(c.inputCells) != nullptr;
 }
 
-bool prepare(const ChainConfig& c, int (&maxActive)[CLUSTER_SIZES]) noexcept {
+bool prepare(const ChainConfig& c, int maxSharedBytesPerBlock, int (&maxActive)[CLUSTER_SIZES]) noexcept {
     for (int& m : maxActive) {
         m = 0;
     }
@@ -492,7 +492,7 @@ bool prepare(const ChainConfig& c, int (&maxActive)[CLUSTER_SIZES]) noexcept {
     }
     const int multiprocessors = active.value();
     const std::size_t bytes = sharedBytes(c);
-    if (bytes > static_cast<std::size_t>(limit) ||
+    if (bytes > static_cast<std::size_t>(std::min(limit, maxSharedBytesPerBlock)) ||
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)) != cudaSuccess) {
         return false;
     }

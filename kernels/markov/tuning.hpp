@@ -31,6 +31,9 @@ struct PolicySm72 {
     static constexpr int RESIDENT_MAX_CLUSTER_BLOCKS = 1;  ///< no thread-block clusters before sm_90: one block per corridor
     /// Auto propagation: the resident path from this many corridors per call, the tiled one below.
     static constexpr int RESIDENT_MIN_CORRIDORS = 1;  ///< not measured (sm_90's value)
+    /// Resident path: the most shared memory one block may opt in to (a chain needing more takes the tiled
+    /// path). The architecture's, so that a forced policy runs the path the architecture would.
+    static constexpr int MAX_SHARED_BYTES_PER_BLOCK = 96 * 1024;  ///< compute capability 7.2 (CUDA programming guide)
 };
 
 /// Orin (sm_87, 16 SMs; 163 KB of shared memory per block). With 16 SMs the tiled launches, which
@@ -38,6 +41,7 @@ struct PolicySm72 {
 /// there too: sm_90's threshold is kept.
 struct PolicySm87 : PolicySm72 {
     static constexpr int RESIDENT_MIN_CORRIDORS = 1;  ///< not measured (sm_90's value)
+    static constexpr int MAX_SHARED_BYTES_PER_BLOCK = 163 * 1024;  ///< compute capability 8.7 (CUDA programming guide)
 };
 
 /// H100 / H200 (sm_90).
@@ -53,6 +57,7 @@ struct PolicySm90 : PolicySm87 {
     /// count, also without clusters: 1 corridor 388 against 465 µs tiled, 16: 393 against 902, 64: 405
     /// against 2,800 (clusters: 148, 187, 279).
     static constexpr int RESIDENT_MIN_CORRIDORS = 1;  ///< H100, 64 corridors: resident 405 µs, tiled 2,800 µs
+    static constexpr int MAX_SHARED_BYTES_PER_BLOCK = 227 * 1024;  ///< compute capability 9.0 (CUDA programming guide)
 };
 
 /// Whether `Policy` has the values the kernels are compiled with.
@@ -68,11 +73,13 @@ struct LaunchPolicy {
     int residentChunkRows;
     int residentMaxClusterBlocks;
     int residentMinCorridors;
+    int maxSharedBytesPerBlock;
 };
 
 template <typename Policy>
 constexpr LaunchPolicy launchPolicyOf() noexcept {
-    return LaunchPolicy{Policy::RESIDENT_CHUNK_ROWS, Policy::RESIDENT_MAX_CLUSTER_BLOCKS, Policy::RESIDENT_MIN_CORRIDORS};
+    return LaunchPolicy{Policy::RESIDENT_CHUNK_ROWS, Policy::RESIDENT_MAX_CLUSTER_BLOCKS, Policy::RESIDENT_MIN_CORRIDORS,
+                        Policy::MAX_SHARED_BYTES_PER_BLOCK};
 }
 
 constexpr LaunchPolicy launchPolicy(TuningArch arch) noexcept {

@@ -124,6 +124,12 @@ TEST(TuningPolicy, ArchitecturesBeforeHopperSpreadNoCorridorOverACluster) {
     EXPECT_EQ(markov::tuning::launchPolicy(TuningArch::Sm72).residentMaxClusterBlocks, 1);
 }
 
+TEST(TuningPolicy, TheResidentPathAsksNoMoreSharedMemoryThanEachArchitectureGivesABlock) {
+    EXPECT_EQ(markov::tuning::launchPolicy(TuningArch::Sm72).maxSharedBytesPerBlock, 96 * 1024);
+    EXPECT_EQ(markov::tuning::launchPolicy(TuningArch::Sm87).maxSharedBytesPerBlock, 163 * 1024);
+    EXPECT_EQ(markov::tuning::launchPolicy(TuningArch::Sm90).maxSharedBytesPerBlock, 227 * 1024);
+}
+
 TEST(TuningPolicy, SpreadPartialsScaleWithTheSmCount) {
     EXPECT_EQ(pf::tuning::launchPolicy(TuningArch::Sm87).spreadMaxBlocks, 4U * 16U);
     EXPECT_EQ(pf::tuning::launchPolicy(TuningArch::Sm72).spreadMaxBlocks, 4U * 8U);

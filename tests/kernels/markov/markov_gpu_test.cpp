@@ -14,6 +14,7 @@
 #include "augur/kernels/markov/chain.hpp"
 #include "augur/kernels/markov/prediction.hpp"
 #include "augur/kernels/markov/priority.hpp"
+#include "augur/kernels/tuning_policy.hpp"
 #include "augur/platform/gpu_info.hpp"
 #include "augur/platform/memory.hpp"
 #include "augur/platform/stream.hpp"
@@ -284,6 +285,31 @@ TEST(MarkovGpuPropagation, AutoPropagationOfALargeBatchEqualsTheCpuReference) {
     device.download(sut, stream->get());
     ASSERT_TRUE(stream->synchronize().hasValue());
     expectMatchesReference(reference, sut, CORRIDORS);
+}
+
+TEST(MarkovGpuPropagation, AForcedPolicyTakesThePathItsArchitectureWould) {
+    AUGUR_REQUIRE_GPU();
+    // The shipped chain (200 × 20 cells, 7 inputs) needs about 220 KB of shared memory per block on the
+    // resident path: more than sm_87 gives a block (163 KB), so Orin's policy propagates it tiled on any
+    // device, as an Orin would.
+    ChainConfig shipped;
+    shipped.positionCells = 200;
+    shipped.positionMax_m = 200.0F;
+    shipped.speedCells = 20;
+    shipped.speedMax_mps = 42.0F;
+    shipped.inputCells = 7;
+    shipped.accelMax_mps2 = 8.0F;
+    shipped.step_s = 0.1F;
+    shipped.samplesPerAxis = 2;
+    shipped.intervalSamples = 2;
+    const auto chain = MarkovChain::build(shipped);
+    ASSERT_TRUE(chain.hasValue());
+    kernels::forceTuningArch(kernels::TuningArch::Sm87);
+    const auto orin = cuda::DeviceChain::create(*chain);
+    kernels::forceTuningArch(std::nullopt);
+    ASSERT_TRUE(orin.hasValue());
+    EXPECT_EQ(orin->propagation(), cuda::Propagation::Tiled);
+    EXPECT_FALSE(orin->residentFor(64));
 }
 
 TEST(MarkovGpuPropagation, MoreSpeedCellsThanAWarpFallBackToTiledAndCannotBeForcedResident) {
