@@ -292,17 +292,7 @@ TEST(MarkovGpuPropagation, AForcedPolicyTakesThePathItsArchitectureWould) {
     // The shipped chain (200 × 20 cells, 7 inputs) needs about 220 KB of shared memory per block on the
     // resident path: more than sm_87 gives a block (163 KB), so Orin's policy propagates it tiled on any
     // device, as an Orin would.
-    ChainConfig shipped;
-    shipped.positionCells = 200;
-    shipped.positionMax_m = 200.0F;
-    shipped.speedCells = 20;
-    shipped.speedMax_mps = 42.0F;
-    shipped.inputCells = 7;
-    shipped.accelMax_mps2 = 8.0F;
-    shipped.step_s = 0.1F;
-    shipped.samplesPerAxis = 2;
-    shipped.intervalSamples = 2;
-    const auto chain = MarkovChain::build(shipped);
+    const auto chain = MarkovChain::build(testing::deploymentChain());
     ASSERT_TRUE(chain.hasValue());
     kernels::forceTuningArch(kernels::TuningArch::Sm87);
     const auto orin = cuda::DeviceChain::create(*chain);

@@ -45,6 +45,22 @@ inline ChainConfig behaviourChain() {
     return c;
 }
 
+/// config/default.yaml's chain: 200 × 20 cells over 200 m and 42 m/s, 7 inputs over ±8 m/s², τ = 0.1 s
+/// (few samples per cell: its shape matters here, not its probabilities).
+inline ChainConfig deploymentChain() {
+    ChainConfig c;
+    c.positionCells = 200;
+    c.positionMax_m = 200.0F;
+    c.speedCells = 20;
+    c.speedMax_mps = 42.0F;
+    c.inputCells = 7;
+    c.accelMax_mps2 = 8.0F;
+    c.step_s = 0.1F;
+    c.samplesPerAxis = 2;
+    c.intervalSamples = 2;
+    return c;
+}
+
 /// ELL → dense, row-major n × n.
 inline std::vector<double> densify(const SparseTransition& m) {
     const auto n = static_cast<std::size_t>(m.rows);
