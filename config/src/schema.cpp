@@ -236,9 +236,11 @@ std::vector<KeySpec> buildSchema() {
                     "No core may appear twice.",
                     AUGUR_FIELD(runtime.cpuAffinity)),
         integer("runtime.rt_priority", 0, 99, "",
-                "SCHED_FIFO priority of the cycle thread (1..99); 0 leaves the scheduling policy unchanged.",
+                "SCHED_FIFO priority of the cycle thread (1..99), and of augur-bridge's threads; 0 leaves the "
+                "scheduling policy unchanged.",
                 AUGUR_FIELD(runtime.rtPriority)),
-        boolean("runtime.lock_memory", "Lock all current and future pages in RAM (mlockall) at init.",
+        boolean("runtime.lock_memory",
+                "Lock all current and future pages in RAM (mlockall) at init; augur-bridge does the same.",
                 AUGUR_FIELD(runtime.lockMemory)),
         enumeration("runtime.on_rt_setup_failure", RT_SETUP_FAILURE_POLICY_NAMES,
                     "When affinity, priority or memory locking cannot be applied: warn and go on, or fail init.",
