@@ -192,4 +192,16 @@ bool pairwiseIntersections(FamilyView first, FamilyView second, int minSize, Int
     return ok;
 }
 
+CombineScratch::CombineScratch(int maxEntities, int workSets, std::int64_t workMembers)
+    : candidates(workSets, workMembers), maximal(workSets), intersect(maxEntities, workSets, workMembers) {}
+
+bool combine(FamilyView g, FamilyView h, int minSize, CombineScratch& s, FamilyBuffer& out, Capacity* overflow) noexcept {
+    if (g.count == 0 || h.count == 0) {
+        out.clear();
+        return true;
+    }
+    return pairwiseIntersections(g, h, minSize, s.intersect, s.candidates, overflow) &&
+           maximalSets(s.candidates.view(), minSize, s.maximal, out, overflow);
+}
+
 }  // namespace augur::kernels::flock::detail

@@ -140,4 +140,19 @@ private:
 [[nodiscard]] bool pairwiseIntersections(FamilyView first, FamilyView second, int minSize, IntersectScratch& scratch,
                                          FamilyBuffer& out, Capacity* overflow) noexcept;
 
+/// Scratch of combine(): the candidates a ∩ b and the scratch of the two operations it chains.
+struct CombineScratch {
+    CombineScratch(int maxEntities, int workSets, std::int64_t workMembers);
+
+    FamilyBuffer candidates;
+    MaximalScratch maximal;
+    IntersectScratch intersect;
+};
+
+/// G ⊗ H = maximal_μ{a ∩ b : a ∈ G, b ∈ H} into `out` (lexicographic order): pairwiseIntersections, then
+/// maximalSets. Associative on maximal families, so a window's flocks are the ⊗ of its steps' families
+/// in any grouping. Returns false on overflow.
+[[nodiscard]] bool combine(FamilyView g, FamilyView h, int minSize, CombineScratch& scratch, FamilyBuffer& out,
+                           Capacity* overflow) noexcept;
+
 }  // namespace augur::kernels::flock::detail

@@ -8,10 +8,8 @@ namespace augur::kernels::flock::detail {
 WindowScratch::WindowScratch(int maxEntities, int windowSteps, int workSets, std::int64_t workMembers, std::int64_t maxFlocks,
                              std::int64_t maxFlockMembers)
     : prefix{FamilyBuffer(workSets, workMembers), FamilyBuffer(workSets, workMembers)},
-      candidates(workSets, workMembers),
       result(workSets, workMembers),
-      maximal(workSets),
-      intersect(maxEntities, workSets, workMembers),
+      combine(maxEntities, workSets, workMembers),
       flocks(static_cast<int>(maxFlocks), maxFlockMembers),
       flockWindow(std::make_unique_for_overwrite<std::int32_t[]>(static_cast<std::size_t>(maxFlocks) + 1)) {
     suffix.reserve(static_cast<std::size_t>(windowSteps));
@@ -21,16 +19,6 @@ WindowScratch::WindowScratch(int maxEntities, int windowSteps, int workSets, std
 }
 
 namespace {
-
-/// G ⊗ H into `out`. False on overflow.
-bool combine(FamilyView g, FamilyView h, int minEntities, WindowScratch& s, FamilyBuffer& out, Capacity* overflow) noexcept {
-    if (g.count == 0 || h.count == 0) {
-        out.clear();
-        return true;
-    }
-    return pairwiseIntersections(g, h, minEntities, s.intersect, s.candidates, overflow) &&
-           maximalSets(s.candidates.view(), minEntities, s.maximal, out, overflow);
-}
 
 bool emit(FamilyView family, std::int32_t window, WindowScratch& s, Capacity* overflow) noexcept {
     for (int i = 0; i < family.count; ++i) {
@@ -56,13 +44,13 @@ WindowResult flocksOfBlocks(const BatchFamilies& families, int batchStart, int w
         // Suffixes S_{b+i}, i = δ-1 … 0; S_{b+δ-1} = F_{b+δ-1} is used in place.
         const auto suffixView = [&](int i) { return i == delta - 1 ? families.step(b + i) : s.suffix[static_cast<std::size_t>(i)].view(); };
         for (int i = delta - 2; i >= 0; --i) {
-            if (!combine(families.step(b + i), suffixView(i + 1), minEntities, s, s.suffix[static_cast<std::size_t>(i)], overflow)) {
+            if (!combine(families.step(b + i), suffixView(i + 1), minEntities, s.combine, s.suffix[static_cast<std::size_t>(i)], overflow)) {
                 return outcome;
             }
         }
         // M_b = S_b; with δ = 1 that is F_b itself, which still needs its lexicographic order.
         if (delta == 1) {
-            if (!maximalSets(families.step(b), minEntities, s.maximal, s.result, overflow) ||
+            if (!maximalSets(families.step(b), minEntities, s.combine.maximal, s.result, overflow) ||
                 !emit(s.result.view(), batchStart + b, s, overflow)) {
                 return outcome;
             }
@@ -81,13 +69,13 @@ WindowResult flocksOfBlocks(const BatchFamilies& families, int batchStart, int w
         for (int i = 1; i < blockWindows; ++i) {
             if (i > 1) {
                 FamilyBuffer& next = s.prefix[current];
-                if (!combine(prefix, families.step(b + i + delta - 1), minEntities, s, next, overflow)) {
+                if (!combine(prefix, families.step(b + i + delta - 1), minEntities, s.combine, next, overflow)) {
                     return outcome;
                 }
                 prefix = next.view();
                 current ^= 1;
             }
-            if (!combine(suffixView(i), prefix, minEntities, s, s.result, overflow) ||
+            if (!combine(suffixView(i), prefix, minEntities, s.combine, s.result, overflow) ||
                 !emit(s.result.view(), batchStart + b + i, s, overflow)) {
                 return outcome;
             }

@@ -23,10 +23,8 @@ struct WindowScratch {
 
     std::vector<FamilyBuffer> suffix;  ///< δ families
     FamilyBuffer prefix[2];
-    FamilyBuffer candidates;
     FamilyBuffer result;
-    MaximalScratch maximal;
-    IntersectScratch intersect;
+    CombineScratch combine;
     FamilyBuffer flocks;                         ///< this worker's output sets…
     std::unique_ptr<std::int32_t[]> flockWindow;  ///< … and their window starts
 };
