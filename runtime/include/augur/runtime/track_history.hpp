@@ -38,6 +38,8 @@ public:
         return m_next < m_cycles ? static_cast<std::uint32_t>(m_next) : m_cycles;
     }
     [[nodiscard]] std::uint32_t capacity() const noexcept { return m_cycles; }
+    /// Snapshots recorded since construction (the newest is number recorded() - 1).
+    [[nodiscard]] std::uint64_t recorded() const noexcept { return m_next; }
     /// Snapshot `age` cycles back from the newest (0 = newest). Precondition: age < size().
     [[nodiscard]] const Entry* snapshot(std::uint32_t age, std::uint32_t& count) const noexcept {
         const std::size_t slot = (m_next - 1 - age) % m_cycles;

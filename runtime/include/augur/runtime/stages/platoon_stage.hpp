@@ -2,16 +2,18 @@
 // the last δ cycles of track positions (TrackHistory) — groups of at least μ road users that stayed
 // within a disk of radius ε for δ cycles — published as a PlatoonList on its own channel.
 //
-// Entities are the track ids seen in the window, numbered in ascending id order (deterministic); a
-// track missing from a snapshot is absent at that step. CPU backend of kernels/flock with one worker.
-// Run phase: noexcept, allocation-free (FlockFinder::find); a failed loan is counted.
+// Each run pushes the snapshots recorded since the last one into a FlockStream (kernels/flock), which
+// finds a snapshot's potential flocks once and keeps them while the snapshot is in the window: a run
+// every n cycles finds n snapshots' potential flocks, not δ. Entities are track ids; a track missing
+// from a snapshot is absent at that step. Members are reported in ascending id order, platoons in
+// lexicographic order of their members (deterministic).
+// Run phase: noexcept, allocation-free; a failed loan is counted.
 #pragma once
 
 #include <memory>
-#include <utility>
 #include <vector>
 
-#include "augur/kernels/flock/flock_finder.hpp"
+#include "augur/kernels/flock/flock_stream.hpp"
 #include "augur/platform/transport.hpp"
 #include "augur/runtime/executor.hpp"
 #include "augur/runtime/pipeline_state.hpp"
@@ -27,7 +29,7 @@ struct PlatoonStageSettings {
 
 class PlatoonStage final : public StageRunner {
 public:
-    /// Reserves the finder, its output list and the trajectory buffers. Init phase.
+    /// Reserves the stream (δ snapshots of MAX_TRACKS) and its output list. Init phase.
     [[nodiscard]] static Result<std::unique_ptr<PlatoonStage>, kernels::flock::FlockFailure> create(
         const PlatoonStageSettings& settings, const TrackHistory& history, platform::Publisher<PlatoonList>& publisher,
         PipelineState& state);
@@ -38,25 +40,23 @@ public:
     [[nodiscard]] const PlatoonList& last() const noexcept { return *m_list; }
 
 private:
-    PlatoonStage(const PlatoonStageSettings& settings, kernels::flock::FlockFinder finder, const TrackHistory& history,
+    PlatoonStage(const PlatoonStageSettings& settings, kernels::flock::FlockStream stream, const TrackHistory& history,
                  platform::Publisher<PlatoonList>& publisher, PipelineState& state);
-    /// The distinct track ids of the window into m_ids, ascending; when there are more than m_ids holds,
-    /// those seen most recently (ties: the lower id). O(m log m) for the m entries of the window, in place.
-    std::uint32_t collectEntities() noexcept;
+    /// Pushes the snapshots recorded since the last run (at most δ, oldest first). False on a failed
+    /// push: the stream is then empty and the next run pushes the last δ snapshots again.
+    bool catchUp() noexcept;
+    /// The stream's flocks into m_list (truncated to the message's capacities).
+    bool report() noexcept;
 
     PlatoonStageSettings m_settings;
-    kernels::flock::FlockFinder m_finder;
+    kernels::flock::FlockStream m_stream;
     kernels::flock::FlockList m_flocks;
     const TrackHistory& m_history;
     platform::Publisher<PlatoonList>& m_publisher;
     PipelineState& m_state;
     std::unique_ptr<PlatoonList> m_list;
-    std::vector<std::uint32_t> m_ids;  ///< entity → track id (ascending)
-    /// Every (track id, age in cycles) of the window: δ · MAX_TRACKS, the scratch of collectEntities().
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> m_sightings;
-    std::vector<double> m_x;
-    std::vector<double> m_y;
-    std::vector<std::uint8_t> m_present;
+    std::vector<kernels::flock::StreamPoint> m_points;  ///< one snapshot (MAX_TRACKS)
+    std::uint64_t m_pushed{0};                          ///< history snapshots pushed (TrackHistory::recorded)
 };
 
 }  // namespace augur::runtime
