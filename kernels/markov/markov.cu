@@ -566,7 +566,7 @@ Result<DeviceChain, MarkovError> DeviceChain::create(const MarkovChain& chain, P
     d.m_maxClusterBlocks = policy.residentMaxClusterBlocks;
     d.m_residentMinCorridors = policy.residentMinCorridors;
     bool resident = propagation != Propagation::Tiled && resident::shapeFits(c, st) &&
-                    resident::prepare(c, policy.maxSharedBytesPerBlock, d.m_maxActiveClusters);
+                    resident::prepare(c, policy, d.m_maxActiveClusters);
     if (resident && forcedIndex >= 0 && d.m_maxActiveClusters[forcedIndex] < 1) {
         resident = false;  // the requested cluster size cannot run on this device
     }

@@ -11,6 +11,7 @@
 #include "augur/kernels/markov/priority.hpp"
 #include "augur/platform/cuda_check.hpp"
 #include "augur/platform/stream.hpp"
+#include "tuning.hpp"
 
 namespace augur::kernels::markov::resident {
 
@@ -45,9 +46,12 @@ struct Args {
 /// Readies the kernel for n_a = chain.inputCells on the current device (raises its shared-memory
 /// limit) and fills maxActive[i] with how many corridors on clusters of 2^i blocks the device runs at
 /// once (0 where it cannot run one: no cluster launch before sm_90, or too little shared memory).
-/// Returns false when not even one block fits in the device's shared memory per block or in
-/// `maxSharedBytesPerBlock` (the tuning policy's). Init phase: synchronous CUDA calls.
-[[nodiscard]] bool prepare(const ChainConfig& chain, int maxSharedBytesPerBlock, int (&maxActive)[CLUSTER_SIZES]) noexcept;
+/// The tuning policy bounds both by its architecture's: a block's shared memory (a chain needing more
+/// than `policy.maxSharedBytesPerBlock` is not prepared) and the blocks an SM holds
+/// (LaunchPolicy::blocksPerSm), so a policy forced on another device counts the corridors its
+/// own architecture would run at once. Returns false when not even one block fits. Init phase:
+/// synchronous CUDA calls.
+[[nodiscard]] bool prepare(const ChainConfig& chain, const tuning::LaunchPolicy& policy, int (&maxActive)[CLUSTER_SIZES]) noexcept;
 
 /// Enqueues the propagation of corridors [0, corridorCount), `clusterBlocks` blocks (1, 2, 4 or 8)
 /// per corridor, on `stream`. Run phase: noexcept, allocation-free, asynchronous, capturable.

@@ -470,7 +470,7 @@ bool shapeFits(const ChainConfig& c, const ShiftStencil& st) noexcept {
            st.minShift >= 0 && !st.stepWeight.empty() && kernelFor(c.inputCells) != nullptr;
 }
 
-bool prepare(const ChainConfig& c, int maxSharedBytesPerBlock, int (&maxActive)[CLUSTER_SIZES]) noexcept {
+bool prepare(const ChainConfig& c, const tuning::LaunchPolicy& policy, int (&maxActive)[CLUSTER_SIZES]) noexcept {
     for (int& m : maxActive) {
         m = 0;
     }
@@ -492,13 +492,17 @@ bool prepare(const ChainConfig& c, int maxSharedBytesPerBlock, int (&maxActive)[
     }
     const int multiprocessors = active.value();
     const std::size_t bytes = sharedBytes(c);
-    if (bytes > static_cast<std::size_t>(std::min(limit, maxSharedBytesPerBlock)) ||
+    if (bytes > static_cast<std::size_t>(std::min(limit, policy.maxSharedBytesPerBlock)) ||
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)) != cudaSuccess) {
         return false;
     }
     int perMultiprocessor = 0;
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perMultiprocessor, kernel, THREADS, bytes) != cudaSuccess ||
         perMultiprocessor < 1) {
+        return false;
+    }
+    perMultiprocessor = std::min(perMultiprocessor, policy.blocksPerSm(THREADS, static_cast<int>(bytes)));
+    if (perMultiprocessor < 1) {
         return false;
     }
     maxActive[0] = perMultiprocessor * multiprocessors;

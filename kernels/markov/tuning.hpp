@@ -34,6 +34,12 @@ struct PolicySm72 {
     /// Resident path: the most shared memory one block may opt in to (a chain needing more takes the tiled
     /// path). The architecture's, so that a forced policy runs the path the architecture would.
     static constexpr int MAX_SHARED_BYTES_PER_BLOCK = 96 * 1024;  ///< compute capability 7.2 (CUDA programming guide)
+    /// Resident path: the threads and shared memory of one SM, and what the system keeps of the latter
+    /// per block: how many resident blocks an SM of this architecture holds, whatever device the policy
+    /// is forced on (the device's occupancy query still bounds it: registers, the same 64 K per SM).
+    static constexpr int MAX_THREADS_PER_SM = 2048;              ///< compute capability 7.2 (CUDA programming guide)
+    static constexpr int MAX_SHARED_BYTES_PER_SM = 96 * 1024;    ///< compute capability 7.2 (CUDA programming guide)
+    static constexpr int SHARED_BYTES_RESERVED_PER_BLOCK = 0;    ///< compute capability 7.x (CUDA programming guide)
 };
 
 /// Orin (sm_87, 16 SMs; 163 KB of shared memory per block). With 16 SMs the tiled launches, which
@@ -42,6 +48,9 @@ struct PolicySm72 {
 struct PolicySm87 : PolicySm72 {
     static constexpr int RESIDENT_MIN_CORRIDORS = 1;  ///< not measured (sm_90's value)
     static constexpr int MAX_SHARED_BYTES_PER_BLOCK = 163 * 1024;  ///< compute capability 8.7 (CUDA programming guide)
+    static constexpr int MAX_THREADS_PER_SM = 1536;                ///< compute capability 8.7 (CUDA programming guide)
+    static constexpr int MAX_SHARED_BYTES_PER_SM = 164 * 1024;     ///< compute capability 8.7 (CUDA programming guide)
+    static constexpr int SHARED_BYTES_RESERVED_PER_BLOCK = 1024;   ///< compute capability 8.x and 9.0 (CUDA programming guide)
 };
 
 /// H100 / H200 (sm_90).
@@ -58,6 +67,8 @@ struct PolicySm90 : PolicySm87 {
     /// against 2,800 (clusters: 148, 187, 279).
     static constexpr int RESIDENT_MIN_CORRIDORS = 1;  ///< H100, 64 corridors: resident 405 µs, tiled 2,800 µs
     static constexpr int MAX_SHARED_BYTES_PER_BLOCK = 227 * 1024;  ///< compute capability 9.0 (CUDA programming guide)
+    static constexpr int MAX_THREADS_PER_SM = 2048;                ///< compute capability 9.0 (CUDA programming guide)
+    static constexpr int MAX_SHARED_BYTES_PER_SM = 228 * 1024;     ///< compute capability 9.0 (CUDA programming guide)
 };
 
 /// Whether `Policy` has the values the kernels are compiled with.
@@ -74,12 +85,24 @@ struct LaunchPolicy {
     int residentMaxClusterBlocks;
     int residentMinCorridors;
     int maxSharedBytesPerBlock;
+    int maxThreadsPerSm;
+    int maxSharedBytesPerSm;
+    int sharedBytesReservedPerBlock;
+
+    /// Blocks of `threads` threads and `bytes` of shared memory one SM of the policy's architecture
+    /// holds at once, as far as threads and shared memory go.
+    [[nodiscard]] constexpr int blocksPerSm(int threads, int bytes) const noexcept {
+        const int byThreads = maxThreadsPerSm / threads;
+        const int byShared = maxSharedBytesPerSm / (bytes + sharedBytesReservedPerBlock);
+        return byThreads < byShared ? byThreads : byShared;
+    }
 };
 
 template <typename Policy>
 constexpr LaunchPolicy launchPolicyOf() noexcept {
     return LaunchPolicy{Policy::RESIDENT_CHUNK_ROWS, Policy::RESIDENT_MAX_CLUSTER_BLOCKS, Policy::RESIDENT_MIN_CORRIDORS,
-                        Policy::MAX_SHARED_BYTES_PER_BLOCK};
+                        Policy::MAX_SHARED_BYTES_PER_BLOCK, Policy::MAX_THREADS_PER_SM, Policy::MAX_SHARED_BYTES_PER_SM,
+                        Policy::SHARED_BYTES_RESERVED_PER_BLOCK};
 }
 
 constexpr LaunchPolicy launchPolicy(TuningArch arch) noexcept {

@@ -130,6 +130,23 @@ TEST(TuningPolicy, TheResidentPathAsksNoMoreSharedMemoryThanEachArchitectureGive
     EXPECT_EQ(markov::tuning::launchPolicy(TuningArch::Sm90).maxSharedBytesPerBlock, 227 * 1024);
 }
 
+TEST(TuningPolicy, ResidentBlocksPerSmFollowTheArchitectureNotTheDevice) {
+    constexpr int THREADS = markov::tuning::RESIDENT_THREADS;  // 512
+    constexpr int ORIN_CHAIN = 157 * 1024;                    // config/jetson-orin.yaml's chain
+    constexpr int SMALL_CHAIN = 60 * 1024;
+    constexpr int TINY_CHAIN = 8 * 1024;
+    const auto sm72 = markov::tuning::launchPolicy(TuningArch::Sm72);
+    const auto sm87 = markov::tuning::launchPolicy(TuningArch::Sm87);
+    const auto sm90 = markov::tuning::launchPolicy(TuningArch::Sm90);
+    EXPECT_EQ(sm87.blocksPerSm(THREADS, ORIN_CHAIN), 1);
+    EXPECT_EQ(sm87.blocksPerSm(THREADS, SMALL_CHAIN), 2);  // 164 KB per SM
+    EXPECT_EQ(sm90.blocksPerSm(THREADS, SMALL_CHAIN), 3);  // 228 KB per SM
+    EXPECT_EQ(sm87.blocksPerSm(THREADS, TINY_CHAIN), 3);   // 1536 threads per SM
+    EXPECT_EQ(sm90.blocksPerSm(THREADS, TINY_CHAIN), 4);   // 2048
+    EXPECT_EQ(sm72.blocksPerSm(THREADS, SMALL_CHAIN), 1);
+    EXPECT_EQ(sm72.blocksPerSm(THREADS, ORIN_CHAIN), 0);
+}
+
 TEST(TuningPolicy, SpreadPartialsScaleWithTheSmCount) {
     EXPECT_EQ(pf::tuning::launchPolicy(TuningArch::Sm87).spreadMaxBlocks, 4U * 16U);
     EXPECT_EQ(pf::tuning::launchPolicy(TuningArch::Sm72).spreadMaxBlocks, 4U * 8U);
