@@ -12,6 +12,11 @@ GpuStatus checkCuda(int code, const char* expression, const char* file, int line
     if (code == 0) [[likely]] {
         return {};
     }
+#if AUGUR_HAVE_CUDA
+    // The runtime also keeps the error as the thread's last error: reported here, it must not come back
+    // at the next launch check as that kernel's failure. A sticky error stays, whatever this clears.
+    (void)cudaGetLastError();
+#endif
     return fail(GpuError{code, expression, file, line});
 }
 

@@ -45,13 +45,26 @@ TEST(GpuKernel, LaunchComputesEveryElement) {
     auto stream = Stream::create();
     ASSERT_TRUE(buffer && stream);
     ASSERT_TRUE(buffer->upload(input, stream->get()));
-    ASSERT_TRUE(enqueueScaleAdd(buffer->data(), stream->get()));
+    const GpuStatus launched = enqueueScaleAdd(buffer->data(), stream->get());
+    ASSERT_TRUE(launched) << describe(launched.error());
     std::vector<float> out(COUNT);
     ASSERT_TRUE(buffer->download(out, stream->get()));
     ASSERT_TRUE(stream->synchronize());
     for (int i = 0; i < COUNT; ++i) {
         ASSERT_EQ(out[i], std::fma(input[i], SCALE, 1.0F)) << "at " << i;
     }
+}
+
+TEST(GpuKernel, AReportedErrorDoesNotFailTheNextLaunch) {
+    AUGUR_REQUIRE_GPU();
+    auto buffer = DeviceBuffer<float>::create(COUNT);
+    auto stream = Stream::create();
+    ASSERT_TRUE(buffer && stream);
+    float host = 0.0F;
+    ASSERT_TRUE(copyToHost(&host, reinterpret_cast<const void*>(0x10), sizeof(float), stream->get()).hasError());
+    const GpuStatus launched = enqueueScaleAdd(buffer->data(), stream->get());
+    EXPECT_TRUE(launched) << describe(launched.error());
+    EXPECT_TRUE(stream->synchronize());
 }
 
 TEST(GpuKernel, GraphReplayEqualsDirectLaunches) {

@@ -32,7 +32,9 @@ struct GpuError {
 
 using GpuStatus = Result<void, GpuError>;
 
-/// Converts a cudaError_t (as int) into a GpuStatus. Clears nothing; noexcept, allocation-free.
+/// Converts a cudaError_t (as int) into a GpuStatus. On an error, clears the thread's last error, so a
+/// reported failure does not fail a later AUGUR_CUDA_CHECK_LAUNCH (a sticky error stays: every later
+/// call reports it). noexcept, allocation-free.
 [[nodiscard]] GpuStatus checkCuda(int code, const char* expression, const char* file, int line) noexcept;
 
 /// Converts a CUresult (as int) of a driver API call into a GpuStatus. noexcept, allocation-free.
