@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <sys/mman.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 
@@ -82,6 +83,25 @@ void nameThread(std::thread& thread, const char* name) noexcept {
 
 std::string describe(const RealtimeOutcome& outcome) {
     return std::string(toString(outcome.step)) + ": " + (outcome.errnoValue == 0 ? "ok" : std::strerror(outcome.errnoValue));
+}
+
+Result<void, RealtimeOutcome> applyRealtimeSetup(const RealtimeSetup& setup, const RealtimeWarning& warn) {
+    AUGUR_ASSERT(warn != nullptr, "applyRealtimeSetup: no warning callback");
+    const std::array<RealtimeOutcome, 4> outcomes{
+        setup.lockMemory ? lockMemory() : RealtimeOutcome{RealtimeStep::LockMemory, 0},
+        setup.prefaultStack_bytes > 0 ? prefaultStack(setup.prefaultStack_bytes)
+                                      : RealtimeOutcome{RealtimeStep::PrefaultStack, 0},
+        pinCurrentThread(setup.cores), setFifoPriority(setup.fifoPriority)};
+    for (const RealtimeOutcome& outcome : outcomes) {
+        if (outcome.errnoValue == 0) {
+            continue;
+        }
+        if (setup.failOnRefusal) {
+            return fail(outcome);
+        }
+        warn(outcome);
+    }
+    return {};
 }
 
 }  // namespace augur::platform

@@ -380,20 +380,18 @@ Step openTrace(Runtime::Parts& parts, const config::Deployment& d) {
 /// Real-time setup of the calling (cycle) thread, before any other thread is started: the CPU workers
 /// and the watchdog inherit its affinity and SCHED_FIFO priority.
 Step applyRealtimeSetup(const config::Deployment& d, const Log& log) {
-    const std::array<platform::RealtimeOutcome, 4> outcomes{
-        d.runtime.lockMemory ? platform::lockMemory() : platform::RealtimeOutcome{platform::RealtimeStep::LockMemory, 0},
-        platform::prefaultStack(PREFAULT_STACK_BYTES),
-        platform::pinCurrentThread(std::span<const int>(d.runtime.cpuAffinity.data(), d.runtime.cpuAffinity.size())),
-        platform::setFifoPriority(d.runtime.rtPriority)};
-    for (const auto& outcome : outcomes) {
-        if (outcome.errnoValue == 0) {
-            continue;
-        }
-        if (d.runtime.onRtSetupFailure == config::RtSetupFailurePolicy::Fail) {
-            return fail(RuntimeError{RuntimeErrorKind::RealTime,
-                                     platform::describe(outcome) + " (runtime.on_rt_setup_failure: fail)"});
-        }
-        log(config::LogLevel::Warn, platform::describe(outcome) + "; continuing without it (on_rt_setup_failure: warn)");
+    platform::RealtimeSetup setup{};
+    setup.lockMemory = d.runtime.lockMemory;
+    setup.prefaultStack_bytes = PREFAULT_STACK_BYTES;
+    setup.cores = std::span<const int>(d.runtime.cpuAffinity.data(), d.runtime.cpuAffinity.size());
+    setup.fifoPriority = d.runtime.rtPriority;
+    setup.failOnRefusal = d.runtime.onRtSetupFailure == config::RtSetupFailurePolicy::Fail;
+    const auto applied = platform::applyRealtimeSetup(setup, [&log](const platform::RealtimeOutcome& refused) {
+        log(config::LogLevel::Warn, platform::describe(refused) + "; continuing without it (on_rt_setup_failure: warn)");
+    });
+    if (!applied) {
+        return fail(RuntimeError{RuntimeErrorKind::RealTime,
+                                 platform::describe(applied.error()) + " (runtime.on_rt_setup_failure: fail)"});
     }
     return {};
 }

@@ -57,5 +57,51 @@ TEST(Realtime, FifoPriorityIsAppliedOrRefusedWithAReason) {
     worker.join();
 }
 
+TEST(RealtimeSetup, ASetupNothingRefusesSucceedsWithoutWarnings) {
+    RealtimeSetup setup{};
+    setup.prefaultStack_bytes = STACK_BYTES;
+    int warnings = 0;
+
+    const auto sut = applyRealtimeSetup(setup, [&warnings](const RealtimeOutcome&) { ++warnings; });
+
+    EXPECT_TRUE(sut.hasValue());
+    EXPECT_EQ(warnings, 0);
+}
+
+TEST(RealtimeSetup, EachRefusedStepIsWarnedOfInOrderAndTheSetupSucceeds) {
+    const std::vector<int> invalidCores{-1};
+    constexpr int INVALID_PRIORITY = 1000;
+    RealtimeSetup setup{};
+    setup.cores = invalidCores;
+    setup.fifoPriority = INVALID_PRIORITY;
+    std::vector<RealtimeOutcome> warned;
+
+    const auto sut = applyRealtimeSetup(setup, [&warned](const RealtimeOutcome& refused) { warned.push_back(refused); });
+
+    EXPECT_TRUE(sut.hasValue());
+    ASSERT_EQ(warned.size(), 2U);
+    EXPECT_EQ(warned[0].step, RealtimeStep::CpuAffinity);
+    EXPECT_EQ(warned[0].errnoValue, EINVAL);
+    EXPECT_EQ(warned[1].step, RealtimeStep::SchedulerPriority);
+    EXPECT_EQ(warned[1].errnoValue, EINVAL);
+}
+
+TEST(RealtimeSetup, TheFirstRefusedStepFailsTheSetupWithoutWarningsWhenAskedTo) {
+    const std::vector<int> invalidCores{-1};
+    constexpr int INVALID_PRIORITY = 1000;
+    RealtimeSetup setup{};
+    setup.cores = invalidCores;
+    setup.fifoPriority = INVALID_PRIORITY;
+    setup.failOnRefusal = true;
+    int warnings = 0;
+
+    const auto sut = applyRealtimeSetup(setup, [&warnings](const RealtimeOutcome&) { ++warnings; });
+
+    ASSERT_TRUE(sut.hasError());
+    EXPECT_EQ(sut.error().step, RealtimeStep::CpuAffinity);
+    EXPECT_EQ(sut.error().errnoValue, EINVAL);
+    EXPECT_EQ(warnings, 0);
+}
+
 }  // namespace
 }  // namespace augur::platform

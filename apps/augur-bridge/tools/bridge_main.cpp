@@ -7,7 +7,6 @@
 //
 // Exit status: 0 stopped (SIGINT, SIGTERM or --duration-s), 1 configuration error, 2 usage, 3 init failed
 // (also a refused real-time step under runtime.on_rt_setup_failure: fail).
-#include <array>
 #include <csignal>
 #include <cstdio>
 #include <string>
@@ -33,20 +32,18 @@ constexpr int EXIT_INIT = 3;
 /// False when a step was refused and runtime.on_rt_setup_failure is fail.
 bool applyRealtimePolicy(const augur::config::RuntimeConfig& rt) {
     namespace platform = augur::platform;
-    const std::array<platform::RealtimeOutcome, 2> outcomes{
-        rt.lockMemory ? platform::lockMemory() : platform::RealtimeOutcome{platform::RealtimeStep::LockMemory, 0},
-        platform::setFifoPriority(rt.rtPriority)};
-    for (const auto& outcome : outcomes) {
-        if (outcome.errnoValue == 0) {
-            continue;
-        }
-        if (rt.onRtSetupFailure == augur::config::RtSetupFailurePolicy::Fail) {
-            std::fprintf(stderr, "augur-bridge: %s (runtime.on_rt_setup_failure: fail)\n",
-                         platform::describe(outcome).c_str());
-            return false;
-        }
+    platform::RealtimeSetup setup{};
+    setup.lockMemory = rt.lockMemory;
+    setup.fifoPriority = rt.rtPriority;
+    setup.failOnRefusal = rt.onRtSetupFailure == augur::config::RtSetupFailurePolicy::Fail;
+    const auto applied = platform::applyRealtimeSetup(setup, [](const platform::RealtimeOutcome& refused) {
         std::fprintf(stderr, "augur-bridge: %s; continuing without it (runtime.on_rt_setup_failure: warn)\n",
-                     platform::describe(outcome).c_str());
+                     platform::describe(refused).c_str());
+    });
+    if (!applied) {
+        std::fprintf(stderr, "augur-bridge: %s (runtime.on_rt_setup_failure: fail)\n",
+                     platform::describe(applied.error()).c_str());
+        return false;
     }
     return true;
 }

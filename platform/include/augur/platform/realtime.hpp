@@ -1,13 +1,17 @@
 // Real-time process setup: memory locking, pre-faulted stack, CPU affinity, SCHED_FIFO priority.
-// Init phase only. Each step reports whether the OS allowed it; the caller decides (from the
-// deployment's on_rt_setup_failure) whether a refusal is a warning or fatal.
+// Init phase only. Each step reports whether the OS allowed it; applyRealtimeSetup takes them all for a
+// process's first thread and treats a refusal as a warning or as fatal, as its caller asks (augur-runtime
+// and augur-bridge, from the deployment's runtime.on_rt_setup_failure).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <thread>
+
+#include "augur/core/result.hpp"
 
 namespace augur::platform {
 
@@ -43,5 +47,24 @@ void nameThread(std::thread& thread, const char* name) noexcept;
 
 /// "cpu affinity: Operation not permitted" etc., for the one log line per refusal.
 [[nodiscard]] std::string describe(const RealtimeOutcome& outcome);
+
+/// The real-time setup of the calling thread; a field that asks for nothing skips its step.
+struct RealtimeSetup {
+    bool lockMemory{false};              ///< lockMemory()
+    std::size_t prefaultStack_bytes{0};  ///< prefaultStack(); 0: skipped
+    std::span<const int> cores{};        ///< pinCurrentThread(); empty: affinity unchanged
+    int fifoPriority{0};                 ///< setFifoPriority(), 1..99; 0: scheduling unchanged
+    bool failOnRefusal{false};           ///< a refused step fails the setup instead of being a warning
+};
+
+/// Called once for each refused step that the setup goes on without (RealtimeSetup::failOnRefusal false).
+using RealtimeWarning = std::function<void(const RealtimeOutcome& refused)>;
+
+/// Takes every step of `setup` for the calling thread, in RealtimeStep order, before it starts any other
+/// thread: those it starts afterwards inherit its affinity and SCHED_FIFO priority. Every step is taken
+/// whatever the others' outcomes. With `setup.failOnRefusal` returns the first refused step as the error
+/// and warns of none; otherwise calls `warn` (not empty) for each refused step, in order, and succeeds.
+/// Init phase only: blocks in the system calls, mlockall may fault in the whole process, `warn` may allocate.
+[[nodiscard]] Result<void, RealtimeOutcome> applyRealtimeSetup(const RealtimeSetup& setup, const RealtimeWarning& warn);
 
 }  // namespace augur::platform
