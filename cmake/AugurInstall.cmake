@@ -35,8 +35,11 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/augurConfigVersion.
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/augurConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/augurConfigVersion.cmake
         DESTINATION ${AUGUR_INSTALL_CMAKEDIR} COMPONENT development)
 
-# Programs.
+# Programs; augur-bridge (and its unit, deploy/) where it is built (AUGUR_BUILD_BRIDGE).
 set(augur_programs augur-runtime augur-monitor augur-hil augur-hil-baseline augur-map augur-smooth augur-flock)
+if(TARGET augur-bridge)
+  list(APPEND augur_programs augur-bridge)
+endif()
 install(TARGETS ${augur_programs} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
 
 # Configuration: RouDi's pools (what augur-roudi.service reads) and the example deployments.
@@ -44,8 +47,11 @@ install(TARGETS ${augur_programs} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} CO
 install(FILES config/roudi.toml DESTINATION ${CMAKE_INSTALL_FULL_SYSCONFDIR}/augur COMPONENT runtime)
 install(FILES config/default.yaml config/jetson-orin.yaml DESTINATION ${CMAKE_INSTALL_DATADIR}/augur/config
         COMPONENT runtime)
-install(FILES LICENSE README.md docs/configuration.md docs/deployment.md docs/monitor.md
-        DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT runtime)
+set(augur_docs LICENSE README.md docs/configuration.md docs/deployment.md docs/monitor.md)
+if(TARGET augur-bridge)
+  list(APPEND augur_docs docs/dds.md)  # augur-bridge.service's Documentation=
+endif()
+install(FILES ${augur_docs} DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT runtime)
 
 # Debian package: one package with everything above. The architecture is the target's (arm64 from the
 # aarch64 cross build, scripts/cross-build).

@@ -1,8 +1,9 @@
 # Installs the build in BUILD_DIR staged under WORK_DIR/root (DESTDIR: the configured prefix, /usr, and
 # /etc/augur inside it), then configures, builds and runs the project in CONSUMER_DIR against it with
-# find_package(augur); the program prints the version it was built with.
+# find_package(augur); the program prints the version it was built with. BRIDGE (ON where augur-bridge is
+# built) also expects augur-bridge, its unit and docs/dds.md among the installed files.
 #   cmake -DBUILD_DIR=... -DWORK_DIR=... -DCONSUMER_DIR=... -DGENERATOR=... -DPREFIX=/usr -DSYSCONFDIR=/etc
-#         -DLIBDIR=lib[/<multiarch>] [-DCUDA_COMPILER=...] -DVERSION=...
+#         -DLIBDIR=lib[/<multiarch>] [-DCUDA_COMPILER=...] -DVERSION=... [-DBRIDGE=ON]
 #         -P install_and_find_package.cmake
 file(REMOVE_RECURSE ${WORK_DIR})
 set(root ${WORK_DIR}/root)
@@ -15,8 +16,14 @@ function(run)
   set(out "${out}" PARENT_SCOPE)
 endfunction()
 run(${CMAKE_COMMAND} -E env DESTDIR=${root} ${CMAKE_COMMAND} --install ${BUILD_DIR})
-foreach(f bin/augur-runtime bin/augur-monitor ${LIBDIR}/cmake/augur/augurConfig.cmake include/augur/runtime/runtime.hpp
-          lib/systemd/system/augur-runtime.service share/doc/augur/LICENSE)
+set(installed bin/augur-runtime bin/augur-monitor ${LIBDIR}/cmake/augur/augurConfig.cmake
+              include/augur/runtime/runtime.hpp lib/systemd/system/augur-roudi.service
+              lib/systemd/system/augur-runtime.service lib/systemd/system/augur-monitor.service
+              share/doc/augur/LICENSE)
+if(BRIDGE)
+  list(APPEND installed bin/augur-bridge lib/systemd/system/augur-bridge.service share/doc/augur/dds.md)
+endif()
+foreach(f IN LISTS installed)
   if(NOT EXISTS ${prefix}/${f})
     message(FATAL_ERROR "not installed: ${f}")
   endif()
