@@ -18,9 +18,14 @@
 // fit and then once more — for a kernel profiler (apps/benchmarks/flock/profile-kernels.sh takes the
 // kernels of that last call).
 //
+// --stream: instead, the runtime's platoon search: the last δ = 10 of a stream of steps searched every
+// 5th step, as FlockFinder on the whole window (CPU, one worker) and as FlockStream (each step's
+// potential flocks found once, when it is pushed), side by side on the same traffic-sized scenes; each
+// search's flocks compared (column "same"). Result family platoons (docs/results/platoons.json).
+//
 // --json FILE: the main table's figures as a result file (family flocks, docs/results/flocks.json).
 //
-//   augur-bench-flock [--quick] [--cpu-only] [--sweep] [--step-sweep] [--grid] [--profile] [--json FILE]
+//   augur-bench-flock [--quick] [--cpu-only] [--sweep] [--step-sweep] [--grid] [--profile] [--stream] [--json FILE]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -33,6 +38,7 @@
 #include "augur/bench/bench.hpp"
 #include "augur/bench/bench_cli.hpp"
 #include "augur/kernels/flock/flock_finder.hpp"
+#include "augur/kernels/flock/flock_stream.hpp"
 #include "augur/kernels/flock/synthetic.hpp"
 #include "augur/platform/memory.hpp"
 #include "augur/platform/stream.hpp"
@@ -433,6 +439,147 @@ void sweepGridCells(int scaleSteps, bool gpu, platform::StreamHandle stream) {
     }
 }
 
+/// A road scene's worth of tracks: half of them in platoons of 4 a few metres apart, moving 2.4 m a
+/// step (12 m/s at 5 Hz), in a 400 m square; tracks leave and rejoin, one sample in 100 is missing.
+SyntheticSpec trafficShape(int entities, int steps) {
+    SyntheticSpec s;
+    s.entities = entities;
+    s.steps = steps;
+    s.groups = entities / 8;
+    s.groupSize = 4;
+    s.area_m = 400.0;
+    s.groupSpread_m = 8.0;
+    s.stepLength_m = 2.4;
+    s.leaveProbability = 0.02;
+    s.missingProbability = 0.01;
+    s.seed = 5;
+    return s;
+}
+
+/// Flocks of one search as sorted entity lists, for the comparison.
+std::vector<std::vector<std::int32_t>> entitySets(const FlockList& list, const auto& entityOf) {
+    std::vector<std::vector<std::int32_t>> sets;
+    for (const Flock& f : list.flocks()) {
+        std::vector<std::int32_t> set;
+        for (const std::int32_t m : list.members(f)) {
+            set.push_back(entityOf(m));
+        }
+        sets.push_back(set);
+    }
+    std::sort(sets.begin(), sets.end());
+    return sets;
+}
+
+/// Nearest-rank percentile of `values` (copied; empty → 0).
+double percentile(std::vector<double> values, double q) {
+    if (values.empty()) {
+        return 0.0;
+    }
+    std::sort(values.begin(), values.end());
+    const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(values.size())));
+    return values[std::min(values.size(), std::max<std::size_t>(rank, 1)) - 1];
+}
+
+double nowMs() { return static_cast<double>(platform::monotonicNow_ns()) * 1e-6; }
+
+struct StreamRun {
+    std::vector<double> finder_ms;  ///< per search
+    std::vector<double> stream_ms;  ///< per search: the pushes since the last one, and find
+    std::int64_t disks{0};
+    std::int64_t flocks{0};
+    bool same{true};
+    bool ok{true};
+};
+
+StreamRun compareStream(const SyntheticTrajectories& t, const FlockParams& params, int every) {
+    StreamRun run;
+    const int n = t.entityCount;
+    SyntheticSpec sized;
+    sized.entities = n;
+    sized.steps = params.windowSteps;
+    FlockCapacities capacities = capacitiesFor(sized, params, params.windowSteps);
+    capacities.gridCellsPerStep = 1024;  // the platoon stage's grid
+    capacities.workerThreads = 1;
+    auto finder = FlockFinder::create(params, capacities, kernels::Backend::Cpu);
+    FlockStreamCapacities streamCapacities;
+    streamCapacities.maxPointsPerStep = n;
+    auto stream = FlockStream::create(params, streamCapacities);
+    if (!finder || !stream) {
+        run.ok = false;
+        return run;
+    }
+    FlockList finderList = FlockList::create(1 << 12, 1 << 16);
+    FlockList streamList = FlockList::create(1 << 12, 1 << 16);
+    std::vector<StreamPoint> points;
+    points.reserve(static_cast<std::size_t>(n));
+    double pushed_ms = 0.0;
+    for (int step = 0; step < t.stepCount; ++step) {
+        points.clear();
+        for (int e = 0; e < n; ++e) {
+            const std::size_t k = static_cast<std::size_t>(step) * static_cast<std::size_t>(n) + static_cast<std::size_t>(e);
+            if (t.present[k] != 0) {
+                points.push_back({static_cast<std::uint32_t>(e), t.x_m[k], t.y_m[k]});
+            }
+        }
+        const double t0 = nowMs();
+        run.ok = run.ok && stream->push(points).hasValue();
+        pushed_ms += nowMs() - t0;
+        if (step + 1 < params.windowSteps || (step + 1) % every != 0) {
+            continue;
+        }
+        const std::size_t first = static_cast<std::size_t>(step + 1 - params.windowSteps) * static_cast<std::size_t>(n);
+        const TrajectoryView window{t.x_m.data() + first, t.y_m.data() + first, t.present.data() + first, n, params.windowSteps};
+        const double t1 = nowMs();
+        const auto found = finder->find(window, finderList, nullptr);
+        const double t2 = nowMs();
+        const auto streamed = stream->find(streamList);
+        const double t3 = nowMs();
+        run.ok = run.ok && found.hasValue() && streamed.hasValue();
+        if (!run.ok) {
+            return run;
+        }
+        run.finder_ms.push_back(t2 - t1);
+        run.stream_ms.push_back(pushed_ms + (t3 - t2));
+        pushed_ms = 0.0;
+        run.disks += found->disks;
+        run.flocks += found->flocks;
+        const auto& sut = *stream;
+        run.same = run.same && entitySets(finderList, [](std::int32_t m) { return m; }) ==
+                                   entitySets(streamList, [&sut](std::int32_t m) { return static_cast<std::int32_t>(sut.key(m)); });
+    }
+    return run;
+}
+
+/// --stream: the runtime's platoon search, FlockFinder on the window against FlockStream.
+void streamTable(int steps, bench::ResultFile& results) {
+    constexpr int EVERY = 5;
+    const FlockParams params{3, 10, 10.0};  // config/default.yaml's flocks: μ 3, δ 10, ε 10 m, every 5 cycles
+    bench::Table table("Platoon search: the last 10 steps every 5th step, FlockFinder on the window (CPU, 1 worker) vs FlockStream, ms per search",
+                       {"tracks", "searches", "disks per search", "flocks per search", "window p50", "window p99", "stream p50",
+                        "stream p99", "p50 ratio", "same"});
+    for (const int tracks : {32, 64, 128}) {
+        const SyntheticTrajectories t = generateTrajectories(trafficShape(tracks, steps));
+        const StreamRun run = compareStream(t, params, EVERY);
+        if (!run.ok || run.finder_ms.empty()) {
+            table.row({std::to_string(tracks), "failed", "-", "-", "-", "-", "-", "-", "-", "-"});
+            continue;
+        }
+        const double searches = static_cast<double>(run.finder_ms.size());
+        const double w50 = percentile(run.finder_ms, 0.5);
+        const double w99 = percentile(run.finder_ms, 0.99);
+        const double s50 = percentile(run.stream_ms, 0.5);
+        const double s99 = percentile(run.stream_ms, 0.99);
+        table.row({std::to_string(tracks), std::to_string(run.finder_ms.size()), fmt(static_cast<double>(run.disks) / searches, 0),
+                   fmt(static_cast<double>(run.flocks) / searches, 1), fmt(w50, 3), fmt(w99, 3), fmt(s50, 3), fmt(s99, 3),
+                   fmt(w50 / s50, 2) + "×", run.same ? "yes" : "NO"});
+        const std::string name = std::to_string(tracks) + " tracks";
+        results.add(name + ", FlockFinder on the window, p50 per search", w50, 3, "ms");
+        results.add(name + ", FlockFinder on the window, p99 per search", w99, 3, "ms");
+        results.add(name + ", FlockStream, p50 per search", s50, 3, "ms");
+        results.add(name + ", FlockStream, p99 per search", s99, 3, "ms");
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -442,6 +589,7 @@ int main(int argc, char** argv) {
     bool profile = false;
     bool gridSweep = false;
     bool stepSweep = false;
+    bool streamOnly = false;
     std::string json;
     CLI::App app{"augur-bench-flock: maximal flocks, CUDA against the CPU reference on all cores.", "augur-bench-flock"};
     apps::cli::useConventions(app);
@@ -451,6 +599,7 @@ int main(int argc, char** argv) {
     app.add_flag("--step-sweep", stepSweep, "afterwards, the per-step kernel's threads per block and blocks per SM (CUDA)");
     app.add_flag("--grid", gridSweep, "afterwards, the grid's cells per step, CPU and CUDA");
     app.add_flag("--profile", profile, "only the 2,000-entity run on CUDA, for a kernel profiler");
+    app.add_flag("--stream", streamOnly, "only the runtime's platoon search: FlockFinder on the window against FlockStream (CPU)");
     bench::addJsonOption(app, json);
     if (const auto exit = bench::parseArguments(app, argc, argv)) {
         return *exit;
@@ -467,6 +616,13 @@ int main(int argc, char** argv) {
         return profileRun(atScale(2000, scaleSteps), {5, 10, 50.0});
     }
 
+    if (streamOnly) {
+        bench::ResultFile results("platoons", "Platoon search", 40);
+        results.setDevice(bench::describeDevice(false));
+        results.setCommand(bench::commandLine(argc, argv));
+        streamTable(quick ? 1000 : 5000, results);
+        return bench::writeResults(results, json) ? 0 : apps::cli::EXIT_INPUT;
+    }
     auto stream = platform::Stream::create();
     const platform::StreamHandle handle = stream ? stream->get() : nullptr;
     bench::ResultFile results("flocks", "Flock patterns", 40);
