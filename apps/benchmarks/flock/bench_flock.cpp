@@ -20,8 +20,9 @@
 //
 // --stream: instead, the runtime's platoon search: the last δ = 10 of a stream of steps searched every
 // 5th step, as FlockFinder on the whole window (CPU, one worker) and as FlockStream (each step's
-// potential flocks found once, when it is pushed), side by side on the same traffic-sized scenes; each
-// search's flocks compared (column "same"). Result family platoons (docs/results/platoons.json).
+// potential flocks found once, when it is pushed), side by side on the same traffic scenes of 32 to 256
+// tracks at one density; each search's flocks compared (column "same"). Result family platoons
+// (docs/results/platoons.json).
 //
 // --json FILE: the main table's figures as a result file (family flocks, docs/results/flocks.json).
 //
@@ -439,15 +440,17 @@ void sweepGridCells(int scaleSteps, bool gpu, platform::StreamHandle stream) {
     }
 }
 
-/// A road scene's worth of tracks: half of them in platoons of 4 a few metres apart, moving 2.4 m a
-/// step (12 m/s at 5 Hz), in a 400 m square; tracks leave and rejoin, one sample in 100 is missing.
+/// A road scene's worth of tracks at one density: half of them in platoons of 4 a few metres apart,
+/// moving 2.4 m a step (12 m/s at 5 Hz), 64 tracks to a 400 m square (more tracks: a larger square,
+/// as a sensor range holds more road, not denser traffic); tracks leave and rejoin, one sample in 100
+/// is missing.
 SyntheticSpec trafficShape(int entities, int steps) {
     SyntheticSpec s;
     s.entities = entities;
     s.steps = steps;
     s.groups = entities / 8;
     s.groupSize = 4;
-    s.area_m = 400.0;
+    s.area_m = 400.0 * std::sqrt(static_cast<double>(entities) / 64.0);
     s.groupSpread_m = 8.0;
     s.stepLength_m = 2.4;
     s.leaveProbability = 0.02;
@@ -557,7 +560,7 @@ void streamTable(int steps, bench::ResultFile& results) {
     bench::Table table("Platoon search: the last 10 steps every 5th step, FlockFinder on the window (CPU, 1 worker) vs FlockStream, ms per search",
                        {"tracks", "searches", "disks per search", "flocks per search", "window p50", "window p99", "stream p50",
                         "stream p99", "p50 ratio", "same"});
-    for (const int tracks : {32, 64, 128}) {
+    for (const int tracks : {32, 64, 128, 256}) {
         const SyntheticTrajectories t = generateTrajectories(trafficShape(tracks, steps));
         const StreamRun run = compareStream(t, params, EVERY);
         if (!run.ok || run.finder_ms.empty()) {
@@ -573,7 +576,7 @@ void streamTable(int steps, bench::ResultFile& results) {
                    fmt(static_cast<double>(run.flocks) / searches, 1), fmt(w50, 3), fmt(w99, 3), fmt(s50, 3), fmt(s99, 3),
                    fmt(w50 / s50, 2) + "×", run.same ? "yes" : "NO"});
         if (tracks < 64) {
-            continue;  // the result file keeps the runtime's 64 tracks and the track list's 128
+            continue;  // the result file keeps 64, 128 (the track list's capacity) and 256 tracks
         }
         const std::string name = std::to_string(tracks) + " tracks";
         results.add(name + ", FlockFinder on the window, p50 per search", w50, 3, "ms");
