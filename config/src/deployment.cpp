@@ -34,6 +34,7 @@ std::string_view toString(LogLevel value) noexcept { return nameOf(value, LOG_LE
 std::string_view toString(LogSink value) noexcept { return nameOf(value, LOG_SINK_NAMES); }
 std::string_view toString(BridgeRole value) noexcept { return nameOf(value, BRIDGE_ROLE_NAMES); }
 std::string_view toString(DdsReliability value) noexcept { return nameOf(value, DDS_RELIABILITY_NAMES); }
+std::string_view toString(WireClock value) noexcept { return nameOf(value, WIRE_CLOCK_NAMES); }
 
 std::uint32_t horizonSteps(const MotionConfig& motion) noexcept { return roundedRatio(motion.horizon_s, motion.step_s); }
 

@@ -666,6 +666,13 @@ std::vector<KeySpec> buildSchema() {
                 "Period of the bridge's loop over its iceoryx subscribers and DDS readers (the most it adds to "
                 "a message's latency).",
                 AUGUR_FIELD(bridge.pollPeriod_us)),
+        enumeration("bridge.wire_clock", WIRE_CLOCK_NAMES,
+                    "The clock of the times on DDS (stamps, loss times). augur's processes stamp with the host's "
+                    "monotonic clock, which another host does not share; the bridge turns them into this clock on "
+                    "the way out and back on the way in. realtime (UTC, what ROS 2 stamps carry) or tai: shared by "
+                    "hosts whose clocks PTP (or NTP) keeps together, so input age checks hold across hosts; "
+                    "monotonic: unchanged, for peers on the same host only.",
+                    AUGUR_FIELD(bridge.wireClock)),
         enumeration("bridge.qos.objects", DDS_RELIABILITY_NAMES, "Reliability of the object list topic.",
                     AUGUR_FIELD(bridge.qos.objects)),
         enumeration("bridge.qos.tracks", DDS_RELIABILITY_NAMES, "Reliability of the track list topic.",

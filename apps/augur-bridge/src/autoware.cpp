@@ -139,9 +139,10 @@ void fillPath(autoware_perception_msgs_msg_dds__PredictedPath_& path, const Corr
 
 }  // namespace
 
-std::uint32_t AutowarePredictions::fill(const MotionPrediction& prediction, const TrackList& tracks) noexcept {
+std::uint32_t AutowarePredictions::fill(const MotionPrediction& prediction, const TrackList& tracks,
+                                        std::int64_t wireOffset_ns) noexcept {
     Buffers& b = *m_buffers;
-    m_sample.header.stamp = toTime(prediction.header.stamp_ns);
+    m_sample.header.stamp = toTime(prediction.header.stamp_ns + wireOffset_ns);
     const std::uint32_t vehicles = std::min(prediction.vehicleCount, static_cast<std::uint32_t>(MAX_PREDICTED_VEHICLES));
     const std::uint32_t trackCount = std::min(tracks.trackCount, static_cast<std::uint32_t>(MAX_TRACKS));
     const std::uint32_t steps = std::min(prediction.horizonSteps, static_cast<std::uint32_t>(MAX_HORIZON_STEPS));

@@ -10,6 +10,7 @@
 
 #include "augur/bridge/autoware.hpp"
 #include "augur/bridge/dds_messages.hpp"
+#include "augur/platform/clock.hpp"
 #include "augur/platform/transport.hpp"
 
 namespace augur::bridge {
@@ -49,6 +50,15 @@ struct Participant {
 };
 
 /// `deadlineScale`: the topic's publication period in cycles (platoons come every flocks.every_n_cycles).
+platform::SharedClock wireClockOf(config::WireClock clock) noexcept {
+    switch (clock) {
+        case config::WireClock::Tai: return platform::SharedClock::Tai;
+        case config::WireClock::Monotonic: return platform::SharedClock::Monotonic;
+        case config::WireClock::Realtime: break;
+    }
+    return platform::SharedClock::Realtime;
+}
+
 dds_qos_t* makeQos(const config::BridgeConfig& bridge, DdsReliability reliability, std::uint32_t deadlineScale = 1) {
     dds_qos_t* qos = dds_create_qos();
     dds_qset_reliability(qos,
@@ -86,6 +96,7 @@ const char* toString(BridgeError error) noexcept {
 
 struct Bridge::Impl {
     config::BridgeConfig config{};
+    platform::SharedClock wireClock{platform::SharedClock::Realtime};  ///< bridge.wire_clock
     Participant participant{};
     SampleSet samples{};
     augur_msg_dds__BridgeStatus_ statusSample{};
@@ -145,6 +156,8 @@ struct Bridge::Impl {
             }
             const Message& message = *taken.value();
             toDds(message, sample);
+            const std::int64_t wireOffset_ns = platform::offsetFromMonotonic_ns(wireClock);
+            shiftTimes(sample, wireOffset_ns);
             if (dds_write(writer, &sample) < 0) {
                 forwardFailed();
             } else {
@@ -158,7 +171,7 @@ struct Bridge::Impl {
             }
             if constexpr (std::is_same_v<Message, MotionPrediction>) {
                 if (autoware && lastTracks) {
-                    (void)autoware->fill(message, *lastTracks);
+                    (void)autoware->fill(message, *lastTracks, wireOffset_ns);
                     if (dds_write(autowareWriter, &autoware->sample()) < 0) {
                         forwardFailed();
                     }
@@ -191,6 +204,7 @@ struct Bridge::Impl {
                 forwardFailed();
                 continue;
             }
+            shiftTimes(sample, -platform::offsetFromMonotonic_ns(wireClock));
             ConversionError error{};
             if (!fromDds(sample, *loan.value(), error)) {
                 ++status.rejected;
@@ -282,6 +296,7 @@ struct Bridge::Impl {
         s.matched_readers = status.matchedReaders;
         s.reader_losses = status.readerLosses;
         s.last_reader_loss_ns = status.lastReaderLoss_ns;
+        shiftTimes(s, platform::offsetFromMonotonic_ns(wireClock));
         (void)dds_write(statusWriter, &s);
         if (linkStatusOut) {
             auto loan = linkStatusOut->loan();
@@ -451,6 +466,7 @@ Result<Bridge, BridgeInitError> Bridge::create(const config::Deployment& deploym
     Bridge bridge;
     Impl& impl = *bridge.m_impl;
     impl.config = cfg;
+    impl.wireClock = wireClockOf(cfg.wireClock);
 
     if (connectRouDi) {
         auto connected = platform::connectToRouDi(cfg.applicationName, transport.roudiConnectTimeout_ms);

@@ -523,4 +523,35 @@ bool fromDds(const augur_msg_dds__Health_& in, Health& out, ConversionError& err
     return true;
 }
 
+namespace {
+/// A point in time moved by `delta_ns`; 0 ("none") stays 0.
+void shift(std::int64_t& time_ns, std::int64_t delta_ns) noexcept {
+    if (time_ns != 0) {
+        time_ns += delta_ns;
+    }
+}
+}  // namespace
+
+void shiftTimes(augur_msg_dds__ObjectList_& sample, std::int64_t delta_ns) noexcept { shift(sample.header.stamp_ns, delta_ns); }
+void shiftTimes(augur_msg_dds__TrackList_& sample, std::int64_t delta_ns) noexcept { shift(sample.header.stamp_ns, delta_ns); }
+void shiftTimes(augur_msg_dds__IntentionList_& sample, std::int64_t delta_ns) noexcept { shift(sample.header.stamp_ns, delta_ns); }
+void shiftTimes(augur_msg_dds__PlatoonList_& sample, std::int64_t delta_ns) noexcept { shift(sample.header.stamp_ns, delta_ns); }
+
+void shiftTimes(augur_msg_dds__MotionPrediction_& sample, std::int64_t delta_ns) noexcept {
+    shift(sample.header.stamp_ns, delta_ns);
+    shift(sample.source_stamp_ns, delta_ns);
+}
+
+void shiftTimes(augur_msg_dds__Health_& sample, std::int64_t delta_ns) noexcept {
+    shift(sample.header.stamp_ns, delta_ns);
+    shift(sample.newest_input_stamp_ns, delta_ns);
+    shift(sample.link_last_peer_loss_ns, delta_ns);
+}
+
+void shiftTimes(augur_msg_dds__BridgeStatus_& sample, std::int64_t delta_ns) noexcept {
+    shift(sample.header.stamp_ns, delta_ns);
+    shift(sample.last_peer_loss_ns, delta_ns);
+    shift(sample.last_reader_loss_ns, delta_ns);
+}
+
 }  // namespace augur::bridge

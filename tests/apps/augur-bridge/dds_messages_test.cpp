@@ -381,6 +381,42 @@ TEST(DdsMessages, PlatoonWithMoreMembersThanCompiledIsRefused) {
     EXPECT_EQ(error, ConversionError::OverCapacity);
 }
 
+TEST(DdsMessages, ShiftingTimesMovesEveryPointInTimeAndKeepsNoneAndDurations) {
+    constexpr std::int64_t DELTA_NS = 1'800'000'000'000'000'000;  // about a realtime clock's distance from a monotonic one
+    SampleSet sut;
+    auto prediction = makePrediction(1, 1, 1);
+    toDds(*prediction, sut.prediction);
+    shiftTimes(sut.prediction, DELTA_NS);
+    EXPECT_EQ(sut.prediction.header.stamp_ns, prediction->header.stamp_ns + DELTA_NS);
+    EXPECT_EQ(sut.prediction.source_stamp_ns, prediction->sourceStamp_ns + DELTA_NS);
+    auto health = std::make_unique<Health>();
+    health->header = {MESSAGE_SCHEMA_VERSION, 0, 3, 44};
+    health->newestInputStamp_ns = 0;  // none yet
+    health->linkLastPeerLoss_ns = 41;
+    health->linkStatusAge_ns = 120'000'000;
+    health->overrunElapsed_ns = 9;
+    toDds(*health, sut.health);
+    shiftTimes(sut.health, DELTA_NS);
+    EXPECT_EQ(sut.health.header.stamp_ns, 44 + DELTA_NS);
+    EXPECT_EQ(sut.health.newest_input_stamp_ns, 0);
+    EXPECT_EQ(sut.health.link_last_peer_loss_ns, 41 + DELTA_NS);
+    EXPECT_EQ(sut.health.link_status_age_ns, 120'000'000);
+    EXPECT_EQ(sut.health.overrun_elapsed_ns, 9);
+    augur_msg_dds__BridgeStatus_ status{};
+    status.header.stamp_ns = 5;
+    status.last_reader_loss_ns = 3;
+    shiftTimes(status, -4);
+    EXPECT_EQ(status.header.stamp_ns, 1);
+    EXPECT_EQ(status.last_peer_loss_ns, 0);
+    EXPECT_EQ(status.last_reader_loss_ns, -1);
+    // Out and back: the iceoryx message's times come back as they were.
+    shiftTimes(sut.prediction, -DELTA_NS);
+    auto output = std::make_unique<MotionPrediction>();
+    ConversionError error{};
+    ASSERT_TRUE(fromDds(sut.prediction, *output, error));
+    expectSamePrediction(*prediction, *output);
+}
+
 TEST(DdsMessages, ConversionsAllocateNothing) {
     auto input = makePrediction(MAX_PREDICTED_VEHICLES, MAX_CORRIDORS_PER_VEHICLE, FULL_HORIZON);
     fillGrid(input->grid, static_cast<std::uint32_t>(MAX_GRID_SIDE_CELLS), static_cast<std::uint32_t>(MAX_GRID_SIDE_CELLS),

@@ -44,6 +44,8 @@ enum class LogSink : std::uint8_t { Stderr = 0, Journald };
 enum class BridgeRole : std::uint8_t { Target = 0, Bench };
 /// DDS reliability of one bridged topic.
 enum class DdsReliability : std::uint8_t { Reliable = 0, BestEffort };
+/// The clock of the times augur-bridge puts on DDS (docs/dds.md, Stamps across hosts).
+enum class WireClock : std::uint8_t { Realtime = 0, Tai, Monotonic };
 
 /// The spelling of each enumerator in YAML, indexed by the enumerator's value (the schema's allowed values).
 inline constexpr std::array<std::string_view, 2> TRIGGER_NAMES{"periodic", "on_input"};
@@ -56,6 +58,7 @@ inline constexpr std::array<std::string_view, 4> LOG_LEVEL_NAMES{"error", "warn"
 inline constexpr std::array<std::string_view, 2> LOG_SINK_NAMES{"stderr", "journald"};
 inline constexpr std::array<std::string_view, 2> BRIDGE_ROLE_NAMES{"target", "bench"};
 inline constexpr std::array<std::string_view, 2> DDS_RELIABILITY_NAMES{"reliable", "best_effort"};
+inline constexpr std::array<std::string_view, 3> WIRE_CLOCK_NAMES{"realtime", "tai", "monotonic"};
 
 [[nodiscard]] std::string_view toString(Trigger value) noexcept;
 [[nodiscard]] std::string_view toString(Backend value) noexcept;
@@ -67,6 +70,7 @@ inline constexpr std::array<std::string_view, 2> DDS_RELIABILITY_NAMES{"reliable
 [[nodiscard]] std::string_view toString(LogSink value) noexcept;
 [[nodiscard]] std::string_view toString(BridgeRole value) noexcept;
 [[nodiscard]] std::string_view toString(DdsReliability value) noexcept;
+[[nodiscard]] std::string_view toString(WireClock value) noexcept;
 
 /// Consecutive-miss handling of the cycle watchdog (degradation ladder: augur::RuntimeMode).
 struct WatchdogConfig {
@@ -325,6 +329,7 @@ struct BridgeConfig {
     std::uint32_t livelinessLease_ms{100}; ///< automatic liveliness lease of every writer
     std::uint32_t historyDepth{4};         ///< KEEP_LAST depth of writers and readers
     std::uint32_t pollPeriod_us{200};      ///< the bridge's loop period
+    WireClock wireClock{WireClock::Realtime};  ///< the clock of the times on DDS
     BridgeQos qos{};
     AutowareTopicConfig autoware{};
     bool operator==(const BridgeConfig&) const = default;

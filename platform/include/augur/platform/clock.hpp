@@ -10,6 +10,16 @@ namespace augur::platform {
 /// CLOCK_MONOTONIC in nanoseconds. noexcept, allocation-free, vDSO (no system call on Linux).
 [[nodiscard]] std::int64_t monotonicNow_ns() noexcept;
 
+/// Clocks other hosts can share: CLOCK_REALTIME (UTC) and CLOCK_TAI, kept together across hosts by PTP
+/// (linuxptp's ptp4l and phc2sys) or NTP; CLOCK_MONOTONIC counts from this host's boot.
+enum class SharedClock { Monotonic, Realtime, Tai };
+
+/// `clock` minus CLOCK_MONOTONIC now, in nanoseconds (0 for Monotonic): a monotonic stamp plus this is
+/// the same instant on `clock`. The shared clock is read between two monotonic readings and set
+/// against their midpoint. Changes when the shared clock is stepped or slewed. noexcept,
+/// allocation-free, vDSO.
+[[nodiscard]] std::int64_t offsetFromMonotonic_ns(SharedClock clock) noexcept;
+
 /// Sleeps until the absolute CLOCK_MONOTONIC time `deadline_ns` (restarting on signals).
 /// Returns immediately if the deadline has passed. Bounded: never sleeps past the deadline.
 void sleepUntil_ns(std::int64_t deadline_ns) noexcept;

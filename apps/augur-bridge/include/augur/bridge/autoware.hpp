@@ -38,8 +38,9 @@ public:
 
     /// Fills sample() from `prediction`, joining `tracks` by track id. Vehicles without a track in
     /// `tracks` are left out and counted in the return value. header.stamp = prediction.header.stamp_ns
-    /// (the runtime's monotonic clock). noexcept, allocation-free, O(vehicles · (tracks + points)).
-    std::uint32_t fill(const MotionPrediction& prediction, const TrackList& tracks) noexcept;
+    /// (the runtime's monotonic clock) + `wireOffset_ns` (the wire clock's offset from it: realtime by
+    /// default, the time ROS 2 stamps carry). noexcept, allocation-free, O(vehicles · (tracks + points)).
+    std::uint32_t fill(const MotionPrediction& prediction, const TrackList& tracks, std::int64_t wireOffset_ns = 0) noexcept;
 
     [[nodiscard]] const autoware_perception_msgs_msg_dds__PredictedObjects_& sample() const noexcept { return m_sample; }
 

@@ -77,4 +77,17 @@ void toDds(const Health& in, augur_msg_dds__Health_& out) noexcept;
 [[nodiscard]] bool fromDds(const augur_msg_dds__PlatoonList_& in, PlatoonList& out, ConversionError& error) noexcept;
 [[nodiscard]] bool fromDds(const augur_msg_dds__Health_& in, Health& out, ConversionError& error) noexcept;
 
+/// Moves every time of a sample that is a point on a clock by `delta_ns`: header.stamp_ns, the
+/// prediction's source stamp, health's newest input stamp and link loss time, the bridge status's loss
+/// times; a 0 that stands for "none" stays 0, and durations stay. The bridge adds the wire clock's offset
+/// from the host's monotonic clock to a sample on its way out and subtracts it on the way in
+/// (bridge.wire_clock). noexcept, allocation-free, O(1).
+void shiftTimes(augur_msg_dds__ObjectList_& sample, std::int64_t delta_ns) noexcept;
+void shiftTimes(augur_msg_dds__TrackList_& sample, std::int64_t delta_ns) noexcept;
+void shiftTimes(augur_msg_dds__IntentionList_& sample, std::int64_t delta_ns) noexcept;
+void shiftTimes(augur_msg_dds__MotionPrediction_& sample, std::int64_t delta_ns) noexcept;
+void shiftTimes(augur_msg_dds__PlatoonList_& sample, std::int64_t delta_ns) noexcept;
+void shiftTimes(augur_msg_dds__Health_& sample, std::int64_t delta_ns) noexcept;
+void shiftTimes(augur_msg_dds__BridgeStatus_& sample, std::int64_t delta_ns) noexcept;
+
 }  // namespace augur::bridge
