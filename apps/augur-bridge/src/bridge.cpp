@@ -50,15 +50,6 @@ struct Participant {
 };
 
 /// `deadlineScale`: the topic's publication period in cycles (platoons come every flocks.every_n_cycles).
-platform::SharedClock wireClockOf(config::WireClock clock) noexcept {
-    switch (clock) {
-        case config::WireClock::Tai: return platform::SharedClock::Tai;
-        case config::WireClock::Monotonic: return platform::SharedClock::Monotonic;
-        case config::WireClock::Realtime: break;
-    }
-    return platform::SharedClock::Realtime;
-}
-
 dds_qos_t* makeQos(const config::BridgeConfig& bridge, DdsReliability reliability, std::uint32_t deadlineScale = 1) {
     dds_qos_t* qos = dds_create_qos();
     dds_qset_reliability(qos,
@@ -331,6 +322,15 @@ Bridge::Bridge() : m_impl(std::make_unique<Impl>()) {}
 Bridge::Bridge(Bridge&&) noexcept = default;
 Bridge& Bridge::operator=(Bridge&&) noexcept = default;
 Bridge::~Bridge() = default;
+
+platform::SharedClock wireClockOf(config::WireClock clock) noexcept {
+    switch (clock) {
+        case config::WireClock::Tai: return platform::SharedClock::Tai;
+        case config::WireClock::Monotonic: return platform::SharedClock::Monotonic;
+        case config::WireClock::Realtime: break;
+    }
+    return platform::SharedClock::Realtime;
+}
 
 const BridgeStatus& Bridge::status() const noexcept { return m_impl->status; }
 

@@ -41,6 +41,7 @@
 #include <string>
 #include <vector>
 
+#include "augur/bridge/bridge.hpp"
 #include "augur/bridge/dds_messages.hpp"
 #include "augur/config/loader.hpp"
 #include "augur/platform/clock.hpp"
@@ -150,9 +151,10 @@ dds_entity_t predictionReader(const augur::config::Deployment& d, dds_entity_t p
     return reader;
 }
 
-/// Takes every queued prediction, appending its latency (now − header.stamp_ns) in microseconds.
-void drainPredictions(dds_entity_t reader, augur::bridge::SampleSet& samples, std::vector<double>& latency_us,
-                      std::uint64_t& lastSequence, long& outOfOrder) {
+/// Takes every queued prediction, appending its latency (now − header.stamp_ns, the stamp taken off
+/// the wire clock `wire`) in microseconds.
+void drainPredictions(dds_entity_t reader, augur::platform::SharedClock wire, augur::bridge::SampleSet& samples,
+                      std::vector<double>& latency_us, std::uint64_t& lastSequence, long& outOfOrder) {
     for (;;) {
         void* buffer[1] = {&samples.prediction};
         dds_sample_info_t info{};
@@ -161,6 +163,7 @@ void drainPredictions(dds_entity_t reader, augur::bridge::SampleSet& samples, st
         }
         samples.rebind();
         if (info.valid_data) {
+            augur::bridge::shiftTimes(samples.prediction, -augur::platform::offsetFromMonotonic_ns(wire));
             latency_us.push_back(static_cast<double>(monotonicNow_ns() - samples.prediction.header.stamp_ns) / 1e3);
             if (samples.prediction.header.sequence_number <= lastSequence) {
                 ++outOfOrder;
@@ -194,7 +197,7 @@ int receive(const augur::config::Deployment& d, long count, double timeout_s, co
     long outOfOrder = 0;
     const std::int64_t end_ns = monotonicNow_ns() + static_cast<std::int64_t>(timeout_s * 1e9);
     while (static_cast<long>(dds_us.size()) < count && monotonicNow_ns() < end_ns) {
-        drainPredictions(reader, samples, dds_us, lastSequence, outOfOrder);
+        drainPredictions(reader, augur::bridge::wireClockOf(d.bridge.wireClock), samples, dds_us, lastSequence, outOfOrder);
         dds_sleepfor(DDS_USECS(20));
     }
     char json[512];
@@ -346,7 +349,7 @@ int latency(const augur::config::Deployment& d, long count, double rate_hz, std:
         }
         drainIceoryx(predictionIn.value(), iceoryx_us);
         if (withDds) {
-            drainPredictions(reader, samples, dds_us, lastDdsSequence, outOfOrder);
+            drainPredictions(reader, augur::bridge::wireClockOf(d.bridge.wireClock), samples, dds_us, lastDdsSequence, outOfOrder);
         }
         const long received = static_cast<long>(withDds ? dds_us.size() : iceoryx_us.size());
         if (sent == count && (received >= count || now_ns >= stop_ns)) {

@@ -23,8 +23,14 @@
 #include "augur/config/deployment.hpp"
 #include "augur/core/messages.hpp"
 #include "augur/core/result.hpp"
+#include "augur/platform/clock.hpp"
 
 namespace augur::bridge {
+
+/// The platform clock of bridge.wire_clock: what times on DDS are on (docs/dds.md, Stamps across hosts).
+/// A DDS peer that reads augur's samples with augur's headers takes shiftTimes(sample,
+/// -platform::offsetFromMonotonic_ns(wireClockOf(...))) to have them on its monotonic clock.
+[[nodiscard]] platform::SharedClock wireClockOf(config::WireClock clock) noexcept;
 
 enum class BridgeError : std::uint8_t {
     Transport,  ///< RouDi registration or an iceoryx publisher / subscriber failed
