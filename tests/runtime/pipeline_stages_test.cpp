@@ -587,11 +587,11 @@ TEST(PlatoonStage, VehiclesThatStayTogetherFormOnePlatoonAndALoneVehicleDoesNot)
     EXPECT_EQ(received.value()->header.sequence, 5U);
 }
 
-TEST(PlatoonStage, MoreDistinctIdsThanTheWindowHoldsKeepTheMostRecentlySeenAndTheirPlatoon) {
+TEST(PlatoonStage, IdsThatChurnEverySnapshotLeaveTheSteadyColumnsPlatoon) {
     AUGUR_REQUIRE_ICEORYX();
     // Each snapshot: a steady column of three with high ids, and MAX_TRACKS - 3 ids seen in that snapshot
-    // only, lower than the column's, 50 m apart: 3 + 4 · 125 distinct ids, more than the 2 · MAX_TRACKS the
-    // window holds. Keeping the lowest ids would lose the column.
+    // only, lower than the column's, 50 m apart: 3 + 4 · 125 distinct ids in the window, far more than one
+    // snapshot holds.
     constexpr std::uint32_t WINDOW = 4;
     constexpr std::uint32_t COLUMN_ID = 900'000;
     TrackHistory history(WINDOW);
@@ -622,6 +622,44 @@ TEST(PlatoonStage, MoreDistinctIdsThanTheWindowHoldsKeepTheMostRecentlySeenAndTh
     ASSERT_EQ(list.platoons[0].memberCount, 3U);
     EXPECT_EQ(list.platoons[0].memberTrackIds[0], COLUMN_ID);
     EXPECT_EQ(list.platoons[0].memberTrackIds[2], COLUMN_ID + 2);
+}
+
+TEST(PlatoonStage, APileUpFailsFastAndTheStageRecoversOnceItLeavesTheWindow) {
+    AUGUR_REQUIRE_ICEORYX();
+    // MAX_TRACKS tracks within a metre (a pile-up, or a perception that repeats one object): every pair's
+    // disk holds every track, more candidates than a snapshot's capacity. The stage fails that run,
+    // counted, at the first disks over the capacity instead of computing them all; a window of ordinary
+    // snapshots afterwards gives its platoon again.
+    constexpr std::uint32_t WINDOW = 4;
+    TrackHistory history(WINDOW);
+    auto state = makePipelineState();
+    auto publisher = platform::Publisher<PlatoonList>::create({"augur-pipeline-stages", "pileup", "platoons"}).value();
+    auto sut = PlatoonStage::create(PlatoonStageSettings{3, WINDOW, 10.0}, history, publisher, *state).value();
+    TrackList tracks{};
+    tracks.trackCount = static_cast<std::uint32_t>(MAX_TRACKS);
+    for (std::uint32_t k = 0; k < WINDOW; ++k) {
+        for (std::uint32_t i = 0; i < MAX_TRACKS; ++i) {
+            tracks.tracks[i].id = i + 1;
+            tracks.tracks[i].x_m = 0.01F * static_cast<float>(i % 10);
+            tracks.tracks[i].y_m = 0.01F * static_cast<float>(i / 10);
+        }
+        history.record(tracks);
+    }
+    CycleContext context;
+    EXPECT_EQ(sut->run(context), StageStatus::Failed);
+    EXPECT_EQ(sut->last().platoonCount, 0U);
+
+    tracks.trackCount = 3;
+    for (std::uint32_t k = 0; k < WINDOW; ++k) {
+        for (std::uint32_t i = 0; i < 3; ++i) {
+            tracks.tracks[i].x_m = static_cast<float>(k) * 2.0F + 6.0F * static_cast<float>(i);
+            tracks.tracks[i].y_m = 0.0F;
+        }
+        history.record(tracks);
+    }
+    EXPECT_EQ(sut->run(context), StageStatus::Ok);
+    ASSERT_EQ(sut->last().platoonCount, 1U);
+    EXPECT_EQ(sut->last().platoons[0].memberCount, 3U);
 }
 
 TEST(PlatoonStage, FewerCyclesThanTheWindowGiveAnEmptyList) {
