@@ -473,16 +473,6 @@ std::vector<std::vector<std::int32_t>> entitySets(const FlockList& list, const a
     return sets;
 }
 
-/// Nearest-rank percentile of `values` (copied; empty → 0).
-double percentile(std::vector<double> values, double q) {
-    if (values.empty()) {
-        return 0.0;
-    }
-    std::sort(values.begin(), values.end());
-    const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(values.size())));
-    return values[std::min(values.size(), std::max<std::size_t>(rank, 1)) - 1];
-}
-
 double nowMs() { return static_cast<double>(platform::monotonicNow_ns()) * 1e-6; }
 
 struct StreamRun {
@@ -568,10 +558,10 @@ void streamTable(int steps, bench::ResultFile& results) {
             continue;
         }
         const double searches = static_cast<double>(run.finder_ms.size());
-        const double w50 = percentile(run.finder_ms, 0.5);
-        const double w99 = percentile(run.finder_ms, 0.99);
-        const double s50 = percentile(run.stream_ms, 0.5);
-        const double s99 = percentile(run.stream_ms, 0.99);
+        const double w50 = bench::percentile(run.finder_ms, 0.5);
+        const double w99 = bench::percentile(run.finder_ms, 0.99);
+        const double s50 = bench::percentile(run.stream_ms, 0.5);
+        const double s99 = bench::percentile(run.stream_ms, 0.99);
         table.row({std::to_string(tracks), std::to_string(run.finder_ms.size()), fmt(static_cast<double>(run.disks) / searches, 0),
                    fmt(static_cast<double>(run.flocks) / searches, 1), fmt(w50, 3), fmt(w99, 3), fmt(s50, 3), fmt(s99, 3),
                    fmt(w50 / s50, 2) + "×", run.same ? "yes" : "NO"});

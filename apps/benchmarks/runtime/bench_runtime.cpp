@@ -36,6 +36,7 @@
 #include <thread>
 #include <vector>
 
+#include "augur/bench/bench.hpp"
 #include "augur/bench/bench_cli.hpp"
 #include "augur/config/loader.hpp"
 #include "augur/platform/clock.hpp"
@@ -50,6 +51,8 @@
 #endif
 
 namespace {
+
+using augur::bench::percentile;
 
 struct Options {
     std::uint32_t vehicles{64};
@@ -90,15 +93,6 @@ void defineOptions(CLI::App& app, Options& o) {
     app.add_option("--policy", o.policyName, "the kernels' launch-time tuning of this architecture instead of the device's")
         ->check(CLI::IsMember({"sm72", "sm87", "sm90"}));
     augur::bench::addJsonOption(app, o.json);
-}
-
-double percentile(std::vector<double> v, double q) {
-    if (v.empty()) {
-        return 0.0;
-    }
-    std::sort(v.begin(), v.end());
-    const auto i = static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5);
-    return v[std::min(i, v.size() - 1)];
 }
 
 augur::platform::ServiceName service(const augur::config::Channel& c) { return {c.service, c.instance, c.event}; }

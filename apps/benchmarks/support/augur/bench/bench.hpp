@@ -29,6 +29,17 @@ inline double median(std::vector<double> values) {
     return values.size() % 2 == 1 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
 }
 
+/// The q-quantile of `values` (copied; q in [0, 1], 1 the largest; the nearest of the sorted values by
+/// linear rank; empty → 0).
+inline double percentile(std::vector<double> values, double q) {
+    if (values.empty()) {
+        return 0.0;
+    }
+    std::sort(values.begin(), values.end());
+    const auto i = static_cast<std::size_t>(q * static_cast<double>(values.size() - 1) + 0.5);
+    return values[std::min(i, values.size() - 1)];
+}
+
 /// Median wall time of `fn()` in microseconds.
 template <typename Fn>
 double hostMedian_us(Fn&& fn, int warmup = 3, int repetitions = 20) {
